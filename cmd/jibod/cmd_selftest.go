@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/jcp"
+)
+
+// selftestTimeout bounds the whole self-test.
+const selftestTimeout = 60 * time.Second
+
+// check is one self-test step: it returns a detail for people or an error.
+type check struct {
+	name string
+	run  func(ctx context.Context, r *robot, u *utterer) (string, error)
+}
+
+func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	boardName := fs.String("board", "sim", "board profile to test (a built-in name or a file)")
+	logLevel := fs.String("log-level", "error", "log level for the runtime under test")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, selftestTimeout)
+	defer cancel()
+
+	fmt.Fprintf(stdout, "jibod %s selftest on the %s board\n", version, *boardName)
+	r, err := newRobot(ctx, robotConfig{Board: *boardName, SpeakWPM: 0, Log: log})
+	if err != nil {
+		fmt.Fprintf(stdout, "FAIL start the runtime: %v\n", err)
+		return errors.New("selftest failed")
+	}
+	u, err := newUtterer(r.bus, "selftest")
+	if err != nil {
+		r.Close(context.Background())
+		return err
+	}
+	passed, failed := 0, 0
+	for _, c := range selftestChecks() {
+		detail, err := c.run(ctx, r, u)
+		if err != nil {
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s: %v\n", c.name, err)
+			continue
+		}
+		passed++
+		fmt.Fprintf(stdout, "ok   %s: %s\n", c.name, detail)
+	}
+	u.Close()
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancelClose()
+	if err := r.Close(closeCtx); err != nil {
+		failed++
+		fmt.Fprintf(stdout, "FAIL shut down cleanly: %v\n", err)
+	} else {
+		passed++
+		fmt.Fprintf(stdout, "ok   shut down cleanly\n")
+	}
+	fmt.Fprintf(stdout, "selftest: %d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return errors.New("selftest failed")
+	}
+	return nil
+}
+
+func selftestChecks() []check {
+	return []check{
+		{"board devices answer", func(ctx context.Context, r *robot, _ *utterer) (string, error) {
+			var names []string
+			for _, c := range r.body.Check(ctx) {
+				if !c.OK {
+					return "", fmt.Errorf("%s (%s): %s", c.Device, c.Driver, c.Error)
+				}
+				names = append(names, c.Device)
+			}
+			return strings.Join(names, ", "), nil
+		}},
+		{"bus codecs round-trip", func(context.Context, *robot, *utterer) (string, error) {
+			m := bus.NewMessage("jibo.selftest", map[string]any{"n": 1, "s": "é", "l": []any{true, 2.5}})
+			j, err := bus.EncodeJSON(m)
+			if err != nil {
+				return "", err
+			}
+			back, _, err := bus.DecodeJSON(j)
+			if err != nil {
+				return "", err
+			}
+			c, err := bus.NewCBOR()
+			if err != nil {
+				return "", err
+			}
+			cb, err := c.Encode(back)
+			if err != nil {
+				return "", err
+			}
+			again, _, err := c.Decode(cb)
+			if err != nil {
+				return "", err
+			}
+			j2, _ := bus.EncodeJSON(again)
+			if string(j) != string(j2) {
+				return "", fmt.Errorf("JSON %s came back as %s", j, j2)
+			}
+			return fmt.Sprintf("JSON %d bytes, CBOR %d bytes", len(j), len(cb)), nil
+		}},
+		{"malformed bus message refused", func(ctx context.Context, r *robot, _ *utterer) (string, error) {
+			err := r.bus.Publish(ctx, bus.Message{Type: "not a topic"})
+			if !errors.Is(err, bus.ErrMalformed) {
+				return "", fmt.Errorf("published without error: %v", err)
+			}
+			return err.Error(), nil
+		}},
+		{"skills registered their intents", func(ctx context.Context, r *robot, _ *utterer) (string, error) {
+			return listIntents(ctx, r)
+		}},
+		{"greeting answered", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
+			return expectAnswer(ctx, u, "hello", "jibo-basics:greet", nil)
+		}},
+		{"time answered", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
+			return expectAnswer(ctx, u, "what time is it", "jibo-basics:time_now", regexp.MustCompile(`\d{1,2}:\d\d [AP]M`))
+		}},
+		{"nonsense unmatched", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
+			_, msgs, err := u.Say(ctx, "flibbertigibbet")
+			if err != nil {
+				return "", err
+			}
+			if got := lifecycleTopics(msgs); !contains(got, pipeline.TopicUnmatched) || contains(got, pipeline.TopicMatched) {
+				return "", fmt.Errorf("lifecycle %v", got)
+			}
+			return "ovos.intent.unmatched, then handled", nil
+		}},
+		{"bad entry gets an error and one handled", func(ctx context.Context, r *robot, u *utterer) (string, error) {
+			return badEntry(ctx, r, u)
+		}},
+		{"motors move within limits", func(ctx context.Context, r *robot, _ *utterer) (string, error) {
+			var parts []string
+			for _, axis := range device.Axes() {
+				m := r.body.Motors[axis]
+				if err := m.SetAngle(ctx, 0.5); err != nil {
+					return "", fmt.Errorf("%s to 0.5 rad: %w", axis, err)
+				}
+				if err := m.SetAngle(ctx, 4); err == nil {
+					return "", fmt.Errorf("%s accepted 4 rad, beyond its limit", axis)
+				}
+				if err := m.SetAngle(ctx, 0); err != nil {
+					return "", fmt.Errorf("%s back to 0: %w", axis, err)
+				}
+				parts = append(parts, axis)
+			}
+			return strings.Join(parts, ", ") + " moved; 4 rad refused", nil
+		}},
+		{"JCP sequence and parallel run", func(ctx context.Context, r *robot, _ *utterer) (string, error) {
+			a := jcp.NewAction(jcp.Sequence(jcp.Say("one"), jcp.Parallel(false, jcp.Say("two"), jcp.Say("three"))))
+			res, err := r.exec.Run(ctx, a)
+			if err != nil {
+				return "", err
+			}
+			if len(res.Spoken) != 3 {
+				return "", fmt.Errorf("spoke %q, want three lines", res.Spoken)
+			}
+			return fmt.Sprintf("%s, %d behaviours", res.Status, len(res.Behaviors)), nil
+		}},
+	}
+}
+
+func listIntents(ctx context.Context, r *robot) (string, error) {
+	got := make(chan bus.Message, 1)
+	sub, err := r.bus.Subscribe(intent.TopicList+".response", func(_ context.Context, m bus.Message) {
+		if m.IsFor("selftest") {
+			select {
+			case got <- m:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	defer sub.Close()
+	q := bus.NewMessage(intent.TopicList, map[string]any{})
+	q.Context[bus.KeySource] = "selftest"
+	if err := r.bus.Publish(ctx, q); err != nil {
+		return "", err
+	}
+	select {
+	case m := <-got:
+		list, _ := m.Data["intents"].([]any)
+		var names []string
+		for _, e := range list {
+			o, _ := e.(map[string]any)
+			names = append(names, fmt.Sprintf("%v:%v", o["skill_id"], o["intent_name"]))
+		}
+		if len(names) == 0 {
+			return "", errors.New("no intents registered")
+		}
+		return strings.Join(names, ", "), nil
+	case <-ctx.Done():
+		return "", fmt.Errorf("no answer to %s: %w", intent.TopicList, ctx.Err())
+	}
+}
+
+func expectAnswer(ctx context.Context, u *utterer, text, dispatch string, want *regexp.Regexp) (string, error) {
+	_, msgs, err := u.Say(ctx, text)
+	if err != nil {
+		return "", err
+	}
+	topics := lifecycleTopics(msgs)
+	if !contains(topics, dispatch) || !contains(topics, pipeline.TopicHandlerDone) {
+		return "", fmt.Errorf("%q: lifecycle %v, want %s completed", text, topics, dispatch)
+	}
+	var said []string
+	for _, m := range msgs {
+		if m.Type == pipeline.TopicSpeak {
+			said = append(said, m.DataString("utterance"))
+		}
+	}
+	if len(said) == 0 {
+		return "", fmt.Errorf("%q: the robot said nothing", text)
+	}
+	if want != nil && !want.MatchString(strings.Join(said, " ")) {
+		return "", fmt.Errorf("%q: said %q, want text matching %s", text, said, want)
+	}
+	return fmt.Sprintf("%q → %s → %q", text, dispatch, strings.Join(said, " ")), nil
+}
+
+func badEntry(ctx context.Context, r *robot, u *utterer) (string, error) {
+	done := make(chan bus.Message, 4)
+	sub, err := r.bus.Subscribe(pipeline.TopicHandled, func(_ context.Context, m bus.Message) {
+		if m.Context[keyInput] == "selftest-bad" {
+			done <- m
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	defer sub.Close()
+	m := bus.NewMessage(pipeline.TopicHandle, map[string]any{"utterances": "not a list"})
+	m.Context[keyInput] = "selftest-bad"
+	if err := r.bus.Publish(ctx, m); err != nil {
+		return "", err
+	}
+	select {
+	case h := <-done:
+		e := h.DataString("error")
+		if e == "" {
+			return "", errors.New("handled carries no error")
+		}
+		return e, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func lifecycleTopics(msgs []bus.Message) []string {
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, m.Type)
+	}
+	return out
+}
+
+func contains(l []string, s string) bool {
+	for _, e := range l {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,114 @@
+package intent
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+)
+
+var benchVocab = map[string][]string{
+	"what_is": {"what is", "what's", "tell me"},
+	"the":     {"the", "my", "our"},
+	"class":   {"battery [level]", "temperature", "humidity", "(power|energy) usage"},
+}
+
+func BenchmarkExpand(b *testing.B) {
+	templates := map[string]string{
+		"worked":     "open (the|) (door|gate)",
+		"vocabulary": "<what_is> [<the>] {name}['s] <class> [in [<the>] {area}]",
+		"wide":       "(a|b|c|d|e) (f|g|h|i|j) (k|l|m|n|o) [p] [q] {x}",
+	}
+	for name, tpl := range templates {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := Expand(tpl, benchVocab, ExpandOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchIntents generates n intents with four templates each: unique words
+// so most samples anchor on a rare word, and shared phrasing so some
+// anchors are crowded.
+func benchIntents(n int) []TemplateIntent {
+	defs := make([]TemplateIntent, n)
+	for i := range defs {
+		defs[i] = TemplateIntent{
+			SkillID: fmt.Sprintf("skill%d", i%50), IntentName: fmt.Sprintf("intent%d", i), Lang: "en-us",
+			Samples: []string{
+				fmt.Sprintf("(turn|switch) on [the] device%d", i),
+				fmt.Sprintf("set [the] device%d to {value} [percent]", i),
+				fmt.Sprintf("what is the status of device%d in [the] {room}", i),
+				fmt.Sprintf("(play|start) {item} on speaker%d", i),
+			},
+			Entities: map[string][]string{"room": {"kitchen", "living room", "bedroom"}},
+		}
+		if i%10 == 0 {
+			defs[i].Samples = append(defs[i].Samples, "tell me about {topic}", "what is {topic}")
+		}
+	}
+	return defs
+}
+
+func newBenchEngine(b *testing.B, defs []TemplateIntent) *TemplateEngine {
+	e := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.DiscardHandler)})
+	for _, d := range defs {
+		if _, err := e.Register(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return e
+}
+
+// BenchmarkRegister1000 builds the index of 1,000 intents from scratch.
+func BenchmarkRegister1000(b *testing.B) {
+	defs := benchIntents(1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		newBenchEngine(b, defs)
+	}
+}
+
+// BenchmarkMatch matches against 1,000 intents.
+func BenchmarkMatch(b *testing.B) {
+	e := newBenchEngine(b, benchIntents(1000))
+	utterances := map[string]string{
+		"exact":    "Switch on the device500",
+		"slot":     "set device500 to 40 percent",
+		"entity":   "what is the status of device999 in the living room",
+		"crowded":  "tell me about the weather tomorrow",
+		"no_match": "how tall is the eiffel tower",
+	}
+	for name, u := range utterances {
+		if name != "no_match" && e.Match(u, "en-us", "") == nil {
+			b.Fatalf("%s: %q does not match", name, u)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				e.Match(u, "en-us", "")
+			}
+		})
+	}
+}
+
+func BenchmarkNormalize(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Normalize("Hey Jibo, what's the temperature in the Living Room? It's 20.5 degrees!")
+	}
+}
+
+func BenchmarkLoadLocale(b *testing.B) {
+	fsys := os.DirFS("testdata/ovos-skill-lights")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := LoadLocale(fsys, "locale"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

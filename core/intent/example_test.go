@@ -1,0 +1,58 @@
+package intent_test
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/openjibo/jibod/core/intent"
+)
+
+func ExampleExpand() {
+	vocab := map[string][]string{"device": {"lamp", "(tv|television)"}}
+	samples, _, err := intent.Expand("turn (on|off) [the] <device>", vocab, intent.ExpandOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range samples[:4] {
+		fmt.Println(s)
+	}
+	fmt.Println(len(samples), "samples")
+
+	_, _, err = intent.Expand("{a} [and] {b}", nil, intent.ExpandOptions{})
+	fmt.Println(err)
+	// Output:
+	// turn off lamp
+	// turn off television
+	// turn off the lamp
+	// turn off the television
+	// 12 samples
+	// line 1 col 11: slots {a} and {b} are adjacent in sample "{a} {b}" (GRM-07)
+}
+
+func ExampleTemplateEngine_Match() {
+	engine := intent.NewTemplateEngine(intent.EngineOptions{Logger: slog.New(slog.DiscardHandler)})
+	_, err := engine.Register(intent.TemplateIntent{
+		SkillID:    "lights.openjibo",
+		IntentName: "turn_on",
+		Lang:       "en-us",
+		Samples:    []string{"turn on [the] {device}", "lights on"},
+		Entities:   map[string][]string{"device": {"kitchen light", "lamp"}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, u := range []string{"Lights on!", "Turn on the kitchen light.", "what time is it"} {
+		r := engine.Match(u, "en-US", "")
+		if r == nil {
+			fmt.Printf("%q: no match\n", u)
+			continue
+		}
+		fmt.Printf("%q: %s:%s %v %.2f\n", u, r.SkillID, r.IntentName, r.Slots, r.Confidence)
+	}
+	// Output:
+	// "Lights on!": lights.openjibo:turn_on map[] 1.00
+	// "Turn on the kitchen light.": lights.openjibo:turn_on map[device:kitchen light] 0.94
+	// "what time is it": no match
+}

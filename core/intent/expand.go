@@ -1,0 +1,403 @@
+package intent
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// DefaultMaxSamples is the expansion limit when ExpandOptions leaves it
+// zero: the most strings one template may produce before deduplication
+// (GRM-12).
+const DefaultMaxSamples = 10_000
+
+// ExpandOptions tunes Expand.
+type ExpandOptions struct {
+	// MaxSamples caps the number of strings expansion would produce before
+	// deduplication, checked before anything is expanded. For groups that
+	// are not nested this is the product of their branch counts (GRM-12).
+	// Zero means DefaultMaxSamples.
+	MaxSamples int
+	// Line and Col place the template in its file for error positions
+	// (1-based, Col in runes). Zero means 1. (*Template).Expand ignores
+	// them: a parsed template already knows where it is.
+	Line int
+	Col  int
+}
+
+func (o ExpandOptions) limit() int {
+	if o.MaxSamples <= 0 {
+		return DefaultMaxSamples
+	}
+	return o.MaxSamples
+}
+
+// Expand parses template and returns its sample set (§3.2): sorted, unique,
+// whitespace-normalised, with every slot written as a bare {name} (GRM-11).
+// vocab maps a vocabulary name to its templates, for <name> references
+// (GRM-06); it may be nil. Warnings report accepted oddities such as a
+// single-branch group (GRM-03). A malformed template (GRM-07) returns a
+// *SyntaxError naming what is wrong and where.
+func Expand(template string, vocab map[string][]string, opts ExpandOptions) ([]string, []Warning, error) {
+	t, err := parse(template, opts.Line, opts.Col)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.Expand(vocab, opts)
+}
+
+// Expand returns the template's sample set; see the package-level Expand.
+func (t *Template) Expand(vocab map[string][]string, opts ExpandOptions) ([]string, []Warning, error) {
+	e := newExpander(vocab, opts.limit())
+	samples, err := e.expand(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return samples, append(t.Warnings(), e.warnings...), nil
+}
+
+// expander expands templates against one vocabulary map, remembering each
+// vocabulary's sample set so a vocabulary is expanded once however often it
+// is referenced.
+type expander struct {
+	vocab    map[string][]string
+	limit    int
+	memo     map[string]vocabResult
+	active   []string // vocabularies being expanded, outermost first
+	warnings []Warning
+	// where places vocabulary template i of name in its file, for errors;
+	// nil names it "<name>[i+1]".
+	where func(name string, i int) (file string, line, col int)
+}
+
+type vocabResult struct {
+	samples []string
+	err     error
+}
+
+func newExpander(vocab map[string][]string, limit int) *expander {
+	return &expander{vocab: vocab, limit: limit, memo: map[string]vocabResult{}}
+}
+
+// cycleError carries a reference cycle up to the template that started it.
+type cycleError struct{ chain []string }
+
+func (c *cycleError) Error() string {
+	parts := make([]string, len(c.chain))
+	for i, n := range c.chain {
+		parts[i] = "<" + n + ">"
+	}
+	return "cyclic vocabulary reference " + strings.Join(parts, " → ")
+}
+
+// undefinedError reports a missing vocabulary up to the referencing token.
+type undefinedError struct{ name string }
+
+func (u *undefinedError) Error() string { return fmt.Sprintf("vocabulary <%s> is not defined", u.name) }
+
+// samplesOf returns the sample set of vocabulary name: the union of its
+// templates' expansions (§3.2 step 1).
+func (e *expander) samplesOf(name string) ([]string, error) {
+	if r, ok := e.memo[name]; ok {
+		return r.samples, r.err
+	}
+	if i := slices.Index(e.active, name); i >= 0 {
+		chain := append(slices.Clone(e.active[i:]), name)
+		return nil, &cycleError{chain: chain}
+	}
+	templates, ok := e.vocab[name]
+	if !ok {
+		return nil, &undefinedError{name: name}
+	}
+	e.active = append(e.active, name)
+	samples, err := e.expandVocab(name, templates)
+	e.active = e.active[:len(e.active)-1]
+	e.memo[name] = vocabResult{samples: samples, err: err}
+	return samples, err
+}
+
+func (e *expander) expandVocab(name string, templates []string) ([]string, error) {
+	if len(templates) == 0 {
+		return nil, fmt.Errorf("vocabulary <%s> has no templates", name)
+	}
+	var all []string
+	for i, src := range templates {
+		where, line, col := fmt.Sprintf("<%s>[%d]", name, i+1), 1, 1
+		if e.where != nil {
+			where, line, col = e.where(name, i)
+		}
+		t, err := parse(src, line, col)
+		if err != nil {
+			return nil, atFile(err, where)
+		}
+		if len(t.slots) > 0 {
+			s := t.slots[0]
+			return nil, &SyntaxError{File: where, Line: s.Line, Col: s.Col, Token: "{" + s.Name + "}", Kind: ErrSlotInVocab,
+				Msg: fmt.Sprintf("vocabulary <%s> template %q has slot {%s}; vocabularies are slot-free (GRM-06)", name, src, s.Name)}
+		}
+		samples, err := e.expand(t)
+		if err != nil {
+			return nil, atFile(err, where)
+		}
+		e.warnings = append(e.warnings, withFile(t.Warnings(), where)...)
+		all = append(all, samples...)
+		if len(all) > e.limit {
+			return nil, &SyntaxError{File: where, Line: line, Col: col, Kind: ErrTooLarge,
+				Msg: fmt.Sprintf("vocabulary <%s> has more than %d samples (GRM-12)", name, e.limit)}
+		}
+	}
+	slices.Sort(all)
+	return slices.Compact(all), nil
+}
+
+// atFile sets File on a *SyntaxError that has none, so errors inside a
+// vocabulary template name the entry.
+func atFile(err error, file string) error {
+	var se *SyntaxError
+	if errors.As(err, &se) && se.File == "" {
+		se.File = file
+	}
+	return err
+}
+
+// expand runs §3.2 on a parsed template.
+func (e *expander) expand(t *Template) ([]string, error) {
+	resolved := make(map[string][]string, len(t.refs))
+	for _, ref := range t.refs {
+		if _, done := resolved[ref.name]; done {
+			continue
+		}
+		samples, err := e.samplesOf(ref.name)
+		if err != nil {
+			return nil, refError(ref, err)
+		}
+		resolved[ref.name] = samples
+	}
+	if n := countSeq(t.nodes, resolved, e.limit); n > e.limit {
+		return nil, &SyntaxError{Line: startLine(t), Col: startCol(t), Kind: ErrTooLarge,
+			Msg: fmt.Sprintf("template expands to more than %d samples (GRM-12)", e.limit)}
+	}
+	seqs := build(t.nodes, resolved)
+	return finish(t, seqs)
+}
+
+func startLine(t *Template) int {
+	if len(t.nodes) > 0 {
+		return t.nodes[0].line
+	}
+	return 1
+}
+
+func startCol(t *Template) int {
+	if len(t.nodes) > 0 {
+		return t.nodes[0].col
+	}
+	return 1
+}
+
+// refError reports a vocabulary failure at the <name> token that needed it.
+func refError(ref node, err error) error {
+	se := &SyntaxError{Line: ref.line, Col: ref.col, Token: ref.token}
+	var cyc *cycleError
+	var undef *undefinedError
+	var inner *SyntaxError
+	switch {
+	case errors.As(err, &cyc):
+		se.Kind, se.Msg = ErrVocabCycle, cyc.Error()+" (GRM-07)"
+	case errors.As(err, &undef):
+		se.Kind, se.Msg = ErrUndefinedVocab, undef.Error()+" (GRM-07)"
+	case errors.As(err, &inner) && (inner.Kind == ErrSlotInVocab || inner.Kind == ErrVocabCycle):
+		// Flattened: the cycle's chain or the offending entry says it all.
+		se.Kind, se.Msg = inner.Kind, inner.Msg
+	default:
+		se.Kind, se.Msg, se.Err = ErrBadVocab, fmt.Sprintf("vocabulary %s is malformed", ref.token), err
+	}
+	return se
+}
+
+// countSeq returns how many strings a sequence expands to before
+// deduplication, saturating just above limit so it never overflows.
+func countSeq(seq []node, resolved map[string][]string, limit int) int {
+	total := 1
+	for _, n := range seq {
+		c := 1
+		switch n.kind {
+		case nodeVocab:
+			c = len(resolved[n.name])
+		case nodeGroup:
+			c = 0
+			for _, b := range n.branches {
+				c += countSeq(b, resolved, limit)
+				if c > limit {
+					c = limit + 1
+					break
+				}
+			}
+		}
+		if c > 0 && total > limit/c {
+			return limit + 1
+		}
+		total *= c
+	}
+	return total
+}
+
+// piece is one part of a sample under construction: literal text, or a slot
+// (slot points at its token for error positions).
+type piece struct {
+	text string
+	slot *node
+}
+
+// build expands a sequence into every combination of its groups' branches
+// (§3.2 steps 3 and 4). Substitution is textual, so a group inside a word
+// joins the word (light[s] gives "light" and "lights").
+func build(seq []node, resolved map[string][]string) [][]piece {
+	out := [][]piece{nil}
+	for i := range seq {
+		n := &seq[i]
+		switch n.kind {
+		case nodeText:
+			for j := range out {
+				out[j] = append(out[j], piece{text: n.text})
+			}
+		case nodeSlot:
+			for j := range out {
+				out[j] = append(out[j], piece{slot: n})
+			}
+		case nodeVocab:
+			alts := make([][]piece, len(resolved[n.name]))
+			for j, s := range resolved[n.name] {
+				alts[j] = []piece{{text: s}}
+			}
+			out = product(out, alts)
+		case nodeGroup:
+			var alts [][]piece
+			for _, b := range n.branches {
+				alts = append(alts, build(b, resolved)...)
+			}
+			out = product(out, alts)
+		}
+	}
+	return out
+}
+
+func product(heads, tails [][]piece) [][]piece {
+	out := make([][]piece, 0, len(heads)*len(tails))
+	for _, h := range heads {
+		for _, t := range tails {
+			c := make([]piece, 0, len(h)+len(t))
+			c = append(append(c, h...), t...)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// rendered is one sample string and what the GRM-07 checks need to know.
+type rendered struct {
+	text     string
+	hasText  bool  // some non-space literal text
+	adjacent *node // second slot of the first adjacent pair
+	repeated *node // second occurrence of the first repeated slot
+	prev     *node // the slot adjacent or repeated is paired with
+}
+
+// render joins pieces with whitespace collapsed and trimmed (§3.2 step 5)
+// and slots written bare (GRM-11).
+func render(ps []piece) rendered {
+	var b strings.Builder
+	var r rendered
+	space := false
+	var lastSlot *node // set while only spaces follow the last slot
+	var seen []*node
+	for _, p := range ps {
+		if p.slot != nil {
+			if b.Len() > 0 && space {
+				b.WriteByte(' ')
+			}
+			space = false
+			if lastSlot != nil && r.adjacent == nil {
+				r.adjacent, r.prev = p.slot, lastSlot
+			}
+			for _, s := range seen {
+				if s.name == p.slot.name && r.repeated == nil {
+					r.repeated = p.slot
+					if r.adjacent == nil {
+						r.prev = s
+					}
+				}
+			}
+			seen = append(seen, p.slot)
+			b.WriteByte('{')
+			b.WriteString(p.slot.name)
+			b.WriteByte('}')
+			lastSlot = p.slot
+			continue
+		}
+		for _, c := range p.text {
+			if unicode.IsSpace(c) {
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(c)
+			r.hasText = true
+			lastSlot = nil
+		}
+	}
+	r.text = b.String()
+	return r
+}
+
+// finish renders, deduplicates and sorts the samples (§3.2 steps 5 and 6)
+// and applies the GRM-07 checks to the result.
+func finish(t *Template, seqs [][]piece) ([]string, error) {
+	byText := make(map[string]rendered, len(seqs))
+	for _, s := range seqs {
+		r := render(s)
+		if _, dup := byText[r.text]; !dup {
+			byText[r.text] = r
+		}
+	}
+	samples := make([]string, 0, len(byText))
+	for s := range byText {
+		samples = append(samples, s)
+	}
+	slices.Sort(samples)
+	if len(samples) > 0 && samples[0] == "" {
+		line, col, token := startLine(t), startCol(t), t.src
+		for _, n := range t.nodes {
+			if n.kind != nodeText || strings.TrimFunc(n.text, unicode.IsSpace) != "" {
+				line, col, token = n.line, n.col, n.token
+				break
+			}
+		}
+		return nil, &SyntaxError{Line: line, Col: col, Token: token, Kind: ErrEmptySample,
+			Msg: fmt.Sprintf("template %q can expand to an empty sample (GRM-07)", t.src)}
+	}
+	slotOnly := true
+	for _, s := range samples {
+		r := byText[s]
+		if r.adjacent != nil {
+			return nil, &SyntaxError{Line: r.adjacent.line, Col: r.adjacent.col, Token: r.adjacent.token, Kind: ErrAdjacentSlots,
+				Msg: fmt.Sprintf("slots {%s} and {%s} are adjacent in sample %q (GRM-07)", r.prev.name, r.adjacent.name, s)}
+		}
+		if r.repeated != nil {
+			return nil, &SyntaxError{Line: r.repeated.line, Col: r.repeated.col, Token: r.repeated.token, Kind: ErrRepeatedSlot,
+				Msg: fmt.Sprintf("slot {%s} appears twice in sample %q (GRM-07)", r.repeated.name, s)}
+		}
+		slotOnly = slotOnly && !r.hasText
+	}
+	if slotOnly && len(t.slots) > 0 {
+		s := t.slots[0]
+		return nil, &SyntaxError{Line: s.Line, Col: s.Col, Token: "{" + s.Name + "}", Kind: ErrSlotOnly,
+			Msg: fmt.Sprintf("template %q has only slots and no words (GRM-07)", t.src)}
+	}
+	return samples, nil
+}

@@ -1,0 +1,546 @@
+package intent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Locale folder limits.
+const (
+	// MaxLocaleFiles caps the files, of any kind, under one locale folder.
+	MaxLocaleFiles = 2_000
+	// MaxLocaleDepth caps how deep folders nest below a language folder.
+	MaxLocaleDepth = 16
+	// MaxErrorsPerFile caps the errors reported for one file; the rest are
+	// counted.
+	MaxErrorsPerFile = 20
+)
+
+// Role is what a resource file is for, named by its extension (RES-05).
+type Role string
+
+// The seven resource roles of RES-05.
+const (
+	RoleIntent    Role = "intent"
+	RoleDialog    Role = "dialog"
+	RoleEntity    Role = "entity"
+	RoleVocab     Role = "voc"
+	RoleBlacklist Role = "blacklist"
+	RoleRequired  Role = "required"
+	RolePrompt    Role = "prompt"
+)
+
+// roleOrder is the order files are validated in: vocabularies first, since
+// the others refer to them, and .required after the intents it pairs with.
+var roleOrder = []Role{RoleVocab, RoleEntity, RoleBlacklist, RoleIntent, RoleDialog, RoleRequired, RolePrompt}
+
+// Ext returns the file extension of the role, with its dot.
+func (r Role) Ext() string { return "." + string(r) }
+
+// Resource is one loaded resource file.
+type Resource struct {
+	Role  Role
+	Name  string // base name
+	Path  string // path in the loaded file system
+	Lines []Line // template lines; for .required, slot names; nil for .prompt
+	// Samples is the sample set for .intent (the union of its lines'),
+	// .entity, .voc and .blacklist; the slot names for .required.
+	Samples []string
+	// Slots lists the bare slot names: for .intent the union over its
+	// lines, for .dialog the set every line declares (GRM-16).
+	Slots []string
+	// SlotTypes maps typed slots of an .intent to their type.
+	SlotTypes map[string]string
+	// Text is the whole file of a .prompt, byte for byte (RES-07).
+	Text string
+}
+
+// Language is one language folder of a locale.
+type Language struct {
+	Tag       string // lowercase BCP-47 tag
+	Resources map[Role]map[string]*Resource
+}
+
+// Resource returns the resource of a role and base name, or nil.
+func (l *Language) Resource(role Role, name string) *Resource {
+	return l.Resources[role][name]
+}
+
+// Names returns the sorted base names of a role.
+func (l *Language) Names(role Role) []string {
+	return slices.Sorted(maps.Keys(l.Resources[role]))
+}
+
+// Vocab returns the language's vocabularies as name → templates, the form
+// Expand and TemplateIntent take.
+func (l *Language) Vocab() map[string][]string {
+	out := map[string][]string{}
+	for name, r := range l.Resources[RoleVocab] {
+		out[name] = lineTexts(r.Lines)
+	}
+	return out
+}
+
+// TemplateIntent builds the registration of intent name from this
+// language's files: its .intent lines, the paired .blacklist and .required,
+// the .entity values and slot-paired .blacklist of its slots, and every
+// vocabulary. It reports false when there is no such .intent.
+func (l *Language) TemplateIntent(sessionID, skillID, name string) (TemplateIntent, bool) {
+	in := l.Resource(RoleIntent, name)
+	if in == nil {
+		return TemplateIntent{}, false
+	}
+	def := TemplateIntent{
+		SessionID: sessionID, SkillID: skillID, IntentName: name, Lang: l.Tag,
+		Samples:   lineTexts(in.Lines),
+		SlotTypes: maps.Clone(in.SlotTypes),
+		Vocab:     l.Vocab(),
+	}
+	if b := l.Resource(RoleBlacklist, name); b != nil {
+		def.Blacklist = lineTexts(b.Lines)
+	}
+	if r := l.Resource(RoleRequired, name); r != nil {
+		def.RequiredSlots = slices.Clone(r.Samples)
+	}
+	for _, slot := range in.Slots {
+		if e := l.Resource(RoleEntity, slot); e != nil {
+			if def.Entities == nil {
+				def.Entities = map[string][]string{}
+			}
+			def.Entities[slot] = lineTexts(e.Lines)
+		}
+		if b := l.Resource(RoleBlacklist, slot); b != nil && l.Resource(RoleIntent, slot) == nil {
+			if def.SlotBlacklist == nil {
+				def.SlotBlacklist = map[string][]string{}
+			}
+			def.SlotBlacklist[slot] = lineTexts(b.Lines)
+		}
+	}
+	return def, true
+}
+
+func lineTexts(lines []Line) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.Text
+	}
+	return out
+}
+
+// FindingKind classifies a Finding.
+type FindingKind string
+
+// Kinds of findings across languages.
+const (
+	// FindingMissing: a (role, base name) present in another language is
+	// missing in this one (RES-03).
+	FindingMissing FindingKind = "missing-resource"
+	// FindingSlotMismatch: an intent's slot names differ between languages
+	// (RES-03).
+	FindingSlotMismatch FindingKind = "slot-mismatch"
+	// FindingNoEntity: an untyped intent slot has no .entity (RES-09).
+	FindingNoEntity FindingKind = "missing-entity"
+)
+
+// Finding is a gap between languages or a missing hint: reportable, never a
+// rejection.
+type Finding struct {
+	Kind FindingKind
+	Lang string
+	Role Role
+	Name string
+	Msg  string
+}
+
+// String formats the finding for a person.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s: %s %s%s: %s", f.Lang, f.Kind, f.Name, f.Role.Ext(), f.Msg)
+}
+
+// Locale is a skill's validated locale folder.
+type Locale struct {
+	Langs    map[string]*Language // by lowercase tag
+	Findings []Finding            // parity gaps (RES-03) and missing entities (RES-09)
+	Warnings []Warning            // skipped files and accepted oddities
+}
+
+// Languages returns the sorted language tags.
+func (l *Locale) Languages() []string { return slices.Sorted(maps.Keys(l.Langs)) }
+
+// TemplateIntents returns the registration of every intent in every
+// language, sorted by language and intent name.
+func (l *Locale) TemplateIntents(sessionID, skillID string) []TemplateIntent {
+	var out []TemplateIntent
+	for _, tag := range l.Languages() {
+		lang := l.Langs[tag]
+		for _, name := range lang.Names(RoleIntent) {
+			def, _ := lang.TemplateIntent(sessionID, skillID, name)
+			out = append(out, def)
+		}
+	}
+	return out
+}
+
+// LoadLocale loads and validates the locale folder root of fsys: one
+// folder per BCP-47 tag (case-insensitive), searched recursively, folder
+// names below it meaning nothing (RES-01). Files are read by extension as
+// the seven roles of RES-05; other files are skipped with a warning. Every
+// malformed file is reported, each error naming file:line:col; any error
+// fails the whole load, so nothing is half-loaded. Problems that keep files
+// from being read (names, duplicates, encoding, size) are reported before
+// the grammar is checked, so one bad file does not cause a cascade of
+// follow-on errors. Gaps between languages come back as findings, not
+// errors (RES-03).
+func LoadLocale(fsys fs.FS, root string) (*Locale, error) {
+	l, err := loadLocale(fsys, root)
+	if err != nil {
+		return nil, fmt.Errorf("loading locale %s: %w", root, err)
+	}
+	return l, nil
+}
+
+type loader struct {
+	fsys  fs.FS
+	loc   *Locale
+	files int
+	// errs collects errors per path, in the order paths are first seen.
+	errs  map[string][]error
+	order []string
+}
+
+func (ld *loader) fail(file string, err error) {
+	if _, ok := ld.errs[file]; !ok {
+		ld.order = append(ld.order, file)
+	}
+	ld.errs[file] = append(ld.errs[file], atFile(err, file))
+}
+
+func (ld *loader) warn(file string, line, col int, format string, args ...any) {
+	ld.loc.Warnings = append(ld.loc.Warnings, Warning{File: file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (ld *loader) err() error {
+	var all []error
+	for _, file := range ld.order {
+		errs := ld.errs[file]
+		if len(errs) > MaxErrorsPerFile {
+			more := len(errs) - MaxErrorsPerFile
+			errs = append(errs[:MaxErrorsPerFile:MaxErrorsPerFile], fmt.Errorf("%s: %d more errors", file, more))
+		}
+		all = append(all, errors.Join(errs...))
+	}
+	return errors.Join(all...)
+}
+
+func loadLocale(fsys fs.FS, root string) (*Locale, error) {
+	if !fs.ValidPath(root) {
+		return nil, fmt.Errorf("invalid folder path %q", root)
+	}
+	entries, err := fs.ReadDir(fsys, root)
+	if err != nil {
+		return nil, fmt.Errorf("reading locale folder: %w", err)
+	}
+	ld := &loader{fsys: fsys, loc: &Locale{Langs: map[string]*Language{}}, errs: map[string][]error{}}
+	for _, ent := range entries {
+		p := path.Join(root, ent.Name())
+		if !ent.IsDir() {
+			ld.warn(p, 0, 0, "file outside a language folder; ignored")
+			continue
+		}
+		tag, err := NormalizeLang(ent.Name())
+		if err != nil {
+			ld.fail(p, fmt.Errorf("%s: language folder: %w (RES-01)", p, err))
+			continue
+		}
+		lang := ld.loc.Langs[tag]
+		if lang == nil {
+			lang = &Language{Tag: tag, Resources: map[Role]map[string]*Resource{}}
+			ld.loc.Langs[tag] = lang
+		}
+		if err := ld.walk(lang, p); err != nil {
+			return nil, err
+		}
+	}
+	if len(ld.errs) > 0 {
+		return nil, ld.err()
+	}
+	for _, tag := range ld.loc.Languages() {
+		ld.validate(ld.loc.Langs[tag])
+	}
+	if len(ld.errs) > 0 {
+		return nil, ld.err()
+	}
+	ld.parity()
+	return ld.loc, nil
+}
+
+// walk reads every file below dir into lang. It returns an error only for
+// what stops the whole load: an unreadable folder or a limit.
+func (ld *loader) walk(lang *Language, dir string) error {
+	depth0 := strings.Count(dir, "/")
+	return fs.WalkDir(ld.fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", p, err)
+		}
+		if d.IsDir() {
+			if strings.Count(p, "/")-depth0 > MaxLocaleDepth {
+				return fmt.Errorf("%s: folders nest more than %d deep below the language folder", p, MaxLocaleDepth)
+			}
+			return nil
+		}
+		if ld.files++; ld.files > MaxLocaleFiles {
+			return fmt.Errorf("locale has more than %d files", MaxLocaleFiles)
+		}
+		ext := path.Ext(d.Name())
+		role := Role(strings.TrimPrefix(ext, "."))
+		if ext == "" || !slices.Contains(roleOrder, role) {
+			ld.warn(p, 0, 0, "not a resource file (RES-05); ignored")
+			return nil
+		}
+		name := strings.TrimSuffix(d.Name(), ext)
+		if !validBaseName(name) {
+			ld.fail(p, fmt.Errorf("%s: base name %q must match [a-z0-9_]+ (RES-01)", p, name))
+			return nil
+		}
+		if prev := lang.Resource(role, name); prev != nil {
+			ld.fail(p, fmt.Errorf("%s: duplicate resource %s%s in language %s, also at %s (RES-01)", p, name, ext, lang.Tag, prev.Path))
+			return nil
+		}
+		res, err := ld.read(p, role, name)
+		if err != nil {
+			ld.fail(p, err)
+			return nil
+		}
+		if lang.Resources[role] == nil {
+			lang.Resources[role] = map[string]*Resource{}
+		}
+		lang.Resources[role][name] = res
+		return nil
+	})
+}
+
+func validBaseName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// read reads one file within MaxFileBytes and splits it into lines, or
+// keeps it whole for a .prompt.
+func (ld *loader) read(p string, role Role, name string) (*Resource, error) {
+	f, err := ld.fsys.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: opening: %w", p, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading: %w", p, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &SyntaxError{File: p, Kind: ErrTooLarge, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes)}
+	}
+	res := &Resource{Role: role, Name: name, Path: p}
+	if role == RolePrompt {
+		if !utf8.Valid(data) {
+			return nil, &SyntaxError{File: p, Kind: ErrEncoding, Msg: "prompt is not valid UTF-8"}
+		}
+		if strings.TrimFunc(string(data), unicode.IsSpace) == "" {
+			return nil, &SyntaxError{File: p, Kind: ErrNoTemplates, Msg: "prompt is empty (RES-07)"}
+		}
+		res.Text = string(data)
+		return res, nil
+	}
+	res.Lines, err = splitLines(data)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// validate checks every file of one language against the grammar and the
+// role rules, in roleOrder.
+func (ld *loader) validate(lang *Language) {
+	ex := newExpander(lang.Vocab(), DefaultMaxSamples)
+	ex.where = func(name string, i int) (string, int, int) {
+		r := lang.Resource(RoleVocab, name)
+		return r.Path, r.Lines[i].Number, r.Lines[i].Col
+	}
+	for _, role := range roleOrder {
+		for _, name := range lang.Names(role) {
+			res := lang.Resource(role, name)
+			switch role {
+			case RoleRequired:
+				ld.required(lang, res)
+			case RolePrompt:
+			default:
+				ld.templates(lang, ex, res)
+			}
+		}
+	}
+	// A vocabulary's warnings come once from its own file and again from
+	// the expander that resolved it.
+	ld.loc.Warnings = dedupeWarnings(append(ld.loc.Warnings, ex.warnings...))
+}
+
+// templates validates the lines of an expansion role and fills Samples and
+// Slots.
+func (ld *loader) templates(lang *Language, ex *expander, res *Resource) {
+	input := res.Role != RoleDialog // GRM-02 applies to input-direction text
+	slotsAllowed := res.Role == RoleIntent || res.Role == RoleDialog
+	slotNamed := res.Role == RoleEntity || (res.Role == RoleBlacklist && lang.Resource(RoleIntent, res.Name) == nil)
+	if slotNamed && !validName(res.Name) {
+		ld.fail(res.Path, fmt.Errorf("%s: base name %q names a slot and must match [a-z_][a-z0-9_]* (RES-01, GRM-04)", res.Path, res.Name))
+	}
+	var all, slots []string
+	var firstSlots []string
+	firstLine := 0
+	for _, line := range res.Lines {
+		t, err := parse(line.Text, line.Number, line.Col)
+		if err != nil {
+			ld.fail(res.Path, err)
+			continue
+		}
+		samples, err := ex.expand(t)
+		if err != nil {
+			ld.fail(res.Path, err)
+			continue
+		}
+		ld.loc.Warnings = append(ld.loc.Warnings, withFile(t.Warnings(), res.Path)...)
+		names := t.SlotNames()
+		if !slotsAllowed && len(names) > 0 {
+			s := t.slots[0]
+			ld.fail(res.Path, &SyntaxError{Line: s.Line, Col: s.Col, Token: "{" + s.Name + "}", Kind: ErrBadName,
+				Msg: fmt.Sprintf("slot {%s} in a %s file; slots mean something only in .intent and .dialog (GRM-04)", s.Name, res.Role.Ext())})
+			continue
+		}
+		if input {
+			if n, bad := t.unnormalisedText(); bad {
+				ld.warn(res.Path, n.line, n.col, "text %q is not ASR-normalised (GRM-02); engines normalise it", strings.TrimSpace(n.text))
+			}
+		}
+		if res.Role == RoleDialog {
+			if firstLine == 0 {
+				firstSlots, firstLine = names, line.Number
+			} else if !slices.Equal(names, firstSlots) {
+				ld.fail(res.Path, &SyntaxError{Line: line.Number, Col: line.Col, Kind: ErrDialogSlots,
+					Msg: fmt.Sprintf("declares slots %v but line %d declares %v; every line of a .dialog must declare the same slots (GRM-16)",
+						names, firstLine, firstSlots)})
+			}
+		}
+		if res.Role == RoleIntent {
+			for _, s := range t.slots {
+				if s.Type == "" {
+					continue
+				}
+				if res.SlotTypes == nil {
+					res.SlotTypes = map[string]string{}
+				}
+				if prev, ok := res.SlotTypes[s.Name]; ok && prev != s.Type {
+					ld.warn(res.Path, s.Line, s.Col, "slot {%s} typed %q here and %q earlier; keeping %q", s.Name, s.Type, prev, prev)
+					continue
+				}
+				res.SlotTypes[s.Name] = s.Type
+			}
+		}
+		slots = append(slots, names...)
+		all = append(all, samples...)
+	}
+	if res.Role != RoleDialog {
+		slices.Sort(all)
+		res.Samples = slices.Compact(all)
+	}
+	slices.Sort(slots)
+	res.Slots = slices.Compact(slots)
+}
+
+// required checks a .required file: each line a slot name that some
+// template of the paired intent declares (RES-08).
+func (ld *loader) required(lang *Language, res *Resource) {
+	in := lang.Resource(RoleIntent, res.Name)
+	if in == nil {
+		ld.fail(res.Path, fmt.Errorf("%s: no %s.intent in language %s to pair with (RES-08)", res.Path, res.Name, lang.Tag))
+		return
+	}
+	var names []string
+	for _, line := range res.Lines {
+		switch {
+		case !validName(line.Text):
+			ld.fail(res.Path, &SyntaxError{Line: line.Number, Col: line.Col, Token: line.Text, Kind: ErrBadName,
+				Msg: fmt.Sprintf("required slot %q must match [a-z_][a-z0-9_]* (RES-08, GRM-04)", line.Text)})
+		case !slices.Contains(in.Slots, line.Text):
+			ld.fail(res.Path, &SyntaxError{Line: line.Number, Col: line.Col, Token: line.Text, Kind: ErrUndeclaredSlot,
+				Msg: fmt.Sprintf("required slot %q is not declared by any template of %s (RES-08)", line.Text, in.Path)})
+		default:
+			names = append(names, line.Text)
+		}
+	}
+	slices.Sort(names)
+	res.Samples = slices.Compact(names)
+}
+
+// parity reports resources missing from some languages and intents whose
+// slot names differ between languages (RES-03), and untyped slots without
+// an .entity (RES-09).
+func (ld *loader) parity() {
+	tags := ld.loc.Languages()
+	var out []Finding
+	for _, role := range roleOrder {
+		if role == RoleBlacklist || role == RolePrompt {
+			continue
+		}
+		names := map[string][]string{} // name → languages that have it
+		for _, tag := range tags {
+			for _, name := range ld.loc.Langs[tag].Names(role) {
+				names[name] = append(names[name], tag)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(names)) {
+			have := names[name]
+			for _, tag := range tags {
+				if !slices.Contains(have, tag) {
+					out = append(out, Finding{Kind: FindingMissing, Lang: tag, Role: role, Name: name,
+						Msg: fmt.Sprintf("present in %s, missing here (RES-03)", strings.Join(have, ", "))})
+				}
+			}
+			if role != RoleIntent || len(have) < 2 {
+				continue
+			}
+			ref := ld.loc.Langs[have[0]].Resource(role, name).Slots
+			for _, tag := range have[1:] {
+				if got := ld.loc.Langs[tag].Resource(role, name).Slots; !slices.Equal(got, ref) {
+					out = append(out, Finding{Kind: FindingSlotMismatch, Lang: tag, Role: role, Name: name,
+						Msg: fmt.Sprintf("slots %v here, %v in %s (RES-03)", got, ref, have[0])})
+				}
+			}
+		}
+	}
+	for _, tag := range tags {
+		lang := ld.loc.Langs[tag]
+		for _, name := range lang.Names(RoleIntent) {
+			in := lang.Resource(RoleIntent, name)
+			for _, slot := range in.Slots {
+				if _, typed := in.SlotTypes[slot]; !typed && lang.Resource(RoleEntity, slot) == nil {
+					out = append(out, Finding{Kind: FindingNoEntity, Lang: tag, Role: RoleIntent, Name: name,
+						Msg: fmt.Sprintf("untyped slot {%s} has no %s.entity (RES-09)", slot, slot)})
+				}
+			}
+		}
+	}
+	ld.loc.Findings = out
+}

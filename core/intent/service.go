@@ -1,0 +1,474 @@
+package intent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/openjibo/jibod/core/bus"
+)
+
+// Registration topics of INTENT-4 (REG-01) and the introspection topics
+// (REG-12, REG-13).
+const (
+	TopicRegisterTemplate = "ovos.intent.register.template"
+	TopicRegisterKeyword  = "ovos.intent.register.keyword"
+	TopicRegisterEntity   = "ovos.entity.register"
+	TopicDeregister       = "ovos.intent.deregister"
+	TopicEnable           = "ovos.intent.enable"
+	TopicDisable          = "ovos.intent.disable"
+	TopicDeregisterEntity = "ovos.entity.deregister"
+	TopicSkillDeregister  = "ovos.skill.deregister"
+	TopicList             = "ovos.intent.list"
+	TopicDescribe         = "ovos.intent.describe"
+)
+
+// reservedIntents may not be registered (PIPE-21).
+var reservedIntents = map[string]bool{"converse": true, "response": true, "stop": true, "fallback": true, "common_query": true}
+
+// serviceQueue is the registration queue's length. The service's handler
+// publishes answers, so its queue drops (and logs) rather than blocks when a
+// flood fills it.
+const serviceQueue = 4096
+
+// Service consumes the registration topics, keeps the manifest of what was
+// registered (REG-02) and feeds the engines it is given. One subscription
+// carries every topic it handles, so a list or describe query is answered
+// only after every registration published before it.
+type Service struct {
+	bus    *bus.Bus
+	engine *TemplateEngine
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	manifest map[manifestKey]map[string]any // payload as broadcast
+	entities map[entityKey][]string         // entity samples
+	sub      *bus.Subscription
+}
+
+type manifestKey struct{ session, skill, intent, lang, method string }
+type entityKey struct{ session, skill, entity, lang string }
+
+// NewService builds the registration service for engine.
+func NewService(b *bus.Bus, engine *TemplateEngine, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{bus: b, engine: engine, log: log.With("component", "intents"),
+		manifest: map[manifestKey]map[string]any{}, entities: map[entityKey][]string{}}
+}
+
+// Start subscribes to the registration and introspection topics.
+func (s *Service) Start() error {
+	sub, err := s.bus.SubscribeAll([]string{TopicRegisterTemplate, TopicRegisterKeyword, TopicRegisterEntity,
+		TopicDeregister, TopicEnable, TopicDisable, TopicDeregisterEntity, TopicSkillDeregister, TopicList, TopicDescribe},
+		s.handle, bus.WithName("intents"), bus.WithQueue(serviceQueue, bus.DropNewest))
+	if err != nil {
+		return fmt.Errorf("intent service: %w", err)
+	}
+	s.sub = sub
+	return nil
+}
+
+// Close unsubscribes and waits for the handler.
+func (s *Service) Close() {
+	if s.sub != nil {
+		s.sub.Close()
+	}
+}
+
+func (s *Service) handle(ctx context.Context, m bus.Message) {
+	sessionID := sessionOf(m)
+	if cs := m.ContextString(bus.KeySkillID); cs != "" && cs != m.DataString("skill_id") && m.DataString("skill_id") != "" {
+		// REG-11: the payload is authoritative; the context is provenance.
+		s.log.Debug("registration for another skill", "topic", m.Type, "context_skill_id", cs, "skill_id", m.DataString("skill_id"))
+	}
+	var err error
+	switch m.Type {
+	case TopicRegisterTemplate:
+		err = s.registerTemplate(sessionID, m.Data)
+	case TopicRegisterKeyword:
+		err = errors.New("keyword intents are not accepted by any loaded engine (DEF-10)")
+	case TopicRegisterEntity:
+		err = s.registerEntity(sessionID, m.Data)
+	case TopicDeregister, TopicEnable, TopicDisable:
+		err = s.intentOp(m.Type, sessionID, m.Data)
+	case TopicDeregisterEntity:
+		err = s.deregisterEntity(sessionID, m.Data)
+	case TopicSkillDeregister:
+		err = s.deregisterSkill(sessionID, m.Data)
+	case TopicList:
+		s.answer(ctx, m, s.list(m.Data))
+		return
+	case TopicDescribe:
+		s.answer(ctx, m, s.describe(m.Data))
+		return
+	}
+	if err != nil {
+		// REG-08: a rejection is logged with enough to find the producer.
+		s.log.Warn("registration rejected", "topic", m.Type, "session_id", sessionID,
+			"skill_id", m.DataString("skill_id"), "intent_name", m.DataString("intent_name"),
+			"entity_name", m.DataString("entity_name"), "lang", m.DataString("lang"), "reason", err.Error())
+	}
+}
+
+func (s *Service) answer(ctx context.Context, m bus.Message, data map[string]any) {
+	r, err := m.Response(data)
+	if err == nil {
+		err = s.bus.Publish(ctx, r)
+	}
+	if err != nil {
+		s.log.Warn("answering query", "topic", m.Type, "err", err)
+	}
+}
+
+// sessionOf is the registration scope: context.session.session_id, never
+// data (REG-04).
+func sessionOf(m bus.Message) string {
+	if sess, ok := m.Context[bus.KeySession].(map[string]any); ok {
+		if id, ok := sess["session_id"].(string); ok && id != "" {
+			return id
+		}
+	}
+	return DefaultSession
+}
+
+// payload readers: a wrong type is an error naming the field.
+func reqString(d map[string]any, k string) (string, error) {
+	v, ok := d[k]
+	if !ok {
+		return "", fmt.Errorf("%s missing", k)
+	}
+	str, ok := v.(string)
+	if !ok || str == "" {
+		return "", fmt.Errorf("%s: want non-empty string", k)
+	}
+	return str, nil
+}
+
+func optStrings(d map[string]any, k string) ([]string, error) {
+	v, ok := d[k]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: want array of strings", k)
+	}
+	out := make([]string, 0, len(l))
+	for i, e := range l {
+		str, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d]: want string", k, i)
+		}
+		out = append(out, str)
+	}
+	return out, nil
+}
+
+func optStringMap(d map[string]any, k string) (map[string]string, error) {
+	v, ok := d[k]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: want object", k)
+	}
+	out := map[string]string{}
+	for name, e := range o {
+		str, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s.%s: want string", k, name)
+		}
+		out[name] = str
+	}
+	return out, nil
+}
+
+func optListMap(d map[string]any, k string) (map[string][]string, error) {
+	v, ok := d[k]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: want object", k)
+	}
+	out := map[string][]string{}
+	for name := range o {
+		l, err := optStrings(o, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%w", k, err)
+		}
+		out[name] = l
+	}
+	return out, nil
+}
+
+type key3 struct{ skill, intent, lang string }
+
+func readKey(d map[string]any, nameField string) (key3, error) {
+	skill, err := reqString(d, "skill_id")
+	if err != nil {
+		return key3{}, err
+	}
+	name, err := reqString(d, nameField)
+	if err != nil {
+		return key3{}, err
+	}
+	lang := ""
+	if v, ok := d["lang"]; ok {
+		l, ok := v.(string)
+		if !ok {
+			return key3{}, errors.New("lang: want string")
+		}
+		if l != "" {
+			if lang, err = NormalizeLang(l); err != nil {
+				return key3{}, err
+			}
+		}
+	}
+	return key3{skill, name, lang}, nil
+}
+
+// templateDef builds an engine definition from a REG-06 payload plus the
+// entities registered for the skill.
+func (s *Service) templateDef(sessionID string, d map[string]any) (TemplateIntent, error) {
+	k, err := readKey(d, "intent_name")
+	if err != nil {
+		return TemplateIntent{}, err
+	}
+	if k.lang == "" {
+		return TemplateIntent{}, errors.New("lang missing")
+	}
+	if reservedIntents[k.intent] {
+		return TemplateIntent{}, fmt.Errorf("intent_name %q is reserved (REG-06)", k.intent)
+	}
+	def := TemplateIntent{SessionID: sessionID, SkillID: k.skill, IntentName: k.intent, Lang: k.lang}
+	if def.Samples, err = optStrings(d, "samples"); err != nil {
+		return def, err
+	}
+	if len(def.Samples) == 0 {
+		return def, errors.New("samples missing or empty (REG-06)")
+	}
+	if def.Blacklist, err = optStrings(d, "blacklist"); err != nil {
+		return def, err
+	}
+	if def.RequiredSlots, err = optStrings(d, "required_slots"); err != nil {
+		return def, err
+	}
+	if def.SlotTypes, err = optStringMap(d, "slot_types"); err != nil {
+		return def, err
+	}
+	if def.SlotBlacklist, err = optListMap(d, "slot_blacklist"); err != nil {
+		return def, err
+	}
+	for ek, samples := range s.entities {
+		if ek.session == sessionID && ek.skill == k.skill && ek.lang == k.lang {
+			if def.Entities == nil {
+				def.Entities = map[string][]string{}
+			}
+			def.Entities[ek.entity] = samples
+		}
+	}
+	return def, nil
+}
+
+func (s *Service) registerTemplate(sessionID string, d map[string]any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	def, err := s.templateDef(sessionID, d)
+	if err != nil {
+		return err
+	}
+	if _, err := s.engine.Register(def); err != nil {
+		return err
+	}
+	s.manifest[manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, "template"}] = bus.CopyMap(d)
+	return nil
+}
+
+func (s *Service) registerEntity(sessionID string, d map[string]any) error {
+	k, err := readKey(d, "entity_name")
+	if err != nil {
+		return err
+	}
+	if k.lang == "" {
+		return errors.New("lang missing")
+	}
+	samples, err := optStrings(d, "samples")
+	if err != nil {
+		return err
+	}
+	var vals []string
+	for _, smp := range samples {
+		if _, _, err := Expand(smp, nil, ExpandOptions{}); err != nil {
+			s.log.Warn("entity sample skipped", "skill_id", k.skill, "entity_name", k.intent, "sample", smp, "err", err)
+			continue
+		}
+		vals = append(vals, smp)
+	}
+	if len(vals) == 0 {
+		return errors.New("samples missing, empty, or none yields a value (REG-07)")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entities[entityKey{sessionID, k.skill, k.intent, k.lang}] = vals
+	s.reindexSkill(sessionID, k.skill, k.lang)
+	return nil
+}
+
+// reindexSkill re-registers a skill's template intents after its entities
+// changed, so matching sees the new hints. s.mu must be held.
+func (s *Service) reindexSkill(sessionID, skill, lang string) {
+	for mk, payload := range s.manifest {
+		if mk.session != sessionID || mk.skill != skill || mk.lang != lang || mk.method != "template" {
+			continue
+		}
+		def, err := s.templateDef(sessionID, payload)
+		if err == nil {
+			_, err = s.engine.Register(def)
+		}
+		if err != nil {
+			s.log.Warn("re-indexing intent after an entity change", "skill_id", skill, "intent_name", mk.intent, "err", err)
+		}
+	}
+}
+
+func (s *Service) intentOp(topic, sessionID string, d map[string]any) error {
+	k, err := readKey(d, "intent_name")
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch topic {
+	case TopicDeregister:
+		s.engine.Deregister(sessionID, k.skill, k.intent, k.lang)
+		for mk := range s.manifest {
+			if mk.session == sessionID && mk.skill == k.skill && mk.intent == k.intent && (k.lang == "" || mk.lang == k.lang) {
+				delete(s.manifest, mk)
+			}
+		}
+	case TopicEnable, TopicDisable:
+		s.engine.SetEnabled(sessionID, k.skill, k.intent, k.lang, topic == TopicEnable)
+	}
+	return nil
+}
+
+func (s *Service) deregisterEntity(sessionID string, d map[string]any) error {
+	k, err := readKey(d, "entity_name")
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	langs := map[string]bool{}
+	for ek := range s.entities {
+		if ek.session == sessionID && ek.skill == k.skill && ek.entity == k.intent && (k.lang == "" || ek.lang == k.lang) {
+			delete(s.entities, ek)
+			langs[ek.lang] = true
+		}
+	}
+	for l := range langs {
+		s.reindexSkill(sessionID, k.skill, l)
+	}
+	return nil
+}
+
+func (s *Service) deregisterSkill(sessionID string, d map[string]any) error {
+	skill, err := reqString(d, "skill_id")
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.engine.RemoveSkill(sessionID, skill)
+	for mk := range s.manifest {
+		if mk.session == sessionID && mk.skill == skill {
+			delete(s.manifest, mk)
+		}
+	}
+	for ek := range s.entities {
+		if ek.session == sessionID && ek.skill == skill {
+			delete(s.entities, ek)
+		}
+	}
+	return nil
+}
+
+// list answers ovos.intent.list (REG-12).
+func (s *Service) list(d map[string]any) map[string]any {
+	skill, _ := d["skill_id"].(string)
+	lang, _ := d["lang"].(string)
+	lang = strings.ToLower(lang)
+	session, _ := d["session_id"].(string)
+	intents := []any{}
+	for _, r := range s.engine.Registrations(session) {
+		if (skill != "" && r.SkillID != skill) || (lang != "" && r.Lang != lang) {
+			continue
+		}
+		intents = append(intents, map[string]any{"skill_id": r.SkillID, "intent_name": r.IntentName,
+			"lang": r.Lang, "method": "template", "enabled": r.Enabled, "session_id": r.SessionID})
+	}
+	return map[string]any{"ok": true, "intents": intents}
+}
+
+// describe answers ovos.intent.describe (REG-13) from the manifest.
+func (s *Service) describe(d map[string]any) map[string]any {
+	skill, _ := d["skill_id"].(string)
+	if skill == "" {
+		return map[string]any{"ok": false, "error": "skill_id is required"}
+	}
+	intentName, _ := d["intent_name"].(string)
+	lang, _ := d["lang"].(string)
+	lang = strings.ToLower(lang)
+	method, _ := d["method"].(string)
+	session, _ := d["session_id"].(string)
+	s.mu.Lock()
+	var keys []manifestKey
+	known := false
+	for mk := range s.manifest {
+		if mk.skill != skill {
+			continue
+		}
+		known = true
+		if (intentName != "" && mk.intent != intentName) || (lang != "" && mk.lang != lang) ||
+			(method != "" && mk.method != method) ||
+			(session != "" && mk.session != session && mk.session != DefaultSession) {
+			continue
+		}
+		keys = append(keys, mk)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		return slices.Compare([]string{rank(a.session), a.session, a.intent, a.lang, a.method},
+			[]string{rank(b.session), b.session, b.intent, b.lang, b.method}) < 0
+	})
+	defs := []any{}
+	for _, k := range keys {
+		defs = append(defs, map[string]any{"skill_id": k.skill, "intent_name": k.intent, "lang": k.lang,
+			"method": k.method, "session_id": k.session, "definition": bus.CopyMap(s.manifest[k])})
+	}
+	s.mu.Unlock()
+	switch {
+	case !known:
+		return map[string]any{"ok": false, "error": fmt.Sprintf("unknown skill %q", skill)}
+	case len(defs) == 0:
+		return map[string]any{"ok": false, "error": "no definition matches"}
+	}
+	return map[string]any{"ok": true, "definitions": defs}
+}
+
+func rank(session string) string {
+	if session == DefaultSession {
+		return "0"
+	}
+	return "1"
+}

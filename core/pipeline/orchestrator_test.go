@@ -1,0 +1,411 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/session"
+)
+
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
+
+// scripted is a plugin with a fixed answer.
+type scripted struct {
+	id    string
+	match *Match
+	err   error
+	panic bool
+	delay time.Duration
+	calls int
+	mu    sync.Mutex
+}
+
+func (p *scripted) ID() string { return p.id }
+func (p *scripted) Match(ctx context.Context, u []string, lang string, _ session.Session) (*Match, error) {
+	p.mu.Lock()
+	p.calls++
+	p.mu.Unlock()
+	if p.panic {
+		panic("plugin bug")
+	}
+	if p.delay > 0 {
+		select {
+		case <-time.After(p.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if p.match == nil {
+		return nil, p.err
+	}
+	m := *p.match
+	if m.Utterance == "" {
+		m.Utterance = u[0]
+	}
+	if m.Lang == "" {
+		m.Lang = lang
+	}
+	return &m, p.err
+}
+
+// handlerFunc adapts a function to Invoker.
+type handlerFunc func(ctx context.Context, d Dispatch) (session.Session, error)
+
+func (f handlerFunc) Invoke(ctx context.Context, d Dispatch) (session.Session, error) { return f(ctx, d) }
+
+// recorder keeps every bus message in order.
+type recorder struct {
+	mu      sync.Mutex
+	msgs    []bus.Message
+	handled chan struct{}
+}
+
+func (r *recorder) handle(_ context.Context, m bus.Message) {
+	r.mu.Lock()
+	r.msgs = append(r.msgs, m)
+	r.mu.Unlock()
+	if m.Type == TopicHandled {
+		r.handled <- struct{}{}
+	}
+}
+
+func (r *recorder) waitHandled(t *testing.T, n int) []bus.Message {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		select {
+		case <-r.handled:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("waited for %d handled, got %d", n, i)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]bus.Message(nil), r.msgs...)
+}
+
+func topics(msgs []bus.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.Type)
+	}
+	return out
+}
+
+type rig struct {
+	bus *bus.Bus
+	o   *Orchestrator
+	rec *recorder
+}
+
+func newRig(t *testing.T, cfg Config) *rig {
+	t.Helper()
+	b := bus.New(bus.Options{})
+	rec := &recorder{handled: make(chan struct{}, 4096)}
+	_, err := b.Subscribe("*", rec.handle, bus.WithQueue(8192, bus.Block))
+	require.NoError(t, err)
+	cfg.Bus = b
+	if cfg.Defaults.Lang == "" {
+		cfg.Defaults = session.Defaults{Lang: "en-US", Pipeline: []string{"a", "b"}}
+	}
+	if cfg.Invoker == nil {
+		cfg.Invoker = handlerFunc(func(context.Context, Dispatch) (session.Session, error) { return session.Session{}, nil })
+	}
+	o, err := New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, o.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		assert.NoError(t, o.Close(ctx))
+		assert.NoError(t, b.Close(ctx))
+	})
+	return &rig{bus: b, o: o, rec: rec}
+}
+
+func (r *rig) utter(t *testing.T, data, ctx map[string]any) {
+	t.Helper()
+	if ctx == nil {
+		ctx = map[string]any{}
+	}
+	require.NoError(t, r.bus.Publish(context.Background(), bus.Message{Type: TopicHandle, Data: data, Context: ctx}))
+}
+
+func hello() map[string]any { return map[string]any{"utterances": []any{"hello"}} }
+
+func TestMatchedCompletes_SequenceA(t *testing.T) {
+	var got Dispatch
+	r := newRig(t, Config{
+		Plugins: []Plugin{&scripted{id: "a"}, &scripted{id: "b", match: &Match{SkillID: "greeter", IntentName: "hello", Slots: map[string]string{}}}},
+		Invoker: handlerFunc(func(ctx context.Context, d Dispatch) (session.Session, error) {
+			got = d
+			return session.Session{}, nil
+		}),
+	})
+	r.utter(t, hello(), map[string]any{"source": "console"})
+	msgs := r.rec.waitHandled(t, 1)
+	assert.Equal(t, []string{TopicHandle, TopicMatched, "greeter:hello", TopicHandlerStart, TopicHandlerDone, TopicHandled}, topics(msgs))
+
+	uid := msgs[1].ContextString(bus.KeyUtteranceID)
+	assert.NotEmpty(t, uid, "PIPE-02: utterance_id stamped")
+	for _, m := range msgs[1:] {
+		assert.Equal(t, uid, m.ContextString(bus.KeyUtteranceID), "PIPE-02: %s carries the utterance_id", m.Type)
+	}
+	matched := msgs[1]
+	assert.Equal(t, map[string]any{"skill_id": "greeter", "intent_name": "hello", "lang": "en-US",
+		"utterance": "hello", "slots": map[string]any{}, "pipeline_id": "b"}, matched.Data, "PIPE-25")
+	assert.Nil(t, matched.Context[bus.KeyDestination], "PIPE-25: matched is a broadcast")
+
+	d := msgs[2]
+	assert.Equal(t, map[string]any{"lang": "en-US", "utterance": "hello", "slots": map[string]any{}}, d.Data, "PIPE-18")
+	assert.Equal(t, "greeter", d.ContextString(bus.KeySkillID), "PIPE-18/REG-03: skill_id stamped")
+	assert.Equal(t, "b", d.ContextString(bus.KeyPipelineID))
+	assert.Equal(t, "console", d.Context[bus.KeyDestination], "PIPE-18: reply-derived, destination is the emitter")
+	assert.Equal(t, map[string]any{"skill_id": "greeter", "intent_name": "hello"}, msgs[3].Data, "PIPE-23")
+	assert.Equal(t, "greeter", got.SkillID)
+	assert.Equal(t, "b", got.PipelineID)
+
+	sess := msgs[5].Context[bus.KeySession].(map[string]any)
+	ah := sess["active_handlers"].([]any)
+	assert.Equal(t, "greeter", ah[0].(map[string]any)["skill_id"], "PIPE-19: matched skill pushed to the head")
+}
+
+func TestUnmatched_SequenceD(t *testing.T) {
+	tests := []struct {
+		name     string
+		defaults session.Defaults
+		plugins  []Plugin
+		data     map[string]any
+		sess     map[string]any
+		wantLang bool
+		wantErr  bool
+	}{
+		{"no plugin claims", session.Defaults{}, []Plugin{&scripted{id: "a"}, &scripted{id: "b"}}, hello(), nil, true, false},
+		{"empty effective pipeline (PIPE-13)", session.Defaults{Lang: "en-US"}, []Plugin{&scripted{id: "a"}}, hello(), nil, true, false},
+		{"every pipeline blacklisted (PIPE-13)", session.Defaults{}, []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}}},
+			hello(), map[string]any{"blacklisted_pipelines": []any{"a", "b"}}, true, false},
+		{"every candidate filtered (PIPE-09)", session.Defaults{}, []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}},
+			&scripted{id: "b", match: &Match{SkillID: "t", IntentName: "j", Slots: map[string]string{}}}},
+			hello(), map[string]any{"blacklisted_skills": []any{"s"}, "blacklisted_intents": []any{"t:j"}}, true, false},
+		{"empty utterance list (PIPE-17)", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": []any{}}, nil, false, false},
+		{"utterances missing", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{}, nil, false, true},
+		{"utterances wrong type", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": "hello"}, nil, false, true},
+		{"only an empty string", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": []any{""}}, nil, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, Config{Defaults: tt.defaults, Plugins: tt.plugins})
+			ctx := map[string]any{}
+			if tt.sess != nil {
+				ctx["session"] = tt.sess
+			}
+			r.utter(t, tt.data, ctx)
+			msgs := r.rec.waitHandled(t, 1)
+			assert.Equal(t, []string{TopicHandle, TopicUnmatched, TopicHandled}, topics(msgs))
+			_, hasLang := msgs[1].Data["lang"]
+			assert.Equal(t, tt.wantLang, hasLang, "PIPE-26: lang only when iteration ran")
+			_, hasErr := msgs[2].Data["error"]
+			assert.Equal(t, tt.wantErr, hasErr, "a bad entry says what was wrong")
+		})
+	}
+}
+
+func TestMalformedCarrier_SES08(t *testing.T) {
+	p := &scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}}
+	r := newRig(t, Config{Plugins: []Plugin{p}})
+	r.utter(t, hello(), map[string]any{"session": "default"})
+	msgs := r.rec.waitHandled(t, 1)
+	assert.Equal(t, []string{TopicHandle, TopicSessionRejected, TopicHandled}, topics(msgs))
+	assert.Equal(t, "malformed_carrier", msgs[1].Data["reason"])
+	assert.NotContains(t, msgs[1].Context, "session", "SES-08: rejection carries no session")
+	assert.NotContains(t, msgs[2].Context, "session")
+	assert.Equal(t, 0, p.calls, "no plugin sees a dropped message")
+}
+
+func TestHandlerFailures_SequenceBC(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler handlerFunc
+		want    string
+	}{
+		{"error", func(context.Context, Dispatch) (session.Session, error) { return session.Session{}, errors.New("skill broke") }, "skill broke"},
+		{"panic", func(context.Context, Dispatch) (session.Session, error) { panic("kaboom") }, "handler panicked: kaboom"},
+		{"timeout", func(ctx context.Context, _ Dispatch) (session.Session, error) { <-ctx.Done(); return session.Session{}, ctx.Err() }, "timed out"},
+		{"hang ignoring ctx", func(ctx context.Context, _ Dispatch) (session.Session, error) { time.Sleep(300 * time.Millisecond); return session.Session{}, nil }, "timed out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, Config{
+				Plugins:        []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}}},
+				Invoker:        tt.handler,
+				HandlerTimeout: 50 * time.Millisecond,
+			})
+			r.utter(t, hello(), nil)
+			msgs := r.rec.waitHandled(t, 1)
+			assert.Equal(t, []string{TopicHandle, TopicMatched, "s:i", TopicHandlerStart, TopicHandlerError, TopicHandled}, topics(msgs))
+			assert.Contains(t, msgs[4].Data["exception"], tt.want, "PIPE-23/24")
+		})
+	}
+}
+
+func TestPluginFailuresDecline_PIPE07_PIPE10_PIPE11(t *testing.T) {
+	good := &scripted{id: "good", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}}
+	tests := []struct {
+		name string
+		bad  Plugin
+	}{
+		{"raises", &scripted{id: "bad", err: errors.New("engine down")}},
+		{"panics", &scripted{id: "bad", panic: true}},
+		{"hangs past the match timeout", &scripted{id: "bad", delay: time.Hour, match: &Match{SkillID: "late", IntentName: "x", Slots: map[string]string{}}}},
+		{"empty skill_id", &scripted{id: "bad", match: &Match{IntentName: "i", Slots: map[string]string{}}}},
+		{"intent with colon", &scripted{id: "bad", match: &Match{SkillID: "s", IntentName: "a:b", Slots: map[string]string{}}}},
+		{"bad lang", &scripted{id: "bad", match: &Match{SkillID: "s", IntentName: "i", Lang: "??", Slots: map[string]string{}}}},
+		{"nil slots", &scripted{id: "bad", match: &Match{SkillID: "s", IntentName: "i"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, Config{
+				Defaults:     session.Defaults{Lang: "en-US", Pipeline: []string{"bad", "good"}},
+				Plugins:      []Plugin{tt.bad, good},
+				MatchTimeout: 30 * time.Millisecond,
+			})
+			r.utter(t, hello(), nil)
+			msgs := r.rec.waitHandled(t, 1)
+			require.Equal(t, []string{TopicHandle, TopicMatched, "s:i", TopicHandlerStart, TopicHandlerDone, TopicHandled}, topics(msgs))
+			assert.Equal(t, "good", msgs[1].Data["pipeline_id"])
+		})
+	}
+}
+
+func TestUpdatedSession_PIPE08(t *testing.T) {
+	r := newRig(t, Config{
+		Plugins: []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{},
+			UpdatedSession: map[string]any{"session_id": "other", "lang": "pt-PT"}}},
+			&scripted{id: "b"}},
+	})
+	r.utter(t, hello(), map[string]any{"session": map[string]any{"session_id": "kitchen"}})
+	msgs := r.rec.waitHandled(t, 1)
+	s := msgs[2].Context["session"].(map[string]any)
+	assert.Equal(t, "kitchen", s["session_id"], "an updated_session for another session is ignored")
+	assert.NotContains(t, s, "lang")
+
+	r2 := newRig(t, Config{
+		Plugins: []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{},
+			UpdatedSession: map[string]any{"session_id": "kitchen", "x": "y"}}}, &scripted{id: "b"}},
+	})
+	r2.utter(t, hello(), map[string]any{"session": map[string]any{"session_id": "kitchen", "gone": true}})
+	msgs = r2.rec.waitHandled(t, 1)
+	s = msgs[2].Context["session"].(map[string]any)
+	assert.Equal(t, "y", s["x"], "the winning match's snapshot is committed")
+	assert.NotContains(t, s, "gone", "SES2-02: the snapshot replaces wholesale")
+}
+
+func TestHandlerSessionCommitted_SES2_05(t *testing.T) {
+	r := newRig(t, Config{
+		Plugins: []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}}, &scripted{id: "b"}},
+		Invoker: handlerFunc(func(_ context.Context, d Dispatch) (session.Session, error) {
+			return d.Session.With("skill_note", "remembered")
+		}),
+	})
+	r.utter(t, hello(), nil)
+	msgs := r.rec.waitHandled(t, 1)
+	assert.Equal(t, "remembered", msgs[4].Context["session"].(map[string]any)["skill_note"], "complete carries the handler's session")
+	assert.Equal(t, "remembered", msgs[5].Context["session"].(map[string]any)["skill_note"], "SES2-04: handled carries the final session")
+	v, _ := r.o.DefaultSession().String("skill_note")
+	assert.Equal(t, "remembered", v, "SES2-01: the default session persists between utterances")
+}
+
+func TestNestedLifecycle_PIPE30(t *testing.T) {
+	// The outer handler waits for a second utterance to be handled before it
+	// returns: no deadlock, and each entry gets exactly one handled.
+	var r *rig
+	innerDone := make(chan struct{})
+	r = newRig(t, Config{
+		Plugins: []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}}, &scripted{id: "b"}},
+		Invoker: handlerFunc(func(ctx context.Context, d Dispatch) (session.Session, error) {
+			if d.Utterance == "outer" {
+				r.utter(t, map[string]any{"utterances": []any{"inner"}}, nil)
+				select {
+				case <-innerDone:
+				case <-ctx.Done():
+					return session.Session{}, ctx.Err()
+				}
+			} else {
+				close(innerDone)
+			}
+			return session.Session{}, nil
+		}),
+	})
+	r.utter(t, map[string]any{"utterances": []any{"outer"}}, nil)
+	msgs := r.rec.waitHandled(t, 2)
+	handled := 0
+	for _, m := range msgs {
+		if m.Type == TopicHandled {
+			handled++
+		}
+	}
+	assert.Equal(t, 2, handled)
+}
+
+func TestManyConcurrentLifecycles(t *testing.T) {
+	r := newRig(t, Config{
+		Plugins: []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "i", Slots: map[string]string{}}}, &scripted{id: "b"}},
+		Invoker: handlerFunc(func(ctx context.Context, d Dispatch) (session.Session, error) {
+			time.Sleep(time.Millisecond)
+			return d.Session.With("n", d.Utterance)
+		}),
+	})
+	const n = 300
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Named sessions so lifecycles do not share the default store.
+			_ = r.bus.Publish(context.Background(), bus.Message{Type: TopicHandle,
+				Data:    map[string]any{"utterances": []any{fmt.Sprint("u", i)}},
+				Context: map[string]any{"session": map[string]any{"session_id": fmt.Sprint("s", i)}}})
+		}()
+		if i%100 == 99 {
+			wg.Wait() // stay under the entry queue's bound
+		}
+	}
+	wg.Wait()
+	msgs := r.rec.waitHandled(t, n)
+	perUID := map[string][]string{}
+	for _, m := range msgs {
+		if uid := m.ContextString(bus.KeyUtteranceID); uid != "" {
+			perUID[uid] = append(perUID[uid], m.Type)
+		}
+	}
+	assert.Len(t, perUID, n)
+	for uid, ts := range perUID {
+		assert.Equal(t, []string{TopicMatched, "s:i", TopicHandlerStart, TopicHandlerDone, TopicHandled}, ts, uid)
+	}
+}
+
+func TestNewRejectsBadPlugins_PIPE04(t *testing.T) {
+	b := bus.New(bus.Options{})
+	defer b.Close(context.Background())
+	inv := handlerFunc(func(context.Context, Dispatch) (session.Session, error) { return session.Session{}, nil })
+	d := session.Defaults{Lang: "en-US"}
+	_, err := New(Config{Bus: b, Invoker: inv, Defaults: d, Plugins: []Plugin{&scripted{id: "a.b"}}})
+	assert.ErrorContains(t, err, "PIPE-04")
+	_, err = New(Config{Bus: b, Invoker: inv, Defaults: d, Plugins: []Plugin{&scripted{id: "a"}, &scripted{id: "a"}}})
+	assert.ErrorContains(t, err, "twice")
+	_, err = New(Config{Bus: b, Invoker: inv, Defaults: session.Defaults{Lang: "x"}})
+	assert.Error(t, err)
+}

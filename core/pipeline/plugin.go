@@ -1,0 +1,87 @@
+// Package pipeline is the utterance orchestrator (OVOS PIPELINE-1): it takes
+// ovos.utterance.handle, asks pipeline plugins for a match in the session's
+// order, dispatches the first surviving match to its skill handler with the
+// handler trio around it, and ends every lifecycle with exactly one
+// ovos.utterance.handled.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/openjibo/jibod/core/session"
+)
+
+// Topics the orchestrator consumes and produces (spec/ovos.md §12).
+const (
+	TopicHandle          = "ovos.utterance.handle"
+	TopicHandled         = "ovos.utterance.handled"
+	TopicCancelled       = "ovos.utterance.cancelled"
+	TopicMatched         = "ovos.intent.matched"
+	TopicUnmatched       = "ovos.intent.unmatched"
+	TopicHandlerStart    = "ovos.intent.handler.start"
+	TopicHandlerDone     = "ovos.intent.handler.complete"
+	TopicHandlerError    = "ovos.intent.handler.error"
+	TopicSpeak           = "ovos.utterance.speak"
+	TopicSessionRejected = "ovos.session.rejected"
+)
+
+// Match is a plugin's claim on an utterance (PIPE-06).
+type Match struct {
+	SkillID    string
+	IntentName string
+	Lang       string
+	Slots      map[string]string
+	// Utterance is the winning candidate, verbatim.
+	Utterance string
+	// UpdatedSession, when set, is a complete snapshot committed only if
+	// this match wins (PIPE-08, SES2-02).
+	UpdatedSession map[string]any
+	// Confidence and Why are informational (DEF-11: unspecified by OVOS).
+	Confidence float64
+	Why        string
+}
+
+// Plugin is one pipeline stage (PIPE-05). Match must honour ctx: the
+// orchestrator abandons a call at its deadline and ignores any late answer.
+type Plugin interface {
+	ID() string
+	Match(ctx context.Context, utterances []string, lang string, s session.Session) (*Match, error)
+}
+
+var pipelineIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// ValidatePluginID checks PIPE-04: non-empty, [A-Za-z0-9_-]+.
+func ValidatePluginID(id string) error {
+	if !pipelineIDPattern.MatchString(id) {
+		return fmt.Errorf("pipeline id %q: want [A-Za-z0-9_-]+ (PIPE-04)", id)
+	}
+	return nil
+}
+
+// errMalformedMatch marks a Match that counts as a silent decline (PIPE-07).
+var errMalformedMatch = errors.New("malformed match")
+
+// validate applies PIPE-07 to a plugin's Match.
+func (m *Match) validate() error {
+	switch {
+	case m.SkillID == "":
+		return fmt.Errorf("%w: skill_id empty", errMalformedMatch)
+	case strings.Contains(m.SkillID, ":"):
+		return fmt.Errorf("%w: skill_id %q contains ':'", errMalformedMatch, m.SkillID)
+	case m.IntentName == "":
+		return fmt.Errorf("%w: intent_name empty", errMalformedMatch)
+	case strings.Contains(m.IntentName, ":"):
+		return fmt.Errorf("%w: intent_name %q contains ':'", errMalformedMatch, m.IntentName)
+	case !session.ValidLang(m.Lang):
+		return fmt.Errorf("%w: lang %q is not BCP-47", errMalformedMatch, m.Lang)
+	case m.Slots == nil:
+		return fmt.Errorf("%w: slots missing", errMalformedMatch)
+	case m.Utterance == "":
+		return fmt.Errorf("%w: utterance empty", errMalformedMatch)
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package skill
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/jcp"
+)
+
+// fakeSkill answers with a function of the request.
+type fakeSkill struct {
+	id     string
+	handle func(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
+	mu     sync.Mutex
+	reqs   []*protocol.Request
+}
+
+func (f *fakeSkill) Manifest() Manifest { return Manifest{ID: f.id, Name: f.id} }
+func (f *fakeSkill) Locale() fs.FS      { return nil }
+func (f *fakeSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	return f.handle(ctx, req)
+}
+
+// voice records what the body says.
+type voice struct {
+	mu   sync.Mutex
+	said []string
+}
+
+func (v *voice) Say(_ context.Context, text string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.said = append(v.said, text)
+	return nil
+}
+
+func say(t *testing.T, req *protocol.Request, b jcp.Behavior) *protocol.Response {
+	a, err := ActionJSON(jcp.NewAction(b))
+	require.NoError(t, err)
+	return protocol.NewSkillAction(req, protocol.Skill("s"), a, true)
+}
+
+type hostRig struct {
+	host  *Host
+	bus   *bus.Bus
+	voice *voice
+	msgs  chan bus.Message
+}
+
+func newHostRig(t *testing.T, skills ...Skill) *hostRig {
+	b := bus.New(bus.Options{})
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	v := &voice{}
+	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: v})
+	require.NoError(t, err)
+	h, err := NewHost(HostConfig{Bus: b, Body: ex, SkillTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	for _, s := range skills {
+		require.NoError(t, h.Add(s))
+	}
+	msgs := make(chan bus.Message, 100)
+	_, err = b.Subscribe(pipeline.TopicSpeak, func(_ context.Context, m bus.Message) { msgs <- m })
+	require.NoError(t, err)
+	return &hostRig{host: h, bus: b, voice: v, msgs: msgs}
+}
+
+func dispatch(skillID, intentName string) pipeline.Dispatch {
+	m := bus.Message{Type: skillID + ":" + intentName, Data: map[string]any{},
+		Context: map[string]any{"skill_id": skillID, "destination": "console", "utterance_id": "u1"}}
+	return pipeline.Dispatch{Message: m, SkillID: skillID, IntentName: intentName, Lang: "en-US",
+		Utterance: "what time is it", Slots: map[string]string{"place": "kitchen"}}
+}
+
+func TestInvokeSendsListenLaunchAndRunsAction(t *testing.T) {
+	s := &fakeSkill{id: "s", handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+		return say(t, req, jcp.Sequence(jcp.Say("one"), jcp.Question("two?", "s/answer"))), nil
+	}}
+	r := newHostRig(t, s)
+	_, err := r.host.Invoke(context.Background(), dispatch("s", "ask"))
+	require.NoError(t, err)
+
+	require.Len(t, s.reqs, 1)
+	req := s.reqs[0]
+	assert.Equal(t, protocol.TypeListenLaunch, req.Type, "§2.2")
+	assert.Equal(t, "ask", req.Data.Result.NLU.IntentName())
+	assert.Equal(t, map[string]any{"place": "kitchen"}, req.Data.Result.NLU.Entities, "slots become entities")
+	assert.Equal(t, "what time is it", req.Data.Result.ASR.Text)
+	assert.Equal(t, "s", req.Data.Skill.Name())
+	assert.Equal(t, "en-US", req.Data.General.Lang)
+	assert.NoError(t, req.Validate())
+
+	assert.Equal(t, []string{"one", "two?"}, r.voice.said)
+	first, second := <-r.msgs, <-r.msgs
+	assert.Equal(t, "one", first.Data["utterance"])
+	assert.Equal(t, false, first.Data["listen"])
+	assert.Equal(t, "two?", second.Data["utterance"])
+	assert.Equal(t, true, second.Data["listen"], "CONV-08: a question's speak says listen")
+	assert.Equal(t, "s", first.ContextString(bus.KeySkillID), "PIPE-28: derived from the dispatch")
+	assert.Equal(t, "u1", first.ContextString(bus.KeyUtteranceID))
+}
+
+func TestInvokeFailures(t *testing.T) {
+	okSkill := func(id string) *fakeSkill {
+		return &fakeSkill{id: id, handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return protocol.NewSkillAction(req, protocol.Skill(id), json.RawMessage(`{"type":"JCP","config":{"version":"2.0","jcp":{"id":"a","type":"SLIM","config":{"play":{"id":"b","type":"PLAY","esml":"redirected"}}}}}`), true), nil
+		}}
+	}
+	tests := []struct {
+		name   string
+		handle func(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
+		want   string
+		said   []string
+	}{
+		{"skill error response", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return protocol.NewError(req, "no weather today"), nil
+		}, "skill s: no weather today", nil},
+		{"go error", func(context.Context, *protocol.Request) (*protocol.Response, error) {
+			return nil, errors.New("db down")
+		}, "skill s: db down", nil},
+		{"panic", func(context.Context, *protocol.Request) (*protocol.Response, error) { panic("bug") }, "skill s panicked: bug", nil},
+		{"timeout", func(ctx context.Context, _ *protocol.Request) (*protocol.Response, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}, "no answer within 100ms", nil},
+		{"nil response", func(context.Context, *protocol.Request) (*protocol.Response, error) { return nil, nil }, "returned no response", nil},
+		{"invalid action refused whole", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return protocol.NewSkillAction(req, protocol.Skill("s"), json.RawMessage(`{"type":"JCP","config":{"jcp":{"id":"x","type":"SEQUENCE","children":[{"id":"a","type":"SLIM","config":{"play":{"id":"b","type":"PLAY","esml":"never said"}}},{"id":"c","type":"DANCE"}]}}}`), true), nil
+		}, "refused its action", nil},
+		{"redirect followed", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return protocol.NewRedirect(req, "t", nil, protocol.Skill("s")), nil
+		}, "", []string{"redirected"}},
+		{"redirect to unknown skill", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return protocol.NewRedirect(req, "nobody", nil, protocol.Skill("s")), nil
+		}, "redirect to unknown skill", nil},
+		{"null action ends the skill quietly", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return protocol.NewSkillEnd(req, protocol.Skill("s")), nil
+		}, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newHostRig(t, &fakeSkill{id: "s", handle: tt.handle}, okSkill("t"))
+			_, err := r.host.Invoke(context.Background(), dispatch("s", "x"))
+			if tt.want == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.want)
+			}
+			assert.Equal(t, tt.said, r.voice.said, "nothing of a refused action runs")
+		})
+	}
+}
+
+func TestRedirectLoopRefused(t *testing.T) {
+	loop := func(to string) func(context.Context, *protocol.Request) (*protocol.Response, error) {
+		return func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return protocol.NewRedirect(req, to, nil, protocol.Skill("x")), nil
+		}
+	}
+	r := newHostRig(t, &fakeSkill{id: "a", handle: loop("b")}, &fakeSkill{id: "b", handle: loop("a")})
+	_, err := r.host.Invoke(context.Background(), dispatch("a", "x"))
+	assert.ErrorContains(t, err, "only 1 allowed")
+}
+
+func TestAddValidates(t *testing.T) {
+	r := newHostRig(t)
+	assert.Error(t, r.host.Add(&fakeSkill{id: "Bad:Id"}))
+	require.NoError(t, r.host.Add(&fakeSkill{id: "ok"}))
+	assert.ErrorContains(t, r.host.Add(&fakeSkill{id: "ok"}), "already exists")
+	_, err := r.host.Invoke(context.Background(), dispatch("missing", "x"))
+	assert.ErrorContains(t, err, "no skill")
+}

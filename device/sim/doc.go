@@ -1,0 +1,13 @@
+// Package sim simulates Jibo's body: a speaker that takes realistic time to
+// talk, a light ring and the three motor axes. The devices satisfy the
+// interfaces in package device, keep their state observable, and report
+// every action as a device.Event, so the whole runtime can run and be tested
+// on a machine with no robot attached.
+//
+// Time: the speaker waits on real timers (a words-per-minute rate; 0 speaks
+// instantly) and the motors compute their position from a clock when read.
+// Inside a testing/synctest bubble both run on the bubble's fake clock, so
+// tests of timing are instant and deterministic.
+//
+// The simulated devices start no goroutines of their own.
+package sim

@@ -1,0 +1,315 @@
+package jcp
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"unicode/utf8"
+)
+
+// Validate checks an action built in Go by the rules ParseAction applies to
+// one read from the wire, and returns a *FieldError naming the first
+// problem by its JSON path. Unlike ParseAction it does not invent missing
+// ids: every behaviour needs one.
+func (a *Action) Validate() error {
+	if a == nil {
+		return errors.New("action is nil")
+	}
+	if err := checkString("config.version", a.Version); err != nil {
+		return err
+	}
+	v := validator{ids: map[string]string{}}
+	return v.behavior("config.jcp", a.Behavior, 1)
+}
+
+// validator walks a tree once, tracking ids and the behaviour count.
+type validator struct {
+	ids   map[string]string // id -> path of its first use
+	count int
+}
+
+// isNil reports whether b is nil or a typed nil pointer.
+func isNil(b Behavior) bool {
+	switch b := b.(type) {
+	case nil:
+		return true
+	case *SLIM:
+		return b == nil
+	case *Play:
+		return b == nil
+	case *Listen:
+		return b == nil
+	case *Display:
+		return b == nil
+	case *SequenceBehavior:
+		return b == nil
+	case *ParallelBehavior:
+		return b == nil
+	case *SetPresentPerson:
+		return b == nil
+	case *ImpactEmotion:
+		return b == nil
+	}
+	return false
+}
+
+// common checks what every behaviour shares and accounts for it.
+func (v *validator) common(path string, b Behavior, depth int) error {
+	if depth > MaxDepth {
+		return fieldErr(path, "nested deeper than %d behaviours", MaxDepth)
+	}
+	v.count++
+	if v.count > MaxBehaviors {
+		return fieldErr(path, "more than %d behaviours in one action", MaxBehaviors)
+	}
+	id := b.BehaviorID()
+	switch {
+	case id == "":
+		return fieldErr(join(path, "id"), "missing")
+	case len(id) > MaxIDBytes:
+		return fieldErr(join(path, "id"), "is %d bytes, limit %d", len(id), MaxIDBytes)
+	case !utf8.ValidString(id):
+		return fieldErr(join(path, "id"), "is not valid UTF-8")
+	}
+	if first, dup := v.ids[id]; dup {
+		return fieldErr(join(path, "id"), "duplicate id %q (first used at %s)", id, first)
+	}
+	v.ids[id] = path
+	return nil
+}
+
+func (v *validator) behavior(path string, b Behavior, depth int) error {
+	if isNil(b) {
+		return fieldErr(path, "missing")
+	}
+	switch b := b.(type) {
+	case *Play, *Listen, *Display:
+		return fieldErr(join(path, "type"), "%s is only allowed inside a SLIM's config", b.BehaviorType())
+	}
+	if err := v.common(path, b, depth); err != nil {
+		return err
+	}
+	switch b := b.(type) {
+	case *SLIM:
+		if err := checkRaw(join(path, "meta"), b.Meta); err != nil {
+			return err
+		}
+		return v.slim(path, b, depth)
+	case *SequenceBehavior:
+		if err := checkRaw(join(path, "meta"), b.Meta); err != nil {
+			return err
+		}
+		return v.children(path, b.Children, depth)
+	case *ParallelBehavior:
+		if err := checkRaw(join(path, "meta"), b.Meta); err != nil {
+			return err
+		}
+		return v.children(path, b.Children, depth)
+	case *SetPresentPerson:
+		return checkSetPresentPerson(path, b)
+	case *ImpactEmotion:
+		return checkImpactEmotion(path, b)
+	}
+	return fieldErr(join(path, "type"), "unknown behaviour type %q", b.BehaviorType())
+}
+
+func (v *validator) children(path string, children []Behavior, depth int) error {
+	cp := join(path, "children")
+	if len(children) == 0 {
+		return fieldErr(cp, "must not be empty")
+	}
+	for i, c := range children {
+		if err := v.behavior(index(cp, i), c, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *validator) slim(path string, s *SLIM, depth int) error {
+	cfg := join(path, "config")
+	if s.Play == nil && s.Listen == nil && s.Display == nil {
+		return fieldErr(cfg, "needs at least one of play, listen or display")
+	}
+	if s.Play != nil {
+		p := join(cfg, "play")
+		if err := v.common(p, s.Play, depth+1); err != nil {
+			return err
+		}
+		if err := checkPlay(p, s.Play); err != nil {
+			return err
+		}
+	}
+	if s.Listen != nil {
+		p := join(cfg, "listen")
+		if err := v.common(p, s.Listen, depth+1); err != nil {
+			return err
+		}
+		if err := checkListen(p, s.Listen); err != nil {
+			return err
+		}
+	}
+	if s.Display != nil {
+		p := join(cfg, "display")
+		if err := v.common(p, s.Display, depth+1); err != nil {
+			return err
+		}
+		if err := checkDisplay(p, s.Display); err != nil {
+			return err
+		}
+	}
+	if s.Options != nil {
+		switch m := s.Options.DisplayMode; m {
+		case "", DisplayStartOnPlay, DisplayStartOnListen:
+		default:
+			return fieldErr(join(path, "options.displayMode"), "%q is not one of %s, %s", m, DisplayStartOnPlay, DisplayStartOnListen)
+		}
+	}
+	return nil
+}
+
+func checkPlay(path string, p *Play) error {
+	ep := join(path, "esml")
+	if len(p.ESML) > MaxESMLBytes {
+		return fieldErr(ep, "is %d bytes, limit %d", len(p.ESML), MaxESMLBytes)
+	}
+	if _, err := ParseESML(p.ESML); err != nil {
+		return fieldErr(ep, "%v", err)
+	}
+	if err := checkRaw(join(path, "autoRuleConfig"), p.AutoRuleConfig, kindObject, kindBool); err != nil {
+		return err
+	}
+	if err := checkRaw(join(path, "speakOptions"), p.SpeakOptions, kindObject); err != nil {
+		return err
+	}
+	return checkRaw(join(path, "meta"), p.Meta)
+}
+
+func checkListen(path string, l *Listen) error {
+	cp := join(path, "contexts")
+	switch n := len(l.Contexts); {
+	case n == 0:
+		return fieldErr(cp, "must not be empty")
+	case n > MaxContexts:
+		return fieldErr(cp, "%d contexts, limit %d", n, MaxContexts)
+	}
+	for i, c := range l.Contexts {
+		if c == "" {
+			return fieldErr(index(cp, i), "must not be empty")
+		}
+		if err := checkString(index(cp, i), c); err != nil {
+			return err
+		}
+	}
+	if err := checkRaw(join(path, "intents"), l.Intents, kindArray); err != nil {
+		return err
+	}
+	return checkRaw(join(path, "meta"), l.Meta)
+}
+
+func checkDisplay(path string, d *Display) error {
+	if err := checkString(join(path, "name"), d.Name); err != nil {
+		return err
+	}
+	if d.View == nil {
+		return fieldErr(join(path, "view"), "missing")
+	}
+	if err := checkRaw(join(path, "view"), d.View, kindObject); err != nil {
+		return err
+	}
+	if d.Layer != nil && (*d.Layer < 0 || *d.Layer > MaxDisplayLayer) {
+		return fieldErr(join(path, "layer"), "%d is outside 0..%d", *d.Layer, MaxDisplayLayer)
+	}
+	if err := checkRaw(join(path, "onCancel"), d.OnCancel, kindArray); err != nil {
+		return err
+	}
+	switch d.Overlay {
+	case "", OverlayDim, OverlayClear:
+	default:
+		return fieldErr(join(path, "overlay"), "%q is not one of %s, %s", d.Overlay, OverlayDim, OverlayClear)
+	}
+	return checkRaw(join(path, "meta"), d.Meta)
+}
+
+func checkSetPresentPerson(path string, s *SetPresentPerson) error {
+	if s.LooperID == "" {
+		return fieldErr(join(path, "looperId"), "missing")
+	}
+	if err := checkString(join(path, "looperId"), s.LooperID); err != nil {
+		return err
+	}
+	switch s.Source {
+	case SourceVoice, SourceFace, SourceUserOverride:
+	case "":
+		return fieldErr(join(path, "source"), "missing")
+	default:
+		return fieldErr(join(path, "source"), "%q is not one of %s, %s, %s", s.Source, SourceVoice, SourceFace, SourceUserOverride)
+	}
+	if c := s.Confidence; math.IsNaN(c) || c < 0 || c > MaxPresentPersonConfidence {
+		return fieldErr(join(path, "confidence"), "%g is outside 0..%d", c, MaxPresentPersonConfidence)
+	}
+	return checkRaw(join(path, "meta"), s.Meta)
+}
+
+func checkImpactEmotion(path string, e *ImpactEmotion) error {
+	for _, f := range []struct {
+		key string
+		v   Impact
+	}{{"valence", e.Valence}, {"confidence", e.Confidence}} {
+		if f.v != "" && !f.v.valid() {
+			return fieldErr(join(path, f.key), "%q is not one of %s, %s, %s, %s, %s, %s, %s", f.v,
+				ImpactNone, ImpactLowPos, ImpactMediumPos, ImpactHighPos, ImpactLowNeg, ImpactMediumNeg, ImpactHighNeg)
+		}
+	}
+	return checkRaw(join(path, "meta"), e.Meta)
+}
+
+// checkString enforces MaxStringBytes and UTF-8 on a free-form string.
+func checkString(path, s string) error {
+	if len(s) > MaxStringBytes {
+		return fieldErr(path, "is %d bytes, limit %d", len(s), MaxStringBytes)
+	}
+	if !utf8.ValidString(s) {
+		return fieldErr(path, "is not valid UTF-8")
+	}
+	return nil
+}
+
+// checkRaw checks that a raw JSON field, when present, is valid JSON of one
+// of the wanted kinds (any kind when none are given).
+func checkRaw(path string, raw json.RawMessage, want ...kind) error {
+	if raw == nil {
+		return nil
+	}
+	if !json.Valid(raw) {
+		return fieldErr(path, "is not valid JSON")
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	k := kindOf(raw)
+	for _, w := range want {
+		if k == w {
+			return nil
+		}
+	}
+	if len(want) == 1 {
+		return fieldErr(path, "is %s, want %s", k, want[0])
+	}
+	return fieldErr(path, "is %s, want %s", k, joinKinds(want))
+}
+
+func joinKinds(ks []kind) string {
+	s := ""
+	for i, k := range ks {
+		switch {
+		case i == 0:
+		case i == len(ks)-1:
+			s += " or "
+		default:
+			s += ", "
+		}
+		s += string(k)
+	}
+	return s
+}

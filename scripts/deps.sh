@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what building and testing jibod needs on a Debian 12 machine that
+# has Go. Idempotent: a tool already present is not installed again.
+#
+#   scripts/deps.sh          tools for `make test` (qemu-user, file)
+#   scripts/deps.sh --run    nothing beyond Go is needed to run the sim board
+set -euo pipefail
+
+need_go() {
+	if ! command -v go >/dev/null 2>&1; then
+		for d in /usr/local/go/bin "$HOME/go/bin"; do
+			[ -x "$d/go" ] && export PATH="$d:$PATH"
+		done
+	fi
+	command -v go >/dev/null 2>&1 || { echo "deps: Go is required (https://go.dev/dl); none found on PATH" >&2; exit 1; }
+}
+
+apt_install() {
+	# Install the Debian packages named, skipping ones already installed.
+	local missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	local sudo=""
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null 2>&1 || { echo "deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+		sudo="sudo"
+	fi
+	echo "deps: installing ${missing[*]}" >&2
+	# A stale or missing package list is the usual cause of "unable to locate".
+	$sudo apt-get update -qq || echo "deps: apt-get update reported errors; trying the install anyway" >&2
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+need_go
+case "${1:-}" in
+--run) ;;
+*)
+	apt_install qemu-user-static file gcc libc6-dev # gcc: go test -race needs cgo
+	for q in qemu-aarch64-static qemu-arm-static; do
+		command -v "$q" >/dev/null 2>&1 || { echo "deps: $q missing after install" >&2; exit 1; }
+	done
+	;;
+esac
