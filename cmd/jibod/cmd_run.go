@@ -30,7 +30,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	wpm := fs.Int("speak-wpm", -1, "sim speaker rate in words per minute, 0 = instant (default: the profile's)")
 	lang := fs.String("lang", "en-US", "default language")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

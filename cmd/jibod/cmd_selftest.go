@@ -31,7 +31,7 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.SetOutput(stderr)
 	boardName := fs.String("board", "sim", "board profile to test (a built-in name or a file)")
 	logLevel := fs.String("log-level", "error", "log level for the runtime under test")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	log, err := newLogger(stderr, *logLevel)
@@ -44,7 +44,7 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "jibod %s selftest on the %s board\n", version, *boardName)
 	r, err := newRobot(ctx, robotConfig{Board: *boardName, SpeakWPM: 0, Log: log})
 	if err != nil {
-		fmt.Fprintf(stdout, "FAIL start the runtime: %v\n", err)
+		fmt.Fprintf(stdout, "[FAIL] start the runtime: %v\n", err)
 		return errors.New("selftest failed")
 	}
 	u, err := newUtterer(r.bus, "selftest")
@@ -57,21 +57,21 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		detail, err := c.run(ctx, r, u)
 		if err != nil {
 			failed++
-			fmt.Fprintf(stdout, "FAIL %s: %v\n", c.name, err)
+			fmt.Fprintf(stdout, "[FAIL] %s: %v\n", c.name, err)
 			continue
 		}
 		passed++
-		fmt.Fprintf(stdout, "ok   %s: %s\n", c.name, detail)
+		fmt.Fprintf(stdout, "[pass] %s: %s\n", c.name, detail)
 	}
 	u.Close()
 	closeCtx, cancelClose := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancelClose()
 	if err := r.Close(closeCtx); err != nil {
 		failed++
-		fmt.Fprintf(stdout, "FAIL shut down cleanly: %v\n", err)
+		fmt.Fprintf(stdout, "[FAIL] shut down cleanly: %v\n", err)
 	} else {
 		passed++
-		fmt.Fprintf(stdout, "ok   shut down cleanly\n")
+		fmt.Fprintf(stdout, "[pass] shut down cleanly\n")
 	}
 	fmt.Fprintf(stdout, "selftest: %d passed, %d failed\n", passed, failed)
 	if failed > 0 {

@@ -65,7 +65,9 @@ func (p *scripted) Match(ctx context.Context, u []string, lang string, _ session
 // handlerFunc adapts a function to Invoker.
 type handlerFunc func(ctx context.Context, d Dispatch) (session.Session, error)
 
-func (f handlerFunc) Invoke(ctx context.Context, d Dispatch) (session.Session, error) { return f(ctx, d) }
+func (f handlerFunc) Invoke(ctx context.Context, d Dispatch) (session.Session, error) {
+	return f(ctx, d)
+}
 
 // recorder keeps every bus message in order.
 type recorder struct {
@@ -241,10 +243,18 @@ func TestHandlerFailures_SequenceBC(t *testing.T) {
 		handler handlerFunc
 		want    string
 	}{
-		{"error", func(context.Context, Dispatch) (session.Session, error) { return session.Session{}, errors.New("skill broke") }, "skill broke"},
+		{"error", func(context.Context, Dispatch) (session.Session, error) {
+			return session.Session{}, errors.New("skill broke")
+		}, "skill broke"},
 		{"panic", func(context.Context, Dispatch) (session.Session, error) { panic("kaboom") }, "handler panicked: kaboom"},
-		{"timeout", func(ctx context.Context, _ Dispatch) (session.Session, error) { <-ctx.Done(); return session.Session{}, ctx.Err() }, "timed out"},
-		{"hang ignoring ctx", func(ctx context.Context, _ Dispatch) (session.Session, error) { time.Sleep(300 * time.Millisecond); return session.Session{}, nil }, "timed out"},
+		{"timeout", func(ctx context.Context, _ Dispatch) (session.Session, error) {
+			<-ctx.Done()
+			return session.Session{}, ctx.Err()
+		}, "timed out"},
+		{"hang ignoring ctx", func(ctx context.Context, _ Dispatch) (session.Session, error) {
+			time.Sleep(300 * time.Millisecond)
+			return session.Session{}, nil
+		}, "timed out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

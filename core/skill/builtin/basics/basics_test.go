@@ -1,0 +1,124 @@
+package basics
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/jcp"
+)
+
+var nineThirty = func() time.Time { return time.Date(2026, 3, 1, 21, 30, 0, 0, time.UTC) }
+
+func launch(intentName, lang string) *protocol.Request {
+	return protocol.NewListenLaunch(protocol.Context{General: protocol.GeneralData{Lang: lang}, Skill: protocol.Skill(ID)},
+		protocol.NLUFromSlots(intentName, nil, nil), protocol.ASRResult{Text: "x", Confidence: 1}, nil)
+}
+
+func spoken(t *testing.T, resp *protocol.Response) string {
+	t.Helper()
+	require.Equal(t, protocol.TypeSkillAction, resp.Type)
+	require.NoError(t, resp.Validate())
+	a, err := jcp.ParseAction(resp.Action.Action)
+	require.NoError(t, err)
+	slim, ok := a.Behavior.(*jcp.SLIM)
+	require.True(t, ok, "answers with one SLIM")
+	return slim.Play.ESML
+}
+
+func TestHandle(t *testing.T) {
+	s, err := New(Options{Now: nineThirty, Rand: func(int) int { return 0 }})
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	resp, err := s.Handle(ctx, launch(IntentGreet, "en-US"))
+	require.NoError(t, err)
+	assert.Equal(t, "Hello! It's nice to see you.", spoken(t, resp))
+
+	resp, err = s.Handle(ctx, launch(IntentTimeNow, "en-US"))
+	require.NoError(t, err)
+	assert.Equal(t, "It's 9:30 PM.", spoken(t, resp), "the {time} slot is filled")
+	assert.True(t, *resp.Action.Final)
+
+	tests := []struct {
+		name string
+		req  *protocol.Request
+		want string
+	}{
+		{"unknown intent", launch("dance", "en-US"), `has no intent "dance"`},
+		{"unsupported language", launch(IntentGreet, "pt-PT"), `does not speak "pt-PT"`},
+		{"update without a conversation", protocol.NewListenUpdate(protocol.Context{General: protocol.GeneralData{Lang: "en-US"}},
+			protocol.NLUFromSlots("greet", nil, nil), protocol.ASRResult{}), "LISTEN_LAUNCH only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := s.Handle(ctx, tt.req)
+			require.NoError(t, err)
+			require.Equal(t, protocol.TypeError, resp.Type)
+			assert.Contains(t, resp.Error.Message, tt.want)
+		})
+	}
+}
+
+// TestRegistersAndMatches loads the skill's locale through the real
+// registration topics and intent service, then matches phrasings.
+func TestRegistersAndMatches(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b := bus.New(bus.Options{Logger: log})
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	engine := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
+	svc := intent.NewService(b, engine, log)
+	require.NoError(t, svc.Start())
+	t.Cleanup(svc.Close)
+
+	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voiceFunc(func(context.Context, string) error { return nil })})
+	require.NoError(t, err)
+	h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex, Logger: log})
+	require.NoError(t, err)
+	s, err := New(Options{})
+	require.NoError(t, err)
+	require.NoError(t, h.Add(s))
+	require.NoError(t, h.Register(context.Background()), "REG-06 payloads accepted")
+
+	plugins := intent.TemplatePlugins(engine)
+	tests := []struct {
+		utterance string
+		intent    string
+	}{
+		{"hello", IntentGreet},
+		{"Hey there, Jibo!", IntentGreet},
+		{"good morning jibo", IntentGreet},
+		{"what time is it", IntentTimeNow},
+		{"What's the time right now?", IntentTimeNow},
+		{"can you tell me what time it is", IntentTimeNow},
+		{"current time please", IntentTimeNow},
+		{"flibbertigibbet", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.utterance, func(t *testing.T) {
+			m, err := plugins[0].Match(context.Background(), []string{tt.utterance}, "en-US", session.Empty())
+			require.NoError(t, err)
+			if tt.intent == "" {
+				assert.Nil(t, m)
+				return
+			}
+			require.NotNil(t, m, "templates-high claims %q", tt.utterance)
+			assert.Equal(t, ID, m.SkillID)
+			assert.Equal(t, tt.intent, m.IntentName)
+		})
+	}
+}
+
+type voiceFunc func(context.Context, string) error
+
+func (f voiceFunc) Say(ctx context.Context, s string) error { return f(ctx, s) }
