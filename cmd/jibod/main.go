@@ -28,6 +28,7 @@ const usage = `jibod: the Jibo-style robot runtime
 Usage:
   jibod run [flags]        start the robot; see 'jibod run -h'
   jibod selftest [flags]   exercise the chain on the sim board; exit 0 only if it works
+  jibod intents ...        intent tools for skill authors (expand, match, eval)
   jibod version            print the version
 
 `
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "selftest":
 		err = cmdSelftest(ctx, args[1:], stdout, stderr)
+	case "intents":
+		err = cmdIntents(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "jibod %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":
