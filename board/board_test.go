@@ -90,7 +90,10 @@ func TestParseProfileErrors(t *testing.T) {
 		{"wpm fraction", func(p map[string]any) { speaker(p)["wpm"] = 150.5 }, "devices.speaker.wpm: is 150.5, want a whole number"},
 		{"wpm string", func(p map[string]any) { speaker(p)["wpm"] = "fast" }, "devices.speaker.wpm: is a string, want a whole number"},
 		{"wpm too fast", func(p map[string]any) { speaker(p)["wpm"] = 5000 }, "devices.speaker.wpm: 5000 is outside 0..1000"},
-		{"ring driver", func(p map[string]any) { ring(p)["driver"] = "apa102" }, `devices.ledRing.driver: unknown driver "apa102" (available: sim)`},
+		{"ring driver", func(p map[string]any) { ring(p)["driver"] = "ws2812" }, `devices.ledRing.driver: unknown driver "ws2812" (available: apa102, sim)`},
+		{"apa102 needs a bus", func(p map[string]any) { ring(p)["driver"] = "apa102" }, `devices.ledRing.bus: missing (driver "apa102" needs it)`},
+		{"brightness with sim", func(p map[string]any) { ring(p)["brightness"] = 10 }, `devices.ledRing.brightness: not used by driver "sim"`},
+		{"fps", func(p map[string]any) { ring(p)["fps"] = 500 }, "devices.ledRing.fps: 500 is outside 1..200"},
 		{"ring bus with sim", func(p map[string]any) { ring(p)["bus"] = "SPI0.0" }, `devices.ledRing.bus: not used by driver "sim"`},
 		{"ring pixels", func(p map[string]any) { ring(p)["pixels"] = 2000 }, "devices.ledRing.pixels: 2000 is outside 1..1024"},
 		{"ring not object", func(p map[string]any) { devices(p)["ledRing"] = true }, "devices.ledRing: is a boolean, want an object"},
@@ -102,7 +105,9 @@ func TestParseProfileErrors(t *testing.T) {
 		}, "devices.motors: missing axis topSection_r"},
 		{"duplicate axis", func(p map[string]any) { motor(p, 2)["name"] = device.BottomSection }, `devices.motors[2].name: duplicate motor "bottomSection_r" (also devices.motors[0])`},
 		{"unknown axis", func(p map[string]any) { motor(p, 1)["name"] = "tail_r" }, `devices.motors[1].name: unknown axis "tail_r" (want one of bottomSection_r, middleSection_r, topSection_r)`},
-		{"motor driver", func(p map[string]any) { motor(p, 0)["driver"] = "pca9685" }, `devices.motors[0].driver: unknown driver "pca9685" (available: sim)`},
+		{"motor driver", func(p map[string]any) { motor(p, 0)["driver"] = "dynamixel" }, `devices.motors[0].driver: unknown driver "dynamixel" (available: pca9685, sim)`},
+		{"pca9685 needs a bus", func(p map[string]any) { motor(p, 0)["driver"] = "pca9685" }, `devices.motors[0].bus: missing (driver "pca9685" needs it)`},
+		{"servo with sim", func(p map[string]any) { motor(p, 0)["servo"] = map[string]any{} }, `devices.motors[0].servo.minPulseUs: missing`},
 		{"motor address with sim", func(p map[string]any) { motor(p, 0)["address"] = 64 }, `devices.motors[0].address: not used by driver "sim"`},
 		{"motor channel with sim", func(p map[string]any) { motor(p, 0)["channel"] = 3 }, `devices.motors[0].channel: not used by driver "sim"`},
 		{"motor pin with sim", func(p map[string]any) { motor(p, 0)["pin"] = "GPIO17" }, `devices.motors[0].pin: not used by driver "sim"`},
@@ -175,7 +180,7 @@ func TestLoadErrors(t *testing.T) {
 
 	_, err = board.Load("pi4")
 	require.Error(t, err)
-	assert.Equal(t, `load board profile "pi4": no such profile (have: sim)`, err.Error())
+	assert.Equal(t, `load board profile "pi4": no such profile (have: rpi, sim)`, err.Error())
 }
 
 func TestLoadFile(t *testing.T) {
@@ -224,7 +229,10 @@ func TestOpenAndCheckSim(t *testing.T) {
 	results := body.Check(context.Background())
 	assert.Equal(t, []board.CheckResult{
 		{Device: "speaker", Driver: "sim", OK: true, Detail: "voice ready"},
+		{Device: "audio", Driver: "sim", OK: true, Detail: "16000 Hz × 1 channels"},
+		{Device: "display", Driver: "sim", OK: true, Detail: "layers 0..4"},
 		{Device: "led", Driver: "sim", OK: true, Detail: "12 pixels"},
+		{Device: "motor-power", Driver: "sim", OK: true, Detail: "off"},
 		{Device: "motor.bottomSection_r", Driver: "sim", OK: true, Detail: "angle 0.0000 rad, limits [-3.0543, 3.0543], enabled true"},
 		{Device: "motor.middleSection_r", Driver: "sim", OK: true, Detail: "angle 0.0000 rad, limits [-3.0543, 3.0543], enabled true"},
 		{Device: "motor.topSection_r", Driver: "sim", OK: true, Detail: "angle 0.0000 rad, limits [-3.0543, 3.0543], enabled true"},

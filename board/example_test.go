@@ -39,7 +39,10 @@ func ExampleOpen() {
 	}
 	// Output:
 	// speaker true
+	// audio true
+	// display true
 	// led true
+	// motor-power true
 	// motor.bottomSection_r true
 	// motor.middleSection_r true
 	// motor.topSection_r true

@@ -4,11 +4,10 @@
 // working devices.
 //
 // Profiles are JSON. The format, field by field, is documented in
-// README.md next to this file; embedded profiles live in profiles/.
-// Only the "sim" driver exists so far. The hardware fields (bus, address,
-// channel, pin) are part of the format now so that PCA9685 servo, APA102
-// LED and GPIO drivers can be added without changing it; until then a
-// profile that uses them is rejected.
+// README.md next to this file; embedded profiles live in profiles/ (sim,
+// and rpi for a Raspberry Pi with a PCA9685 servo board, an APA102 ring and
+// GPIO). Hardware is reached through periph.io; tests hand Open recorded
+// buses instead (Options.Buses).
 package board
 
 import (
@@ -19,14 +18,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/openjibo/jibod/device"
-	"github.com/openjibo/jibod/device/sim"
 )
 
 //go:embed profiles/*.json
@@ -36,21 +34,37 @@ var embedded embed.FS
 const (
 	// MaxProfileBytes bounds a profile file.
 	MaxProfileBytes = 64 << 10
-	// MaxNameLen bounds a profile name.
+	// MaxNameLen bounds a profile name, and a button name.
 	MaxNameLen = 64
 	// MaxDescriptionLen bounds a profile description, and any other string
 	// in a profile.
 	MaxDescriptionLen = 1024
 	// MaxMotors bounds the motors in a profile.
 	MaxMotors = 16
+	// MaxButtons bounds the buttons in a profile.
+	MaxButtons = 16
 	// MaxMotorVelocity bounds a motor's maxVelocity, in rad/s.
 	MaxMotorVelocity = 100.0
 	// MaxMotorAcceleration bounds a motor's maxAcceleration, in rad/s².
 	MaxMotorAcceleration = 1000.0
+	// MaxTimeoutMs bounds the motion timeouts, in milliseconds.
+	MaxTimeoutMs = 10000
 )
 
-// DriverSim is the simulated driver, available for every device.
-const DriverSim = "sim"
+// Driver names.
+const (
+	// DriverSim is the simulated driver, available for every device.
+	DriverSim = "sim"
+	// DriverPCA9685 drives motors as servos on a PCA9685 over I²C.
+	DriverPCA9685 = "pca9685"
+	// DriverAPA102 drives the LED ring over SPI.
+	DriverAPA102 = "apa102"
+	// DriverGPIO drives the motor power switch and buttons.
+	DriverGPIO = "gpio"
+)
+
+// DefaultPCA9685Address is a PCA9685's I²C address when none is given.
+const DefaultPCA9685Address = 0x40
 
 // Profile describes a body.
 type Profile struct {
@@ -61,10 +75,21 @@ type Profile struct {
 	Description string
 	// Speaker is the voice. Required.
 	Speaker SpeakerSpec
+	// AudioOut is the speaker as a PCM sink, for sound effects; nil when
+	// absent.
+	AudioOut *AudioOutSpec
+	// Display is the screen; nil when the body has none.
+	Display *DisplaySpec
 	// LEDRing is the light ring; nil when the body has none.
 	LEDRing *LEDRingSpec
+	// MotorPower switches the motors' power; nil when there is no switch.
+	MotorPower *SwitchSpec
+	// Buttons are push buttons on the body.
+	Buttons []ButtonSpec
 	// Motors are the axes; every one of device.Axes() exactly once.
 	Motors []MotorSpec
+	// Motion configures the control loop.
+	Motion MotionSpec
 }
 
 // Hardware locates a device driven by a hardware driver. The "sim" driver
@@ -90,12 +115,54 @@ type SpeakerSpec struct {
 	Hardware
 }
 
-// LEDRingSpec configures the light ring.
-type LEDRingSpec struct {
+// AudioOutSpec configures the PCM output.
+type AudioOutSpec struct {
 	// Driver is DriverSim.
 	Driver string
-	// Pixels is the number of LEDs; 0 means sim.DefaultPixels.
+	// SampleRate (Hz) and Channels; 0 means 16000 and 1.
+	SampleRate, Channels int
+	Hardware
+}
+
+// DisplaySpec configures the screen.
+type DisplaySpec struct {
+	// Driver is DriverSim.
+	Driver string
+	Hardware
+}
+
+// LEDRingSpec configures the light ring.
+type LEDRingSpec struct {
+	// Driver is DriverSim or DriverAPA102.
+	Driver string
+	// Pixels is the number of LEDs; 0 means 12.
 	Pixels int
+	// Brightness (apa102) scales colours, 1..255; 0 means 255.
+	Brightness int
+	// FPS is the animation frame rate; 0 means ledring.DefaultFPS.
+	FPS int
+	Hardware
+}
+
+// SwitchSpec configures an on/off output.
+type SwitchSpec struct {
+	// Driver is DriverSim or DriverGPIO.
+	Driver string
+	// ActiveLow drives the pin low for on (gpio).
+	ActiveLow bool
+	Hardware
+}
+
+// ButtonSpec configures a push button.
+type ButtonSpec struct {
+	// Name identifies the button, like a profile name.
+	Name string
+	// Driver is DriverSim or DriverGPIO.
+	Driver string
+	// ActiveLow reads a low level as pressed (gpio).
+	ActiveLow bool
+	// Pull is "up", "down", "none" or "" (leave as it is) (gpio).
+	Pull string
 	Hardware
 }
 
@@ -103,14 +170,38 @@ type LEDRingSpec struct {
 type MotorSpec struct {
 	// Name is the axis, one of device.Axes().
 	Name string
-	// Driver is DriverSim.
+	// Driver is DriverSim or DriverPCA9685.
 	Driver string
 	// Min and Max bound the angle in radians, within ±π.
 	Min, Max float64
 	// MaxVelocity (rad/s) and MaxAcceleration (rad/s²); 0 means Jibo's
 	// device.MaxVelocity and device.MaxAcceleration.
 	MaxVelocity, MaxAcceleration float64
+	// Servo calibrates a pca9685 servo; nil for sim.
+	Servo *ServoSpec
 	Hardware
+}
+
+// ServoSpec calibrates a servo: the pulse widths at two angles.
+type ServoSpec struct {
+	// MinPulseUs and MaxPulseUs are the pulses, in µs, at MinAngle and
+	// MaxAngle (radians).
+	MinPulseUs, MaxPulseUs int
+	MinAngle, MaxAngle     float64
+	// Home is the angle the servo is taken to be at on power-up.
+	Home float64
+}
+
+// MotionSpec configures the motion control loop; zero values mean the
+// motion package's defaults.
+type MotionSpec struct {
+	// RateHz is the loop rate.
+	RateHz int
+	// CommandTimeoutMs, LateHaltMs and StallTimeoutMs are the deadman,
+	// late-tick and watchdog timings.
+	CommandTimeoutMs, LateHaltMs, StallTimeoutMs int
+	// Home is the pose to home to, by axis name; absent axes home to 0.
+	Home map[string]float64
 }
 
 // Limits returns the spec's limits with defaults filled in.
@@ -124,6 +215,8 @@ func (m MotorSpec) Limits() device.Limits {
 	}
 	return l
 }
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // FieldError reports a bad part of a profile by its JSON path, e.g.
 // "devices.motors[1].limits.max: 3.5 is outside ±π".
@@ -195,6 +288,15 @@ func LoadFile(file string) (*Profile, error) {
 	return p, nil
 }
 
+// LoadAny loads an embedded profile by name, or a profile file when ref
+// contains a '/' or a '.'.
+func LoadAny(ref string) (*Profile, error) {
+	if strings.ContainsAny(ref, "/.") {
+		return LoadFile(ref)
+	}
+	return Load(ref)
+}
+
 // ParseProfile decodes and validates a profile. Decoding is strict: an
 // unknown field, a wrongly typed value, trailing data or any rule of
 // Validate broken is an error naming the field; nothing is returned then.
@@ -226,7 +328,7 @@ func ParseProfile(data []byte) (*Profile, error) {
 }
 
 func decodeProfile(root node) (*Profile, error) {
-	if err := root.allow("name", "description", "devices"); err != nil {
+	if err := root.allow("name", "description", "devices", "motion"); err != nil {
 		return nil, err
 	}
 	p := &Profile{}
@@ -241,7 +343,7 @@ func decodeProfile(root node) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := devs.allow("speaker", "ledRing", "motors"); err != nil {
+	if err := devs.allow("speaker", "audioOut", "display", "ledRing", "motorPower", "buttons", "motors"); err != nil {
 		return nil, err
 	}
 
@@ -249,35 +351,95 @@ func decodeProfile(root node) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := spk.allow(append(hardwareKeys(), "driver", "wpm")...); err != nil {
-		return nil, err
-	}
-	if p.Speaker.Driver, _, err = spk.str("driver", true); err != nil {
+	if p.Speaker.Driver, p.Speaker.Hardware, err = decodeDevice(spk, "wpm"); err != nil {
 		return nil, err
 	}
 	if p.Speaker.WPM, _, err = spk.integer("wpm", false); err != nil {
 		return nil, err
 	}
-	if p.Speaker.Hardware, err = decodeHardware(spk); err != nil {
+
+	if o, ok, err := devs.object("audioOut", false); err != nil {
 		return nil, err
+	} else if ok {
+		p.AudioOut = &AudioOutSpec{}
+		if p.AudioOut.Driver, p.AudioOut.Hardware, err = decodeDevice(o, "sampleRate", "channels"); err != nil {
+			return nil, err
+		}
+		if p.AudioOut.SampleRate, _, err = o.integer("sampleRate", false); err != nil {
+			return nil, err
+		}
+		if p.AudioOut.Channels, _, err = o.integer("channels", false); err != nil {
+			return nil, err
+		}
+	}
+
+	if o, ok, err := devs.object("display", false); err != nil {
+		return nil, err
+	} else if ok {
+		p.Display = &DisplaySpec{}
+		if p.Display.Driver, p.Display.Hardware, err = decodeDevice(o); err != nil {
+			return nil, err
+		}
 	}
 
 	if ring, ok, err := devs.object("ledRing", false); err != nil {
 		return nil, err
 	} else if ok {
-		if err := ring.allow(append(hardwareKeys(), "driver", "pixels")...); err != nil {
-			return nil, err
-		}
 		p.LEDRing = &LEDRingSpec{}
-		if p.LEDRing.Driver, _, err = ring.str("driver", true); err != nil {
+		if p.LEDRing.Driver, p.LEDRing.Hardware, err = decodeDevice(ring, "pixels", "brightness", "fps"); err != nil {
 			return nil, err
 		}
 		if p.LEDRing.Pixels, _, err = ring.integer("pixels", false); err != nil {
 			return nil, err
 		}
-		if p.LEDRing.Hardware, err = decodeHardware(ring); err != nil {
+		if p.LEDRing.Brightness, _, err = ring.integer("brightness", false); err != nil {
 			return nil, err
 		}
+		if p.LEDRing.FPS, _, err = ring.integer("fps", false); err != nil {
+			return nil, err
+		}
+	}
+
+	if o, ok, err := devs.object("motorPower", false); err != nil {
+		return nil, err
+	} else if ok {
+		p.MotorPower = &SwitchSpec{}
+		if p.MotorPower.Driver, p.MotorPower.Hardware, err = decodeDevice(o, "activeLow"); err != nil {
+			return nil, err
+		}
+		if p.MotorPower.ActiveLow, err = o.boolean("activeLow"); err != nil {
+			return nil, err
+		}
+	}
+
+	buttons, _, err := devs.array("buttons", false)
+	if err != nil {
+		return nil, err
+	}
+	if len(buttons) > MaxButtons {
+		return nil, fieldErr(devs.at("buttons"), "%d buttons, limit %d", len(buttons), MaxButtons)
+	}
+	for i, raw := range buttons {
+		at := fmt.Sprintf("%s[%d]", devs.at("buttons"), i)
+		fields, ok := raw.(map[string]any)
+		if !ok {
+			return nil, fieldErr(at, "is %s, want an object", kindOf(raw))
+		}
+		o := node{path: at, fields: fields}
+		var b ButtonSpec
+		if b.Driver, b.Hardware, err = decodeDevice(o, "name", "activeLow", "pull"); err != nil {
+			return nil, err
+		}
+		if b.Name, _, err = o.str("name", true); err != nil {
+			return nil, err
+		}
+		if b.ActiveLow, err = o.boolean("activeLow"); err != nil {
+			return nil, err
+		}
+		if b.Pull, _, err = o.str("pull", false); err != nil {
+			return nil, err
+		}
+		p.Buttons = append(p.Buttons, b)
 	}
 
 	motors, _, err := devs.array("motors", true)
@@ -294,7 +456,45 @@ func decodeProfile(root node) (*Profile, error) {
 		}
 		p.Motors = append(p.Motors, m)
 	}
+
+	if mo, ok, err := root.object("motion", false); err != nil {
+		return nil, err
+	} else if ok {
+		if p.Motion, err = decodeMotion(mo); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// decodeDevice reads a device's driver and hardware fields, allowing the
+// device's own keys besides.
+func decodeDevice(o node, own ...string) (string, Hardware, error) {
+	if err := o.allow(append(own, "driver", "bus", "address", "channel", "pin")...); err != nil {
+		return "", Hardware{}, err
+	}
+	driver, _, err := o.str("driver", true)
+	if err != nil {
+		return "", Hardware{}, err
+	}
+	var h Hardware
+	if h.Bus, _, err = o.str("bus", false); err != nil {
+		return "", h, err
+	}
+	if h.Pin, _, err = o.str("pin", false); err != nil {
+		return "", h, err
+	}
+	if n, ok, err := o.integer("address", false); err != nil {
+		return "", h, err
+	} else if ok {
+		h.Address = &n
+	}
+	if n, ok, err := o.integer("channel", false); err != nil {
+		return "", h, err
+	} else if ok {
+		h.Channel = &n
+	}
+	return driver, h, nil
 }
 
 func decodeMotor(raw any, at string) (MotorSpec, error) {
@@ -304,14 +504,11 @@ func decodeMotor(raw any, at string) (MotorSpec, error) {
 		return m, fieldErr(at, "is %s, want an object", kindOf(raw))
 	}
 	o := node{path: at, fields: fields}
-	if err := o.allow(append(hardwareKeys(), "name", "driver", "limits", "maxVelocity", "maxAcceleration")...); err != nil {
-		return m, err
-	}
 	var err error
-	if m.Name, _, err = o.str("name", true); err != nil {
+	if m.Driver, m.Hardware, err = decodeDevice(o, "name", "limits", "maxVelocity", "maxAcceleration", "servo"); err != nil {
 		return m, err
 	}
-	if m.Driver, _, err = o.str("driver", true); err != nil {
+	if m.Name, _, err = o.str("name", true); err != nil {
 		return m, err
 	}
 	lim, _, err := o.object("limits", true)
@@ -333,272 +530,67 @@ func decodeMotor(raw any, at string) (MotorSpec, error) {
 	if m.MaxAcceleration, _, err = o.number("maxAcceleration", false); err != nil {
 		return m, err
 	}
-	m.Hardware, err = decodeHardware(o)
-	return m, err
+	if s, ok, err := o.object("servo", false); err != nil {
+		return m, err
+	} else if ok {
+		if err := s.allow("minPulseUs", "maxPulseUs", "minAngle", "maxAngle", "home"); err != nil {
+			return m, err
+		}
+		m.Servo = &ServoSpec{}
+		if m.Servo.MinPulseUs, _, err = s.integer("minPulseUs", true); err != nil {
+			return m, err
+		}
+		if m.Servo.MaxPulseUs, _, err = s.integer("maxPulseUs", true); err != nil {
+			return m, err
+		}
+		if m.Servo.MinAngle, _, err = s.number("minAngle", true); err != nil {
+			return m, err
+		}
+		if m.Servo.MaxAngle, _, err = s.number("maxAngle", true); err != nil {
+			return m, err
+		}
+		if m.Servo.Home, _, err = s.number("home", false); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
 }
 
-func hardwareKeys() []string { return []string{"bus", "address", "channel", "pin"} }
-
-func decodeHardware(o node) (Hardware, error) {
-	var h Hardware
+func decodeMotion(o node) (MotionSpec, error) {
+	var m MotionSpec
+	if err := o.allow("rateHz", "commandTimeoutMs", "lateHaltMs", "stallTimeoutMs", "home"); err != nil {
+		return m, err
+	}
 	var err error
-	if h.Bus, _, err = o.str("bus", false); err != nil {
-		return h, err
+	if m.RateHz, _, err = o.integer("rateHz", false); err != nil {
+		return m, err
 	}
-	if h.Pin, _, err = o.str("pin", false); err != nil {
-		return h, err
+	if m.CommandTimeoutMs, _, err = o.integer("commandTimeoutMs", false); err != nil {
+		return m, err
 	}
-	if n, ok, err := o.integer("address", false); err != nil {
-		return h, err
-	} else if ok {
-		h.Address = &n
+	if m.LateHaltMs, _, err = o.integer("lateHaltMs", false); err != nil {
+		return m, err
 	}
-	if n, ok, err := o.integer("channel", false); err != nil {
-		return h, err
-	} else if ok {
-		h.Channel = &n
+	if m.StallTimeoutMs, _, err = o.integer("stallTimeoutMs", false); err != nil {
+		return m, err
 	}
-	return h, nil
-}
-
-// Validate checks p and returns a *FieldError naming the first problem by
-// its path in the JSON form.
-func (p *Profile) Validate() error {
-	if p == nil {
-		return errors.New("profile is nil")
-	}
-	if err := checkName(p.Name); err != nil {
-		return fieldErr("name", "%v", err)
-	}
-	if len(p.Description) > MaxDescriptionLen {
-		return fieldErr("description", "is %d bytes, limit %d", len(p.Description), MaxDescriptionLen)
-	}
-	if err := checkDevice("devices.speaker", p.Speaker.Driver, p.Speaker.Hardware); err != nil {
-		return err
-	}
-	if p.Speaker.WPM < 0 || p.Speaker.WPM > sim.MaxWPM {
-		return fieldErr("devices.speaker.wpm", "%d is outside 0..%d", p.Speaker.WPM, sim.MaxWPM)
-	}
-	if r := p.LEDRing; r != nil {
-		if err := checkDevice("devices.ledRing", r.Driver, r.Hardware); err != nil {
-			return err
-		}
-		if r.Pixels < 0 || r.Pixels > sim.MaxPixels {
-			return fieldErr("devices.ledRing.pixels", "%d is outside 1..%d", r.Pixels, sim.MaxPixels)
-		}
-	}
-	if len(p.Motors) > MaxMotors {
-		return fieldErr("devices.motors", "%d motors, limit %d", len(p.Motors), MaxMotors)
-	}
-	seen := map[string]string{}
-	for i, m := range p.Motors {
-		at := fmt.Sprintf("devices.motors[%d]", i)
-		if err := checkMotor(at, m); err != nil {
-			return err
-		}
-		if first, dup := seen[m.Name]; dup {
-			return fieldErr(at+".name", "duplicate motor %q (also %s)", m.Name, first)
-		}
-		seen[m.Name] = at
-	}
-	for _, axis := range device.Axes() {
-		if _, ok := seen[axis]; !ok {
-			return fieldErr("devices.motors", "missing axis %s", axis)
-		}
-	}
-	return nil
-}
-
-func checkName(name string) error {
-	if name == "" || len(name) > MaxNameLen {
-		return fmt.Errorf("name must be 1..%d bytes", MaxNameLen)
-	}
-	for i, c := range name {
-		ok := ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') || (i > 0 && (c == '-' || c == '_'))
-		if !ok {
-			return fmt.Errorf("%q is not a valid name: use a-z, 0-9, '-' and '_', starting with a letter or digit", name)
-		}
-	}
-	return nil
-}
-
-func checkDevice(at, driver string, hw Hardware) error {
-	if driver != DriverSim {
-		if driver == "" {
-			return fieldErr(at+".driver", "missing")
-		}
-		return fieldErr(at+".driver", "unknown driver %q (available: %s)", driver, DriverSim)
-	}
-	// The sim driver has no hardware to locate.
-	switch {
-	case hw.Bus != "":
-		return fieldErr(at+".bus", "not used by driver %q", driver)
-	case hw.Address != nil:
-		return fieldErr(at+".address", "not used by driver %q", driver)
-	case hw.Channel != nil:
-		return fieldErr(at+".channel", "not used by driver %q", driver)
-	case hw.Pin != "":
-		return fieldErr(at+".pin", "not used by driver %q", driver)
-	}
-	return nil
-}
-
-func checkMotor(at string, m MotorSpec) error {
-	if m.Name == "" {
-		return fieldErr(at+".name", "missing")
-	}
-	if !device.IsAxis(m.Name) {
-		return fieldErr(at+".name", "unknown axis %q (want one of %s)", m.Name, strings.Join(device.Axes(), ", "))
-	}
-	if err := checkDevice(at, m.Driver, m.Hardware); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"limits.min", m.Min}, {"limits.max", m.Max}} {
-		if math.IsNaN(f.v) || f.v < -math.Pi || f.v > math.Pi {
-			return fieldErr(at+"."+f.key, "%g is outside ±π", f.v)
-		}
-	}
-	if m.Min >= m.Max {
-		return fieldErr(at+".limits", "min %g must be below max %g", m.Min, m.Max)
-	}
-	if v := m.MaxVelocity; math.IsNaN(v) || v < 0 || v > MaxMotorVelocity {
-		return fieldErr(at+".maxVelocity", "%g is outside 0..%g rad/s", v, MaxMotorVelocity)
-	}
-	if a := m.MaxAcceleration; math.IsNaN(a) || a < 0 || a > MaxMotorAcceleration {
-		return fieldErr(at+".maxAcceleration", "%g is outside 0..%g rad/s²", a, MaxMotorAcceleration)
-	}
-	return nil
-}
-
-// node is a decoded JSON object and its path.
-type node struct {
-	path   string
-	fields map[string]any
-}
-
-func (n node) at(key string) string {
-	if n.path == "" {
-		return key
-	}
-	return n.path + "." + key
-}
-
-// allow rejects fields other than keys, naming the first (in sorted order,
-// so the message does not depend on map order).
-func (n node) allow(keys ...string) error {
-	var unknown []string
-	for k := range n.fields {
-		if !slices.Contains(keys, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return fieldErr(n.at(unknown[0]), "unknown field")
-	}
-	return nil
-}
-
-func (n node) get(key string, required bool) (any, bool, error) {
-	v, ok := n.fields[key]
-	if !ok || v == nil {
-		if required {
-			return nil, false, fieldErr(n.at(key), "missing")
-		}
-		return nil, false, nil
-	}
-	return v, true, nil
-}
-
-func (n node) str(key string, required bool) (string, bool, error) {
-	v, ok, err := n.get(key, required)
+	home, ok, err := o.object("home", false)
 	if err != nil || !ok {
-		return "", false, err
+		return m, err
 	}
-	s, isStr := v.(string)
-	if !isStr {
-		return "", false, fieldErr(n.at(key), "is %s, want a string", kindOf(v))
+	m.Home = map[string]float64{}
+	keys := make([]string, 0, len(home.fields))
+	for k := range home.fields {
+		keys = append(keys, k)
 	}
-	if len(s) > MaxDescriptionLen {
-		return "", false, fieldErr(n.at(key), "is %d bytes, limit %d", len(s), MaxDescriptionLen)
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !device.IsAxis(k) {
+			return m, fieldErr(home.at(k), "unknown axis (want one of %s)", strings.Join(device.Axes(), ", "))
+		}
+		if m.Home[k], _, err = home.number(k, true); err != nil {
+			return m, err
+		}
 	}
-	return s, true, nil
-}
-
-func (n node) number(key string, required bool) (float64, bool, error) {
-	v, ok, err := n.get(key, required)
-	if err != nil || !ok {
-		return 0, false, err
-	}
-	num, isNum := v.(json.Number)
-	if !isNum {
-		return 0, false, fieldErr(n.at(key), "is %s, want a number", kindOf(v))
-	}
-	f, err := num.Float64()
-	if err != nil {
-		return 0, false, fieldErr(n.at(key), "%s is out of range", num)
-	}
-	return f, true, nil
-}
-
-func (n node) integer(key string, required bool) (int, bool, error) {
-	v, ok, err := n.get(key, required)
-	if err != nil || !ok {
-		return 0, false, err
-	}
-	num, isNum := v.(json.Number)
-	if !isNum {
-		return 0, false, fieldErr(n.at(key), "is %s, want a whole number", kindOf(v))
-	}
-	i, err := num.Int64()
-	if err != nil || i < math.MinInt32 || i > math.MaxInt32 {
-		return 0, false, fieldErr(n.at(key), "is %s, want a whole number", num)
-	}
-	return int(i), true, nil
-}
-
-func (n node) object(key string, required bool) (node, bool, error) {
-	v, ok, err := n.get(key, required)
-	if err != nil || !ok {
-		return node{}, false, err
-	}
-	m, isObj := v.(map[string]any)
-	if !isObj {
-		return node{}, false, fieldErr(n.at(key), "is %s, want an object", kindOf(v))
-	}
-	return node{path: n.at(key), fields: m}, true, nil
-}
-
-func (n node) array(key string, required bool) ([]any, bool, error) {
-	v, ok, err := n.get(key, required)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	a, isArr := v.([]any)
-	if !isArr {
-		return nil, false, fieldErr(n.at(key), "is %s, want an array", kindOf(v))
-	}
-	return a, true, nil
-}
-
-// kindOf names a decoded JSON value's type for error messages.
-func kindOf(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
+	return m, nil
 }

@@ -33,8 +33,16 @@ const (
 	// MaxContexts bounds the NLU contexts of one LISTEN.
 	MaxContexts = 32
 	// MaxStringBytes bounds other strings: the version, contexts, looper
-	// ids and display names.
+	// ids, display names, animation URLs and queries.
 	MaxStringBytes = 256
+	// MaxLoops bounds PLAY_ANIMATION's loops.
+	MaxLoops = 1000
+	// MaxAnimationCategories bounds PLAY_ANIMATION's categories.
+	MaxAnimationCategories = 16
+	// MaxTargetDistance bounds a LOOKAT position, in metres.
+	MaxTargetDistance = 100
+	// MaxCameraCoordinate bounds a LOOKAT camera target, in pixels.
+	MaxCameraCoordinate = 10000
 )
 
 // Action is a cloud JCP action: one behaviour tree to run.

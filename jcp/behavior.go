@@ -225,3 +225,129 @@ type ImpactEmotion struct {
 
 // BehaviorType returns TypeImpactEmotion.
 func (*ImpactEmotion) BehaviorType() BehaviorType { return TypeImpactEmotion }
+
+// The RCP v2 behaviours this package runs besides the cloud set
+// (spec/jibo.md §3.3).
+const (
+	TypeLookAt        BehaviorType = "LOOKAT"
+	TypePlayAnimation BehaviorType = "PLAY_ANIMATION"
+)
+
+// DOFSet selects what a motion behaviour may move.
+type DOFSet string
+
+// The DOF sets of LOOKAT and PLAY_ANIMATION options.
+const (
+	// DOFBase is the bottom (base) axis.
+	DOFBase DOFSet = "BASE"
+	// DOFEye is the eye on the screen.
+	DOFEye DOFSet = "EYE"
+	// DOFBody is the three axes.
+	DOFBody DOFSet = "BODY"
+	// DOFAll is everything: the axes, the eye and the light ring.
+	DOFAll DOFSet = "ALL"
+)
+
+func (d DOFSet) valid() bool {
+	switch d {
+	case "", DOFBase, DOFEye, DOFBody, DOFAll:
+		return true
+	}
+	return false
+}
+
+// LookType is how LOOKAT turns the body.
+type LookType string
+
+// The LOOKAT option types.
+const (
+	// LookLevelHead turns every axis and keeps the head level.
+	LookLevelHead LookType = "LEVEL_HEAD"
+	// LookFlushBase keeps the base still and looks with torso and head.
+	LookFlushBase LookType = "FLUSH_BASE"
+)
+
+// Vector3 is a point in metres from the centre of the robot's base: X
+// forward, Y left, Z up.
+type Vector3 struct{ X, Y, Z float64 }
+
+// Vector2 is a pair of numbers: an angle pair or screen coordinates.
+type Vector2 struct{ X, Y float64 }
+
+// LookTarget is what LOOKAT looks at: exactly one of its fields is set.
+type LookTarget struct {
+	// Position is a point to look at ("position").
+	Position *Vector3
+	// Angle turns the gaze from where the robot looks now ("angleVector"):
+	// X twists (radians, left positive), Y tips (radians, up positive), as
+	// RCP's relative angle target.
+	Angle *Vector2
+	// Camera is a point in the camera image ("cameraTarget"), in pixels.
+	Camera *Vector2
+	// Entity is a perceived entity to look at ("entityId"), as raw JSON
+	// (a number or a string); Track keeps following it.
+	Entity json.RawMessage
+	// Track follows the entity until the behaviour is stopped.
+	Track bool
+}
+
+// LookAtOptions are LOOKAT's options.
+type LookAtOptions struct {
+	// Type is "" (LookLevelHead), LookLevelHead or LookFlushBase.
+	Type LookType
+	// DOFs is "" (DOFAll) or a DOFSet.
+	DOFs DOFSet
+}
+
+// LookAt turns the robot to look at a target (RCP v2 LOOKAT). It succeeds
+// when the body arrives.
+type LookAt struct {
+	Base
+	// Target is what to look at.
+	Target LookTarget
+	// Options is nil when absent.
+	Options *LookAtOptions
+}
+
+// BehaviorType returns TypeLookAt.
+func (*LookAt) BehaviorType() BehaviorType { return TypeLookAt }
+
+// AnimationRef names the animation PLAY_ANIMATION plays: exactly one of
+// its fields is set.
+type AnimationRef struct {
+	// URL names a library animation by its name or a path ending in it
+	// ("nod", "animations/nod.keys").
+	URL string
+	// Data is an animation inline, in package motion's keyframe format
+	// (motion/FORMAT.md), as raw JSON.
+	Data json.RawMessage
+	// Query is a free-text animation query.
+	Query string
+	// Categories picks the first library animation tagged with all of them.
+	Categories []string
+}
+
+// AnimationOptions are PLAY_ANIMATION's options.
+type AnimationOptions struct {
+	// DOFs is "" (DOFAll) or a DOFSet.
+	DOFs DOFSet
+	// Speed scales time (0.1..10); nil means 1.
+	Speed *float64
+	// Loops is how many times to play: -1 until stopped, 0 or 1 once, at
+	// most MaxLoops; nil means once.
+	Loops *int
+}
+
+// PlayAnimation plays a keyframe animation of the body and light ring
+// (RCP v2 PLAY_ANIMATION). It succeeds when the animation has played and
+// the body is back at rest.
+type PlayAnimation struct {
+	Base
+	// Animation is what to play.
+	Animation AnimationRef
+	// Options is nil when absent.
+	Options *AnimationOptions
+}
+
+// BehaviorType returns TypePlayAnimation.
+func (*PlayAnimation) BehaviorType() BehaviorType { return TypePlayAnimation }

@@ -48,7 +48,8 @@ type Tag struct {
 	// Offset is the byte offset of the tag's '<' in the source.
 	Offset int
 	// Start and End are byte offsets into ESML.Text: where the tag opens and
-	// where its content ends. An empty tag (<x/> or <x></x>) has End == Start.
+	// where its content ends. An empty tag (<x/> or <x></x>) has End ==
+	// Start, except <say-as spell='…'/>, whose letters it adds to the text.
 	Start, End int
 	// Empty is true for a self-closing tag (<x/>).
 	Empty bool
@@ -462,6 +463,17 @@ func (p *esmlParser) element(name string, attrs []Attr, offset int, empty bool) 
 			p.doc.Pauses = append(p.doc.Pauses, Pause{At: at, Duration: d})
 			// A pause separates words as white space does.
 			p.space = true
+		}
+		if name == "say-as" && empty {
+			// <say-as spell='…'/> is spoken letter by letter.
+			if v, ok := p.doc.Tags[idx].Attr("spell"); ok {
+				p.space = true
+				for _, r := range v {
+					p.rune(r)
+					p.space = true
+				}
+				p.doc.Tags[idx].End = p.out.Len()
+			}
 		}
 	default:
 		if p.unknown == nil {

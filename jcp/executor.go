@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"image/color"
 	"log/slog"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/openjibo/jibod/motion"
 )
 
 // Voice speaks plain text.
@@ -32,13 +36,53 @@ type Listener interface {
 }
 
 // State is the robot's social state, moved by SET_PRESENT_PERSON and
-// IMPACT_EMOTION.
+// IMPACT_EMOTION (package jcp/character has one).
 type State interface {
 	// SetPresentPerson makes p's person the one the robot talks to.
 	SetPresentPerson(ctx context.Context, p SetPresentPerson) error
 	// ImpactEmotion applies e to the robot's emotion.
 	ImpactEmotion(ctx context.Context, e ImpactEmotion) error
 }
+
+// Motion moves the body; *motion.Controller is one. Jobs it returns are
+// waited for with ctx, and halted (the body decelerates to rest) when ctx
+// ends.
+type Motion interface {
+	LookAt(t motion.Target, o motion.LookOptions) (*motion.Job, error)
+	Play(a *motion.Animation, o motion.PlayOptions) (*motion.Job, error)
+}
+
+// DisplayView is one view put on the screen by a DISPLAY.
+type DisplayView struct {
+	// Name identifies the view (the DISPLAY's name, or its id).
+	Name string
+	// Layer is 0..MaxDisplayLayer.
+	Layer int
+	// View is what to show.
+	View View
+	// Overlay is "", "dim" or "clear".
+	Overlay Overlay
+}
+
+// Screen is the display device.
+type Screen interface {
+	// Show puts v on its layer.
+	Show(ctx context.Context, v DisplayView) error
+	// Hide takes the view called name off layer.
+	Hide(ctx context.Context, layer int, name string) error
+}
+
+// Sounds plays the sounds ESML names: <sfx name>, <ssa name> and
+// <audio path>.
+type Sounds interface {
+	// PlaySound plays the sound of kind ("sfx", "ssa" or "audio") called
+	// name and returns when it has played. A sound it does not have is an
+	// error wrapping ErrNoSound.
+	PlaySound(ctx context.Context, kind, name string) error
+}
+
+// ErrNoSound is wrapped by Sounds for a sound that does not exist.
+var ErrNoSound = errors.New("no such sound")
 
 // lightsRestoreTimeout bounds putting the ring back after speech, which must
 // happen even when the run's context has been cancelled.
@@ -60,6 +104,23 @@ type ExecutorConfig struct {
 	// State, if set, performs SET_PRESENT_PERSON and IMPACT_EMOTION; when
 	// nil they are reported as skipped.
 	State State
+	// Motion, if set, runs LOOKAT, PLAY_ANIMATION and ESML animation tags;
+	// when nil they are skipped.
+	Motion Motion
+	// Animations is the library PLAY_ANIMATION and <anim> pick from; nil
+	// means motion.Builtin().
+	Animations *motion.Library
+	// Screen, if set, shows SLIMs' DISPLAYs; when nil they are skipped.
+	Screen Screen
+	// Sounds, if set, plays ESML's sounds; when nil they are noted and
+	// skipped.
+	Sounds Sounds
+	// Preempt sets how runs share resources (TTS, MOTION, LISTEN,
+	// DISPLAYn). Within one run, behaviours always take turns. Across
+	// runs, false (the default) makes a newer run wait its turn; true
+	// lets it take the resource, cancelling the older holder with an
+	// *OverriddenError, as RCP's RESOURCES_OVERRIDDEN does.
+	Preempt bool
 	// Logger receives logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Observer, if set, receives every behaviour event. Calls are
@@ -69,15 +130,18 @@ type ExecutorConfig struct {
 }
 
 // Executor runs JCP actions on a body. One Executor should own a body's
-// devices: it arbitrates the speech (TTS) and LISTEN resources across all
-// of its runs, so concurrent runs take turns to speak rather than talk over
-// each other. It is safe for concurrent use.
+// devices: it arbitrates the singleton resources (TTS, MOTION, LISTEN, the
+// display layers) across all of its runs. It is safe for concurrent use.
 type Executor struct {
 	cfg      ExecutorConfig
 	speaking color.RGBA
 	log      *slog.Logger
-	tts      resource
-	listen   resource
+	lib      *motion.Library
+	tts      *resource
+	motion   *resource
+	listen   *resource
+	display  [MaxDisplayLayer + 1]*resource
+	runs     atomic.Uint64
 	obsMu    sync.Mutex
 }
 
@@ -90,8 +154,13 @@ func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
 		cfg:      cfg,
 		speaking: color.RGBA{R: 0x00, G: 0xaa, B: 0xff, A: 0xff},
 		log:      cfg.Logger,
-		tts:      newResource("TTS"),
-		listen:   newResource("LISTEN"),
+		lib:      cfg.Animations,
+		tts:      newResource(ResourceTTS),
+		motion:   newResource(ResourceMotion),
+		listen:   newResource(ResourceListen),
+	}
+	for i := range e.display {
+		e.display[i] = newResource(ResourceDisplay + strconv.Itoa(i))
 	}
 	if cfg.SpeakingColor != nil {
 		e.speaking = color.RGBAModel.Convert(cfg.SpeakingColor).(color.RGBA)
@@ -99,29 +168,18 @@ func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
+	if e.lib == nil {
+		lib, err := motion.Builtin()
+		if err != nil {
+			return nil, fmt.Errorf("new JCP executor: %w", err)
+		}
+		e.lib = lib
+	}
 	return e, nil
 }
 
-// resource is a singleton the robot has one of (RCP's TTS, LISTEN): one
-// holder at a time, waiting honours the context so a loser never deadlocks.
-type resource struct {
-	name string
-	held chan struct{}
-}
-
-func newResource(name string) resource {
-	return resource{name: name, held: make(chan struct{}, 1)}
-}
-
-// acquire waits for the resource; release it with the returned function.
-func (r resource) acquire(ctx context.Context) (func(), error) {
-	select {
-	case r.held <- struct{}{}:
-		return func() { <-r.held }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("wait for %s: %w", r.name, ctx.Err())
-	}
-}
+// Animations returns the library animations are picked from.
+func (e *Executor) Animations() *motion.Library { return e.lib }
 
 // Run validates a and runs it, returning when every behaviour has ended.
 //
@@ -129,12 +187,17 @@ func (r resource) acquire(ctx context.Context) (func(), error) {
 // failure. PARALLEL runs children concurrently; it fails as soon as one
 // fails (cancelling the others) or, with succeedOnFirst, succeeds as soon
 // as one succeeds (cancelling the others) and fails only if none succeeds.
-// SLIM shows its display (skipped: no display device), speaks its PLAY with
-// the ring lit, then handles its LISTEN: with a Listener it listens, without
-// one it records the request; only the last listen request is returned.
+// SLIM shows its display, speaks its PLAY (running the ESML's animation
+// and sound tags where they stand in the text) with the ring lit, then
+// handles its LISTEN: with a Listener it listens, without one it records
+// the request; only the last listen request is returned. LOOKAT and
+// PLAY_ANIMATION move the body and succeed when it is back at rest.
+// Behaviours this body cannot perform are skipped, which does not fail
+// their parent.
 //
-// Cancelling ctx stops speech and every running behaviour reports
-// canceled. An invalid action returns (nil, error) and runs nothing.
+// Cancelling ctx stops speech, halts motion (the body decelerates to rest
+// within its limits) and every running behaviour reports canceled at
+// once. An invalid action returns (nil, error) and runs nothing.
 // Otherwise the Result is always returned, and the error is nil exactly
 // when the run succeeded.
 func (e *Executor) Run(ctx context.Context, a *Action) (*Result, error) {
@@ -149,7 +212,7 @@ func (e *Executor) RunObserved(ctx context.Context, a *Action, observe func(Even
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("run JCP action: %w", err)
 	}
-	r := &run{ex: e, obs: observe, res: &Result{Behaviors: []BehaviorResult{}}}
+	r := &run{ex: e, id: e.runs.Add(1), obs: observe, res: &Result{Behaviors: []BehaviorResult{}}}
 	st, err := r.exec(ctx, a.Behavior)
 	r.res.Status = st
 	if st == StatusSkipped {
@@ -165,6 +228,7 @@ func (e *Executor) RunObserved(ctx context.Context, a *Action, observe func(Even
 // run is the state of one Run.
 type run struct {
 	ex  *Executor
+	id  uint64
 	obs func(Event) // per-run observer; may be nil
 	mu  sync.Mutex  // guards res
 	res *Result
@@ -175,12 +239,15 @@ type skip string
 
 func (s skip) Error() string { return "skipped: " + string(s) }
 
-// step runs body as behaviour b, recording its start and end and reporting
-// them. It returns the behaviour's status, and an error unless it
-// succeeded or was skipped.
-func (r *run) step(ctx context.Context, b Behavior, body func(context.Context) error) (Status, error) {
+// step runs body as behaviour b under its own context (so that a resource
+// can be taken from it), recording its start and end and reporting them.
+// It returns the behaviour's status, and an error unless it succeeded or
+// was skipped.
+func (r *run) step(ctx context.Context, b Behavior, body func(ctx context.Context, cancel context.CancelCauseFunc) error) (Status, error) {
+	bctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	i := r.begin(b)
-	err := body(ctx)
+	err := body(bctx, cancel)
 	var st Status
 	var note string
 	var s skip
@@ -189,8 +256,11 @@ func (r *run) step(ctx context.Context, b Behavior, body func(context.Context) e
 		st = StatusSucceeded
 	case errors.As(err, &s):
 		st, note, err = StatusSkipped, string(s), nil
-	case ctx.Err() != nil:
+	case bctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		st = StatusCanceled
+		if cause := context.Cause(bctx); cause != nil && !errors.Is(err, cause) {
+			err = fmt.Errorf("%w (%w)", err, cause)
+		}
 	default:
 		st = StatusFailed
 	}
@@ -215,12 +285,40 @@ func (r *run) end(i int, st Status, err error, note string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	br := &r.res.Behaviors[i]
-	br.Status, br.End, br.Note = st, now, note
+	br.Status, br.End = st, now
+	if note != "" {
+		br.Note = joinNote(br.Note, note)
+	}
 	if err != nil {
 		br.Error = err.Error()
 	}
-	r.emit(Event{Time: now, BehaviorID: br.ID, Type: br.Type, Kind: EventKind(st), Error: br.Error, Note: note})
-	r.ex.log.Debug("jcp: behaviour ended", "id", br.ID, "type", br.Type, "status", st, "error", br.Error, "note", note)
+	r.emit(Event{Time: now, BehaviorID: br.ID, Type: br.Type, Kind: EventKind(st), Error: br.Error, Note: br.Note})
+	r.ex.log.Debug("jcp: behaviour ended", "id", br.ID, "type", br.Type, "status", st, "error", br.Error, "note", br.Note)
+}
+
+// note adds a remark to behaviour b's result (the last one with its id).
+func (r *run) note(b Behavior, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.res.Behaviors) - 1; i >= 0; i-- {
+		if br := &r.res.Behaviors[i]; br.ID == b.BehaviorID() {
+			br.Note = joinNote(br.Note, text)
+			break
+		}
+	}
+	r.emit(Event{Time: time.Now(), BehaviorID: b.BehaviorID(), Type: b.BehaviorType(), Kind: EventNote, Note: text})
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// event reports a progress event of behaviour b.
+func (r *run) event(b Behavior, kind EventKind, note string) {
+	r.emit(Event{Time: time.Now(), BehaviorID: b.BehaviorID(), Type: b.BehaviorType(), Kind: kind, Note: note})
 }
 
 func (r *run) emit(ev Event) {
@@ -240,7 +338,7 @@ func (r *run) emit(ev Event) {
 // exec runs any behaviour that Validate accepts at the top of a tree or
 // inside SEQUENCE and PARALLEL.
 func (r *run) exec(ctx context.Context, b Behavior) (Status, error) {
-	return r.step(ctx, b, func(ctx context.Context) error {
+	return r.step(ctx, b, func(ctx context.Context, cancel context.CancelCauseFunc) error {
 		switch b := b.(type) {
 		case *SLIM:
 			return r.slim(ctx, b)
@@ -258,6 +356,10 @@ func (r *run) exec(ctx context.Context, b Behavior) (Status, error) {
 				return skip("no state configured")
 			}
 			return r.ex.cfg.State.ImpactEmotion(ctx, *b)
+		case *LookAt:
+			return r.lookAt(ctx, cancel, b)
+		case *PlayAnimation:
+			return r.playAnimation(ctx, cancel, b)
 		}
 		// Validate rejects everything else; reaching here is a bug.
 		return fmt.Errorf("behaviour type %s cannot run here", b.BehaviorType())
@@ -318,63 +420,93 @@ func (r *run) parallel(ctx context.Context, p *ParallelBehavior) error {
 
 func (r *run) slim(ctx context.Context, s *SLIM) error {
 	displayFirst := s.Options == nil || s.Options.DisplayMode != DisplayStartOnListen
+	var shown *shownView
+	defer func() { r.hide(shown) }()
 	if s.Display != nil && displayFirst {
-		r.display(ctx, s.Display)
+		shown = r.display(ctx, s.Display)
 	}
 	if s.Play != nil {
-		if _, err := r.step(ctx, s.Play, func(ctx context.Context) error { return r.play(ctx, s.Play) }); err != nil {
+		if _, err := r.step(ctx, s.Play, func(ctx context.Context, cancel context.CancelCauseFunc) error {
+			return r.play(ctx, cancel, s.Play)
+		}); err != nil {
 			return fmt.Errorf("play: %w", err)
 		}
 	}
 	if s.Display != nil && !displayFirst {
-		r.display(ctx, s.Display)
+		shown = r.display(ctx, s.Display)
 	}
 	if s.Listen != nil {
-		if _, err := r.step(ctx, s.Listen, func(ctx context.Context) error { return r.listenFor(ctx, s.ID, s.Listen) }); err != nil {
+		if _, err := r.step(ctx, s.Listen, func(ctx context.Context, cancel context.CancelCauseFunc) error {
+			return r.listenFor(ctx, cancel, s.ID, s.Listen)
+		}); err != nil {
 			return fmt.Errorf("listen: %w", err)
 		}
 	}
 	return nil
 }
 
-func (r *run) display(ctx context.Context, d *Display) {
-	_, _ = r.step(ctx, d, func(context.Context) error { return skip("no display device") })
+// shownView is a DISPLAY on the screen, held until its SLIM ends.
+type shownView struct {
+	v       DisplayView
+	keep    bool
+	release func()
 }
 
-func (r *run) play(ctx context.Context, p *Play) error {
-	doc, err := ParseESML(p.ESML)
-	if err != nil {
-		return fmt.Errorf("parse ESML: %w", err)
-	}
-	release, err := r.ex.tts.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	restore := r.ex.cueLights(ctx)
-	defer restore()
-	if doc.Text != "" {
-		r.emit(Event{Time: time.Now(), BehaviorID: p.ID, Type: TypePlay, Kind: EventSpeaking, Text: doc.Text})
-	}
+// display runs a SLIM's DISPLAY: it takes the layer and shows the view,
+// which stays until the SLIM ends (and after, with keepDisplay). A display
+// that fails does not fail the SLIM: the words matter more.
+func (r *run) display(ctx context.Context, d *Display) *shownView {
+	var shown *shownView
+	_, _ = r.step(ctx, d, func(ctx context.Context, cancel context.CancelCauseFunc) error {
+		dev := r.ex.cfg.Screen
+		if dev == nil {
+			return skip("no display device")
+		}
+		if d.Visible != nil && !*d.Visible {
+			return skip("not visible")
+		}
+		view, err := ParseView(d.View)
+		if err != nil {
+			return fmt.Errorf("view: %w", err)
+		}
+		layer := 0
+		if d.Layer != nil {
+			layer = *d.Layer
+		}
+		name := d.Name
+		if name == "" {
+			name = d.ID
+		}
+		release, err := r.ex.display[layer].acquire(ctx, r, d, cancel, r.ex.cfg.Preempt)
+		if err != nil {
+			return err
+		}
+		v := DisplayView{Name: name, Layer: layer, View: view, Overlay: d.Overlay}
+		if err := dev.Show(ctx, v); err != nil {
+			release()
+			return fmt.Errorf("show: %w", err)
+		}
+		shown = &shownView{v: v, keep: d.KeepDisplay != nil && *d.KeepDisplay, release: release}
+		return nil
+	})
+	return shown
+}
 
-	for _, seg := range doc.Segments() {
-		if seg.Text != "" {
-			if err := r.ex.cfg.Voice.Say(ctx, seg.Text); err != nil {
-				return fmt.Errorf("say: %w", err)
-			}
-		}
-		if seg.Pause > 0 {
-			if err := sleep(ctx, seg.Pause); err != nil {
-				return fmt.Errorf("pause: %w", err)
-			}
-		}
+// hide ends a SLIM's display: the view goes unless it was to be kept, and
+// the layer is free again.
+func (r *run) hide(s *shownView) {
+	if s == nil {
+		return
 	}
-	if doc.Text != "" {
-		r.mu.Lock()
-		r.res.Spoken = append(r.res.Spoken, doc.Text)
-		r.mu.Unlock()
+	defer s.release()
+	if s.keep {
+		return
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), lightsRestoreTimeout)
+	defer cancel()
+	if err := r.ex.cfg.Screen.Hide(ctx, s.v.Layer, s.v.Name); err != nil {
+		r.ex.log.Warn("jcp: hide display", "name", s.v.Name, "error", err)
+	}
 }
 
 // cueLights shows the speaking colour and returns how to put the ring back.
@@ -406,7 +538,7 @@ func (e *Executor) cueLights(ctx context.Context) (restore func()) {
 	}
 }
 
-func (r *run) listenFor(ctx context.Context, slimID string, l *Listen) error {
+func (r *run) listenFor(ctx context.Context, cancel context.CancelCauseFunc, slimID string, l *Listen) error {
 	req := ListenRequest{
 		SLIMID:     slimID,
 		BehaviorID: l.ID,
@@ -414,7 +546,7 @@ func (r *run) listenFor(ctx context.Context, slimID string, l *Listen) error {
 		Intents:    l.Intents,
 	}
 	if li := r.ex.cfg.Listener; li != nil {
-		release, err := r.ex.listen.acquire(ctx)
+		release, err := r.ex.listen.acquire(ctx, r, l, cancel, r.ex.cfg.Preempt)
 		if err != nil {
 			return err
 		}

@@ -230,7 +230,7 @@ func TestRunSLIMSpeaksWithLights(t *testing.T) {
 		assert.Equal(t, []string{"#00aaff", "#100000"}, lights.Sets())
 		assert.Equal(t, []color.RGBA{idle, idle, idle}, lights.Pixels(), "ring restored")
 		assert.Equal(t, []string{"s succeeded", "s-p succeeded"}, statuses(res))
-		assert.Equal(t, []string{"s started", "s-p started", "s-p speaking", "s-p succeeded", "s succeeded"}, ev.list())
+		assert.Equal(t, []string{"s started", "s-p started", "s-p speaking", "s-p cue", "s-p succeeded", "s succeeded"}, ev.list(), "the break is a cue on the timeline")
 		assert.Nil(t, res.Listen)
 		for _, b := range res.Behaviors {
 			assert.False(t, b.End.Before(b.Start))

@@ -140,3 +140,75 @@ func nonNil(bs []Behavior) []Behavior {
 	}
 	return bs
 }
+
+// MarshalJSON writes the LOOKAT in canonical form.
+func (l *LookAt) MarshalJSON() ([]byte, error) {
+	type xyz struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		Z float64 `json:"z"`
+	}
+	type xy struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}
+	type target struct {
+		Position     *xyz            `json:"position,omitempty"`
+		AngleVector  *xy             `json:"angleVector,omitempty"`
+		CameraTarget *xy             `json:"cameraTarget,omitempty"`
+		EntityID     json.RawMessage `json:"entityId,omitempty"`
+		Track        bool            `json:"track,omitempty"`
+	}
+	type options struct {
+		Type LookType `json:"type,omitempty"`
+		DOFs DOFSet   `json:"dofs,omitempty"`
+	}
+	t := target{EntityID: l.Target.Entity, Track: l.Target.Track}
+	if p := l.Target.Position; p != nil {
+		t.Position = &xyz{p.X, p.Y, p.Z}
+	}
+	if a := l.Target.Angle; a != nil {
+		t.AngleVector = &xy{a.X, a.Y}
+	}
+	if c := l.Target.Camera; c != nil {
+		t.CameraTarget = &xy{c.X, c.Y}
+	}
+	var opts *options
+	if l.Options != nil {
+		opts = &options{l.Options.Type, l.Options.DOFs}
+	}
+	return json.Marshal(struct {
+		ID      string          `json:"id"`
+		Type    BehaviorType    `json:"type"`
+		Target  target          `json:"target"`
+		Options *options        `json:"options,omitempty"`
+		Meta    json.RawMessage `json:"meta,omitempty"`
+	}{l.ID, TypeLookAt, t, opts, l.Meta})
+}
+
+// MarshalJSON writes the PLAY_ANIMATION in canonical form.
+func (p *PlayAnimation) MarshalJSON() ([]byte, error) {
+	type animation struct {
+		URL        string          `json:"url,omitempty"`
+		Data       json.RawMessage `json:"data,omitempty"`
+		Query      string          `json:"query,omitempty"`
+		Categories []string        `json:"categories,omitempty"`
+	}
+	type options struct {
+		DOFs  DOFSet   `json:"dofs,omitempty"`
+		Speed *float64 `json:"speed,omitempty"`
+		Loops *int     `json:"loops,omitempty"`
+	}
+	var opts *options
+	if o := p.Options; o != nil {
+		opts = &options{o.DOFs, o.Speed, o.Loops}
+	}
+	a := p.Animation
+	return json.Marshal(struct {
+		ID        string          `json:"id"`
+		Type      BehaviorType    `json:"type"`
+		Animation animation       `json:"animation"`
+		Options   *options        `json:"options,omitempty"`
+		Meta      json.RawMessage `json:"meta,omitempty"`
+	}{p.ID, TypePlayAnimation, animation{a.URL, a.Data, a.Query, a.Categories}, opts, p.Meta})
+}

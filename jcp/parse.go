@@ -169,6 +169,10 @@ func (p *parser) behavior(raw json.RawMessage, path string, depth int) (Behavior
 			return nil, err
 		}
 		return &ImpactEmotion{Base: base, Valence: Impact(valence), Confidence: Impact(confidence)}, nil
+	case TypeLookAt:
+		return p.lookAt(o, base)
+	case TypePlayAnimation:
+		return p.playAnimation(o, base)
 	case TypePlay, TypeListen, TypeDisplay:
 		return nil, fieldErr(o.at("type"), "%s is only allowed inside a SLIM's config", typ)
 	}
@@ -339,6 +343,123 @@ func (p *parser) setPresentPerson(o object, base Base) (*SetPresentPerson, error
 		return nil, err
 	}
 	return s, nil
+}
+
+func (p *parser) lookAt(o object, base Base) (*LookAt, error) {
+	l := &LookAt{Base: base}
+	t, _, err := o.object("target", true)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok, err := t.object("position", false); err != nil {
+		return nil, err
+	} else if ok {
+		var pos Vector3
+		if pos.X, _, err = v.number("x", true); err != nil {
+			return nil, err
+		}
+		if pos.Y, _, err = v.number("y", true); err != nil {
+			return nil, err
+		}
+		if pos.Z, _, err = v.number("z", true); err != nil {
+			return nil, err
+		}
+		l.Target.Position = &pos
+	}
+	for _, f := range []struct {
+		key string
+		dst **Vector2
+	}{{"angleVector", &l.Target.Angle}, {"cameraTarget", &l.Target.Camera}} {
+		v, ok, err := t.object(f.key, false)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		var xy Vector2
+		if xy.X, _, err = v.number("x", true); err != nil {
+			return nil, err
+		}
+		if xy.Y, _, err = v.number("y", true); err != nil {
+			return nil, err
+		}
+		*f.dst = &xy
+	}
+	if l.Target.Entity, err = t.raw("entityId"); err != nil {
+		return nil, err
+	}
+	if l.Target.Track, _, err = t.boolean("track"); err != nil {
+		return nil, err
+	}
+	opts, ok, err := o.object("options", false)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		l.Options = &LookAtOptions{}
+		typ, _, err := opts.str("type", false)
+		if err != nil {
+			return nil, err
+		}
+		dofs, _, err := opts.str("dofs", false)
+		if err != nil {
+			return nil, err
+		}
+		l.Options.Type, l.Options.DOFs = LookType(typ), DOFSet(dofs)
+	}
+	return l, nil
+}
+
+func (p *parser) playAnimation(o object, base Base) (*PlayAnimation, error) {
+	pa := &PlayAnimation{Base: base}
+	a, _, err := o.object("animation", true)
+	if err != nil {
+		return nil, err
+	}
+	if pa.Animation.URL, _, err = a.str("url", false); err != nil {
+		return nil, err
+	}
+	if pa.Animation.Data, err = a.raw("data"); err != nil {
+		return nil, err
+	}
+	if pa.Animation.Query, _, err = a.str("query", false); err != nil {
+		return nil, err
+	}
+	if items, ok, err := a.array("categories", false); err != nil {
+		return nil, err
+	} else if ok {
+		if len(items) > MaxAnimationCategories {
+			return nil, fieldErr(a.at("categories"), "%d categories, limit %d", len(items), MaxAnimationCategories)
+		}
+		pa.Animation.Categories = make([]string, len(items))
+		for i, item := range items {
+			if pa.Animation.Categories[i], err = decodeString(item, index(a.at("categories"), i)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	opts, ok, err := o.object("options", false)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		pa.Options = &AnimationOptions{}
+		dofs, _, err := opts.str("dofs", false)
+		if err != nil {
+			return nil, err
+		}
+		pa.Options.DOFs = DOFSet(dofs)
+		if v, ok, err := opts.number("speed", false); err != nil {
+			return nil, err
+		} else if ok {
+			pa.Options.Speed = &v
+		}
+		if pa.Options.Loops, err = opts.integer("loops"); err != nil {
+			return nil, err
+		}
+	}
+	return pa, nil
 }
 
 // object is a decoded JSON object and its path from the envelope.

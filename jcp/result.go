@@ -44,7 +44,8 @@ type BehaviorResult struct {
 	Status Status       `json:"status"`
 	// Error explains a failure or cancellation.
 	Error string `json:"error,omitempty"`
-	// Note explains a skip, e.g. "no display device".
+	// Note explains a skip, e.g. "no display device", and carries remarks
+	// on what ran, e.g. "unknown ESML tags: foo".
 	Note  string    `json:"note,omitempty"`
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -86,6 +87,18 @@ const (
 	// EventSpeaking marks a PLAY that holds the voice and starts to speak;
 	// Event.Text is its whole spoken text.
 	EventSpeaking EventKind = "speaking"
+	// EventBlocked tells a behaviour it waits for a resource; Event.Note
+	// names the resource and its holder.
+	EventBlocked EventKind = "blocked"
+	// EventOverridden tells a behaviour a newer action took its resource
+	// (ExecutorConfig.Preempt); it ends canceled.
+	EventOverridden EventKind = "overridden"
+	// EventCue marks an ESML tag firing in a PLAY: Event.Note says what
+	// (e.g. "anim nod", "sfx chime", "break 500ms").
+	EventCue EventKind = "cue"
+	// EventNote carries a remark on a behaviour in Event.Note, such as an
+	// unknown ESML tag or an animation that could not be found.
+	EventNote EventKind = "note"
 )
 
 // Event is a behaviour's progress, as reported to ExecutorConfig.Observer.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/motion"
 )
 
 // Validate checks an action built in Go by the rules ParseAction applies to
@@ -48,6 +50,10 @@ func isNil(b Behavior) bool {
 	case *SetPresentPerson:
 		return b == nil
 	case *ImpactEmotion:
+		return b == nil
+	case *LookAt:
+		return b == nil
+	case *PlayAnimation:
 		return b == nil
 	}
 	return false
@@ -109,6 +115,10 @@ func (v *validator) behavior(path string, b Behavior, depth int) error {
 		return checkSetPresentPerson(path, b)
 	case *ImpactEmotion:
 		return checkImpactEmotion(path, b)
+	case *LookAt:
+		return checkLookAt(path, b)
+	case *PlayAnimation:
+		return checkPlayAnimation(path, b)
 	}
 	return fieldErr(join(path, "type"), "unknown behaviour type %q", b.BehaviorType())
 }
@@ -217,6 +227,9 @@ func checkDisplay(path string, d *Display) error {
 	if err := checkRaw(join(path, "view"), d.View, kindObject); err != nil {
 		return err
 	}
+	if _, err := ParseView(d.View); err != nil {
+		return fieldErr(join(path, "view"), "%v", err)
+	}
 	if d.Layer != nil && (*d.Layer < 0 || *d.Layer > MaxDisplayLayer) {
 		return fieldErr(join(path, "layer"), "%d is outside 0..%d", *d.Layer, MaxDisplayLayer)
 	}
@@ -262,6 +275,137 @@ func checkImpactEmotion(path string, e *ImpactEmotion) error {
 		}
 	}
 	return checkRaw(join(path, "meta"), e.Meta)
+}
+
+func checkLookAt(path string, l *LookAt) error {
+	tp := join(path, "target")
+	t := l.Target
+	set := 0
+	for _, given := range []bool{t.Position != nil, t.Angle != nil, t.Camera != nil, t.Entity != nil} {
+		if given {
+			set++
+		}
+	}
+	if set != 1 {
+		return fieldErr(tp, "needs exactly one of position, angleVector, cameraTarget or entityId (got %d)", set)
+	}
+	finite := func(p string, v, limit float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > limit {
+			return fieldErr(p, "%g is outside ±%g", v, limit)
+		}
+		return nil
+	}
+	switch {
+	case t.Position != nil:
+		pp := join(tp, "position")
+		for _, c := range []struct {
+			k string
+			v float64
+		}{{"x", t.Position.X}, {"y", t.Position.Y}, {"z", t.Position.Z}} {
+			if err := finite(join(pp, c.k), c.v, MaxTargetDistance); err != nil {
+				return err
+			}
+		}
+	case t.Angle != nil:
+		ap := join(tp, "angleVector")
+		if err := finite(join(ap, "x"), t.Angle.X, 2*math.Pi); err != nil {
+			return err
+		}
+		if err := finite(join(ap, "y"), t.Angle.Y, math.Pi); err != nil {
+			return err
+		}
+	case t.Camera != nil:
+		cp := join(tp, "cameraTarget")
+		for _, c := range []struct {
+			k string
+			v float64
+		}{{"x", t.Camera.X}, {"y", t.Camera.Y}} {
+			if math.IsNaN(c.v) || c.v < 0 || c.v > MaxCameraCoordinate {
+				return fieldErr(join(cp, c.k), "%g is outside 0..%d pixels", c.v, MaxCameraCoordinate)
+			}
+		}
+	case t.Entity != nil:
+		ep := join(tp, "entityId")
+		if err := checkRaw(ep, t.Entity, kindNumber, kindString); err != nil {
+			return err
+		}
+		if len(t.Entity) > MaxStringBytes {
+			return fieldErr(ep, "is %d bytes, limit %d", len(t.Entity), MaxStringBytes)
+		}
+	}
+	if t.Track && t.Entity == nil {
+		return fieldErr(join(tp, "track"), "only an entityId target can be tracked")
+	}
+	if o := l.Options; o != nil {
+		switch o.Type {
+		case "", LookLevelHead, LookFlushBase:
+		default:
+			return fieldErr(join(path, "options.type"), "%q is not one of %s, %s", o.Type, LookLevelHead, LookFlushBase)
+		}
+		if !o.DOFs.valid() {
+			return fieldErr(join(path, "options.dofs"), "%q is not one of %s, %s, %s, %s", o.DOFs, DOFBase, DOFEye, DOFBody, DOFAll)
+		}
+	}
+	return checkRaw(join(path, "meta"), l.Meta)
+}
+
+func checkPlayAnimation(path string, p *PlayAnimation) error {
+	ap := join(path, "animation")
+	a := p.Animation
+	set := 0
+	for _, given := range []bool{a.URL != "", a.Data != nil, a.Query != "", a.Categories != nil} {
+		if given {
+			set++
+		}
+	}
+	if set != 1 {
+		return fieldErr(ap, "needs exactly one of url, data, query or categories (got %d)", set)
+	}
+	switch {
+	case a.URL != "":
+		if err := checkString(join(ap, "url"), a.URL); err != nil {
+			return err
+		}
+	case a.Query != "":
+		if err := checkString(join(ap, "query"), a.Query); err != nil {
+			return err
+		}
+	case a.Data != nil:
+		if err := checkRaw(join(ap, "data"), a.Data, kindObject); err != nil {
+			return err
+		}
+		if _, err := motion.ParseAnimation(a.Data); err != nil {
+			return fieldErr(join(ap, "data"), "%v", err)
+		}
+	default:
+		cp := join(ap, "categories")
+		switch n := len(a.Categories); {
+		case n == 0:
+			return fieldErr(cp, "must not be empty")
+		case n > MaxAnimationCategories:
+			return fieldErr(cp, "%d categories, limit %d", n, MaxAnimationCategories)
+		}
+		for i, c := range a.Categories {
+			if c == "" {
+				return fieldErr(index(cp, i), "must not be empty")
+			}
+			if err := checkString(index(cp, i), c); err != nil {
+				return err
+			}
+		}
+	}
+	if o := p.Options; o != nil {
+		if !o.DOFs.valid() {
+			return fieldErr(join(path, "options.dofs"), "%q is not one of %s, %s, %s, %s", o.DOFs, DOFBase, DOFEye, DOFBody, DOFAll)
+		}
+		if s := o.Speed; s != nil && (math.IsNaN(*s) || *s < 0.1 || *s > 10) {
+			return fieldErr(join(path, "options.speed"), "%g is outside 0.1..10", *s)
+		}
+		if l := o.Loops; l != nil && (*l < -1 || *l > MaxLoops) {
+			return fieldErr(join(path, "options.loops"), "%d: want -1 (until stopped) or 0..%d", *l, MaxLoops)
+		}
+	}
+	return checkRaw(join(path, "meta"), p.Meta)
 }
 
 // checkString enforces MaxStringBytes and UTF-8 on a free-form string.

@@ -19,6 +19,12 @@ func cmdIntents(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return usageError{"intents: missing command"}
 	}
 	switch args[0] {
+	case "expand":
+		return cmdIntentsExpand(ctx, args[1:], stdin, stdout, stderr)
+	case "match":
+		return cmdIntentsMatch(ctx, args[1:], stdin, stdout, stderr)
+	case "eval":
+		return cmdIntentsEval(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprint(stderr, intentsUsage)
 		return usageError{fmt.Sprintf("intents: unknown command %q", args[0])}

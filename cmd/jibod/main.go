@@ -29,6 +29,10 @@ Usage:
   jibod run [flags]        start the robot; see 'jibod run -h'
   jibod selftest [flags]   exercise the chain on the sim board; exit 0 only if it works
   jibod intents ...        intent tools for skill authors (expand, match, eval)
+  jibod scenario run FILE  run a scripted situation and print its bus traffic
+  jibod jcp run FILE.json  run a JCP action on the sim board; print the timeline (--svg to draw it)
+  jibod motion loop        run the motion control loop and report its tick lateness
+  jibod board check        open every device of a board profile and report what answers
   jibod version            print the version
 
 `
@@ -53,8 +57,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "selftest":
 		err = cmdSelftest(ctx, args[1:], stdout, stderr)
+	case "scenario":
+		err = cmdScenario(ctx, args[1:], stdout, stderr)
 	case "intents":
 		err = cmdIntents(ctx, args[1:], stdin, stdout, stderr)
+	case "jcp":
+		err = cmdJCP(ctx, args[1:], stdout, stderr)
+	case "motion":
+		err = cmdMotion(ctx, args[1:], stdout, stderr)
+	case "board":
+		err = cmdBoard(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "jibod %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":

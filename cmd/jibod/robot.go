@@ -22,6 +22,8 @@ import (
 // robotConfig is what the robot is built from.
 type robotConfig struct {
 	Board string // embedded profile name or a profile file path
+	// Profile, if set, is the board profile to use instead of loading Board.
+	Profile *board.Profile
 	// SpeakWPM overrides the sim speaker's rate when >= 0 (0 = instant).
 	SpeakWPM int
 	Lang     string
@@ -38,15 +40,40 @@ type robot struct {
 	log     *slog.Logger
 	bus     *bus.Bus
 	body    *board.Body
+	parts   *bodyParts // body, motion controller and social state
 	exec    *jcp.Executor
 	host    *skill.Host
 	intents *intent.Service
 	orch    *pipeline.Orchestrator
 	tapSub  *bus.Subscription
+	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
+	stopHost func()
 }
 
-// defaultPipeline is the default-session pipeline (PIPE-13).
-var defaultPipeline = []string{"templates-high", "templates-medium", "templates-low"}
+// defaultPipeline is the default-session pipeline (PIPE-13). The two
+// engines are interleaved band by band: within a band the template engine
+// goes first, as it accounts for every word in order while a keyword match
+// leaves words unexplained; across bands the surer band of either engine
+// goes first, so a keyword match explaining three words in four beats a
+// template match that is mostly open slot text.
+var defaultPipeline = []string{"templates-high", "keywords-high", "templates-medium", "keywords-medium", "templates-low", "keywords-low"}
+
+// robotPipeline is the robot's default-session pipeline: stop and converse
+// first (STOP-10, CONV-10), then the intent tiers of defaultPipeline, each
+// fallback stage right after the last tier of its confidence band
+// (FALLBACK-1 §8.2): stop, converse, templates-high, keywords-high,
+// fallback-high, …, keywords-low, fallback-low.
+func robotPipeline() []string {
+	out := []string{"stop", "converse"}
+	band := func(id string) string { return id[strings.LastIndex(id, "-")+1:] }
+	for i, id := range defaultPipeline {
+		out = append(out, id)
+		if i == len(defaultPipeline)-1 || band(defaultPipeline[i+1]) != band(id) {
+			out = append(out, "fallback-"+band(id))
+		}
+	}
+	return out
+}
 
 func loadProfile(name string) (*board.Profile, error) {
 	if strings.ContainsAny(name, "/.") {
@@ -77,25 +104,25 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		}
 	}
 
-	prof, err := loadProfile(cfg.Board)
-	if err != nil {
-		return nil, fmt.Errorf("board %q: %w", cfg.Board, err)
+	prof := cfg.Profile
+	if prof == nil {
+		if prof, err = loadProfile(cfg.Board); err != nil {
+			return nil, fmt.Errorf("board %q: %w", cfg.Board, err)
+		}
 	}
 	if cfg.SpeakWPM >= 0 {
 		prof.Speaker.WPM = cfg.SpeakWPM
 	}
-	r.body, err = board.Open(ctx, prof, board.Options{Logger: log, Observer: r.bodyEvent})
-	if err != nil {
-		return nil, fmt.Errorf("opening board %s: %w", prof.Name, err)
-	}
-	ec := r.body.ExecutorConfig()
-	ec.Logger = log
-	if r.exec, err = jcp.NewExecutor(ec); err != nil {
+	// The body: devices, the motion control loop (homed here) and the
+	// robot's social state, driven by one executor.
+	if r.parts, err = openBody(ctx, prof, log, r.bodyEvent, nil); err != nil {
 		return nil, err
 	}
+	r.body, r.exec = r.parts.board, r.parts.exec
 
 	engine := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	r.intents = intent.NewService(r.bus, engine, log)
+	keywords := intent.NewKeywordEngine(intent.KeywordOptions{Logger: log})
+	r.intents = intent.NewService(r.bus, engine, log, intent.WithKeywordEngine(keywords))
 	if err := r.intents.Start(); err != nil {
 		return nil, err
 	}
@@ -111,16 +138,43 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if err := r.host.Add(b); err != nil {
 		return nil, err
 	}
+	if r.stopHost, err = r.host.StartStop(); err != nil {
+		return nil, err
+	}
 	if err := r.host.Register(ctx); err != nil {
 		return nil, err
 	}
 
-	var plugins []pipeline.Plugin
-	for _, p := range intent.TemplatePlugins(engine) {
+	stop, err := pipeline.NewStop(pipeline.StopConfig{Bus: r.bus, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	// Jibo skills take a follow-up answer through a listening SLIM, never a
+	// converse poll: only skills hosted elsewhere are polled, so a local
+	// skill never costs the poll window.
+	local := map[string]bool{}
+	for _, m := range r.host.Skills() {
+		local[m.ID] = true
+	}
+	converse, err := pipeline.NewConverse(pipeline.ConverseConfig{Bus: r.bus, Logger: log,
+		Eligible: func(id string) bool { return !local[id] }})
+	if err != nil {
+		return nil, err
+	}
+	fallbacks, err := pipeline.NewFallbacks(pipeline.FallbackConfig{Bus: r.bus, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	plugins := []pipeline.Plugin{stop, converse}
+	for _, p := range append(intent.TemplatePlugins(engine), intent.KeywordPlugins(keywords)...) {
+		plugins = append(plugins, p)
+	}
+	for _, p := range fallbacks.DefaultStages() {
 		plugins = append(plugins, p)
 	}
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
-		Defaults: session.Defaults{Lang: cfg.Lang, Pipeline: defaultPipeline}})
+		Listeners: []pipeline.Listener{fallbacks},
+		Defaults:  session.Defaults{Lang: cfg.Lang, Pipeline: robotPipeline()}})
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +206,14 @@ func (r *robot) Close(ctx context.Context) error {
 	if r.orch != nil {
 		errs = append(errs, r.orch.Close(ctx))
 	}
+	if r.stopHost != nil {
+		r.stopHost()
+	}
 	if r.intents != nil {
 		r.intents.Close()
 	}
-	if r.body != nil {
-		errs = append(errs, r.body.Close())
+	if r.parts != nil {
+		errs = append(errs, r.parts.Close(ctx))
 	}
 	errs = append(errs, r.bus.Close(ctx))
 	return errors.Join(errs...)

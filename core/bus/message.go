@@ -5,6 +5,11 @@
 // The bus knows no topic's meaning. Messages are values: once published, a
 // message's Data and Context are shared by every subscriber and must be
 // treated as read-only; derive a new message instead of editing one.
+//
+// Ordering: publishes are totally ordered and each subscriber receives its
+// messages in that order, so no subscriber sees a message before one that was
+// published before it (a consequence never overtakes its cause). Each
+// subscriber has a bounded queue with an overflow policy (see Overflow).
 package bus
 
 import (

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -82,9 +83,14 @@ func BenchmarkMatch(b *testing.B) {
 		"entity":   "what is the status of device999 in the living room",
 		"crowded":  "tell me about the weather tomorrow",
 		"no_match": "how tall is the eiffel tower",
+		// Tolerant matching: only after the strict lookup found nothing.
+		"filler":      "um could you please switch on the device500",
+		"filler_slot": "please set device500 to 40 percent for me",
+		"missing":     "what is status of device999 in living room",
+		"near_miss":   "please switch the device500 on",
 	}
 	for name, u := range utterances {
-		if name != "no_match" && e.Match(u, "en-us", "") == nil {
+		if !strings.HasSuffix(name, "_miss") && name != "no_match" && e.Match(u, "en-us", "") == nil {
 			b.Fatalf("%s: %q does not match", name, u)
 		}
 		b.Run(name, func(b *testing.B) {
@@ -109,6 +115,18 @@ func BenchmarkLoadLocale(b *testing.B) {
 	for b.Loop() {
 		if _, err := LoadLocale(fsys, "locale"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExplain ranks near misses for an unmatched utterance against
+// 1,000 intents, as `jibod intents match` does for a "match": null line.
+func BenchmarkExplain(b *testing.B) {
+	e := newBenchEngine(b, benchIntents(1000))
+	b.ReportAllocs()
+	for b.Loop() {
+		if ex := e.Explain("please switch the device500 on", "en-us", "", 3); len(ex.NearMisses) == 0 {
+			b.Fatal("no near misses")
 		}
 	}
 }

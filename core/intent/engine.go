@@ -70,6 +70,11 @@ type EngineOptions struct {
 	MaxTemplates      int          // templates per definition; DefaultMaxTemplates
 	MaxIntentSamples  int          // expanded samples per definition; DefaultMaxIntentSamples
 	MaxUtteranceWords int          // see DefaultMaxUtteranceWords
+	// Lexicons are the filler phrases and optional words tolerated per
+	// primary language subtag ("en") when an utterance matches no sample as
+	// it stands. Nil means BuiltinLexicons; an empty map turns tolerant
+	// matching off.
+	Lexicons map[string]*Lexicon
 }
 
 // TemplateEngine indexes template intents and matches utterances against
@@ -107,6 +112,28 @@ type scopeIndex struct {
 	anchors map[string][]*slotSample
 	// freq counts anchored samples per literal word, to choose rare anchors.
 	freq map[string]int
+
+	// The loose index serves tolerant matching, which runs only when the
+	// index above finds nothing. looseExact maps the words of a slot-free
+	// sample that are not in the language's lexicon to the sample;
+	// Slot samples are grouped by the sequence of their words outside the
+	// lexicon (looseGroups), since many share it, and each group is held
+	// under one of those words, the rarest when the group was made,
+	// counted per sample in looseFreq.
+	looseExact  map[string][]*slotSample
+	looseGroups map[string]*looseGroup
+	looseSlot   map[string][]*looseGroup
+	looseFreq   map[string]int
+}
+
+// looseGroup is the slot samples of a scope that have the same words
+// outside the lexicon, in the same order: a tolerant match needs every one
+// said, in order, so the group is checked once for all of them.
+type looseGroup struct {
+	key     string
+	words   []string
+	anchor  string
+	samples []*slotSample
 }
 
 // compiledIntent is a definition ready for matching.
@@ -114,6 +141,7 @@ type compiledIntent struct {
 	def           TemplateIntent
 	enabled       bool
 	exact         []string
+	plain         []*slotSample // the exact samples, compiled, for tolerant matching
 	slotted       []*slotSample
 	blacklist     [][]string
 	required      []string
@@ -137,6 +165,15 @@ func NewTemplateEngine(opts EngineOptions) *TemplateEngine {
 	}
 	if opts.MaxUtteranceWords <= 0 {
 		opts.MaxUtteranceWords = DefaultMaxUtteranceWords
+	}
+	if opts.Lexicons == nil {
+		lex, err := BuiltinLexicons()
+		if err != nil {
+			// Only a broken build gets here (a test loads them); matching
+			// still works, without tolerance.
+			opts.Logger.Error("built-in lexicons unusable; tolerant matching is off", "err", err)
+		}
+		opts.Lexicons = lex
 	}
 	return &TemplateEngine{log: opts.Logger, opts: opts, scopes: map[scopeKey]*scopeIndex{}}
 }
@@ -169,6 +206,11 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 			edgeLens: map[[2]int]int{},
 			anchors:  map[string][]*slotSample{},
 			freq:     map[string]int{},
+
+			looseExact:  map[string][]*slotSample{},
+			looseGroups: map[string]*looseGroup{},
+			looseSlot:   map[string][]*looseGroup{},
+			looseFreq:   map[string]int{},
 		}
 		e.scopes[sk] = s
 	}
@@ -462,6 +504,7 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 				if !seenExact[cs.text] {
 					seenExact[cs.text] = true
 					c.exact = append(c.exact, cs.text)
+					c.plain = append(c.plain, cs)
 				}
 			case !seenSlotted[cs.text]:
 				seenSlotted[cs.text] = true
@@ -471,6 +514,14 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 	}
 	if len(c.exact) == 0 && len(c.slotted) == 0 {
 		return nil, nil, errors.New("no sample can be matched after normalisation (REG-06)")
+	}
+	if lex := lexiconFor(e.opts.Lexicons, def.Lang); lex != nil {
+		for _, ss := range c.plain {
+			ss.loosen(lex)
+		}
+		for _, ss := range c.slotted {
+			ss.loosen(lex)
+		}
 	}
 	return c, dedupeWarnings(warns), nil
 }
@@ -568,7 +619,27 @@ func (s *scopeIndex) add(c *compiledIntent) {
 	for _, t := range c.exact {
 		s.exact[t] = append(s.exact[t], c)
 	}
+	for _, ss := range c.plain {
+		if ss.looseKey != "" {
+			s.looseExact[ss.looseKey] = append(s.looseExact[ss.looseKey], ss)
+		}
+	}
 	for _, ss := range c.slotted {
+		if len(ss.content) > 0 {
+			for _, w := range ss.content {
+				s.looseFreq[w]++
+			}
+			g := s.looseGroups[ss.looseKey]
+			if g == nil {
+				g = &looseGroup{key: ss.looseKey, words: strings.Split(ss.looseKey, " ")}
+				g.anchor = slices.MinFunc(ss.content, func(a, b string) int {
+					return cmp.Or(cmp.Compare(s.looseFreq[a], s.looseFreq[b]), cmp.Compare(len(b), len(a)), cmp.Compare(a, b))
+				})
+				s.looseGroups[g.key] = g
+				s.looseSlot[g.anchor] = append(s.looseSlot[g.anchor], g)
+			}
+			g.samples = append(g.samples, ss)
+		}
 		if ss.edge != (edgeKey{}) {
 			s.edges[ss.edge] = append(s.edges[ss.edge], ss)
 			s.edgeLens[ss.edgeLen]++
@@ -594,7 +665,30 @@ func (s *scopeIndex) remove(c *compiledIntent) {
 			s.exact[t] = list
 		}
 	}
+	for _, ss := range c.plain {
+		if ss.looseKey != "" {
+			deleteSample(s.looseExact, ss.looseKey, ss)
+		}
+	}
 	for _, ss := range c.slotted {
+		if len(ss.content) > 0 {
+			for _, w := range ss.content {
+				if s.looseFreq[w]--; s.looseFreq[w] <= 0 {
+					delete(s.looseFreq, w)
+				}
+			}
+			g := s.looseGroups[ss.looseKey]
+			g.samples = slices.DeleteFunc(g.samples, func(x *slotSample) bool { return x == ss })
+			if len(g.samples) == 0 {
+				delete(s.looseGroups, g.key)
+				list := slices.DeleteFunc(s.looseSlot[g.anchor], func(x *looseGroup) bool { return x == g })
+				if len(list) == 0 {
+					delete(s.looseSlot, g.anchor)
+				} else {
+					s.looseSlot[g.anchor] = list
+				}
+			}
+		}
 		if ss.edge != (edgeKey{}) {
 			list := slices.DeleteFunc(s.edges[ss.edge], func(x *slotSample) bool { return x == ss })
 			if len(list) == 0 {
@@ -618,6 +712,17 @@ func (s *scopeIndex) remove(c *compiledIntent) {
 		} else {
 			s.anchors[ss.anchor] = list
 		}
+	}
+}
+
+// deleteSample removes ss from the list under key, dropping the key when
+// the list empties.
+func deleteSample(m map[string][]*slotSample, key string, ss *slotSample) {
+	list := slices.DeleteFunc(m[key], func(x *slotSample) bool { return x == ss })
+	if len(list) == 0 {
+		delete(m, key)
+	} else {
+		m[key] = list
 	}
 }
 

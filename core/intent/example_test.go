@@ -56,3 +56,32 @@ func ExampleTemplateEngine_Match() {
 	// "Turn on the kitchen light.": lights.openjibo:turn_on map[device:kitchen light] 0.94
 	// "what time is it": no match
 }
+
+func ExampleTemplateEngine_Explain() {
+	engine := intent.NewTemplateEngine(intent.EngineOptions{Logger: slog.New(slog.DiscardHandler)})
+	for _, def := range []intent.TemplateIntent{
+		{SkillID: "lights", IntentName: "on", Lang: "en-us", Samples: []string{"turn on the light"}},
+		{SkillID: "lights", IntentName: "off", Lang: "en-us", Samples: []string{"turn off the light"}},
+	} {
+		if _, err := engine.Register(def); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	// Filler words are tolerated, at a lower confidence.
+	r := engine.Match("could you turn on light please", "en-us", "")
+	fmt.Printf("%s:%s %.2f\n%s\n", r.SkillID, r.IntentName, r.Confidence, r.Why)
+
+	// A negation is not a filler: no match, and Explain says why.
+	ex := engine.Explain("dont turn on the light", "en-us", "", 2)
+	fmt.Println(ex.Match == nil)
+	for _, n := range ex.NearMisses {
+		fmt.Printf("%s:%s %.2f %s\n", n.SkillID, n.IntentName, n.Score, n.Reason)
+	}
+	// Output:
+	// lights:on 0.54
+	// sample "turn on the light": tolerant match; skipped "could you", "please"; missing "the"; 3 of 6 words literal
+	// true
+	// lights:on 0.80 words not in the sample: "dont"
+	// lights:off 0.50 words not in the sample: "dont", "on"; sample words not said: "off"
+}

@@ -288,3 +288,49 @@ func TestSyntaxErrorFormat(t *testing.T) {
 	}
 	assert.ErrorIs(t, &SyntaxError{Err: inner}, inner)
 }
+
+// TestExpandAdjacencyAfterExpansion_GRM08: adjacency (GRM-07) is judged
+// on the expanded samples. Whatever the structure suggests, a template is
+// rejected exactly when some sample has two slots with only spaces between
+// them.
+func TestExpandAdjacencyAfterExpansion_GRM08(t *testing.T) {
+	tests := []struct {
+		template string
+		adjacent bool
+	}{
+		{"({a} x|y) {b}", false},       // slots look adjacent across the group; no sample has them so
+		{"{a} [x] y {b}", false},       // an optional between, and a word that always stays
+		{"({a}|x) ({b}|y) z", true},    // one sample is "{a} {b} z"
+		{"{a} (x|) {b}", true},         // the empty branch joins them
+		{"[{a}] [{b}] word", true},     // both optionals taken
+		{"{a} ([x]|y) {b} z", true},    // the optional inside a branch can vanish
+		{"{a}-{b} now", false},         // glued by text: not only spaces between
+		{"({a} |{c} x) {b} end", true}, // trailing space in a branch still leaves "{a} {b}"
+	}
+	for _, tc := range tests {
+		t.Run(tc.template, func(t *testing.T) {
+			samples, _, err := Expand(tc.template, nil, ExpandOptions{})
+			if tc.adjacent {
+				require.ErrorIs(t, err, ErrAdjacentSlots)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, textualExpand(tc.template), samples, "the same set as the literal §3.2 algorithm")
+		})
+	}
+}
+
+// TestCommentsAreTheReadersJob_GRM09: '#' means nothing to the grammar;
+// blank and '#' lines are dropped by the line reader (RES-04), so a
+// template handed straight to Expand keeps them as text or is empty.
+func TestCommentsAreTheReadersJob_GRM09(t *testing.T) {
+	samples, _, err := Expand("# not a comment here", nil, ExpandOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"# not a comment here"}, samples)
+	_, _, err = Expand("   ", nil, ExpandOptions{})
+	assert.ErrorIs(t, err, ErrEmptySample, "a blank template is malformed, not skipped")
+
+	lines, err := ReadLines(strings.NewReader("# a comment\n\n  \nhello # not inline\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []Line{{Number: 4, Col: 1, Text: "hello # not inline"}}, lines)
+}

@@ -200,20 +200,67 @@ func (l *Locale) TemplateIntents(sessionID, skillID string) []TemplateIntent {
 // follow-on errors. Gaps between languages come back as findings, not
 // errors (RES-03).
 func LoadLocale(fsys fs.FS, root string) (*Locale, error) {
-	l, err := loadLocale(fsys, root)
+	l, err := loadLocale([]LocaleLayer{{FS: fsys, Root: root}})
 	if err != nil {
 		return nil, fmt.Errorf("loading locale %s: %w", root, err)
 	}
 	return l, nil
 }
 
+// LocaleLayer is one folder of locale resources: language folders under
+// Root in FS, laid out as LoadLocale reads them.
+type LocaleLayer struct {
+	FS   fs.FS
+	Root string
+	// Name, when set, is joined before paths in errors, warnings and
+	// Resource.Path, so they name the real file (e.g. the folder FS was
+	// opened on).
+	Name string
+}
+
+func (l LocaleLayer) show(p string) string {
+	if l.Name == "" {
+		return p
+	}
+	return path.Join(l.Name, p)
+}
+
+// LoadLocaleLayers loads one skill's resources from several locale
+// folders, highest precedence first; RES-02 orders them: the user override
+// (…/<skill_id>/locale/), the skill's own locale/, then core. A resource,
+// (language, extension, base name), comes whole from the first layer that
+// has it, wherever it sits below the language folder: first wins, lines are
+// never merged, and the shadowed file is not read (a warning names it).
+// Each layer obeys LoadLocale's rules on its own (a duplicate within one
+// layer is an error); the chosen files are then validated together as one
+// locale, with LoadLocale's guarantees.
+func LoadLocaleLayers(layers ...LocaleLayer) (*Locale, error) {
+	l, err := loadLocale(layers)
+	if err != nil {
+		return nil, fmt.Errorf("loading layered locale: %w", err)
+	}
+	return l, nil
+}
+
 type loader struct {
-	fsys  fs.FS
 	loc   *Locale
 	files int
 	// errs collects errors per path, in the order paths are first seen.
 	errs  map[string][]error
 	order []string
+}
+
+// resKey identifies a resource within one language (RES-01).
+type resKey struct {
+	role Role
+	name string
+}
+
+// found is a resource file located but not yet read.
+type found struct {
+	fsys   fs.FS
+	fsPath string // path in fsys
+	path   string // path as shown
 }
 
 func (ld *loader) fail(file string, err error) {
@@ -240,33 +287,70 @@ func (ld *loader) err() error {
 	return errors.Join(all...)
 }
 
-func loadLocale(fsys fs.FS, root string) (*Locale, error) {
-	if !fs.ValidPath(root) {
-		return nil, fmt.Errorf("invalid folder path %q", root)
+func loadLocale(layers []LocaleLayer) (*Locale, error) {
+	if len(layers) == 0 {
+		return nil, errors.New("no locale folder given")
 	}
-	entries, err := fs.ReadDir(fsys, root)
-	if err != nil {
-		return nil, fmt.Errorf("reading locale folder: %w", err)
-	}
-	ld := &loader{fsys: fsys, loc: &Locale{Langs: map[string]*Language{}}, errs: map[string][]error{}}
-	for _, ent := range entries {
-		p := path.Join(root, ent.Name())
-		if !ent.IsDir() {
-			ld.warn(p, 0, 0, "file outside a language folder; ignored")
-			continue
+	ld := &loader{loc: &Locale{Langs: map[string]*Language{}}, errs: map[string][]error{}}
+	chosen := map[string]map[resKey]found{} // tag → the winning file of each resource
+	for _, layer := range layers {
+		if layer.FS == nil {
+			return nil, fmt.Errorf("locale folder %s: no file system", layer.show(layer.Root))
 		}
-		tag, err := NormalizeLang(ent.Name())
+		if !fs.ValidPath(layer.Root) {
+			return nil, fmt.Errorf("invalid folder path %q", layer.Root)
+		}
+		entries, err := fs.ReadDir(layer.FS, layer.Root)
 		if err != nil {
-			ld.fail(p, fmt.Errorf("%s: language folder: %w (RES-01)", p, err))
-			continue
+			return nil, fmt.Errorf("reading locale folder %s: %w", layer.show(layer.Root), err)
 		}
-		lang := ld.loc.Langs[tag]
-		if lang == nil {
-			lang = &Language{Tag: tag, Resources: map[Role]map[string]*Resource{}}
-			ld.loc.Langs[tag] = lang
+		own := map[string]map[resKey]found{}
+		for _, ent := range entries {
+			p := path.Join(layer.Root, ent.Name())
+			shown := layer.show(p)
+			if !ent.IsDir() {
+				ld.warn(shown, 0, 0, "file outside a language folder; ignored")
+				continue
+			}
+			tag, err := NormalizeLang(ent.Name())
+			if err != nil {
+				ld.fail(shown, fmt.Errorf("%s: language folder: %w (RES-01)", shown, err))
+				continue
+			}
+			if own[tag] == nil {
+				own[tag] = map[resKey]found{}
+			}
+			if err := ld.walk(layer, tag, p, own[tag]); err != nil {
+				return nil, err
+			}
 		}
-		if err := ld.walk(lang, p); err != nil {
-			return nil, err
+		for _, tag := range slices.Sorted(maps.Keys(own)) {
+			if chosen[tag] == nil {
+				chosen[tag] = map[resKey]found{}
+			}
+			for _, f := range sortedFound(own[tag]) {
+				k := f.key
+				if win, ok := chosen[tag][k]; ok {
+					ld.warn(f.path, 0, 0, "overridden by %s (RES-02)", win.path)
+					continue
+				}
+				chosen[tag][k] = f.found
+			}
+		}
+	}
+	for _, tag := range slices.Sorted(maps.Keys(chosen)) {
+		lang := &Language{Tag: tag, Resources: map[Role]map[string]*Resource{}}
+		ld.loc.Langs[tag] = lang
+		for _, f := range sortedFound(chosen[tag]) {
+			res, err := ld.read(f.found, f.key.role, f.key.name)
+			if err != nil {
+				ld.fail(f.path, err)
+				continue
+			}
+			if lang.Resources[f.key.role] == nil {
+				lang.Resources[f.key.role] = map[string]*Resource{}
+			}
+			lang.Resources[f.key.role][f.key.name] = res
 		}
 	}
 	if len(ld.errs) > 0 {
@@ -282,17 +366,35 @@ func loadLocale(fsys fs.FS, root string) (*Locale, error) {
 	return ld.loc, nil
 }
 
-// walk reads every file below dir into lang. It returns an error only for
-// what stops the whole load: an unreadable folder or a limit.
-func (ld *loader) walk(lang *Language, dir string) error {
+type keyedFound struct {
+	key resKey
+	found
+}
+
+// sortedFound lists resources by shown path, so reads, errors and
+// warnings come in a stable order.
+func sortedFound(m map[resKey]found) []keyedFound {
+	out := make([]keyedFound, 0, len(m))
+	for k, f := range m {
+		out = append(out, keyedFound{k, f})
+	}
+	slices.SortFunc(out, func(a, b keyedFound) int { return strings.Compare(a.path, b.path) })
+	return out
+}
+
+// walk locates every resource file below dir, a language folder of layer,
+// into own. It returns an error only for what stops the whole load: an
+// unreadable folder or a limit.
+func (ld *loader) walk(layer LocaleLayer, tag, dir string, own map[resKey]found) error {
 	depth0 := strings.Count(dir, "/")
-	return fs.WalkDir(ld.fsys, dir, func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(layer.FS, dir, func(p string, d fs.DirEntry, err error) error {
+		shown := layer.show(p)
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", p, err)
+			return fmt.Errorf("reading %s: %w", shown, err)
 		}
 		if d.IsDir() {
 			if strings.Count(p, "/")-depth0 > MaxLocaleDepth {
-				return fmt.Errorf("%s: folders nest more than %d deep below the language folder", p, MaxLocaleDepth)
+				return fmt.Errorf("%s: folders nest more than %d deep below the language folder", shown, MaxLocaleDepth)
 			}
 			return nil
 		}
@@ -302,27 +404,20 @@ func (ld *loader) walk(lang *Language, dir string) error {
 		ext := path.Ext(d.Name())
 		role := Role(strings.TrimPrefix(ext, "."))
 		if ext == "" || !slices.Contains(roleOrder, role) {
-			ld.warn(p, 0, 0, "not a resource file (RES-05); ignored")
+			ld.warn(shown, 0, 0, "not a resource file (RES-05); ignored")
 			return nil
 		}
 		name := strings.TrimSuffix(d.Name(), ext)
 		if !validBaseName(name) {
-			ld.fail(p, fmt.Errorf("%s: base name %q must match [a-z0-9_]+ (RES-01)", p, name))
+			ld.fail(shown, fmt.Errorf("%s: base name %q must match [a-z0-9_]+ (RES-01)", shown, name))
 			return nil
 		}
-		if prev := lang.Resource(role, name); prev != nil {
-			ld.fail(p, fmt.Errorf("%s: duplicate resource %s%s in language %s, also at %s (RES-01)", p, name, ext, lang.Tag, prev.Path))
+		k := resKey{role, name}
+		if prev, dup := own[k]; dup {
+			ld.fail(shown, fmt.Errorf("%s: duplicate resource %s%s in language %s, also at %s (RES-01)", shown, name, ext, tag, prev.path))
 			return nil
 		}
-		res, err := ld.read(p, role, name)
-		if err != nil {
-			ld.fail(p, err)
-			return nil
-		}
-		if lang.Resources[role] == nil {
-			lang.Resources[role] = map[string]*Resource{}
-		}
-		lang.Resources[role][name] = res
+		own[k] = found{fsys: layer.FS, fsPath: p, path: shown}
 		return nil
 	})
 }
@@ -342,13 +437,14 @@ func validBaseName(s string) bool {
 
 // read reads one file within MaxFileBytes and splits it into lines, or
 // keeps it whole for a .prompt.
-func (ld *loader) read(p string, role Role, name string) (*Resource, error) {
-	f, err := ld.fsys.Open(p)
+func (ld *loader) read(f found, role Role, name string) (*Resource, error) {
+	p := f.path
+	file, err := f.fsys.Open(f.fsPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: opening: %w", p, err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading: %w", p, err)
 	}

@@ -302,3 +302,115 @@ func TestRenderPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadLocaleLayers covers RES-02: user override, then the skill's
+// locale/, then core; whole file, first wins, wherever the file sits below
+// its language folder and however the language folder is cased.
+func TestLoadLocaleLayers(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	override := LocaleLayer{Name: "user", Root: "lights/locale", FS: fstest.MapFS{
+		"lights/locale/en-us/turn_on.intent": file("light me up\n"),
+		"lights/locale/en-us/README.txt":     file("notes\n"),
+	}}
+	skill := LocaleLayer{Name: "skills/lights", Root: "locale", FS: fstest.MapFS{
+		"locale/en-US/intents/turn_on.intent":  file("turn on [the] {device}\nswitch on [the] {device}\n"),
+		"locale/en-US/intents/turn_off.intent": file("turn off [the] {device}\n<yes> off\n"),
+		"locale/en-US/device.entity":           file("lamp\n"),
+		"locale/en-US/yes.voc":                 file("sure\n"),
+	}}
+	core := LocaleLayer{Name: "core", Root: ".", FS: fstest.MapFS{
+		"en-us/yes.voc":      file("yes\nyeah\n"),
+		"en-us/no.voc":       file("no\nnope\n"),
+		"en-us/cancel.voc":   file("bad \xff utf-8\n"), // shadowed nowhere: read and must be valid
+		"en-us/broken.voc":   file("fine\n"),
+		"de-de/danke.dialog": file("Danke!\n"),
+	}}
+	core.FS.(fstest.MapFS)["en-us/cancel.voc"] = file("cancel\n")
+	shadowedBad := LocaleLayer{Name: "old", Root: "locale", FS: fstest.MapFS{
+		"locale/en-us/turn_on.intent": file("turn (on\n"),       // malformed, but shadowed: never read
+		"locale/en-us/device.entity":  file("lamp\n\xff\xfe\n"), // invalid UTF-8, shadowed
+	}}
+
+	loc, err := LoadLocaleLayers(override, skill, core, shadowedBad)
+	require.NoError(t, err)
+	en := loc.Langs["en-us"]
+	require.NotNil(t, en)
+	on := en.Resource(RoleIntent, "turn_on")
+	assert.Equal(t, "user/lights/locale/en-us/turn_on.intent", on.Path, "RES-02: the user override wins")
+	assert.Equal(t, []string{"light me up"}, on.Samples, "RES-02: whole file, lines never merged")
+	assert.Equal(t, "skills/lights/locale/en-US/intents/turn_off.intent", en.Resource(RoleIntent, "turn_off").Path)
+	assert.Equal(t, "skills/lights/locale/en-US/yes.voc", en.Resource(RoleVocab, "yes").Path, "RES-02: the skill beats core")
+	assert.Equal(t, []string{"sure off", "turn off the {device}", "turn off {device}"}, en.Resource(RoleIntent, "turn_off").Samples,
+		"a reference resolves against the winning vocabulary")
+	assert.Equal(t, "core/en-us/no.voc", en.Resource(RoleVocab, "no").Path, "RES-02: core fills in what the skill lacks")
+	assert.Equal(t, "skills/lights/locale/en-US/device.entity", en.Resource(RoleEntity, "device").Path)
+	assert.Equal(t, []string{"de-de", "en-us"}, loc.Languages(), "languages are the union of the layers'")
+
+	assert.Contains(t, loc.Warnings, Warning{File: "skills/lights/locale/en-US/intents/turn_on.intent",
+		Msg: "overridden by user/lights/locale/en-us/turn_on.intent (RES-02)"})
+	assert.Contains(t, loc.Warnings, Warning{File: "core/en-us/yes.voc", Msg: "overridden by skills/lights/locale/en-US/yes.voc (RES-02)"})
+	assert.Contains(t, loc.Warnings, Warning{File: "old/locale/en-us/turn_on.intent", Msg: "overridden by user/lights/locale/en-us/turn_on.intent (RES-02)"})
+	assert.Contains(t, loc.Warnings, Warning{File: "user/lights/locale/en-us/README.txt", Msg: "not a resource file (RES-05); ignored"})
+}
+
+func TestLoadLocaleLayersMalformed(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	good := LocaleLayer{Name: "skill", Root: "locale", FS: fstest.MapFS{"locale/en-us/hi.intent": file("hello\n")}}
+	tests := []struct {
+		name   string
+		layers []LocaleLayer
+		want   []string
+	}{
+		{"no layers", nil, []string{"no locale folder given"}},
+		{"no file system", []LocaleLayer{{Name: "x", Root: "locale"}}, []string{"locale folder x/locale: no file system"}},
+		{"root missing names the layer", []LocaleLayer{good, {Name: "core", Root: "locale", FS: fstest.MapFS{}}},
+			[]string{"reading locale folder core/locale"}},
+		{"error in the winning file names its layer", []LocaleLayer{
+			{Name: "user", Root: "o", FS: fstest.MapFS{"o/en-us/hi.intent": file("# c\nhello (there\n")}}, good,
+		}, []string{"user/o/en-us/hi.intent:2:7: '(' is never closed by ')'"}},
+		{"RES-01 duplicate within one layer is still an error", []LocaleLayer{good, {Name: "core", Root: ".", FS: fstest.MapFS{
+			"en-us/a/x.voc": file("a\n"), "en-us/b/x.voc": file("b\n"),
+		}}}, []string{"core/en-us/b/x.voc: duplicate resource x.voc in language en-us, also at core/en-us/a/x.voc (RES-01)"}},
+		{"an overridden reference target is gone", []LocaleLayer{
+			{Name: "user", Root: "o", FS: fstest.MapFS{"o/en-us/hi.intent": file("say <greeting>\n")}},
+			good,
+		}, []string{"user/o/en-us/hi.intent:1:5: vocabulary <greeting> is not defined (GRM-07)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, err := LoadLocaleLayers(tc.layers...)
+			require.Error(t, err)
+			assert.Nil(t, loc, "nothing half-loaded")
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+// TestLoadLocaleIgnoresUnknownRoles: RES-10, a loader adds no roles of its
+// own; files with other extensions are skipped with a warning, whatever
+// they contain, and change nothing.
+func TestLoadLocaleIgnoresUnknownRoles(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	loc, err := LoadLocale(fstest.MapFS{
+		"locale/en-us/hi.intent":   file("hello\n"),
+		"locale/en-us/hi.rx":       file("(?P<x>.*)\n"),
+		"locale/en-us/hi.value":    file("{broken\n"),
+		"locale/en-us/hi.json":     file("{}"),
+		"locale/en-us/hi.INTENT":   file("upper case extension\n"),
+		"locale/en-us/hi.qml":      file("Item {}\n"),
+		"locale/en-us/hi.template": file("x\n"),
+	}, "locale")
+	require.NoError(t, err)
+	en := loc.Langs["en-us"]
+	assert.Equal(t, []string{"hello"}, en.Resource(RoleIntent, "hi").Samples)
+	for _, ext := range []string{"rx", "value", "json", "INTENT", "qml", "template"} {
+		assert.Contains(t, loc.Warnings, Warning{File: "locale/en-us/hi." + ext, Msg: "not a resource file (RES-05); ignored"}, "RES-10")
+	}
+	n := 0
+	for _, byName := range en.Resources {
+		n += len(byName)
+	}
+	assert.Equal(t, 1, n, "RES-10: no role added")
+}

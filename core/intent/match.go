@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -34,6 +35,25 @@ const (
 	scoreAffix       = 1  // once per slot with glued prefix or suffix text
 )
 
+// Scores of tolerant matching, the fallback when no sample matches as it
+// stands. A skipped filler word scores below any matched word (the lowest
+// is scoreBlacklisted), and a missing optional word costs, so a tolerant
+// match always scores strictly below what the same sample would score on
+// the utterance without the fillers or with the missing words said
+// (confidence is the score over scoreLiteral per utterance word).
+const (
+	scoreSkipped = 5   // utterance word skipped: in a filler phrase, or an extra optional word
+	scoreMissing = -10 // optional word of the sample the utterance lacks
+)
+
+// Scores used only to rank near misses (Explain): what tolerant matching
+// may not do, at a cost.
+const (
+	scoreExtra     = 0         // utterance word the sample does not account for
+	scoreLost      = -20       // literal word of the sample the utterance lacks
+	scoreEmptySlot = scoreLost // slot left without words
+)
+
 // elem is one word of a compiled sample: a literal word, or a slot with the
 // literal text glued to it inside the word ("{name}s" has suffix "s").
 type elem struct {
@@ -57,6 +77,32 @@ type slotSample struct {
 	slotMax  int      // best score a slot word of this sample can get
 	edge     edgeKey  // literal words before the first and after the last slot
 	edgeLen  [2]int   // how many words each side of edge has
+
+	// For tolerant matching (see Lexicon): content are the distinct
+	// literal words outside the lexicon, which must all be said; looseKey
+	// joins the literal words outside the lexicon in order.
+	content  []string
+	looseKey string
+}
+
+// loosen prepares the sample for tolerant matching in lex's language.
+func (ss *slotSample) loosen(lex *Lexicon) {
+	var b strings.Builder
+	for _, e := range ss.elems {
+		if e.slot != "" || lex.stop[e.word] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.word)
+	}
+	ss.looseKey = b.String()
+	for _, w := range ss.literals {
+		if !lex.stop[w] {
+			ss.content = append(ss.content, w)
+		}
+	}
 }
 
 // edgeKey is the literal text before a sample's first slot and after its
@@ -193,6 +239,7 @@ type candidate struct {
 	sample    string
 	ss        *slotSample // nil for an exact sample
 	ends      []int       // for a slot sample: where each elem's words end
+	loose     *alignment  // for a tolerant match: how it aligned
 }
 
 // better orders candidates: higher confidence, then fewer slot words, then
@@ -232,18 +279,34 @@ func tieBreak(a, b *compiledIntent, sampleA, sampleB string) int {
 // Match returns the best enabled, unsuppressed intent for the utterance in
 // the language, from the "default" scope and the session's own (REG-14), or
 // nil. The utterance is normalised first (Normalize). An exact sample scores
-// 1 and beats any sample with slots. Match is safe for concurrent use with
-// itself and with registration changes.
+// 1 and beats any sample with slots. When no sample matches as it stands,
+// Match tries once more tolerating the language's Lexicon: filler phrases
+// said around or between the words of a sample, and optional words missing
+// or extra; such a match scores strictly below what the sample scores when
+// said as written, and its Why names the words skipped and missing. Match
+// is safe for concurrent use with itself and with registration changes.
 func (e *TemplateEngine) Match(utterance, lang, sessionID string) *Result {
 	norm := Normalize(utterance)
 	if norm == "" {
 		return nil
 	}
 	lang = strings.ToLower(lang)
-	sessionID = sessionOrDefault(sessionID)
-
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	pools := e.pools(lang, sessionOrDefault(sessionID))
+	if len(pools) == 0 {
+		return nil
+	}
+	return e.match(newMatcher(norm), pools, lang)
+}
+
+func newMatcher(norm string) *matcher {
+	return &matcher{norm: norm, words: strings.Split(norm, " ")}
+}
+
+// pools returns the scopes an utterance of the session sees: "default" and
+// the session's own (REG-14). e.mu must be held.
+func (e *TemplateEngine) pools(lang, sessionID string) []*scopeIndex {
 	pools := make([]*scopeIndex, 0, 2)
 	if s := e.scopes[scopeKey{DefaultSession, lang}]; s != nil {
 		pools = append(pools, s)
@@ -251,18 +314,19 @@ func (e *TemplateEngine) Match(utterance, lang, sessionID string) *Result {
 	if s := e.scopes[scopeKey{sessionID, lang}]; s != nil && sessionID != DefaultSession {
 		pools = append(pools, s)
 	}
-	if len(pools) == 0 {
-		return nil
-	}
-	m := &matcher{norm: norm, words: strings.Split(norm, " ")}
-	N := len(m.words)
+	return pools
+}
 
+// match runs the lookups in order: exact samples, slot samples, then
+// tolerant matching. e.mu must be held.
+func (e *TemplateEngine) match(m *matcher, pools []*scopeIndex, lang string) *Result {
+	N := len(m.words)
 	for _, s := range pools {
-		for _, c := range s.exact[norm] {
+		for _, c := range s.exact[m.norm] {
 			if !c.enabled || m.suppressed(c) {
 				continue
 			}
-			cand := &candidate{c: c, score: scoreLiteral * N, words: N, sample: norm}
+			cand := &candidate{c: c, score: scoreLiteral * N, words: N, sample: m.norm}
 			if better(cand, m.best) {
 				m.best = cand
 			}
@@ -302,9 +366,183 @@ func (e *TemplateEngine) Match(utterance, lang, sessionID string) *Result {
 		m.try(q.ss, q.bound)
 	}
 	if m.best == nil {
+		e.tolerant(m, pools, lang)
+	}
+	if m.best == nil {
 		return nil
 	}
 	return m.result(lang)
+}
+
+// tolerant looks for the best sample the utterance matches when filler
+// phrases may be skipped and optional words may be missing or extra (see
+// Lexicon). Every literal word of the sample outside the lexicon must be
+// said, in order, and no utterance word outside it may be left over, so a
+// different verb, an extra content word or a negation ("dont turn on the
+// light") never matches. Candidates come from the loose index: slot-free
+// samples with the utterance's loose key, slot samples under a content
+// word the utterance has.
+func (e *TemplateEngine) tolerant(m *matcher, pools []*scopeIndex, lang string) {
+	lex := lexiconFor(e.opts.Lexicons, lang)
+	if lex == nil {
+		return
+	}
+	key := lex.looseKey(m.words)
+	if key == "" {
+		return // nothing but fillers and optional words
+	}
+	m.lex = lex
+	m.skip = lex.skippable(m.words, m.skip)
+	m.countSkippable()
+	m.queue = m.queue[:0]
+	add := func(ss *slotSample) {
+		if !ss.intent.enabled {
+			return
+		}
+		if ub, ok := m.upperBound(ss, false); ok {
+			m.queue = append(m.queue, queued{ss: ss, bound: int(ub)})
+		}
+	}
+	for _, s := range pools {
+		for _, ss := range s.looseExact[key] {
+			add(ss)
+		}
+		for i, w := range m.words {
+			if lex.stop[w] || slices.Contains(m.words[:i], w) {
+				continue
+			}
+			for _, g := range s.looseSlot[w] {
+				if m.saysInOrder(g.words) {
+					for _, ss := range g.samples {
+						add(ss)
+					}
+				}
+			}
+		}
+	}
+	// As in the strict lookup: best bound first, stop below the best.
+	slices.SortFunc(m.queue, func(a, b queued) int { return cmp.Compare(b.bound, a.bound) })
+	for _, q := range m.queue {
+		if m.best != nil && q.bound < m.best.score {
+			break
+		}
+		m.tryTolerant(q.ss)
+	}
+}
+
+// saysInOrder reports whether words occur in the utterance in this order,
+// not necessarily next to each other.
+func (m *matcher) saysInOrder(words []string) bool {
+	j := 0
+	for _, w := range words {
+		for j < len(m.words) && m.words[j] != w {
+			j++
+		}
+		if j == len(m.words) {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
+// optional reports whether w is an optional word of the lexicon in use.
+func (m *matcher) optional(w string) bool { return m.lex != nil && m.lex.optional[w] }
+
+func (m *matcher) countSkippable() {
+	m.skippable = 0
+	for _, s := range m.skip {
+		if s {
+			m.skippable++
+		}
+	}
+}
+
+// upperBound returns the most an alignLoose of ss can score, or false when
+// it cannot align at all: in tolerant mode, when a literal word that is not
+// optional is not said in order; relaxed, when the sample shares no literal
+// word with the utterance, which makes it no near miss at all. The literal
+// words an alignment matches keep their order, so at most the longest
+// common subsequence of the sample's literal words and the utterance's
+// match; the other literal words are missing, and the other utterance
+// words are skipped or taken by slots. It costs O(elems × words) without
+// the alignment's map lookups, so candidates are ranked and pruned by it.
+func (m *matcher) upperBound(ss *slotSample, relaxed bool) (int32, bool) {
+	if relaxed {
+		if !slices.ContainsFunc(ss.literals, func(w string) bool { return slices.Contains(m.words, w) }) {
+			return 0, false
+		}
+	} else {
+		// Every literal word that is not optional must be said, in order.
+		j := 0
+		for _, e := range ss.elems {
+			if e.slot != "" || m.optional(e.word) {
+				continue
+			}
+			for j < len(m.words) && m.words[j] != e.word {
+				j++
+			}
+			if j == len(m.words) {
+				return 0, false
+			}
+			j++
+		}
+	}
+	N := len(m.words)
+	// lcs[j] is the LCS of the literal words seen so far and words[:j].
+	m.lcs = slices.Grow(m.lcs[:0], N+1)[:N+1]
+	clear(m.lcs)
+	literals, optionals := 0, 0
+	for _, e := range ss.elems {
+		if e.slot != "" {
+			continue
+		}
+		literals++
+		if m.optional(e.word) {
+			optionals++
+		}
+		diag := 0 // lcs[j-1] before this row updated it
+		for j := 1; j <= N; j++ {
+			up := m.lcs[j]
+			if m.words[j-1] == e.word {
+				m.lcs[j] = diag + 1
+			} else {
+				m.lcs[j] = max(m.lcs[j], m.lcs[j-1])
+			}
+			diag = up
+		}
+	}
+	lit := m.lcs[N]
+	// Any other utterance word is skipped or, with slots, taken by one.
+	rest := scoreSkipped * min(N-lit, m.skippable)
+	if len(ss.slots) > 0 {
+		rest = max(scoreSkipped, ss.slotMax)*(N-lit) + scoreAffix*ss.affixes
+	}
+	// Literal words not matched are missing: optional ones cost less.
+	absent := literals - lit
+	cheap := min(absent, optionals)
+	return int32(scoreLiteral*lit + rest + scoreMissing*cheap + scoreLost*(absent-cheap)), true
+}
+
+// tryTolerant aligns one sample tolerantly and keeps it if it is a
+// tolerant match that beats the best so far. A match needs at least one
+// word skipped or missing (else it is not tolerant, and the strict lookup
+// decides), and more literal words said than missing.
+func (m *matcher) tryTolerant(ss *slotSample) {
+	floor := int32(negInf)
+	if m.best != nil {
+		floor = int32(m.best.score) // a lower score cannot win
+	}
+	al := m.alignLoose(ss, false, floor)
+	if al == nil || len(al.skipped)+len(al.missing) == 0 || len(al.missing) >= al.literals {
+		return
+	}
+	cand := &candidate{c: ss.intent, score: int(al.score), words: len(m.words), slotWords: al.slotWords,
+		sample: ss.text, ss: ss, loose: al}
+	if !better(cand, m.best) || m.suppressed(ss.intent) {
+		return
+	}
+	m.best = cand
 }
 
 // matcher holds one utterance, the best candidate so far and scratch space
@@ -316,7 +554,15 @@ type matcher struct {
 	best       *candidate
 	queue      []queued
 	dp, next   []int32
+	op         []alignOp
 	checked    map[*compiledIntent]bool // intent → suppressed
+
+	// For tolerant matching and near misses.
+	lex  *Lexicon // nil: no word is skippable as a filler
+	skip []bool   // per word: skippable by lex
+	lcs  []int    // scratch for Explain's bounds
+	// skippable counts the words skip marks, for Explain's bounds.
+	skippable int
 }
 
 func (m *matcher) offsets() {
@@ -421,27 +667,74 @@ func (m *matcher) result(lang string) *Result {
 		r.Why = fmt.Sprintf("sample %q: exact match", a.sample)
 		return r
 	}
-	notes := []string{fmt.Sprintf("%d of %d words literal", len(a.ss.elems)-len(a.ss.slots), a.words)}
-	j := 0
-	for i, el := range a.ss.elems {
-		k := a.ends[i]
-		if el.slot != "" {
-			value, _ := m.value(j, k, el)
-			switch a.c.wordScore(el.slot, value) {
-			case scoreBlacklisted:
-				notes = append(notes, fmt.Sprintf("%s unresolved: %q is blacklisted for it (RES-06)", el.slot, value))
-			case scoreEntity:
-				r.Slots[el.slot] = value
-				notes = append(notes, fmt.Sprintf("%s=%q (entity value)", el.slot, value))
-			default:
-				r.Slots[el.slot] = value
-				notes = append(notes, fmt.Sprintf("%s=%q (open text)", el.slot, value))
-			}
+	var notes []string
+	spans := make([][2]int, len(a.ss.elems))
+	literals := len(a.ss.elems) - len(a.ss.slots)
+	if a.loose != nil {
+		copy(spans, a.loose.spans)
+		literals = a.loose.literals
+		notes = append(notes, "tolerant match")
+		if len(a.loose.skipped) > 0 {
+			notes = append(notes, "skipped "+m.runs(a.loose.skipped))
 		}
-		j = k
+		if len(a.loose.missing) > 0 {
+			notes = append(notes, "missing "+a.ss.words(a.loose.missing))
+		}
+	} else {
+		for i, j := 0, 0; i < len(spans); i++ {
+			spans[i] = [2]int{j, a.ends[i]}
+			j = a.ends[i]
+		}
+	}
+	notes = append(notes, fmt.Sprintf("%d of %d words literal", literals, a.words))
+	for i, el := range a.ss.elems {
+		if el.slot == "" {
+			continue
+		}
+		value, _ := m.value(spans[i][0], spans[i][1], el)
+		switch a.c.wordScore(el.slot, value) {
+		case scoreBlacklisted:
+			notes = append(notes, fmt.Sprintf("%s unresolved: %q is blacklisted for it (RES-06)", el.slot, value))
+		case scoreEntity:
+			r.Slots[el.slot] = value
+			notes = append(notes, fmt.Sprintf("%s=%q (entity value)", el.slot, value))
+		default:
+			r.Slots[el.slot] = value
+			notes = append(notes, fmt.Sprintf("%s=%q (open text)", el.slot, value))
+		}
 	}
 	r.Why = fmt.Sprintf("sample %q: %s", a.sample, strings.Join(notes, "; "))
 	return r
+}
+
+// runs quotes the utterance words at the given sorted indexes, one quoted
+// phrase per contiguous run: "can you", "please".
+func (m *matcher) runs(idx []int) string {
+	var parts []string
+	for i := 0; i < len(idx); {
+		k := i + 1
+		for k < len(idx) && idx[k] == idx[k-1]+1 {
+			k++
+		}
+		parts = append(parts, strconv.Quote(strings.Join(m.words[idx[i]:idx[k-1]+1], " ")))
+		i = k
+	}
+	return strings.Join(parts, ", ")
+}
+
+// words quotes the sample's elems at the given indexes: words as written,
+// slots as {name}.
+func (ss *slotSample) words(idx []int) string {
+	parts := make([]string, len(idx))
+	for i, x := range idx {
+		e := ss.elems[x]
+		if e.slot != "" {
+			parts[i] = e.prefix + "{" + e.slot + "}" + e.suffix
+		} else {
+			parts[i] = strconv.Quote(e.word)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // suppressed reports whether a blacklist phrase of c occurs in the
@@ -565,4 +858,178 @@ func (c *compiledIntent) wordScore(slot, value string) int32 {
 	default:
 		return scoreOpen
 	}
+}
+
+// alignOp is one step of a tolerant alignment.
+type alignOp uint8
+
+const (
+	opNone    alignOp = iota // cell unreachable
+	opMatch                  // literal elem matches the word
+	opMissing                // elem takes no word: a missing literal or an empty slot
+	opSkip                   // the word is skipped
+	opSlot                   // slot elem takes words up to next[cell]
+)
+
+// negInf marks an impossible alignment; far from the int32 limits so sums
+// of it stay negative without overflowing.
+const negInf = -1 << 28
+
+// alignment is how a sample covers an utterance in tolerant matching or
+// near-miss ranking.
+type alignment struct {
+	score     int32
+	spans     [][2]int // per elem: utterance words [start, end); empty when missing
+	skipped   []int    // utterance words skipped as fillers or optional words
+	extra     []int    // utterance words skipped that the lexicon does not allow (near misses only)
+	missing   []int    // optional literal elems not said
+	lost      []int    // other elems not said, slots without words (near misses only)
+	literals  int      // literal elems matched
+	slotWords int
+}
+
+// alignLoose aligns sample ss to the utterance allowing what tolerant
+// matching allows: skipping the words m.skip marks (scoreSkipped) and
+// leaving out optional literal words (scoreMissing). With relaxed, for
+// ranking near misses, any word may be skipped (scoreExtra), any literal
+// left out (scoreLost) and any slot left empty (scoreEmptySlot). It returns
+// the best-scoring alignment, or nil when there is none or it scores below
+// floor. Dynamic programming over (elem, word), as in align.
+func (m *matcher) alignLoose(ss *slotSample, relaxed bool, floor int32) *alignment {
+	E, N := len(ss.elems), len(m.words)
+	W := N + 1
+	size := (E + 1) * W
+	if cap(m.dp) < size {
+		m.dp = make([]int32, size)
+		m.next = make([]int32, size)
+	}
+	if cap(m.op) < size {
+		m.op = make([]alignOp, size)
+	}
+	dp, next, op := m.dp[:size], m.next[:size], m.op[:size]
+	skipScore := func(j int) int32 {
+		switch {
+		case m.skip[j]:
+			return scoreSkipped
+		case relaxed:
+			return scoreExtra
+		}
+		return negInf
+	}
+	dp[E*W+N], op[E*W+N] = 0, opNone
+	for j := N - 1; j >= 0; j-- {
+		at := E*W + j
+		dp[at], op[at] = negInf, opNone
+		if s := skipScore(j); s > negInf && dp[at+1] > negInf {
+			dp[at], op[at] = s+dp[at+1], opSkip
+		}
+	}
+	c := ss.intent
+	for i := E - 1; i >= 0; i-- {
+		el := ss.elems[i]
+		// Looked up once per row, not per cell.
+		opt := el.slot == "" && m.optional(el.word)
+		ents, black := c.entities[el.slot], c.slotBlacklist[el.slot]
+		for j := N; j >= 0; j-- {
+			at := i*W + j
+			best, bop, barg := int32(negInf), opNone, int32(0)
+			if el.slot == "" {
+				if j < N && m.words[j] == el.word && dp[at+W+1] > negInf {
+					best, bop = scoreLiteral+dp[at+W+1], opMatch
+				}
+				// A word is missing only where it is not said next: a slot
+				// must not swallow the word to dodge a check on its value.
+				if rest := dp[at+W]; rest > negInf && (j == N || m.words[j] != el.word) {
+					miss := int32(negInf)
+					switch {
+					case opt:
+						miss = scoreMissing
+					case relaxed:
+						miss = scoreLost
+					}
+					if miss > negInf && miss+rest > best {
+						best, bop = miss+rest, opMissing
+					}
+				}
+			} else {
+				if j < N && strings.HasPrefix(m.words[j], el.prefix) {
+					for k := j + 1; k <= N; k++ {
+						rest := dp[(i+1)*W+k]
+						if rest <= negInf {
+							continue
+						}
+						value, ok := m.value(j, k, el)
+						if !ok {
+							continue
+						}
+						per := int32(scoreOpen)
+						switch {
+						case black[value]:
+							per = scoreBlacklisted
+						case ents[value]:
+							per = scoreEntity
+						}
+						if per == scoreBlacklisted && slices.Contains(c.required, el.slot) {
+							if !relaxed {
+								continue // a required slot may not stay unresolved (DEF-08)
+							}
+							per = scoreExtra // a near miss, and shortfall says why
+						}
+						total := per*int32(k-j) + rest
+						if el.prefix != "" || el.suffix != "" {
+							total += scoreAffix
+						}
+						if total > best {
+							best, bop, barg = total, opSlot, int32(k)
+						}
+					}
+				}
+				if relaxed && dp[at+W] > negInf && scoreEmptySlot+dp[at+W] > best {
+					best, bop = scoreEmptySlot+dp[at+W], opMissing
+				}
+			}
+			if j < N && dp[at+1] > negInf {
+				if s := skipScore(j); s > negInf && s+dp[at+1] > best {
+					best, bop = s+dp[at+1], opSkip
+				}
+			}
+			dp[at], op[at], next[at] = best, bop, barg
+		}
+	}
+	if dp[0] <= negInf || dp[0] < floor {
+		return nil
+	}
+	al := &alignment{score: dp[0], spans: make([][2]int, E)}
+	for i, j := 0, 0; i < E || j < N; {
+		at := i*W + j
+		switch op[at] {
+		case opSkip:
+			if m.skip[j] {
+				al.skipped = append(al.skipped, j)
+			} else {
+				al.extra = append(al.extra, j)
+			}
+			j++
+		case opMatch:
+			al.spans[i] = [2]int{j, j + 1}
+			al.literals++
+			i, j = i+1, j+1
+		case opMissing:
+			al.spans[i] = [2]int{j, j}
+			if el := ss.elems[i]; el.slot == "" && m.optional(el.word) {
+				al.missing = append(al.missing, i)
+			} else {
+				al.lost = append(al.lost, i)
+			}
+			i++
+		case opSlot:
+			k := int(next[at])
+			al.spans[i] = [2]int{j, k}
+			al.slotWords += k - j
+			i, j = i+1, k
+		default:
+			return nil // unreachable: dp[0] is finite, so the path is complete
+		}
+	}
+	return al
 }

@@ -211,14 +211,14 @@ func TestMatchIndexPaths(t *testing.T) {
 	e := newTestEngine()
 	mustRegister(t, e, TemplateIntent{SkillID: "music", IntentName: "by", Lang: "en-us", Samples: []string{"{song} by {artist}"}})
 	mustRegister(t, e, TemplateIntent{SkillID: "owner", IntentName: "possessive", Lang: "en-us", Samples: []string{"{name}'s (car|bike)"}})
-	mustRegister(t, e, TemplateIntent{SkillID: "edge", IntentName: "both", Lang: "en-us", Samples: []string{"tell {who} about {what} please"}})
+	mustRegister(t, e, TemplateIntent{SkillID: "edge", IntentName: "both", Lang: "en-us", Samples: []string{"tell {who} about {what} tonight"}})
 	tests := []struct {
 		utterance, intent string
 		slots             map[string]string
 	}{
 		{"yellow submarine by the beatles", "by", map[string]string{"song": "yellow submarine", "artist": "the beatles"}},
 		{"Ada's bike", "possessive", map[string]string{"name": "ada"}},
-		{"tell bob about the party please", "both", map[string]string{"who": "bob", "what": "the party"}},
+		{"tell bob about the party tonight", "both", map[string]string{"who": "bob", "what": "the party"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.utterance, func(t *testing.T) {

@@ -2,7 +2,6 @@ package intent
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
@@ -10,43 +9,72 @@ import (
 
 // Confidence tiers: each engine is offered to the pipeline as three plugins
 // that claim disjoint confidence bands, so a deployment can put other
-// stages between a sure match and a guess. With the template engine's
-// scoring (a literal word 1.0, a slot word from the entity list 0.85, an
-// open slot word 0.5, averaged over the utterance):
+// stages between a sure match and a guess, and interleave the engines band
+// by band.
+//
+// With the template engine's scoring (a literal word 1.0, a slot word from
+// the entity list 0.85, an open slot word 0.5, averaged over the
+// utterance):
 //
 //	templates-high    confidence >= 0.8   exact samples; slots that are short or listed values
 //	templates-medium  0.6 <= c < 0.8      about a third of the words are open slot text
 //	templates-low     c < 0.6             mostly open slot text
+//
+// The keyword engine's confidence is the share of the utterance's words
+// that its required, one_of and optional phrases account for; the rest are
+// words it knows nothing about:
+//
+//	keywords-high     confidence >= 0.75  at most one word in four unexplained ("what's the weather like")
+//	keywords-medium   0.5 <= c < 0.75     half or more of the words are keywords
+//	keywords-low      c < 0.5             the definition holds, but most words are unexplained
 const (
 	TierHigh   = 0.8
 	TierMedium = 0.6
+
+	KeywordTierHigh   = 0.75
+	KeywordTierMedium = 0.5
 )
 
-// TemplatePlugin offers the template engine to the pipeline for one band.
-type TemplatePlugin struct {
+// Matcher is an engine a tier plugin asks: TemplateEngine or KeywordEngine.
+type Matcher interface {
+	Match(utterance, lang, sessionID string) *Result
+}
+
+// TierPlugin offers one engine to the pipeline for one confidence band.
+type TierPlugin struct {
 	id       string
-	engine   *TemplateEngine
+	engine   Matcher
 	min, max float64 // claims confidence in [min, max)
 }
 
-var _ pipeline.Plugin = (*TemplatePlugin)(nil)
+var _ pipeline.Plugin = (*TierPlugin)(nil)
 
 // TemplatePlugins returns the three tiers of the template engine:
 // templates-high, templates-medium and templates-low.
-func TemplatePlugins(e *TemplateEngine) []*TemplatePlugin {
-	return []*TemplatePlugin{
-		{id: "templates-high", engine: e, min: TierHigh, max: 2},
-		{id: "templates-medium", engine: e, min: TierMedium, max: TierHigh},
-		{id: "templates-low", engine: e, min: 0, max: TierMedium},
+func TemplatePlugins(e *TemplateEngine) []*TierPlugin {
+	return tiers("templates", e, TierHigh, TierMedium)
+}
+
+// KeywordPlugins returns the three tiers of the keyword engine:
+// keywords-high, keywords-medium and keywords-low.
+func KeywordPlugins(e *KeywordEngine) []*TierPlugin {
+	return tiers("keywords", e, KeywordTierHigh, KeywordTierMedium)
+}
+
+func tiers(prefix string, e Matcher, high, medium float64) []*TierPlugin {
+	return []*TierPlugin{
+		{id: prefix + "-high", engine: e, min: high, max: 2},
+		{id: prefix + "-medium", engine: e, min: medium, max: high},
+		{id: prefix + "-low", engine: e, min: 0, max: medium},
 	}
 }
 
 // ID is the plugin's pipeline id.
-func (p *TemplatePlugin) ID() string { return p.id }
+func (p *TierPlugin) ID() string { return p.id }
 
-// Match returns the best template match among the candidates whose
-// confidence falls in this plugin's band.
-func (p *TemplatePlugin) Match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, error) {
+// Match returns the engine's best match among the candidates whose
+// confidence falls in this plugin's band; the first candidate wins a tie.
+func (p *TierPlugin) Match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, error) {
 	var best *Result
 	var bestU string
 	for _, u := range utterances {
@@ -66,7 +94,6 @@ func (p *TemplatePlugin) Match(ctx context.Context, utterances []string, lang st
 	}
 	return &pipeline.Match{
 		SkillID: best.SkillID, IntentName: best.IntentName, Lang: lang, Slots: best.Slots,
-		Utterance: bestU, Confidence: best.Confidence,
-		Why: fmt.Sprintf("%s (sample %q)", best.Why, best.Sample),
+		Utterance: bestU, Confidence: best.Confidence, Why: best.Why,
 	}, nil
 }

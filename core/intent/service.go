@@ -41,9 +41,11 @@ const serviceQueue = 4096
 // carries every topic it handles, so a list or describe query is answered
 // only after every registration published before it.
 type Service struct {
-	bus    *bus.Bus
-	engine *TemplateEngine
-	log    *slog.Logger
+	bus      *bus.Bus
+	template *TemplateEngine // nil: template registrations are rejected
+	keyword  *KeywordEngine  // nil: keyword registrations are rejected
+	engines  []indexer       // the loaded engines, for deregister, enable and disable
+	log      *slog.Logger
 
 	mu       sync.Mutex
 	manifest map[manifestKey]map[string]any // payload as broadcast
@@ -54,13 +56,58 @@ type Service struct {
 type manifestKey struct{ session, skill, intent, lang, method string }
 type entityKey struct{ session, skill, entity, lang string }
 
-// NewService builds the registration service for engine.
-func NewService(b *bus.Bus, engine *TemplateEngine, log *slog.Logger) *Service {
+// indexer is what the service needs of every engine beyond registering: the
+// definition methods it accepts (DEF-10), and deregister, enable and
+// disable for what it indexed (REG-09, REG-10, REG-15).
+type indexer interface {
+	Methods() []string
+	Deregister(sessionID, skillID, intentName, lang string) int
+	RemoveSkill(sessionID, skillID string) int
+	SetEnabled(sessionID, skillID, intentName, lang string, enabled bool) int
+}
+
+// Methods reports the definition methods the engine accepts (DEF-10).
+func (e *TemplateEngine) Methods() []string { return []string{MethodTemplate} }
+
+// ServiceOption configures a Service.
+type ServiceOption func(*Service)
+
+// WithKeywordEngine feeds keyword registrations
+// (ovos.intent.register.keyword) to k. Without it they are rejected (DEF-10).
+func WithKeywordEngine(k *KeywordEngine) ServiceOption {
+	return func(s *Service) { s.keyword = k }
+}
+
+// NewService builds the registration service for the template engine (nil
+// for none) and the engines the options add.
+func NewService(b *bus.Bus, engine *TemplateEngine, log *slog.Logger, opts ...ServiceOption) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{bus: b, engine: engine, log: log.With("component", "intents"),
+	s := &Service{bus: b, template: engine, log: log.With("component", "intents"),
 		manifest: map[manifestKey]map[string]any{}, entities: map[entityKey][]string{}}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.template != nil {
+		s.engines = append(s.engines, s.template)
+	}
+	if s.keyword != nil {
+		s.engines = append(s.engines, s.keyword)
+	}
+	return s
+}
+
+// accepts returns nil when a loaded engine declares method, else the
+// rejection: an engine must reject, not ignore, what it does not accept
+// (DEF-10).
+func (s *Service) accepts(method string) error {
+	for _, e := range s.engines {
+		if slices.Contains(e.Methods(), method) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no loaded engine accepts %s intents (DEF-10)", method)
 }
 
 // Start subscribes to the registration and introspection topics.
@@ -93,7 +140,7 @@ func (s *Service) handle(ctx context.Context, m bus.Message) {
 	case TopicRegisterTemplate:
 		err = s.registerTemplate(sessionID, m.Data)
 	case TopicRegisterKeyword:
-		err = errors.New("keyword intents are not accepted by any loaded engine (DEF-10)")
+		err = s.registerKeyword(sessionID, m.Data)
 	case TopicRegisterEntity:
 		err = s.registerEntity(sessionID, m.Data)
 	case TopicDeregister, TopicEnable, TopicDisable:
@@ -281,16 +328,38 @@ func (s *Service) templateDef(sessionID string, d map[string]any) (TemplateInten
 }
 
 func (s *Service) registerTemplate(sessionID string, d map[string]any) error {
+	if err := s.accepts(MethodTemplate); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	def, err := s.templateDef(sessionID, d)
 	if err != nil {
 		return err
 	}
-	if _, err := s.engine.Register(def); err != nil {
+	if _, err := s.template.Register(def); err != nil {
 		return err
 	}
-	s.manifest[manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, "template"}] = bus.CopyMap(d)
+	s.manifest[manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodTemplate}] = bus.CopyMap(d)
+	return nil
+}
+
+// registerKeyword indexes a REG-05 payload and keeps it verbatim, unknown
+// fields such as requires_context included, in the manifest.
+func (s *Service) registerKeyword(sessionID string, d map[string]any) error {
+	if err := s.accepts(MethodKeyword); err != nil {
+		return err
+	}
+	def, err := KeywordIntentFromPayload(sessionID, d)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.keyword.Register(def); err != nil {
+		return err
+	}
+	s.manifest[manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodKeyword}] = bus.CopyMap(d)
 	return nil
 }
 
@@ -328,12 +397,12 @@ func (s *Service) registerEntity(sessionID string, d map[string]any) error {
 // changed, so matching sees the new hints. s.mu must be held.
 func (s *Service) reindexSkill(sessionID, skill, lang string) {
 	for mk, payload := range s.manifest {
-		if mk.session != sessionID || mk.skill != skill || mk.lang != lang || mk.method != "template" {
+		if mk.session != sessionID || mk.skill != skill || mk.lang != lang || mk.method != MethodTemplate {
 			continue
 		}
 		def, err := s.templateDef(sessionID, payload)
 		if err == nil {
-			_, err = s.engine.Register(def)
+			_, err = s.template.Register(def)
 		}
 		if err != nil {
 			s.log.Warn("re-indexing intent after an entity change", "skill_id", skill, "intent_name", mk.intent, "err", err)
@@ -348,16 +417,22 @@ func (s *Service) intentOp(topic, sessionID string, d map[string]any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch topic {
-	case TopicDeregister:
-		s.engine.Deregister(sessionID, k.skill, k.intent, k.lang)
+	// Every engine: deregister, enable and disable cover both methods
+	// (REG-09, REG-10).
+	for _, e := range s.engines {
+		switch topic {
+		case TopicDeregister:
+			e.Deregister(sessionID, k.skill, k.intent, k.lang)
+		case TopicEnable, TopicDisable:
+			e.SetEnabled(sessionID, k.skill, k.intent, k.lang, topic == TopicEnable)
+		}
+	}
+	if topic == TopicDeregister {
 		for mk := range s.manifest {
 			if mk.session == sessionID && mk.skill == k.skill && mk.intent == k.intent && (k.lang == "" || mk.lang == k.lang) {
 				delete(s.manifest, mk)
 			}
 		}
-	case TopicEnable, TopicDisable:
-		s.engine.SetEnabled(sessionID, k.skill, k.intent, k.lang, topic == TopicEnable)
 	}
 	return nil
 }
@@ -389,7 +464,9 @@ func (s *Service) deregisterSkill(sessionID string, d map[string]any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.engine.RemoveSkill(sessionID, skill)
+	for _, e := range s.engines {
+		e.RemoveSkill(sessionID, skill)
+	}
 	for mk := range s.manifest {
 		if mk.session == sessionID && mk.skill == skill {
 			delete(s.manifest, mk)
@@ -403,19 +480,40 @@ func (s *Service) deregisterSkill(sessionID string, d map[string]any) error {
 	return nil
 }
 
-// list answers ovos.intent.list (REG-12).
+// list answers ovos.intent.list (REG-12) from what the engines indexed,
+// both methods, ordered by session ("default" first), skill, intent, lang
+// and method (keyword before template, as REG-13 orders).
 func (s *Service) list(d map[string]any) map[string]any {
 	skill, _ := d["skill_id"].(string)
 	lang, _ := d["lang"].(string)
 	lang = strings.ToLower(lang)
 	session, _ := d["session_id"].(string)
+	type entry struct {
+		session, skill, intent, lang, method string
+		enabled                              bool
+	}
+	var all []entry
+	if s.template != nil {
+		for _, r := range s.template.Registrations(session) {
+			all = append(all, entry{r.SessionID, r.SkillID, r.IntentName, r.Lang, MethodTemplate, r.Enabled})
+		}
+	}
+	if s.keyword != nil {
+		for _, r := range s.keyword.Registrations(session) {
+			all = append(all, entry{r.SessionID, r.SkillID, r.IntentName, r.Lang, MethodKeyword, r.Enabled})
+		}
+	}
+	slices.SortFunc(all, func(a, b entry) int {
+		return slices.Compare([]string{rank(a.session), a.session, a.skill, a.intent, a.lang, a.method},
+			[]string{rank(b.session), b.session, b.skill, b.intent, b.lang, b.method})
+	})
 	intents := []any{}
-	for _, r := range s.engine.Registrations(session) {
-		if (skill != "" && r.SkillID != skill) || (lang != "" && r.Lang != lang) {
+	for _, r := range all {
+		if (skill != "" && r.skill != skill) || (lang != "" && r.lang != lang) {
 			continue
 		}
-		intents = append(intents, map[string]any{"skill_id": r.SkillID, "intent_name": r.IntentName,
-			"lang": r.Lang, "method": "template", "enabled": r.Enabled, "session_id": r.SessionID})
+		intents = append(intents, map[string]any{"skill_id": r.skill, "intent_name": r.intent,
+			"lang": r.lang, "method": r.method, "enabled": r.enabled, "session_id": r.session})
 	}
 	return map[string]any{"ok": true, "intents": intents}
 }
@@ -446,6 +544,7 @@ func (s *Service) describe(d map[string]any) map[string]any {
 		}
 		keys = append(keys, mk)
 	}
+	// REG-13's order; "keyword" sorts before "template".
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		return slices.Compare([]string{rank(a.session), a.session, a.intent, a.lang, a.method},

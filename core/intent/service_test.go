@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,17 +20,38 @@ type svcRig struct {
 	bus     *bus.Bus
 	engine  *TemplateEngine
 	answers chan bus.Message
+	logs    *lockedBuffer // the service's log
 }
 
-func newSvcRig(t *testing.T) *svcRig {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := bus.New(bus.Options{Logger: log})
+// lockedBuffer is a log sink the service's goroutine writes while a test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func newSvcRig(t *testing.T, opts ...ServiceOption) *svcRig {
+	logs := &lockedBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	b := bus.New(bus.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
 	e := NewTemplateEngine(EngineOptions{Logger: log})
-	s := NewService(b, e, log)
+	s := NewService(b, e, log, opts...)
 	require.NoError(t, s.Start())
 	t.Cleanup(s.Close)
-	r := &svcRig{bus: b, engine: e, answers: make(chan bus.Message, 16)}
+	r := &svcRig{bus: b, engine: e, answers: make(chan bus.Message, 16), logs: logs}
 	_, err := b.SubscribeAll([]string{TopicList + ".response", TopicDescribe + ".response"},
 		func(_ context.Context, m bus.Message) { r.answers <- m })
 	require.NoError(t, err)
@@ -90,9 +113,11 @@ func TestRegistrationRejections_REG05_REG06_REG08(t *testing.T) {
 	for _, d := range bad {
 		r.send(t, TopicRegisterTemplate, d, "")
 	}
+	// No keyword engine in this rig: DEF-10 rejects the method.
 	r.send(t, TopicRegisterKeyword, map[string]any{"skill_id": "s", "intent_name": "kw", "lang": "en-US",
 		"required": []any{map[string]any{"name": "light", "samples": []any{"light"}}}}, "")
 	assert.Equal(t, []string{"s:good"}, names(r.ask(t, TopicList, nil)), "nothing malformed is indexed, nothing half-registered")
+	assert.Contains(t, r.logs.String(), `reason="no loaded engine accepts keyword intents (DEF-10)"`)
 }
 
 func TestListDescribeDeregister_REG09_REG12_REG13(t *testing.T) {

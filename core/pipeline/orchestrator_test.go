@@ -30,19 +30,24 @@ type scripted struct {
 	err   error
 	panic bool
 	delay time.Duration
-	calls int
-	mu    sync.Mutex
+	// ignoreCtx makes the delay sleep through a cancelled context.
+	ignoreCtx bool
+	calls     int
+	mu        sync.Mutex
 }
 
 func (p *scripted) ID() string { return p.id }
 func (p *scripted) Match(ctx context.Context, u []string, lang string, _ session.Session) (*Match, error) {
 	p.mu.Lock()
 	p.calls++
+	perr := p.err
 	p.mu.Unlock()
 	if p.panic {
 		panic("plugin bug")
 	}
-	if p.delay > 0 {
+	if p.delay > 0 && p.ignoreCtx {
+		time.Sleep(p.delay)
+	} else if p.delay > 0 {
 		select {
 		case <-time.After(p.delay):
 		case <-ctx.Done():
@@ -50,7 +55,7 @@ func (p *scripted) Match(ctx context.Context, u []string, lang string, _ session
 		}
 	}
 	if p.match == nil {
-		return nil, p.err
+		return nil, perr
 	}
 	m := *p.match
 	if m.Utterance == "" {
@@ -59,7 +64,7 @@ func (p *scripted) Match(ctx context.Context, u []string, lang string, _ session
 	if m.Lang == "" {
 		m.Lang = lang
 	}
-	return &m, p.err
+	return &m, perr
 }
 
 // handlerFunc adapts a function to Invoker.
@@ -97,6 +102,35 @@ func (r *recorder) waitHandled(t *testing.T, n int) []bus.Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]bus.Message(nil), r.msgs...)
+}
+
+// matching returns the recorded messages pred accepts.
+func (r *recorder) matching(pred func(bus.Message) bool) []bus.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []bus.Message
+	for _, m := range r.msgs {
+		if pred(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitFor waits until n recorded messages match pred and returns them.
+func (r *recorder) waitFor(t *testing.T, pred func(bus.Message) bool, n int) []bus.Message {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := r.matching(pred)
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %d matching messages, got %d", n, len(got))
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func topics(msgs []bus.Message) []string {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/session"
 )
 
@@ -27,7 +28,72 @@ const (
 	TopicHandlerError    = "ovos.intent.handler.error"
 	TopicSpeak           = "ovos.utterance.speak"
 	TopicSessionRejected = "ovos.session.rejected"
+	// TopicSessionSync carries a handler's session mid-lifecycle (SES2-05,
+	// accepted as input).
+	TopicSessionSync = "ovos.session.sync"
+	// TopicConverseActiveList asks for the session's converse_handlers (CONV-09).
+	TopicConverseActiveList = "ovos.converse.active.list"
 )
+
+// Context keys the orchestrator stamps on a cancelled lifecycle (TRF-12).
+const (
+	KeyCanceled     = "canceled"
+	KeyCancelReason = "cancel_reason"
+	KeyCancelBy     = "cancel_by"
+)
+
+// Round is one match call's view of its lifecycle, for plugins that talk on
+// the bus while they match (stop, converse and fallback polls).
+type Round struct {
+	Utterances []string
+	Lang       string
+	Session    session.Session
+	// Entry is the lifecycle's entry message as it stands at the match
+	// round: its context carries the utterance_id (PIPE-02), the routing and
+	// the session. Derive polls from it with Reply; it is shared and must
+	// not be changed.
+	Entry bus.Message
+}
+
+// RoundPlugin is a Plugin that needs its lifecycle's entry message; the
+// orchestrator calls MatchRound instead of Match.
+type RoundPlugin interface {
+	Plugin
+	MatchRound(ctx context.Context, r Round) (*Match, error)
+}
+
+// IntentHandler is a Plugin that handles the intents it matches for itself
+// (skill_id = its own pipeline_id, as global_stop does); the orchestrator
+// invokes it instead of the Invoker, with the same trio and timeout.
+type IntentHandler interface {
+	Plugin
+	HandleIntent(ctx context.Context, d Dispatch) (session.Session, error)
+}
+
+// IntentRef names one intent a plugin can match (PIPE-31). Lang is empty for
+// language-independent entries and then left out of the answer.
+type IntentRef struct {
+	SkillID    string
+	IntentName string
+	Lang       string
+}
+
+// IntentLister is a Plugin that can list what it matches for a session, to
+// answer ovos.pipeline.<id>.intents.list (PIPE-31). A loaded plugin without
+// it answers with an empty list.
+type IntentLister interface {
+	Plugin
+	Intents(sessionID string) []IntentRef
+}
+
+// Listener takes messages from the orchestrator's own subscription, so it
+// sees them in the same total order as utterances: a registration published
+// before an utterance is applied before that utterance's match round.
+// Receive must return quickly and must not block on the bus.
+type Listener interface {
+	Topics() []string
+	Receive(ctx context.Context, m bus.Message)
+}
 
 // Match is a plugin's claim on an utterance (PIPE-06).
 type Match struct {

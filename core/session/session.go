@@ -10,7 +10,9 @@ package session
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,9 +53,15 @@ var ErrMalformedCarrier = errors.New("malformed session carrier")
 
 // fieldTypes lists the wire type of each claimed field this package checks.
 var stringFields = []string{FieldSessionID, FieldLang, FieldOutputLang, FieldSTTLang, FieldRequestLang, FieldDetectedLang}
-var listFields = []string{FieldSecondaryLangs, FieldPipeline, FieldBlacklistedSkills, FieldBlacklistedIntents, FieldBlacklistedPipelines}
+var listFields = []string{FieldSecondaryLangs, FieldPipeline, FieldBlacklistedSkills, FieldBlacklistedIntents, FieldBlacklistedPipelines,
+	FieldFallbackHandlers,
+	"audio_transformers", "utterance_transformers", "metadata_transformers", "intent_transformers", "dialog_transformers", "tts_transformers",
+	"blacklisted_audio_transformers", "blacklisted_utterance_transformers", "blacklisted_metadata_transformers",
+	"blacklisted_intent_transformers", "blacklisted_dialog_transformers", "blacklisted_tts_transformers"}
 
-// Session is an immutable view of one carrier.
+// Session is an immutable view of one carrier. Its nested values are never
+// changed in place (every change builds new maps and lists), so Sessions may
+// share them.
 type Session struct {
 	raw map[string]any
 }
@@ -151,6 +159,16 @@ func stringList(v any) ([]string, error) {
 // Map returns a deep copy of the carrier, as it goes on the wire.
 func (s Session) Map() map[string]any { return bus.CopyMap(s.raw) }
 
+// View returns the carrier without copying it, for a message handed
+// straight to bus.Publish (which copies what it sends). The caller must not
+// change it.
+func (s Session) View() map[string]any {
+	if s.raw == nil {
+		return map[string]any{}
+	}
+	return s.raw
+}
+
 // String reads a string field; ok is false when omitted, null or wrong-typed.
 func (s Session) String(field string) (string, bool) {
 	v, ok := s.raw[field].(string)
@@ -170,7 +188,7 @@ func (s Session) Strings(field string) ([]string, bool) {
 	return l, err == nil
 }
 
-// Get returns a raw field as received.
+// Get returns a raw field as received; the value is shared and read-only.
 func (s Session) Get(field string) (any, bool) {
 	v, ok := s.raw[field]
 	return v, ok
@@ -190,7 +208,7 @@ func (s Session) IsDefault() bool { return s.ID() == DefaultID }
 // With returns a copy with field set to value (normalised to JSON shape).
 // Setting a field to nil removes it: producers never emit null (SES-01).
 func (s Session) With(field string, value any) (Session, error) {
-	out := bus.CopyMap(s.raw)
+	out := s.shallow()
 	if value == nil {
 		delete(out, field)
 		return Session{raw: out}, nil
@@ -205,7 +223,7 @@ func (s Session) With(field string, value any) (Session, error) {
 
 // Without returns a copy with field removed.
 func (s Session) Without(field string) Session {
-	out := bus.CopyMap(s.raw)
+	out := s.shallow()
 	delete(out, field)
 	return Session{raw: out}
 }
@@ -285,26 +303,44 @@ func (s Session) Pipeline(d Defaults) []string {
 	return append([]string(nil), d.Pipeline...)
 }
 
-// set returns the entries of a string-list field as a set.
-func (s Session) set(field string) map[string]bool {
+// set returns the entries of a string-list field.
+func (s Session) set(field string) []string {
 	l, _ := s.Strings(field)
-	m := make(map[string]bool, len(l))
-	for _, e := range l {
-		m[e] = true
-	}
-	return m
+	return l
 }
 
 // PipelineBlocked reports whether id is in blacklisted_pipelines.
-func (s Session) PipelineBlocked(id string) bool { return s.set(FieldBlacklistedPipelines)[id] }
+func (s Session) PipelineBlocked(id string) bool { return s.listed(FieldBlacklistedPipelines, id) }
 
 // SkillBlocked reports whether skillID is in blacklisted_skills.
-func (s Session) SkillBlocked(skillID string) bool { return s.set(FieldBlacklistedSkills)[skillID] }
+func (s Session) SkillBlocked(skillID string) bool { return s.listed(FieldBlacklistedSkills, skillID) }
 
 // IntentBlocked reports whether "skill:intent" is in blacklisted_intents.
 // Bare entries without ':' are never broadened to every owner (PIPE-14).
 func (s Session) IntentBlocked(skillID, intentName string) bool {
-	return s.set(FieldBlacklistedIntents)[skillID+":"+intentName]
+	return s.listed(FieldBlacklistedIntents, skillID+":"+intentName)
+}
+
+// listed reports whether a well-formed string-list field holds v.
+func (s Session) listed(field, v string) bool {
+	l, ok := s.raw[field].([]any)
+	if !ok {
+		return slices.Contains(s.set(field), v)
+	}
+	if len(l) > MaxListLen {
+		return false // malformed: read as omitted (SES-02)
+	}
+	for _, e := range l {
+		if _, ok := e.(string); !ok {
+			return false
+		}
+	}
+	for _, e := range l {
+		if e == v {
+			return true
+		}
+	}
+	return false
 }
 
 // Store holds the device-local default session between utterances (SES2-01).
@@ -324,16 +360,109 @@ func (st *Store) Get() Session {
 }
 
 // Merge applies an inbound carrier field by field: present fields replace,
-// omitted ones keep their stored value (SES2-02). It returns the result.
+// omitted ones keep their stored value (SES2-02); a null field counts as
+// omitted (SES-02); intent_context merges entry by entry (CTX-09). It
+// returns the result.
 func (st *Store) Merge(in Session) Session {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := bus.CopyMap(st.cur.raw)
+	st.cur = MergeFields(st.cur, in)
+	return st.cur
+}
+
+// MergeFields is the SES2-02 inbound merge of in over into, as Store.Merge
+// does it, without a store.
+func MergeFields(into, in Session) Session {
+	out := into.shallow()
 	for k, v := range in.raw {
+		switch {
+		case v == nil:
+			// SES-02: null reads as omitted, so the stored value stays.
+		case k == FieldIntentContext:
+			out[k] = mergeContext(out[k], v)
+		default:
+			out[k] = v // Sessions share immutable values
+		}
+	}
+	return Session{raw: out}
+}
+
+// mergeContext merges intent_context per entry (CTX-09): an object sets or
+// replaces, null deletes the key, absent leaves it. A non-object inbound
+// value replaces the field, as any other field would.
+func mergeContext(stored, in any) any {
+	im, ok := in.(map[string]any)
+	if !ok {
+		return in
+	}
+	sm, _ := stored.(map[string]any)
+	out := make(map[string]any, len(sm)+len(im))
+	for k, v := range sm {
 		out[k] = v
+	}
+	for k, v := range im {
+		if v == nil {
+			delete(out, k)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// Commit applies what one lifecycle changed, the difference from base (the
+// session it started from, advanced by any session syncs of its handler) to
+// final, onto the stored session, and returns the result. Fields final
+// changed are set, fields it removed are deleted, and intent_context is
+// compared entry by entry, so lifecycles running at the same time on the
+// default session keep each other's changes. With nothing concurrent this is
+// exactly Replace(final) (SES2-02).
+func (st *Store) Commit(base, final Session) Session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := st.cur.shallow()
+	for k, fv := range final.raw {
+		bv, had := base.raw[k]
+		if had && reflect.DeepEqual(bv, fv) {
+			continue
+		}
+		if k == FieldIntentContext {
+			if fm, ok := fv.(map[string]any); ok {
+				bm, _ := bv.(map[string]any)
+				out[k] = commitContext(out[k], bm, fm)
+				continue
+			}
+		}
+		out[k] = fv
+	}
+	for k := range base.raw {
+		if _, kept := final.raw[k]; !kept {
+			delete(out, k)
+		}
 	}
 	st.cur = Session{raw: out}
 	return st.cur
+}
+
+// commitContext applies the per-entry difference base → final to stored.
+func commitContext(stored any, base, final map[string]any) map[string]any {
+	sm, _ := stored.(map[string]any)
+	out := make(map[string]any, len(sm)+len(final))
+	for k, v := range sm {
+		out[k] = v
+	}
+	for k, fv := range final {
+		if bv, had := base[k]; had && reflect.DeepEqual(bv, fv) {
+			continue
+		}
+		out[k] = fv
+	}
+	for k := range base {
+		if _, kept := final[k]; !kept {
+			delete(out, k)
+		}
+	}
+	return out
 }
 
 // Replace stores a committed snapshot wholesale: a field it lacks is
@@ -341,7 +470,7 @@ func (st *Store) Merge(in Session) Session {
 func (st *Store) Replace(s Session) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.cur = Session{raw: bus.CopyMap(s.raw)}
+	st.cur = Session{raw: s.shallow()}
 }
 
 // Fields returns the carrier's keys in sorted order, for display.

@@ -92,7 +92,19 @@ type Host struct {
 
 	mu     sync.RWMutex
 	skills map[string]Skill
+
+	// running holds a cancel per JCP action in flight, by session and
+	// dispatched skill, so a stop can end what the body is doing (STOP-06/07).
+	runMu   sync.Mutex
+	running map[runKey]map[int]context.CancelCauseFunc
+	nextRun int
 }
+
+type runKey struct{ session, skill string }
+
+// errStopped is the cause of an action cancelled by a stop: the handler is
+// done, not failed.
+var errStopped = errors.New("stopped on request")
 
 var _ pipeline.Invoker = (*Host)(nil)
 
@@ -114,7 +126,8 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Host{cfg: cfg, log: log.With("component", "skills"), skills: map[string]Skill{}}, nil
+	return &Host{cfg: cfg, log: log.With("component", "skills"), skills: map[string]Skill{},
+		running: map[runKey]map[int]context.CancelCauseFunc{}}, nil
 }
 
 // Add makes a skill available. Ids are unique.
@@ -155,6 +168,10 @@ func (h *Host) skill(id string) (Skill, bool) {
 // response's action on the body. Speech goes on the bus as
 // ovos.utterance.speak derived from the dispatch (PIPE-28).
 func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session, error) {
+	if d.IntentName == "stop" { // STOP-07: stop that skill's activity in this session only
+		h.stopRunning(d.Session.ID(), d.SkillID)
+		return session.Session{}, nil
+	}
 	s, ok := h.skill(d.SkillID)
 	if !ok {
 		return session.Session{}, fmt.Errorf("no skill %q on this robot", d.SkillID)
@@ -242,6 +259,8 @@ func (h *Host) act(ctx context.Context, d pipeline.Dispatch, skillID string, a *
 		return fmt.Errorf("skill %s: refused its action: %w", skillID, err)
 	}
 	listens := questionPlays(action.Behavior)
+	ctx, done := h.track(ctx, d.Session.ID(), d.SkillID)
+	defer done()
 	res, err := h.cfg.Body.RunObserved(ctx, action, func(ev jcp.Event) {
 		if ev.Kind != jcp.EventSpeaking {
 			return
@@ -255,6 +274,9 @@ func (h *Host) act(ctx context.Context, d pipeline.Dispatch, skillID string, a *
 		}
 	})
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errStopped) {
+			return nil // speech and motion stopped because the user asked
+		}
 		return fmt.Errorf("skill %s: action %s: %w", skillID, statusOf(res), err)
 	}
 	return nil
@@ -299,4 +321,81 @@ func ActionJSON(a *jcp.Action) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encoding JCP action: %w", err)
 	}
 	return b, nil
+}
+
+// track registers a running action so a stop can cancel it.
+func (h *Host) track(ctx context.Context, sessionID, skillID string) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	k := runKey{sessionID, skillID}
+	h.runMu.Lock()
+	h.nextRun++
+	n := h.nextRun
+	if h.running[k] == nil {
+		h.running[k] = map[int]context.CancelCauseFunc{}
+	}
+	h.running[k][n] = cancel
+	h.runMu.Unlock()
+	return ctx, func() {
+		h.runMu.Lock()
+		delete(h.running[k], n)
+		if len(h.running[k]) == 0 {
+			delete(h.running, k)
+		}
+		h.runMu.Unlock()
+		cancel(nil)
+	}
+}
+
+// stopRunning cancels the actions of one skill in a session, or of every
+// skill when skillID is empty; the executor then stops speech and motion.
+func (h *Host) stopRunning(sessionID, skillID string) {
+	h.runMu.Lock()
+	defer h.runMu.Unlock()
+	for k, runs := range h.running {
+		if k.session == sessionID && (skillID == "" || k.skill == skillID) {
+			for _, cancel := range runs {
+				cancel(errStopped)
+			}
+		}
+	}
+}
+
+// StartStop subscribes the host to ovos.stop (stop everything the body does
+// for that session, STOP-06) and ovos.stop.ping (answer can_handle: true for
+// each skill with an action running in that session, STOP-04). Call the
+// returned function to unsubscribe.
+func (h *Host) StartStop() (func(), error) {
+	sub, err := h.cfg.Bus.SubscribeAll([]string{pipeline.TopicStop, pipeline.TopicStopPing}, h.onStop,
+		bus.WithName("skills-stop"), bus.WithQueue(bus.DefaultQueueLen, bus.DropNewest))
+	if err != nil {
+		return nil, fmt.Errorf("skill host: %w", err)
+	}
+	return sub.Close, nil
+}
+
+func (h *Host) onStop(ctx context.Context, m bus.Message) {
+	s, _, err := session.FromMessage(m)
+	if err != nil {
+		return // malformed carrier: dropped (SES-08)
+	}
+	if m.Type == pipeline.TopicStop {
+		h.stopRunning(s.ID(), "")
+		return
+	}
+	h.runMu.Lock()
+	var busy []string
+	for k := range h.running {
+		if k.session == s.ID() {
+			busy = append(busy, k.skill)
+		}
+	}
+	h.runMu.Unlock()
+	sort.Strings(busy)
+	for _, id := range busy {
+		pong := m.Reply(pipeline.TopicStopPong, map[string]any{"skill_id": id, "can_handle": true})
+		pong.Context[bus.KeySkillID] = id
+		if err := h.cfg.Bus.Publish(ctx, pong); err != nil {
+			h.log.Warn("answering stop ping", "skill_id", id, "err", err)
+		}
+	}
 }

@@ -32,7 +32,7 @@ type MotorOptions struct {
 // the nearest limit when 0 lies outside them).
 //
 // Motion model: SetAngle starts a move and returns at once, like a servo
-// command. The axis then turns toward the target at Limits.MaxVelocity;
+// command (the motion control loop sends one per tick; see package motion). The axis then turns toward the target at Limits.MaxVelocity;
 // Angle works out where it is from the clock when it is read, so a Motor
 // runs no goroutine. Acceleration is not modelled here: trajectories that
 // respect MaxAcceleration are the motion control loop's job.
@@ -106,9 +106,16 @@ func (m *Motor) SetAngle(ctx context.Context, rad float64) error {
 	t := m.now()
 	from := m.position(t)
 	m.from, m.to, m.start = from, rad, t
-	secs := math.Abs(rad-from) / m.lim.MaxVelocity
-	m.emit(t, "move", map[string]any{"from": from, "to": rad, "seconds": secs})
-	m.log.Debug("sim motor: move", "axis", m.name, "from", from, "to", rad)
+	// The motion control loop calls SetAngle at its tick rate: report and
+	// log only when someone listens, so that an unobserved motor allocates
+	// nothing per call.
+	if m.obs != nil {
+		secs := math.Abs(rad-from) / m.lim.MaxVelocity
+		m.emit(t, "move", map[string]any{"from": from, "to": rad, "seconds": secs})
+	}
+	if m.log.Enabled(ctx, slog.LevelDebug) {
+		m.log.Debug("sim motor: move", "axis", m.name, "from", from, "to", rad)
+	}
 	return nil
 }
 

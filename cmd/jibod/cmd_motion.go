@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/motion"
+)
+
+const motionUsage = `Usage:
+  jibod motion loop [flags]   run the motion control loop and report how late its ticks start
+
+Flags:
+`
+
+// maxLoopSeconds bounds a measurement.
+const maxLoopSeconds = 3600
+
+// loopReport is what `jibod motion loop` measured.
+type loopReport struct {
+	Board      string  `json:"board"`
+	Rate       int     `json:"rate_hz"`
+	Seconds    float64 `json:"seconds"`
+	Moving     string  `json:"moving,omitempty"`
+	Load       bool    `json:"pipeline_load"`
+	Utterances int64   `json:"utterances,omitempty"`
+	Ticks      uint64  `json:"ticks"`
+	Missed     uint64  `json:"missed"`
+	P50us      float64 `json:"p50_us"`
+	P99us      float64 `json:"p99_us"`
+	MaxUs      float64 `json:"max_us"`
+}
+
+func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "loop" {
+		fmt.Fprint(stderr, motionUsage)
+		if len(args) == 0 {
+			return usageError{"missing subcommand (want loop)"}
+		}
+		return usageError{fmt.Sprintf("unknown subcommand %q (want loop)", args[0])}
+	}
+	fs := flag.NewFlagSet("motion loop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, motionUsage); fs.PrintDefaults() }
+	seconds := fs.Float64("seconds", 10, "how long to measure")
+	boardName := fs.String("board", "sim", "board profile: a built-in name (sim, rpi) or a profile file")
+	rate := fs.Int("rate", 0, "loop rate in Hz (default: the profile's, else 200)")
+	anim := fs.String("move", "look-around", "animation to play in a loop while measuring; empty to hold still")
+	load := fs.Bool("load", false, "run the whole robot and feed its utterance pipeline text utterances as fast as it answers, on two inputs, while measuring")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	if *seconds <= 0 || *seconds > maxLoopSeconds {
+		return usageError{fmt.Sprintf("--seconds %g: want 0..%d", *seconds, maxLoopSeconds)}
+	}
+	if *rate != 0 && (*rate < motion.MinRate || *rate > motion.MaxRate) {
+		return usageError{fmt.Sprintf("--rate %d: want %d..%d", *rate, motion.MinRate, motion.MaxRate)}
+	}
+	prof, err := board.LoadAny(*boardName)
+	if err != nil {
+		return err
+	}
+	if *rate != 0 {
+		prof.Motion.RateHz = *rate
+	}
+	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(rep)
+	}
+	moving := "holding still"
+	if rep.Moving != "" {
+		moving = "playing " + rep.Moving
+	}
+	load2 := "no other load"
+	if rep.Load {
+		load2 = fmt.Sprintf("pipeline handling utterances (%d answered, %.0f/s)", rep.Utterances, float64(rep.Utterances)/rep.Seconds)
+	}
+	fmt.Fprintf(stdout, "control loop: %d Hz for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Seconds, rep.Board, moving, load2)
+	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
+	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
+	return nil
+}
+
+func us(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.2f ms", v/1000)
+	}
+	return fmt.Sprintf("%.0f µs", v)
+}
+
+// measureLoop runs the control loop for d and reports its lateness.
+func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load bool) (*loopReport, error) {
+	discard := slog.New(slog.DiscardHandler)
+	var parts *bodyParts
+	var r *robot
+	var err error
+	if load {
+		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard}); err != nil {
+			return nil, err
+		}
+		parts = r.parts
+	} else {
+		prof.Speaker.WPM = 0
+		if parts, err = openBody(ctx, prof, discard, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	ctrl := parts.motion
+	rep := &loopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load}
+	var job *motion.Job
+	if anim != "" {
+		a, ok := parts.exec.Animations().Lookup(anim)
+		if !ok {
+			err = fmt.Errorf("--move %q: no such animation (have %v)", anim, parts.exec.Animations().Names())
+		} else if job, err = ctrl.Play(a, motion.PlayOptions{Loops: -1, NoLights: true}); err == nil {
+			rep.Moving = a.Name
+		}
+	}
+	var wg sync.WaitGroup
+	var answered atomic.Int64
+	mctx, stop := context.WithTimeout(ctx, d)
+	defer stop()
+	if err == nil && load {
+		for i := range 2 {
+			u, uerr := newUtterer(r.bus, fmt.Sprintf("load%d", i))
+			if uerr != nil {
+				err = uerr
+				break
+			}
+			wg.Go(func() {
+				defer u.Close()
+				lines := []string{"hello", "what time is it", "flibbertigibbet"}
+				for k := 0; mctx.Err() == nil; k++ {
+					if _, _, err := u.Say(mctx, lines[k%len(lines)]); err == nil {
+						answered.Add(1)
+					}
+				}
+			})
+		}
+	}
+	start := time.Now()
+	ctrl.ResetStats()
+	if err == nil {
+		<-mctx.Done()
+	}
+	stop()
+	s := ctrl.Stats()
+	elapsed := time.Since(start)
+	wg.Wait()
+	if job != nil {
+		job.Halt()
+	}
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	var cerr error
+	if r != nil {
+		cerr = r.Close(closeCtx)
+	} else {
+		cerr = parts.Close(closeCtx)
+	}
+	if err != nil || ctx.Err() != nil {
+		return nil, errors.Join(err, ctx.Err(), cerr)
+	}
+	rep.Seconds = elapsed.Seconds()
+	rep.Utterances = answered.Load()
+	rep.Ticks, rep.Missed = s.Ticks, s.Missed
+	rep.P50us = float64(s.P50.Nanoseconds()) / 1000
+	rep.P99us = float64(s.P99.Nanoseconds()) / 1000
+	rep.MaxUs = float64(s.Max.Nanoseconds()) / 1000
+	return rep, cerr
+}

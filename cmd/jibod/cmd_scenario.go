@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/openjibo/jibod/core/pipeline/scenario"
+)
+
+const scenarioUsage = `Usage:
+  jibod scenario run [--summary] [--log-level L] FILE.json
+      run a scripted situation through the real orchestrator and print every
+      bus message as one JSON line ({"type","data","context"}); with
+      --summary, one "<step> <type>" line per message instead
+`
+
+// cmdScenario runs scenario files for skill and plugin authors.
+func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "run" {
+		fmt.Fprint(stderr, scenarioUsage)
+		if len(args) == 0 {
+			return usageError{"scenario: missing command"}
+		}
+		return usageError{fmt.Sprintf("scenario: unknown command %q", args[0])}
+	}
+	fs := flag.NewFlagSet("scenario run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	summary := fs.Bool("summary", false, `print "<step> <type>" per message instead of the JSON lines`)
+	logLevel := fs.String("log-level", "error", "log level: debug, info, warn or error (logs go to standard error)")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"scenario run: want exactly one scenario file"}
+	}
+	log, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("opening scenario: %w", err)
+	}
+	defer f.Close()
+	sc, err := scenario.Parse(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	if !*summary {
+		return scenario.Run(ctx, sc, stdout, scenario.Options{Logger: log})
+	}
+	var trace bytes.Buffer
+	runErr := scenario.Run(ctx, sc, &trace, scenario.Options{Logger: log})
+	lines, err := scenario.Summarize(&trace)
+	if err != nil {
+		return err
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	}
+	return runErr
+}

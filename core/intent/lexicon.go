@@ -1,0 +1,230 @@
+package intent
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Lexicon limits. A lexicon is small by nature; the limits keep a bad one
+// from slowing every utterance down.
+const (
+	// MaxLexiconPhrases caps the filler phrases plus optional words of one
+	// language, after expansion.
+	MaxLexiconPhrases = 2_000
+	// MaxFillerWords caps the words of one filler phrase.
+	MaxFillerWords = 8
+)
+
+// lexiconFiles holds the built-in lexicons: lexicon/<lang>.fillers and
+// lexicon/<lang>.optional, read like resource files (RES-04), one
+// slot-free template per line.
+//
+//go:embed lexicon/*.fillers lexicon/*.optional
+var lexiconFiles embed.FS
+
+// Lexicon is what the template engine may tolerate in one language when an
+// utterance matches no sample as it stands: filler phrases a speaker adds
+// ("please", "can you", "um") and function words a speaker drops or adds
+// ("the", "a", "my"). It is data, read from files; see BuiltinLexicons.
+type Lexicon struct {
+	// fillers maps a first word to the filler phrases starting with it.
+	fillers map[string][][]string
+	// optional words may be missing from an utterance or extra in it.
+	optional map[string]bool
+	// stop holds every word of a filler phrase or an optional word: the
+	// words the loose index ignores, since they may be skipped.
+	stop map[string]bool
+}
+
+// NewLexicon builds a lexicon from filler phrase templates and optional
+// word templates (template grammar, slot-free, e.g. "(can|could) you").
+// Every expanded optional must be one word; a filler phrase has at most
+// MaxFillerWords words. A malformed entry is an error naming it.
+func NewLexicon(fillers, optional []string) (*Lexicon, error) {
+	toLines := func(ts []string) []Line {
+		out := make([]Line, len(ts))
+		for i, t := range ts {
+			out[i] = Line{Number: i + 1, Col: 1, Text: t}
+		}
+		return out
+	}
+	l, err := newLexicon("fillers", toLines(fillers), "optional", toLines(optional))
+	if err != nil {
+		return nil, fmt.Errorf("building lexicon: %w", err)
+	}
+	return l, nil
+}
+
+// BuiltinLexicons returns the lexicons shipped with the engine, keyed by
+// primary language subtag ("en", "de"). Their files are
+// core/intent/lexicon/<lang>.fillers and <lang>.optional.
+func BuiltinLexicons() (map[string]*Lexicon, error) {
+	names, err := fs.Glob(lexiconFiles, "lexicon/*.fillers")
+	if err != nil {
+		return nil, fmt.Errorf("listing built-in lexicons: %w", err)
+	}
+	out := map[string]*Lexicon{}
+	for _, fp := range names {
+		lang := strings.TrimSuffix(path.Base(fp), ".fillers")
+		op := path.Join("lexicon", lang+".optional")
+		fl, err := readLexiconFile(fp)
+		if err != nil {
+			return nil, err
+		}
+		ol, err := readLexiconFile(op)
+		if err != nil {
+			return nil, err
+		}
+		l, err := newLexicon(fp, fl, op, ol)
+		if err != nil {
+			return nil, fmt.Errorf("built-in lexicon %s: %w", lang, err)
+		}
+		out[lang] = l
+	}
+	return out, nil
+}
+
+func readLexiconFile(p string) ([]Line, error) {
+	data, err := lexiconFiles.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading built-in lexicon: %w", err)
+	}
+	lines, err := splitLines(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading built-in lexicon: %w", atFile(err, p))
+	}
+	return lines, nil
+}
+
+func newLexicon(fillerFile string, fillers []Line, optionalFile string, optional []Line) (*Lexicon, error) {
+	l := &Lexicon{fillers: map[string][][]string{}, optional: map[string]bool{}, stop: map[string]bool{}}
+	ex := newExpander(nil, DefaultMaxSamples)
+	count := 0
+	phrasesOf := func(file string, line Line) ([][]string, error) {
+		t, err := parse(line.Text, line.Number, line.Col)
+		if err != nil {
+			return nil, atFile(err, file)
+		}
+		if len(t.slots) > 0 {
+			s := t.slots[0]
+			return nil, &SyntaxError{File: file, Line: s.Line, Col: s.Col, Token: "{" + s.Name + "}", Kind: ErrBadName,
+				Msg: "lexicon entries are slot-free"}
+		}
+		samples, err := ex.expand(t)
+		if err != nil {
+			return nil, atFile(err, file)
+		}
+		var out [][]string
+		for _, s := range samples {
+			n := Normalize(s)
+			if n == "" {
+				return nil, &SyntaxError{File: file, Line: line.Number, Col: line.Col, Kind: ErrEmptySample,
+					Msg: fmt.Sprintf("entry %q has no words after normalisation", s)}
+			}
+			words := strings.Split(n, " ")
+			if len(words) > MaxFillerWords {
+				return nil, &SyntaxError{File: file, Line: line.Number, Col: line.Col, Kind: ErrTooLarge,
+					Msg: fmt.Sprintf("phrase %q has %d words, limit is %d", n, len(words), MaxFillerWords)}
+			}
+			if count++; count > MaxLexiconPhrases {
+				return nil, &SyntaxError{File: file, Line: line.Number, Col: line.Col, Kind: ErrTooLarge,
+					Msg: fmt.Sprintf("lexicon has more than %d phrases", MaxLexiconPhrases)}
+			}
+			out = append(out, words)
+		}
+		return out, nil
+	}
+	for _, line := range fillers {
+		ps, err := phrasesOf(fillerFile, line)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if !slices.ContainsFunc(l.fillers[p[0]], func(q []string) bool { return slices.Equal(p, q) }) {
+				l.fillers[p[0]] = append(l.fillers[p[0]], p)
+			}
+			for _, w := range p {
+				l.stop[w] = true
+			}
+		}
+	}
+	for _, line := range optional {
+		ps, err := phrasesOf(optionalFile, line)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if len(p) != 1 {
+				return nil, &SyntaxError{File: optionalFile, Line: line.Number, Col: line.Col, Kind: ErrBadName,
+					Msg: fmt.Sprintf("optional entry %q is not one word", strings.Join(p, " "))}
+			}
+			l.optional[p[0]] = true
+			l.stop[p[0]] = true
+		}
+	}
+	return l, nil
+}
+
+// Fillers returns the filler phrases, sorted.
+func (l *Lexicon) Fillers() []string {
+	var out []string
+	for _, ps := range l.fillers {
+		for _, p := range ps {
+			out = append(out, strings.Join(p, " "))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Optional returns the optional words, sorted.
+func (l *Lexicon) Optional() []string { return slices.Sorted(maps.Keys(l.optional)) }
+
+// skippable marks the utterance words that tolerant matching may skip:
+// optional words, and words inside an occurrence of a filler phrase. A
+// phrase counts only where all its words occur contiguously.
+func (l *Lexicon) skippable(words []string, out []bool) []bool {
+	out = slices.Grow(out[:0], len(words))[:len(words)]
+	clear(out)
+	for j, w := range words {
+		if l.optional[w] {
+			out[j] = true
+		}
+		for _, p := range l.fillers[w] {
+			if j+len(p) <= len(words) && slices.Equal(words[j:j+len(p)], p) {
+				for k := j; k < j+len(p); k++ {
+					out[k] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// looseKey joins the words that are not in the lexicon: two word runs that
+// tolerant matching can align have the same key.
+func (l *Lexicon) looseKey(words []string) string {
+	var b strings.Builder
+	for _, w := range words {
+		if l.stop[w] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// lexiconFor returns the lexicon of a lowercase language tag's primary
+// subtag, or nil.
+func lexiconFor(lexicons map[string]*Lexicon, lang string) *Lexicon {
+	primary, _, _ := strings.Cut(lang, "-")
+	return lexicons[primary]
+}

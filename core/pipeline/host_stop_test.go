@@ -1,0 +1,116 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/jcp"
+)
+
+// talker is a skill whose every answer is one long sentence.
+type talker struct{ id string }
+
+func (s talker) Manifest() skill.Manifest { return skill.Manifest{ID: s.id, Name: s.id} }
+func (s talker) Locale() fs.FS            { return nil }
+func (s talker) Handle(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+	a, err := skill.ActionJSON(jcp.NewAction(jcp.Say("a very long story")))
+	if err != nil {
+		return nil, err
+	}
+	return protocol.NewSkillAction(req, protocol.Skill(s.id), a, true), nil
+}
+
+// endlessVoice speaks until its context ends, as the executor's voice must.
+type endlessVoice struct{ speaking chan struct{} }
+
+func (v endlessVoice) Say(ctx context.Context, _ string) error {
+	v.speaking <- struct{}{}
+	<-ctx.Done()
+	return fmt.Errorf("speech stopped: %w", ctx.Err())
+}
+
+func dispatchFor(sess session.Session, skillID, intent string) pipeline.Dispatch {
+	m := bus.NewMessage(skillID+":"+intent, nil)
+	m.Context[bus.KeySession] = sess.Map()
+	m.Context[bus.KeyUtteranceID] = "u-" + intent
+	return pipeline.Dispatch{Message: m, SkillID: skillID, IntentName: intent, Lang: "en-US", Session: sess}
+}
+
+// TestHostStopsTheBody checks the skill host's side of STOP-1: it answers
+// ovos.stop.ping for a skill whose action is running in that session
+// (STOP-04), and a <skill>:stop dispatch (STOP-07) or ovos.stop (STOP-06)
+// cancels that action, so speech and motion stop, in that session only.
+func TestHostStopsTheBody(t *testing.T) {
+	tests := []struct {
+		name string
+		stop func(t *testing.T, b *bus.Bus, h *skill.Host, s session.Session)
+	}{
+		{"<skill>:stop dispatch (STOP-07)", func(t *testing.T, _ *bus.Bus, h *skill.Host, s session.Session) {
+			_, err := h.Invoke(context.Background(), dispatchFor(s, "talker", "stop"))
+			require.NoError(t, err)
+		}},
+		{"ovos.stop (STOP-06)", func(t *testing.T, b *bus.Bus, _ *skill.Host, s session.Session) {
+			m := bus.NewMessage(pipeline.TopicStop, nil)
+			m.Context[bus.KeySession] = s.Map()
+			require.NoError(t, b.Publish(context.Background(), m))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bus.New(bus.Options{})
+			defer b.Close(context.Background())
+			voice := endlessVoice{speaking: make(chan struct{}, 1)}
+			ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voice})
+			require.NoError(t, err)
+			h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex})
+			require.NoError(t, err)
+			require.NoError(t, h.Add(talker{id: "talker"}))
+			stopSubs, err := h.StartStop()
+			require.NoError(t, err)
+			defer stopSubs()
+			pongs := make(chan bus.Message, 4)
+			sub, err := b.Subscribe(pipeline.TopicStopPong, func(_ context.Context, m bus.Message) { pongs <- m })
+			require.NoError(t, err)
+			defer sub.Close()
+
+			kitchen, _ := session.Empty().With(session.FieldSessionID, "kitchen")
+			done := make(chan error, 1)
+			go func() {
+				_, err := h.Invoke(context.Background(), dispatchFor(session.Empty(), "talker", "story"))
+				done <- err
+			}()
+			<-voice.speaking
+
+			ping := func(s session.Session) {
+				m := bus.NewMessage(pipeline.TopicStopPing, nil)
+				m.Context[bus.KeySession] = s.Map()
+				m.Context[bus.KeyUtteranceID] = "ping-" + s.ID()
+				require.NoError(t, b.Publish(context.Background(), m))
+			}
+			ping(kitchen) // nothing runs there: no answer
+			ping(session.Empty())
+			pong := <-pongs
+			assert.Equal(t, map[string]any{"skill_id": "talker", "can_handle": true}, pong.Data)
+			assert.Equal(t, "talker", pong.ContextString(bus.KeySkillID), "REG-03")
+			assert.Equal(t, "ping-default", pong.ContextString(bus.KeyUtteranceID), "the answer is to the default session's ping")
+
+			// A stop in another session leaves this one speaking: the host
+			// takes ovos.stop and pings in order, so it still answers.
+			tt.stop(t, b, h, kitchen)
+			ping(session.Empty())
+			assert.Equal(t, "talker", (<-pongs).DataString("skill_id"), "still running after another session's stop")
+			tt.stop(t, b, h, session.Empty())
+			assert.NoError(t, <-done, "a stopped action is done, not failed")
+		})
+	}
+}

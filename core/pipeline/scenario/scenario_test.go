@@ -1,0 +1,120 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/pipeline"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+const step = `"steps": [{"emit": {"type": "ovos.utterance.handle", "data": {"utterances": ["hi"]}}}]`
+
+func TestParseRefusesBadFiles(t *testing.T) {
+	tests := []struct {
+		name, file, want string
+	}{
+		{"not JSON", `{`, "scenario: unexpected EOF"},
+		{"unknown top-level key", `{"stepz": [], ` + step + `}`, `scenario: json: unknown field "stepz"`},
+		{"no steps", `{}`, "steps: a scenario needs at least one step"},
+		{"bad config value", `{"config": {"handler_timeout_ms": -1}, ` + step + `}`, "config: handler_timeout_ms -1: want 0..60000"},
+		{"bad language", `{"config": {"enabled_langs": ["english"]}, ` + step + `}`, `config: enabled_langs[0] "english" is not a BCP-47 tag`},
+		{"bad plugin id (PIPE-04)", `{"plugins": {"a.b": {}}, ` + step + `}`, "plugins.a.b: pipeline id"},
+		{"unknown builtin", `{"plugins": {"x": {"builtin": "magic"}}, ` + step + `}`, `plugins.x: builtin "magic"`},
+		{"builtin with a script", `{"plugins": {"stop": {"builtin": "stop", "fail": true}}, ` + step + `}`, "plugins.stop: builtin stop takes no match"},
+		{"tier id mismatch", `{"plugins": {"templates": {"builtin": "templates"}}, ` + step + `}`, "plugins.templates: builtin templates: the plugin id must be one of"},
+		{"unknown match field", `{"plugins": {"x": {"match": {"skill": "a"}}}, ` + step + `}`, `plugins.x: match: unknown field "skill"`},
+		{"dialog chain", `{"transformers": {"dialog": []}, ` + step + `}`, "transformers.dialog: want utterance, metadata or intent"},
+		{"bad transformer id (TRF-01)", `{"transformers": {"utterance": [{"id": "a:b"}]}, ` + step + `}`, "transformers.utterance[0]: transformer id"},
+		{"field of another chain", `{"transformers": {"metadata": [{"id": "m", "utterances": []}]}, ` + step + `}`, "transformers.metadata[0]: utterances and lang belong"},
+		{"handler key", `{"handlers": {"nocolon": {}}, ` + step + `}`, `handlers.nocolon: a handler key is "<skill_id>:<intent_name>"`},
+		{"handler outcome", `{"handlers": {"a:b": {"outcome": "explode"}}, ` + step + `}`, `handlers.a:b: outcome "explode"`},
+		{"error without outcome error", `{"handlers": {"a:b": {"error": "x"}}, ` + step + `}`, `handlers.a:b: error is the message of outcome "error"`},
+		{"empty speak", `{"handlers": {"a:b": {"speak": [{"utterance": ""}]}}, ` + step + `}`, "handlers.a:b: speak[0]: utterance is empty"},
+		{"bad skill id", `{"skills": {"a:b": {}}, ` + step + `}`, "skills.a:b: a skill id is non-empty"},
+		{"step without emit", `{"steps": [{"after_ms": 3}]}`, "steps[0]: emit is required"},
+		{"bad topic (MSG-04)", `{"steps": [{"emit": {"type": "a..b"}}]}`, "steps[0]: emit: malformed message"},
+		{"bad wait_for", `{"steps": [{"wait_for": "x y", "emit": {"type": "a"}}]}`, "steps[0]: wait_for:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.file))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	_, err := Parse(strings.NewReader(`{"steps": [` + strings.Repeat(`{"emit": {"type": "a"}},`, MaxSteps) + `{"emit": {"type": "a"}}]}`))
+	assert.ErrorContains(t, err, "limit 1000")
+	_, err = Parse(bytes.NewReader(make([]byte, MaxFileBytes+1)))
+	assert.ErrorContains(t, err, "over 1048576 bytes")
+}
+
+func TestBuildMatchKeepsMalformedFields_PIPE07(t *testing.T) {
+	m := buildMatch(map[string]any{"skill_id": "s", "intent_name": "i"}, []string{"first", "second"}, "en-US")
+	assert.Equal(t, &pipeline.Match{SkillID: "s", IntentName: "i", Lang: "en-US", Slots: map[string]string{}, Utterance: "first"}, m,
+		"omitted fields take the round's defaults")
+	m = buildMatch(map[string]any{"skill_id": 3.0, "slots": map[string]any{"a": 1.0}, "lang": nil}, []string{"x"}, "en-US")
+	assert.Equal(t, "", m.SkillID, "a wrong-typed field is not repaired")
+	assert.Nil(t, m.Slots)
+	assert.Equal(t, "", m.Lang)
+	m = buildMatch(map[string]any{"slots": nil}, []string{"x"}, "en-US")
+	assert.Nil(t, m.Slots, "explicit null slots stay missing")
+}
+
+func runFile(t *testing.T, file string) ([]string, error) {
+	t.Helper()
+	f, err := Parse(strings.NewReader(file))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	runErr := Run(context.Background(), f, &out, Options{Logger: quiet()})
+	lines, err := Summarize(&out)
+	require.NoError(t, err)
+	return lines, runErr
+}
+
+func TestRunDeadline(t *testing.T) {
+	lines, err := runFile(t, `{"config": {"deadline_ms": 100, "handler_timeout_ms": 5000, "default_pipeline": ["p"]},
+		"plugins": {"p": {"match": {"skill_id": "s", "intent_name": "i"}}},
+		"handlers": {"s:i": {"outcome": "hang"}}, `+step+`}`)
+	assert.True(t, errors.Is(err, ErrDeadline), "%v", err)
+	assert.Contains(t, err.Error(), "1 lifecycles still running")
+	assert.Contains(t, lines, "1 s:i", "what happened before the deadline is still written")
+}
+
+func TestRunOverlappingSteps(t *testing.T) {
+	lines, err := runFile(t, `{"config": {"default_pipeline": ["p"]},
+		"plugins": {"p": {"match": {"skill_id": "s", "intent_name": "i"}}},
+		"handlers": {"s:i": {"delay_ms": 50}},
+		"steps": [{"emit": {"type": "ovos.utterance.handle", "data": {"utterances": ["one"]}, "context": {"session": {"session_id": "a"}}}},
+		          {"overlap": true, "emit": {"type": "ovos.utterance.handle", "data": {"utterances": ["two"]}, "context": {"session": {"session_id": "b"}}}}]}`)
+	require.NoError(t, err)
+	e := Expected{PerStep: true, Lines: []string{
+		"1 ovos.utterance.handle", "1 ovos.intent.matched", "1 s:i", "1 ovos.intent.handler.start", "1 ovos.intent.handler.complete", "1 ovos.utterance.handled",
+		"2 ovos.utterance.handle", "2 ovos.intent.matched", "2 s:i", "2 ovos.intent.handler.start", "2 ovos.intent.handler.complete", "2 ovos.utterance.handled"}}
+	assert.Empty(t, e.Diff(lines), "each step's own sequence is whole, however the two interleave")
+}
+
+func TestParseExpected(t *testing.T) {
+	e, err := ParseExpected(strings.NewReader("# comment\n#! per-step\n\n1 a\n  2   b \n"))
+	require.NoError(t, err)
+	assert.Equal(t, Expected{Lines: []string{"1 a", "2 b"}, PerStep: true}, e)
+	_, err = ParseExpected(strings.NewReader("1 a b\n"))
+	assert.ErrorContains(t, err, "expected line 1")
+	assert.Equal(t, `line 2: got "1 c", want "1 b"`, Expected{Lines: []string{"1 a", "1 b"}}.Diff([]string{"1 a", "1 c"}))
+	assert.Equal(t, `line 2: missing "1 b" (got end)`, Expected{Lines: []string{"1 a", "1 b"}}.Diff([]string{"1 a"}))
+
+	e, err = ParseExpected(strings.NewReader("#! loose pong\n1 ping\n1 pong\n1 pong\n1 done\n"))
+	require.NoError(t, err)
+	assert.Empty(t, e.Diff([]string{"1 ping", "1 pong", "1 done", "1 pong"}), "a loose type may come anywhere in its step")
+	assert.Equal(t, `"1 pong": got 1, want 2`, e.Diff([]string{"1 ping", "1 pong", "1 done"}))
+	assert.Equal(t, `"2 pong": got 1, want 0`, e.Diff([]string{"1 ping", "1 pong", "1 pong", "1 done", "2 pong"}))
+}

@@ -1,0 +1,675 @@
+package motion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/device/ledring"
+)
+
+// Control loop rates and safety timings.
+const (
+	// DefaultRate is the control loop rate in Hz.
+	DefaultRate = 200
+	// MinRate and MaxRate bound Config.Rate.
+	MinRate = 20
+	MaxRate = 2000
+	// DefaultCommandTimeout is the Track deadman: how long a stream may
+	// go without an update.
+	DefaultCommandTimeout = 500 * time.Millisecond
+	// DefaultLateHalt is how late a tick may start before the body halts.
+	// A late tick by itself is not dangerous: servos hold their last
+	// setpoint and the trajectory resumes without a jump, since it
+	// advances by whole ticks. A long pause means something is badly
+	// wrong, though, and the body should come to rest rather than carry on.
+	DefaultLateHalt = 100 * time.Millisecond
+	// DefaultStallTimeout is how long the loop may go without a tick
+	// before the watchdog powers the motors off.
+	DefaultStallTimeout = 500 * time.Millisecond
+)
+
+// Name is the Device name the controller reports its events under.
+const Name = "motion"
+
+// Errors jobs end with.
+var (
+	// ErrPreempted ends a job that a newer one took over from.
+	ErrPreempted = errors.New("motion: preempted by a newer command")
+	// ErrHalted ends a job that was halted before it finished.
+	ErrHalted = errors.New("motion: halted")
+	// ErrDeadman ends a Track stream whose updates stopped arriving.
+	ErrDeadman = errors.New("motion: no command within the deadman timeout")
+	// ErrStalled is the controller's fault after the watchdog saw the loop
+	// stall; motors are powered off until Recover.
+	ErrStalled = errors.New("motion: control loop stalled; motors powered off")
+	// ErrNotRunning is returned by commands before Start or after Close.
+	ErrNotRunning = errors.New("motion: controller not running")
+	// ErrNothingToPlay is returned by Play for an animation that moves none
+	// of the selected axes and has no light track this body can show.
+	ErrNothingToPlay = errors.New("nothing to play on the selected axes and lights")
+)
+
+// Lights plays light programs; *ledring.Animator is one. The controller
+// plays an animation's light track on it.
+type Lights interface {
+	Play(ctx context.Context, p ledring.Program) error
+}
+
+// Config configures a Controller.
+type Config struct {
+	// Motors are the three axes (device.Axes), in any order. Required.
+	Motors []device.Motor
+	// Power, if set, is the motors' power enable: on at Start, off at
+	// Close and when the watchdog trips.
+	Power device.Switch
+	// Lights, if set, plays animations' light tracks.
+	Lights Lights
+	// Rate is the loop rate in Hz, MinRate..MaxRate; 0 means DefaultRate.
+	Rate int
+	// Home is the pose Start moves to and the first rest pose.
+	Home Pose
+	// CommandTimeout, LateHalt and StallTimeout are the safety timings;
+	// 0 means the Default* value.
+	CommandTimeout, LateHalt, StallTimeout time.Duration
+	// Observer, if set, receives the controller's events.
+	Observer device.Observer
+	// Logger receives logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Controller drives the axes from its control loop. Its methods are safe
+// for concurrent use.
+type Controller struct {
+	motors  [NumAxes]device.Motor
+	lim     [NumAxes]device.Limits
+	power   device.Switch
+	lights  Lights
+	home    Pose
+	period  time.Duration
+	dt      float64
+	cmdTO   time.Duration
+	late    time.Duration
+	stallTO time.Duration
+	obs     device.Observer
+	log     *slog.Logger
+
+	stats    latency
+	lastTick atomic.Int64 // UnixNano of the last tick
+	notices  chan notice
+
+	runCtx  context.Context // ends at Close: the loop, watchdog and light tracks
+	stopRun context.CancelFunc
+	wg      sync.WaitGroup // loop, watchdog, reporter
+	ledWG   sync.WaitGroup // light tracks
+
+	mu       sync.Mutex
+	running  bool
+	closed   bool
+	fault    error
+	p, v     Pose
+	rest     Pose
+	job      *Job
+	nextID   uint64
+	motorBad [NumAxes]bool
+}
+
+// New checks cfg and returns a controller; Start runs it.
+func New(cfg Config) (*Controller, error) {
+	c := &Controller{power: cfg.Power, lights: cfg.Lights, home: cfg.Home, obs: cfg.Observer, log: cfg.Logger,
+		cmdTO: cfg.CommandTimeout, late: cfg.LateHalt, stallTO: cfg.StallTimeout}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	rate := cfg.Rate
+	if rate == 0 {
+		rate = DefaultRate
+	}
+	if rate < MinRate || rate > MaxRate {
+		return nil, fmt.Errorf("new motion controller: rate %d Hz outside %d..%d", cfg.Rate, MinRate, MaxRate)
+	}
+	c.period = time.Second / time.Duration(rate)
+	c.dt = c.period.Seconds()
+	for _, d := range []*time.Duration{&c.cmdTO, &c.late, &c.stallTO} {
+		if *d < 0 {
+			return nil, fmt.Errorf("new motion controller: negative timeout %v", *d)
+		}
+	}
+	if c.cmdTO == 0 {
+		c.cmdTO = DefaultCommandTimeout
+	}
+	if c.late == 0 {
+		c.late = DefaultLateHalt
+	}
+	if c.stallTO == 0 {
+		c.stallTO = DefaultStallTimeout
+	}
+	if c.stallTO < 2*c.period {
+		return nil, fmt.Errorf("new motion controller: stall timeout %v must be at least two periods (%v)", c.stallTO, 2*c.period)
+	}
+	if len(cfg.Motors) != NumAxes {
+		return nil, fmt.Errorf("new motion controller: %d motors, want one for each of %v", len(cfg.Motors), device.Axes())
+	}
+	for _, m := range cfg.Motors {
+		i, ok := AxisIndex(m.Name())
+		if !ok {
+			return nil, fmt.Errorf("new motion controller: motor %q is not one of %v", m.Name(), device.Axes())
+		}
+		if c.motors[i] != nil {
+			return nil, fmt.Errorf("new motion controller: two motors for %s", m.Name())
+		}
+		l := m.Limits()
+		if err := l.Validate(); err != nil {
+			return nil, fmt.Errorf("new motion controller: motor %s: %w", m.Name(), err)
+		}
+		c.motors[i], c.lim[i] = m, l
+	}
+	for i, h := range cfg.Home {
+		if err := c.lim[i].Check(AxisName(i), h); err != nil {
+			return nil, fmt.Errorf("new motion controller: home: %w", err)
+		}
+	}
+	c.rest = c.home
+	return c, nil
+}
+
+// Period returns the loop period.
+func (c *Controller) Period() time.Duration { return c.period }
+
+// Limits returns the axes' limits.
+func (c *Controller) Limits() [NumAxes]device.Limits { return c.lim }
+
+// Start powers the motors, starts the control loop and homes the body:
+// from where each motor says it is, it moves to Config.Home within the
+// limits, and returns when it is there (or ctx ends). Run Close to stop.
+func (c *Controller) Start(ctx context.Context) error {
+	c.mu.Lock()
+	if c.running || c.closed {
+		c.mu.Unlock()
+		return errors.New("motion: start: already started")
+	}
+	c.running = true
+	c.mu.Unlock()
+	if err := c.powerUp(ctx); err != nil {
+		c.mu.Lock()
+		c.running = false
+		c.mu.Unlock()
+		return fmt.Errorf("motion: start: %w", err)
+	}
+	c.runCtx, c.stopRun = context.WithCancel(context.WithoutCancel(ctx))
+	c.notices = make(chan notice, 256)
+	c.lastTick.Store(time.Now().UnixNano())
+	c.wg.Add(3)
+	go c.loop()
+	go c.watchdog()
+	go c.reporter()
+	c.emit("start", map[string]any{"rate": int(time.Second / c.period)})
+	if err := c.homeBody(ctx); err != nil {
+		return fmt.Errorf("motion: start: %w", err)
+	}
+	return nil
+}
+
+// powerUp turns the power and motors on and reads where the axes are.
+func (c *Controller) powerUp(ctx context.Context) error {
+	if c.power != nil {
+		if err := c.power.Set(ctx, true); err != nil {
+			return fmt.Errorf("motor power on: %w", err)
+		}
+	}
+	var p Pose
+	for i, m := range c.motors {
+		if err := m.Enable(ctx, true); err != nil {
+			return fmt.Errorf("enable %s: %w", m.Name(), err)
+		}
+		a := m.Angle()
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			// A servo cannot say where it is: start from home, which the
+			// first command will jump to.
+			a = c.home[i]
+		}
+		p[i] = math.Max(c.lim[i].Min, math.Min(c.lim[i].Max, a))
+	}
+	c.mu.Lock()
+	c.p, c.v = p, Pose{}
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Controller) homeBody(ctx context.Context) error {
+	c.mu.Lock()
+	from := c.p
+	c.mu.Unlock()
+	c.emit("home", from.values(map[string]any{"from": from.String()}))
+	j, err := c.moveTo(c.home, AllAxes, "home", true)
+	if err != nil {
+		return err
+	}
+	if err := j.Wait(ctx); err != nil {
+		return fmt.Errorf("homing: %w", err)
+	}
+	return nil
+}
+
+// Recover clears a stall fault: it powers the motors again and homes the
+// body.
+func (c *Controller) Recover(ctx context.Context) error {
+	c.mu.Lock()
+	if !c.running {
+		c.mu.Unlock()
+		return ErrNotRunning
+	}
+	c.mu.Unlock()
+	// Let the loop tick once while still faulted: a tick that comes late
+	// after a stall is absorbed there instead of halting the homing.
+	if err := c.waitTick(ctx); err != nil {
+		return fmt.Errorf("motion: recover: %w", err)
+	}
+	if err := c.powerUp(ctx); err != nil {
+		return fmt.Errorf("motion: recover: %w", err)
+	}
+	c.mu.Lock()
+	c.fault = nil
+	c.mu.Unlock()
+	c.emit("recover", map[string]any{})
+	if err := c.homeBody(ctx); err != nil {
+		return fmt.Errorf("motion: recover: %w", err)
+	}
+	return nil
+}
+
+// waitTick waits for the loop to tick, at most a stall timeout.
+func (c *Controller) waitTick(ctx context.Context) error {
+	n := c.stats.ticks.Load()
+	deadline := time.Now().Add(c.stallTO)
+	for c.stats.ticks.Load() == n {
+		if time.Now().After(deadline) {
+			return errors.New("control loop is still stalled")
+		}
+		t := time.NewTimer(c.period)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Close brings the body to rest (waiting at most until ctx ends), stops
+// the loop, powers the motors off and waits for every goroutine.
+func (c *Controller) Close(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	running := c.running
+	var h *Job
+	if running && c.fault == nil {
+		h = c.haltLocked("close")
+	}
+	c.mu.Unlock()
+	if !running {
+		return nil
+	}
+	var errs []error
+	if h != nil {
+		select {
+		case <-h.done:
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("motion: close: body still moving: %w", ctx.Err()))
+		}
+	}
+	c.stopRun()
+	c.wg.Wait()
+	c.ledWG.Wait()
+	c.mu.Lock()
+	if c.job != nil {
+		c.endLocked(c.job, ErrNotRunning)
+	}
+	c.running = false
+	c.mu.Unlock()
+	off := context.WithoutCancel(ctx)
+	for _, m := range c.motors {
+		if err := m.Enable(off, false); err != nil {
+			errs = append(errs, fmt.Errorf("motion: close: disable %s: %w", m.Name(), err))
+		}
+	}
+	if c.power != nil {
+		if err := c.power.Set(off, false); err != nil {
+			errs = append(errs, fmt.Errorf("motion: close: motor power off: %w", err))
+		}
+	}
+	c.emit("stop", map[string]any{})
+	return errors.Join(errs...)
+}
+
+// Stats returns the loop's timing since Start or ResetStats.
+func (c *Controller) Stats() Stats { return c.stats.snapshot() }
+
+// ResetStats starts a new timing window.
+func (c *Controller) ResetStats() { c.stats.reset() }
+
+// Pose returns the commanded pose now.
+func (c *Controller) Pose() Pose {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.p
+}
+
+// Rest returns the rest pose: where the body looks when nothing else moves
+// it. Homing sets it, LookAt moves it, animations blend back to it.
+func (c *Controller) Rest() Pose {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rest
+}
+
+// Fault returns the controller's fault (ErrStalled), or nil.
+func (c *Controller) Fault() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fault
+}
+
+// Moving reports whether a job is running or an axis is still moving.
+func (c *Controller) Moving() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.job != nil || c.v != Pose{}
+}
+
+// Halt decelerates the body to rest now, ending whatever job runs with
+// ErrHalted.
+func (c *Controller) Halt(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running && c.fault == nil {
+		c.haltLocked(reason)
+	}
+}
+
+// MoveTo moves the selected axes to p, each at its own best speed.
+func (c *Controller) MoveTo(p Pose, sel Axes) (*Job, error) {
+	return c.moveTo(p, sel, "move", false)
+}
+
+func (c *Controller) moveTo(p Pose, sel Axes, name string, setRest bool) (*Job, error) {
+	for i := range p {
+		if sel[i] {
+			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
+				return nil, fmt.Errorf("motion: move: %w", err)
+			}
+		}
+	}
+	j := &Job{kind: jobMove, Name: name, sel: sel, target: p, setRest: setRest}
+	if err := c.begin(j); err != nil {
+		return nil, err
+	}
+	c.emit("move", p.values(map[string]any{"job": j.ID, "name": j.Name}))
+	return j, nil
+}
+
+// LookOptions shape a LookAt.
+type LookOptions struct {
+	// Mode is LevelHead (default) or FlushBase.
+	Mode LookMode
+	// Axes selects the axes that may move; the zero value means all.
+	Axes Axes
+}
+
+// LookAt turns the body to look at t and makes that the rest pose once it
+// arrives.
+func (c *Controller) LookAt(t Target, o LookOptions) (*Job, error) {
+	sel := o.Axes
+	if sel.None() {
+		sel = AllAxes
+	}
+	c.mu.Lock()
+	rest := c.rest
+	c.mu.Unlock()
+	g, err := gazeFor(t, rest)
+	if err != nil {
+		return nil, fmt.Errorf("motion: look at: %w", err)
+	}
+	var lim [NumAxes]Limits
+	for i, l := range c.lim {
+		lim[i] = Limits{Min: l.Min, Max: l.Max}
+	}
+	p := Solve(g, rest, sel, o.Mode, lim)
+	got, _ := GazeOf(p)
+	j := &Job{kind: jobMove, Name: "lookat", sel: sel, target: p, setRest: true}
+	if err := c.begin(j); err != nil {
+		return nil, err
+	}
+	c.emit("lookat", p.values(map[string]any{"job": j.ID, "want": g.String(), "gaze": got.String()}))
+	return j, nil
+}
+
+// PlayOptions shape how an animation plays.
+type PlayOptions struct {
+	// Speed scales time: 2 plays twice as fast. 0 means 1; at most 10.
+	Speed float64
+	// Loops is how many times to play: 0 or 1 once, -1 until Finish or a
+	// halt; at most 1000.
+	Loops int
+	// Axes selects the axes the animation may move; the zero value means
+	// all. Axes left out hold still.
+	Axes Axes
+	// NoLights leaves out the light track.
+	NoLights bool
+	// BlendIn and BlendOut are how long to ease from the present pose into
+	// the animation and from its end back to the rest pose; 0 means 250 ms
+	// and 500 ms.
+	BlendIn, BlendOut time.Duration
+}
+
+// Play starts animation a: the selected axes follow its tracks, eased in
+// from where they are and blended back to the rest pose at the end, and
+// its light track plays on the ring. An animation with nothing to move on
+// the selected axes only plays its lights.
+func (c *Controller) Play(a *Animation, o PlayOptions) (*Job, error) {
+	if a == nil {
+		return nil, errors.New("motion: play: no animation")
+	}
+	speed := o.Speed
+	if speed == 0 {
+		speed = 1
+	}
+	if math.IsNaN(speed) || speed < 0.1 || speed > 10 {
+		return nil, fmt.Errorf("motion: play %s: speed %g outside 0.1..10", a.Name, o.Speed)
+	}
+	loops := o.Loops
+	if loops == 0 {
+		loops = 1
+	}
+	if loops < -1 || loops > 1000 {
+		return nil, fmt.Errorf("motion: play %s: loops %d: want -1 (forever) or 1..1000", a.Name, o.Loops)
+	}
+	sel := o.Axes
+	if sel.None() {
+		sel = AllAxes
+	}
+	for i := range sel {
+		sel[i] = sel[i] && a.Animates(i)
+	}
+	blendIn, blendOut := o.BlendIn, o.BlendOut
+	if blendIn == 0 {
+		blendIn = 250 * time.Millisecond
+	}
+	if blendOut == 0 {
+		blendOut = 500 * time.Millisecond
+	}
+	if blendIn < 0 || blendOut < 0 || blendIn > 10*time.Second || blendOut > 10*time.Second {
+		return nil, fmt.Errorf("motion: play %s: blend times must be within 0..10s", a.Name)
+	}
+	j := &Job{kind: jobAnim, Name: a.Name, sel: sel, anim: a, speed: speed, loops: loops,
+		blendIn: blendIn.Seconds(), blendOut: blendOut.Seconds()}
+	withLights := c.lights != nil && a.HasLights() && !o.NoLights
+	if sel.None() && !withLights {
+		return nil, fmt.Errorf("motion: play %s: %w", a.Name, ErrNothingToPlay)
+	}
+	if sel.None() {
+		// Lights only: the loop is not involved and moving jobs go on.
+		if err := c.lightsOnly(j); err != nil {
+			return nil, err
+		}
+	} else if err := c.begin(j); err != nil {
+		return nil, err
+	}
+	seconds := any(a.Duration * float64(loops) / speed)
+	if loops < 0 {
+		seconds = "forever"
+	}
+	c.emit("animation", map[string]any{"job": j.ID, "name": a.Name, "seconds": seconds, "lights": withLights})
+	if withLights {
+		c.playLights(j, a.LightProgram(speed, loops))
+	}
+	return j, nil
+}
+
+// Track streams targets: each call moves the selected axes towards p and
+// renews the deadman. A stream that goes CommandTimeout without a call is
+// halted and its job ends with ErrDeadman.
+func (c *Controller) Track(p Pose, sel Axes) (*Job, error) {
+	for i := range p {
+		if sel[i] {
+			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
+				return nil, fmt.Errorf("motion: track: %w", err)
+			}
+		}
+	}
+	c.mu.Lock()
+	if j := c.job; j != nil && j.kind == jobTrack && j.sel == sel && c.fault == nil {
+		j.target = p
+		j.deadline = time.Now().Add(c.cmdTO)
+		c.mu.Unlock()
+		return j, nil
+	}
+	c.mu.Unlock()
+	j := &Job{kind: jobTrack, Name: "track", sel: sel, target: p, deadline: time.Now().Add(c.cmdTO)}
+	if err := c.begin(j); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// begin installs j as the running job, ending the one before.
+func (c *Controller) begin(j *Job) error {
+	j.c = c
+	j.done = make(chan struct{})
+	c.mu.Lock()
+	if err := c.usableLocked(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.nextID++
+	j.ID = c.nextID
+	j.rest = c.rest
+	j.start = c.p
+	prev := c.job
+	if prev != nil {
+		c.endLocked(prev, ErrPreempted)
+	}
+	c.job = j
+	c.mu.Unlock()
+	if prev != nil && prev.kind != jobHalt {
+		c.emit("preempted", map[string]any{"job": prev.ID, "name": prev.Name, "by": j.Name})
+	}
+	return nil
+}
+
+func (c *Controller) lightsOnly(j *Job) error {
+	j.c = c
+	j.done = make(chan struct{})
+	close(j.done)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usableLocked(); err != nil {
+		return err
+	}
+	c.nextID++
+	j.ID = c.nextID
+	return nil
+}
+
+func (c *Controller) usableLocked() error {
+	switch {
+	case !c.running || c.closed:
+		return ErrNotRunning
+	case c.fault != nil:
+		return c.fault
+	}
+	return nil
+}
+
+// playLights runs the job's light track until it ends or the job does.
+func (c *Controller) playLights(j *Job, prog ledring.Program) {
+	ctx, cancel := context.WithCancel(c.runCtx)
+	j.ledDone = make(chan struct{})
+	c.mu.Lock()
+	j.ledCancel = cancel
+	c.mu.Unlock()
+	c.ledWG.Add(1)
+	go func() { // owned by the job; Close waits for it through ledWG
+		defer c.ledWG.Done()
+		defer close(j.ledDone)
+		defer cancel()
+		err := c.lights.Play(ctx, prog)
+		c.mu.Lock()
+		if !j.ledStopped {
+			j.ledErr = err
+		}
+		c.mu.Unlock()
+	}()
+}
+
+// haltLocked replaces the running job with a halt and returns it.
+func (c *Controller) haltLocked(reason string) *Job {
+	if c.job != nil && c.job.kind == jobHalt {
+		return c.job
+	}
+	if c.job != nil {
+		c.endLocked(c.job, ErrHalted)
+	}
+	c.nextID++
+	h := &Job{c: c, ID: c.nextID, kind: jobHalt, Name: reason, done: make(chan struct{}), start: c.p}
+	c.job = h
+	c.notify(notice{kind: noticeHalt, name: reason, pose: c.p})
+	return h
+}
+
+// endLocked ends j with err (nil: it finished).
+func (c *Controller) endLocked(j *Job, err error) {
+	select {
+	case <-j.done:
+		return
+	default:
+	}
+	j.err = err
+	if j.ledCancel != nil && err != nil {
+		j.ledStopped = true
+		j.ledCancel()
+	}
+	close(j.done)
+	if c.job == j {
+		c.job = nil
+	}
+}
+
+func (c *Controller) emit(kind string, values map[string]any) { c.emitAt(time.Now(), kind, values) }
+
+func (c *Controller) emitAt(at time.Time, kind string, values map[string]any) {
+	if c.obs != nil {
+		c.obs(device.Event{Time: at, Device: Name, Kind: kind, Values: values})
+	}
+}

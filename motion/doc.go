@@ -1,0 +1,28 @@
+// Package motion moves Jibo's body: the three axes (device.Axes: base,
+// torso, head), trajectories that never exceed their limits, a fixed-rate
+// control loop that feeds the motors, keyframe animations and look-at
+// targets.
+//
+// The Controller owns the motors. Its loop runs at a fixed rate (200 Hz by
+// default), allocates nothing per tick and records how late each tick
+// starts. Every tick it advances each axis one step of an online
+// trajectory generator: the commanded angle follows a reference (a look-at
+// pose, an animation curve, or "stop here") as fast as the axis's velocity
+// and acceleration limits allow, and never leaves its angle limits. So any
+// command, from any state, is safe, and a stop always decelerates.
+//
+// Commands are Jobs: MoveTo, LookAt, Play and Track each start one and
+// return it; Job.Wait blocks until it ends. A new job takes over from the
+// one before (which ends with ErrPreempted) without a jump, since the
+// generator starts from the present position and velocity. Cancelling the
+// context of Wait halts the body: it decelerates to rest within the limits.
+//
+// Safety: a Track stream whose updates stop arriving for longer than
+// Config.CommandTimeout is halted (the deadman); a tick that starts later
+// than Config.LateHalt halts the body too; and a watchdog that sees no tick
+// for Config.StallTimeout powers the motors off, leaving the controller
+// faulted until Recover.
+//
+// The package talks to no bus: it reports what the body does as
+// device.Events ("motion" device) to an Observer.
+package motion

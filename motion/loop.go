@@ -1,0 +1,345 @@
+package motion
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// notice is what the loop and watchdog tell the reporter; a value type, so
+// that sending one allocates nothing.
+type notice struct {
+	kind noticeKind
+	at   time.Time // when it happened
+	job  uint64
+	name string
+	pose Pose
+	d    time.Duration
+	axis int
+	err  error
+}
+
+type noticeKind uint8
+
+const (
+	noticeArrived noticeKind = iota
+	noticeRested
+	noticeHalt
+	noticeLate
+	noticeDeadman
+	noticeStall
+	noticeMotorError
+	noticeMotorOK
+	noticeFinished
+)
+
+// notify hands n to the reporter without blocking; when the reporter is
+// far behind, notices are dropped rather than stall the loop.
+func (c *Controller) notify(n notice) {
+	if n.at.IsZero() {
+		n.at = time.Now()
+	}
+	select {
+	case c.notices <- n:
+	default:
+	}
+}
+
+func (c *Controller) loop() {
+	defer c.wg.Done()
+	ctx := c.runCtx
+	next := time.Now().Add(c.period)
+	t := time.NewTimer(c.period)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+		now := time.Now()
+		c.tick(ctx, now, now.Sub(next))
+		next = next.Add(c.period)
+		if after := time.Now(); !next.After(after) {
+			// More than a period behind: skip the ticks that are already
+			// past rather than run them back to back.
+			skip := after.Sub(next)/c.period + 1
+			next = next.Add(skip * c.period)
+			c.stats.missed.Add(uint64(skip))
+		}
+		t.Reset(time.Until(next))
+	}
+}
+
+// tick runs one control step: it advances every axis towards its
+// reference and commands the motors. It allocates nothing.
+func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration) {
+	c.stats.record(late)
+	c.lastTick.Store(now.UnixNano())
+
+	c.mu.Lock()
+	if c.fault != nil || !c.running {
+		c.mu.Unlock()
+		return
+	}
+	if late > c.late && c.moving() {
+		c.notify(notice{kind: noticeLate, at: now, d: late})
+		c.haltLocked("late")
+	}
+	var ref, vref Pose
+	var halt Axes
+	j := c.job
+	switch {
+	case j == nil || j.kind == jobHalt:
+		halt = AllAxes
+	case j.kind == jobTrack && now.After(j.deadline):
+		c.notify(notice{kind: noticeDeadman, at: now, job: j.ID, d: now.Sub(j.deadline) + c.cmdTO})
+		c.endLocked(j, ErrDeadman)
+		j = c.haltLocked("deadman")
+		halt = AllAxes
+	case j.kind == jobMove || j.kind == jobTrack:
+		for i := range ref {
+			ref[i] = j.target[i]
+			halt[i] = !j.sel[i]
+		}
+	case j.kind == jobAnim:
+		c.animRef(j, &ref, &vref, &halt)
+	}
+	for i := range c.p {
+		c.p[i], c.v[i] = step(c.p[i], c.v[i], ref[i], vref[i], halt[i], &c.lim[i], c.dt)
+	}
+	c.settle(j, &ref, &halt)
+	pose := c.p
+	c.mu.Unlock()
+
+	for i, m := range c.motors {
+		err := m.SetAngle(ctx, pose[i])
+		if (err != nil) != c.motorBad[i] {
+			c.motorBad[i] = err != nil
+			if err != nil {
+				c.notify(notice{kind: noticeMotorError, axis: i, err: err})
+			} else {
+				c.notify(notice{kind: noticeMotorOK, axis: i})
+			}
+		}
+	}
+}
+
+// moving reports whether the body is moving or about to; the caller holds
+// c.mu.
+func (c *Controller) moving() bool {
+	return (c.job != nil && c.job.kind != jobHalt) || c.v != Pose{}
+}
+
+// settle ends the job when its axes have arrived; the caller holds c.mu.
+func (c *Controller) settle(j *Job, ref *Pose, halt *Axes) {
+	for i := range c.p {
+		if halt[i] {
+			if math.Abs(c.v[i]) > arriveVelocity {
+				return
+			}
+			continue
+		}
+		if math.Abs(c.p[i]-ref[i]) > arriveAngle || math.Abs(c.v[i]) > arriveVelocity {
+			return
+		}
+	}
+	// Every axis is still (and on target): snap away the rounding.
+	for i := range c.p {
+		if !halt[i] {
+			c.p[i] = ref[i]
+		}
+		c.v[i] = 0
+	}
+	if j == nil {
+		return
+	}
+	switch j.kind {
+	case jobHalt:
+		c.endLocked(j, nil)
+		c.notify(notice{kind: noticeRested, job: j.ID, name: j.Name, pose: c.p})
+	case jobMove:
+		if j.setRest {
+			for i := range c.rest {
+				if j.sel[i] {
+					c.rest[i] = j.target[i]
+				}
+			}
+		}
+		c.endLocked(j, nil)
+		c.notify(notice{kind: noticeArrived, job: j.ID, name: j.Name, pose: c.p})
+	case jobAnim:
+		if j.phase == animSettle {
+			c.endLocked(j, nil)
+			c.notify(notice{kind: noticeFinished, job: j.ID, name: j.Name, pose: c.p})
+		}
+	}
+}
+
+// animRef sets the animation's reference for this tick and advances its
+// clock; the caller holds c.mu.
+func (c *Controller) animRef(j *Job, ref, vref *Pose, halt *Axes) {
+	total := math.Inf(1)
+	if j.loops > 0 {
+		total = j.anim.Duration * float64(j.loops)
+	}
+	if j.phase == animPlay && (j.finish || j.jt*j.speed >= total) {
+		j.phase = animOut
+		j.outStart = j.jt
+		for i := range j.outFrom {
+			if j.sel[i] {
+				j.outFrom[i] = c.animAt(j, i, j.jt)
+			}
+		}
+	}
+	if j.phase == animOut && j.jt-j.outStart >= j.blendOut {
+		j.phase = animSettle
+	}
+	for i := range ref {
+		if !j.sel[i] {
+			halt[i] = true
+			continue
+		}
+		a, b := c.animAt(j, i, j.jt), c.animAt(j, i, j.jt+c.dt)
+		ref[i], vref[i] = a, (b-a)/c.dt
+	}
+	j.jt += c.dt
+}
+
+// animAt is the reference of axis i at job time jt.
+func (c *Controller) animAt(j *Job, i int, jt float64) float64 {
+	switch j.phase {
+	case animSettle:
+		return j.rest[i]
+	case animOut:
+		s := (jt - j.outStart) / j.blendOut
+		return j.outFrom[i] + (j.rest[i]-j.outFrom[i])*smooth(s)
+	}
+	at := jt * j.speed
+	d := j.anim.Duration
+	if j.loops > 0 {
+		at = math.Min(at, d*float64(j.loops))
+	}
+	la := at - d*math.Floor(at/d)
+	if la == 0 && at > 0 {
+		la = d
+	}
+	v, _ := j.anim.Sample(i, la)
+	if j.anim.Relative {
+		v += j.start[i]
+	}
+	if w := smooth(jt / j.blendIn); w < 1 {
+		v = j.start[i] + (v-j.start[i])*w
+	}
+	return math.Max(c.lim[i].Min, math.Min(c.lim[i].Max, v))
+}
+
+// smooth eases 0→1 over s in [0,1] with zero slope at both ends.
+func smooth(s float64) float64 {
+	switch {
+	case s <= 0:
+		return 0
+	case s >= 1:
+		return 1
+	}
+	return s * s * (3 - 2*s)
+}
+
+// watchdog powers the motors off when the loop stops ticking.
+func (c *Controller) watchdog() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.stallTO / 5)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-c.runCtx.Done():
+			return
+		}
+		since := time.Since(time.Unix(0, c.lastTick.Load()))
+		if since <= c.stallTO {
+			continue
+		}
+		c.mu.Lock()
+		tripped := c.fault == nil
+		if tripped {
+			c.fault = ErrStalled
+			if c.job != nil {
+				c.endLocked(c.job, ErrStalled)
+			}
+			c.v = Pose{}
+		}
+		c.mu.Unlock()
+		if !tripped {
+			continue
+		}
+		c.safeStop()
+		c.notify(notice{kind: noticeStall, d: since})
+	}
+}
+
+// safeStop powers the motors off. It runs outside the loop, which may be
+// stuck inside a motor call.
+func (c *Controller) safeStop() {
+	ctx := context.WithoutCancel(c.runCtx)
+	for _, m := range c.motors {
+		if err := m.Enable(ctx, false); err != nil {
+			c.log.Error("motion: safe stop: disable motor", "axis", m.Name(), "error", err)
+		}
+	}
+	if c.power != nil {
+		if err := c.power.Set(ctx, false); err != nil {
+			c.log.Error("motion: safe stop: motor power off", "error", err)
+		}
+	}
+}
+
+// reporter turns notices into events, away from the loop.
+func (c *Controller) reporter() {
+	defer c.wg.Done()
+	for {
+		var n notice
+		select {
+		case n = <-c.notices:
+		case <-c.runCtx.Done():
+			// Report what is already queued, then stop.
+			for {
+				select {
+				case n = <-c.notices:
+					c.report(n)
+				default:
+					return
+				}
+			}
+		}
+		c.report(n)
+	}
+}
+
+func (c *Controller) report(n notice) {
+	emit := func(kind string, values map[string]any) { c.emitAt(n.at, kind, values) }
+	switch n.kind {
+	case noticeArrived:
+		emit("arrived", n.pose.values(map[string]any{"job": n.job, "name": n.name}))
+	case noticeFinished:
+		emit("finished", n.pose.values(map[string]any{"job": n.job, "name": n.name}))
+	case noticeRested:
+		emit("rest", n.pose.values(map[string]any{"reason": n.name}))
+	case noticeHalt:
+		emit("halt", n.pose.values(map[string]any{"reason": n.name}))
+	case noticeLate:
+		c.log.Warn("motion: control loop tick late; halting", "late", n.d)
+		emit("late", map[string]any{"ms": float64(n.d.Microseconds()) / 1000})
+	case noticeDeadman:
+		c.log.Warn("motion: deadman: no track command", "for", n.d)
+		emit("deadman", map[string]any{"job": n.job, "ms": n.d.Milliseconds()})
+	case noticeStall:
+		c.log.Error("motion: control loop stalled; motors powered off", "for", n.d)
+		emit("stall", map[string]any{"ms": n.d.Milliseconds()})
+	case noticeMotorError:
+		c.log.Error("motion: motor command failed", "axis", AxisName(n.axis), "error", n.err)
+		emit("motor-error", map[string]any{"axis": AxisName(n.axis), "error": n.err.Error()})
+	case noticeMotorOK:
+		emit("motor-ok", map[string]any{"axis": AxisName(n.axis)})
+	}
+}
