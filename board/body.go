@@ -416,7 +416,9 @@ func (s screen) Show(ctx context.Context, v jcp.DisplayView) error {
 	return s.d.Show(ctx, device.View{Name: v.Name, Layer: v.Layer, Kind: v.View.Kind, Text: v.View.Text, Overlay: string(v.Overlay)})
 }
 
-func (s screen) Hide(ctx context.Context, layer int, name string) error { return s.d.Hide(ctx, layer, name) }
+func (s screen) Hide(ctx context.Context, layer int, name string) error {
+	return s.d.Hide(ctx, layer, name)
+}
 
 // sounds adapts the sound player to the executor's Sounds.
 type sounds struct{ p *sfx.Player }

@@ -32,7 +32,7 @@ type pcaBus struct {
 	closed bool
 }
 
-func (b *pcaBus) String() string                   { return "pca-bus" }
+func (b *pcaBus) String() string                    { return "pca-bus" }
 func (b *pcaBus) SetSpeed(f physic.Frequency) error { return nil }
 func (b *pcaBus) Close() error {
 	b.mu.Lock()

@@ -16,7 +16,11 @@ func FuzzParseAction(f *testing.F) {
 	f.Add([]byte(`{"config":{"jcp":{"type":"SLIM","config":{"play":{"esml":"<speak>hi</speak>"}}}}}`))
 	f.Add([]byte(env(`{"id":"p","type":"PARALLEL","succeedOnFirst":true,"children":[` + say("a", "x") +
 		`,{"id":"e","type":"IMPACT_EMOTION","valence":"LOW_POS"},{"id":"s","type":"SET_PRESENT_PERSON","looperId":"l","source":"FACE","confidence":3}]}`)))
-	f.Add([]byte(env(`{"id":"s","type":"SLIM","config":{"listen":{"contexts":["a"]},"display":{"view":{},"layer":1}},"options":{"displayMode":"START_ON_LISTEN"}}`)))
+	f.Add([]byte(env(`{"id":"s","type":"SLIM","config":{"listen":{"contexts":["a"]},"display":{"view":{"type":"TEXT","text":"hi"},"layer":1}},"options":{"displayMode":"START_ON_LISTEN"}}`)))
+	f.Add([]byte(env(`{"id":"q","type":"SEQUENCE","children":[{"id":"l","type":"LOOKAT","target":{"position":{"x":1,"y":-0.5,"z":0.3}},"options":{"type":"FLUSH_BASE","dofs":"BASE"}},` +
+		`{"id":"e","type":"LOOKAT","target":{"entityId":"face-1","track":true}},` +
+		`{"id":"a","type":"PLAY_ANIMATION","animation":{"data":{"name":"x","tracks":{"topSection_r":[[0,0],[1,0.5]]}}},"options":{"speed":2,"loops":-1}},` +
+		`{"id":"c","type":"PLAY_ANIMATION","animation":{"categories":["happy"]}}]}`)))
 	f.Add([]byte(`{"type":"JCP"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {

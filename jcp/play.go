@@ -199,7 +199,7 @@ func (tl *timeline) run(ctx context.Context, a playAction, block bool) error {
 	}
 	m := tl.r.ex.cfg.Motion
 	if anim.Moves(motion.AllAxes) && tl.motionRelease == nil {
-		release, holder, got := tl.r.ex.motion.tryAcquire(tl.r, tl.p)
+		release, holder, got := tl.r.ex.motion.tryAcquire(tl.r, tl.p, tl.cancel)
 		if !got {
 			// Speech does not wait for the body: the tag is dropped.
 			tl.r.note(tl.p, fmt.Sprintf("<%s %s> skipped: %s is held by %s", t.Name, anim.Name, ResourceMotion, holder))

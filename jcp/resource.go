@@ -78,7 +78,9 @@ func (r *resource) acquire(ctx context.Context, run *run, b Behavior, cancel con
 		r.mu.Unlock()
 		by := c.describe()
 		holder.run.event(holder.b, EventOverridden, fmt.Sprintf("%s taken by %s", r.name, by))
-		holder.cancel(&OverriddenError{Resource: r.name, By: by})
+		if holder.cancel != nil {
+			holder.cancel(&OverriddenError{Resource: r.name, By: by})
+		}
 	} else {
 		r.queue = append(r.queue, c)
 		r.mu.Unlock()
@@ -107,9 +109,10 @@ func (r *resource) acquire(ctx context.Context, run *run, b Behavior, cancel con
 	}
 }
 
-// tryAcquire takes r only if it is free.
-func (r *resource) tryAcquire(run *run, b Behavior) (release func(), holder string, ok bool) {
-	c := &claim{run: run, b: b, granted: make(chan struct{})}
+// tryAcquire takes r only if it is free; cancel is how a newer run can
+// take it back (ExecutorConfig.Preempt).
+func (r *resource) tryAcquire(run *run, b Behavior, cancel context.CancelCauseFunc) (release func(), holder string, ok bool) {
+	c := &claim{run: run, b: b, cancel: cancel, granted: make(chan struct{})}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.holder != nil {

@@ -78,6 +78,12 @@ type Config struct {
 	// CommandTimeout, LateHalt and StallTimeout are the safety timings;
 	// 0 means the Default* value.
 	CommandTimeout, LateHalt, StallTimeout time.Duration
+	// PreciseSleep makes the loop sleep between ticks with a system call
+	// (nanosleep on Linux) instead of a Go timer: the kernel wakes the
+	// thread within tens of microseconds, where Go's timers can be up to a
+	// millisecond late. It does not follow testing/synctest's fake clock,
+	// so tests leave it off.
+	PreciseSleep bool
 	// Observer, if set, receives the controller's events.
 	Observer device.Observer
 	// Logger receives logs; nil discards them.
@@ -99,6 +105,7 @@ type Controller struct {
 	stallTO time.Duration
 	obs     device.Observer
 	log     *slog.Logger
+	precise bool
 
 	stats    latency
 	lastTick atomic.Int64 // UnixNano of the last tick
@@ -123,7 +130,7 @@ type Controller struct {
 // New checks cfg and returns a controller; Start runs it.
 func New(cfg Config) (*Controller, error) {
 	c := &Controller{power: cfg.Power, lights: cfg.Lights, home: cfg.Home, obs: cfg.Observer, log: cfg.Logger,
-		cmdTO: cfg.CommandTimeout, late: cfg.LateHalt, stallTO: cfg.StallTimeout}
+		cmdTO: cfg.CommandTimeout, late: cfg.LateHalt, stallTO: cfg.StallTimeout, precise: cfg.PreciseSleep && havePreciseSleep}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}

@@ -625,3 +625,24 @@ func BenchmarkTick(b *testing.B) {
 		c.tick(ctx, now, 0)
 	}
 }
+
+// With PreciseSleep the loop sleeps with a system call on its own thread.
+// This runs on real time (the fake clock does not reach system calls) and
+// asserts no timing: only that the loop ticks, moves and stops.
+func TestPreciseSleepLoop(t *testing.T) {
+	var motors []device.Motor
+	for _, a := range device.Axes() {
+		m, err := sim.NewMotor(sim.MotorOptions{Axis: a})
+		require.NoError(t, err)
+		motors = append(motors, m)
+	}
+	c, err := New(Config{Motors: motors, PreciseSleep: true})
+	require.NoError(t, err)
+	require.NoError(t, c.Start(context.Background()))
+	j, err := c.MoveTo(Pose{0.2, 0, 0}, AllAxes)
+	require.NoError(t, err)
+	require.NoError(t, j.Wait(context.Background()))
+	assert.Equal(t, Pose{0.2, 0, 0}, c.Pose())
+	assert.Positive(t, c.Stats().Ticks)
+	require.NoError(t, c.Close(context.Background()))
+}

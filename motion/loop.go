@@ -49,13 +49,24 @@ func (c *Controller) loop() {
 	defer c.wg.Done()
 	ctx := c.runCtx
 	next := time.Now().Add(c.period)
-	t := time.NewTimer(c.period)
-	defer t.Stop()
+	var t *time.Timer
+	if !c.precise {
+		t = time.NewTimer(c.period)
+		defer t.Stop()
+	}
 	for {
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return
+		if c.precise {
+			// A stop is noticed within a period.
+			preciseSleep(time.Until(next))
+			if ctx.Err() != nil {
+				return
+			}
+		} else {
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return
+			}
 		}
 		now := time.Now()
 		c.tick(ctx, now, now.Sub(next))
@@ -67,7 +78,9 @@ func (c *Controller) loop() {
 			next = next.Add(skip * c.period)
 			c.stats.missed.Add(uint64(skip))
 		}
-		t.Reset(time.Until(next))
+		if t != nil {
+			t.Reset(time.Until(next))
+		}
 	}
 }
 

@@ -23,11 +23,25 @@ type bodyParts struct {
 	exec   *jcp.Executor
 }
 
+// bodyOptions shape openBody.
+type bodyOptions struct {
+	// Log receives the body's logs.
+	Log *slog.Logger
+	// Observe, if set, receives every device and motion event.
+	Observe device.Observer
+	// ExecObserve, if set, receives every behaviour event.
+	ExecObserve func(jcp.Event)
+	// GoTimers runs the motion loop on Go timers rather than precise
+	// system-call sleeps: needed under testing/synctest, and enough where
+	// tick lateness does not matter.
+	GoTimers bool
+}
+
 // openBody opens prof's devices, starts the motion control loop (which
-// homes the body) and builds the executor. observe receives every device
-// and motion event; execObserve, if set, every behaviour event. On error
-// whatever was started is stopped again.
-func openBody(ctx context.Context, prof *board.Profile, log *slog.Logger, observe device.Observer, execObserve func(jcp.Event)) (_ *bodyParts, err error) {
+// homes the body) and builds the executor. On error whatever was started
+// is stopped again.
+func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyParts, err error) {
+	log, observe := o.Log, o.Observe
 	b := &bodyParts{}
 	defer func() {
 		if err != nil {
@@ -38,7 +52,7 @@ func openBody(ctx context.Context, prof *board.Profile, log *slog.Logger, observ
 		return nil, fmt.Errorf("opening board %s: %w", prof.Name, err)
 	}
 	mc := b.board.MotionConfig()
-	mc.Observer, mc.Logger = observe, log
+	mc.Observer, mc.Logger, mc.PreciseSleep = observe, log, !o.GoTimers
 	if b.motion, err = motion.New(mc); err != nil {
 		return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 	}
@@ -47,7 +61,7 @@ func openBody(ctx context.Context, prof *board.Profile, log *slog.Logger, observ
 	}
 	b.state = character.New(character.Options{})
 	ec := b.board.ExecutorConfig()
-	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.motion, b.state, execObserve
+	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.motion, b.state, o.ExecObserve
 	if b.exec, err = jcp.NewExecutor(ec); err != nil {
 		return nil, err
 	}

@@ -114,7 +114,9 @@ func readAction(file string) (*jcp.Action, error) {
 // waits for the body to settle and closes it.
 func runTimeline(ctx context.Context, prof *board.Profile, a *jcp.Action, settle time.Duration, log *slog.Logger) (*jcp.Result, *timeline, error) {
 	tl := newTimeline()
-	parts, err := openBody(ctx, prof, log, tl.device, tl.behaviour)
+	// The timeline needs no tick precision; Go timers also keep the tool
+	// testable on a fake clock.
+	parts, err := openBody(ctx, prof, bodyOptions{Log: log, Observe: tl.device, ExecObserve: tl.behaviour, GoTimers: true})
 	if err != nil {
 		return nil, tl, err
 	}

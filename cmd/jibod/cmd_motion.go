@@ -32,6 +32,7 @@ type loopReport struct {
 	Seconds    float64 `json:"seconds"`
 	Moving     string  `json:"moving,omitempty"`
 	Load       bool    `json:"pipeline_load"`
+	Timer      string  `json:"timer"`
 	Utterances int64   `json:"utterances,omitempty"`
 	Ticks      uint64  `json:"ticks"`
 	Missed     uint64  `json:"missed"`
@@ -56,6 +57,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rate := fs.Int("rate", 0, "loop rate in Hz (default: the profile's, else 200)")
 	anim := fs.String("move", "look-around", "animation to play in a loop while measuring; empty to hold still")
 	load := fs.Bool("load", false, "run the whole robot and feed its utterance pipeline text utterances as fast as it answers, on two inputs, while measuring")
+	timer := fs.String("timer", "precise", "how the loop sleeps between ticks: precise (nanosleep on its own thread) or go (Go timers)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -65,6 +67,9 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *seconds <= 0 || *seconds > maxLoopSeconds {
 		return usageError{fmt.Sprintf("--seconds %g: want 0..%d", *seconds, maxLoopSeconds)}
+	}
+	if *timer != "precise" && *timer != "go" {
+		return usageError{fmt.Sprintf("--timer %q: want precise or go", *timer)}
 	}
 	if *rate != 0 && (*rate < motion.MinRate || *rate > motion.MaxRate) {
 		return usageError{fmt.Sprintf("--rate %d: want %d..%d", *rate, motion.MinRate, motion.MaxRate)}
@@ -76,7 +81,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *rate != 0 {
 		prof.Motion.RateHz = *rate
 	}
-	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load)
+	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load, *timer == "go")
 	if err != nil {
 		return err
 	}
@@ -92,7 +97,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if rep.Load {
 		load2 = fmt.Sprintf("pipeline handling utterances (%d answered, %.0f/s)", rep.Utterances, float64(rep.Utterances)/rep.Seconds)
 	}
-	fmt.Fprintf(stdout, "control loop: %d Hz for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Seconds, rep.Board, moving, load2)
+	fmt.Fprintf(stdout, "control loop: %d Hz (%s timer) for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Timer, rep.Seconds, rep.Board, moving, load2)
 	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
 	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
 	return nil
@@ -106,24 +111,27 @@ func us(v float64) string {
 }
 
 // measureLoop runs the control loop for d and reports its lateness.
-func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load bool) (*loopReport, error) {
+func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load, goTimers bool) (*loopReport, error) {
 	discard := slog.New(slog.DiscardHandler)
 	var parts *bodyParts
 	var r *robot
 	var err error
 	if load {
-		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard}); err != nil {
+		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers}); err != nil {
 			return nil, err
 		}
 		parts = r.parts
 	} else {
 		prof.Speaker.WPM = 0
-		if parts, err = openBody(ctx, prof, discard, nil, nil); err != nil {
+		if parts, err = openBody(ctx, prof, bodyOptions{Log: discard, GoTimers: goTimers}); err != nil {
 			return nil, err
 		}
 	}
 	ctrl := parts.motion
-	rep := &loopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load}
+	rep := &loopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load, Timer: "precise"}
+	if goTimers {
+		rep.Timer = "go"
+	}
 	var job *motion.Job
 	if anim != "" {
 		a, ok := parts.exec.Animations().Lookup(anim)

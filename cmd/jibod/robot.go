@@ -24,6 +24,9 @@ type robotConfig struct {
 	Board string // embedded profile name or a profile file path
 	// Profile, if set, is the board profile to use instead of loading Board.
 	Profile *board.Profile
+	// GoTimers runs the motion loop on Go timers instead of precise sleeps
+	// (for testing/synctest).
+	GoTimers bool
 	// SpeakWPM overrides the sim speaker's rate when >= 0 (0 = instant).
 	SpeakWPM int
 	Lang     string
@@ -115,7 +118,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	if r.parts, err = openBody(ctx, prof, log, r.bodyEvent, nil); err != nil {
+	if r.parts, err = openBody(ctx, prof, bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers}); err != nil {
 		return nil, err
 	}
 	r.body, r.exec = r.parts.board, r.parts.exec

@@ -1,5 +1,6 @@
 // Package sim simulates Jibo's body: a speaker that takes realistic time to
-// talk, a light ring and the three motor axes. The devices satisfy the
+// talk, a PCM sound output, a layered display, a light ring, the three
+// motor axes, an on/off switch and push buttons. The devices satisfy the
 // interfaces in package device, keep their state observable, and report
 // every action as a device.Event, so the whole runtime can run and be tested
 // on a machine with no robot attached.
