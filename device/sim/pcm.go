@@ -84,6 +84,13 @@ func (s *PCMSink) Write(ctx context.Context, samples []int16) error {
 		return fmt.Errorf("sim pcm sink: %w", device.ErrClosed)
 	}
 	defer func() { <-s.turn }()
+	// The select above may take the turn even when closing is also ready.
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return fmt.Errorf("sim pcm sink: %w", device.ErrClosed)
+	}
 
 	frames := len(samples) / s.format.Channels
 	d := time.Duration(frames) * time.Second / time.Duration(s.format.SampleRate)
