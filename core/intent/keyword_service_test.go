@@ -100,8 +100,9 @@ func TestKeywordRegistrationRejections_DEF05_REG05_REG08(t *testing.T) {
 		assert.Contains(t, logs, reason)
 	}
 	assert.Contains(t, logs, `topic=ovos.intent.register.keyword session_id=default skill_id=s intent_name=tworoles`)
-	assert.Equal(t, false, r.ask(t, TopicDescribe, map[string]any{"skill_id": "s", "intent_name": "tworoles"})["ok"],
-		"a rejected payload is not in the manifest")
+	d := r.ask(t, TopicDescribe, map[string]any{"skill_id": "s", "intent_name": "tworoles"})
+	require.Equal(t, true, d["ok"], "REG-02: the manifest keeps a rejected payload verbatim")
+	assert.Equal(t, false, d["definitions"].([]any)[0].(map[string]any)["indexed"], "but marks it as not indexed")
 }
 
 // TestKeywordBothMethods_DEF09_REG09_REG10_REG15: deregister, enable,

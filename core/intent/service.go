@@ -48,7 +48,8 @@ type Service struct {
 	log      *slog.Logger
 
 	mu       sync.Mutex
-	manifest map[manifestKey]map[string]any // payload as broadcast
+	manifest map[manifestKey]map[string]any // payload as broadcast (REG-02)
+	indexed  map[manifestKey]bool           // whether an engine indexed it
 	entities map[entityKey][]string         // entity samples
 	sub      *bus.Subscription
 }
@@ -85,7 +86,7 @@ func NewService(b *bus.Bus, engine *TemplateEngine, log *slog.Logger, opts ...Se
 		log = slog.Default()
 	}
 	s := &Service{bus: b, template: engine, log: log.With("component", "intents"),
-		manifest: map[manifestKey]map[string]any{}, entities: map[entityKey][]string{}}
+		manifest: map[manifestKey]map[string]any{}, indexed: map[manifestKey]bool{}, entities: map[entityKey][]string{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -334,14 +335,33 @@ func (s *Service) registerTemplate(sessionID string, d map[string]any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	def, err := s.templateDef(sessionID, d)
+	if err == nil {
+		_, err = s.template.Register(def)
+	}
 	if err != nil {
+		s.keepUnindexed(sessionID, d, MethodTemplate)
 		return err
 	}
-	if _, err := s.template.Register(def); err != nil {
-		return err
-	}
-	s.manifest[manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodTemplate}] = bus.CopyMap(d)
+	k := manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodTemplate}
+	s.manifest[k], s.indexed[k] = bus.CopyMap(d), true
 	return nil
+}
+
+// keepUnindexed records a registration no engine indexed: the manifest holds
+// every registration verbatim, reserved names excepted, and presence there
+// does not mean it can match (REG-02). One without a usable key cannot be
+// indexed at all. A rejected re-registration never replaces a definition an
+// engine still holds: the manifest describes what matches. s.mu must be held.
+func (s *Service) keepUnindexed(sessionID string, d map[string]any, method string) {
+	k3, err := readKey(d, "intent_name")
+	if err != nil || k3.lang == "" || reservedIntents[k3.intent] {
+		return
+	}
+	k := manifestKey{sessionID, k3.skill, k3.intent, k3.lang, method}
+	if s.indexed[k] {
+		return
+	}
+	s.manifest[k], s.indexed[k] = bus.CopyMap(d), false
 }
 
 // registerKeyword indexes a REG-05 payload and keeps it verbatim, unknown
@@ -350,16 +370,18 @@ func (s *Service) registerKeyword(sessionID string, d map[string]any) error {
 	if err := s.accepts(MethodKeyword); err != nil {
 		return err
 	}
-	def, err := KeywordIntentFromPayload(sessionID, d)
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.keyword.Register(def); err != nil {
+	def, err := KeywordIntentFromPayload(sessionID, d)
+	if err == nil {
+		_, err = s.keyword.Register(def)
+	}
+	if err != nil {
+		s.keepUnindexed(sessionID, d, MethodKeyword)
 		return err
 	}
-	s.manifest[manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodKeyword}] = bus.CopyMap(d)
+	k := manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodKeyword}
+	s.manifest[k], s.indexed[k] = bus.CopyMap(d), true
 	return nil
 }
 
@@ -406,7 +428,9 @@ func (s *Service) reindexSkill(sessionID, skill, lang string) {
 		}
 		if err != nil {
 			s.log.Warn("re-indexing intent after an entity change", "skill_id", skill, "intent_name", mk.intent, "err", err)
+			continue
 		}
+		s.indexed[mk] = true
 	}
 }
 
@@ -431,6 +455,8 @@ func (s *Service) intentOp(topic, sessionID string, d map[string]any) error {
 		for mk := range s.manifest {
 			if mk.session == sessionID && mk.skill == k.skill && mk.intent == k.intent && (k.lang == "" || mk.lang == k.lang) {
 				delete(s.manifest, mk)
+				delete(s.indexed, mk)
+				delete(s.indexed, mk)
 			}
 		}
 	}
@@ -470,6 +496,7 @@ func (s *Service) deregisterSkill(sessionID string, d map[string]any) error {
 	for mk := range s.manifest {
 		if mk.session == sessionID && mk.skill == skill {
 			delete(s.manifest, mk)
+			delete(s.indexed, mk)
 		}
 	}
 	for ek := range s.entities {
@@ -553,7 +580,8 @@ func (s *Service) describe(d map[string]any) map[string]any {
 	defs := []any{}
 	for _, k := range keys {
 		defs = append(defs, map[string]any{"skill_id": k.skill, "intent_name": k.intent, "lang": k.lang,
-			"method": k.method, "session_id": k.session, "definition": bus.CopyMap(s.manifest[k])})
+			"method": k.method, "session_id": k.session, "definition": bus.CopyMap(s.manifest[k]),
+			"indexed": s.indexed[k]})
 	}
 	s.mu.Unlock()
 	switch {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -142,6 +143,27 @@ func (h *Host) Add(s Skill) error {
 		return fmt.Errorf("adding skill %s: already exists", m.ID)
 	}
 	h.skills[m.ID] = s
+	return nil
+}
+
+// Remove unloads a skill: it is no longer invoked, and its intents and
+// entities are deregistered with ovos.skill.deregister (REG-09, DEF-09) in
+// the default session scope, where Register put them.
+func (h *Host) Remove(ctx context.Context, id string) error {
+	h.mu.Lock()
+	_, ok := h.skills[id]
+	delete(h.skills, id)
+	h.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("removing skill %s: not found", id)
+	}
+	m := bus.NewMessage(intent.TopicSkillDeregister, map[string]any{"skill_id": id})
+	m.Context[bus.KeySource] = id
+	m.Context[bus.KeySkillID] = id // REG-03
+	if err := h.cfg.Bus.Publish(ctx, m); err != nil {
+		return fmt.Errorf("removing skill %s: deregistering its intents: %w", id, err)
+	}
+	h.log.Info("skill removed", "skill_id", id)
 	return nil
 }
 
