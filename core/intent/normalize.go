@@ -23,7 +23,7 @@ func Normalize(s string) string {
 }
 
 // normalize is Normalize with extra runes that count as letters; the engine
-// uses it to keep slot placeholders inside sample words.
+// uses it to keep slot markers inside sample words.
 func normalize(s string, letter func(rune) bool) string {
 	isWord := func(r rune) bool {
 		return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || (letter != nil && letter(r))

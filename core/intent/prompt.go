@@ -25,7 +25,7 @@ func RenderPrompt(prompt string, values map[string]string) string {
 				continue
 			}
 		}
-		// Not a filled placeholder: keep one brace and look again from the
+		// Not a well-formed {{name}}: keep one brace and look again from the
 		// next, so "{{{x}}}" still finds "{{x}}".
 		b.WriteByte('{')
 		prompt = prompt[i+1:]

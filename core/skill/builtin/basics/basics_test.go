@@ -73,22 +73,7 @@ func TestHandle(t *testing.T) {
 // TestRegistersAndMatches loads the skill's locale through the real
 // registration topics and intent service, then matches phrasings.
 func TestRegistersAndMatches(t *testing.T) {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := bus.New(bus.Options{Logger: log})
-	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	engine := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	svc := intent.NewService(b, engine, log)
-	require.NoError(t, svc.Start())
-	t.Cleanup(svc.Close)
-
-	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voiceFunc(func(context.Context, string) error { return nil })})
-	require.NoError(t, err)
-	h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex, Logger: log})
-	require.NoError(t, err)
-	s, err := New(Options{})
-	require.NoError(t, err)
-	require.NoError(t, h.Add(s))
-	require.NoError(t, h.Register(context.Background()), "REG-06 payloads accepted")
+	engine, _ := newStack(t)
 
 	plugins := intent.TemplatePlugins(engine)
 	tests := []struct {
@@ -126,6 +111,20 @@ func (f voiceFunc) Say(ctx context.Context, s string) error { return f(ctx, s) }
 // TestUnloadDeregisters removes the skill from the host and checks its
 // intents are gone from the engines (REG-09, DEF-09).
 func TestUnloadDeregisters(t *testing.T) {
+	engine, h := newStack(t)
+	require.NotNil(t, engine.Match("hello", "en-US", "default"))
+
+	require.NoError(t, h.Remove(context.Background(), ID))
+	assert.Empty(t, h.Skills())
+	assert.Eventually(t, func() bool { return engine.Match("hello", "en-US", "default") == nil }, 5*time.Second, 5*time.Millisecond,
+		"the skill's intents are deregistered")
+	assert.ErrorContains(t, h.Remove(context.Background(), ID), "not found")
+}
+
+// newStack wires a bus, the intent service and a skill host holding this
+// skill with its intents registered, as the robot does.
+func newStack(t *testing.T) (*intent.TemplateEngine, *skill.Host) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := bus.New(bus.Options{Logger: log})
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
@@ -140,12 +139,6 @@ func TestUnloadDeregisters(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
 	require.NoError(t, h.Add(s))
-	require.NoError(t, h.Register(context.Background()))
-	require.NotNil(t, engine.Match("hello", "en-US", "default"))
-
-	require.NoError(t, h.Remove(context.Background(), ID))
-	assert.Empty(t, h.Skills())
-	assert.Eventually(t, func() bool { return engine.Match("hello", "en-US", "default") == nil }, 5*time.Second, 5*time.Millisecond,
-		"the skill's intents are deregistered")
-	assert.ErrorContains(t, h.Remove(context.Background(), ID), "not found")
+	require.NoError(t, h.Register(context.Background()), "REG-06 payloads accepted")
+	return engine, h
 }
