@@ -227,25 +227,17 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 // intent in every language when lang is "" (REG-09). It returns how many
 // definitions it removed; removing what is not registered is a no-op.
 func (e *TemplateEngine) Deregister(sessionID, skillID, intentName, lang string) int {
-	return e.each(sessionID, lang, func(s *scopeIndex, c *compiledIntent) bool {
-		if c.def.SkillID != skillID || c.def.IntentName != intentName {
-			return false
-		}
-		s.remove(c)
-		return true
-	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return deregisterScoped(e.scopes, sessionID, skillID, intentName, lang)
 }
 
 // RemoveSkill removes every definition of the skill in the session's scope
 // only (REG-09, DEF-09) and returns how many it removed.
 func (e *TemplateEngine) RemoveSkill(sessionID, skillID string) int {
-	return e.each(sessionID, "", func(s *scopeIndex, c *compiledIntent) bool {
-		if c.def.SkillID != skillID {
-			return false
-		}
-		s.remove(c)
-		return true
-	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return removeSkillScoped(e.scopes, sessionID, skillID)
 }
 
 // SetEnabled enables or disables matching of (session, skill, intent,
@@ -253,38 +245,9 @@ func (e *TemplateEngine) RemoveSkill(sessionID, skillID string) int {
 // while disabled. It returns how many definitions it found; unknown ones
 // are a no-op.
 func (e *TemplateEngine) SetEnabled(sessionID, skillID, intentName, lang string, enabled bool) int {
-	return e.each(sessionID, lang, func(_ *scopeIndex, c *compiledIntent) bool {
-		if c.def.SkillID != skillID || c.def.IntentName != intentName {
-			return false
-		}
-		c.enabled = enabled
-		return true
-	})
-}
-
-// each calls fn under the write lock for every definition in the session's
-// scopes of lang ("" = all languages) and counts the calls that report true.
-func (e *TemplateEngine) each(sessionID, lang string, fn func(*scopeIndex, *compiledIntent) bool) int {
-	sessionID = sessionOrDefault(sessionID)
-	lang = strings.ToLower(lang)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	n := 0
-	for sk, s := range e.scopes {
-		if sk.session != sessionID || (lang != "" && sk.lang != lang) {
-			continue
-		}
-		// Collect first: fn may remove from s.intents.
-		for _, c := range slices.Collect(maps.Values(s.intents)) {
-			if fn(s, c) {
-				n++
-			}
-		}
-		if len(s.intents) == 0 {
-			delete(e.scopes, sk)
-		}
-	}
-	return n
+	return setEnabledScoped(e.scopes, sessionID, skillID, intentName, lang, enabled)
 }
 
 // Registrations lists indexed definitions sorted by session ("default"

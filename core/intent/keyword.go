@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -236,62 +235,26 @@ func (e *KeywordEngine) Register(def KeywordIntent) ([]Warning, error) {
 // or the intent in every language when lang is "" (REG-09). It returns how
 // many definitions it removed; removing what is not registered is a no-op.
 func (e *KeywordEngine) Deregister(sessionID, skillID, intentName, lang string) int {
-	return e.each(sessionID, lang, func(s *kwScope, c *kwIntent) bool {
-		if c.def.SkillID != skillID || c.def.IntentName != intentName {
-			return false
-		}
-		s.remove(c)
-		return true
-	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return deregisterScoped(e.scopes, sessionID, skillID, intentName, lang)
 }
 
 // RemoveSkill removes every keyword definition of the skill in the
 // session's scope only (REG-09, DEF-09) and returns how many it removed.
 func (e *KeywordEngine) RemoveSkill(sessionID, skillID string) int {
-	return e.each(sessionID, "", func(s *kwScope, c *kwIntent) bool {
-		if c.def.SkillID != skillID {
-			return false
-		}
-		s.remove(c)
-		return true
-	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return removeSkillScoped(e.scopes, sessionID, skillID)
 }
 
 // SetEnabled enables or disables matching of (session, skill, intent,
 // lang), every language when lang is "" (REG-10). Definitions stay indexed
 // while disabled. It returns how many definitions it found.
 func (e *KeywordEngine) SetEnabled(sessionID, skillID, intentName, lang string, enabled bool) int {
-	return e.each(sessionID, lang, func(_ *kwScope, c *kwIntent) bool {
-		if c.def.SkillID != skillID || c.def.IntentName != intentName {
-			return false
-		}
-		c.enabled = enabled
-		return true
-	})
-}
-
-// each calls fn under the write lock for every definition in the session's
-// scopes of lang ("" = all languages) and counts the calls that report true.
-func (e *KeywordEngine) each(sessionID, lang string, fn func(*kwScope, *kwIntent) bool) int {
-	sessionID = sessionOrDefault(sessionID)
-	lang = strings.ToLower(lang)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	n := 0
-	for sk, s := range e.scopes {
-		if sk.session != sessionID || (lang != "" && sk.lang != lang) {
-			continue
-		}
-		for _, c := range slices.Collect(maps.Values(s.intents)) {
-			if fn(s, c) {
-				n++
-			}
-		}
-		if len(s.intents) == 0 {
-			delete(e.scopes, sk)
-		}
-	}
-	return n
+	return setEnabledScoped(e.scopes, sessionID, skillID, intentName, lang, enabled)
 }
 
 // Registrations lists indexed keyword definitions sorted by session
