@@ -216,12 +216,11 @@ func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger)
 			st.close()
 		}
 	}()
-	st.templates = intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	keywords := intent.NewKeywordEngine(intent.KeywordOptions{Logger: log})
-	st.service = intent.NewService(st.bus, st.templates, log, intent.WithKeywordEngine(keywords))
-	if err := st.service.Start(); err != nil {
+	engines, err := startIntentEngines(st.bus, log)
+	if err != nil {
 		return nil, err
 	}
+	st.templates, st.service = engines.templates, engines.service
 	var errs []error
 	for _, s := range skills {
 		if _, err := intent.RegisterLocale(ctx, st.bus, s.loc, s.id, 0); err != nil {
@@ -231,15 +230,7 @@ func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("registering skills: %w", errors.Join(errs...))
 	}
-	byID := map[string]pipeline.Plugin{}
-	for _, p := range append(intent.TemplatePlugins(st.templates), intent.KeywordPlugins(keywords)...) {
-		byID[p.ID()] = p
-	}
-	for _, id := range defaultPipeline {
-		if p, ok := byID[id]; ok {
-			st.plugins = append(st.plugins, p)
-		}
-	}
+	st.plugins = engines.inOrder(defaultPipeline)
 	return st, nil
 }
 

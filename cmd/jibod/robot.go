@@ -123,12 +123,11 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	r.body, r.exec = r.parts.board, r.parts.exec
 
-	engine := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	keywords := intent.NewKeywordEngine(intent.KeywordOptions{Logger: log})
-	r.intents = intent.NewService(r.bus, engine, log, intent.WithKeywordEngine(keywords))
-	if err := r.intents.Start(); err != nil {
+	engines, err := startIntentEngines(r.bus, log)
+	if err != nil {
 		return nil, err
 	}
+	r.intents = engines.service
 
 	if r.host, err = skill.NewHost(skill.HostConfig{Bus: r.bus, Body: r.exec, Logger: log,
 		Robot: skill.Robot{RobotID: "Sim-Jibo-Local-Robot", Release: version}}); err != nil {
@@ -169,9 +168,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	plugins := []pipeline.Plugin{stop, converse}
-	for _, p := range append(intent.TemplatePlugins(engine), intent.KeywordPlugins(keywords)...) {
-		plugins = append(plugins, p)
-	}
+	plugins = append(plugins, engines.inOrder(defaultPipeline)...)
 	for _, p := range fallbacks.DefaultStages() {
 		plugins = append(plugins, p)
 	}
