@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/openjibo/jibod/motion"
 )
@@ -18,12 +15,7 @@ import (
 // `jibod motion loop --load`.
 func BenchmarkControlLoopUnderPipelineLoad(b *testing.B) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now: func() time.Time { return time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close(ctx)
+	r := newBenchRobot(b)
 	ctrl := r.parts.motion
 	a, ok := r.exec.Animations().Lookup("look-around")
 	if !ok {

@@ -19,12 +19,7 @@ import (
 // utterance to be handled before the next one starts.
 func BenchmarkUtteranceToFirstCommand(b *testing.B) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now: func() time.Time { return time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close(ctx)
+	r := newBenchRobot(b)
 	first := make(chan time.Time, 64)
 	handled := make(chan struct{}, 64)
 	sub, err := r.bus.SubscribeAll([]string{"jibo.body.*", pipeline.TopicHandled}, func(_ context.Context, m bus.Message) {
@@ -59,4 +54,18 @@ func BenchmarkUtteranceToFirstCommand(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-µs")
+}
+
+// newBenchRobot starts the whole robot on the sim board for a benchmark:
+// instant speech, no logs, a fixed clock. It is closed when b ends.
+func newBenchRobot(b *testing.B) *robot {
+	b.Helper()
+	ctx := context.Background()
+	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = r.Close(ctx) })
+	return r
 }
