@@ -1,6 +1,6 @@
 module github.com/openjibo/jibod
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/fxamacker/cbor/v2 v2.9.6
@@ -11,7 +11,10 @@ require (
 )
 
 require (
+	github.com/expr-lang/expr v1.17.8 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
+	go.etcd.io/bbolt v1.5.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.45.0 // indirect
 )

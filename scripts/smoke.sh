@@ -5,6 +5,7 @@ set -euo pipefail
 bin=${1:-bin/jibod}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export JIBOD_STATE_DIR="$tmp/state" # never the developer's own skill state
 
 "$bin" version
 "$bin" selftest

@@ -30,8 +30,13 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	wpm := fs.Int("speak-wpm", -1, "sim speaker rate in words per minute, 0 = instant (default: the profile's)")
 	lang := fs.String("lang", "en-US", "default language")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
+	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers and run records across restarts ('none': memory only; default $"+stateDirEnv+")")
+	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *listenWindow < 0 || *listenWindow > time.Hour {
+		return usageError{fmt.Sprintf("--listen-window %s: want 0..1h", *listenWindow)}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
@@ -59,7 +64,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		defer traceFile.Close()
 		tap = bus.NewTap(traceFile, false, log)
 	}
-	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log}
+	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
+		StateDir: *stateDir, ListenWindow: *listenWindow}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}

@@ -131,10 +131,10 @@ func selftestChecks() []check {
 			return listIntents(ctx, r)
 		}},
 		{"greeting answered", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
-			return expectAnswer(ctx, u, "hello", "jibo-basics:greet", nil)
+			return expectAnswer(ctx, u, "hello", "jibo.basics:greet", nil)
 		}},
 		{"time answered", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
-			return expectAnswer(ctx, u, "what time is it", "jibo-basics:time_now", regexp.MustCompile(`\d{1,2}:\d\d [AP]M`))
+			return expectAnswer(ctx, u, "what time is it", "jibo.basics:time_now", regexp.MustCompile(`\d{1,2}:\d\d [AP]M`))
 		}},
 		{"nonsense unmatched", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
 			_, msgs, err := u.Say(ctx, "flibbertigibbet")

@@ -42,6 +42,8 @@ type traced struct {
 func runJibod(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(jibodBin, args...)
+	// Each run keeps its skill state apart: never the developer's own.
+	cmd.Env = append(os.Environ(), "JIBOD_STATE_DIR="+t.TempDir())
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -99,7 +101,7 @@ func TestStdinTrace(t *testing.T) {
 	lc := lifecycles(msgs)
 	matched := []string{"ovos.utterance.handle", "ovos.intent.matched", "", "ovos.intent.handler.start",
 		"ovos.utterance.speak", "ovos.intent.handler.complete", "ovos.utterance.handled"}
-	for id, dispatch := range map[string]string{"stdin-1": "jibo-basics:greet", "stdin-2": "jibo-basics:time_now"} {
+	for id, dispatch := range map[string]string{"stdin-1": "jibo.basics:greet", "stdin-2": "jibo.basics:time_now"} {
 		want := append([]string(nil), matched...)
 		want[2] = dispatch
 		assert.Equal(t, want, lc[id], "lifecycle of %s, in order (§13.A)", id)

@@ -202,9 +202,9 @@ func TestRobotKeywordTiers(t *testing.T) {
 	assert.Len(t, evalPipeline(intent.NewTemplateEngine(intent.EngineOptions{}), intent.NewKeywordEngine(intent.KeywordOptions{})),
 		len(defaultPipeline), "every id of the default pipeline is a loaded tier")
 
-	reg := bus.NewMessage(intent.TopicRegisterKeyword, map[string]any{"skill_id": "jibo-basics", "intent_name": "greet",
+	reg := bus.NewMessage(intent.TopicRegisterKeyword, map[string]any{"skill_id": "jibo.basics", "intent_name": "greet",
 		"lang": "en-US", "required": []any{map[string]any{"name": "wave", "samples": []any{"wave", "wave hello"}}}})
-	reg.Context[bus.KeySkillID] = "jibo-basics"
+	reg.Context[bus.KeySkillID] = "jibo.basics"
 	// The service answers in order, so its list answer means the
 	// registration before it was handled.
 	answered := make(chan bus.Message, 1)
@@ -212,10 +212,10 @@ func TestRobotKeywordTiers(t *testing.T) {
 	require.NoError(t, err)
 	defer sub.Close()
 	require.NoError(t, r.bus.Publish(ctx, reg))
-	require.NoError(t, r.bus.Publish(ctx, bus.NewMessage(intent.TopicList, map[string]any{"skill_id": "jibo-basics"})))
+	require.NoError(t, r.bus.Publish(ctx, bus.NewMessage(intent.TopicList, map[string]any{"skill_id": "jibo.basics"})))
 	select {
 	case m := <-answered:
-		assert.Contains(t, m.Data["intents"], map[string]any{"skill_id": "jibo-basics", "intent_name": "greet", "lang": "en-us",
+		assert.Contains(t, m.Data["intents"], map[string]any{"skill_id": "jibo.basics", "intent_name": "greet", "lang": "en-us",
 			"method": "keyword", "enabled": true, "session_id": "default"})
 	case <-ctx.Done():
 		t.Fatal("no answer to ovos.intent.list")

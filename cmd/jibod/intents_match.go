@@ -11,14 +11,18 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
-	"github.com/openjibo/jibod/core/skill"
 )
+
+// folderSkillID is what a skill folder's name, used as its bus id, may be:
+// topic-safe, as dispatch topics are "<id>:<intent>".
+var folderSkillID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // maxMatchSkills bounds the skill folders `jibod intents match` loads.
 const maxMatchSkills = 1000
@@ -155,8 +159,8 @@ func loadSkillFolders(dir, override string, log *slog.Logger) ([]skillFolder, er
 		if len(out)+len(errs) >= maxMatchSkills {
 			return nil, fmt.Errorf("%s: more than %d skill folders", dir, maxMatchSkills)
 		}
-		if err := (skill.Manifest{ID: name, Name: name}).Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: folder name is the skill id: %w", folder, err))
+		if !folderSkillID.MatchString(name) {
+			errs = append(errs, fmt.Errorf("%s: folder name is the skill id: skill id %q: want [a-z0-9][a-z0-9._-]*, at most 64 characters", folder, name))
 			continue
 		}
 		var layers []intent.LocaleLayer

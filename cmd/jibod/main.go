@@ -31,7 +31,9 @@ Usage:
   jibod intents ...        intent tools for skill authors (expand, match, eval)
   jibod scenario run FILE  run a scripted situation and print its bus traffic
   jibod jcp run FILE.json  run a JCP action on the sim board; print the timeline (--svg to draw it)
+  jibod protocol check FILE...  validate Jibo messages, JCP actions, manifests and MIMs; print canonical JSON
   jibod motion loop        run the motion control loop and report its tick lateness
+  jibod skills ...         the robot's skills: list, graph SKILL_ID, runs
   jibod board check        open every device of a board profile and report what answers
   jibod version            print the version
 
@@ -63,8 +65,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdIntents(ctx, args[1:], stdin, stdout, stderr)
 	case "jcp":
 		err = cmdJCP(ctx, args[1:], stdout, stderr)
+	case "protocol":
+		err = cmdProtocol(ctx, args[1:], stdout, stderr)
 	case "motion":
 		err = cmdMotion(ctx, args[1:], stdout, stderr)
+	case "skills":
+		err = cmdSkills(ctx, args[1:], stdout, stderr)
 	case "board":
 		err = cmdBoard(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +15,10 @@ import (
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
-	"github.com/openjibo/jibod/core/skill/builtin/basics"
+	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/core/skill/schedule"
+	"github.com/openjibo/jibod/core/skill/store"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 )
@@ -35,6 +39,12 @@ type robotConfig struct {
 	Tap bus.Handler
 	// Now is the robot's clock; nil means time.Now.
 	Now func() time.Time
+	// StateDir keeps skill conversations, timers and run records across
+	// restarts; "" or "none" keeps them in memory.
+	StateDir string
+	// ListenWindow is how long a skill's question waits for its answer;
+	// 0 means skill.DefaultListenWindow.
+	ListenWindow time.Duration
 }
 
 // robot is the whole runtime wired together: bus, body, skills, intents and
@@ -51,6 +61,16 @@ type robot struct {
 	tapSub  *bus.Subscription
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
 	stopHost func()
+	// state is the on-disk skill state; nil when kept in memory.
+	state *store.Store
+	// invoker makes every skill call; runs keeps the newest records and
+	// runsFile, when there is a state folder, all of them on disk.
+	invoker  *invoke.Invoker
+	runs     *invoke.Log
+	runsFile *invoke.FileLog
+	// sched fires skills' timers; stopSched stops its goroutine and waits.
+	sched     *schedule.Scheduler
+	stopSched func()
 }
 
 // defaultPipeline is the default-session pipeline (PIPE-13). The two
@@ -129,16 +149,64 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	r.intents = engines.service
 
-	if r.host, err = skill.NewHost(skill.HostConfig{Bus: r.bus, Body: r.exec, Logger: log,
-		Robot: skill.Robot{RobotID: "Sim-Jibo-Local-Robot", Release: version}}); err != nil {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	var conversations skill.Conversations
+	var timers schedule.Store
+	r.runs = invoke.NewLog(invoke.DefaultLogCapacity)
+	records := invoke.Recorder(r.runs)
+	if cfg.StateDir == "" || cfg.StateDir == noState {
+		mem := skill.NewMemoryState()
+		conversations, timers = mem, mem
+	} else {
+		if err := prepareStateDir(cfg.StateDir); err != nil {
+			return nil, err
+		}
+		if r.state, err = store.Open(filepath.Join(cfg.StateDir, stateFileName), store.Options{Logger: log, Now: now}); err != nil {
+			return nil, err
+		}
+		if n, err := r.state.DropUnreadable(); err != nil {
+			return nil, err
+		} else if n > 0 {
+			log.Warn("unreadable skill state records dropped", "count", n, "file", r.state.Path())
+		}
+		conversations, timers = r.state, r.state
+		if r.runsFile, err = invoke.OpenFile(filepath.Join(cfg.StateDir, runsFileName), invoke.FileOptions{Logger: log}); err != nil {
+			return nil, err
+		}
+		records = invoke.Tee(r.runs, r.runsFile)
+	}
+	// Every skill call goes through one invoker: the manifest's timeout,
+	// the permission gate over its action, a record of the call.
+	if r.invoker, err = invoke.New(invoke.Config{Recorder: records, Logger: log,
+		Gate: registry.Gate{Animations: r.exec.Animations()}}); err != nil {
 		return nil, err
 	}
-	b, err := basics.New(basics.Options{Now: cfg.Now})
+	if r.host, err = skill.NewHost(skill.HostConfig{Bus: r.bus, Body: r.exec, Logger: log,
+		Robot:         skill.Robot{AccountID: "local", RobotID: "Sim-Jibo-Local-Robot", Release: version},
+		Conversations: conversations, ListenWindow: cfg.ListenWindow, Now: now,
+		Invoker: r.invoker, Records: records,
+		Runtime: runtimeContext(r.parts.state, now)}); err != nil {
+		return nil, err
+	}
+	if r.sched, err = schedule.New(schedule.Config{Store: timers, Now: now, Logger: log,
+		Fire: func(ctx context.Context, t store.Timer) {
+			if err := r.host.Proactive(ctx, t); err != nil {
+				log.Error("timer fired but its skill failed", "skill_id", t.SkillID, "timer", t.ID, "err", err)
+			}
+		}}); err != nil {
+		return nil, err
+	}
+	skills, err := builtinSkills(skillDeps{Now: now})
 	if err != nil {
 		return nil, err
 	}
-	if err := r.host.Add(b); err != nil {
-		return nil, err
+	for _, s := range skills {
+		if err := r.host.Add(s); err != nil {
+			return nil, err
+		}
 	}
 	if r.stopHost, err = r.host.StartStop(); err != nil {
 		return nil, err
@@ -156,7 +224,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	// skill never costs the poll window.
 	local := map[string]bool{}
 	for _, m := range r.host.Skills() {
-		local[m.ID] = true
+		local[m.BusID()] = true
 	}
 	converse, err := pipeline.NewConverse(pipeline.ConverseConfig{Bus: r.bus, Logger: log,
 		Eligible: func(id string) bool { return !local[id] }})
@@ -181,6 +249,22 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if err := r.orch.Start(); err != nil {
 		return nil, err
 	}
+	// Conversations cut short by a restart go on, and timers that fell due
+	// while the robot was off ring now.
+	if n, err := r.host.Restore(ctx); err != nil {
+		log.Warn("restoring conversations", "err", err)
+	} else if n > 0 {
+		log.Info("conversations restored", "count", n)
+	}
+	schedCtx, stopSched := context.WithCancel(context.WithoutCancel(ctx))
+	schedDone := make(chan struct{})
+	go func() {
+		defer close(schedDone)
+		if err := r.sched.Run(schedCtx); err != nil {
+			log.Error("timer scheduler stopped", "err", err)
+		}
+	}()
+	r.stopSched = func() { stopSched(); <-schedDone }
 	return r, nil
 }
 
@@ -203,8 +287,14 @@ func (r *robot) bodyEvent(ev device.Event) {
 // order, waiting for each.
 func (r *robot) Close(ctx context.Context) error {
 	var errs []error
+	if r.stopSched != nil {
+		r.stopSched() // before the pipeline: a ringing timer speaks through the host
+	}
 	if r.orch != nil {
 		errs = append(errs, r.orch.Close(ctx))
+	}
+	if r.invoker != nil {
+		errs = append(errs, r.invoker.Close(ctx))
 	}
 	if r.stopHost != nil {
 		r.stopHost()
@@ -216,5 +306,11 @@ func (r *robot) Close(ctx context.Context) error {
 		errs = append(errs, r.parts.Close(ctx))
 	}
 	errs = append(errs, r.bus.Close(ctx))
+	if r.state != nil {
+		errs = append(errs, r.state.Close())
+	}
+	if r.runsFile != nil {
+		errs = append(errs, r.runsFile.Close())
+	}
 	return errors.Join(errs...)
 }

@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"regexp"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -22,37 +20,22 @@ import (
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/jcp"
 )
 
-// Manifest describes a skill.
-type Manifest struct {
-	// ID is the skill id used on the bus; it must be topic-safe
-	// ([a-z0-9][a-z0-9._-]*, no ':'), as dispatch topics are "<id>:<intent>".
-	ID          string
-	Name        string
-	Description string
-	Version     string
-}
-
-var skillIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// Validate checks the manifest.
-func (m Manifest) Validate() error {
-	if !skillIDPattern.MatchString(m.ID) {
-		return fmt.Errorf("skill id %q: want [a-z0-9][a-z0-9._-]*, at most 64 characters", m.ID)
-	}
-	if m.Name == "" {
-		return fmt.Errorf("skill %s: name is empty", m.ID)
-	}
-	return nil
-}
+// Manifest is a skill's manifest: who it is and what it may make the
+// body do (core/skill/registry).
+type Manifest = registry.Manifest
 
 // Skill is a skill living in this process. Handle answers one request and
 // must honour ctx.
 type Skill interface {
-	Manifest() Manifest
+	// Manifest declares the skill; its bus id ("jibo/timer" → "jibo.timer")
+	// names it in dispatch topics and intent registrations.
+	Manifest() *Manifest
 	// Locale is the skill's locale tree (<lang>/… with .intent, .voc,
 	// .entity, .dialog files), or nil when it registers no intents.
 	Locale() fs.FS
@@ -71,25 +54,41 @@ type Robot struct {
 	Release   string
 }
 
-// DefaultSkillTimeout bounds one skill call (the hub's skill timeout, §1.5).
-const DefaultSkillTimeout = 10 * time.Second
-
 // MaxRedirects bounds SKILL_REDIRECT chains; a second redirect is an error.
 const MaxRedirects = 1
 
 // HostConfig wires a Host.
 type HostConfig struct {
-	Bus          *bus.Bus
-	Body         Body
-	Robot        Robot
-	Logger       *slog.Logger
-	SkillTimeout time.Duration
+	Bus    *bus.Bus
+	Body   Body
+	Robot  Robot
+	Logger *slog.Logger
+	// Registry holds the skills' manifests; nil means a fresh one.
+	Registry *registry.Registry
+	// Invoker makes every skill call (timeout, permission gate, records);
+	// nil means one recording to Records.
+	Invoker *invoke.Invoker
+	// Records, if set, receives the record of every call made by the
+	// default invoker and of failures the host sees after the call.
+	Records invoke.Recorder
+	// Conversations keeps skills' sessions between turns; nil means in
+	// memory (lost on restart).
+	Conversations Conversations
+	// ListenWindow is how long a question waits for its answer; 0 means
+	// DefaultListenWindow.
+	ListenWindow time.Duration
+	// Runtime, if set, gives the robot's runtime context (character,
+	// perception, location…) for each request.
+	Runtime func() protocol.RuntimeContext
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Host holds the local skills and invokes them for the pipeline.
 type Host struct {
-	cfg HostConfig
-	log *slog.Logger
+	cfg   HostConfig
+	log   *slog.Logger
+	rules *ruleBook
 
 	mu     sync.RWMutex
 	skills map[string]Skill
@@ -117,8 +116,20 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if cfg.Body == nil {
 		return nil, errors.New("skill host: no body to run actions on")
 	}
-	if cfg.SkillTimeout <= 0 {
-		cfg.SkillTimeout = DefaultSkillTimeout
+	if cfg.Registry == nil {
+		cfg.Registry = registry.New()
+	}
+	if cfg.Records == nil {
+		cfg.Records = invoke.NewLog(invoke.DefaultLogCapacity)
+	}
+	if cfg.Conversations == nil {
+		cfg.Conversations = NewMemoryState()
+	}
+	if cfg.ListenWindow <= 0 {
+		cfg.ListenWindow = DefaultListenWindow
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.Robot.Release == "" {
 		cfg.Robot.Release = "1.9.2" // hubs assume 1.8.0 when it is missing (§1.5)
@@ -127,57 +138,90 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Host{cfg: cfg, log: log.With("component", "skills"), skills: map[string]Skill{},
+	log = log.With("component", "skills")
+	if cfg.Invoker == nil {
+		iv, err := invoke.New(invoke.Config{Recorder: cfg.Records, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("skill host: %w", err)
+		}
+		cfg.Invoker = iv
+	}
+	rules, err := newRuleBook(log)
+	if err != nil {
+		return nil, err
+	}
+	return &Host{cfg: cfg, log: log, rules: rules, skills: map[string]Skill{},
 		running: map[runKey]map[int]context.CancelCauseFunc{}}, nil
 }
 
-// Add makes a skill available. Ids are unique.
+// Add makes a skill available under its manifest's bus id. The manifest
+// must be valid and its id new; the skill's answer rules must compile.
+// Nothing is added when anything is wrong.
 func (h *Host) Add(s Skill) error {
 	m := s.Manifest()
+	if m == nil {
+		return fmt.Errorf("adding skill: %w: no manifest", registry.ErrInvalid)
+	}
+	m = m.Normalized()
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("adding skill: %w", err)
 	}
+	id := m.BusID()
+	if id == GlobalsOwner {
+		return fmt.Errorf("adding skill %s: %w: the id is reserved for the global answer rules", m.ID, registry.ErrInvalid)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, dup := h.skills[m.ID]; dup {
-		return fmt.Errorf("adding skill %s: already exists", m.ID)
+	if _, dup := h.skills[id]; dup {
+		return fmt.Errorf("adding skill %s: %w", m.ID, registry.ErrExists)
 	}
-	h.skills[m.ID] = s
+	if rs, ok := s.(RuleSkill); ok && rs.Rules() != nil {
+		if err := h.rules.add(id, rs.Rules()); err != nil {
+			return fmt.Errorf("adding skill %s: %w", m.ID, err)
+		}
+	}
+	if err := h.cfg.Registry.Add(m); err != nil {
+		h.rules.remove(id)
+		return fmt.Errorf("adding skill: %w", err)
+	}
+	h.skills[id] = s
 	return nil
 }
 
-// Remove unloads a skill: it is no longer invoked, and its intents and
-// entities are deregistered with ovos.skill.deregister (REG-09, DEF-09) in
-// the default session scope, where Register put them.
+// Remove unloads a skill (by id or bus id) once the requests using it are
+// done: it is no longer invoked, and its intents and entities are
+// deregistered with ovos.skill.deregister (REG-09, DEF-09) in the default
+// session scope, where Register put them.
 func (h *Host) Remove(ctx context.Context, id string) error {
-	h.mu.Lock()
-	_, ok := h.skills[id]
-	delete(h.skills, id)
-	h.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("removing skill %s: not found", id)
+	m, err := h.cfg.Registry.Get(id)
+	if err != nil {
+		return fmt.Errorf("removing skill %s: %w", id, err)
 	}
-	m := bus.NewMessage(intent.TopicSkillDeregister, map[string]any{"skill_id": id})
-	m.Context[bus.KeySource] = id
-	m.Context[bus.KeySkillID] = id // REG-03
-	if err := h.cfg.Bus.Publish(ctx, m); err != nil {
+	if err := h.cfg.Registry.Remove(ctx, id); err != nil {
+		return fmt.Errorf("removing skill %s: %w", id, err)
+	}
+	busID := m.BusID()
+	h.mu.Lock()
+	delete(h.skills, busID)
+	h.mu.Unlock()
+	h.rules.remove(busID)
+	dm := bus.NewMessage(intent.TopicSkillDeregister, map[string]any{"skill_id": busID})
+	dm.Context[bus.KeySource] = busID
+	dm.Context[bus.KeySkillID] = busID // REG-03
+	if err := h.cfg.Bus.Publish(ctx, dm); err != nil {
 		return fmt.Errorf("removing skill %s: deregistering its intents: %w", id, err)
 	}
-	h.log.Info("skill removed", "skill_id", id)
+	h.log.Info("skill removed", "skill_id", busID)
 	return nil
 }
 
-// Skills lists the hosted skills' manifests by id.
-func (h *Host) Skills() []Manifest {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	out := make([]Manifest, 0, len(h.skills))
-	for _, s := range h.skills {
-		out = append(out, s.Manifest())
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
+// Skills lists the hosted skills' manifests, sorted by id.
+func (h *Host) Skills() []*Manifest { return h.cfg.Registry.List() }
+
+// Registry is the host's skill registry.
+func (h *Host) Registry() *registry.Registry { return h.cfg.Registry }
+
+func (h *Host) now() time.Time { return h.cfg.Now() }
 
 func (h *Host) skill(id string) (Skill, bool) {
 	h.mu.RLock()
@@ -186,122 +230,162 @@ func (h *Host) skill(id string) (Skill, bool) {
 	return s, ok
 }
 
+// turn is what a skill's turn is about: who, in which bus session and
+// language, and the message speech is derived from.
+type turn struct {
+	skillID    string
+	busSession string
+	lang       string
+	// sess is the dispatch's session, zero outside a lifecycle (a
+	// proactive launch).
+	sess session.Session
+	// origin is the message speech and errors are derived from.
+	origin bus.Message
+}
+
+func dispatchTurn(d pipeline.Dispatch) turn {
+	return turn{skillID: d.SkillID, busSession: d.Session.ID(), lang: d.Lang, sess: d.Session, origin: d.Message}
+}
+
 // Invoke runs the dispatched intent's skill: LISTEN_LAUNCH in, then the
 // response's action on the body. Speech goes on the bus as
-// ovos.utterance.speak derived from the dispatch (PIPE-28).
+// ovos.utterance.speak derived from the dispatch (PIPE-28). The skill's
+// own turns are "stop" (end what it does and its conversation) and
+// "response" (the answer to its question, as LISTEN_UPDATE).
 func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session, error) {
-	if d.IntentName == "stop" { // STOP-07: stop that skill's activity in this session only
-		h.stopRunning(d.Session.ID(), d.SkillID)
+	t := dispatchTurn(d)
+	switch d.IntentName {
+	case IntentStop: // STOP-07: stop that skill's activity in this session only
+		h.stopRunning(t.busSession, t.skillID)
+		h.forgetAll(t.busSession, t.skillID)
 		return session.Session{}, nil
+	case IntentResponse:
+		return h.answer(ctx, t, d)
+	case IntentConverse:
+		// Jibo skills take follow-ups through questions, never converse
+		// polls, so no local skill claims one (CONV-07).
+		return session.Session{}, fmt.Errorf("skill %s: takes answers through questions, not converse", t.skillID)
 	}
-	s, ok := h.skill(d.SkillID)
+	s, ok := h.skill(t.skillID)
 	if !ok {
-		return session.Session{}, fmt.Errorf("no skill %q on this robot", d.SkillID)
+		return session.Session{}, fmt.Errorf("no skill %q on this robot", t.skillID)
 	}
-	c := protocol.Context{
-		General: protocol.GeneralData{AccountID: h.cfg.Robot.AccountID, RobotID: h.cfg.Robot.RobotID,
-			Lang: d.Lang, Release: h.cfg.Robot.Release},
-		Skill: protocol.Skill(d.SkillID),
+	// A launch starts the skill afresh (GraphManager.start refuses a
+	// session): whatever it was in the middle of is over.
+	if err := h.forget(t.busSession, t.skillID); err != nil {
+		return session.Session{}, err
 	}
 	nlu := protocol.NLUFromSlots(d.IntentName, d.Slots, nil)
 	asr := protocol.ASRResult{Text: d.Utterance, Confidence: 1}
-	req := protocol.NewListenLaunch(c, nlu, asr, nil)
+	req := protocol.NewListenLaunch(h.requestContext(t.lang, protocol.Skill(t.skillID)), nlu, asr, nil)
+	return h.exchange(ctx, t, s, req, d.IntentName)
+}
 
+// exchange sends req to s through the invoker, follows a redirect, runs
+// the action on the body and keeps the skill's session. It returns the bus
+// session to commit.
+func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Request, intentName string) (session.Session, error) {
 	for redirects := 0; ; redirects++ {
-		resp, err := h.call(ctx, s, req)
+		// The lease holds the skill in the registry from the call until
+		// its action has run: it cannot be removed or replaced meanwhile.
+		lease, err := h.cfg.Registry.Acquire(t.skillID)
 		if err != nil {
+			return session.Session{}, fmt.Errorf("skill %s: %w", t.skillID, err)
+		}
+		reply, err := h.cfg.Invoker.Call(withTurn(ctx, t), lease.Manifest(), s.Handle, req)
+		if err != nil {
+			lease.Release()
 			return session.Session{}, err
 		}
+		resp := reply.Response
 		switch resp.Type {
 		case protocol.TypeSkillAction:
-			return session.Session{}, h.act(ctx, d, s.Manifest().ID, resp.Action)
+			listen, err := h.act(ctx, t, reply.Action)
+			lease.Release()
+			if err != nil {
+				_ = h.forget(t.busSession, t.skillID)
+				return session.Session{}, err
+			}
+			final := resp.Action.Final != nil && *resp.Action.Final || reply.Action == nil
+			return h.remember(t, resp.Action.Skill, final, listen)
 		case protocol.TypeError:
-			return session.Session{}, fmt.Errorf("skill %s: %s", s.Manifest().ID, resp.Error.Message)
+			lease.Release()
+			_ = h.forget(t.busSession, t.skillID)
+			return session.Session{}, fmt.Errorf("skill %s: %s", reply.Record.Skill, resp.Error.Message)
 		case protocol.TypeSkillRedirect:
+			lease.Release()
+			to := resp.Redirect.SkillID
 			if redirects >= MaxRedirects {
 				return session.Session{}, fmt.Errorf("skill %s: redirected to %q after a redirect; only %d allowed",
-					s.Manifest().ID, resp.Redirect.SkillID, MaxRedirects)
+					t.skillID, to, MaxRedirects)
 			}
-			target, ok := h.skill(resp.Redirect.SkillID)
+			target, ok := h.skill(to)
 			if !ok {
-				return session.Session{}, fmt.Errorf("skill %s: redirect to unknown skill %q", s.Manifest().ID, resp.Redirect.SkillID)
+				if m, err := h.cfg.Registry.Get(to); err == nil {
+					to = m.BusID() // a redirect may name the skill by its manifest id
+					target, ok = h.skill(to)
+				}
 			}
-			h.log.Info("skill redirect", "from", s.Manifest().ID, "to", resp.Redirect.SkillID)
-			rc := c
-			rc.Skill = protocol.Skill(resp.Redirect.SkillID)
-			rn, ra := nlu, asr
+			if !ok {
+				return session.Session{}, fmt.Errorf("skill %s: redirect to unknown skill %q", t.skillID, resp.Redirect.SkillID)
+			}
+			h.log.Info("skill redirect", "from", t.skillID, "to", to)
+			_ = h.forget(t.busSession, t.skillID)
+			nlu, asr := protocol.NLUResult{}, protocol.ASRResult{}
+			if rn := req.Data.Result.NLU; rn != nil {
+				nlu = *rn
+			}
+			if ra := req.Data.Result.ASR; ra != nil {
+				asr = *ra
+			}
 			if resp.Redirect.NLU != nil {
-				rn = *resp.Redirect.NLU
+				nlu = *resp.Redirect.NLU
 			}
 			if resp.Redirect.ASR != nil {
-				ra = *resp.Redirect.ASR
+				asr = *resp.Redirect.ASR
 			}
-			req = protocol.NewListenLaunch(rc, rn, ra, resp.Redirect.Memo)
-			s = target
+			req = protocol.NewListenLaunch(h.requestContext(t.lang, protocol.Skill(to)), nlu, asr, resp.Redirect.Memo)
+			t.skillID, s = to, target
 		default:
-			return session.Session{}, fmt.Errorf("skill %s: unexpected response type %q", s.Manifest().ID, resp.Type)
+			lease.Release()
+			return session.Session{}, fmt.Errorf("skill %s: unexpected response type %q", t.skillID, resp.Type)
 		}
 	}
 }
 
-// call sends one request, bounding it in time and containing panics; an
-// invalid response is an error, never acted on.
-func (h *Host) call(ctx context.Context, s Skill, req *protocol.Request) (resp *protocol.Response, err error) {
-	id := s.Manifest().ID
-	cctx, cancel := context.WithTimeout(ctx, h.cfg.SkillTimeout)
-	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			h.log.Error("skill panicked", "skill_id", id, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			resp, err = nil, fmt.Errorf("skill %s panicked: %v", id, r)
-		}
-	}()
-	resp, err = s.Handle(cctx, req)
-	switch {
-	case err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
-		return nil, fmt.Errorf("skill %s: no answer within %s", id, h.cfg.SkillTimeout)
-	case err != nil:
-		return nil, fmt.Errorf("skill %s: %w", id, err)
-	case resp == nil:
-		return nil, fmt.Errorf("skill %s: returned no response", id)
-	}
-	if err := resp.Validate(); err != nil {
-		return nil, fmt.Errorf("skill %s: invalid response: %w", id, err)
-	}
-	return resp, nil
-}
-
-// act runs a SKILL_ACTION's JCP on the body; a null action ends the skill.
-func (h *Host) act(ctx context.Context, d pipeline.Dispatch, skillID string, a *protocol.SkillActionData) error {
-	if len(a.Action) == 0 || string(a.Action) == "null" {
-		return nil
-	}
-	action, err := jcp.ParseAction(a.Action)
-	if err != nil {
-		return fmt.Errorf("skill %s: refused its action: %w", skillID, err)
+// act runs a SKILL_ACTION's JCP (already parsed and permitted by the
+// invoker) on the body. It returns the contexts of the question the action
+// ended on, nil when it asked none (or was stopped). A nil action does
+// nothing.
+func (h *Host) act(ctx context.Context, t turn, action *jcp.Action) ([]string, error) {
+	if action == nil {
+		return nil, nil
 	}
 	listens := questionPlays(action.Behavior)
-	ctx, done := h.track(ctx, d.Session.ID(), d.SkillID)
+	ctx, done := h.track(ctx, t.busSession, t.skillID)
 	defer done()
 	res, err := h.cfg.Body.RunObserved(ctx, action, func(ev jcp.Event) {
 		if ev.Kind != jcp.EventSpeaking {
 			return
 		}
-		speak := d.Message.Forward(pipeline.TopicSpeak, map[string]any{
-			"utterance": ev.Text, "lang": d.Lang, "listen": listens[ev.BehaviorID]})
+		speak := t.origin.Forward(pipeline.TopicSpeak, map[string]any{
+			"utterance": ev.Text, "lang": t.lang, "listen": listens[ev.BehaviorID]})
 		// The observer must return quickly: publishing never blocks on
 		// ordinary subscribers, and ctx bounds the ones that may.
 		if perr := h.cfg.Bus.Publish(ctx, speak); perr != nil {
-			h.log.Warn("publishing speak", "skill_id", skillID, "err", perr)
+			h.log.Warn("publishing speak", "skill_id", t.skillID, "err", perr)
 		}
 	})
-	if err != nil {
-		if errors.Is(context.Cause(ctx), errStopped) {
-			return nil // speech and motion stopped because the user asked
-		}
-		return fmt.Errorf("skill %s: action %s: %w", skillID, statusOf(res), err)
+	if errors.Is(context.Cause(ctx), errStopped) {
+		return nil, nil // speech and motion stopped because the user asked
 	}
-	return nil
+	if err != nil {
+		return nil, fmt.Errorf("skill %s: action %s: %w", t.skillID, statusOf(res), err)
+	}
+	if res != nil && res.Listen != nil {
+		return append([]string{}, res.Listen.Contexts...), nil
+	}
+	return nil, nil
 }
 
 func statusOf(r *jcp.Result) string {
@@ -402,6 +486,7 @@ func (h *Host) onStop(ctx context.Context, m bus.Message) {
 	}
 	if m.Type == pipeline.TopicStop {
 		h.stopRunning(s.ID(), "")
+		h.forgetAll(s.ID(), "")
 		return
 	}
 	h.runMu.Lock()

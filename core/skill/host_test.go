@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -26,7 +29,11 @@ type fakeSkill struct {
 	reqs   []*protocol.Request
 }
 
-func (f *fakeSkill) Manifest() Manifest { return Manifest{ID: f.id, Name: f.id} }
+func (f *fakeSkill) Manifest() *Manifest {
+	return &Manifest{ID: strings.Replace(f.id, ".", "/", 1), Name: f.id, Version: "1.0.0", Description: "A test skill.",
+		Permissions: []registry.Permission{registry.PermSpeech, registry.PermListen}, Timeout: 100 * time.Millisecond,
+		SafetyLevel: registry.SafetyLow}
+}
 func (f *fakeSkill) Locale() fs.FS      { return nil }
 func (f *fakeSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	f.mu.Lock()
@@ -51,7 +58,7 @@ func (v *voice) Say(_ context.Context, text string) error {
 func say(t *testing.T, req *protocol.Request, b jcp.Behavior) *protocol.Response {
 	a, err := ActionJSON(jcp.NewAction(b))
 	require.NoError(t, err)
-	return protocol.NewSkillAction(req, protocol.Skill("s"), a, true)
+	return protocol.NewSkillAction(req, protocol.Skill("t.s"), a, true)
 }
 
 type hostRig struct {
@@ -67,7 +74,7 @@ func newHostRig(t *testing.T, skills ...Skill) *hostRig {
 	v := &voice{}
 	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: v})
 	require.NoError(t, err)
-	h, err := NewHost(HostConfig{Bus: b, Body: ex, SkillTimeout: 100 * time.Millisecond})
+	h, err := NewHost(HostConfig{Bus: b, Body: ex})
 	require.NoError(t, err)
 	for _, s := range skills {
 		require.NoError(t, h.Add(s))
@@ -86,11 +93,11 @@ func dispatch(skillID, intentName string) pipeline.Dispatch {
 }
 
 func TestInvokeSendsListenLaunchAndRunsAction(t *testing.T) {
-	s := &fakeSkill{id: "s", handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+	s := &fakeSkill{id: "t.s", handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 		return say(t, req, jcp.Sequence(jcp.Say("one"), jcp.Question("two?", "s/answer"))), nil
 	}}
 	r := newHostRig(t, s)
-	_, err := r.host.Invoke(context.Background(), dispatch("s", "ask"))
+	_, err := r.host.Invoke(context.Background(), dispatch("t.s", "ask"))
 	require.NoError(t, err)
 
 	require.Len(t, s.reqs, 1)
@@ -99,7 +106,7 @@ func TestInvokeSendsListenLaunchAndRunsAction(t *testing.T) {
 	assert.Equal(t, "ask", req.Data.Result.NLU.IntentName())
 	assert.Equal(t, map[string]any{"place": "kitchen"}, req.Data.Result.NLU.Entities, "slots become entities")
 	assert.Equal(t, "what time is it", req.Data.Result.ASR.Text)
-	assert.Equal(t, "s", req.Data.Skill.Name())
+	assert.Equal(t, "t.s", req.Data.Skill.Name())
 	assert.Equal(t, "en-US", req.Data.General.Lang)
 	assert.NoError(t, req.Validate())
 
@@ -109,7 +116,7 @@ func TestInvokeSendsListenLaunchAndRunsAction(t *testing.T) {
 	assert.Equal(t, false, first.Data["listen"])
 	assert.Equal(t, "two?", second.Data["utterance"])
 	assert.Equal(t, true, second.Data["listen"], "CONV-08: a question's speak says listen")
-	assert.Equal(t, "s", first.ContextString(bus.KeySkillID), "PIPE-28: derived from the dispatch")
+	assert.Equal(t, "t.s", first.ContextString(bus.KeySkillID), "PIPE-28: derived from the dispatch")
 	assert.Equal(t, "u1", first.ContextString(bus.KeyUtteranceID))
 }
 
@@ -127,39 +134,48 @@ func TestInvokeFailures(t *testing.T) {
 	}{
 		{"skill error response", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 			return protocol.NewError(req, "no weather today"), nil
-		}, "skill s: no weather today", nil},
+		}, "skill t/s: no weather today", nil},
 		{"go error", func(context.Context, *protocol.Request) (*protocol.Response, error) {
 			return nil, errors.New("db down")
-		}, "skill s: db down", nil},
-		{"panic", func(context.Context, *protocol.Request) (*protocol.Response, error) { panic("bug") }, "skill s panicked: bug", nil},
+		}, "skill t/s: db down", nil},
+		{"panic", func(context.Context, *protocol.Request) (*protocol.Response, error) { panic("bug") }, "skill t/s: panicked: bug", nil},
 		{"timeout", func(ctx context.Context, _ *protocol.Request) (*protocol.Response, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}, "no answer within 100ms", nil},
-		{"nil response", func(context.Context, *protocol.Request) (*protocol.Response, error) { return nil, nil }, "returned no response", nil},
+		{"nil response", func(context.Context, *protocol.Request) (*protocol.Response, error) { return nil, nil }, "skill t/s: invalid response: no response", nil},
 		{"invalid action refused whole", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-			return protocol.NewSkillAction(req, protocol.Skill("s"), json.RawMessage(`{"type":"JCP","config":{"jcp":{"id":"x","type":"SEQUENCE","children":[{"id":"a","type":"SLIM","config":{"play":{"id":"b","type":"PLAY","esml":"never said"}}},{"id":"c","type":"DANCE"}]}}}`), true), nil
-		}, "refused its action", nil},
+			return protocol.NewSkillAction(req, protocol.Skill("t.s"), json.RawMessage(`{"type":"JCP","config":{"jcp":{"id":"x","type":"SEQUENCE","children":[{"id":"a","type":"SLIM","config":{"play":{"id":"b","type":"PLAY","esml":"never said"}}},{"id":"c","type":"DANCE"}]}}}`), true), nil
+		}, `unknown behaviour type "DANCE"`, nil},
+		{"action beyond the skill's permissions refused whole", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return say(t, req, jcp.Sequence(jcp.Say("never said"), jcp.Say("<anim cat='happy'/> nor this"))), nil
+		}, `skill t/s: no "motion" permission: config.jcp.children[1]`, nil},
 		{"redirect followed", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-			return protocol.NewRedirect(req, "t", nil, protocol.Skill("s")), nil
+			return protocol.NewRedirect(req, "t.t", nil, protocol.Skill("t.s")), nil
 		}, "", []string{"redirected"}},
 		{"redirect to unknown skill", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-			return protocol.NewRedirect(req, "nobody", nil, protocol.Skill("s")), nil
+			return protocol.NewRedirect(req, "t.nobody", nil, protocol.Skill("t.s")), nil
 		}, "redirect to unknown skill", nil},
 		{"null action ends the skill quietly", func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-			return protocol.NewSkillEnd(req, protocol.Skill("s")), nil
+			return protocol.NewSkillEnd(req, protocol.Skill("t.s")), nil
 		}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newHostRig(t, &fakeSkill{id: "s", handle: tt.handle}, okSkill("t"))
-			_, err := r.host.Invoke(context.Background(), dispatch("s", "x"))
+			r := newHostRig(t, &fakeSkill{id: "t.s", handle: tt.handle}, okSkill("t.t"))
+			_, err := r.host.Invoke(context.Background(), dispatch("t.s", "x"))
 			if tt.want == "" {
 				assert.NoError(t, err)
 			} else {
 				assert.ErrorContains(t, err, tt.want)
 			}
 			assert.Equal(t, tt.said, r.voice.said, "nothing of a refused action runs")
+			recs := r.host.cfg.Records.(*invoke.Log).List(invoke.Filter{Skill: "t/s"})
+			require.Len(t, recs, 1, "every call leaves one record")
+			if tt.want != "" && !strings.Contains(tt.name, "redirect") {
+				assert.NotEqual(t, invoke.OutcomeOK, recs[0].Outcome)
+				assert.NotEmpty(t, recs[0].Error)
+			}
 		})
 	}
 }
@@ -170,16 +186,16 @@ func TestRedirectLoopRefused(t *testing.T) {
 			return protocol.NewRedirect(req, to, nil, protocol.Skill("x")), nil
 		}
 	}
-	r := newHostRig(t, &fakeSkill{id: "a", handle: loop("b")}, &fakeSkill{id: "b", handle: loop("a")})
-	_, err := r.host.Invoke(context.Background(), dispatch("a", "x"))
+	r := newHostRig(t, &fakeSkill{id: "t.a", handle: loop("t.b")}, &fakeSkill{id: "t.b", handle: loop("t.a")})
+	_, err := r.host.Invoke(context.Background(), dispatch("t.a", "x"))
 	assert.ErrorContains(t, err, "only 1 allowed")
 }
 
 func TestAddValidates(t *testing.T) {
 	r := newHostRig(t)
 	assert.Error(t, r.host.Add(&fakeSkill{id: "Bad:Id"}))
-	require.NoError(t, r.host.Add(&fakeSkill{id: "ok"}))
-	assert.ErrorContains(t, r.host.Add(&fakeSkill{id: "ok"}), "already exists")
-	_, err := r.host.Invoke(context.Background(), dispatch("missing", "x"))
+	require.NoError(t, r.host.Add(&fakeSkill{id: "t.ok"}))
+	assert.ErrorContains(t, r.host.Add(&fakeSkill{id: "t.ok"}), "already exists")
+	_, err := r.host.Invoke(context.Background(), dispatch("t.missing", "x"))
 	assert.ErrorContains(t, err, "no skill")
 }

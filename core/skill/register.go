@@ -18,7 +18,10 @@ const DefaultRegisterTimeout = 5 * time.Second
 // refused is an error naming it (the service logs why, REG-08).
 func (h *Host) Register(ctx context.Context) error {
 	for _, m := range h.Skills() {
-		s, _ := h.skill(m.ID)
+		s, ok := h.skill(m.BusID())
+		if !ok {
+			continue // removed meanwhile
+		}
 		if err := h.register(ctx, s); err != nil {
 			return err
 		}
@@ -27,7 +30,7 @@ func (h *Host) Register(ctx context.Context) error {
 }
 
 func (h *Host) register(ctx context.Context, s Skill) error {
-	id := s.Manifest().ID
+	id := s.Manifest().BusID()
 	fsys := s.Locale()
 	if fsys == nil {
 		return nil

@@ -4,6 +4,18 @@
 // robot's context and the turn's result; responses (SKILL_ACTION,
 // SKILL_REDIRECT, ERROR) carry a JCP action, a redirect or an error.
 //
+// It also has the hub link's messages (jibo.md §1.3, §1.4): HubRequest is
+// what the robot sends the hub (LISTEN, CONTEXT, TRIGGER, CMD_RESULT,
+// CLIENT_ASR, CLIENT_NLU), HubResponse what the hub sends back (SOS, EOS,
+// ASR, NLU, LISTEN, SKILL_ACTION, SKILL_REDIRECT, PROACTIVE, COMMAND,
+// ERROR). Four type names exist in both directions or in both the hub and
+// the skill protocol with different data (LISTEN, SKILL_REDIRECT, ERROR;
+// SKILL_ACTION has the same data everywhere), so a message is decoded by
+// the decoder of the direction it travels: DecodeRequest and DecodeResponse
+// between hub and skill, DecodeHubRequest and DecodeHubResponse on the
+// hub link. ManifestSkillConfig is a skill's manifest (jibo.md §2.6) and
+// DecodeManifest reads one.
+//
 // # Nothing a peer sends is lost
 //
 // Member names are the exact wire names. Every struct keeps the members it
@@ -23,6 +35,7 @@
 // (MaxMessageSize first, then nesting and counts), decode, and Validate.
 // Errors are *FieldError values naming the JSON path, such as
 // "data.result.nlu.rules[1]: want string"; limit errors wrap ErrLimit.
+// DecodeHubRequest, DecodeHubResponse and DecodeManifest work the same way.
 // DecodeEnvelope reads any hub message with its data left raw. EncodeJSON
 // writes compact JSON without escaping the markup in ESML (json.Marshal
 // works too, but writes < as \u003c) and, like EncodeCBOR, refuses to

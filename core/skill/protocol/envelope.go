@@ -58,9 +58,9 @@ func (h *Header) write(w *objWriter, data func()) {
 	}
 }
 
-// Envelope is any hub or skill message with its data left as raw JSON. The
-// hub link uses it for message types this package does not model (LISTEN,
-// CONTEXT, EOS, …) and to read a message's type before decoding it fully.
+// Envelope is any hub or skill message with its data left as raw JSON,
+// for reading a message's type before decoding it fully and for passing
+// on messages without looking inside.
 type Envelope struct {
 	Header
 	// Data is the message's data member verbatim; nil means absent (SOS and

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,5 +90,54 @@ func FuzzDecodeCBOR(f *testing.F) {
 		js2, err := DecodeCBOR(c)
 		require.NoError(t, err)
 		require.Equal(t, string(js), string(js2), "CBOR → JSON → CBOR → JSON is stable")
+	})
+}
+
+func addSharedSeeds(f *testing.F, dirs ...string) {
+	for _, dir := range dirs {
+		for _, file := range sharedFiles(f, dir) {
+			b, err := os.ReadFile(file)
+			require.NoError(f, err)
+			f.Add(b)
+		}
+	}
+}
+
+func FuzzDecodeHubRequest(f *testing.F) {
+	addSharedSeeds(f, "robot-to-hub")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeHubRequest(data)
+		if err != nil {
+			require.Nil(t, r)
+			return
+		}
+		require.NoError(t, r.Validate())
+		reencodes(t, r, DecodeHubRequest)
+	})
+}
+
+func FuzzDecodeHubResponse(f *testing.F) {
+	addSharedSeeds(f, "hub-to-robot")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeHubResponse(data)
+		if err != nil {
+			require.Nil(t, r)
+			return
+		}
+		require.NoError(t, r.Validate())
+		reencodes(t, r, DecodeHubResponse)
+	})
+}
+
+func FuzzDecodeManifest(f *testing.F) {
+	addSharedSeeds(f, "manifest")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := DecodeManifest(data)
+		if err != nil {
+			require.Nil(t, m)
+			return
+		}
+		require.NoError(t, m.Validate())
+		reencodes(t, m, DecodeManifest)
 	})
 }

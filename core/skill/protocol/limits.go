@@ -29,8 +29,33 @@ const (
 	MaxTraceLen = 4096
 	// MaxEntities bounds the entities of one NLU result.
 	MaxEntities = 256
-	// MaxRules bounds the rules of one NLU result.
+	// MaxRules bounds the rules of one NLU result, LISTEN or agent.
 	MaxRules = 256
+	// MaxAgents bounds the extra NLU agents of one LISTEN.
+	MaxAgents = 16
+	// MaxHints bounds each phrase list of a LISTEN's ASR configuration
+	// (hints, earlyEOS, regexpEOS, detectLangs).
+	MaxHints = 1024
+	// MaxSampleRate bounds a LISTEN's audio sample rate, in Hz.
+	MaxSampleRate = 192000
+	// MaxListenTimeoutMS bounds a LISTEN's sosTimeout and
+	// maxSpeechTimeout (the hub gives up on ASR after 40 s anyway).
+	MaxListenTimeoutMS = 10 * 60 * 1000
+)
+
+// Limits on a skill manifest (ManifestSkillConfig), checked by Validate.
+const (
+	// MaxManifestIntents bounds a manifest's intents.
+	MaxManifestIntents = 1024
+	// MaxIntentEntities bounds the entity conditions of one intent.
+	MaxIntentEntities = 64
+	// MaxProactives bounds a manifest's proactive registrations.
+	MaxProactives = 256
+	// MaxProactiveRules bounds each rule list (topics, contextRules,
+	// IHRules, settingsRules) of one proactive registration.
+	MaxProactiveRules = 64
+	// MaxIHQueries bounds a manifest's interaction-history queries.
+	MaxIHQueries = 256
 )
 
 // ErrLimit is wrapped by every error that reports a message over one of the

@@ -11,8 +11,10 @@ import (
 // the member name (see at), so a valid message costs no allocations.
 
 // Validate checks what the runtime relies on: a request type, a message
-// id, data, the result members the type needs (nlu and asr for
-// LISTEN_LAUNCH and LISTEN_UPDATE), a skill id wherever a session is
+// id, data, the result member the type needs (nlu for LISTEN_LAUNCH and
+// LISTEN_UPDATE; asr may be absent, as in a turn the robot understood
+// itself with CLIENT_NLU, which jibo.md §1.6 classifies by its NLU or as no
+// input), a skill id wherever a session is
 // carried or an update is routed, well-formed sessions and traces, ASR
 // confidence in [0, 1], an object-or-null memo, and the package limits.
 func (r *Request) Validate() error {
@@ -112,9 +114,6 @@ func (r *Result) validate(typ string) error {
 	if typ == TypeListenLaunch || typ == TypeListenUpdate {
 		if r.NLU == nil {
 			return fieldErr("nlu", "required for %s", typ)
-		}
-		if r.ASR == nil {
-			return fieldErr("asr", "required for %s", typ)
 		}
 	}
 	return firstErr(

@@ -41,9 +41,7 @@ func TestRequestValidate(t *testing.T) {
 		{name: "transID too long", example: "listen_launch", mutate: func(r *Request) { r.TransID = long }, want: "transID: " + tooLong},
 		{name: "data missing", example: "listen_launch", mutate: func(r *Request) { r.Data = nil }, want: "data: required"},
 		{name: "launch without nlu", example: "listen_launch", mutate: func(r *Request) { r.Data.Result.NLU = nil }, want: "data.result.nlu: required for LISTEN_LAUNCH"},
-		{name: "launch without asr", example: "listen_launch", mutate: func(r *Request) { r.Data.Result.ASR = nil }, want: "data.result.asr: required for LISTEN_LAUNCH"},
 		{name: "update without nlu", example: "listen_update", mutate: func(r *Request) { r.Data.Result.NLU = nil }, want: "data.result.nlu: required for LISTEN_UPDATE"},
-		{name: "update without asr", example: "listen_update", mutate: func(r *Request) { r.Data.Result.ASR = nil }, want: "data.result.asr: required for LISTEN_UPDATE"},
 		{name: "update without skill id", example: "listen_update", mutate: func(r *Request) { r.Data.Skill.ID = nil }, want: "data.skill.id: required with a session"},
 		{name: "update without skill id or session", example: "listen_update", mutate: func(r *Request) { r.Data.Skill = SkillData{} }, want: "data.skill.id: required for LISTEN_UPDATE"},
 		{name: "update with empty skill id", example: "listen_update", mutate: func(r *Request) { r.Data.Skill = Skill("") }, want: "data.skill.id: required for LISTEN_UPDATE"},
@@ -116,6 +114,10 @@ func TestRequestValidateAccepts(t *testing.T) {
 		{name: "trace at limit", example: "listen_update", mutate: func(r *Request) { r.Data.Skill.Session.Trace = make([]TraceEntry, MaxTraceLen) }},
 		{name: "string at limit", example: "listen_launch", mutate: func(r *Request) { r.Data.Result.ASR.Text = strings.Repeat("x", MaxStringLen) }},
 		{name: "memo null", example: "listen_launch", mutate: func(r *Request) { r.Data.Result.Memo = json.RawMessage(`null`) }},
+		// A CLIENT_NLU turn carries no transcript (jibo.md §1.3); §1.6
+		// classifies a missing asr, so the skill can still be reached.
+		{name: "launch without asr", example: "listen_launch", mutate: func(r *Request) { r.Data.Result.ASR = nil }},
+		{name: "update without asr", example: "listen_update", mutate: func(r *Request) { r.Data.Result.ASR = nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

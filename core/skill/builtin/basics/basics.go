@@ -12,11 +12,15 @@ import (
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/jcp"
 )
 
-// ID is the skill's id on the bus.
-const ID = "jibo-basics"
+// ManifestID is the skill's manifest id; ID is its id on the bus.
+const (
+	ManifestID = "jibo/basics"
+	ID         = "jibo.basics"
+)
 
 // Intent names, as the locale's .intent files name them.
 const (
@@ -69,9 +73,10 @@ func New(opts Options) (*Skill, error) {
 }
 
 // Manifest describes the skill.
-func (s *Skill) Manifest() skill.Manifest {
-	return skill.Manifest{ID: ID, Name: "Basics", Version: "1.0.0",
-		Description: "Answers greetings and tells the time."}
+func (s *Skill) Manifest() *skill.Manifest {
+	return &skill.Manifest{ID: ManifestID, Name: "Basics", Version: "1.0.0",
+		Description: "Answers greetings and tells the time.",
+		Permissions: []registry.Permission{registry.PermSpeech}, SafetyLevel: registry.SafetyLow}
 }
 
 // Locale is the skill's locale tree.

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/basics"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/jcp/character"
+)
+
+// State on disk: the robot keeps skill conversations and timers in a bbolt
+// file, and the run records of its skills in a JSON-lines file, both in
+// one state folder.
+const (
+	stateFileName = "state.db"
+	runsFileName  = "runs.jsonl"
+	// stateDirEnv overrides the default state folder.
+	stateDirEnv = "JIBOD_STATE_DIR"
+	// noState keeps everything in memory: nothing survives a restart.
+	noState = "none"
+)
+
+// defaultStateDir is $JIBOD_STATE_DIR, else $XDG_STATE_HOME/jibod, else
+// ~/.local/state/jibod; on the robot the flash tooling sets
+// JIBOD_STATE_DIR=/var/lib/jibod.
+func defaultStateDir() string {
+	if d := os.Getenv(stateDirEnv); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "jibod")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "jibod")
+	}
+	return noState
+}
+
+// prepareStateDir creates the state folder (0700) if it is missing.
+func prepareStateDir(dir string) error {
+	if dir == "" || dir == noState {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state folder %s: %w", dir, err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state folder %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return errors.New("state folder " + dir + ": not a folder")
+	}
+	return nil
+}
+
+// runtimeContext tells skills what the robot feels and who it attends to
+// (jibo.md §2.2 runtime), from the body's social state, and where and
+// when it is.
+func runtimeContext(st *character.State, now func() time.Time) func() protocol.RuntimeContext {
+	return func() protocol.RuntimeContext {
+		snap := st.Snapshot()
+		rc := protocol.RuntimeContext{
+			Character: protocol.Character{Emotion: protocol.Emotion{Name: snap.Emotion.Name,
+				Valence: snap.Emotion.Valence, Confidence: snap.Emotion.Confidence}},
+			Location: protocol.Location{ISO: now().Format(time.RFC3339)},
+		}
+		if p := snap.Person; p != nil && p.LooperID != "" {
+			id := p.LooperID
+			conf := p.Confidence
+			if conf > 1 { // SET_PRESENT_PERSON speaks percent (SetLooperIDNode sends 100)
+				conf /= 100
+			}
+			rc.Perception.Speaker = &id
+			rc.Perception.PeoplePresent = []protocol.Person{{ID: id, Type: "PERSON", Confidence: min(max(conf, 0), 1)}}
+		}
+		return rc
+	}
+}
+
+// skillDeps is what the built-in skills are given.
+type skillDeps struct {
+	// Now is the robot's clock.
+	Now func() time.Time
+}
+
+// builtinSkills builds the skills that ship with the robot, in the order
+// they are added to the host.
+func builtinSkills(d skillDeps) ([]skill.Skill, error) {
+	b, err := basics.New(basics.Options{Now: d.Now})
+	if err != nil {
+		return nil, err
+	}
+	return []skill.Skill{b}, nil
+}

@@ -1,0 +1,78 @@
+// Package kit is what the built-in skills share: their embedded locale and
+// its dialogs, and the short spoken answers most of their turns end with.
+package kit
+
+import (
+	"fmt"
+	"io/fs"
+
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/base"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/jcp"
+)
+
+// Locale is a skill's locale tree (<lang>/… with .intent, .voc, .entity and
+// .dialog files) with its dialogs expanded once, at load time, so a broken
+// dialog fails when the skill is built rather than mid-conversation.
+type Locale struct {
+	fsys    fs.FS
+	dialogs map[string]*skill.Dialogs // normalised lang tag → dialogs
+}
+
+// LoadLocale reads the locale tree at the root of fsys. rnd picks among a
+// dialog's phrasings; nil means random.
+func LoadLocale(fsys fs.FS, rnd func(n int) int) (*Locale, error) {
+	loc, err := intent.LoadLocale(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("loading locale: %w", err)
+	}
+	l := &Locale{fsys: fsys, dialogs: map[string]*skill.Dialogs{}}
+	for tag, lang := range loc.Langs {
+		d, err := skill.NewDialogs(lang, rnd)
+		if err != nil {
+			return nil, fmt.Errorf("loading dialogs of %s: %w", tag, err)
+		}
+		l.dialogs[tag] = d
+	}
+	return l, nil
+}
+
+// FS returns the locale tree, for skill.Skill's Locale.
+func (l *Locale) FS() fs.FS { return l.fsys }
+
+// Dialogs returns the dialogs of a language ("en-US" and "en-us" alike).
+func (l *Locale) Dialogs(lang string) (*skill.Dialogs, error) {
+	tag, err := intent.NormalizeLang(lang)
+	if err != nil {
+		return nil, fmt.Errorf("language %q: %w", lang, err)
+	}
+	d, ok := l.dialogs[tag]
+	if !ok {
+		return nil, fmt.Errorf("does not speak %q", lang)
+	}
+	return d, nil
+}
+
+// Render renders dialog name in lang with values.
+func (l *Locale) Render(lang, name string, values map[string]string) (string, error) {
+	d, err := l.Dialogs(lang)
+	if err != nil {
+		return "", err
+	}
+	return d.Render(name, values)
+}
+
+// Say answers req with one spoken line as the skill's last action.
+func Say(req *protocol.Request, sd protocol.SkillData, esml string) (*protocol.Response, error) {
+	return base.ActionResponse(req, sd, jcp.NewAction(jcp.Say(esml)), true)
+}
+
+// Lang is the language of a request.
+func Lang(req *protocol.Request) string {
+	if req == nil || req.Data == nil {
+		return ""
+	}
+	return req.Data.General.Lang
+}

@@ -1,0 +1,275 @@
+package skill
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/store"
+)
+
+// Multi-turn skills (spec/jibo.md §2.5, as real robots did it): a skill's
+// SKILL_ACTION carries its updated session, which the host keeps per bus
+// session and skill and sends back with the next turn. When the action's
+// last SLIM asks a question, the host puts the skill in response mode
+// (CONV-05) for the listen window, so the pipeline's converse stage hands
+// the user's next utterance to the skill as "<skill>:response"; the host
+// understands it with the question's rules and sends LISTEN_UPDATE with
+// result {nlu, asr}. The kept sessions live in a Conversations store; the
+// on-disk one (core/skill/store) survives a restart of jibod, after which
+// Restore puts response mode back.
+
+// Conversations keeps skills' sessions between turns.
+type Conversations interface {
+	PutConversation(c store.Conversation) error
+	Conversation(busSession, skillID string) (store.Conversation, bool, error)
+	DeleteConversation(busSession, skillID string) error
+	Conversations() ([]store.Conversation, error)
+}
+
+// DefaultListenWindow is how long a question waits for its answer.
+const DefaultListenWindow = 30 * time.Second
+
+// Intent names the pipeline dispatches to a skill for its own turns.
+const (
+	IntentStop     = "stop"
+	IntentResponse = "response"
+	IntentConverse = "converse"
+)
+
+// MemoryState keeps conversations and timers in memory, for tools and
+// tests that need nothing to survive a restart. It implements
+// Conversations and the scheduler's store.
+type MemoryState struct {
+	mu     sync.Mutex
+	m      map[[2]string]store.Conversation
+	timers map[string]store.Timer
+}
+
+// NewMemoryState returns an empty in-memory store.
+func NewMemoryState() *MemoryState {
+	return &MemoryState{m: map[[2]string]store.Conversation{}, timers: map[string]store.Timer{}}
+}
+
+// PutTimer keeps t, replacing a timer with its id.
+func (c *MemoryState) PutTimer(t store.Timer) error {
+	if t.ID == "" {
+		return errors.New("keeping a timer: empty id")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.timers[t.ID] = t
+	return nil
+}
+
+// DeleteTimer forgets a timer; forgetting none is no error.
+func (c *MemoryState) DeleteTimer(id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.timers, id)
+	return nil
+}
+
+// Timers lists the timers, soonest first.
+func (c *MemoryState) Timers() ([]store.Timer, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]store.Timer, 0, len(c.timers))
+	for _, t := range c.timers {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Due.Before(out[j].Due) })
+	return out, nil
+}
+
+// PutConversation stores c.
+func (c *MemoryState) PutConversation(v store.Conversation) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[[2]string{v.BusSession, v.SkillID}] = v
+	return nil
+}
+
+// Conversation returns the conversation of a skill in a bus session.
+func (c *MemoryState) Conversation(busSession, skillID string) (store.Conversation, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[[2]string{busSession, skillID}]
+	return v, ok, nil
+}
+
+// DeleteConversation forgets a conversation; forgetting none is no error.
+func (c *MemoryState) DeleteConversation(busSession, skillID string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, [2]string{busSession, skillID})
+	return nil
+}
+
+// Conversations lists every conversation.
+func (c *MemoryState) Conversations() ([]store.Conversation, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]store.Conversation, 0, len(c.m))
+	for _, v := range c.m {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].BusSession+"\x00"+out[i].SkillID < out[j].BusSession+"\x00"+out[j].SkillID
+	})
+	return out, nil
+}
+
+// answer handles "<skill>:response": the user's answer to the skill's
+// question goes to it as LISTEN_UPDATE with the session it left.
+func (h *Host) answer(ctx context.Context, t turn, d pipeline.Dispatch) (session.Session, error) {
+	conv, ok, err := h.cfg.Conversations.Conversation(t.busSession, t.skillID)
+	if err != nil {
+		return session.Session{}, fmt.Errorf("skill %s: reading its conversation: %w", t.skillID, err)
+	}
+	if !ok || conv.Listen == nil {
+		return session.Session{}, fmt.Errorf("skill %s: got an answer but asked no question", t.skillID)
+	}
+	s, ok := h.skill(t.skillID)
+	if !ok {
+		return session.Session{}, fmt.Errorf("no skill %q on this robot", t.skillID)
+	}
+	nlu := h.rules.understand(d.Utterance, t.lang, conv.Listen)
+	asr := protocol.ASRResult{Text: d.Utterance, Confidence: 1}
+	c := h.requestContext(t.lang, conv.Skill)
+	req := protocol.NewListenUpdate(c, nlu, asr)
+	h.log.Info("answer to skill", "skill_id", t.skillID, "intent", nlu.IntentName(), "rules", conv.Listen)
+	return h.exchange(ctx, t, s, req, IntentResponse)
+}
+
+// requestContext is the context of a request to skill sd.
+func (h *Host) requestContext(lang string, sd protocol.SkillData) protocol.Context {
+	c := protocol.Context{
+		General: protocol.GeneralData{AccountID: h.cfg.Robot.AccountID, RobotID: h.cfg.Robot.RobotID,
+			Lang: lang, Release: h.cfg.Robot.Release},
+		Skill: sd,
+	}
+	if h.cfg.Runtime != nil {
+		c.Runtime = h.cfg.Runtime()
+	}
+	return c
+}
+
+// remember keeps what a skill's action left: its session, and when the
+// action ended on a question, the question's rules and answer window. It
+// returns the bus session to commit: in response mode for a question.
+func (h *Host) remember(t turn, sd protocol.SkillData, final bool, listen []string) (session.Session, error) {
+	if final && listen == nil {
+		return session.Session{}, h.forget(t.busSession, t.skillID)
+	}
+	now := h.now()
+	conv := store.Conversation{BusSession: t.busSession, SkillID: t.skillID, Skill: sd, Lang: t.lang, UpdatedAt: now}
+	if got := conv.Skill.Name(); got != t.skillID {
+		if conv.Skill.ID != nil {
+			h.log.Warn("skill named another skill in its session; kept under its own id", "skill_id", t.skillID, "named", got)
+		}
+		id := t.skillID
+		conv.Skill.ID = &id
+	}
+	if listen != nil {
+		conv.Listen = append([]string{}, listen...)
+		conv.ExpiresAt = now.Add(h.cfg.ListenWindow)
+	}
+	if err := h.cfg.Conversations.PutConversation(conv); err != nil {
+		return session.Session{}, fmt.Errorf("skill %s: keeping its session: %w", t.skillID, err)
+	}
+	if listen == nil || t.sess.IsZero() {
+		return session.Session{}, nil
+	}
+	return t.sess.WithResponseMode(session.ResponseMode{SkillID: t.skillID, ExpiresAt: unixSeconds(conv.ExpiresAt)})
+}
+
+// forget drops a skill's conversation.
+func (h *Host) forget(busSession, skillID string) error {
+	if err := h.cfg.Conversations.DeleteConversation(busSession, skillID); err != nil {
+		return fmt.Errorf("skill %s: dropping its session: %w", skillID, err)
+	}
+	return nil
+}
+
+// forgetAll drops the conversations of every skill in a bus session, or of
+// skillID only when it is set.
+func (h *Host) forgetAll(busSession, skillID string) {
+	all, err := h.cfg.Conversations.Conversations()
+	if err != nil {
+		h.log.Warn("listing conversations", "err", err)
+		return
+	}
+	for _, c := range all {
+		if c.BusSession == busSession && (skillID == "" || c.SkillID == skillID) {
+			if err := h.forget(c.BusSession, c.SkillID); err != nil {
+				h.log.Warn("stopping a conversation", "err", err)
+			}
+		}
+	}
+}
+
+// Restore is called once at start-up: for each kept conversation still
+// waiting for an answer, it puts the skill back in response mode in its
+// bus session (ovos.session.sync), so a conversation interrupted by a
+// restart of jibod goes on. Conversations whose window has closed are
+// dropped.
+func (h *Host) Restore(ctx context.Context) (int, error) {
+	all, err := h.cfg.Conversations.Conversations()
+	if err != nil {
+		return 0, fmt.Errorf("restoring conversations: %w", err)
+	}
+	now := h.now()
+	n := 0
+	var errs []error
+	for _, c := range all {
+		if _, ok := h.skill(c.SkillID); !ok || c.Listen == nil || !c.ExpiresAt.After(now) {
+			if c.Listen != nil {
+				errs = append(errs, h.forget(c.BusSession, c.SkillID))
+			}
+			continue
+		}
+		if c.BusSession != session.DefaultID {
+			continue // named sessions belong to their clients, which resend them
+		}
+		if err := h.syncResponseMode(ctx, c.BusSession, c.SkillID, c.ExpiresAt); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		h.log.Info("conversation restored", "skill_id", c.SkillID, "session_id", c.BusSession,
+			"answer_by", c.ExpiresAt.Format(time.RFC3339))
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// syncResponseMode puts skillID in response mode in the default session
+// from outside a lifecycle (a restart, a proactive question), listing it
+// first among the converse handlers as a dispatch would (CONV-02).
+// Named sessions belong to their clients and are left alone.
+func (h *Host) syncResponseMode(ctx context.Context, busSession, skillID string, until time.Time) error {
+	if busSession != session.DefaultID {
+		return nil
+	}
+	s := map[string]any{
+		"session_id":              session.DefaultID,
+		session.FieldResponseMode: map[string]any{"skill_id": skillID, "expires_at": unixSeconds(until)},
+		session.FieldConverseHandlers: []any{map[string]any{"skill_id": skillID,
+			"activated_at": unixSeconds(h.now())}},
+	}
+	m := bus.NewMessage(pipeline.TopicSessionSync, map[string]any{"session": s})
+	m.Context[bus.KeySource] = skillID
+	if err := h.cfg.Bus.Publish(ctx, m); err != nil {
+		return fmt.Errorf("skill %s: putting it back in response mode: %w", skillID, err)
+	}
+	return nil
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -1,0 +1,170 @@
+package skill
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill/protocol"
+)
+
+// Answer rules: what a question's LISTEN contexts name. A SLIM that asks a
+// question lists NLU rules in listen.contexts, as Jibo's skills did
+// ("circuit-saver/play_again"); the robot understands the answer with
+// those rules only, so "five minutes" means something while the timer
+// asks "for how long?" and nothing otherwise.
+//
+// A rule is "<owner>/<rule>": owner is a skill id, or "globals" for the
+// rules every skill may use (yes_no). A skill ships its rules as an
+// fs.FS with one folder per rule, each a locale tree
+// (<rule>/<lang>/<intent>.intent, .voc, .entity), the same resource format
+// as its launch intents; the intents inside are the answers the rule
+// understands. Rules are never registered with the intent service, so an
+// answer never launches anything by itself.
+
+// RuleSkill is a skill that asks questions with rules of its own.
+type RuleSkill interface {
+	// Rules returns the skill's answer rules, one folder per rule.
+	Rules() fs.FS
+}
+
+// GlobalsOwner is the owner of the rules every skill may use.
+const GlobalsOwner = "globals"
+
+// Limits on answer rules.
+const (
+	// MaxRulesPerSkill bounds the rule folders one skill ships.
+	MaxRulesPerSkill = 64
+	// MaxListenContexts bounds the contexts one question may list.
+	MaxListenContexts = 16
+)
+
+//go:embed globals
+var globalRules embed.FS
+
+// ruleBook holds the compiled answer rules of every owner.
+type ruleBook struct {
+	log *slog.Logger
+	mu  sync.RWMutex
+	// rules by "<owner>/<rule>", each an engine holding that rule's intents
+	// (skill id = owner) in every language the rule has.
+	rules map[string]*intent.TemplateEngine
+}
+
+func newRuleBook(log *slog.Logger) (*ruleBook, error) {
+	b := &ruleBook{log: log, rules: map[string]*intent.TemplateEngine{}}
+	sub, err := fs.Sub(globalRules, "globals")
+	if err != nil {
+		return nil, fmt.Errorf("loading global answer rules: %w", err)
+	}
+	if err := b.add(GlobalsOwner, sub); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// add compiles owner's rule folders; on error nothing of owner is added.
+func (b *ruleBook) add(owner string, fsys fs.FS) error {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return fmt.Errorf("answer rules of %s: %w", owner, err)
+	}
+	compiled := map[string]*intent.TemplateEngine{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if len(compiled) == MaxRulesPerSkill {
+			return fmt.Errorf("answer rules of %s: more than %d rules", owner, MaxRulesPerSkill)
+		}
+		name := e.Name()
+		loc, err := intent.LoadLocale(fsys, name)
+		if err != nil {
+			return fmt.Errorf("answer rule %s/%s: %w", owner, name, err)
+		}
+		eng := intent.NewTemplateEngine(intent.EngineOptions{Logger: b.log})
+		n := 0
+		for _, tag := range loc.Languages() {
+			lang := loc.Langs[tag]
+			for _, in := range lang.Names(intent.RoleIntent) {
+				def, _ := lang.TemplateIntent("", owner, in)
+				if _, err := eng.Register(def); err != nil {
+					return fmt.Errorf("answer rule %s/%s: intent %s (%s): %w", owner, name, in, tag, err)
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("answer rule %s/%s: no .intent files", owner, name)
+		}
+		compiled[owner+"/"+name] = eng
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, v := range compiled {
+		b.rules[k] = v
+	}
+	return nil
+}
+
+// remove forgets owner's rules.
+func (b *ruleBook) remove(owner string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k := range b.rules {
+		if strings.HasPrefix(k, owner+"/") {
+			delete(b.rules, k)
+		}
+	}
+}
+
+// names lists the known rules, sorted.
+func (b *ruleBook) names() []string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	out := make([]string, 0, len(b.rules))
+	for k := range b.rules {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// understand turns an answer into the NLU result a LISTEN_UPDATE carries:
+// the best match over the listed rules (intent and entities from its
+// slots), or intent null when none matches. Contexts naming no known rule
+// are kept in nlu.rules but match nothing.
+func (b *ruleBook) understand(utterance, lang string, contexts []string) protocol.NLUResult {
+	rules := append([]string(nil), contexts...)
+	if len(rules) > MaxListenContexts {
+		rules = rules[:MaxListenContexts]
+	}
+	nlu := protocol.NLUFromSlots("", nil, rules)
+	nlu.Intent, nlu.Entities = nil, nil
+	if strings.TrimSpace(utterance) == "" {
+		return nlu
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	var best *intent.Result
+	for _, c := range rules {
+		eng, ok := b.rules[path.Clean(c)]
+		if !ok {
+			b.log.Debug("listen context names no answer rule", "context", c)
+			continue
+		}
+		if r := eng.Match(utterance, lang, ""); r != nil && (best == nil || r.Confidence > best.Confidence) {
+			best = r
+		}
+	}
+	if best == nil {
+		return nlu
+	}
+	return protocol.NLUFromSlots(best.IntentName, best.Slots, rules)
+}
