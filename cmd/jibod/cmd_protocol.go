@@ -77,6 +77,8 @@ type checked struct {
 	label     string
 	canonical []byte
 	warnings  []string
+	// decoded is the decoded message, manifest or MIM; nil for JCP.
+	decoded any
 }
 
 // checkError is why a file failed: the JSON path of the bad member (empty
@@ -353,7 +355,7 @@ func canonical(label string, v any) (*checked, error) {
 	if err != nil {
 		return nil, &checkError{problem: err.Error()}
 	}
-	return &checked{label: label, canonical: out}, nil
+	return &checked{label: label, canonical: out, decoded: v}, nil
 }
 
 // protocolError takes the member path out of a protocol decoding error.

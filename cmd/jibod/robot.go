@@ -290,6 +290,9 @@ func (r *robot) Close(ctx context.Context) error {
 	if r.stopSched != nil {
 		r.stopSched() // before the pipeline: a ringing timer speaks through the host
 	}
+	if r.host != nil {
+		errs = append(errs, r.host.Close(ctx))
+	}
 	if r.orch != nil {
 		errs = append(errs, r.orch.Close(ctx))
 	}

@@ -34,6 +34,11 @@ type Conversations interface {
 	Conversations() ([]store.Conversation, error)
 }
 
+// TopicNoInput is published when a question's answer window closes
+// unanswered, before the skill's no-input turn; speech of the turn is
+// derived from it.
+const TopicNoInput = "jibo.skill.no_input"
+
 // DefaultListenWindow is how long a question waits for its answer.
 const DefaultListenWindow = 30 * time.Second
 
@@ -130,6 +135,7 @@ func (c *MemoryState) Conversations() ([]store.Conversation, error) {
 // answer handles "<skill>:response": the user's answer to the skill's
 // question goes to it as LISTEN_UPDATE with the session it left.
 func (h *Host) answer(ctx context.Context, t turn, d pipeline.Dispatch) (session.Session, error) {
+	h.stopWaiting(t.busSession, t.skillID) // answered: no no-input turn
 	conv, ok, err := h.cfg.Conversations.Conversation(t.busSession, t.skillID)
 	if err != nil {
 		return session.Session{}, fmt.Errorf("skill %s: reading its conversation: %w", t.skillID, err)
@@ -185,6 +191,11 @@ func (h *Host) remember(t turn, sd protocol.SkillData, final bool, listen []stri
 	if err := h.cfg.Conversations.PutConversation(conv); err != nil {
 		return session.Session{}, fmt.Errorf("skill %s: keeping its session: %w", t.skillID, err)
 	}
+	if listen != nil {
+		h.awaitAnswer(t.busSession, t.skillID, conv.ExpiresAt)
+	} else {
+		h.stopWaiting(t.busSession, t.skillID)
+	}
 	if listen == nil || t.sess.IsZero() {
 		return session.Session{}, nil
 	}
@@ -193,6 +204,7 @@ func (h *Host) remember(t turn, sd protocol.SkillData, final bool, listen []stri
 
 // forget drops a skill's conversation.
 func (h *Host) forget(busSession, skillID string) error {
+	h.stopWaiting(busSession, skillID)
 	if err := h.cfg.Conversations.DeleteConversation(busSession, skillID); err != nil {
 		return fmt.Errorf("skill %s: dropping its session: %w", skillID, err)
 	}
@@ -243,6 +255,7 @@ func (h *Host) Restore(ctx context.Context) (int, error) {
 			errs = append(errs, err)
 			continue
 		}
+		h.awaitAnswer(c.BusSession, c.SkillID, c.ExpiresAt)
 		h.log.Info("conversation restored", "skill_id", c.SkillID, "session_id", c.BusSession,
 			"answer_by", c.ExpiresAt.Format(time.RFC3339))
 		n++
@@ -273,3 +286,102 @@ func (h *Host) syncResponseMode(ctx context.Context, busSession, skillID string,
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// awaitAnswer arms the no-input turn of a question: when its window closes
+// unanswered, the skill gets LISTEN_UPDATE with empty asr (annotation
+// SOS_TIMEOUT) and intent null, as a robot that heard nothing sends, so
+// its no-input ladder can ask again or give up.
+func (h *Host) awaitAnswer(busSession, skillID string, until time.Time) {
+	k := runKey{busSession, skillID}
+	h.waitMu.Lock()
+	defer h.waitMu.Unlock()
+	if old := h.waiting[k]; old != nil {
+		old.Stop()
+	}
+	if h.closed {
+		return
+	}
+	var tm *time.Timer
+	tm = time.AfterFunc(until.Sub(h.now()), func() {
+		h.waitMu.Lock()
+		if h.closed || h.waiting[k] != tm {
+			h.waitMu.Unlock()
+			return // answered, stopped or replaced meanwhile
+		}
+		delete(h.waiting, k)
+		h.turns.Add(1)
+		h.waitMu.Unlock()
+		defer h.turns.Done()
+		if err := h.noInput(h.baseCtx, busSession, skillID, until); err != nil {
+			h.log.Warn("no-input turn", "skill_id", skillID, "session_id", busSession, "err", err)
+		}
+	})
+	h.waiting[k] = tm
+}
+
+// stopWaiting disarms a question's no-input turn.
+func (h *Host) stopWaiting(busSession, skillID string) {
+	k := runKey{busSession, skillID}
+	h.waitMu.Lock()
+	defer h.waitMu.Unlock()
+	if tm := h.waiting[k]; tm != nil {
+		tm.Stop()
+		delete(h.waiting, k)
+	}
+}
+
+// noInput runs the no-input turn of a question still unanswered.
+func (h *Host) noInput(ctx context.Context, busSession, skillID string, until time.Time) error {
+	conv, ok, err := h.cfg.Conversations.Conversation(busSession, skillID)
+	if err != nil || !ok || conv.Listen == nil || !conv.ExpiresAt.Equal(until) {
+		return err // answered or ended meanwhile
+	}
+	s, ok := h.skill(skillID)
+	if !ok {
+		return h.forget(busSession, skillID)
+	}
+	origin := bus.NewMessage(TopicNoInput, map[string]any{"skill_id": skillID, "rules": conv.Listen})
+	origin.Context[bus.KeySession] = map[string]any{"session_id": busSession}
+	origin.Context[bus.KeySkillID] = skillID
+	if err := h.cfg.Bus.Publish(ctx, origin); err != nil {
+		return err
+	}
+	t := turn{skillID: skillID, busSession: busSession, lang: conv.Lang, origin: origin}
+	if t.lang == "" {
+		t.lang = "en-US"
+	}
+	nlu := h.rules.understand("", t.lang, conv.Listen)
+	asr := protocol.ASRResult{Text: "", Confidence: 0, Annotation: protocol.AnnotationSOSTimeout}
+	req := protocol.NewListenUpdate(h.requestContext(t.lang, conv.Skill), nlu, asr)
+	if _, err := h.exchange(ctx, t, s, req, IntentResponse); err != nil {
+		e := origin.Forward(TopicSkillError, map[string]any{"skill_id": skillID, "error": err.Error()})
+		_ = h.cfg.Bus.Publish(ctx, e)
+		return err
+	}
+	// A question asked again waits again; no lifecycle commits it.
+	if c, ok, err := h.cfg.Conversations.Conversation(busSession, skillID); err == nil && ok && c.Listen != nil {
+		return h.syncResponseMode(ctx, busSession, skillID, c.ExpiresAt)
+	}
+	return nil
+}
+
+// Close stops the host's no-input timers and waits for the no-input
+// turns running; Invoke calls are the orchestrator's to wait for.
+func (h *Host) Close(ctx context.Context) error {
+	h.waitMu.Lock()
+	h.closed = true
+	for k, tm := range h.waiting {
+		tm.Stop()
+		delete(h.waiting, k)
+	}
+	h.waitMu.Unlock()
+	h.cancelBase()
+	done := make(chan struct{})
+	go func() { h.turns.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("skill host: waiting for no-input turns: %w", ctx.Err())
+	}
+}

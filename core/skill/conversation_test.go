@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"log/slog"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -171,4 +173,76 @@ func TestRestorePutsPendingQuestionBack(t *testing.T) {
 	assert.Equal(t, "test.asker", rm.SkillID)
 	_, ok, _ = mem.Conversation("other", id)
 	assert.False(t, ok, "an expired question is dropped")
+}
+
+// TestUnansweredQuestionGetsNoInputTurn: when the answer window closes
+// with nothing heard, the skill gets LISTEN_UPDATE with empty asr
+// annotated SOS_TIMEOUT (jibo.md §2.2 ASRResult) so its no-input ladder
+// runs; an answered question gets none.
+func TestUnansweredQuestionGetsNoInputTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newAskingSkill(t, "globals/yes_no")
+		r := newHostRig(t, a)
+		r.host.cfg.Now = time.Now
+		t.Cleanup(func() { _ = r.host.Close(context.Background()) })
+		sess := defaultSession(t)
+		_, err := r.host.Invoke(context.Background(), withSession(dispatch("test.asker", "set"), sess, "set"))
+		require.NoError(t, err)
+
+		time.Sleep(DefaultListenWindow - time.Second)
+		synctest.Wait()
+		a.mu.Lock()
+		require.Len(t, a.reqs, 1, "nothing before the window closes")
+		a.mu.Unlock()
+
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		a.mu.Lock()
+		require.Len(t, a.reqs, 2)
+		upd := a.reqs[1]
+		a.mu.Unlock()
+		assert.Equal(t, protocol.TypeListenUpdate, upd.Type)
+		assert.Equal(t, "", upd.Data.Result.ASR.Text)
+		assert.Equal(t, protocol.AnnotationSOSTimeout, upd.Data.Result.ASR.Annotation)
+		assert.Nil(t, upd.Data.Result.NLU.Intent)
+		assert.Equal(t, []string{"Heard"}, r.voice.said[1:], "the skill's no-input answer is spoken")
+
+		// Asked again and answered in time: no no-input turn.
+		_, err = r.host.Invoke(context.Background(), withSession(dispatch("test.asker", "set"), sess, "set"))
+		require.NoError(t, err)
+		_, err = r.host.Invoke(context.Background(), withSession(dispatch("test.asker", IntentResponse), sess, "yes"))
+		require.NoError(t, err)
+		time.Sleep(2 * DefaultListenWindow)
+		synctest.Wait()
+		a.mu.Lock()
+		assert.Len(t, a.reqs, 4)
+		a.mu.Unlock()
+	})
+}
+
+func TestEntityNamesAreLowerCamelCase(t *testing.T) {
+	for slot, want := range map[string]string{"amount": "amount", "loop_member_referent": "loopMemberReferent",
+		"_x": "x", "a__b": "aB", "_": "_"} {
+		assert.Equal(t, want, entityName(slot), slot)
+	}
+}
+
+// TestOptInRules: the opt-in factory's rules understand yes, no, wrong
+// person and who is speaking.
+func TestOptInRules(t *testing.T) {
+	b, err := newRuleBook(slog.Default())
+	require.NoError(t, err)
+	for _, tt := range []struct{ utterance, rule, intent string }{
+		{"yes please", "optin/yes_no", "yes"},
+		{"nope", "optin/yes_no", "no"},
+		{"that is not me", "optin/yes_no", "wrongID"},
+		{"this is ann", "optin/who", "loopmember"},
+		{"never mind", "optin/who", "cancel"},
+		{"sure", "globals/yes_no", "yes"},
+	} {
+		nlu := b.understand(tt.utterance, "en-US", []string{tt.rule})
+		assert.Equal(t, tt.intent, nlu.IntentName(), tt.utterance)
+	}
+	nlu := b.understand("this is ann", "en-US", []string{"optin/who"})
+	assert.Equal(t, map[string]any{"loopMemberReferent": "ann"}, nlu.Entities)
 }

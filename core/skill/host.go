@@ -98,6 +98,17 @@ type Host struct {
 	runMu   sync.Mutex
 	running map[runKey]map[int]context.CancelCauseFunc
 	nextRun int
+
+	// waiting holds the no-input timer of each question waiting for its
+	// answer; closed stops new ones; turns counts the no-input turns
+	// running, which Close waits for.
+	waitMu  sync.Mutex
+	waiting map[runKey]*time.Timer
+	closed  bool
+	turns   sync.WaitGroup
+	// baseCtx is the context of no-input turns; Close cancels it.
+	baseCtx    context.Context
+	cancelBase context.CancelFunc
 }
 
 type runKey struct{ session, skill string }
@@ -150,8 +161,10 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{cfg: cfg, log: log, rules: rules, skills: map[string]Skill{},
-		running: map[runKey]map[int]context.CancelCauseFunc{}}, nil
+	h := &Host{cfg: cfg, log: log, rules: rules, skills: map[string]Skill{},
+		running: map[runKey]map[int]context.CancelCauseFunc{}, waiting: map[runKey]*time.Timer{}}
+	h.baseCtx, h.cancelBase = context.WithCancel(context.Background())
+	return h, nil
 }
 
 // Add makes a skill available under its manifest's bus id. The manifest
@@ -167,8 +180,8 @@ func (h *Host) Add(s Skill) error {
 		return fmt.Errorf("adding skill: %w", err)
 	}
 	id := m.BusID()
-	if id == GlobalsOwner {
-		return fmt.Errorf("adding skill %s: %w: the id is reserved for the global answer rules", m.ID, registry.ErrInvalid)
+	if reservedOwner(id) {
+		return fmt.Errorf("adding skill %s: %w: bus id %q is reserved for the runtime's answer rules", m.ID, registry.ErrInvalid, id)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -20,8 +20,10 @@ import (
 // those rules only, so "five minutes" means something while the timer
 // asks "for how long?" and nothing otherwise.
 //
-// A rule is "<owner>/<rule>": owner is a skill id, or "globals" for the
-// rules every skill may use (yes_no). A skill ships its rules as an
+// A rule is "<owner>/<rule>": owner is a skill's bus id, or one of the
+// runtime's own owners: "globals" for the rules every skill may use
+// (yes_no) and "optin" for the opt-in factory's (yes_no with wrongID,
+// who). Bus ids always hold a '.', so the two never collide. A skill ships its rules as an
 // fs.FS with one folder per rule, each a locale tree
 // (<rule>/<lang>/<intent>.intent, .voc, .entity), the same resource format
 // as its launch intents; the intents inside are the answers the rule
@@ -37,6 +39,9 @@ type RuleSkill interface {
 // GlobalsOwner is the owner of the rules every skill may use.
 const GlobalsOwner = "globals"
 
+// reservedOwner reports whether id names one of the runtime's rule owners.
+func reservedOwner(id string) bool { return !strings.Contains(id, ".") }
+
 // Limits on answer rules.
 const (
 	// MaxRulesPerSkill bounds the rule folders one skill ships.
@@ -45,8 +50,8 @@ const (
 	MaxListenContexts = 16
 )
 
-//go:embed globals
-var globalRules embed.FS
+//go:embed rules
+var builtinRules embed.FS
 
 // ruleBook holds the compiled answer rules of every owner.
 type ruleBook struct {
@@ -59,12 +64,18 @@ type ruleBook struct {
 
 func newRuleBook(log *slog.Logger) (*ruleBook, error) {
 	b := &ruleBook{log: log, rules: map[string]*intent.TemplateEngine{}}
-	sub, err := fs.Sub(globalRules, "globals")
+	owners, err := fs.ReadDir(builtinRules, "rules")
 	if err != nil {
-		return nil, fmt.Errorf("loading global answer rules: %w", err)
+		return nil, fmt.Errorf("loading the runtime's answer rules: %w", err)
 	}
-	if err := b.add(GlobalsOwner, sub); err != nil {
-		return nil, err
+	for _, o := range owners {
+		sub, err := fs.Sub(builtinRules, "rules/"+o.Name())
+		if err != nil {
+			return nil, fmt.Errorf("loading the runtime's answer rules: %w", err)
+		}
+		if err := b.add(o.Name(), sub); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -166,5 +177,38 @@ func (b *ruleBook) understand(utterance, lang string, contexts []string) protoco
 	if best == nil {
 		return nlu
 	}
-	return protocol.NLUFromSlots(best.IntentName, best.Slots, rules)
+	entities := make(map[string]string, len(best.Slots))
+	for k, v := range best.Slots {
+		entities[entityName(k)] = v
+	}
+	name := best.IntentName
+	if jn, ok := jiboIntentNames[name]; ok {
+		name = jn
+	}
+	return protocol.NLUFromSlots(name, entities, rules)
+}
+
+// jiboIntentNames maps rule intents whose Jibo wire name no resource file
+// may carry (RES-01: [a-z0-9_]+) to that name.
+var jiboIntentNames = map[string]string{"wrong_id": "wrongID"}
+
+// entityName turns a template slot name, snake_case as the grammar wants
+// (GRM-04), into the lowerCamelCase entity name Jibo's NLU used:
+// {loop_member_referent} fills entity loopMemberReferent.
+func entityName(slot string) string {
+	parts := strings.Split(slot, "_")
+	var b strings.Builder
+	for i, p := range parts {
+		if p == "" {
+			continue
+		}
+		if i > 0 && b.Len() > 0 {
+			p = strings.ToUpper(p[:1]) + p[1:]
+		}
+		b.WriteString(p)
+	}
+	if b.Len() == 0 {
+		return slot
+	}
+	return b.String()
 }

@@ -59,3 +59,43 @@ func BenchmarkNewSkillAction(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHubLink is the hub link's per-turn traffic: decode (with limits
+// and validation) and re-encode each message of a turn.
+func BenchmarkHubLink(b *testing.B) {
+	for _, m := range []struct {
+		file   string
+		decode func([]byte) (any, error)
+	}{
+		{"robot-to-hub/listen.json", func(d []byte) (any, error) { return DecodeHubRequest(d) }},
+		{"robot-to-hub/context.json", func(d []byte) (any, error) { return DecodeHubRequest(d) }},
+		{"hub-to-robot/listen.json", func(d []byte) (any, error) { return DecodeHubResponse(d) }},
+		{"hub-to-robot/skill_action.json", func(d []byte) (any, error) { return DecodeHubResponse(d) }},
+	} {
+		data := readShared(b, m.file)
+		b.Run(m.file, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				msg, err := m.decode(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := EncodeJSON(msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDecodeManifest(b *testing.B) {
+	data := readShared(b, "manifest/timer.json")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeManifest(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -40,6 +40,9 @@ type Options struct {
 	SayTime time.Duration
 	// Lang is the language of every turn; "" means en-US.
 	Lang string
+	// State keeps conversations and timers; nil means a new one. Give a
+	// second rig the first one's State to play a restart of jibod.
+	State *skill.MemoryState
 }
 
 // Rig is a robot reduced to what skills need.
@@ -70,7 +73,10 @@ type Rig struct {
 func New(t testing.TB, o Options) *Rig {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r := &Rig{t: t, Voice: &Voice{wait: o.SayTime}, Sounds: &Sounds{}, State: skill.NewMemoryState(), Now: o.Now, lang: o.Lang}
+	r := &Rig{t: t, Voice: &Voice{wait: o.SayTime}, Sounds: &Sounds{}, State: o.State, Now: o.Now, lang: o.Lang}
+	if r.State == nil {
+		r.State = skill.NewMemoryState()
+	}
 	if r.Now == nil {
 		r.Now = time.Now
 	}
@@ -125,6 +131,25 @@ func (r *Rig) Start() {
 		_ = r.Sched.Run(ctx)
 	}()
 	r.t.Cleanup(func() { cancel(); <-done })
+}
+
+// Restore is what the robot does at start-up: the host puts back the
+// conversations waiting for an answer, and the next utterance goes to the
+// skill that asked.
+func (r *Rig) Restore() int {
+	r.t.Helper()
+	n, err := r.Host.Restore(context.Background())
+	require.NoError(r.t, err)
+	convs, err := r.State.Conversations()
+	require.NoError(r.t, err)
+	for _, c := range convs {
+		if c.Listen != nil && c.BusSession == session.DefaultID {
+			r.mu.Lock()
+			r.responder = c.SkillID
+			r.mu.Unlock()
+		}
+	}
+	return n
 }
 
 // Turn is what one utterance did.

@@ -1,0 +1,427 @@
+// Package timer is the built-in kitchen timer, a graph skill (spec/jibo.md
+// §4): "set a timer" asks "For how long?" (a question MIM run by the QN
+// factory, whose answer the host understands with the skill's own
+// "jibo.timer/duration" rule), schedules the timer with the robot's
+// persistent scheduler and confirms; when the timer is due the robot
+// launches the skill on its own (PROACTIVE_LAUNCH with the timer's memo)
+// and it rings: a chime and "Your five minute timer is done!", a bounded
+// number of times, until it ends or the user says "stop". It also sets a
+// timer in one go ("set a timer for ten seconds"), cancels timers and says
+// how much time is left. ParseDuration reads spoken lengths of time.
+package timer
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
+	"github.com/openjibo/jibod/core/skill/graph"
+	"github.com/openjibo/jibod/core/skill/mim"
+	"github.com/openjibo/jibod/core/skill/mim/factory"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/core/skill/store"
+	"github.com/openjibo/jibod/jcp"
+)
+
+// ManifestID is the skill's registry id; ID is its id on the bus.
+const (
+	ManifestID = "jibo/timer"
+	ID         = "jibo.timer"
+)
+
+// Intent names of the launch intents, as the locale names them.
+const (
+	IntentSet      = "set_timer"
+	IntentCancel   = "cancel_timer"
+	IntentTimeLeft = "time_left"
+)
+
+// RuleDuration is the answer rule of "For how long?": intents "duration"
+// and "cancel" (no timer after all).
+const RuleDuration = ID + "/duration"
+
+// SlotDuration is the launch slot holding the length ("set a timer for
+// {duration}").
+const SlotDuration = "duration"
+
+// Alarm limits.
+const (
+	// DefaultAlarmRepeats is how many times the alarm rings unless told
+	// otherwise; MaxAlarmRepeats bounds Options.AlarmRepeats.
+	DefaultAlarmRepeats = 5
+	MaxAlarmRepeats     = 20
+	// AlarmSound is the sound effect of each ring.
+	AlarmSound = "chime"
+)
+
+//go:embed locale rules mims
+var files embed.FS
+
+// Manifest is what the skill declares: it speaks, plays its alarm sound,
+// asks how long, schedules timers and rings on its own.
+func Manifest() *registry.Manifest {
+	return &registry.Manifest{
+		ID: ManifestID, Version: "1.0.0", Name: "Timer",
+		Description: "Sets timers, says how much time is left, and rings when one is done.",
+		Permissions: []registry.Permission{registry.PermSpeech, registry.PermSound, registry.PermListen,
+			registry.PermProactive, registry.PermTimers},
+		Timeout:           5 * time.Second,
+		SafetyLevel:       registry.SafetyModerate,
+		SideEffectTags:    []string{"timer.schedule"},
+		IdempotentIntents: []string{IntentTimeLeft},
+	}
+}
+
+// Timers is what the skill needs of the robot's scheduler; *skill.Timers
+// is one.
+type Timers interface {
+	Set(ctx context.Context, d time.Duration, label string, memo json.RawMessage) (store.Timer, error)
+	Cancel(ctx context.Context, id string) error
+	List() []store.Timer
+}
+
+// Options configure the skill.
+type Options struct {
+	// Timers schedules the alarms; nil means the robot keeps no timers
+	// (the skill says so when asked for one).
+	Timers Timers
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Rand picks among a dialog's phrasings; nil means random.
+	Rand func(n int) int
+	// PromptRand picks among the question's prompts; nil means random.
+	PromptRand mim.Rand
+	// AlarmRepeats is how many times the alarm rings: 0 means
+	// DefaultAlarmRepeats, at most MaxAlarmRepeats.
+	AlarmRepeats int
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// memo is what a timer carries to its alarm (PROACTIVE_LAUNCH
+// result.memo).
+type memo struct {
+	// Seconds is the timer's length.
+	Seconds float64 `json:"seconds"`
+}
+
+// Skill is the timer skill.
+type Skill struct {
+	manifest *registry.Manifest
+	locale   *kit.Locale
+	rules    fs.FS
+	graph    *graph.Skill
+	timers   Timers
+	now      func() time.Time
+	repeats  int
+	log      *slog.Logger
+}
+
+var (
+	_ skill.Skill     = (*Skill)(nil)
+	_ skill.RuleSkill = (*Skill)(nil)
+	_ Timers          = (*skill.Timers)(nil)
+)
+
+// New builds the skill and its graph.
+func New(opts Options) (*Skill, error) {
+	m := Manifest()
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("timer skill: %w", err)
+	}
+	if opts.AlarmRepeats < 0 || opts.AlarmRepeats > MaxAlarmRepeats {
+		return nil, fmt.Errorf("timer skill: alarm repeats %d: want 0..%d", opts.AlarmRepeats, MaxAlarmRepeats)
+	}
+	s := &Skill{manifest: m, timers: opts.Timers, now: opts.Now, repeats: opts.AlarmRepeats, log: opts.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.repeats == 0 {
+		s.repeats = DefaultAlarmRepeats
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	sub, err := fs.Sub(files, "locale")
+	if err != nil {
+		return nil, fmt.Errorf("timer skill: %w", err)
+	}
+	if s.locale, err = kit.LoadLocale(sub, opts.Rand); err != nil {
+		return nil, fmt.Errorf("timer skill: %w", err)
+	}
+	if s.rules, err = fs.Sub(files, "rules"); err != nil {
+		return nil, fmt.Errorf("timer skill: %w", err)
+	}
+	ask, err := mim.Load(files, "mims/AskDuration.mim")
+	if err != nil {
+		return nil, fmt.Errorf("timer skill: %w", err)
+	}
+	if ask.RuleName != RuleDuration {
+		return nil, fmt.Errorf("timer skill: AskDuration.mim listens with %q, want %q", ask.RuleName, RuleDuration)
+	}
+	g, err := s.build(ask, opts.PromptRand)
+	if err != nil {
+		return nil, fmt.Errorf("timer skill: %w", err)
+	}
+	if s.graph, err = graph.NewSkill(m.BusID(), g, graph.Options{Logger: s.log}); err != nil {
+		return nil, fmt.Errorf("timer skill: %w", err)
+	}
+	return s, nil
+}
+
+// Manifest declares the skill to the host.
+func (s *Skill) Manifest() *registry.Manifest { return s.manifest.Clone() }
+
+// Locale is the skill's locale tree.
+func (s *Skill) Locale() fs.FS { return s.locale.FS() }
+
+// Rules are the skill's answer rules: "duration".
+func (s *Skill) Rules() fs.FS { return s.rules }
+
+// Graph is the skill's graph, for `jibod skills graph`.
+func (s *Skill) Graph() *graph.Graph { return s.graph.Graph() }
+
+// Handle answers one request.
+func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	return s.graph.Handle(ctx, req)
+}
+
+// Transitions of the skill's own nodes.
+const (
+	toSet        = "Set"
+	toCancel     = "Cancel"
+	toTimeLeft   = "TimeLeft"
+	toAlarm      = "Alarm"
+	toValid      = "Valid"
+	toMissing    = "Missing"
+	toOutOfRange = "OutOfRange"
+	toNeverMind  = "NeverMind"
+	exitDone     = "Done"
+)
+
+// build assembles the graph. Node ids follow the order of AddNode calls
+// and are stored in sessions, so new nodes go at the end.
+//
+//	IntentSplit --Set--> Length --Valid------> Start
+//	                             --Missing----> QN MIM: AskDuration --Success--> Length
+//	                             --OutOfRange-> OutOfRange          --NoMatch/NoInput--> GiveUp
+//	                             --NeverMind--> NeverMind
+//	IntentSplit --Cancel--> Cancel, --TimeLeft--> TimeLeft, --Alarm--> Alarm
+func (s *Skill) build(ask *mim.MIM, promptRand mim.Rand) (*graph.Graph, error) {
+	split := graph.Func("IntentSplit", []string{toSet, toCancel, toTimeLeft, toAlarm}, nil, s.split)
+	length := graph.Func("Length", []string{toValid, toMissing, toOutOfRange, toNeverMind}, nil, s.length)
+	qn, err := factory.QN("AskDuration", factory.Options{MIMs: factory.MIMs(ask), Now: s.now,
+		Slimmer: &mim.Slimmer{Rand: promptRand, Logger: s.log}})
+	if err != nil {
+		return nil, err
+	}
+	start := graph.JCP("Start", s.start, nil, exitDone).Final()
+	outOfRange := s.sayNode("OutOfRange", "out_of_range")
+	neverMind := s.sayNode("NeverMind", "never_mind")
+	giveUp := s.sayNode("GiveUp", "give_up")
+	cancel := graph.JCP("Cancel", s.cancel, nil, exitDone).Final()
+	left := graph.JCP("TimeLeft", s.timeLeft, nil, exitDone).Final()
+	alarm := graph.JCP("Alarm", s.alarm, nil, exitDone).Final()
+
+	g := graph.New("timer", exitDone)
+	// Errors are collected and reported by Finalize.
+	_ = g.AddNode(split, graph.To(toSet, length), graph.To(toCancel, cancel), graph.To(toTimeLeft, left), graph.To(toAlarm, alarm))
+	_ = g.AddNode(length, graph.To(toValid, start), graph.To(toMissing, qn.Initial()),
+		graph.To(toOutOfRange, outOfRange), graph.To(toNeverMind, neverMind))
+	_ = g.AddSubGraph(qn, graph.To(factory.Success, length), graph.To(factory.NoMatch, giveUp), graph.To(factory.NoInput, giveUp))
+	for _, n := range []graph.Node{start, outOfRange, neverMind, giveUp, cancel, left, alarm} {
+		_ = g.AddNode(n, graph.ToExit(exitDone, exitDone))
+	}
+	if err := g.Finalize(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// sayNode is a final node saying one dialog.
+func (s *Skill) sayNode(name, dialog string) *graph.JCPNode {
+	return graph.JCP(name, func(_ context.Context, d *graph.Data) (*jcp.Action, error) {
+		return s.say(d, dialog, nil)
+	}, nil, exitDone).Final()
+}
+
+func (s *Skill) say(d *graph.Data, dialog string, values map[string]string) (*jcp.Action, error) {
+	text, err := s.locale.Render(d.General.Lang, dialog, values)
+	if err != nil {
+		return nil, err
+	}
+	return jcp.NewAction(jcp.Say(text)), nil
+}
+
+// split routes a launch: a proactive launch is a timer ringing, a
+// LISTEN_LAUNCH goes by its intent.
+func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error) {
+	if d.Request.Type == protocol.TypeProactiveLaunch {
+		return graph.ExitResult{Transition: toAlarm, Result: d.Result}, nil
+	}
+	switch in := d.NLU().IntentName(); in {
+	case IntentSet:
+		return graph.ExitResult{Transition: toSet, Result: d.Result}, nil
+	case IntentCancel:
+		return graph.ExitResult{Transition: toCancel, Result: d.Result}, nil
+	case IntentTimeLeft:
+		return graph.ExitResult{Transition: toTimeLeft, Result: d.Result}, nil
+	default:
+		return graph.ExitResult{}, fmt.Errorf("no intent %q", in)
+	}
+}
+
+// length finds the timer's length: in the launch's duration slot, or in
+// the words of the answer to "For how long?". Its result is the
+// time.Duration.
+func (s *Skill) length(_ context.Context, d *graph.Data) (graph.ExitResult, error) {
+	var text string
+	if d.Request.Type == protocol.TypeListenUpdate {
+		if d.NLU().IntentName() == graph.IntentCancel {
+			return graph.ExitResult{Transition: toNeverMind}, nil
+		}
+		if asr := d.ASR(); asr != nil {
+			text = asr.Text
+		}
+	} else if v, ok := d.NLU().Entities[SlotDuration].(string); ok {
+		text = v
+	}
+	if text == "" {
+		return graph.ExitResult{Transition: toMissing}, nil
+	}
+	dur, err := ParseDuration(text)
+	switch {
+	case errors.Is(err, ErrOutOfRange):
+		return graph.ExitResult{Transition: toOutOfRange}, nil
+	case err != nil:
+		d.Log.Debug("no timer length in the words", "text", text, "err", err)
+		return graph.ExitResult{Transition: toMissing}, nil
+	}
+	return graph.ExitResult{Transition: toValid, Result: dur}, nil
+}
+
+// start schedules the timer and says so.
+func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
+	dur, ok := d.Result.(time.Duration)
+	if !ok {
+		return nil, fmt.Errorf("start: no timer length (got %T)", d.Result)
+	}
+	if s.timers == nil {
+		return s.say(d, "no_timers_here", nil)
+	}
+	raw, err := json.Marshal(memo{Seconds: dur.Seconds()})
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	if _, err := s.timers.Set(ctx, dur, "", raw); err != nil {
+		if errors.Is(err, skill.ErrNoScheduler) {
+			return s.say(d, "no_timers_here", nil)
+		}
+		d.Log.Warn("setting a timer failed", "length", dur, "err", err)
+		return s.say(d, "set_failed", nil)
+	}
+	return s.say(d, "started", map[string]string{"duration": SpokenDuration(dur)})
+}
+
+// lengthOf reads a timer's length from its memo; 0 when it has none.
+func lengthOf(t store.Timer) time.Duration {
+	var m memo
+	if len(t.Memo) == 0 || json.Unmarshal(t.Memo, &m) != nil || m.Seconds <= 0 || m.Seconds > MaxDuration.Seconds() {
+		return 0
+	}
+	return time.Duration(m.Seconds * float64(time.Second))
+}
+
+// named renders dialog base_length ("your five minute timer"), or
+// base_duration ("your timer for one hour and thirty minutes") for a
+// length of several units, or base for a timer of unknown length.
+func (s *Skill) named(d *graph.Data, base string, length time.Duration) (string, error) {
+	lang := d.General.Lang
+	if length <= 0 {
+		return s.locale.Render(lang, base, nil)
+	}
+	if l, ok := SpokenLength(length); ok {
+		return s.locale.Render(lang, base+"_length", map[string]string{"length": l})
+	}
+	return s.locale.Render(lang, base+"_duration", map[string]string{"duration": SpokenDuration(length)})
+}
+
+// cancel cancels every timer of the skill.
+func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
+	var list []store.Timer
+	if s.timers != nil {
+		list = s.timers.List()
+	}
+	if len(list) == 0 {
+		return s.say(d, "no_timer", nil)
+	}
+	var errs []error
+	for _, t := range list {
+		if err := s.timers.Cancel(ctx, t.ID); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("cancelling timers: %w", err)
+	}
+	if len(list) > 1 {
+		return s.say(d, "cancelled_many", map[string]string{"count": NumberWords(len(list))})
+	}
+	text, err := s.named(d, "cancelled", lengthOf(list[0]))
+	if err != nil {
+		return nil, err
+	}
+	return jcp.NewAction(jcp.Say(text)), nil
+}
+
+// timeLeft says how long until the next timer rings.
+func (s *Skill) timeLeft(_ context.Context, d *graph.Data) (*jcp.Action, error) {
+	var list []store.Timer
+	if s.timers != nil {
+		list = s.timers.List()
+	}
+	if len(list) == 0 {
+		return s.say(d, "no_timer", nil)
+	}
+	next := list[0] // soonest first
+	left := next.Due.Sub(s.now()).Round(time.Second)
+	if left < time.Second {
+		return s.say(d, "ringing", nil)
+	}
+	if len(list) > 1 {
+		return s.say(d, "left_many", map[string]string{"count": NumberWords(len(list)), "left": SpokenDuration(left)})
+	}
+	return s.say(d, "left_one", map[string]string{"left": SpokenDuration(left)})
+}
+
+// alarm rings: the chime and the news, AlarmRepeats times, as one action
+// a stop ends.
+func (s *Skill) alarm(_ context.Context, d *graph.Data) (*jcp.Action, error) {
+	var length time.Duration
+	if raw := d.Request.Data.Result.Memo; len(raw) > 0 {
+		var m memo
+		if err := json.Unmarshal(raw, &m); err != nil || m.Seconds <= 0 || m.Seconds > MaxDuration.Seconds() {
+			// Still ring: a timer that went off must be heard.
+			d.Log.Warn("timer memo unreadable; ringing without its length", "memo", string(raw), "err", err)
+		} else {
+			length = time.Duration(m.Seconds * float64(time.Second))
+		}
+	}
+	text, err := s.named(d, "alarm", length)
+	if err != nil {
+		return nil, err
+	}
+	rings := make([]jcp.Behavior, s.repeats)
+	for i := range rings {
+		rings[i] = jcp.Say("<sfx name='" + AlarmSound + "'/>" + text)
+	}
+	return jcp.NewAction(jcp.Sequence(rings...)), nil
+}

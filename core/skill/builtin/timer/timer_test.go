@@ -1,0 +1,327 @@
+package timer
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/internal/rig"
+	"github.com/openjibo/jibod/core/skill/graph"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/jcp"
+)
+
+// first picks the first phrasing and the first prompt, so what the robot
+// says is known.
+type first struct{}
+
+func (first) Float64() float64 { return 0 }
+
+// newRig hosts the timer skill with the rig's scheduler. Inside a synctest
+// bubble its clock is the fake one.
+func newRig(t *testing.T, o rig.Options) *rig.Rig {
+	r := rig.New(t, o)
+	s, err := New(Options{Timers: skill.NewTimers(r.Sched, ID, r.Now), Now: r.Now,
+		Rand: func(int) int { return 0 }, PromptRand: first{}})
+	require.NoError(t, err)
+	r.Add(s)
+	r.Start()
+	return r
+}
+
+type step struct {
+	say        string
+	dispatched string
+	said       []string
+	listening  bool
+}
+
+func play(t *testing.T, r *rig.Rig, steps []step) {
+	t.Helper()
+	for i, st := range steps {
+		turn := r.Say(st.say)
+		require.NoError(t, turn.Err, "step %d %q", i, st.say)
+		assert.Equal(t, st.dispatched, turn.Dispatched, "step %d %q", i, st.say)
+		assert.Equal(t, st.said, turn.Said, "step %d %q", i, st.say)
+		assert.Equal(t, st.listening, turn.Listening == ID, "step %d %q: listening", i, st.say)
+	}
+}
+
+const (
+	set      = ID + ":" + IntentSet
+	response = ID + ":" + skill.IntentResponse
+)
+
+// TestConversationAlarmAndStop is the whole timer conversation on a fake
+// clock: the question and its answer (multi-turn through response mode),
+// the time left, five minutes later the alarm (PROACTIVE_LAUNCH with the
+// timer's memo) and "stop" ending it.
+func TestConversationAlarmAndStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rig.Options{SayTime: 2 * time.Second})
+		play(t, r, []step{
+			{"set a timer", set, []string{"For how long?"}, true},
+			{"five minutes", response, []string{"OK, five minutes, starting now."}, false},
+		})
+		timers := r.Sched.List()
+		require.Len(t, timers, 1)
+		assert.Equal(t, ID, timers[0].SkillID)
+		assert.Equal(t, "default", timers[0].BusSession, "it rings where it was asked for")
+		assert.JSONEq(t, `{"seconds":300}`, string(timers[0].Memo))
+
+		time.Sleep(time.Minute) // and the two seconds "OK, five minutes, starting now." took
+		play(t, r, []step{{"how much time is left on the timer", ID + ":" + IntentTimeLeft,
+			[]string{"There's three minutes and fifty eight seconds left on your timer."}, false}})
+
+		before := len(r.Voice.Said())
+		time.Sleep(timers[0].Due.Sub(time.Now()))
+		synctest.Wait() // the alarm rings, its first line being said
+		ringing := r.Voice.Said()[before:]
+		assert.Equal(t, []string{"Your five minute timer is done!"}, ringing)
+		assert.Equal(t, []string{"sfx:" + AlarmSound}, r.Sounds.Played())
+
+		require.NoError(t, r.Stop(ID))
+		synctest.Wait()
+		time.Sleep(time.Minute)
+		assert.Len(t, r.Voice.Said()[before:], 1, "stop ended the alarm")
+		n, err := r.Fired()
+		assert.Equal(t, 1, n)
+		assert.NoError(t, err, "a stopped alarm is no failure")
+		assert.Empty(t, r.Sched.List(), "the timer is done")
+	})
+}
+
+// TestAlarmRingsBoundedTimes: set in one go, the alarm rings
+// DefaultAlarmRepeats times and stops by itself.
+func TestAlarmRingsBoundedTimes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rig.Options{SayTime: time.Second})
+		play(t, r, []step{
+			{"set a timer for ten seconds", set, []string{"OK, ten seconds, starting now."}, false},
+		})
+		time.Sleep(10 * time.Second)
+		time.Sleep(time.Minute)
+		n, err := r.Fired()
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		said := r.Voice.Said()[1:]
+		assert.Len(t, said, DefaultAlarmRepeats)
+		for _, s := range said {
+			assert.Equal(t, "Your ten second timer is done!", s)
+		}
+		assert.Len(t, r.Sounds.Played(), DefaultAlarmRepeats)
+		assert.Empty(t, r.Sched.List())
+	})
+}
+
+func TestNoMatchLadder(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"re-asks twice, then gives up", []step{
+			{"set a timer", set, []string{"For how long?"}, true},
+			{"banana", response, []string{"Sorry, how many minutes or seconds?"}, true},
+			{"banana", response, []string{"I still didn't get that. Say something like", "five minutes."}, true},
+			{"banana", response, []string{"Sorry, I didn't catch how long. Ask me again when you're ready."}, false},
+		}},
+		{"answers on the second try", []step{
+			{"set a timer", set, []string{"For how long?"}, true},
+			{"a while", response, []string{"Sorry, how many minutes or seconds?"}, true},
+			{"an hour and a half", response, []string{"OK, one hour and thirty minutes, starting now."}, false},
+		}},
+		{"never mind", []step{
+			{"start a timer", set, []string{"For how long?"}, true},
+			{"never mind", response, []string{"OK, no timer then."}, false},
+		}},
+		{"too long an answer", []step{
+			{"set a timer", set, []string{"For how long?"}, true},
+			{"30 hours", response, []string{"I can set timers from one second up to twenty four hours."}, false},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				play(t, r, tt.steps)
+				if tt.name == "answers on the second try" {
+					assert.Len(t, r.Sched.List(), 1)
+				} else {
+					assert.Empty(t, r.Sched.List(), "no timer was set")
+				}
+			})
+		})
+	}
+}
+
+func TestInOneGo(t *testing.T) {
+	tests := []struct {
+		say  string
+		said string
+		set  time.Duration
+	}{
+		{"set a timer for ten seconds", "OK, ten seconds, starting now.", 10 * time.Second},
+		{"set a five minute timer", "OK, five minutes, starting now.", 5 * time.Minute},
+		{"timer for 1 minute 30 seconds", "OK, one minute and thirty seconds, starting now.", 90 * time.Second},
+		{"set a timer for half an hour", "OK, thirty minutes, starting now.", 30 * time.Minute},
+		{"set a timer for 25 hours", "I can set timers from one second up to twenty four hours.", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				play(t, r, []step{{tt.say, set, []string{tt.said}, false}})
+				list := r.Sched.List()
+				if tt.set == 0 {
+					assert.Empty(t, list)
+					return
+				}
+				require.Len(t, list, 1)
+				assert.Equal(t, tt.set, list[0].Due.Sub(time.Now()))
+			})
+		})
+	}
+}
+
+func TestCancelAndTimeLeft(t *testing.T) {
+	cancel := ID + ":" + IntentCancel
+	left := ID + ":" + IntentTimeLeft
+	tests := []struct {
+		name  string
+		set   []string
+		steps []step
+	}{
+		{"nothing to cancel", nil, []step{
+			{"cancel the timer", cancel, []string{"You don't have a timer running."}, false},
+			{"how much time is left", left, []string{"You don't have a timer running."}, false},
+		}},
+		{"one timer", []string{"set a timer for five minutes"}, []step{
+			{"how much time is left", left, []string{"There's five minutes left on your timer."}, false},
+			{"cancel the timer", cancel, []string{"OK, I cancelled your five minute timer."}, false},
+			{"cancel my timer", cancel, []string{"You don't have a timer running."}, false},
+		}},
+		{"a timer of several units", []string{"set a timer for an hour and a half"}, []step{
+			{"stop the timer", cancel, []string{"OK, I cancelled your timer for one hour and thirty minutes."}, false},
+		}},
+		{"two timers", []string{"set a timer for ten minutes", "set a timer for two minutes"}, []step{
+			{"how much time is left", left, []string{"You have two timers. The next one rings in two minutes."}, false},
+			{"cancel the timers", cancel, []string{"OK, I cancelled your two timers."}, false},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				for _, u := range tt.set {
+					require.NoError(t, r.Say(u).Err)
+				}
+				play(t, r, tt.steps)
+				assert.Empty(t, r.Sched.List())
+			})
+		})
+	}
+}
+
+// TestCancelWhileRinging: "cancel the timer" while the alarm rings ends
+// it, as "stop" does.
+func TestCancelWhileRinging(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rig.Options{SayTime: 2 * time.Second})
+		require.NoError(t, r.Say("set a timer for a minute").Err)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		// The alarm goes on ringing meanwhile, so its lines may come between.
+		turn := r.Say("how much time is left")
+		require.NoError(t, turn.Err)
+		assert.Contains(t, turn.Said, "Your timer is ringing right now.")
+		turn = r.Say("cancel the timer")
+		require.NoError(t, turn.Err)
+		assert.Contains(t, turn.Said, "OK, I cancelled your one minute timer.")
+		time.Sleep(time.Minute)
+		n, err := r.Fired()
+		assert.Equal(t, 1, n)
+		assert.ErrorIs(t, err, context.Canceled, "the alarm's action was cut short by the cancel")
+		rings := 0
+		for _, s := range r.Voice.Said() {
+			if s == "Your one minute timer is done!" {
+				rings++
+			}
+		}
+		assert.Less(t, rings, DefaultAlarmRepeats, "the alarm stopped early")
+	})
+}
+
+// TestRestartContinuesConversation: jibod stops after "For how long?";
+// a new host and a new skill over the same state take the answer.
+func TestRestartContinuesConversation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		first := newRig(t, rig.Options{})
+		play(t, first, []step{{"set a timer", set, []string{"For how long?"}, true}})
+
+		second := newRig(t, rig.Options{State: first.State})
+		assert.Equal(t, 1, second.Restore(), "the question is put back in response mode")
+		play(t, second, []step{{"two minutes", response, []string{"OK, two minutes, starting now."}, false}})
+		assert.Len(t, second.Sched.List(), 1)
+	})
+}
+
+func TestNoScheduler(t *testing.T) {
+	r := rig.New(t, rig.Options{})
+	s, err := New(Options{Rand: func(int) int { return 0 }, PromptRand: first{}})
+	require.NoError(t, err)
+	r.Add(s)
+	play(t, r, []step{{"set a timer for five minutes", set, []string{"Sorry, I can't keep timers on this robot."}, false}})
+}
+
+// TestAlarmWithoutMemo: a timer whose memo is lost still rings.
+func TestAlarmWithoutMemo(t *testing.T) {
+	s, err := New(Options{Rand: func(int) int { return 0 }, AlarmRepeats: 2, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	for _, memo := range []string{`{"seconds":"x"}`, `{}`, `null`} {
+		req := protocol.NewProactiveLaunch(protocol.Context{General: protocol.GeneralData{AccountID: "a", RobotID: "r", Lang: "en-US"},
+			Skill: protocol.Skill(ID)}, []byte(memo))
+		resp, err := s.Handle(context.Background(), req)
+		require.NoError(t, err)
+		require.Equal(t, protocol.TypeSkillAction, resp.Type, memo)
+		a, err := jcp.ParseAction(resp.Action.Action)
+		require.NoError(t, err)
+		rings := a.Behavior.(*jcp.SequenceBehavior).Children
+		require.Len(t, rings, 2)
+		assert.Equal(t, "<sfx name='chime'/>Your timer is done!", rings[0].(*jcp.SLIM).Play.ESML)
+	}
+}
+
+func TestOptionsChecked(t *testing.T) {
+	_, err := New(Options{AlarmRepeats: MaxAlarmRepeats + 1})
+	assert.ErrorContains(t, err, "alarm repeats 21")
+}
+
+// TestGraph: the graph as `jibod skills graph jibo/timer` draws it, with
+// the QN factory's question as a subgraph.
+func TestGraph(t *testing.T) {
+	s, err := New(Options{})
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, graph.WriteDOT(&b, s.Graph()))
+	for _, want := range []string{`"0: IntentSplit"`, `"1: Length"`, `"2: QN:SL:AskDuration"`, `"3: NM:SL:AskDuration"`,
+		`"8: GiveUp"`, `n1 -> n2 [label="Missing"]`, `"11: Alarm"`, `label="QN MIM: AskDuration"`} {
+		assert.Contains(t, b.String(), want)
+	}
+}
+
+func TestManifest(t *testing.T) {
+	s, err := New(Options{})
+	require.NoError(t, err)
+	m := s.Manifest()
+	require.NoError(t, m.Validate())
+	assert.Equal(t, ID, m.BusID())
+	assert.True(t, m.Idempotent(IntentTimeLeft))
+	assert.False(t, m.Idempotent(IntentSet), "setting twice sets two timers")
+}
