@@ -34,7 +34,7 @@ func (f *fakeSkill) Manifest() *Manifest {
 		Permissions: []registry.Permission{registry.PermSpeech, registry.PermListen}, Timeout: 100 * time.Millisecond,
 		SafetyLevel: registry.SafetyLow}
 }
-func (f *fakeSkill) Locale() fs.FS      { return nil }
+func (f *fakeSkill) Locale() fs.FS { return nil }
 func (f *fakeSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
