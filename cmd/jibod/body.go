@@ -8,6 +8,7 @@ import (
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/device/sfx"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/jcp/character"
 	"github.com/openjibo/jibod/motion"
@@ -21,6 +22,9 @@ type bodyParts struct {
 	motion *motion.Controller
 	state  *character.State
 	exec   *jcp.Executor
+	// volume is the master volume every sound goes through; nil when the
+	// body has no sound output.
+	volume *device.Volume
 }
 
 // bodyOptions shape openBody.
@@ -60,6 +64,16 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 		return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 	}
 	b.state = character.New(character.Options{})
+	// Sounds go through the master volume: the executor's player writes to
+	// the volume, which scales and hands the samples to the board's sink.
+	if out := b.board.AudioOut; out != nil {
+		if b.volume, err = device.NewVolume(out, 1, observe); err != nil {
+			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
+		}
+		if b.board.Sounds, err = sfx.NewPlayer(b.volume, nil); err != nil {
+			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
+		}
+	}
 	ec := b.board.ExecutorConfig()
 	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.motion, b.state, o.ExecObserve
 	if b.exec, err = jcp.NewExecutor(ec); err != nil {

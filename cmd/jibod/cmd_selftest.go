@@ -134,7 +134,7 @@ func selftestChecks() []check {
 			return expectAnswer(ctx, u, "hello", "jibo.basics:greet", nil)
 		}},
 		{"time answered", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
-			return expectAnswer(ctx, u, "what time is it", "jibo.basics:time_now", regexp.MustCompile(`\d{1,2}:\d\d [AP]M`))
+			return expectAnswer(ctx, u, "what time is it", "jibo.clock:time_now", regexp.MustCompile(`\d{1,2}:\d\d [AP]M`))
 		}},
 		{"nonsense unmatched", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
 			_, msgs, err := u.Say(ctx, "flibbertigibbet")

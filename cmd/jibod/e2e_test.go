@@ -101,7 +101,7 @@ func TestStdinTrace(t *testing.T) {
 	lc := lifecycles(msgs)
 	matched := []string{"ovos.utterance.handle", "ovos.intent.matched", "", "ovos.intent.handler.start",
 		"ovos.utterance.speak", "ovos.intent.handler.complete", "ovos.utterance.handled"}
-	for id, dispatch := range map[string]string{"stdin-1": "jibo.basics:greet", "stdin-2": "jibo.basics:time_now"} {
+	for id, dispatch := range map[string]string{"stdin-1": "jibo.basics:greet", "stdin-2": "jibo.clock:time_now"} {
 		want := append([]string(nil), matched...)
 		want[2] = dispatch
 		assert.Equal(t, want, lc[id], "lifecycle of %s, in order (§13.A)", id)

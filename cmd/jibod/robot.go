@@ -193,13 +193,18 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	if r.sched, err = schedule.New(schedule.Config{Store: timers, Now: now, Logger: log,
 		Fire: func(ctx context.Context, t store.Timer) {
-			if err := r.host.Proactive(ctx, t); err != nil {
+			switch err := r.host.Proactive(ctx, t); {
+			case err == nil:
+			case ctx.Err() != nil: // the timer was cancelled while ringing, or jibod is stopping
+				log.Info("timer's launch cut short", "skill_id", t.SkillID, "timer", t.ID, "why", context.Cause(ctx))
+			default:
 				log.Error("timer fired but its skill failed", "skill_id", t.SkillID, "timer", t.ID, "err", err)
 			}
 		}}); err != nil {
 		return nil, err
 	}
-	skills, err := builtinSkills(skillDeps{Now: now})
+	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume),
+		Skills: r.host.Skills, Log: log})
 	if err != nil {
 		return nil, err
 	}

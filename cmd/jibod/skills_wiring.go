@@ -3,13 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/builtin/basics"
+	"github.com/openjibo/jibod/core/skill/builtin/capabilities"
+	"github.com/openjibo/jibod/core/skill/builtin/chitchat"
+	"github.com/openjibo/jibod/core/skill/builtin/clock"
+	"github.com/openjibo/jibod/core/skill/builtin/timer"
+	"github.com/openjibo/jibod/core/skill/builtin/volume"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/jcp/character"
 )
 
@@ -83,18 +90,48 @@ func runtimeContext(st *character.State, now func() time.Time) func() protocol.R
 	}
 }
 
-// skillDeps is what the built-in skills are given.
+// skillDeps is what the built-in skills are given. Each may be left out:
+// a skill without what it needs says so when asked.
 type skillDeps struct {
 	// Now is the robot's clock.
 	Now func() time.Time
+	// Sched keeps the timer skill's alarms.
+	Sched skill.Scheduler
+	// Volume is the body's master volume.
+	Volume volume.Control
+	// Skills lists the installed skills' manifests, for "what can you do".
+	Skills func() []*registry.Manifest
+	// Log is the skills' logger.
+	Log *slog.Logger
 }
 
 // builtinSkills builds the skills that ship with the robot, in the order
 // they are added to the host.
 func builtinSkills(d skillDeps) ([]skill.Skill, error) {
-	b, err := basics.New(basics.Options{Now: d.Now})
-	if err != nil {
-		return nil, err
+	if d.Now == nil {
+		d.Now = time.Now
 	}
-	return []skill.Skill{b}, nil
+	var timers timer.Timers
+	if d.Sched != nil {
+		timers = skill.NewTimers(d.Sched, timer.ID, d.Now)
+	}
+	var out []skill.Skill
+	var errs []error
+	add := func(s skill.Skill, err error) {
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		out = append(out, s)
+	}
+	add(basics.New(basics.Options{Logger: d.Log}))
+	add(clock.New(clock.Options{Now: d.Now, Logger: d.Log}))
+	add(timer.New(timer.Options{Timers: timers, Now: d.Now, Logger: d.Log}))
+	add(chitchat.New(chitchat.Options{Now: d.Now, Logger: d.Log}))
+	add(volume.New(volume.Options{Control: d.Volume, Logger: d.Log}))
+	add(capabilities.New(capabilities.Options{Skills: d.Skills, Logger: d.Log}))
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("built-in skills: %w", err)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,14 +15,19 @@ import (
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/jcp"
 )
 
 // talker is a skill whose every answer is one long sentence.
 type talker struct{ id string }
 
-func (s talker) Manifest() skill.Manifest { return skill.Manifest{ID: s.id, Name: s.id} }
-func (s talker) Locale() fs.FS            { return nil }
+func (s talker) Manifest() *skill.Manifest {
+	return &skill.Manifest{ID: strings.Replace(s.id, ".", "/", 1), Name: s.id, Version: "1.0.0",
+		Description: "Talks at length.", Permissions: []registry.Permission{registry.PermSpeech},
+		SafetyLevel: registry.SafetyLow}
+}
+func (s talker) Locale() fs.FS { return nil }
 func (s talker) Handle(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 	a, err := skill.ActionJSON(jcp.NewAction(jcp.Say("a very long story")))
 	if err != nil {
@@ -56,7 +62,7 @@ func TestHostStopsTheBody(t *testing.T) {
 		stop func(t *testing.T, b *bus.Bus, h *skill.Host, s session.Session)
 	}{
 		{"<skill>:stop dispatch (STOP-07)", func(t *testing.T, _ *bus.Bus, h *skill.Host, s session.Session) {
-			_, err := h.Invoke(context.Background(), dispatchFor(s, "talker", "stop"))
+			_, err := h.Invoke(context.Background(), dispatchFor(s, "test.talker", "stop"))
 			require.NoError(t, err)
 		}},
 		{"ovos.stop (STOP-06)", func(t *testing.T, b *bus.Bus, _ *skill.Host, s session.Session) {
@@ -74,7 +80,7 @@ func TestHostStopsTheBody(t *testing.T) {
 			require.NoError(t, err)
 			h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex})
 			require.NoError(t, err)
-			require.NoError(t, h.Add(talker{id: "talker"}))
+			require.NoError(t, h.Add(talker{id: "test.talker"}))
 			stopSubs, err := h.StartStop()
 			require.NoError(t, err)
 			defer stopSubs()
@@ -86,7 +92,7 @@ func TestHostStopsTheBody(t *testing.T) {
 			kitchen, _ := session.Empty().With(session.FieldSessionID, "kitchen")
 			done := make(chan error, 1)
 			go func() {
-				_, err := h.Invoke(context.Background(), dispatchFor(session.Empty(), "talker", "story"))
+				_, err := h.Invoke(context.Background(), dispatchFor(session.Empty(), "test.talker", "story"))
 				done <- err
 			}()
 			<-voice.speaking
@@ -100,15 +106,15 @@ func TestHostStopsTheBody(t *testing.T) {
 			ping(kitchen) // nothing runs there: no answer
 			ping(session.Empty())
 			pong := <-pongs
-			assert.Equal(t, map[string]any{"skill_id": "talker", "can_handle": true}, pong.Data)
-			assert.Equal(t, "talker", pong.ContextString(bus.KeySkillID), "REG-03")
+			assert.Equal(t, map[string]any{"skill_id": "test.talker", "can_handle": true}, pong.Data)
+			assert.Equal(t, "test.talker", pong.ContextString(bus.KeySkillID), "REG-03")
 			assert.Equal(t, "ping-default", pong.ContextString(bus.KeyUtteranceID), "the answer is to the default session's ping")
 
 			// A stop in another session leaves this one speaking: the host
 			// takes ovos.stop and pings in order, so it still answers.
 			tt.stop(t, b, h, kitchen)
 			ping(session.Empty())
-			assert.Equal(t, "talker", (<-pongs).DataString("skill_id"), "still running after another session's stop")
+			assert.Equal(t, "test.talker", (<-pongs).DataString("skill_id"), "still running after another session's stop")
 			tt.stop(t, b, h, session.Empty())
 			assert.NoError(t, <-done, "a stopped action is done, not failed")
 		})

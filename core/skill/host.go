@@ -313,14 +313,27 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 		resp := reply.Response
 		switch resp.Type {
 		case protocol.TypeSkillAction:
+			final := resp.Action.Final != nil && *resp.Action.Final || reply.Action == nil
+			// Kept before the body speaks: a robot killed while asking
+			// still knows its question when it starts again.
+			planned := plannedListen(reply.Action)
+			committed, err := h.remember(t, resp.Action.Skill, final, planned)
+			if err != nil {
+				lease.Release()
+				return session.Session{}, err
+			}
 			listen, err := h.act(ctx, t, reply.Action)
 			lease.Release()
 			if err != nil {
 				_ = h.forget(t.busSession, t.skillID)
 				return session.Session{}, err
 			}
-			final := resp.Action.Final != nil && *resp.Action.Final || reply.Action == nil
-			return h.remember(t, resp.Action.Skill, final, listen)
+			if listen != nil || planned != nil {
+				// The answer window opens once the question has been
+				// asked; a stopped question is withdrawn.
+				return h.remember(t, resp.Action.Skill, final, listen)
+			}
+			return committed, nil
 		case protocol.TypeError:
 			lease.Release()
 			_ = h.forget(t.busSession, t.skillID)
@@ -406,6 +419,36 @@ func statusOf(r *jcp.Result) string {
 		return "refused"
 	}
 	return string(r.Status)
+}
+
+// plannedListen returns the contexts of the question an action will end
+// on, nil when it asks none: its last SLIM in running order, when that
+// SLIM listens (a question anywhere else ends the run, jibo.md §3.2).
+func plannedListen(a *jcp.Action) []string {
+	if a == nil {
+		return nil
+	}
+	var last *jcp.SLIM
+	var walk func(jcp.Behavior)
+	walk = func(b jcp.Behavior) {
+		switch t := b.(type) {
+		case *jcp.SLIM:
+			last = t
+		case *jcp.SequenceBehavior:
+			for _, c := range t.Children {
+				walk(c)
+			}
+		case *jcp.ParallelBehavior:
+			for _, c := range t.Children {
+				walk(c)
+			}
+		}
+	}
+	walk(a.Behavior)
+	if last == nil || last.Listen == nil {
+		return nil
+	}
+	return append([]string{}, last.Listen.Contexts...)
 }
 
 // questionPlays maps the id of each PLAY that belongs to a listening SLIM to

@@ -170,6 +170,8 @@ func TestInvokeFailures(t *testing.T) {
 				assert.ErrorContains(t, err, tt.want)
 			}
 			assert.Equal(t, tt.said, r.voice.said, "nothing of a refused action runs")
+			_, err = r.host.Invoke(context.Background(), dispatch("t.t", "x"))
+			assert.NoError(t, err, "the robot carries on: the next skill call works")
 			recs := r.host.cfg.Records.(*invoke.Log).List(invoke.Filter{Skill: "t/s"})
 			require.Len(t, recs, 1, "every call leaves one record")
 			if tt.want != "" && !strings.Contains(tt.name, "redirect") {

@@ -53,6 +53,9 @@ func (h *Host) Proactive(ctx context.Context, tm store.Timer) error {
 	}
 	req := protocol.NewProactiveLaunch(h.requestContext(lang, protocol.Skill(tm.SkillID)), tm.Memo)
 	if _, err := h.exchange(ctx, t, s, req, "proactive"); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("proactive launch of %s ended early: %w", tm.SkillID, context.Cause(ctx))
+		}
 		// No lifecycle reports this failure: say it on the bus.
 		e := origin.Forward(TopicSkillError, map[string]any{"skill_id": tm.SkillID, "error": err.Error()})
 		if perr := h.cfg.Bus.Publish(ctx, e); perr != nil {

@@ -1,5 +1,6 @@
-// Package basics is the robot's first built-in skill: it answers greetings
-// and tells the time, each with a spoken JCP action.
+// Package basics is the robot's first built-in skill: it answers
+// greetings with a spoken JCP action. (The time and the date are the clock
+// skill's, small talk the chitchat skill's.)
 package basics
 
 import (
@@ -7,13 +8,13 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"time"
+	"log/slog"
 
-	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/base"
+	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
-	"github.com/openjibo/jibod/jcp"
 )
 
 // ManifestID is the skill's manifest id; ID is its id on the bus.
@@ -22,95 +23,80 @@ const (
 	ID         = "jibo.basics"
 )
 
-// Intent names, as the locale's .intent files name them.
-const (
-	IntentGreet   = "greet"
-	IntentTimeNow = "time_now"
-)
+// IntentGreet is the skill's intent, as the locale's .intent file names it.
+const IntentGreet = "greet"
 
 //go:embed locale
 var files embed.FS
 
-// Skill answers greetings and "what time is it".
+// Manifest is what the skill declares: it only speaks.
+func Manifest() *registry.Manifest {
+	return &registry.Manifest{ID: ManifestID, Name: "Basics", Version: "1.1.0",
+		Description:       "Answers greetings.",
+		Permissions:       []registry.Permission{registry.PermSpeech},
+		SafetyLevel:       registry.SafetyLow,
+		IdempotentIntents: []string{IntentGreet}}
+}
+
+// Skill answers greetings.
 type Skill struct {
-	locale  fs.FS
-	dialogs map[string]*skill.Dialogs // lowercase lang tag → dialogs
-	now     func() time.Time
+	manifest *registry.Manifest
+	locale   *kit.Locale
+	base     *base.Skill
 }
 
 // Options configure the skill.
 type Options struct {
-	// Now is the clock; nil means time.Now (local time zone).
-	Now func() time.Time
 	// Rand picks among phrasings; nil means random.
 	Rand func(n int) int
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 var _ skill.Skill = (*Skill)(nil)
 
 // New loads and checks the skill's locale.
 func New(opts Options) (*Skill, error) {
-	loc, err := fs.Sub(files, "locale")
+	m := Manifest()
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("basics skill: %w", err)
+	}
+	sub, err := fs.Sub(files, "locale")
 	if err != nil {
 		return nil, fmt.Errorf("basics skill: %w", err)
 	}
-	l, err := intent.LoadLocale(loc, ".")
+	loc, err := kit.LoadLocale(sub, opts.Rand)
 	if err != nil {
-		return nil, fmt.Errorf("basics skill: loading locale: %w", err)
+		return nil, fmt.Errorf("basics skill: %w", err)
 	}
-	s := &Skill{locale: loc, dialogs: map[string]*skill.Dialogs{}, now: opts.Now}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	for tag, lang := range l.Langs {
-		d, err := skill.NewDialogs(lang, opts.Rand)
-		if err != nil {
-			return nil, fmt.Errorf("basics skill: %w", err)
-		}
-		s.dialogs[tag] = d
+	s := &Skill{manifest: m, locale: loc}
+	if s.base, err = base.New(ID, s.handle, base.Options{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("basics skill: %w", err)
 	}
 	return s, nil
 }
 
-// Manifest describes the skill.
-func (s *Skill) Manifest() *skill.Manifest {
-	return &skill.Manifest{ID: ManifestID, Name: "Basics", Version: "1.0.0",
-		Description: "Answers greetings and tells the time.",
-		Permissions: []registry.Permission{registry.PermSpeech}, SafetyLevel: registry.SafetyLow}
-}
+// Manifest declares the skill to the host.
+func (s *Skill) Manifest() *skill.Manifest { return s.manifest.Clone() }
 
 // Locale is the skill's locale tree.
-func (s *Skill) Locale() fs.FS { return s.locale }
+func (s *Skill) Locale() fs.FS { return s.locale.FS() }
 
 // Handle answers one request.
 func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return s.base.Handle(ctx, req)
+}
+
+func (s *Skill) handle(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 	if req.Type != protocol.TypeListenLaunch {
-		return protocol.NewError(req, fmt.Sprintf("%s handles LISTEN_LAUNCH only, not %s", ID, req.Type)), nil
+		return nil, fmt.Errorf("handles LISTEN_LAUNCH only, not %s", req.Type)
 	}
-	lang, _ := intent.NormalizeLang(req.Data.General.Lang)
-	d, ok := s.dialogs[lang]
-	if !ok {
-		return protocol.NewError(req, fmt.Sprintf("%s does not speak %q", ID, req.Data.General.Lang)), nil
+	if in := req.Data.Result.NLU.IntentName(); in != IntentGreet {
+		return nil, fmt.Errorf("has no intent %q", in)
 	}
-	var text string
-	var err error
-	switch in := req.Data.Result.NLU.IntentName(); in {
-	case IntentGreet:
-		text, err = d.Render(IntentGreet, nil)
-	case IntentTimeNow:
-		text, err = d.Render(IntentTimeNow, map[string]string{"time": s.now().Format("3:04 PM")})
-	default:
-		return protocol.NewError(req, fmt.Sprintf("%s has no intent %q", ID, in)), nil
-	}
-	if err != nil {
-		return protocol.NewError(req, err.Error()), nil
-	}
-	action, err := skill.ActionJSON(jcp.NewAction(jcp.Say(text)))
+	text, err := s.locale.Render(kit.Lang(req), IntentGreet, nil)
 	if err != nil {
 		return nil, err
 	}
-	return protocol.NewSkillAction(req, protocol.Skill(ID), action, true), nil
+	return kit.Say(req, protocol.Skill(ID), text)
 }

@@ -18,10 +18,12 @@ import (
 	"github.com/openjibo/jibod/jcp"
 )
 
-var nineThirty = func() time.Time { return time.Date(2026, 3, 1, 21, 30, 0, 0, time.UTC) }
+func general(lang string) protocol.GeneralData {
+	return protocol.GeneralData{AccountID: "acct-1", RobotID: "Test-Robot", Lang: lang}
+}
 
 func launch(intentName, lang string) *protocol.Request {
-	return protocol.NewListenLaunch(protocol.Context{General: protocol.GeneralData{Lang: lang}, Skill: protocol.Skill(ID)},
+	return protocol.NewListenLaunch(protocol.Context{General: general(lang), Skill: protocol.Skill(ID)},
 		protocol.NLUFromSlots(intentName, nil, nil), protocol.ASRResult{Text: "x", Confidence: 1}, nil)
 }
 
@@ -37,17 +39,13 @@ func spoken(t *testing.T, resp *protocol.Response) string {
 }
 
 func TestHandle(t *testing.T) {
-	s, err := New(Options{Now: nineThirty, Rand: func(int) int { return 0 }})
+	s, err := New(Options{Rand: func(int) int { return 0 }})
 	require.NoError(t, err)
 	ctx := context.Background()
 
 	resp, err := s.Handle(ctx, launch(IntentGreet, "en-US"))
 	require.NoError(t, err)
 	assert.Equal(t, "Hello! It's nice to see you.", spoken(t, resp))
-
-	resp, err = s.Handle(ctx, launch(IntentTimeNow, "en-US"))
-	require.NoError(t, err)
-	assert.Equal(t, "It's 9:30 PM.", spoken(t, resp), "the {time} slot is filled")
 	assert.True(t, *resp.Action.Final)
 
 	tests := []struct {
@@ -57,7 +55,7 @@ func TestHandle(t *testing.T) {
 	}{
 		{"unknown intent", launch("dance", "en-US"), `has no intent "dance"`},
 		{"unsupported language", launch(IntentGreet, "pt-PT"), `does not speak "pt-PT"`},
-		{"update without a conversation", protocol.NewListenUpdate(protocol.Context{General: protocol.GeneralData{Lang: "en-US"}},
+		{"update without a conversation", protocol.NewListenUpdate(protocol.Context{General: general("en-US"), Skill: protocol.Skill(ID)},
 			protocol.NLUFromSlots("greet", nil, nil), protocol.ASRResult{}), "LISTEN_LAUNCH only"},
 	}
 	for _, tt := range tests {
@@ -83,10 +81,8 @@ func TestRegistersAndMatches(t *testing.T) {
 		{"hello", IntentGreet},
 		{"Hey there, Jibo!", IntentGreet},
 		{"good morning jibo", IntentGreet},
-		{"what time is it", IntentTimeNow},
-		{"What's the time right now?", IntentTimeNow},
-		{"can you tell me what time it is", IntentTimeNow},
-		{"current time please", IntentTimeNow},
+		{"hiya", IntentGreet},
+		{"what time is it", ""}, // the clock skill's now
 		{"flibbertigibbet", ""},
 	}
 	for _, tt := range tests {

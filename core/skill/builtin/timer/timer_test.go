@@ -60,9 +60,11 @@ const (
 )
 
 // TestConversationAlarmAndStop is the whole timer conversation on a fake
-// clock: the question and its answer (multi-turn through response mode),
+// clock: the question and its answer (multi-turn through response mode,
+// CONV-05, as LISTEN_UPDATE, spec/jibo.md §2.5),
 // the time left, five minutes later the alarm (PROACTIVE_LAUNCH with the
-// timer's memo) and "stop" ending it.
+// timer's memo) and "stop" ending it (the pipeline's "<skill>:stop",
+// STOP-07).
 func TestConversationAlarmAndStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, rig.Options{SayTime: 2 * time.Second})
@@ -121,6 +123,9 @@ func TestAlarmRingsBoundedTimes(t *testing.T) {
 	})
 }
 
+// TestNoMatchLadder: the QN factory's no-match ladder (spec/jibo.md §5.3):
+// Errors/NM prompts of index 1 and 2, then FinalNoMatch and the graph's
+// give-up node.
 func TestNoMatchLadder(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -259,7 +264,8 @@ func TestCancelWhileRinging(t *testing.T) {
 }
 
 // TestRestartContinuesConversation: jibod stops after "For how long?";
-// a new host and a new skill over the same state take the answer.
+// a new host and a new skill over the same state take the answer: node
+// ids are deterministic (§4), so the stored session names the same node.
 func TestRestartContinuesConversation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		first := newRig(t, rig.Options{})

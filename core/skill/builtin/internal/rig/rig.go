@@ -24,6 +24,7 @@ import (
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/schedule"
 	"github.com/openjibo/jibod/core/skill/store"
 	"github.com/openjibo/jibod/device"
@@ -40,6 +41,8 @@ type Options struct {
 	SayTime time.Duration
 	// Lang is the language of every turn; "" means en-US.
 	Lang string
+	// Runtime, if set, is the robot's runtime context in every request.
+	Runtime func() protocol.RuntimeContext
 	// State keeps conversations and timers; nil means a new one. Give a
 	// second rig the first one's State to play a restart of jibod.
 	State *skill.MemoryState
@@ -94,7 +97,7 @@ func New(t testing.TB, o Options) *Rig {
 	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: r.Voice, Sounds: r.Sounds, Logger: log})
 	require.NoError(t, err)
 	r.Host, err = skill.NewHost(skill.HostConfig{Bus: r.Bus, Body: ex, Logger: log, Conversations: r.State,
-		Robot: skill.Robot{AccountID: "acct-test", RobotID: "Test-Robot-Rig-One"}, Now: r.Now})
+		Robot: skill.Robot{AccountID: "acct-test", RobotID: "Test-Robot-Rig-One"}, Now: r.Now, Runtime: o.Runtime})
 	require.NoError(t, err)
 	r.Sched, err = schedule.New(schedule.Config{Store: r.State, Now: r.Now, Logger: log,
 		Fire: func(ctx context.Context, tm store.Timer) {
