@@ -136,6 +136,17 @@ func selftestChecks() []check {
 		{"time answered", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
 			return expectAnswer(ctx, u, "what time is it", "jibo.clock:time_now", regexp.MustCompile(`\d{1,2}:\d\d [AP]M`))
 		}},
+		{"question answered in a second turn", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
+			first, err := expectAnswer(ctx, u, "set a timer", "jibo.timer:set_timer", regexp.MustCompile(`(?i)how long`))
+			if err != nil {
+				return "", err
+			}
+			second, err := expectAnswer(ctx, u, "ten minutes", "jibo.timer:response", regexp.MustCompile(`ten minutes`))
+			if err != nil {
+				return "", err
+			}
+			return first + "; " + second, nil
+		}},
 		{"nonsense unmatched", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
 			_, msgs, err := u.Say(ctx, "flibbertigibbet")
 			if err != nil {

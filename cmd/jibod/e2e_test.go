@@ -175,7 +175,7 @@ func TestConsole(t *testing.T) {
 func TestSelftestAndVersion(t *testing.T) {
 	stdout, stderr, code := runJibod(t, "", "selftest")
 	require.Equal(t, 0, code, stdout+stderr)
-	assert.Contains(t, stdout, "selftest: 11 passed, 0 failed")
+	assert.Contains(t, stdout, "selftest: 12 passed, 0 failed")
 	assert.NotContains(t, stdout, "[FAIL]")
 
 	stdout, _, code = runJibod(t, "", "version")

@@ -106,6 +106,11 @@ type Host struct {
 	waiting map[runKey]*time.Timer
 	closed  bool
 	turns   sync.WaitGroup
+	// lastSkill is the skill launched last in each bus session, for the
+	// analytics' last_skill.
+	lastMu    sync.Mutex
+	lastSkill map[string]string
+
 	// baseCtx is the context of no-input turns; Close cancels it.
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -162,7 +167,8 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{cfg: cfg, log: log, rules: rules, skills: map[string]Skill{},
-		running: map[runKey]map[int]context.CancelCauseFunc{}, waiting: map[runKey]*time.Timer{}}
+		running: map[runKey]map[int]context.CancelCauseFunc{}, waiting: map[runKey]*time.Timer{},
+		lastSkill: map[string]string{}}
 	h.baseCtx, h.cancelBase = context.WithCancel(context.Background())
 	return h, nil
 }
@@ -313,6 +319,12 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 		resp := reply.Response
 		switch resp.Type {
 		case protocol.TypeSkillAction:
+			if len(resp.Action.Analytics) > 0 {
+				h.forwardAnalytics(ctx, t, intentName, resp.Action.Analytics)
+			}
+			if req.Type != protocol.TypeListenUpdate {
+				h.launched(t.busSession, t.skillID)
+			}
 			final := resp.Action.Final != nil && *resp.Action.Final || reply.Action == nil
 			// Kept before the body speaks: a robot killed while asking
 			// still knows its question when it starts again.

@@ -201,3 +201,39 @@ func TestAddValidates(t *testing.T) {
 	_, err := r.host.Invoke(context.Background(), dispatch("t.missing", "x"))
 	assert.ErrorContains(t, err, "no skill")
 }
+
+// TestAnalyticsForwardedWithRobotFields: a SKILL_ACTION's analytics go on
+// the bus with Skill Entry's initial_intent and last_skill set by the
+// robot (jibo.md §2.4, §3.2 step 7).
+func TestAnalyticsForwardedWithRobotFields(t *testing.T) {
+	entry := func(id string) *fakeSkill {
+		return &fakeSkill{id: id, handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			resp := say(t, req, jcp.Say("hi"))
+			ev, err := protocol.SkillEntryProperties{InitialIntent: "n/a", WasHeyJiboLaunch: true, UserInitiated: true}.Event()
+			require.NoError(t, err)
+			resp.Action.Analytics = protocol.Analytics{id: {ev}}
+			return resp, nil
+		}}
+	}
+	r := newHostRig(t, entry("t.a"), entry("t.b"))
+	got := make(chan bus.Message, 4)
+	_, err := r.bus.Subscribe(TopicAnalytics, func(_ context.Context, m bus.Message) { got <- m })
+	require.NoError(t, err)
+	for _, id := range []string{"t.a", "t.b"} {
+		_, err := r.host.Invoke(context.Background(), withSession(dispatch(id, "hello_"+id[2:]), defaultSession(t), "hi"))
+		require.NoError(t, err)
+	}
+	for _, want := range []struct{ skill, intent, last string }{{"t.a", "hello_a", ""}, {"t.b", "hello_b", "t.a"}} {
+		m := <-got
+		assert.Equal(t, want.skill, m.DataString("skill_id"))
+		var a protocol.Analytics
+		raw, err := json.Marshal(m.Data["analytics"])
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &a))
+		p, err := a[want.skill][0].SkillEntry()
+		require.NoError(t, err)
+		assert.Equal(t, want.intent, p.InitialIntent)
+		assert.Equal(t, want.last, p.LastSkill)
+		assert.True(t, p.UserInitiated, "the skill's own fields are kept")
+	}
+}
