@@ -7,11 +7,9 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"log/slog"
 
 	"github.com/openjibo/jibod/core/skill"
-	"github.com/openjibo/jibod/core/skill/base"
 	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -40,9 +38,7 @@ func Manifest() *registry.Manifest {
 
 // Skill answers greetings.
 type Skill struct {
-	manifest *registry.Manifest
-	locale   *kit.Locale
-	base     *base.Skill
+	*kit.Skill
 }
 
 // Options configure the skill.
@@ -57,44 +53,20 @@ var _ skill.Skill = (*Skill)(nil)
 
 // New loads and checks the skill's locale.
 func New(opts Options) (*Skill, error) {
-	m := Manifest()
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("basics skill: %w", err)
-	}
-	sub, err := fs.Sub(files, "locale")
-	if err != nil {
-		return nil, fmt.Errorf("basics skill: %w", err)
-	}
-	loc, err := kit.LoadLocale(sub, opts.Rand)
-	if err != nil {
-		return nil, fmt.Errorf("basics skill: %w", err)
-	}
-	s := &Skill{manifest: m, locale: loc}
-	if s.base, err = base.New(ID, s.handle, base.Options{Logger: opts.Logger}); err != nil {
-		return nil, fmt.Errorf("basics skill: %w", err)
+	s := &Skill{}
+	var err error
+	if s.Skill, err = kit.New(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger}, s.launch); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// Manifest declares the skill to the host.
-func (s *Skill) Manifest() *skill.Manifest { return s.manifest.Clone() }
-
-// Locale is the skill's locale tree.
-func (s *Skill) Locale() fs.FS { return s.locale.FS() }
-
-// Handle answers one request.
-func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.base.Handle(ctx, req)
-}
-
-func (s *Skill) handle(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-	if req.Type != protocol.TypeListenLaunch {
-		return nil, fmt.Errorf("handles LISTEN_LAUNCH only, not %s", req.Type)
-	}
+// launch answers one LISTEN_LAUNCH.
+func (s *Skill) launch(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 	if in := req.Data.Result.NLU.IntentName(); in != IntentGreet {
 		return nil, fmt.Errorf("has no intent %q", in)
 	}
-	text, err := s.locale.Render(kit.Lang(req), IntentGreet, nil)
+	text, err := s.Render(kit.Lang(req), IntentGreet, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -17,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/skill"
-	"github.com/openjibo/jibod/core/skill/base"
 	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -68,57 +66,31 @@ type Options struct {
 
 // Skill says what the robot can do.
 type Skill struct {
-	manifest *registry.Manifest
-	locale   *kit.Locale
-	base     *base.Skill
-	skills   func() []*registry.Manifest
-	rnd      func(n int) int
+	*kit.Skill
+	skills func() []*registry.Manifest
+	rnd    func(n int) int
 }
 
 var _ skill.Skill = (*Skill)(nil)
 
 // New loads and checks the skill.
 func New(opts Options) (*Skill, error) {
-	m := Manifest()
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("capabilities skill: %w", err)
-	}
-	sub, err := fs.Sub(files, "locale")
-	if err != nil {
-		return nil, fmt.Errorf("capabilities skill: %w", err)
-	}
-	loc, err := kit.LoadLocale(sub, opts.Rand)
-	if err != nil {
-		return nil, fmt.Errorf("capabilities skill: %w", err)
-	}
-	s := &Skill{manifest: m, locale: loc, skills: opts.Skills, rnd: opts.Rand}
+	s := &Skill{skills: opts.Skills, rnd: opts.Rand}
 	if s.skills == nil {
 		s.skills = func() []*registry.Manifest { return nil }
 	}
 	if s.rnd == nil {
 		s.rnd = rand.IntN
 	}
-	if s.base, err = base.New(m.BusID(), s.handle, base.Options{Logger: opts.Logger}); err != nil {
-		return nil, fmt.Errorf("capabilities skill: %w", err)
+	var err error
+	if s.Skill, err = kit.New(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger}, s.launch); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// Manifest declares the skill to the host.
-func (s *Skill) Manifest() *registry.Manifest { return s.manifest.Clone() }
-
-// Locale is the skill's locale tree.
-func (s *Skill) Locale() fs.FS { return s.locale.FS() }
-
-// Handle answers one request.
-func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.base.Handle(ctx, req)
-}
-
-func (s *Skill) handle(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-	if req.Type != protocol.TypeListenLaunch {
-		return nil, fmt.Errorf("answers LISTEN_LAUNCH only, not %s", req.Type)
-	}
+// launch answers one LISTEN_LAUNCH.
+func (s *Skill) launch(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 	if in := req.Data.Result.NLU.IntentName(); in != IntentWhatCanYouDo {
 		return nil, fmt.Errorf("no intent %q", in)
 	}
@@ -127,14 +99,14 @@ func (s *Skill) handle(_ context.Context, req *protocol.Request) (*protocol.Resp
 	var text string
 	var err error
 	if len(named) == 0 {
-		text, err = s.locale.Render(lang, "nothing", nil)
+		text, err = s.Render(lang, "nothing", nil)
 	} else {
 		text, err = s.describe(lang, named)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return kit.Say(req, protocol.Skill(s.manifest.BusID()), text)
+	return kit.Say(req, protocol.Skill(ID), text)
 }
 
 // pick chooses up to MaxNamed of the other skills, at random when there
@@ -161,11 +133,11 @@ func (s *Skill) pick() []*registry.Manifest {
 // describe says the intro, then "<name>: <what it does>." for each, then
 // the outro.
 func (s *Skill) describe(lang string, named []*registry.Manifest) (string, error) {
-	intro, err := s.locale.Render(lang, "intro", nil)
+	intro, err := s.Render(lang, "intro", nil)
 	if err != nil {
 		return "", err
 	}
-	outro, err := s.locale.Render(lang, "outro", nil)
+	outro, err := s.Render(lang, "outro", nil)
 	if err != nil {
 		return "", err
 	}

@@ -16,16 +16,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/mim"
 	"github.com/openjibo/jibod/core/skill/mim/factory"
-	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
 )
 
@@ -97,11 +96,9 @@ type Options struct {
 
 // Skill is the chitchat skill.
 type Skill struct {
-	manifest  *registry.Manifest
-	locale    fs.FS
+	*kit.GraphSkill
 	mims      *mim.Set
 	cats      *mim.Categories
-	graph     *graph.Skill
 	now       func() time.Time
 	birthdate time.Time
 }
@@ -110,62 +107,44 @@ var _ skill.Skill = (*Skill)(nil)
 
 // New loads the skill's MIMs and category list and builds its graph.
 func New(opts Options) (*Skill, error) {
-	m := Manifest()
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("chitchat skill: %w", err)
-	}
-	s := &Skill{manifest: m, now: opts.Now, birthdate: opts.Birthdate}
+	s := &Skill{now: opts.Now, birthdate: opts.Birthdate}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	var err error
-	if s.locale, err = fs.Sub(files, "locale"); err != nil {
-		return nil, fmt.Errorf("chitchat skill: %w", err)
-	}
-	if s.mims, err = mim.LoadDir(files, "mims"); err != nil {
-		return nil, fmt.Errorf("chitchat skill: %w", err)
-	}
-	if s.cats, err = mim.LoadCategories(files, "categories.json"); err != nil {
-		return nil, fmt.Errorf("chitchat skill: %w", err)
-	}
-	for in, id := range scripted {
-		if _, err := s.mims.Get(id); err != nil {
-			return nil, fmt.Errorf("chitchat skill: intent %s: %w", in, err)
+	s.GraphSkill, err = kit.NewGraph(Manifest(), files, kit.Options{Logger: opts.Logger}, func(log *slog.Logger) (*graph.Graph, error) {
+		if err := s.loadMIMs(); err != nil {
+			return nil, err
 		}
-	}
-	if _, err := s.mims.Get(LikesPrefix); err != nil {
-		return nil, fmt.Errorf("chitchat skill: %w", err)
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	g, err := s.build(&mim.Slimmer{Rand: opts.Rand, Logger: log})
+		return s.build(&mim.Slimmer{Rand: opts.Rand, Logger: log})
+	})
 	if err != nil {
-		return nil, fmt.Errorf("chitchat skill: %w", err)
-	}
-	if s.graph, err = graph.NewSkill(m.BusID(), g, graph.Options{Logger: log}); err != nil {
-		return nil, fmt.Errorf("chitchat skill: %w", err)
+		return nil, err
 	}
 	return s, nil
 }
 
-// Manifest declares the skill to the host.
-func (s *Skill) Manifest() *registry.Manifest { return s.manifest.Clone() }
-
-// Locale is the skill's locale tree.
-func (s *Skill) Locale() fs.FS { return s.locale }
-
-// Graph is the skill's graph, for `jibod skills graph`.
-func (s *Skill) Graph() *graph.Graph { return s.graph.Graph() }
+// loadMIMs loads the MIMs and the category list, and checks that every
+// MIM the skill answers with is there.
+func (s *Skill) loadMIMs() error {
+	var err error
+	if s.mims, err = mim.LoadDir(files, "mims"); err != nil {
+		return err
+	}
+	if s.cats, err = mim.LoadCategories(files, "categories.json"); err != nil {
+		return err
+	}
+	for in, id := range scripted {
+		if _, err := s.mims.Get(id); err != nil {
+			return fmt.Errorf("intent %s: %w", in, err)
+		}
+	}
+	_, err = s.mims.Get(LikesPrefix)
+	return err
+}
 
 // MIMs is the skill's set of MIMs.
 func (s *Skill) MIMs() *mim.Set { return s.mims }
-
-// Handle answers one request.
-func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.graph.Handle(ctx, req)
-}
 
 // Transitions of the skill's own nodes.
 const (

@@ -1,7 +1,6 @@
 package chitchat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/skill/builtin/internal/rig"
-	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/mim"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/jcp"
@@ -214,19 +212,17 @@ func TestEveryMIMSpeaksAnyTime(t *testing.T) {
 func TestGraph(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
-	var b bytes.Buffer
-	require.NoError(t, graph.WriteDOT(&b, s.Graph()))
+	dot := rig.DOT(t, s.Graph())
 	for _, want := range []string{`"0: IntentSplit"`, `"1: ProcessQuery"`, `"2: AN:SL:DoMIM"`, `"3: Complete"`,
 		`n0 -> n1 [label="Scripted"]`, `n0 -> n1 [label="SemiSpecific"]`, `n2 -> n3 [label="Success"]`} {
-		assert.Contains(t, b.String(), want)
+		assert.Contains(t, dot, want)
 	}
 }
 
 func TestManifest(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Manifest().Validate())
-	assert.Equal(t, ID, s.Manifest().BusID())
+	rig.Manifest(t, s, ID)
 }
 
 // jcpParse returns what a one-SLIM action says.

@@ -7,12 +7,10 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"time"
 
 	"github.com/openjibo/jibod/core/skill"
-	"github.com/openjibo/jibod/core/skill/base"
 	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -59,54 +57,28 @@ type Options struct {
 
 // Skill tells the time and the date.
 type Skill struct {
-	manifest *registry.Manifest
-	locale   *kit.Locale
-	base     *base.Skill
-	now      func() time.Time
-	zone     *time.Location
+	*kit.Skill
+	now  func() time.Time
+	zone *time.Location
 }
 
 var _ skill.Skill = (*Skill)(nil)
 
 // New loads and checks the skill.
 func New(opts Options) (*Skill, error) {
-	m := Manifest()
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("clock skill: %w", err)
-	}
-	sub, err := fs.Sub(files, "locale")
-	if err != nil {
-		return nil, fmt.Errorf("clock skill: %w", err)
-	}
-	loc, err := kit.LoadLocale(sub, opts.Rand)
-	if err != nil {
-		return nil, fmt.Errorf("clock skill: %w", err)
-	}
-	s := &Skill{manifest: m, locale: loc, now: opts.Now, zone: opts.Zone}
+	s := &Skill{now: opts.Now, zone: opts.Zone}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if s.base, err = base.New(m.BusID(), s.handle, base.Options{Logger: opts.Logger}); err != nil {
-		return nil, fmt.Errorf("clock skill: %w", err)
+	var err error
+	if s.Skill, err = kit.New(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger}, s.launch); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// Manifest declares the skill to the host.
-func (s *Skill) Manifest() *registry.Manifest { return s.manifest.Clone() }
-
-// Locale is the skill's locale tree.
-func (s *Skill) Locale() fs.FS { return s.locale.FS() }
-
-// Handle answers one request.
-func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.base.Handle(ctx, req)
-}
-
-func (s *Skill) handle(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-	if req.Type != protocol.TypeListenLaunch {
-		return nil, fmt.Errorf("answers LISTEN_LAUNCH only, not %s", req.Type)
-	}
+// launch answers one LISTEN_LAUNCH.
+func (s *Skill) launch(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 	now := s.now()
 	if s.zone != nil {
 		now = now.In(s.zone)
@@ -116,16 +88,16 @@ func (s *Skill) handle(_ context.Context, req *protocol.Request) (*protocol.Resp
 	var err error
 	switch in := req.Data.Result.NLU.IntentName(); in {
 	case IntentTime:
-		text, err = s.locale.Render(lang, IntentTime, map[string]string{"time": SpokenTime(now)})
+		text, err = s.Render(lang, IntentTime, map[string]string{"time": SpokenTime(now)})
 	case IntentDate:
-		text, err = s.locale.Render(lang, IntentDate, map[string]string{"date": SpokenDate(now)})
+		text, err = s.Render(lang, IntentDate, map[string]string{"date": SpokenDate(now)})
 	default:
 		return nil, fmt.Errorf("no intent %q", in)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return kit.Say(req, protocol.Skill(s.manifest.BusID()), text)
+	return kit.Say(req, protocol.Skill(ID), text)
 }
 
 // SpokenTime says a time of day on the 12-hour clock as people read it:

@@ -113,9 +113,7 @@ func TestRefusals(t *testing.T) {
 func TestManifest(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
-	m := s.Manifest()
-	require.NoError(t, m.Validate())
-	assert.Equal(t, ID, m.BusID())
+	m := rig.Manifest(t, s, ID)
 	assert.Equal(t, "speech", string(m.Permissions[0]), "the clock only speaks")
 	assert.Len(t, m.Permissions, 1)
 }

@@ -115,14 +115,11 @@ type memo struct {
 
 // Skill is the timer skill.
 type Skill struct {
-	manifest *registry.Manifest
-	locale   *kit.Locale
-	rules    fs.FS
-	graph    *graph.Skill
-	timers   Timers
-	now      func() time.Time
-	repeats  int
-	log      *slog.Logger
+	*kit.GraphSkill
+	rules   fs.FS
+	timers  Timers
+	now     func() time.Time
+	repeats int
 }
 
 var (
@@ -133,66 +130,49 @@ var (
 
 // New builds the skill and its graph.
 func New(opts Options) (*Skill, error) {
-	m := Manifest()
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("timer skill: %w", err)
-	}
 	if opts.AlarmRepeats < 0 || opts.AlarmRepeats > MaxAlarmRepeats {
 		return nil, fmt.Errorf("timer skill: alarm repeats %d: want 0..%d", opts.AlarmRepeats, MaxAlarmRepeats)
 	}
-	s := &Skill{manifest: m, timers: opts.Timers, now: opts.Now, repeats: opts.AlarmRepeats, log: opts.Logger}
+	s := &Skill{timers: opts.Timers, now: opts.Now, repeats: opts.AlarmRepeats}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.repeats == 0 {
 		s.repeats = DefaultAlarmRepeats
 	}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
-	sub, err := fs.Sub(files, "locale")
+	var err error
+	s.GraphSkill, err = kit.NewGraph(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger}, func(log *slog.Logger) (*graph.Graph, error) {
+		ask, err := s.loadAsk()
+		if err != nil {
+			return nil, err
+		}
+		return s.build(ask, opts.PromptRand, log)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("timer skill: %w", err)
-	}
-	if s.locale, err = kit.LoadLocale(sub, opts.Rand); err != nil {
-		return nil, fmt.Errorf("timer skill: %w", err)
-	}
-	if s.rules, err = fs.Sub(files, "rules"); err != nil {
-		return nil, fmt.Errorf("timer skill: %w", err)
-	}
-	ask, err := mim.Load(files, "mims/AskDuration.mim")
-	if err != nil {
-		return nil, fmt.Errorf("timer skill: %w", err)
-	}
-	if ask.RuleName != RuleDuration {
-		return nil, fmt.Errorf("timer skill: AskDuration.mim listens with %q, want %q", ask.RuleName, RuleDuration)
-	}
-	g, err := s.build(ask, opts.PromptRand)
-	if err != nil {
-		return nil, fmt.Errorf("timer skill: %w", err)
-	}
-	if s.graph, err = graph.NewSkill(m.BusID(), g, graph.Options{Logger: s.log}); err != nil {
-		return nil, fmt.Errorf("timer skill: %w", err)
+		return nil, err
 	}
 	return s, nil
 }
 
-// Manifest declares the skill to the host.
-func (s *Skill) Manifest() *registry.Manifest { return s.manifest.Clone() }
-
-// Locale is the skill's locale tree.
-func (s *Skill) Locale() fs.FS { return s.locale.FS() }
+// loadAsk loads the answer rules and the "For how long?" MIM, and checks
+// that the MIM listens with the skill's rule.
+func (s *Skill) loadAsk() (*mim.MIM, error) {
+	var err error
+	if s.rules, err = fs.Sub(files, "rules"); err != nil {
+		return nil, err
+	}
+	ask, err := mim.Load(files, "mims/AskDuration.mim")
+	if err != nil {
+		return nil, err
+	}
+	if ask.RuleName != RuleDuration {
+		return nil, fmt.Errorf("AskDuration.mim listens with %q, want %q", ask.RuleName, RuleDuration)
+	}
+	return ask, nil
+}
 
 // Rules are the skill's answer rules: "duration".
 func (s *Skill) Rules() fs.FS { return s.rules }
-
-// Graph is the skill's graph, for `jibod skills graph`.
-func (s *Skill) Graph() *graph.Graph { return s.graph.Graph() }
-
-// Handle answers one request.
-func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.graph.Handle(ctx, req)
-}
 
 // Transitions of the skill's own nodes.
 const (
@@ -215,11 +195,11 @@ const (
 //	                             --OutOfRange-> OutOfRange          --NoMatch/NoInput--> GiveUp
 //	                             --NeverMind--> NeverMind
 //	IntentSplit --Cancel--> Cancel, --TimeLeft--> TimeLeft, --Alarm--> Alarm
-func (s *Skill) build(ask *mim.MIM, promptRand mim.Rand) (*graph.Graph, error) {
+func (s *Skill) build(ask *mim.MIM, promptRand mim.Rand, log *slog.Logger) (*graph.Graph, error) {
 	split := graph.Func("IntentSplit", []string{toSet, toCancel, toTimeLeft, toAlarm}, nil, s.split)
 	length := graph.Func("Length", []string{toValid, toMissing, toOutOfRange, toNeverMind}, nil, s.length)
 	qn, err := factory.QN("AskDuration", factory.Options{MIMs: factory.MIMs(ask), Now: s.now,
-		Slimmer: &mim.Slimmer{Rand: promptRand, Logger: s.log}})
+		Slimmer: &mim.Slimmer{Rand: promptRand, Logger: log}})
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +234,7 @@ func (s *Skill) sayNode(name, dialog string) *graph.JCPNode {
 }
 
 func (s *Skill) say(d *graph.Data, dialog string, values map[string]string) (*jcp.Action, error) {
-	text, err := s.locale.Render(d.General.Lang, dialog, values)
+	text, err := s.Render(d.General.Lang, dialog, values)
 	if err != nil {
 		return nil, err
 	}
@@ -346,20 +326,26 @@ func lengthOf(t store.Timer) time.Duration {
 func (s *Skill) named(d *graph.Data, base string, length time.Duration) (string, error) {
 	lang := d.General.Lang
 	if length <= 0 {
-		return s.locale.Render(lang, base, nil)
+		return s.Render(lang, base, nil)
 	}
 	if l, ok := SpokenLength(length); ok {
-		return s.locale.Render(lang, base+"_length", map[string]string{"length": l})
+		return s.Render(lang, base+"_length", map[string]string{"length": l})
 	}
-	return s.locale.Render(lang, base+"_duration", map[string]string{"duration": SpokenDuration(length)})
+	return s.Render(lang, base+"_duration", map[string]string{"duration": SpokenDuration(length)})
+}
+
+// list is the skill's timers, soonest first; none when the robot keeps
+// no timers.
+func (s *Skill) list() []store.Timer {
+	if s.timers == nil {
+		return nil
+	}
+	return s.timers.List()
 }
 
 // cancel cancels every timer of the skill.
 func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
-	var list []store.Timer
-	if s.timers != nil {
-		list = s.timers.List()
-	}
+	list := s.list()
 	if len(list) == 0 {
 		return s.say(d, "no_timer", nil)
 	}
@@ -384,10 +370,7 @@ func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) 
 
 // timeLeft says how long until the next timer rings.
 func (s *Skill) timeLeft(_ context.Context, d *graph.Data) (*jcp.Action, error) {
-	var list []store.Timer
-	if s.timers != nil {
-		list = s.timers.List()
-	}
+	list := s.list()
 	if len(list) == 0 {
 		return s.say(d, "no_timer", nil)
 	}

@@ -1,7 +1,6 @@
 package timer
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"testing"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/builtin/internal/rig"
-	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/jcp"
 )
@@ -314,20 +312,17 @@ func TestOptionsChecked(t *testing.T) {
 func TestGraph(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
-	var b bytes.Buffer
-	require.NoError(t, graph.WriteDOT(&b, s.Graph()))
+	dot := rig.DOT(t, s.Graph())
 	for _, want := range []string{`"0: IntentSplit"`, `"1: Length"`, `"2: QN:SL:AskDuration"`, `"3: NM:SL:AskDuration"`,
 		`"8: GiveUp"`, `n1 -> n2 [label="Missing"]`, `"11: Alarm"`, `label="QN MIM: AskDuration"`} {
-		assert.Contains(t, b.String(), want)
+		assert.Contains(t, dot, want)
 	}
 }
 
 func TestManifest(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
-	m := s.Manifest()
-	require.NoError(t, m.Validate())
-	assert.Equal(t, ID, m.BusID())
+	m := rig.Manifest(t, s, ID)
 	assert.True(t, m.Idempotent(IntentTimeLeft))
 	assert.False(t, m.Idempotent(IntentSet), "setting twice sets two timers")
 }

@@ -11,7 +11,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math"
 	"strconv"
@@ -20,7 +19,6 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/skill"
-	"github.com/openjibo/jibod/core/skill/base"
 	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -92,10 +90,8 @@ type Options struct {
 
 // Skill drives the master volume.
 type Skill struct {
-	manifest *registry.Manifest
-	locale   *kit.Locale
-	base     *base.Skill
-	ctl      Control
+	*kit.Skill
+	ctl Control
 
 	// mu orders volume changes, so "louder" said twice is two steps, and
 	// guards beforeMute.
@@ -108,34 +104,12 @@ var _ skill.Skill = (*Skill)(nil)
 
 // New loads and checks the skill.
 func New(opts Options) (*Skill, error) {
-	m := Manifest()
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("volume skill: %w", err)
-	}
-	sub, err := fs.Sub(files, "locale")
-	if err != nil {
-		return nil, fmt.Errorf("volume skill: %w", err)
-	}
-	loc, err := kit.LoadLocale(sub, opts.Rand)
-	if err != nil {
-		return nil, fmt.Errorf("volume skill: %w", err)
-	}
-	s := &Skill{manifest: m, locale: loc, ctl: opts.Control}
-	if s.base, err = base.New(m.BusID(), s.handle, base.Options{Logger: opts.Logger}); err != nil {
-		return nil, fmt.Errorf("volume skill: %w", err)
+	s := &Skill{ctl: opts.Control}
+	var err error
+	if s.Skill, err = kit.New(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger}, s.launch); err != nil {
+		return nil, err
 	}
 	return s, nil
-}
-
-// Manifest declares the skill to the host.
-func (s *Skill) Manifest() *registry.Manifest { return s.manifest.Clone() }
-
-// Locale is the skill's locale tree.
-func (s *Skill) Locale() fs.FS { return s.locale.FS() }
-
-// Handle answers one request.
-func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.base.Handle(ctx, req)
 }
 
 // LevelOf is the level (0..Levels) of a volume.
@@ -143,14 +117,12 @@ func LevelOf(v float64) int {
 	return int(math.Round(min(max(v, 0), 1) * Levels))
 }
 
-func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	if req.Type != protocol.TypeListenLaunch {
-		return nil, fmt.Errorf("answers LISTEN_LAUNCH only, not %s", req.Type)
-	}
+// launch answers one LISTEN_LAUNCH.
+func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	lang := kit.Lang(req)
-	sd := protocol.Skill(s.manifest.BusID())
+	sd := protocol.Skill(ID)
 	say := func(dialog string, values map[string]string) (*protocol.Response, error) {
-		text, err := s.locale.Render(lang, dialog, values)
+		text, err := s.Render(lang, dialog, values)
 		if err != nil {
 			return nil, err
 		}
@@ -207,7 +179,7 @@ func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 		// Muted: silence is the answer.
 		return protocol.NewSkillEnd(req, sd), nil
 	}
-	text, err := s.locale.Render(lang, "level", map[string]string{"level": strconv.Itoa(to)})
+	text, err := s.Render(lang, "level", map[string]string{"level": strconv.Itoa(to)})
 	if err != nil {
 		return nil, err
 	}

@@ -150,8 +150,6 @@ func TestParseLevel(t *testing.T) {
 func TestManifest(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
-	m := s.Manifest()
-	require.NoError(t, m.Validate())
-	assert.Equal(t, ID, m.BusID())
+	m := rig.Manifest(t, s, ID)
 	assert.False(t, m.Idempotent(IntentUp), "louder twice is two steps")
 }

@@ -1,5 +1,7 @@
-// Package kit is what the built-in skills share: their embedded locale and
-// its dialogs, and the short spoken answers most of their turns end with.
+// Package kit is what the built-in skills share: how one is built from its
+// manifest, embedded locale and handler (Skill, GraphSkill), the locale
+// and its dialogs, and the short spoken answers most of their turns end
+// with.
 package kit
 
 import (

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/schedule"
 	"github.com/openjibo/jibod/core/skill/store"
@@ -233,6 +235,24 @@ func (r *Rig) dispatch(skillID, intentName, utterance string, slots map[string]s
 		Context: map[string]any{bus.KeySkillID: skillID, "destination": "test"}}
 	return pipeline.Dispatch{Message: m, SkillID: skillID, IntentName: intentName, Lang: r.lang,
 		Utterance: utterance, Slots: slots, Session: r.sess}
+}
+
+// Manifest checks the manifest a skill declares: valid, and naming the
+// skill busID on the bus. It returns it for the skill's own checks.
+func Manifest(t testing.TB, s skill.Skill, busID string) *skill.Manifest {
+	t.Helper()
+	m := s.Manifest()
+	require.NoError(t, m.Validate())
+	require.Equal(t, busID, m.BusID())
+	return m
+}
+
+// DOT is a skill's graph as `jibod skills graph` prints it.
+func DOT(t testing.TB, g *graph.Graph) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, graph.WriteDOT(&b, g))
+	return b.String()
 }
 
 // Voice records what the robot says.
