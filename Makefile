@@ -10,7 +10,7 @@ PKG       := ./cmd/jibod
 
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: all build cross run test vet unit smoke qemu-smoke qemu-drivers bench deps clean
+.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench deps clean wasm-skills
 
 all: build
 
@@ -24,6 +24,12 @@ build:
 cross:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_B) -o bin/linux-arm64/jibod $(PKG)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) build $(GOFLAGS_B) -o bin/linux-armv7/jibod $(PKG)
+
+# Full static ARM builds with portaudio and pocketsphinx linked in (cgo):
+# bin/linux-arm64-full/jibod, bin/linux-armv7-full/jibod. The first run
+# builds the sysroots (scripts/sysroot.sh; cached in ~/.cache/jibod-sysroot).
+cross-full:
+	VERSION=$(VERSION) scripts/cross-full.sh
 
 run: build
 	scripts/deps.sh --run
@@ -43,10 +49,17 @@ smoke: build
 qemu-smoke: cross
 	scripts/qemu-smoke.sh
 
+# The full ARM builds under qemu: selftest, device listing without a sound
+# card, and speech recognised from a WAV file.
+qemu-full: cross-full
+	scripts/qemu-full.sh
+
 # The hardware drivers' bus-trace tests and the motion package's tests,
 # built for 32-bit ARM (armv7, where periph's own servo maths overflowed)
 # and run under qemu-user. About 15 s.
-DRIVER_PKGS := device/pca9685 device/apa102 device/gpio device/ledring motion
+# core/diag: the shell's termios and pseudo-terminal tests (the termios
+# layout differs per architecture).
+DRIVER_PKGS := device/pca9685 device/apa102 device/gpio device/ledring motion core/diag
 
 qemu-drivers:
 	@mkdir -p bin/armtest
@@ -56,7 +69,23 @@ qemu-drivers:
 		echo "qemu-arm: $$p"; qemu-arm-static $$t -test.count=1; \
 	done
 
-test: deps vet unit smoke qemu-smoke qemu-drivers
+
+# The example WebAssembly skills as installable packages, e.g.
+# bin/wasm-skills/memo/{manifest.json,locale/,skill.wasm}:
+# `jibod skills install bin/wasm-skills/memo`. Built with this Go for
+# wasip1 as WASI reactors (docs/wasm-abi.md); a few seconds each.
+WASM_SKILLS := memo
+
+wasm-skills:
+	@set -e; for s in $(WASM_SKILLS); do \
+		d=bin/wasm-skills/$$s; rm -rf $$d; mkdir -p $$d; \
+		cp -R examples/wasm-skills/$$s/manifest.json examples/wasm-skills/$$s/locale $$d/; \
+		(cd examples/wasm-skills/$$s && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 \
+			$(GO) build -buildmode=c-shared -trimpath -ldflags '-s -w' -o $(CURDIR)/$$d/skill.wasm .); \
+		echo "wasm skill package: $$d"; \
+	done
+
+test: deps vet wasm-skills unit smoke qemu-smoke qemu-drivers
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

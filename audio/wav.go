@@ -60,7 +60,21 @@ func badf(format string, a ...any) error {
 // as 16-bit. A header that lies — a data chunk longer than the file, a block
 // size that does not match the channels and bits, sizes over the limits —
 // is an error saying what is wrong; nothing is guessed.
-func DecodeWAV(r io.Reader) (*Clip, error) {
+func DecodeWAV(r io.Reader) (*Clip, error) { return decodeWAV(r, false) }
+
+// StreamingDataSize is the smallest data-chunk size DecodeWAVStream takes to
+// mean "until the end of the stream": programs writing WAV to a pipe cannot
+// know the length and put a huge placeholder there (espeak-ng --stdout
+// writes 0x7ffff000 and more; others 0xffffffff).
+const StreamingDataSize = 0x7ffff000
+
+// DecodeWAVStream is DecodeWAV for WAV written to a pipe: a data chunk
+// claiming StreamingDataSize bytes or more is read to the end of the
+// stream, which must still hold whole frames and stay within MaxWAVBytes.
+// Everything else is checked as strictly as DecodeWAV does.
+func DecodeWAVStream(r io.Reader) (*Clip, error) { return decodeWAV(r, true) }
+
+func decodeWAV(r io.Reader, streaming bool) (*Clip, error) {
 	var hdr [12]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, badf("reading the RIFF header: %v", err)
@@ -90,6 +104,9 @@ func DecodeWAV(r io.Reader) (*Clip, error) {
 		case "data":
 			if f == nil {
 				return nil, badf("data chunk before the fmt chunk")
+			}
+			if streaming && size >= StreamingDataSize {
+				return readToEnd(r, *f)
 			}
 			return readData(r, *f, size)
 		default:
@@ -145,6 +162,18 @@ func readFmt(r io.Reader, size uint32) (*Format, error) {
 	return f, nil
 }
 
+// readToEnd reads a streamed data chunk: everything up to the end.
+func readToEnd(r io.Reader, f Format) (*Clip, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, MaxWAVBytes+1))
+	if err != nil {
+		return nil, badf("reading streamed data: %v", err)
+	}
+	if len(raw) > MaxWAVBytes {
+		return nil, badf("streamed data exceeds the %d-byte limit", MaxWAVBytes)
+	}
+	return convertData(raw, f)
+}
+
 func readData(r io.Reader, f Format, size uint32) (*Clip, error) {
 	block := f.Channels * f.BitsPerSample / 8
 	if size > MaxWAVBytes {
@@ -158,6 +187,16 @@ func readData(r io.Reader, f Format, size uint32) (*Clip, error) {
 	if err != nil {
 		return nil, badf("data chunk claims %d bytes but the file has %d", size, n)
 	}
+	return convertData(raw, f)
+}
+
+// convertData turns whole frames of raw PCM into 16-bit samples.
+func convertData(raw []byte, f Format) (*Clip, error) {
+	block := f.Channels * f.BitsPerSample / 8
+	if len(raw)%block != 0 {
+		return nil, badf("data of %d bytes is not a whole number of %d-byte frames", len(raw), block)
+	}
+	size := len(raw)
 	bps := f.BitsPerSample / 8
 	out := make([]int16, int(size)/bps)
 	for i := range out {

@@ -4,6 +4,9 @@
 #
 #   scripts/deps.sh          tools for `make test` (qemu-user, file)
 #   scripts/deps.sh --run    nothing beyond Go is needed to run the sim board
+#   scripts/deps.sh --full   + cross compilers and tools for the full static
+#                            ARM builds (scripts/sysroot.sh), ALSA's config
+#                            and the pocketsphinx model for their qemu runs
 set -euo pipefail
 
 need_go() {
@@ -36,8 +39,14 @@ apt_install() {
 need_go
 case "${1:-}" in
 --run) ;;
+--full)
+	apt_install qemu-user-static file make pkg-config patch bzip2 xz-utils debian-archive-keyring \
+		gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgfortran-12-dev-arm64-cross \
+		gcc-arm-linux-gnueabihf libc6-dev-armhf-cross libgfortran-12-dev-armhf-cross \
+		libasound2-data pocketsphinx-en-us
+	;;
 *)
-	apt_install qemu-user-static file gcc libc6-dev # gcc: go test -race needs cgo
+	apt_install qemu-user-static file gcc libc6-dev espeak-ng # gcc: go test -race needs cgo; espeak-ng: audio/tts tests the real program
 	for q in qemu-aarch64-static qemu-arm-static; do
 		command -v "$q" >/dev/null 2>&1 || { echo "deps: $q missing after install" >&2; exit 1; }
 	done

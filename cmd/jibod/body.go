@@ -39,6 +39,12 @@ type bodyOptions struct {
 	// system-call sleeps: needed under testing/synctest, and enough where
 	// tick lateness does not matter.
 	GoTimers bool
+	// WrapAudioOut, if set, is put in front of the board's sound output
+	// (before the volume), e.g. to record what it plays.
+	WrapAudioOut func(device.PCMSink) device.PCMSink
+	// Voice, if set, replaces the board's voice; it is given the sound
+	// output behind the volume (nil when the board has none).
+	Voice func(out device.PCMSink, observe device.Observer) (device.Voice, error)
 }
 
 // openBody opens prof's devices, starts the motion control loop (which
@@ -67,6 +73,9 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 	// Sounds go through the master volume: the executor's player writes to
 	// the volume, which scales and hands the samples to the board's sink.
 	if out := b.board.AudioOut; out != nil {
+		if o.WrapAudioOut != nil {
+			out = o.WrapAudioOut(out)
+		}
 		if b.volume, err = device.NewVolume(out, 1, observe); err != nil {
 			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 		}
@@ -76,6 +85,15 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 	}
 	ec := b.board.ExecutorConfig()
 	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.motion, b.state, o.ExecObserve
+	if o.Voice != nil {
+		var out device.PCMSink
+		if b.volume != nil {
+			out = b.volume
+		}
+		if ec.Voice, err = o.Voice(out, observe); err != nil {
+			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
+		}
+	}
 	if b.exec, err = jcp.NewExecutor(ec); err != nil {
 		return nil, err
 	}

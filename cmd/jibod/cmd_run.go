@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 )
@@ -25,13 +26,16 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	boardName := fs.String("board", "sim", "board profile: a built-in name (sim) or a profile file")
-	input := fs.String("input", "console", "where utterances come from: console (interactive) or stdin (one per line)")
+	input := fs.String("input", "console", "where typed utterances come from: console (interactive), stdin (one per line), none (only --audio; the run ends with the audio) or shell (standard input/output is the diagnostics shell; the run ends with it)")
 	trace := fs.String("trace", "", "write every bus message to this file as JSON lines ('-' for standard output)")
 	wpm := fs.Int("speak-wpm", -1, "sim speaker rate in words per minute, 0 = instant (default: the profile's)")
 	lang := fs.String("lang", "en-US", "default language")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
 	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers and run records across restarts ('none': memory only; default $"+stateDirEnv+")")
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
+	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network")
+	af := addAudioFlags(fs)
+	sf := addShellFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -41,13 +45,23 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	if *input != "console" && *input != "stdin" {
-		return usageError{fmt.Sprintf("--input %q: want console or stdin", *input)}
+	if *input != "console" && *input != "stdin" && *input != "none" && *input != "shell" {
+		return usageError{fmt.Sprintf("--input %q: want console or stdin (or none, with --audio; or shell)", *input)}
 	}
-	log, err := newLogger(stderr, *logLevel)
+	if err := af.check(*input); err != nil {
+		return err
+	}
+	if err := sf.check(); err != nil {
+		return err
+	}
+	logs, err := newRunLogger(stderr, *logLevel)
 	if err != nil {
 		return err
 	}
+	log := logs.log
+	// The shell's reboot (--shell-reboot exit) ends the run with errRestart.
+	ctx, restart := context.WithCancelCause(ctx)
+	defer restart(nil)
 
 	out := stdout // where people read what the robot does
 	var tap *bus.Tap
@@ -64,8 +78,12 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		defer traceFile.Close()
 		tap = bus.NewTap(traceFile, false, log)
 	}
+	if *input == "shell" {
+		out = io.Discard // standard output is the shell's
+	}
+	started := time.Now()
 	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow}
+		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}
@@ -85,10 +103,39 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		r.Close(context.Background())
 		return err
 	}
+	backends, freeBackends := audioBackends(log)
+	// The shell hears what the robot hears through a tap on the backends.
+	mic := newMicTap(af.Audio, backends)
+	if mic != nil {
+		backends = mic.Backends()
+	}
+	hear, err := startListening(ctx, r, af, *lang, newRecognizer, backends, log)
+	if err != nil {
+		u.Close()
+		watch.Close()
+		return errors.Join(err, freeBackends(), r.Close(context.Background()))
+	}
+	shell, err := startShell(ctx, r, sf, shellDeps{Logs: logs, StateDir: *stateDir, Started: started, Mic: mic,
+		Restart: func() { restart(errRestart) }})
+	if err != nil {
+		u.Close()
+		watch.Close()
+		return errors.Join(err, hear.stop(), freeBackends(), r.Close(context.Background()))
+	}
 	if con.interactive {
 		fmt.Fprintf(out, "jibod %s on the %s board. Type to talk to the robot; Ctrl-D to leave.\n", version, r.body.Profile.Name)
 	}
-	loopErr := readUtterances(ctx, stdin, u, con, log)
+	var loopErr error
+	switch *input {
+	case "none":
+		loopErr = hear.wait(ctx) // until the audio ends
+	case "shell":
+		loopErr = shell.serveStdio(ctx, stdin, stdout)
+	default:
+		loopErr = readUtterances(ctx, stdin, u, con, log)
+	}
+	shell.stop()
+	hearErr := errors.Join(hear.stop(), freeBackends())
 
 	u.Close()
 	watch.Close()
@@ -100,6 +147,10 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	if traceFile != nil {
 		err = errors.Join(err, traceFile.Close())
+	}
+	err = errors.Join(hearErr, err)
+	if errors.Is(context.Cause(ctx), errRestart) {
+		return exitCodeError{code: restartExitCode, err: errors.Join(errRestart, err)}
 	}
 	if loopErr != nil && !errors.Is(loopErr, context.Canceled) {
 		return errors.Join(loopErr, err)
@@ -198,7 +249,7 @@ type console struct {
 
 // consoleTopics are what the console shows.
 var consoleTopics = []string{pipeline.TopicSpeak, pipeline.TopicUnmatched, pipeline.TopicHandlerError,
-	pipeline.TopicHandled, "jibo.body.*"}
+	pipeline.TopicHandled, "jibo.body.*", listen.TopicRecognized, listen.TopicError}
 
 func (c *console) ack(id string) chan struct{} {
 	c.mu.Lock()
@@ -243,6 +294,9 @@ func (c *console) prompt() {
 // interactive console.
 func (c *console) show(_ context.Context, m bus.Message) {
 	switch m.Type {
+	case listen.TopicRecognized, listen.TopicError:
+		c.printf("%s\n", heardLine(m))
+		return
 	case pipeline.TopicSpeak:
 		c.printf("jibo: %s\n", m.DataString("utterance"))
 		return

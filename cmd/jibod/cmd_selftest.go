@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"regexp"
 	"strings"
 	"time"
@@ -38,46 +39,66 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, selftestTimeout)
-	defer cancel()
-
 	fmt.Fprintf(stdout, "jibod %s selftest on the %s board\n", version, *boardName)
-	r, err := newRobot(ctx, robotConfig{Board: *boardName, SpeakWPM: 0, Log: log})
-	if err != nil {
-		fmt.Fprintf(stdout, "[FAIL] start the runtime: %v\n", err)
-		return errors.New("selftest failed")
-	}
-	u, err := newUtterer(r.bus, "selftest")
-	if err != nil {
-		r.Close(context.Background())
-		return err
-	}
-	passed, failed := 0, 0
-	for _, c := range selftestChecks() {
-		detail, err := c.run(ctx, r, u)
-		if err != nil {
-			failed++
-			fmt.Fprintf(stdout, "[FAIL] %s: %v\n", c.name, err)
-			continue
+	passed, failed, started := runSelftest(ctx, *boardName, log, func(name, detail string, err error) {
+		switch {
+		case err != nil:
+			fmt.Fprintf(stdout, "[FAIL] %s: %v\n", name, err)
+		case detail == "":
+			fmt.Fprintf(stdout, "[pass] %s\n", name)
+		default:
+			fmt.Fprintf(stdout, "[pass] %s: %s\n", name, detail)
 		}
-		passed++
-		fmt.Fprintf(stdout, "[pass] %s: %s\n", c.name, detail)
-	}
-	u.Close()
-	closeCtx, cancelClose := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancelClose()
-	if err := r.Close(closeCtx); err != nil {
-		failed++
-		fmt.Fprintf(stdout, "[FAIL] shut down cleanly: %v\n", err)
-	} else {
-		passed++
-		fmt.Fprintf(stdout, "[pass] shut down cleanly\n")
+	})
+	if !started {
+		return errors.New("selftest failed")
 	}
 	fmt.Fprintf(stdout, "selftest: %d passed, %d failed\n", passed, failed)
 	if failed > 0 {
 		return errors.New("selftest failed")
 	}
 	return nil
+}
+
+// runSelftest starts a robot on boardName with its state in memory, runs
+// every check on it, shuts it down and reports each step as it finishes
+// (the shutdown is a step too). started is false when the robot did not
+// start; that is reported as the step "start the runtime". jibod selftest
+// and the shell's selftest command share it.
+func runSelftest(ctx context.Context, boardName string, log *slog.Logger, report func(name, detail string, err error)) (passed, failed int, started bool) {
+	ctx, cancel := context.WithTimeout(ctx, selftestTimeout)
+	defer cancel()
+	r, err := newRobot(ctx, robotConfig{Board: boardName, SpeakWPM: 0, Log: log})
+	if err != nil {
+		report("start the runtime", "", err)
+		return 0, 1, false
+	}
+	u, err := newUtterer(r.bus, "selftest")
+	if err != nil {
+		r.Close(context.Background())
+		report("start the runtime", "", err)
+		return 0, 1, false
+	}
+	for _, c := range selftestChecks() {
+		detail, err := c.run(ctx, r, u)
+		if err != nil {
+			failed++
+		} else {
+			passed++
+		}
+		report(c.name, detail, err)
+	}
+	u.Close()
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancelClose()
+	if err := r.Close(closeCtx); err != nil {
+		failed++
+		report("shut down cleanly", "", err)
+	} else {
+		passed++
+		report("shut down cleanly", "", nil)
+	}
+	return passed, failed, true
 }
 
 func selftestChecks() []check {

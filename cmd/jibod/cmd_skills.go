@@ -17,10 +17,14 @@ import (
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
 const skillsUsage = `Usage:
-  jibod skills list [--permission P] [--json]   the robot's skills, their versions and permissions
+  jibod skills list [--state DIR] [--permission P] [--json]
+                                                the robot's skills: versions, permissions, limits
+  jibod skills install [--state DIR] DIR|FILE.zip
+                                                check a WebAssembly skill package and install it
   jibod skills graph SKILL_ID [--png FILE]      a graph skill's graph as Graphviz DOT (--png renders it)
   jibod skills runs [--state DIR] [--skill ID] [--outcome O] [-n N] [--json]
                                                 the newest skill calls and how they ended
@@ -38,6 +42,8 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	switch args[0] {
 	case "list":
 		return cmdSkillsList(args[1:], stdout, stderr)
+	case "install":
+		return cmdSkillsInstall(ctx, args[1:], stdout, stderr)
 	case "graph":
 		return cmdSkillsGraph(ctx, args[1:], stdout, stderr)
 	case "runs":
@@ -58,6 +64,7 @@ func cmdSkillsList(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	perm := fs.String("permission", "", "only skills granted this permission ("+permissionNames()+")")
+	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder, whose skills/ holds the installed Wasm skills")
 	asJSON := fs.Bool("json", false, "print manifests as JSON lines")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -78,6 +85,10 @@ func cmdSkillsList(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	installed, err := addInstalled(reg, *stateDir, stderr)
+	if err != nil {
+		return err
+	}
 	list := reg.List()
 	if *perm != "" {
 		if list, err = reg.ListByPermission(registry.Permission(*perm)); err != nil {
@@ -94,13 +105,18 @@ func cmdSkillsList(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tBUS ID\tVERSION\tSAFETY\tPERMISSIONS\tDESCRIPTION")
+	fmt.Fprintln(tw, "ID\tBUS ID\tVERSION\tKIND\tSAFETY\tPERMISSIONS\tLIMITS\tDESCRIPTION")
 	for _, m := range list {
 		perms := make([]string, len(m.Permissions))
 		for i, p := range m.Permissions {
 			perms[i] = string(p)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.BusID(), m.Version, m.SafetyLevel, strings.Join(perms, ","), m.Description)
+		kind := "built-in"
+		if installed[m.ID] {
+			kind = "wasm"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.BusID(), m.Version, kind, m.SafetyLevel,
+			strings.Join(perms, ","), limitsText(m, installed[m.ID]), m.Description)
 	}
 	return tw.Flush()
 }
@@ -245,4 +261,29 @@ func cmdSkillsRuns(args []string, stdout, stderr io.Writer) error {
 // oneLine keeps a table cell on one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// addInstalled adds the manifests of the Wasm skills installed in the
+// state folder to reg and returns their ids. A package that cannot be read
+// is reported on w and left out, as the robot leaves it out.
+func addInstalled(reg *registry.Registry, stateDir string, w io.Writer) (map[string]bool, error) {
+	ids := map[string]bool{}
+	if stateDir == "" || stateDir == noState {
+		return ids, nil
+	}
+	entries, err := skillpkg.List(filepath.Join(stateDir, skillsDirName))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Err == nil {
+			e.Err = reg.Add(e.Manifest)
+		}
+		if e.Err != nil {
+			fmt.Fprintf(w, "jibod skills list: not loadable: %v\n", e.Err)
+			continue
+		}
+		ids[e.Manifest.ID] = true
+	}
+	return ids, nil
 }

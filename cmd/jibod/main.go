@@ -33,8 +33,10 @@ Usage:
   jibod jcp run FILE.json  run a JCP action on the sim board; print the timeline (--svg to draw it)
   jibod protocol check FILE...  validate Jibo messages, JCP actions, manifests and MIMs; print canonical JSON
   jibod motion loop        run the motion control loop and report its tick lateness
-  jibod skills ...         the robot's skills: list, graph SKILL_ID, runs
+  jibod skills ...         the robot's skills: list, install DIR|FILE, graph SKILL_ID, runs
   jibod board check        open every device of a board profile and report what answers
+  jibod audio ...          audio tools: devices, level (a live input meter)
+  jibod shell              attach to the running jibod's diagnostics shell (--hash-pin: make a PIN hash)
   jibod version            print the version
 
 `
@@ -73,6 +75,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdSkills(ctx, args[1:], stdout, stderr)
 	case "board":
 		err = cmdBoard(ctx, args[1:], stdout, stderr)
+	case "audio":
+		err = cmdAudio(ctx, args[1:], stdin, stdout, stderr)
+	case "shell":
+		err = cmdShell(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "jibod %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":
@@ -81,6 +87,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "jibod: unknown command %q\n\n%s", args[0], usage)
 		return 2
 	}
+	var ec exitCodeError
 	switch {
 	case err == nil:
 		return 0
@@ -89,6 +96,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "jibod %s: %v\n", args[0], err)
 		return 2
+	case errors.As(err, &ec): // a run ending on purpose with its own status
+		fmt.Fprintf(stderr, "jibod %s: %v\n", args[0], err)
+		return ec.code
 	default:
 		fmt.Fprintf(stderr, "jibod %s: %v\n", args[0], err)
 		return 1

@@ -45,6 +45,12 @@ type robotConfig struct {
 	// ListenWindow is how long a skill's question waits for its answer;
 	// 0 means skill.DefaultListenWindow.
 	ListenWindow time.Duration
+	// Speech chooses the voice (sim text or espeak-ng) and whether the
+	// sound output is recorded to a WAV file.
+	Speech speechConfig
+	// Offline is the robot's offline switch at start: installed Wasm
+	// skills cannot fetch while it is on.
+	Offline bool
 }
 
 // robot is the whole runtime wired together: bus, body, skills, intents and
@@ -68,9 +74,14 @@ type robot struct {
 	invoker  *invoke.Invoker
 	runs     *invoke.Log
 	runsFile *invoke.FileLog
+	// speech is what the voice options opened (the speaker recording),
+	// closed after the body.
+	speech *speech
 	// sched fires skills' timers; stopSched stops its goroutine and waits.
 	sched     *schedule.Scheduler
 	stopSched func()
+	// wasm runs the installed WebAssembly skills; nil when none are.
+	wasm *wasmSkills
 }
 
 // defaultPipeline is the default-session pipeline (PIPE-13). The two
@@ -138,7 +149,11 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	if r.parts, err = openBody(ctx, prof, bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers}); err != nil {
+	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers}
+	if r.speech, err = cfg.Speech.apply(&bo, log); err != nil {
+		return nil, err
+	}
+	if r.parts, err = openBody(ctx, prof, bo); err != nil {
 		return nil, err
 	}
 	r.body, r.exec = r.parts.board, r.parts.exec
@@ -212,6 +227,9 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		if err := r.host.Add(s); err != nil {
 			return nil, err
 		}
+	}
+	if r.wasm, err = startWasmSkills(ctx, r.host, cfg.StateDir, cfg.Offline, runtimeContext(r.parts.state, now), now, log); err != nil {
+		return nil, err
 	}
 	if r.stopHost, err = r.host.StartStop(); err != nil {
 		return nil, err
@@ -304,6 +322,8 @@ func (r *robot) Close(ctx context.Context) error {
 	if r.invoker != nil {
 		errs = append(errs, r.invoker.Close(ctx))
 	}
+	errs = append(errs, r.wasm.Close(ctx)) // after the invoker: no call is left running
+
 	if r.stopHost != nil {
 		r.stopHost()
 	}
@@ -313,6 +333,7 @@ func (r *robot) Close(ctx context.Context) error {
 	if r.parts != nil {
 		errs = append(errs, r.parts.Close(ctx))
 	}
+	errs = append(errs, r.speech.Close())
 	errs = append(errs, r.bus.Close(ctx))
 	if r.state != nil {
 		errs = append(errs, r.state.Close())

@@ -190,7 +190,10 @@ func (iv *Invoker) Close(ctx context.Context) error {
 // a panic, a refusal). An ERROR answer is returned with a nil error and
 // OutcomeErrorResponse: the host reports it. A SKILL_ACTION's action is
 // parsed and checked with the Gate: an invalid action is OutcomeInvalid, a
-// forbidden one OutcomeDenied, and then nothing of it is returned.
+// forbidden one OutcomeDenied, and then nothing of it is returned. A
+// handler error wrapping registry.ErrDenied (a sandboxed skill's refused
+// host call) is OutcomeDenied, one wrapping ErrInvalidResponse (an answer
+// that does not decode) OutcomeInvalid.
 //
 // Every call, whatever its outcome, gives one Record to the Recorder and
 // returns it in Reply.Record. An error is an *Error.
@@ -374,6 +377,12 @@ func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration
 		return nil, OutcomeCancelled, fmt.Errorf("skill %s: call cancelled: %w", id, r.err)
 	case r.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return nil, OutcomeTimeout, fmt.Errorf("skill %s: %w: no answer within %s: %w", id, ErrTimeout, timeout, r.err)
+	// A handler that is a sandbox (a Wasm module) reports what its guest
+	// did: a refused host call, an answer that does not decode.
+	case errors.Is(r.err, registry.ErrDenied):
+		return nil, OutcomeDenied, r.err // a *registry.DeniedError names the skill
+	case errors.Is(r.err, ErrInvalidResponse):
+		return nil, OutcomeInvalid, fmt.Errorf("skill %s: %w", id, r.err)
 	case r.err != nil:
 		return nil, OutcomeFailed, fmt.Errorf("skill %s: %w", id, r.err)
 	case r.resp == nil:

@@ -139,6 +139,12 @@ func TestCallOutcomes(t *testing.T) {
 		{"forbidden action", []registry.Permission{registry.PermSpeech}, launch("set"), func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 			return sayResponse(t, req, forbidden), nil
 		}, OutcomeDenied, registry.ErrDenied, `skill jibo/timer: no "motion" permission: config.jcp.children[1]: LOOKAT turns the body`, 1, 0},
+		{"handler reports a refusal", nil, launch("set"), func(context.Context, *protocol.Request) (*protocol.Response, error) {
+			return nil, fmt.Errorf("host call kv_set: %w", &registry.DeniedError{Skill: "jibo/timer", Permission: registry.PermStorage})
+		}, OutcomeDenied, registry.ErrDenied, `skill jibo/timer: no "storage" permission`, 1, 0},
+		{"handler reports an invalid answer", nil, launch("set"), func(context.Context, *protocol.Request) (*protocol.Response, error) {
+			return nil, fmt.Errorf("%w: the module's answer is not JSON", ErrInvalidResponse)
+		}, OutcomeInvalid, ErrInvalidResponse, "skill jibo/timer: invalid response: the module's answer is not JSON", 1, 0},
 		{"proactive launch without permission", []registry.Permission{registry.PermSpeech},
 			protocol.NewProactiveLaunch(protocol.Context{Skill: protocol.Skill("jibo.timer")}, nil),
 			func(context.Context, *protocol.Request) (*protocol.Response, error) {

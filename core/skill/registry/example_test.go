@@ -59,7 +59,7 @@ func ExampleParseManifest_error() {
 	fmt.Println(err)
 	// Output:
 	// invalid manifest: safety_level: "low" is below "moderate", which the permissions and side effects imply
-	// invalid manifest: limits.max_cpu: unknown member (known: max_action_bytes, max_behaviors, max_speech_chars, calls_per_minute)
+	// invalid manifest: limits.max_cpu: unknown member (known: max_action_bytes, max_behaviors, max_speech_chars, calls_per_minute, memory_mib)
 }
 
 func ExampleRegistry_Remove() {

@@ -32,6 +32,10 @@ const (
 	MaxIdempotentIntents = 64
 	// MaxIntentNameLen bounds an intent name.
 	MaxIntentNameLen = 64
+	// MaxNetworkHosts bounds network_hosts.
+	MaxNetworkHosts = 16
+	// MaxNetworkHostLen bounds one network_hosts entry, port included.
+	MaxNetworkHostLen = 253 + len(":65535")
 
 	// DefaultTimeout is a skill call's time limit when the manifest gives
 	// none: the hub's skill timeout (spec/jibo.md §1.5).
@@ -58,6 +62,11 @@ type Limits struct {
 	// invoker refuses the rest): 1..MaxCallsPerMinute, default
 	// DefaultCallsPerMinute.
 	CallsPerMinute int
+	// MemoryMiB caps a WebAssembly skill's linear memory, in MiB:
+	// 1..MaxMemoryMiB. Zero means the Wasm host's default; it stays zero
+	// in EffectiveLimits, since a skill built into the robot has no memory
+	// of its own to cap.
+	MemoryMiB int
 }
 
 // Bounds and defaults of Limits.
@@ -67,6 +76,9 @@ const (
 	DefaultMaxSpeechChars = 4000
 	MaxCallsPerMinute     = 600
 	DefaultCallsPerMinute = 120
+	// MaxMemoryMiB bounds limits.memory_mib: a 32-bit board has 2 GiB of
+	// address space for everything.
+	MaxMemoryMiB = 512
 )
 
 // Manifest is what a skill declares about itself. In JSON:
@@ -79,7 +91,9 @@ const (
 //	  "permissions": ["speech", "listen", "sound", "proactive", "timers"],
 //	  "timeout": "5s",                    // per call; default 10s, 100ms..60s
 //	  "limits": {"max_action_bytes": 65536, "max_behaviors": 64,
-//	             "max_speech_chars": 2000, "calls_per_minute": 60},
+//	             "max_speech_chars": 2000, "calls_per_minute": 60,
+//	             "memory_mib": 32},         // memory_mib: Wasm skills only
+//	  "network_hosts": ["api.example.com"], // with the network permission
 //	  "safety_level": "moderate",         // required: low | moderate | high
 //	  "side_effect_tags": ["timer.schedule"],
 //	  "idempotent_intents": ["time_left"] // intents the invoker may retry
@@ -111,6 +125,11 @@ type Manifest struct {
 	// IdempotentIntents are the intents the skill handles harmlessly more
 	// than once, which the invoker may therefore retry.
 	IdempotentIntents []string
+	// NetworkHosts are the only hosts the skill may fetch from (the
+	// network permission): "host" (a lower-case DNS name or an IPv4
+	// address) for its default ports, or "host:port" for exactly that
+	// port.
+	NetworkHosts []string
 }
 
 // BusID returns the skill's id on the bus: the id with '/' replaced by '.'
@@ -174,6 +193,7 @@ func (m *Manifest) Clone() *Manifest {
 	c.Permissions = slices.Clone(m.Permissions)
 	c.SideEffectTags = slices.Clone(m.SideEffectTags)
 	c.IdempotentIntents = slices.Clone(m.IdempotentIntents)
+	c.NetworkHosts = slices.Clone(m.NetworkHosts)
 	return &c
 }
 
@@ -189,6 +209,7 @@ func (m *Manifest) Normalized() *Manifest {
 	slices.Sort(c.Permissions)
 	slices.Sort(c.SideEffectTags)
 	slices.Sort(c.IdempotentIntents)
+	slices.Sort(c.NetworkHosts)
 	return c
 }
 
@@ -243,6 +264,9 @@ func (m *Manifest) Validate() error {
 			return fieldErr(fmt.Sprintf("permissions[%d]", i), "%q is listed twice (also at [%d])", p, j)
 		}
 	}
+	if err := m.validateNetworkHosts(); err != nil {
+		return err
+	}
 	if m.Timeout != 0 && (m.Timeout < MinTimeout || m.Timeout > MaxTimeout) {
 		return fieldErr("timeout", "%s is outside %s..%s", m.Timeout, MinTimeout, MaxTimeout)
 	}
@@ -293,6 +317,7 @@ func (l Limits) validate() error {
 		{"max_behaviors", l.MaxBehaviors, 1, jcp.MaxBehaviors},
 		{"max_speech_chars", l.MaxSpeechChars, 1, MaxSpeechCharsLimit},
 		{"calls_per_minute", l.CallsPerMinute, 1, MaxCallsPerMinute},
+		{"memory_mib", l.MemoryMiB, 1, MaxMemoryMiB},
 	} {
 		if c.v != 0 && (c.v < c.lo || c.v > c.hi) {
 			return fieldErr("limits."+c.name, "%d is outside %d..%d", c.v, c.lo, c.hi)
@@ -399,7 +424,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		return nil, err
 	}
 	if err := root.allow("id", "version", "name", "description", "permissions", "timeout", "limits",
-		"safety_level", "side_effect_tags", "idempotent_intents"); err != nil {
+		"safety_level", "side_effect_tags", "idempotent_intents", "network_hosts"); err != nil {
 		return nil, err
 	}
 	m := &Manifest{}
@@ -435,7 +460,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := lim.allow("max_action_bytes", "max_behaviors", "max_speech_chars", "calls_per_minute"); err != nil {
+		if err := lim.allow("max_action_bytes", "max_behaviors", "max_speech_chars", "calls_per_minute", "memory_mib"); err != nil {
 			return nil, err
 		}
 		for _, f := range []struct {
@@ -444,6 +469,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		}{
 			{"max_action_bytes", &m.Limits.MaxActionBytes}, {"max_behaviors", &m.Limits.MaxBehaviors},
 			{"max_speech_chars", &m.Limits.MaxSpeechChars}, {"calls_per_minute", &m.Limits.CallsPerMinute},
+			{"memory_mib", &m.Limits.MemoryMiB},
 		} {
 			if *f.dst, err = lim.positive(f.name); err != nil {
 				return nil, err
@@ -461,6 +487,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if m.IdempotentIntents, err = root.strs("idempotent_intents"); err != nil {
 		return nil, err
 	}
+	if m.NetworkHosts, err = root.strs("network_hosts"); err != nil {
+		return nil, err
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -475,6 +504,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 		MaxBehaviors   int `json:"max_behaviors,omitempty"`
 		MaxSpeechChars int `json:"max_speech_chars,omitempty"`
 		CallsPerMinute int `json:"calls_per_minute,omitempty"`
+		MemoryMiB      int `json:"memory_mib,omitempty"`
 	}
 	w := struct {
 		ID                string       `json:"id"`
@@ -487,11 +517,13 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 		SafetyLevel       SafetyLevel  `json:"safety_level"`
 		SideEffectTags    []string     `json:"side_effect_tags"`
 		IdempotentIntents []string     `json:"idempotent_intents"`
+		NetworkHosts      []string     `json:"network_hosts,omitempty"`
 	}{
 		ID: m.ID, Version: m.Version, Name: m.Name, Description: m.Description,
 		Permissions: orEmpty(m.Permissions),
 		Limits:      limits(m.Limits), SafetyLevel: m.SafetyLevel,
 		SideEffectTags: orEmpty(m.SideEffectTags), IdempotentIntents: orEmpty(m.IdempotentIntents),
+		NetworkHosts: m.NetworkHosts,
 	}
 	if m.Timeout != 0 {
 		w.Timeout = m.Timeout.String()

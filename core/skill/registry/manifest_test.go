@@ -138,6 +138,10 @@ func TestParseManifestErrors(t *testing.T) {
 		{"limit action bytes", edit(t, "limits", `{"max_action_bytes": 10}`), "limits.max_action_bytes", "outside 64..262144"},
 		{"limit calls", edit(t, "limits", `{"calls_per_minute": 601}`), "limits.calls_per_minute", "outside 1..600"},
 		{"limit speech", edit(t, "limits", `{"max_speech_chars": 100001}`), "limits.max_speech_chars", "outside"},
+		{"limit memory", edit(t, "limits", `{"memory_mib": 513}`), "limits.memory_mib", "outside 1..512"},
+		{"limit memory zero", edit(t, "limits", `{"memory_mib": 0}`), "limits.memory_mib", "not positive"},
+		{"network without hosts", edit(t, "permissions", `["speech", "network"]`), "network_hosts", `missing: the "network" permission needs`},
+		{"hosts without network", edit(t, "network_hosts", `["api.example.com"]`), "network_hosts", `given without the "network" permission`},
 		{"limit duplicate", []byte(`{"limits": {"max_behaviors": 1, "max_behaviors": 2}}`), "limits.max_behaviors", "given twice"},
 		{"missing safety level", edit(t, "safety_level", ""), "safety_level", "missing"},
 		{"unknown safety level", edit(t, "safety_level", `"none"`), "safety_level", `"none" is not one of low, moderate, high`},
@@ -228,6 +232,8 @@ func TestImpliedSafetyLevel(t *testing.T) {
 		{nil, []string{"timer.alarm"}, SafetyModerate},
 		{[]Permission{PermMotion}, []string{"network.fetch"}, SafetyHigh},
 		{nil, []string{"message.send"}, SafetyHigh},
+		{[]Permission{PermStorage}, nil, SafetyLow},
+		{[]Permission{PermNetwork, PermStorage}, nil, SafetyHigh},
 	}
 	for _, tt := range tests {
 		m := &Manifest{Permissions: tt.perms, SideEffectTags: tt.tags}
@@ -237,7 +243,7 @@ func TestImpliedSafetyLevel(t *testing.T) {
 
 func TestPermissionsDocumented(t *testing.T) {
 	all := AllPermissions()
-	assert.Len(t, all, 10)
+	assert.Len(t, all, 12)
 	for _, p := range all {
 		assert.True(t, p.Valid())
 		assert.NotEmpty(t, p.Describe(), p)
@@ -255,4 +261,62 @@ func TestFieldErrorIs(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrInvalid))
 	assert.False(t, errors.Is(err, ErrNotFound))
 	assert.Equal(t, "invalid manifest: limits.max_behaviors: bad", err.Error())
+}
+
+// TestWasmLimitsAndHosts checks the members Wasm skills use: memory_mib
+// (left zero by the defaults: native skills have no memory of their own to
+// cap) and network_hosts, tied to the network permission.
+func TestWasmLimitsAndHosts(t *testing.T) {
+	data := []byte(`{"id": "acme/weather", "version": "1.0.0", "name": "Weather", "description": "Says the weather.",
+		"permissions": ["speech", "network", "storage"], "timeout": "3s", "limits": {"memory_mib": 48},
+		"network_hosts": ["api.weather.example", "127.0.0.1:8080"], "safety_level": "high"}`)
+	m, err := ParseManifest(data)
+	require.NoError(t, err)
+	assert.Equal(t, 48, m.Limits.MemoryMiB)
+	assert.Equal(t, []string{"127.0.0.1:8080", "api.weather.example"}, m.NetworkHosts, "stored sorted")
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"memory_mib":48`)
+	back, err := ParseManifest(b)
+	require.NoError(t, err)
+	b2, err := json.Marshal(back)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(b), string(b2), "round trip")
+
+	d, err := ParseManifest(edit(t, "limits", `{}`))
+	require.NoError(t, err)
+	assert.Zero(t, d.EffectiveLimits().MemoryMiB, "no default for skills without linear memory")
+	b, err = json.Marshal(d)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "network_hosts", "left out when empty")
+
+	// "network" implies a high safety level.
+	_, err = ParseManifest([]byte(strings.Replace(string(data), `"high"`, `"moderate"`, 1)))
+	assert.ErrorContains(t, err, `safety_level: "moderate" is below "high"`)
+}
+
+func TestSplitNetworkHost(t *testing.T) {
+	good := []struct {
+		in   string
+		host string
+		port int
+	}{
+		{"api.example.com", "api.example.com", 0},
+		{"api.example.com:8443", "api.example.com", 8443},
+		{"127.0.0.1:8080", "127.0.0.1", 8080},
+		{"localhost", "localhost", 0},
+		{"x-1.example", "x-1.example", 0},
+	}
+	for _, g := range good {
+		h, p, err := SplitNetworkHost(g.in)
+		require.NoError(t, err, g.in)
+		assert.Equal(t, g.host, h, g.in)
+		assert.Equal(t, g.port, p, g.in)
+	}
+	for _, bad := range []string{"", "API.example.com", "*.example.com", "https://api.example.com", "api.example.com/x",
+		"user@host", "host:0", "host:65536", "host:08", "host:", "-a.example", "a..b", "::1", "[::1]:80", "1.2.3.999",
+		"exa mple.com", strings.Repeat("a", 64) + ".com"} {
+		_, _, err := SplitNetworkHost(bad)
+		assert.Error(t, err, bad)
+	}
 }

@@ -9,7 +9,8 @@ import (
 // Permission is something a skill may make the robot do. The set is closed:
 // it is what the body and the runtime can do on a skill's behalf, and each
 // one is enforced somewhere (Gate for what an action does, the invoker for
-// proactive launches, the scheduler for timers).
+// proactive launches, the scheduler for timers, the Wasm host API for
+// storage and network).
 type Permission string
 
 // The permissions.
@@ -42,6 +43,14 @@ const (
 	PermProactive Permission = "proactive"
 	// PermTimers lets a skill schedule something to happen later.
 	PermTimers Permission = "timers"
+	// PermStorage lets a skill keep data on the robot: the key-value
+	// storage of the Wasm host API, scoped to the skill and bounded by
+	// quotas.
+	PermStorage Permission = "storage"
+	// PermNetwork lets a skill fetch over HTTP from the hosts its manifest
+	// lists in network_hosts (the Wasm host API), while the robot is
+	// online.
+	PermNetwork Permission = "network"
 )
 
 // permissionInfo lists the permissions in documentation order with what
@@ -60,6 +69,8 @@ var permissionInfo = []struct {
 	{PermEmotion, "change the robot's emotion (IMPACT_EMOTION)"},
 	{PermProactive, "start without being asked (PROACTIVE_LAUNCH)"},
 	{PermTimers, "schedule something for later"},
+	{PermStorage, "keep data on the robot (key-value storage, with quotas)"},
+	{PermNetwork, "fetch over HTTP from the hosts listed in network_hosts"},
 }
 
 // AllPermissions returns every permission in documentation order.
@@ -197,6 +208,8 @@ func permissionLevel(p Permission) SafetyLevel {
 	switch p {
 	case PermMotion, PermProactive, PermTimers:
 		return SafetyModerate
+	case PermNetwork: // like the network side-effect domain: effects outside the robot
+		return SafetyHigh
 	}
 	return SafetyLow
 }

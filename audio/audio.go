@@ -1,0 +1,66 @@
+package audio
+
+import (
+	"context"
+)
+
+// SampleRate is the rate, in Hz, of the mono 16-bit PCM that sources yield
+// and recognition works on.
+const SampleRate = RecognitionRate
+
+// WakePhrase is the phrase that wakes the robot.
+const WakePhrase = "hey jibo"
+
+// Source yields 16 kHz mono int16 PCM (SampleRate) for recognition.
+type Source interface {
+	// Read fills buf, returning the samples read; io.EOF at the end of a
+	// finite source.
+	Read(ctx context.Context, buf []int16) (int, error)
+	Close() error
+}
+
+// Sink plays PCM at the given rate (mono).
+type Sink interface {
+	Write(ctx context.Context, pcm []int16, rate int) error
+	Close() error
+}
+
+// Hypothesis is one recognition of an utterance.
+type Hypothesis struct {
+	Text       string
+	Confidence float64 // in [0,1]
+}
+
+// Recognizer turns one endpointed utterance of SampleRate mono PCM into
+// n-best hypotheses, best first; none for no speech or out-of-grammar.
+type Recognizer interface {
+	Recognize(ctx context.Context, pcm []int16) ([]Hypothesis, error)
+}
+
+// Device is one capture device a backend offers.
+type Device struct {
+	// ID is what goes after "backend:" in a source spec.
+	ID string
+	// Name is the device's human-readable name.
+	Name string
+	// Default marks the device the backend opens when no ID is given.
+	Default bool
+	// Channels and SampleRate are the device's native input format.
+	Channels   int
+	SampleRate int
+}
+
+// Backend is a source backend supplied from outside this package (for
+// example portaudio, which needs cgo and a build tag): cmd/jibod puts it in
+// Opener.Backends under the name that selects it in a spec.
+type Backend struct {
+	// Open opens the device named by arg (the text after "name:"; empty for
+	// the default device). The Source it returns must yield SampleRate mono
+	// PCM, converting whatever the device gives.
+	Open func(ctx context.Context, arg string) (Source, error)
+	// Devices lists the backend's capture devices; nil when it cannot list.
+	Devices func(ctx context.Context) ([]Device, error)
+	// Live marks a device that can vanish and return: the Opener reopens it
+	// with backoff after a read error instead of giving up.
+	Live bool
+}

@@ -1,0 +1,764 @@
+// Package grammar turns the intents skills have registered into a JSGF
+// grammar for a grammar-constrained speech recogniser, so the robot only
+// ever hears sentences it can act on.
+//
+// Every template (INTENT-1) is expanded with core/intent's expander into
+// its samples, and the samples of each intent are merged into a word tree
+// that becomes one JSGF rule. The utterance rule is
+//
+//	public <utterance> = <wake> [<command>] | <command>;
+//
+// so "hey jibo" alone, "hey jibo, <command>" and (for the listener's
+// command window) a bare command are all sentences, and the wake phrase is
+// recognised as part of the sentence it starts.
+//
+// Slots become rules of their own, chosen in this order:
+//
+//  1. the slot's .entity values (GRM-15), when the intent has any: said
+//     aloud, a value must be one of them;
+//  2. a built-in class by the slot's type ({number:x}) or, failing that,
+//     its name (less a "_2" suffix, since a template may not repeat a
+//     slot): number, amount, count, level… take the numbers zero to one
+//     hundred; duration and length take spoken lengths of time ("five
+//     minutes", "an hour and a half"); see [Classes];
+//  3. otherwise an open slot: one to Options.OpenWords (default 3) words
+//     from the grammar's own vocabulary (every word of every sample,
+//     entity value and class) plus Options.OpenVocabulary. The recogniser
+//     cannot hear a word it has never been given, so an open slot only
+//     catches words the robot already knows.
+//
+// Samples with words the recogniser cannot say (Options.Unknown, or digits,
+// which a speaker says as words) are left out and reported in
+// [Grammar.Dropped].
+package grammar
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/openjibo/jibod/core/intent"
+)
+
+// Limits and defaults.
+const (
+	// DefaultOpenWords is how many words an open slot takes at most.
+	DefaultOpenWords = 3
+	// MaxOpenWords bounds Options.OpenWords.
+	MaxOpenWords = 6
+	// DefaultMaxSamples bounds the expanded samples of the whole grammar.
+	DefaultMaxSamples = 200_000
+	// DefaultMaxBytes bounds the JSGF text.
+	DefaultMaxBytes = 2 << 20
+	// MaxWords bounds the grammar's vocabulary.
+	MaxWords = 20_000
+	// MaxIntents bounds the intents of one grammar.
+	MaxIntents = 5_000
+	// MaxAcceptWords bounds the sentences Accepts checks.
+	MaxAcceptWords = 64
+)
+
+// Intent is one intent's sentences as a skill registered them.
+type Intent struct {
+	Skill string // skill id (bus id)
+	Name  string // intent name
+	Lang  string // BCP-47 tag
+	// Templates are the intent's samples in the template grammar.
+	Templates []string
+	// Vocab maps a vocabulary name to its templates, for <name>.
+	Vocab map[string][]string
+	// Entities maps a slot name to its value templates (.entity).
+	Entities map[string][]string
+	// SlotTypes maps a slot name to its type ({number:x}).
+	SlotTypes map[string]string
+}
+
+// Options tunes Build.
+type Options struct {
+	// Lang keeps the intents whose language has the same primary subtag
+	// ("en" for "en-US"); "" keeps every intent.
+	Lang string
+	// Wake is the wake phrase; "" builds a grammar of commands only.
+	Wake string
+	// OpenWords is the most words an open slot takes; 0 means
+	// DefaultOpenWords, -1 leaves samples with open slots out.
+	OpenWords int
+	// OpenVocabulary are extra words open slots may take.
+	OpenVocabulary []string
+	// Classes are the slot classes by type or name; nil means Classes.
+	Classes map[string][]string
+	// Unknown are words the recogniser cannot pronounce: samples needing
+	// them are left out.
+	Unknown map[string]bool
+	// Garbage adds the garbage rule: a loop over GarbageWords (each
+	// written with GarbagePrefix) as an alternative to every sentence, so
+	// speech outside the grammar is explained as garbage, not forced onto
+	// the nearest command. A recogniser drops a result holding a garbage
+	// word.
+	Garbage bool
+	// MaxSamples and MaxBytes bound the grammar; 0 means the defaults.
+	MaxSamples int
+	MaxBytes   int
+}
+
+// Dropped is a sample, or a whole intent, left out of the grammar.
+type Dropped struct {
+	Skill, Intent string
+	Sample        string // "" for the whole intent
+	Why           string
+}
+
+func (d Dropped) String() string {
+	if d.Sample == "" {
+		return fmt.Sprintf("%s:%s: %s", d.Skill, d.Intent, d.Why)
+	}
+	return fmt.Sprintf("%s:%s %q: %s", d.Skill, d.Intent, d.Sample, d.Why)
+}
+
+// Grammar is a built grammar: its JSGF text, its words, what was left out,
+// and a matcher for its sentences.
+type Grammar struct {
+	jsgf    string
+	words   []string
+	dropped []Dropped
+	intents int
+	samples int
+
+	wake    []string
+	command []*rule // one per intent
+	rules   map[string]*rule
+	open    *openRule
+	garbage []string // garbage words, prefixed
+}
+
+// JSGF returns the grammar's JSGF text.
+func (g *Grammar) JSGF() string { return g.jsgf }
+
+// Words returns the grammar's distinct words, sorted.
+func (g *Grammar) Words() []string { return slices.Clone(g.words) }
+
+// Dropped lists what was left out and why.
+func (g *Grammar) Dropped() []Dropped { return slices.Clone(g.dropped) }
+
+// Intents is how many intents the grammar has sentences for.
+func (g *Grammar) Intents() int { return g.intents }
+
+// Samples is how many expanded samples went into the grammar.
+func (g *Grammar) Samples() int { return g.samples }
+
+// label is one edge of a word tree: a word, or a reference to a rule.
+type label struct {
+	word string
+	rule string
+}
+
+func (l label) jsgf() string {
+	if l.rule != "" {
+		return "<" + l.rule + ">"
+	}
+	return l.word
+}
+
+// node is a word tree node: the edges out of it, and whether a sentence
+// may end here.
+type node struct {
+	next map[label]*node
+	end  bool
+}
+
+func (n *node) add(seq []label) {
+	for _, l := range seq {
+		if n.next == nil {
+			n.next = map[label]*node{}
+		}
+		c := n.next[l]
+		if c == nil {
+			c = &node{}
+			n.next[l] = c
+		}
+		n = c
+	}
+	n.end = true
+}
+
+// rule is a named word tree.
+type rule struct {
+	name    string
+	comment string
+	root    *node
+}
+
+// openRule is the open slot: 1..max words of vocab.
+type openRule struct {
+	name  string
+	max   int
+	vocab map[string]bool
+}
+
+// Classes are the built-in slot classes, by slot type or name, in the
+// template grammar; a class may use another through a slot of its name.
+// Written for English: other languages get open slots.
+var Classes = map[string][]string{
+	"number": {
+		"(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)",
+		"(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) [one|two|three|four|five|six|seven|eight|nine]",
+		"(a|one) hundred",
+	},
+	"duration": {
+		"{number} (second|seconds|minute|minutes|hour|hours)",
+		"{number} (hour|hours) [and] {number_2} (minute|minutes)",
+		"{number} (minute|minutes) [and] {number_2} (second|seconds)",
+		"{number} and a half (minutes|hours)",
+		"(a|an|one) (second|minute|hour)",
+		"(a|an) (minute|hour) and a half",
+		"half (a minute|an hour)",
+		"(a|an) (half|quarter) hour",
+		"[a] quarter of an hour",
+	},
+}
+
+// classAliases maps slot names to the class they take.
+var classAliases = map[string]string{
+	"number": "number", "amount": "number", "count": "number", "level": "number", "num": "number",
+	"quantity": "number", "volume": "number",
+	"duration": "duration", "length": "duration",
+}
+
+var errTooLarge = errors.New("grammar too large")
+
+// builder holds the state of one Build.
+type builder struct {
+	opts    Options
+	classes map[string][]string
+	g       *Grammar
+	vocab   map[string]bool
+	// entity rules by content, so intents sharing values share a rule.
+	entityRules map[string]string
+	classRules  map[string]string
+	building    []string // classes being built, for cycles
+	usesOpen    bool
+}
+
+// Build makes the grammar of intents. It fails only when the grammar would
+// have no sentence or exceed its limits; samples it cannot use are
+// reported in Dropped.
+func Build(intents []Intent, opts Options) (*Grammar, error) {
+	if opts.OpenWords == 0 {
+		opts.OpenWords = DefaultOpenWords
+	}
+	if opts.OpenWords < -1 || opts.OpenWords > MaxOpenWords {
+		return nil, fmt.Errorf("grammar: open slot length %d not in 1..%d (or -1)", opts.OpenWords, MaxOpenWords)
+	}
+	if opts.MaxSamples <= 0 {
+		opts.MaxSamples = DefaultMaxSamples
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if len(intents) > MaxIntents {
+		return nil, fmt.Errorf("grammar: %d intents, more than %d", len(intents), MaxIntents)
+	}
+	classes := opts.Classes
+	if classes == nil {
+		classes = Classes
+	}
+	b := &builder{opts: opts, classes: classes, vocab: map[string]bool{},
+		entityRules: map[string]string{}, classRules: map[string]string{},
+		g: &Grammar{rules: map[string]*rule{}}}
+	if opts.Wake != "" {
+		b.g.wake = strings.Fields(intent.Normalize(opts.Wake))
+		for _, w := range b.g.wake {
+			if why := b.unusable(w); why != "" {
+				return nil, fmt.Errorf("grammar: wake phrase %q: %s", opts.Wake, why)
+			}
+			b.vocab[w] = true
+		}
+	}
+	sorted := slices.Clone(intents)
+	slices.SortFunc(sorted, func(a, c Intent) int {
+		return cmp.Or(cmp.Compare(a.Skill, c.Skill), cmp.Compare(a.Name, c.Name), cmp.Compare(a.Lang, c.Lang))
+	})
+	for _, in := range sorted {
+		if !sameLanguage(in.Lang, opts.Lang) {
+			continue
+		}
+		if err := b.addIntent(in); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.g.command) == 0 && len(b.g.wake) == 0 {
+		return nil, errors.New("grammar: no sentence to recognise (no usable intent and no wake phrase)")
+	}
+	if b.usesOpen {
+		if b.opts.OpenWords < 1 {
+			return nil, errors.New("grammar: open slot used while open slots are off") // unreachable: addIntent drops them
+		}
+		for _, w := range opts.OpenVocabulary {
+			for _, x := range strings.Fields(intent.Normalize(w)) {
+				if b.unusable(x) == "" {
+					b.vocab[x] = true
+				}
+			}
+		}
+		b.g.open = &openRule{name: "open", max: opts.OpenWords, vocab: maps.Clone(b.vocab)}
+	}
+	if len(b.vocab) > MaxWords {
+		return nil, fmt.Errorf("grammar: %d words, more than %d: %w", len(b.vocab), MaxWords, errTooLarge)
+	}
+	words := maps.Clone(b.vocab)
+	if opts.Garbage {
+		for _, w := range GarbageWords {
+			if b.unusable(w) == "" {
+				b.g.garbage = append(b.g.garbage, GarbagePrefix+w)
+				words[GarbagePrefix+w] = true
+			}
+		}
+	}
+	b.g.words = slices.Sorted(maps.Keys(words))
+	if err := b.render(); err != nil {
+		return nil, err
+	}
+	return b.g, nil
+}
+
+// sameLanguage reports whether tag has want's primary subtag.
+func sameLanguage(tag, want string) bool {
+	if want == "" {
+		return true
+	}
+	p := func(s string) string {
+		s = strings.ToLower(s)
+		if i := strings.IndexAny(s, "-_"); i >= 0 {
+			s = s[:i]
+		}
+		return s
+	}
+	return p(tag) == p(want)
+}
+
+// unusable says why a word cannot be in the grammar, or "".
+func (b *builder) unusable(w string) string {
+	if b.opts.Unknown[w] {
+		return fmt.Sprintf("the recogniser cannot pronounce %q", w)
+	}
+	for _, r := range w {
+		if !unicode.IsLetter(r) && !unicode.IsMark(r) {
+			return fmt.Sprintf("%q is not a spoken word (digits or symbols)", w)
+		}
+	}
+	return ""
+}
+
+// addIntent expands an intent's templates into its rule.
+func (b *builder) addIntent(in Intent) error {
+	root := &node{}
+	n := 0
+	drop := func(sample, why string) {
+		b.g.dropped = append(b.g.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: sample, Why: why})
+	}
+	for _, tpl := range in.Templates {
+		samples, _, err := intent.Expand(tpl, in.Vocab, intent.ExpandOptions{})
+		if err != nil {
+			drop(tpl, err.Error())
+			continue
+		}
+		for _, s := range samples {
+			seq, why, err := b.sequence(in, s)
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				drop(s, why)
+				continue
+			}
+			if b.g.samples++; b.g.samples > b.opts.MaxSamples {
+				return fmt.Errorf("grammar: more than %d samples: %w", b.opts.MaxSamples, errTooLarge)
+			}
+			b.keep(seq)
+			root.add(seq)
+			n++
+		}
+	}
+	if n == 0 {
+		drop("", "no usable sample")
+		return nil
+	}
+	r := &rule{name: fmt.Sprintf("i%d", len(b.g.command)), comment: in.Skill + ":" + in.Name, root: root}
+	b.g.command = append(b.g.command, r)
+	b.g.rules[r.name] = r
+	b.g.intents++
+	return nil
+}
+
+// sequence turns one expanded sample into labels; why is non-empty when
+// the sample cannot be used.
+func (b *builder) sequence(in Intent, sample string) (_ []label, why string, _ error) {
+	var seq []label
+	for _, part := range splitSlots(sample) {
+		if part.slot == "" {
+			for _, w := range strings.Fields(intent.Normalize(part.text)) {
+				if why := b.unusable(w); why != "" {
+					return nil, why, nil
+				}
+				seq = append(seq, label{word: w})
+			}
+			continue
+		}
+		name, why, err := b.slotRule(in, part.slot)
+		if err != nil || why != "" {
+			return nil, why, err
+		}
+		seq = append(seq, label{rule: name})
+	}
+	if len(seq) == 0 {
+		return nil, "no words", nil
+	}
+	return seq, "", nil
+}
+
+type part struct{ text, slot string }
+
+// splitSlots splits an expanded sample into text and {slot} parts.
+func splitSlots(s string) []part {
+	var out []part
+	for s != "" {
+		i := strings.IndexByte(s, '{')
+		j := strings.IndexByte(s, '}')
+		if i < 0 || j < i {
+			out = append(out, part{text: s})
+			break
+		}
+		if i > 0 {
+			out = append(out, part{text: s[:i]})
+		}
+		out = append(out, part{slot: s[i+1 : j]})
+		s = s[j+1:]
+	}
+	return out
+}
+
+// slotRule returns the rule a slot of in takes (see the package comment).
+func (b *builder) slotRule(in Intent, slot string) (string, string, error) {
+	if vals := in.Entities[slot]; len(vals) > 0 {
+		return b.entityRule(in, slot, vals)
+	}
+	class := ""
+	if t := in.SlotTypes[slot]; t != "" {
+		if _, ok := b.classes[t]; ok {
+			class = t
+		}
+	}
+	if class == "" {
+		// A template may not repeat a slot, so a second number is
+		// {number_2}: the suffix is not part of the class name.
+		base := strings.TrimRight(slot, "0123456789")
+		if base != slot && strings.HasSuffix(base, "_") {
+			base = strings.TrimSuffix(base, "_")
+		} else {
+			base = slot
+		}
+		if _, ok := b.classes[base]; ok {
+			class = base
+		} else if a, ok := classAliases[base]; ok {
+			if _, ok := b.classes[a]; ok {
+				class = a
+			}
+		}
+	}
+	if class != "" {
+		name, err := b.classRule(class)
+		return name, "", err
+	}
+	if b.opts.OpenWords < 1 {
+		return "", fmt.Sprintf("open slot {%s} (open slots are off)", slot), nil
+	}
+	b.usesOpen = true
+	return "open", "", nil
+}
+
+// entityRule builds (or reuses) the rule of an entity's values.
+func (b *builder) entityRule(in Intent, slot string, vals []string) (string, string, error) {
+	var samples []string
+	for _, v := range vals {
+		s, _, err := intent.Expand(v, in.Vocab, intent.ExpandOptions{})
+		if err != nil {
+			b.g.dropped = append(b.g.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: v, Why: "entity value: " + err.Error()})
+			continue
+		}
+		samples = append(samples, s...)
+	}
+	slices.Sort(samples)
+	samples = slices.Compact(samples)
+	key := strings.Join(samples, "\n")
+	if name, ok := b.entityRules[key]; ok {
+		return name, "", nil
+	}
+	root := &node{}
+	for _, s := range samples {
+		seq, why, err := b.literal(s)
+		if err != nil {
+			return "", "", err
+		}
+		if why != "" {
+			b.g.dropped = append(b.g.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: s, Why: "entity value: " + why})
+			continue
+		}
+		b.keep(seq)
+		root.add(seq)
+	}
+	if root.next == nil {
+		return "", fmt.Sprintf("no usable value for slot {%s}", slot), nil
+	}
+	name := fmt.Sprintf("e%d", len(b.entityRules))
+	b.entityRules[key] = name
+	b.g.rules[name] = &rule{name: name, comment: fmt.Sprintf("%s {%s}", in.Skill, slot), root: root}
+	return name, "", nil
+}
+
+// keep adds a used sequence's words to the vocabulary.
+func (b *builder) keep(seq []label) {
+	for _, l := range seq {
+		if l.word != "" {
+			b.vocab[l.word] = true
+		}
+	}
+}
+
+// literal turns slot-free text into word labels.
+func (b *builder) literal(s string) ([]label, string, error) {
+	var seq []label
+	for _, w := range strings.Fields(intent.Normalize(s)) {
+		if why := b.unusable(w); why != "" {
+			return nil, why, nil
+		}
+		seq = append(seq, label{word: w})
+	}
+	if len(seq) == 0 {
+		return nil, "no words", nil
+	}
+	return seq, "", nil
+}
+
+// classRule builds (or reuses) a class's rule.
+func (b *builder) classRule(class string) (string, error) {
+	if name, ok := b.classRules[class]; ok {
+		return name, nil
+	}
+	if slices.Contains(b.building, class) {
+		return "", fmt.Errorf("grammar: class %q refers to itself", class)
+	}
+	b.building = append(b.building, class)
+	defer func() { b.building = b.building[:len(b.building)-1] }()
+	name := "c_" + class
+	root := &node{}
+	pseudo := Intent{Skill: "class", Name: class}
+	for _, tpl := range b.classes[class] {
+		samples, _, err := intent.Expand(tpl, nil, intent.ExpandOptions{})
+		if err != nil {
+			return "", fmt.Errorf("grammar: class %q: %w", class, err)
+		}
+		for _, s := range samples {
+			seq, why, err := b.sequence(pseudo, s)
+			if err != nil {
+				return "", err
+			}
+			if why != "" {
+				b.g.dropped = append(b.g.dropped, Dropped{Skill: "class", Intent: class, Sample: s, Why: why})
+				continue
+			}
+			b.keep(seq)
+			root.add(seq)
+		}
+	}
+	if root.next == nil {
+		return "", fmt.Errorf("grammar: class %q has no usable sample", class)
+	}
+	b.classRules[class] = name
+	b.g.rules[name] = &rule{name: name, comment: "class " + class, root: root}
+	return name, nil
+}
+
+// render writes the JSGF text and records the words of every tree.
+func (b *builder) render() error {
+	var sb strings.Builder
+	sb.WriteString("#JSGF V1.0;\ngrammar jibo;\n\n")
+	var top []string
+	if len(b.g.wake) > 0 {
+		if len(b.g.command) > 0 {
+			top = append(top, "<wake> [<command>]", "<command>")
+		} else {
+			top = append(top, "<wake>")
+		}
+	} else {
+		top = append(top, "<command>")
+	}
+	if len(b.g.garbage) > 0 {
+		top = append(top, "<garbage>")
+	}
+	fmt.Fprintf(&sb, "public <utterance> = %s;\n", strings.Join(top, " | "))
+	if len(b.g.wake) > 0 {
+		fmt.Fprintf(&sb, "<wake> = %s;\n", strings.Join(b.g.wake, " "))
+	}
+	if len(b.g.command) > 0 {
+		refs := make([]string, len(b.g.command))
+		for i, r := range b.g.command {
+			refs[i] = "<" + r.name + ">"
+		}
+		fmt.Fprintf(&sb, "<command> = %s;\n", strings.Join(refs, " | "))
+	}
+	names := slices.Sorted(maps.Keys(b.g.rules))
+	// Classes, entities, then intents, each in the order made.
+	slices.SortFunc(names, func(x, y string) int {
+		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(len(x), len(y)), cmp.Compare(x, y))
+	})
+	for _, n := range names {
+		r := b.g.rules[n]
+		fmt.Fprintf(&sb, "\n// %s\n<%s> = %s;\n", sanitizeComment(r.comment), r.name, body(r.root))
+		if sb.Len() > b.opts.MaxBytes {
+			return fmt.Errorf("grammar: more than %d bytes of JSGF: %w", b.opts.MaxBytes, errTooLarge)
+		}
+	}
+	if o := b.g.open; o != nil {
+		words := slices.Sorted(maps.Keys(o.vocab))
+		fmt.Fprintf(&sb, "\n// open slots: 1 to %d known words\n<%s_word> = %s;\n<%s> = %s;\n",
+			o.max, o.name, strings.Join(words, " | "), o.name, openBody(o.name+"_word", o.max))
+	}
+	if len(b.g.garbage) > 0 {
+		fmt.Fprintf(&sb, "\n// garbage: speech outside the grammar\n<garbage> = <garbage_word>+;\n<garbage_word> = %s;\n",
+			strings.Join(b.g.garbage, " | "))
+	}
+	if sb.Len() > b.opts.MaxBytes {
+		return fmt.Errorf("grammar: more than %d bytes of JSGF: %w", b.opts.MaxBytes, errTooLarge)
+	}
+	b.g.jsgf = sb.String()
+	return nil
+}
+
+func sanitizeComment(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '*' || r == '/' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// openBody is "<w> [<w> [<w>]]" for max 3.
+func openBody(word string, max int) string {
+	s := "<" + word + ">"
+	for i := 1; i < max; i++ {
+		s = "<" + word + "> [" + s + "]"
+	}
+	return s
+}
+
+// sortedLabels orders a node's edges: words before rule references,
+// alphabetically, so the text is deterministic.
+func sortedLabels(n *node) []label {
+	ls := slices.Collect(maps.Keys(n.next))
+	slices.SortFunc(ls, func(a, c label) int {
+		return cmp.Or(cmp.Compare(a.rule, c.rule), cmp.Compare(a.word, c.word))
+	})
+	return ls
+}
+
+// body renders what follows n (which has edges) as a JSGF expansion.
+func body(n *node) string {
+	ls := sortedLabels(n)
+	alts := make([]string, 0, len(ls))
+	for _, l := range ls {
+		c := n.next[l]
+		switch {
+		case len(c.next) == 0:
+			alts = append(alts, l.jsgf())
+		case c.end:
+			alts = append(alts, l.jsgf()+" ["+body(c)+"]")
+		default:
+			rest := body(c)
+			if len(c.next) > 1 {
+				rest = "(" + rest + ")"
+			}
+			alts = append(alts, l.jsgf()+" "+rest)
+		}
+	}
+	return strings.Join(alts, " | ")
+}
+
+// Accepts reports whether text (normalised as the intent engines do) is a
+// sentence of the grammar: what a recogniser's n-best list is checked with,
+// since a lattice also yields paths that stop short of a sentence's end.
+func (g *Grammar) Accepts(text string) bool {
+	w := strings.Fields(intent.Normalize(text))
+	if len(w) == 0 || len(w) > MaxAcceptWords {
+		return false
+	}
+	if g.command0(w) {
+		return true
+	}
+	if len(g.wake) > 0 && len(w) >= len(g.wake) && slices.Equal(w[:len(g.wake)], g.wake) {
+		rest := w[len(g.wake):]
+		return len(rest) == 0 || g.command0(rest)
+	}
+	return false
+}
+
+func (g *Grammar) command0(w []string) bool {
+	for _, r := range g.command {
+		if g.matchAll(r.root, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Grammar) matchAll(n *node, w []string) bool {
+	for _, end := range g.ends(n, w, 0) {
+		if end == len(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ends returns every position a path from n, starting at word i, can end
+// at a sentence end of n's tree.
+func (g *Grammar) ends(n *node, w []string, i int) []int {
+	var out []int
+	if n.end {
+		out = append(out, i)
+	}
+	for l, c := range n.next {
+		switch {
+		case l.rule == "":
+			if i < len(w) && w[i] == l.word {
+				out = append(out, g.ends(c, w, i+1)...)
+			}
+		default:
+			for _, j := range g.ruleEnds(l.rule, w, i) {
+				out = append(out, g.ends(c, w, j)...)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ruleEnds returns where rule name, matched from word i, can end.
+func (g *Grammar) ruleEnds(name string, w []string, i int) []int {
+	if o := g.open; o != nil && name == o.name {
+		var out []int
+		for k := 0; k < o.max && i+k < len(w) && o.vocab[w[i+k]]; k++ {
+			out = append(out, i+k+1)
+		}
+		return out
+	}
+	r := g.rules[name]
+	if r == nil {
+		return nil
+	}
+	return g.ends(r.root, w, i)
+}

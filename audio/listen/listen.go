@@ -1,0 +1,673 @@
+// Package listen is the robot's ear: it reads a Source, runs the audio
+// transformer chain, finds utterances with the voice activity detector,
+// recognises them and decides which are commands.
+//
+// A command is an utterance that starts with the wake phrase ("hey jibo,
+// what time is it": the rest is the command), or any utterance inside the
+// command window. The window opens for CommandWindow after a bare wake
+// phrase, a press of a wake button, a jibo.audio.wake.request on the bus
+// (the shell), and when a skill asks a question (ovos.utterance.speak with
+// listen: true), so the answer needs no wake phrase. One command closes
+// it. While the robot is speaking only the wake phrase counts, and it
+// stops the speech (barge-in: ovos.stop, the global stop's message).
+//
+// Times are stream times (samples read), so a file read faster than real
+// time behaves exactly as it would live.
+package listen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/transform"
+	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
+)
+
+// Bus topics the listener publishes and listens to.
+const (
+	TopicWake        = "jibo.audio.wake"         // {source: voice|button|shell}
+	TopicWakeRequest = "jibo.audio.wake.request" // the shell asks to listen
+	TopicSpeechStart = "jibo.audio.speech.start" // {}
+	TopicSpeechEnd   = "jibo.audio.speech.end"   // {duration_ms, reason}
+	TopicRecognized  = "jibo.audio.recognized"   // {hypotheses: [{text, confidence}], latency_ms}
+	TopicError       = "jibo.audio.error"        // {error}
+	// TopicSpeaker* are the speaker's events as the robot publishes them
+	// (jibo.body.<device>.<kind>): the listener knows from them when the
+	// robot is talking.
+	TopicSpeakerSay         = "jibo.body.speaker.say"
+	TopicSpeakerDone        = "jibo.body.speaker.done"
+	TopicSpeakerInterrupted = "jibo.body.speaker.interrupted"
+)
+
+// Wake sources.
+const (
+	SourceVoice  = "voice"
+	SourceButton = "button"
+	SourceShell  = "shell"
+)
+
+// KeyInput is the context key tying a lifecycle to the utterance that
+// started it ("audio-1", "audio-2", …), as the text inputs do.
+const KeyInput = "jibo_input"
+
+// Limits.
+const (
+	// DefaultCommandWindow is how long the window stays open.
+	DefaultCommandWindow = 8 * time.Second
+	// MaxCommandWindow bounds it.
+	MaxCommandWindow = 5 * time.Minute
+	// MaxHypotheses bounds the n-best list taken from a recogniser.
+	MaxHypotheses = 10
+	// MaxTextBytes bounds one hypothesis (as a typed line is bounded).
+	MaxTextBytes = 2048
+	// DefaultHandleTimeout bounds waiting for an utterance's
+	// ovos.utterance.handled.
+	DefaultHandleTimeout = 2 * time.Minute
+	// chunkSamples is how much is read at a time: 20 ms.
+	chunkSamples = vad.FrameSamples
+	// queueLen bounds utterances waiting for the recogniser.
+	queueLen = 8
+	// maxWakeButtons bounds the wake buttons.
+	maxWakeButtons = 16
+)
+
+// Config wires a listener.
+type Config struct {
+	Bus        *bus.Bus
+	Source     audio.Source
+	Recognizer audio.Recognizer
+	// Chain is the audio transformer chain; nil runs none.
+	Chain *transform.Chain
+	// VAD tunes the detector.
+	VAD vad.Config
+	// Lang goes out as data.lang of each utterance (TRF-04 threads it
+	// through the chain); "" leaves the language to the session.
+	Lang string
+	// CommandWindow is how long the window stays open (default 8 s).
+	CommandWindow time.Duration
+	// WakeButtons are the names of buttons (device.Button) whose press
+	// opens the window.
+	WakeButtons []string
+	// Sync handles each utterance completely (recognised and, if a
+	// command, its ovos.utterance.handled seen) before reading on: for
+	// files read faster than real time, where the robot's answers must
+	// come before the next utterance as they would live.
+	Sync bool
+	// HandleTimeout bounds waiting for an utterance to be handled.
+	HandleTimeout time.Duration
+	// InputPrefix names utterances in context.jibo_input (default
+	// "audio").
+	InputPrefix string
+	Logger      *slog.Logger
+}
+
+// Stats counts what the listener did.
+type Stats struct {
+	Samples    int64 // read
+	Utterances int   // found by the detector
+	Recognized int   // with at least one hypothesis
+	Wakes      int   // from any source
+	Commands   int   // sent to the pipeline
+	BargeIns   int   // stops sent while the robot spoke
+	Dropped    int   // utterances dropped: queue full, cancelled, cut off
+	Errors     int   // recognition and stream errors
+}
+
+// Listener turns audio into utterances on the bus. Run it once.
+type Listener struct {
+	cfg Config
+	log *slog.Logger
+	det *vad.Detector
+
+	pos    atomic.Int64 // samples read
+	nextID atomic.Uint64
+
+	mu        sync.Mutex
+	win       window
+	speaking  bool
+	listenReq bool                     // a question was asked; open the window once it is spoken
+	pending   map[string]chan struct{} // input id → closed at its handled
+	stats     Stats
+}
+
+// window is the command window, in stream samples.
+type window struct {
+	open     bool
+	from, to int64
+}
+
+// New checks cfg and builds a listener.
+func New(cfg Config) (*Listener, error) {
+	switch {
+	case cfg.Bus == nil:
+		return nil, errors.New("listener: no bus")
+	case cfg.Source == nil:
+		return nil, errors.New("listener: no audio source")
+	case cfg.Recognizer == nil:
+		return nil, errors.New("listener: no recogniser")
+	}
+	if cfg.CommandWindow == 0 {
+		cfg.CommandWindow = DefaultCommandWindow
+	}
+	if cfg.CommandWindow < time.Second || cfg.CommandWindow > MaxCommandWindow {
+		return nil, fmt.Errorf("listener: command window %v outside 1s..%v", cfg.CommandWindow, MaxCommandWindow)
+	}
+	if cfg.HandleTimeout == 0 {
+		cfg.HandleTimeout = DefaultHandleTimeout
+	}
+	if cfg.HandleTimeout < 0 {
+		return nil, fmt.Errorf("listener: handle timeout %v is negative", cfg.HandleTimeout)
+	}
+	if cfg.InputPrefix == "" {
+		cfg.InputPrefix = "audio"
+	}
+	if len(cfg.WakeButtons) > maxWakeButtons {
+		return nil, fmt.Errorf("listener: %d wake buttons, limit %d", len(cfg.WakeButtons), maxWakeButtons)
+	}
+	for _, b := range cfg.WakeButtons {
+		if err := bus.ValidateTopic(buttonTopic(b)); err != nil || strings.Contains(b, ".") {
+			return nil, fmt.Errorf("listener: wake button name %q is not usable in a topic", b)
+		}
+	}
+	det, err := vad.New(cfg.VAD)
+	if err != nil {
+		return nil, fmt.Errorf("listener: %w", err)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Listener{cfg: cfg, log: log.With("component", "listener"), det: det, pending: map[string]chan struct{}{}}, nil
+}
+
+func buttonTopic(name string) string { return "jibo.body.button." + name + ".press" }
+
+// Stats returns the counts so far.
+func (l *Listener) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.stats
+	s.Samples = l.pos.Load()
+	return s
+}
+
+// job is one utterance for the worker.
+type job struct {
+	seg      vad.Segment
+	speaking bool      // the robot spoke while it was said
+	ended    time.Time // when the detector saw it end
+	lang     string
+	ids      []string // audio_transformer_ids (TRF-03)
+	done     chan struct{}
+}
+
+// Run listens until the source ends (nil) or ctx ends (its error). A
+// source that fails is reported and ends Run with the error; a live source
+// (audio.Reopener) recovers on its own and only reports.
+func (l *Listener) Run(ctx context.Context) error {
+	topics := []string{TopicWakeRequest, pipeline.TopicSpeak, pipeline.TopicHandled,
+		TopicSpeakerSay, TopicSpeakerDone, TopicSpeakerInterrupted, transform.TopicList}
+	for _, b := range l.cfg.WakeButtons {
+		topics = append(topics, buttonTopic(b))
+	}
+	sub, err := l.cfg.Bus.SubscribeAll(topics, l.onBus, bus.WithName("listener"), bus.WithQueue(bus.DefaultQueueLen, bus.DropNewest))
+	if err != nil {
+		return fmt.Errorf("listener: %w", err)
+	}
+	defer sub.Close()
+	if r, ok := l.cfg.Source.(*audio.Reopener); ok {
+		r.SetOnError(func(err error) { l.report(ctx, err) })
+	}
+
+	jobs := make(chan job, queueLen)
+	workerDone := make(chan struct{})
+	go func() { // owned: ends when jobs is closed, Run waits for it
+		defer close(workerDone)
+		for j := range jobs {
+			l.handle(ctx, j)
+			if j.done != nil {
+				close(j.done)
+			}
+		}
+	}()
+	readErr := l.read(ctx, jobs)
+	close(jobs)
+	<-workerDone
+	l.awaitPending(ctx)
+	if readErr != nil {
+		return readErr
+	}
+	return ctx.Err()
+}
+
+// read is the read loop: source → chain → detector → jobs.
+func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
+	buf := make([]int16, chunkSamples)
+	run := l.cfg.Chain.Compose(nil, nil)
+	lang := l.cfg.Lang
+	var cancel *pipeline.Cancel
+	var startSpeaking bool
+	for {
+		n, err := l.cfg.Source.Read(ctx, buf)
+		if n > 0 {
+			l.pos.Add(int64(n))
+			res := run.Process(ctx, buf[:n], l.cfg.Lang)
+			if res.Cancel != nil && cancel == nil {
+				cancel = res.Cancel
+			}
+			lang = res.Lang
+			for _, ev := range l.det.Feed(res.PCM) {
+				switch ev.Kind {
+				case vad.SpeechStart:
+					startSpeaking = l.isSpeaking()
+					l.publish(ctx, TopicSpeechStart, map[string]any{})
+				case vad.SpeechDropped:
+					l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": int64(0), "reason": "too_short"})
+					run.Reset()
+					cancel = nil
+				case vad.SpeechEnd:
+					seg := *ev.Segment
+					seg.PCM = append([]int16(nil), seg.PCM...) // the detector reuses its buffer
+					l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": seg.Speech().Milliseconds(), "reason": string(seg.Reason)})
+					l.count(func(s *Stats) { s.Utterances++ })
+					j := job{seg: seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
+					c := cancel
+					run.Reset()
+					cancel = nil
+					if c != nil {
+						l.count(func(s *Stats) { s.Dropped++ })
+						l.log.Info("utterance cancelled by an audio transformer", "cancel_by", c.By, "cancel_reason", c.Reason)
+						continue
+					}
+					if !l.enqueue(ctx, jobs, j) {
+						return ctx.Err()
+					}
+				}
+			}
+			if !l.det.InSpeech() {
+				cancel = nil // a cancellation belongs to the utterance it falls in
+			}
+		}
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, io.EOF) {
+			l.report(ctx, fmt.Errorf("reading audio: %w", err))
+		}
+		wasSpeech := l.det.InSpeech()
+		seg, ferr := l.det.Flush()
+		switch {
+		case wasSpeech && seg == nil && ferr == nil:
+			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": int64(0), "reason": "too_short"})
+		case ferr != nil:
+			// A cut-off utterance is not recognised: half a command could
+			// be taken for another one.
+			l.count(func(s *Stats) { s.Dropped++ })
+			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": int64(0), "reason": string(vad.EndStream)})
+			l.report(ctx, fmt.Errorf("utterance dropped: %w", ferr))
+		case seg != nil && cancel == nil:
+			// The speaker had paused when the stream ended: a whole
+			// utterance.
+			s := *seg
+			s.PCM = append([]int16(nil), s.PCM...)
+			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": s.Speech().Milliseconds(), "reason": string(s.Reason)})
+			l.count(func(st *Stats) { st.Utterances++ })
+			if !l.enqueue(ctx, jobs, job{seg: s, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}) {
+				return ctx.Err()
+			}
+		case seg != nil:
+			l.count(func(st *Stats) { st.Dropped++ })
+			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": seg.Speech().Milliseconds(), "reason": string(seg.Reason)})
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, audio.ErrTruncated) {
+			return nil
+		}
+		return fmt.Errorf("listener: %w", err)
+	}
+}
+
+// enqueue hands j to the worker; in Sync mode it waits until handled. A
+// full queue drops the utterance rather than stall the microphone.
+func (l *Listener) enqueue(ctx context.Context, jobs chan<- job, j job) bool {
+	if l.cfg.Sync {
+		j.done = make(chan struct{})
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			return false
+		}
+		select {
+		case <-j.done:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	select {
+	case jobs <- j:
+	default:
+		l.count(func(s *Stats) { s.Dropped++ })
+		l.report(ctx, errors.New("utterance dropped: the recogniser is behind"))
+	}
+	return true
+}
+
+// handle recognises one utterance and acts on it.
+func (l *Listener) handle(ctx context.Context, j job) {
+	hyps, err := l.cfg.Recognizer.Recognize(ctx, j.seg.PCM)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.report(ctx, fmt.Errorf("recognising speech: %w", err))
+		}
+		return
+	}
+	hyps = l.clean(hyps)
+	latency := time.Since(j.ended)
+	list := make([]any, len(hyps))
+	for i, h := range hyps {
+		list[i] = map[string]any{"text": h.Text, "confidence": h.Confidence}
+	}
+	l.publish(ctx, TopicRecognized, map[string]any{"hypotheses": list, "latency_ms": latency.Milliseconds()})
+	if len(hyps) == 0 {
+		l.log.Info("no speech recognised (silence or out of grammar)", "speech", j.seg.Speech())
+		return
+	}
+	l.count(func(s *Stats) { s.Recognized++ })
+	best := words(hyps[0].Text)
+	wake := hasWake(best)
+
+	l.mu.Lock()
+	w := l.win
+	l.mu.Unlock()
+	inWindow := w.open && j.seg.End >= w.from && j.seg.Start <= w.to
+
+	switch {
+	case wake && len(best) == len(wakeWords):
+		l.wake(ctx, SourceVoice, j.seg.End, j.speaking)
+	case wake:
+		l.wake(ctx, SourceVoice, j.seg.End, j.speaking)
+		l.command(ctx, j, hyps)
+	case j.speaking:
+		l.log.Debug("speech while the robot spoke, without the wake phrase: ignored", "text", hyps[0].Text)
+	case inWindow:
+		l.command(ctx, j, hyps)
+	default:
+		l.log.Info("speech without the wake phrase: ignored", "text", hyps[0].Text)
+	}
+}
+
+// wake opens the command window at stream position at, and stops the
+// robot's speech when it is talking (barge-in).
+func (l *Listener) wake(ctx context.Context, source string, at int64, speaking bool) {
+	l.mu.Lock()
+	l.win = window{open: true, from: at, to: at + samples(l.cfg.CommandWindow)}
+	l.stats.Wakes++
+	if speaking {
+		l.stats.BargeIns++
+	}
+	l.mu.Unlock()
+	if speaking {
+		// The global stop's message (STOP-06): the skill host stops what
+		// the body does, speech included.
+		l.publish(ctx, pipeline.TopicStop, map[string]any{})
+	}
+	l.publish(ctx, TopicWake, map[string]any{"source": source})
+}
+
+// command sends the utterance to the pipeline and closes the window.
+func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) {
+	var utts []any
+	seen := map[string]bool{}
+	for _, h := range hyps {
+		w := words(h.Text)
+		if hasWake(w) {
+			w = w[len(wakeWords):]
+		}
+		u := strings.Join(w, " ")
+		if u == "" || seen[u] {
+			continue
+		}
+		seen[u] = true
+		utts = append(utts, u)
+	}
+	l.mu.Lock()
+	l.win = window{}
+	l.mu.Unlock()
+	if len(utts) == 0 {
+		return
+	}
+	id := l.cfg.InputPrefix + "-" + strconv.FormatUint(l.nextID.Add(1), 10)
+	data := map[string]any{"utterances": utts}
+	if j.lang != "" {
+		data["lang"] = j.lang
+	}
+	m := bus.NewMessage(pipeline.TopicHandle, data)
+	m.Context[bus.KeySource] = "audio"
+	m.Context[KeyInput] = id
+	if len(j.ids) > 0 {
+		ids := make([]any, len(j.ids))
+		for i, s := range j.ids {
+			ids[i] = s
+		}
+		m.Context[transform.KeyIDs] = ids
+	}
+	done := make(chan struct{})
+	l.mu.Lock()
+	l.pending[id] = done
+	l.stats.Commands++
+	l.mu.Unlock()
+	if err := l.cfg.Bus.Publish(ctx, m); err != nil {
+		l.forget(id)
+		l.report(ctx, fmt.Errorf("sending utterance: %w", err))
+		return
+	}
+	l.log.Info("command heard", "input", id, "utterances", utts)
+	if !l.cfg.Sync {
+		return
+	}
+	t := time.NewTimer(l.cfg.HandleTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		l.forget(id)
+		l.report(ctx, fmt.Errorf("utterance %s not handled within %v", id, l.cfg.HandleTimeout))
+	case <-ctx.Done():
+	}
+}
+
+func (l *Listener) forget(id string) {
+	l.mu.Lock()
+	delete(l.pending, id)
+	l.mu.Unlock()
+}
+
+// awaitPending waits (bounded) for the commands still being handled, so a
+// finite source's last command is answered before Run returns.
+func (l *Listener) awaitPending(ctx context.Context) {
+	t := time.NewTimer(l.cfg.HandleTimeout)
+	defer t.Stop()
+	for {
+		l.mu.Lock()
+		var ch chan struct{}
+		for _, c := range l.pending {
+			ch = c
+			break
+		}
+		l.mu.Unlock()
+		if ch == nil {
+			return
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			l.log.Warn("utterances still unhandled when the listener stopped")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// onBus follows the bus: wake requests and buttons, questions asked,
+// the speaker, lifecycles ending, and TRF-10 list requests.
+func (l *Listener) onBus(ctx context.Context, m bus.Message) {
+	now := l.pos.Load()
+	switch m.Type {
+	case TopicWakeRequest:
+		l.wake(ctx, SourceShell, now, l.isSpeaking())
+	case pipeline.TopicSpeak:
+		if listen, _ := m.Data["listen"].(bool); listen {
+			l.mu.Lock()
+			l.listenReq = true
+			l.openLocked(now)
+			l.mu.Unlock()
+		}
+	case TopicSpeakerSay:
+		l.mu.Lock()
+		l.speaking = true
+		l.mu.Unlock()
+	case TopicSpeakerDone, TopicSpeakerInterrupted:
+		l.mu.Lock()
+		l.speaking = false
+		if l.listenReq {
+			l.openLocked(now) // the question has been spoken: the answer window starts now
+		}
+		l.mu.Unlock()
+	case pipeline.TopicHandled:
+		l.mu.Lock()
+		if l.listenReq {
+			l.openLocked(now)
+			l.listenReq = false
+		}
+		if id, ok := m.Context[KeyInput].(string); ok {
+			if ch := l.pending[id]; ch != nil {
+				close(ch)
+				delete(l.pending, id)
+			}
+		}
+		l.mu.Unlock()
+	case transform.TopicList:
+		loaded, prios := l.cfg.Chain.List()
+		ids := make([]any, len(loaded))
+		for i, s := range loaded {
+			ids[i] = s
+		}
+		p := map[string]any{}
+		for k, v := range prios {
+			p[k] = v
+		}
+		if err := l.cfg.Bus.Publish(ctx, m.Reply(transform.TopicListResp, map[string]any{"loaded": ids, "priorities": p})); err != nil {
+			l.log.Warn("answering the audio transformer list", "err", err)
+		}
+	default:
+		if strings.HasPrefix(m.Type, "jibo.body.button.") {
+			l.wake(ctx, SourceButton, now, l.isSpeaking())
+		}
+	}
+}
+
+// openLocked (re)opens the window from stream position at.
+func (l *Listener) openLocked(at int64) {
+	l.win = window{open: true, from: at, to: at + samples(l.cfg.CommandWindow)}
+}
+
+func (l *Listener) isSpeaking() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.speaking
+}
+
+func (l *Listener) count(f func(*Stats)) {
+	l.mu.Lock()
+	f(&l.stats)
+	l.mu.Unlock()
+}
+
+// report logs an error and publishes it.
+func (l *Listener) report(ctx context.Context, err error) {
+	l.count(func(s *Stats) { s.Errors++ })
+	l.log.Warn("audio", "err", err)
+	l.publish(ctx, TopicError, map[string]any{"error": err.Error()})
+}
+
+func (l *Listener) publish(ctx context.Context, topic string, data map[string]any) {
+	m := bus.NewMessage(topic, data)
+	m.Context[bus.KeySource] = "audio"
+	if err := l.cfg.Bus.Publish(ctx, m); err != nil && ctx.Err() == nil {
+		l.log.Warn("publishing", "topic", topic, "err", err)
+	}
+}
+
+// clean validates a recogniser's output as outside input: at most
+// MaxHypotheses, each valid UTF-8 without control characters, within
+// MaxTextBytes, not blank, confidence clamped to [0,1].
+func (l *Listener) clean(in []audio.Hypothesis) []audio.Hypothesis {
+	out := make([]audio.Hypothesis, 0, min(len(in), MaxHypotheses))
+	for _, h := range in {
+		if len(out) == MaxHypotheses {
+			break
+		}
+		switch {
+		case len(h.Text) > MaxTextBytes, !utf8.ValidString(h.Text), strings.ContainsFunc(h.Text, unicode.IsControl):
+			l.log.Warn("recogniser hypothesis refused", "bytes", len(h.Text))
+			continue
+		case strings.TrimSpace(h.Text) == "":
+			continue
+		}
+		if math.IsNaN(h.Confidence) {
+			h.Confidence = 0
+		}
+		h.Confidence = max(0, min(1, h.Confidence))
+		out = append(out, h)
+	}
+	return out
+}
+
+var wakeWords = strings.Fields(audio.WakePhrase)
+
+// words lowercases text and splits it into words, dropping punctuation
+// ("Hey, Jibo!" → hey jibo); apostrophes inside words are dropped as the
+// intent engines do ("what's" → whats).
+func words(text string) []string {
+	return strings.FieldsFunc(strings.Map(func(r rune) rune {
+		switch {
+		case r == '\'' || r == '’':
+			return -1
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			return unicode.ToLower(r)
+		}
+		return ' '
+	}, text), func(r rune) bool { return r == ' ' })
+}
+
+func hasWake(w []string) bool {
+	if len(w) < len(wakeWords) {
+		return false
+	}
+	for i, x := range wakeWords {
+		if w[i] != x {
+			return false
+		}
+	}
+	return true
+}
+
+func samples(d time.Duration) int64 { return int64(d) * audio.SampleRate / int64(time.Second) }

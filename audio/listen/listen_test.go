@@ -1,0 +1,504 @@
+package listen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/transform"
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
+)
+
+const rate = audio.SampleRate
+
+func at(d time.Duration) int64 { return int64(d) * rate / int64(time.Second) }
+
+// script builds a stream of utterances (tone bursts) separated by silence.
+type script struct{ pcm []int16 }
+
+func (s *script) silence(d time.Duration) *script {
+	s.pcm = append(s.pcm, make([]int16, at(d))...)
+	return s
+}
+
+// say appends an utterance of d (a tone the detector takes for speech).
+func (s *script) say(d time.Duration) *script {
+	n := int(at(d))
+	for i := range n {
+		s.pcm = append(s.pcm, int16(6000*math.Sin(2*math.Pi*300*float64(i)/rate)))
+	}
+	return s
+}
+
+// fakeASR answers each utterance with the next scripted n-best list.
+type fakeASR struct {
+	mu     sync.Mutex
+	script [][]audio.Hypothesis
+	calls  int
+	err    error
+}
+
+func (f *fakeASR) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.calls >= len(f.script) {
+		return nil, errors.New("fake recogniser: more utterances than scripted")
+	}
+	f.calls++
+	return f.script[f.calls-1], nil
+}
+
+func hyp(texts ...string) []audio.Hypothesis {
+	var out []audio.Hypothesis
+	for i, t := range texts {
+		out = append(out, audio.Hypothesis{Text: t, Confidence: 0.9 - 0.1*float64(i)})
+	}
+	return out
+}
+
+// hookSource is a clip that runs hooks when the stream reaches their
+// positions, then waits for the bubble to settle so the listener has seen
+// what they published.
+type hookSource struct {
+	pcm   []int16
+	pos   int64
+	hooks map[int64]func()
+	err   error // returned at the end instead of io.EOF
+}
+
+func (s *hookSource) Read(ctx context.Context, buf []int16) (int, error) {
+	if f := s.hooks[s.pos]; f != nil {
+		delete(s.hooks, s.pos)
+		f()
+		synctest.Wait()
+	}
+	if s.pos >= int64(len(s.pcm)) {
+		if s.err != nil {
+			return 0, s.err
+		}
+		return 0, io.EOF
+	}
+	end := s.pos + int64(len(buf))
+	for p := range s.hooks {
+		if p > s.pos && p < end {
+			end = p
+		}
+	}
+	end = min(end, int64(len(s.pcm)))
+	n := copy(buf, s.pcm[s.pos:end])
+	s.pos += int64(n)
+	return n, nil
+}
+
+func (s *hookSource) Close() error { return nil }
+
+// world is a bus with a stand-in pipeline: it answers every utterance with
+// ovos.utterance.handled, and "set a timer" first with a question.
+type world struct {
+	bus  *bus.Bus
+	mu   sync.Mutex
+	msgs []bus.Message
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{bus: bus.New(bus.Options{})}
+	_, err := w.bus.Subscribe("*", func(_ context.Context, m bus.Message) {
+		w.mu.Lock()
+		w.msgs = append(w.msgs, m)
+		w.mu.Unlock()
+	}, bus.WithQueue(4096, bus.Block))
+	require.NoError(t, err)
+	_, err = w.bus.Subscribe(pipeline.TopicHandle, func(ctx context.Context, m bus.Message) {
+		utts, _ := m.Data["utterances"].([]any)
+		if len(utts) > 0 && utts[0] == "set a timer" {
+			_ = w.bus.Publish(ctx, m.Forward(pipeline.TopicSpeak, map[string]any{"utterance": "for how long?", "listen": true}))
+		}
+		_ = w.bus.Publish(ctx, m.Forward(pipeline.TopicHandled, map[string]any{}))
+	})
+	require.NoError(t, err)
+	return w
+}
+
+// topics returns the messages of topic ("" for all).
+func (w *world) topics(topic string) []bus.Message {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []bus.Message
+	for _, m := range w.msgs {
+		if topic == "" || m.Type == topic {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// commands are the utterance lists sent to the pipeline.
+func (w *world) commands() [][]any {
+	var out [][]any
+	for _, m := range w.topics(pipeline.TopicHandle) {
+		u, _ := m.Data["utterances"].([]any)
+		out = append(out, u)
+	}
+	return out
+}
+
+func (w *world) wakes() []string {
+	var out []string
+	for _, m := range w.topics(TopicWake) {
+		out = append(out, m.DataString("source"))
+	}
+	return out
+}
+
+func runListener(t *testing.T, w *world, src audio.Source, asr audio.Recognizer, mod func(*Config)) (*Listener, error) {
+	cfg := Config{Bus: w.bus, Source: src, Recognizer: asr, Sync: true, WakeButtons: []string{"wake"}, Lang: "en-US"}
+	if mod != nil {
+		mod(&cfg)
+	}
+	l, err := New(cfg)
+	require.NoError(t, err)
+	err = l.Run(context.Background())
+	synctest.Wait()
+	return l, err
+}
+
+func TestListenerStateMachine(t *testing.T) {
+	say := func(s *script) *script { return s.say(600 * time.Millisecond) }
+	pub := func(w **world, topic string) func() {
+		return func() { require.NoError(t, (*w).bus.Publish(context.Background(), bus.NewMessage(topic, nil))) }
+	}
+	var w *world
+	tests := []struct {
+		name     string
+		audio    *script
+		asr      [][]audio.Hypothesis
+		hooks    map[time.Duration]func()
+		commands [][]any
+		wakes    []string
+		stops    int
+	}{
+		{name: "wake and command in one utterance",
+			audio: say((&script{}).silence(time.Second)).silence(time.Second),
+			asr:   [][]audio.Hypothesis{hyp("Hey Jibo, what time is it?")}, commands: [][]any{{"what time is it"}}, wakes: []string{"voice"}},
+		{name: "bare wake, then the command in the window",
+			audio: say(say((&script{}).silence(time.Second)).silence(2 * time.Second)).silence(time.Second),
+			asr:   [][]audio.Hypothesis{hyp("hey jibo"), hyp("what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"voice"}},
+		{name: "the window times out",
+			audio: say(say((&script{}).silence(time.Second)).silence(10 * time.Second)).silence(time.Second),
+			asr:   [][]audio.Hypothesis{hyp("hey jibo"), hyp("what time is it")}, wakes: []string{"voice"}},
+		{name: "one command per window",
+			audio: say(say(say((&script{}).silence(time.Second)).silence(time.Second)).silence(time.Second)).silence(time.Second),
+			asr:   [][]audio.Hypothesis{hyp("hey jibo"), hyp("what time is it"), hyp("hello")}, commands: [][]any{{"what time is it"}}, wakes: []string{"voice"}},
+		{name: "a stream that ends after the speaker paused still counts",
+			audio: say((&script{}).silence(time.Second)).silence(300 * time.Millisecond),
+			asr:   [][]audio.Hypothesis{hyp("hey jibo hello")}, commands: [][]any{{"hello"}}, wakes: []string{"voice"}},
+		{name: "speech without the wake phrase is ignored",
+			audio: say((&script{}).silence(time.Second)).silence(time.Second),
+			asr:   [][]audio.Hypothesis{hyp("what time is it")}},
+		{name: "out of grammar gives no command",
+			audio: say(say((&script{}).silence(time.Second)).silence(time.Second)).silence(time.Second),
+			asr:   [][]audio.Hypothesis{nil, nil}},
+		{name: "out of grammar inside the window gives no command and keeps it open",
+			audio: say(say(say((&script{}).silence(time.Second)).silence(time.Second)).silence(time.Second)).silence(time.Second),
+			asr:   [][]audio.Hypothesis{hyp("hey jibo"), nil, hyp("hello")}, commands: [][]any{{"hello"}}, wakes: []string{"voice"}},
+		{name: "n-best becomes the utterance list, wake phrase stripped, duplicates dropped",
+			audio:    say((&script{}).silence(time.Second)).silence(time.Second),
+			asr:      [][]audio.Hypothesis{hyp("hey jibo what time is it", "hey jibo what time is this", "what time is it", "hey jibo")},
+			commands: [][]any{{"what time is it", "what time is this"}}, wakes: []string{"voice"}},
+		{name: "a button press opens the window",
+			audio: say((&script{}).silence(time.Second)).silence(time.Second),
+			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, "jibo.body.button.wake.press")},
+			asr:   [][]audio.Hypothesis{hyp("what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"button"}},
+		{name: "another button does not",
+			audio: say((&script{}).silence(time.Second)).silence(time.Second),
+			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, "jibo.body.button.stop.press")},
+			asr:   [][]audio.Hypothesis{hyp("what time is it")}},
+		{name: "the shell's request opens the window",
+			audio: say((&script{}).silence(time.Second)).silence(time.Second),
+			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicWakeRequest)},
+			asr:   [][]audio.Hypothesis{hyp("hello")}, commands: [][]any{{"hello"}}, wakes: []string{"shell"}},
+		{name: "a question's answer needs no wake phrase",
+			audio:    say(say((&script{}).silence(time.Second)).silence(2 * time.Second)).silence(time.Second),
+			asr:      [][]audio.Hypothesis{hyp("hey jibo set a timer"), hyp("five seconds")},
+			commands: [][]any{{"set a timer"}, {"five seconds"}}, wakes: []string{"voice"}},
+		{name: "barge-in: the wake phrase while the robot speaks stops it",
+			audio:    say(say((&script{}).silence(time.Second)).silence(time.Second)).silence(time.Second),
+			hooks:    map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicSpeakerSay)},
+			asr:      [][]audio.Hypothesis{hyp("what time is it"), hyp("hey jibo what time is it")},
+			commands: [][]any{{"what time is it"}}, wakes: []string{"voice"}, stops: 1},
+		{name: "the robot's own speech never opens a command, even in the window",
+			audio: say((&script{}).silence(time.Second)).silence(time.Second),
+			hooks: map[time.Duration]func(){100 * time.Millisecond: pub(&w, TopicWakeRequest), 500 * time.Millisecond: pub(&w, TopicSpeakerSay)},
+			asr:   [][]audio.Hypothesis{hyp("for how long")}, wakes: []string{"shell"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w = newWorld(t)
+				defer w.bus.Close(context.Background())
+				src := &hookSource{pcm: tc.audio.pcm, hooks: map[int64]func(){}}
+				for d, f := range tc.hooks {
+					src.hooks[at(d)] = f
+				}
+				asr := &fakeASR{script: tc.asr}
+				l, err := runListener(t, w, src, asr, nil)
+				require.NoError(t, err)
+				assert.Equal(t, len(tc.asr), asr.calls, "every utterance is recognised")
+				assert.Equal(t, tc.commands, w.commands())
+				assert.Equal(t, tc.wakes, w.wakes())
+				assert.Len(t, w.topics(pipeline.TopicStop), tc.stops)
+				st := l.Stats()
+				assert.Equal(t, len(tc.commands), st.Commands)
+				assert.Equal(t, len(tc.asr), st.Utterances)
+				// Every command is tied to its input and carries the language.
+				for i, m := range w.topics(pipeline.TopicHandle) {
+					assert.Equal(t, "audio-"+string(rune('1'+i)), m.ContextString(KeyInput))
+					assert.Equal(t, "en-US", m.DataString("lang"))
+				}
+				assert.Len(t, w.topics(TopicSpeechStart), len(tc.asr))
+				assert.Len(t, w.topics(TopicSpeechEnd), len(tc.asr))
+				assert.Len(t, w.topics(TopicRecognized), len(tc.asr))
+			})
+		})
+	}
+}
+
+func TestListenerMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		defer w.bus.Close(context.Background())
+		pcm := (&script{}).silence(time.Second).say(800 * time.Millisecond).silence(time.Second).pcm
+		g, err := transform.NewGain(6)
+		require.NoError(t, err)
+		chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}, g}})
+		require.NoError(t, err)
+		_, err = runListener(t, w, audio.NewClipSource(pcm, false), &fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo hello")}},
+			func(c *Config) { c.Chain = chain })
+		require.NoError(t, err)
+		end := w.topics(TopicSpeechEnd)
+		require.Len(t, end, 1)
+		assert.InDelta(t, 800, end[0].Data["duration_ms"], 60)
+		assert.Equal(t, "silence", end[0].Data["reason"])
+		rec := w.topics(TopicRecognized)
+		require.Len(t, rec, 1)
+		assert.Equal(t, []any{map[string]any{"text": "hey jibo hello", "confidence": 0.9}}, rec[0].Data["hypotheses"])
+		assert.Contains(t, rec[0].Data, "latency_ms")
+		h := w.topics(pipeline.TopicHandle)
+		require.Len(t, h, 1)
+		assert.Equal(t, "audio", h[0].Context[bus.KeySource])
+		assert.Equal(t, []any{"dc-block", "gain"}, h[0].Context[transform.KeyIDs], "TRF-03")
+		// Order on the bus: start, end, recognized, wake, handle.
+		var order []string
+		for _, m := range w.topics("") {
+			switch m.Type {
+			case TopicSpeechStart, TopicSpeechEnd, TopicRecognized, TopicWake, pipeline.TopicHandle:
+				order = append(order, m.Type)
+			}
+		}
+		assert.Equal(t, []string{TopicSpeechStart, TopicSpeechEnd, TopicRecognized, TopicWake, pipeline.TopicHandle}, order)
+	})
+}
+
+func TestListenerTransformerList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		defer w.bus.Close(context.Background())
+		chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
+		require.NoError(t, err)
+		src := &hookSource{pcm: make([]int16, rate), hooks: map[int64]func(){at(100 * time.Millisecond): func() {
+			require.NoError(t, w.bus.Publish(context.Background(), bus.NewMessage(transform.TopicList, nil)))
+		}}}
+		_, err = runListener(t, w, src, &fakeASR{}, func(c *Config) { c.Chain = chain })
+		require.NoError(t, err)
+		resp := w.topics(transform.TopicListResp)
+		require.Len(t, resp, 1, "TRF-10")
+		assert.Equal(t, []any{"dc-block"}, resp[0].Data["loaded"])
+		assert.Equal(t, map[string]any{"dc-block": int64(10)}, resp[0].Data["priorities"])
+	})
+}
+
+func TestListenerStreamErrors(t *testing.T) {
+	boom := errors.New("device unplugged")
+	speech := (&script{}).silence(time.Second).say(time.Second).pcm // ends mid-utterance
+	tests := []struct {
+		name    string
+		src     audio.Source
+		wantErr error
+	}{
+		{name: "file ends mid-utterance", src: audio.NewClipSource(speech, false)},
+		{name: "raw stream ends mid-sample", src: audio.NewRawSource(bytes.NewReader(append(pcmBytes(speech), 7)))},
+		{name: "a failing source ends Run with its error", src: &hookSource{pcm: speech, err: boom}, wantErr: boom},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t)
+				defer w.bus.Close(context.Background())
+				asr := &fakeASR{}
+				_, err := runListener(t, w, tc.src, asr, nil)
+				if tc.wantErr != nil {
+					require.ErrorIs(t, err, tc.wantErr)
+				} else {
+					require.NoError(t, err)
+				}
+				assert.Zero(t, asr.calls, "a cut-off utterance is not recognised")
+				errs := w.topics(TopicError)
+				require.NotEmpty(t, errs)
+				var all []string
+				for _, m := range errs {
+					all = append(all, m.DataString("error"))
+				}
+				assert.Contains(t, strings.Join(all, "\n"), "audio stream ended mid-utterance")
+				assert.Len(t, w.topics(TopicSpeechEnd), 1, "the started utterance is ended")
+			})
+		})
+	}
+}
+
+func pcmBytes(pcm []int16) []byte {
+	b := make([]byte, 2*len(pcm))
+	for i, v := range pcm {
+		b[2*i], b[2*i+1] = byte(v), byte(uint16(v)>>8)
+	}
+	return b
+}
+
+// flaky fails once in the middle of the stream, then serves the rest.
+type flaky struct {
+	src    *hookSource
+	failAt int64
+	opens  *int
+}
+
+func (f *flaky) Read(ctx context.Context, buf []int16) (int, error) {
+	if f.failAt > 0 && f.src.pos >= f.failAt {
+		f.failAt = 0
+		return 0, errors.New("device vanished")
+	}
+	return f.src.Read(ctx, buf)
+}
+func (f *flaky) Close() error { return nil }
+
+// A live device that vanishes is reported and reopened, and the robot
+// keeps listening.
+func TestListenerSurvivesVanishingDevice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		defer w.bus.Close(context.Background())
+		pcm := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(2 * time.Second).say(600 * time.Millisecond).silence(time.Second).pcm
+		shared := &hookSource{pcm: pcm, hooks: map[int64]func(){}}
+		opens := 0
+		failAt := at(2500 * time.Millisecond)
+		open := func(context.Context) (audio.Source, error) {
+			opens++
+			if opens == 2 {
+				return nil, errors.New("not back yet")
+			}
+			f := &flaky{src: shared, failAt: failAt}
+			failAt = 0
+			return f, nil
+		}
+		src, err := audio.NewReopener(context.Background(), "fake:dev", open, audio.Retry{}, nil)
+		require.NoError(t, err)
+		asr := &fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo hello"), hyp("hey jibo what time is it")}}
+		_, err = runListener(t, w, src, asr, nil)
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{"hello"}, {"what time is it"}}, w.commands())
+		assert.Equal(t, 3, opens)
+		errs := w.topics(TopicError)
+		require.Len(t, errs, 2)
+		assert.Contains(t, errs[0].DataString("error"), "device vanished")
+		assert.Contains(t, errs[1].DataString("error"), "not back yet")
+	})
+}
+
+func TestListenerRecognizerError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		defer w.bus.Close(context.Background())
+		pcm := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(time.Second).pcm
+		_, err := runListener(t, w, audio.NewClipSource(pcm, false), &fakeASR{err: errors.New("model missing")}, nil)
+		require.NoError(t, err, "the listener carries on")
+		errs := w.topics(TopicError)
+		require.Len(t, errs, 1)
+		assert.Contains(t, errs[0].DataString("error"), "model missing")
+	})
+}
+
+func TestCleanHypotheses(t *testing.T) {
+	l := &Listener{log: testLogger()}
+	in := []audio.Hypothesis{{Text: "ok", Confidence: 2}, {Text: "bad\x00", Confidence: 0.5}, {Text: "  "}, {Text: string([]byte{0xff})},
+		{Text: strings.Repeat("a", MaxTextBytes+1)}, {Text: "nan", Confidence: math.NaN()}}
+	assert.Equal(t, []audio.Hypothesis{{Text: "ok", Confidence: 1}, {Text: "nan", Confidence: 0}}, l.clean(in))
+	many := make([]audio.Hypothesis, 20)
+	for i := range many {
+		many[i] = audio.Hypothesis{Text: "x"}
+	}
+	assert.Len(t, l.clean(many), MaxHypotheses)
+}
+
+func TestWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		"Hey, Jibo! What's the time?": {"hey", "jibo", "whats", "the", "time"},
+		"hey jibo":                    {"hey", "jibo"},
+		"":                            {},
+	} {
+		assert.Equal(t, want, words(in), in)
+	}
+	assert.True(t, hasWake(words("HEY JIBO set a timer")))
+	assert.False(t, hasWake(words("hey jimbo")))
+	assert.False(t, hasWake(words("hey")))
+}
+
+func TestNewValidates(t *testing.T) {
+	b := bus.New(bus.Options{})
+	defer b.Close(context.Background())
+	src, asr := audio.NewNullSource(), &fakeASR{}
+	for _, c := range []Config{
+		{Source: src, Recognizer: asr},
+		{Bus: b, Recognizer: asr},
+		{Bus: b, Source: src},
+		{Bus: b, Source: src, Recognizer: asr, CommandWindow: time.Millisecond},
+		{Bus: b, Source: src, Recognizer: asr, WakeButtons: []string{"a.b"}},
+		{Bus: b, Source: src, Recognizer: asr, HandleTimeout: -1},
+	} {
+		_, err := New(c)
+		assert.Error(t, err, "%+v", c)
+	}
+}
+
+// BenchmarkListenerSecond measures the listener's own cost per second of
+// audio (chain, detector, bus), with a recogniser that answers at once.
+func BenchmarkListenerSecond(b *testing.B) {
+	pcm := (&script{}).silence(time.Second).say(time.Second).silence(time.Second).pcm
+	bs := bus.New(bus.Options{})
+	defer bs.Close(context.Background())
+	chain, _ := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		l, err := New(Config{Bus: bs, Source: audio.NewClipSource(pcm, false), Chain: chain, Recognizer: &fakeASR{script: [][]audio.Hypothesis{nil}}, Logger: testLogger()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/3, "ns/audio-second")
+}

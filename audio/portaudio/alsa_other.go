@@ -1,0 +1,5 @@
+//go:build portaudio && !linux
+
+package portaudio
+
+func routeALSAErrors() {}

@@ -1,0 +1,290 @@
+//go:build sphinx
+
+package sphinx
+
+/*
+#cgo pkg-config: pocketsphinx sphinxbase
+#include <stdlib.h>
+#include <pocketsphinx.h>
+#include <sphinxbase/err.h>
+#include <sphinxbase/logmath.h>
+
+// newConfig parses argv against pocketsphinx's argument definitions
+// (cmd_ln_init is variadic, which cgo cannot call).
+static cmd_ln_t *newConfig(int argc, char **argv) {
+	return cmd_ln_parse_r(NULL, ps_args(), argc, argv, TRUE);
+}
+
+static double logBase(ps_decoder_t *ps) {
+	return logmath_get_base(ps_get_logmath(ps));
+}
+
+static double toLinear(ps_decoder_t *ps, int32 logv) {
+	return logmath_exp(ps_get_logmath(ps), logv);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// quiet turns sphinxbase's logging (a process-wide setting in the C
+// library) off once: pocketsphinx prints hundreds of lines per decoder.
+var quiet sync.Once
+
+// decoder is one pocketsphinx decoder. It is not safe for concurrent use;
+// the Recognizer hands each to one goroutine at a time.
+type decoder struct {
+	ps    *C.ps_decoder_t
+	argv  []*C.char // kept alive as long as the decoder's configuration
+	words map[string]bool
+	// grammar is the generation of the grammar the decoder searches with.
+	grammar uint64
+}
+
+// newDecoder starts a decoder with the acoustic model in hmm, the
+// dictionary file dict and extra "-flag value" arguments.
+func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
+	quiet.Do(func() { C.err_set_logfp(nil) })
+	args := append([]string{"pocketsphinx", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null"}, extra...)
+	d := &decoder{words: map[string]bool{}}
+	for _, a := range args {
+		d.argv = append(d.argv, C.CString(a))
+	}
+	cfg := C.newConfig(C.int(len(d.argv)), &d.argv[0])
+	if cfg == nil {
+		d.freeArgs()
+		return nil, fmt.Errorf("starting pocketsphinx: arguments refused: %s", strings.Join(extra, " "))
+	}
+	d.ps = C.ps_init(cfg)
+	C.cmd_ln_free_r(cfg) // ps_init keeps its own reference
+	if d.ps == nil {
+		d.freeArgs()
+		return nil, fmt.Errorf("starting pocketsphinx with model %s and dictionary %s failed (missing or unreadable files?)", hmm, dict)
+	}
+	return d, nil
+}
+
+func (d *decoder) freeArgs() {
+	for _, a := range d.argv {
+		C.free(unsafe.Pointer(a))
+	}
+	d.argv = nil
+}
+
+func (d *decoder) close() {
+	if d.ps != nil {
+		C.ps_free(d.ps)
+		d.ps = nil
+	}
+	d.freeArgs()
+}
+
+// hasWord reports whether the decoder's dictionary has word.
+func (d *decoder) hasWord(word string) bool {
+	if d.words[word] {
+		return true
+	}
+	cw := C.CString(word)
+	defer C.free(unsafe.Pointer(cw))
+	p := C.ps_lookup_word(d.ps, cw)
+	if p == nil {
+		return false
+	}
+	C.free(unsafe.Pointer(p))
+	d.words[word] = true
+	return true
+}
+
+// addWord adds a pronunciation of word; variants after the first get
+// cmudict's "word(2)" names, which the decoder reports as the word.
+func (d *decoder) addWord(word string, prons []string) error {
+	for i, p := range prons {
+		name := word
+		if i > 0 {
+			name = fmt.Sprintf("%s(%d)", word, i+1)
+		}
+		cw, cp := C.CString(name), C.CString(p)
+		id := C.ps_add_word(d.ps, cw, cp, 0)
+		C.free(unsafe.Pointer(cw))
+		C.free(unsafe.Pointer(cp))
+		if id < 0 {
+			return fmt.Errorf("adding %q /%s/ to the decoder's dictionary failed", name, p)
+		}
+	}
+	d.words[word] = true
+	return nil
+}
+
+// setGrammar compiles jsgf as the search named name and makes it current.
+func (d *decoder) setGrammar(name, jsgf string) error {
+	cn, cg := C.CString(name), C.CString(jsgf)
+	defer C.free(unsafe.Pointer(cn))
+	defer C.free(unsafe.Pointer(cg))
+	if C.ps_set_jsgf_string(d.ps, cn, cg) < 0 {
+		return errors.New("pocketsphinx refused the grammar (JSGF syntax, or a word missing from the dictionary)")
+	}
+	if C.ps_set_search(d.ps, cn) < 0 {
+		return fmt.Errorf("selecting search %q failed", name)
+	}
+	return nil
+}
+
+// setKeyphrase makes keyphrase spotting of phrase the current search.
+func (d *decoder) setKeyphrase(name, phrase string) error {
+	cn, cp := C.CString(name), C.CString(phrase)
+	defer C.free(unsafe.Pointer(cn))
+	defer C.free(unsafe.Pointer(cp))
+	if C.ps_set_keyphrase(d.ps, cn, cp) < 0 {
+		return fmt.Errorf("pocketsphinx refused keyphrase %q", phrase)
+	}
+	if C.ps_set_search(d.ps, cn) < 0 {
+		return fmt.Errorf("selecting search %q failed", name)
+	}
+	return nil
+}
+
+func (d *decoder) start() error {
+	if C.ps_start_utt(d.ps) < 0 {
+		return errors.New("pocketsphinx: starting the utterance failed")
+	}
+	return nil
+}
+
+// process feeds a whole utterance of 16 kHz mono samples in one call, so
+// cepstral mean normalisation uses this utterance alone (batch CMN, as
+// the model was trained): fed in pieces, pocketsphinx normalises with a
+// running mean carried over from earlier utterances, and a noisy one
+// spoils the next.
+func (d *decoder) process(pcm []int16) error {
+	if len(pcm) == 0 {
+		return nil
+	}
+	if C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&pcm[0])), C.size_t(len(pcm)), 0, 1) < 0 {
+		return errors.New("pocketsphinx: processing audio failed")
+	}
+	return nil
+}
+
+func (d *decoder) end() error {
+	if C.ps_end_utt(d.ps) < 0 {
+		return errors.New("pocketsphinx: ending the utterance failed")
+	}
+	return nil
+}
+
+// result is one entry of the n-best list.
+type result struct {
+	text  string
+	score int32 // path score, log base of the decoder's logmath
+}
+
+// hyp returns the best hypothesis ("" for none) and its score.
+func (d *decoder) hyp() result {
+	var score C.int32
+	h := C.ps_get_hyp(d.ps, &score)
+	if h == nil {
+		return result{}
+	}
+	return result{text: C.GoString(h), score: int32(score)}
+}
+
+// posterior returns the best hypothesis' posterior probability in the
+// utterance's lattice, in [0, 1].
+func (d *decoder) posterior() float64 {
+	p := C.ps_get_prob(d.ps)
+	return float64(C.toLinear(d.ps, p))
+}
+
+// ratio converts a log score difference to a linear ratio.
+func (d *decoder) ratio(logDiff int32) float64 {
+	return float64(C.toLinear(d.ps, C.int32(logDiff)))
+}
+
+// nbest returns up to n distinct hypotheses, best first.
+func (d *decoder) nbest(n int) []result {
+	var out []result
+	seen := map[string]bool{}
+	it := C.ps_nbest(d.ps)
+	// A lattice yields the same words along many paths: bound the walk,
+	// not just the distinct results.
+	for steps := 0; it != nil && len(out) < n && steps < 50*n; steps++ {
+		var score C.int32
+		h := C.ps_nbest_hyp(it, &score)
+		if h != nil {
+			t := C.GoString(h)
+			if t != "" && !seen[t] {
+				seen[t] = true
+				out = append(out, result{text: t, score: int32(score)})
+			}
+		}
+		it = C.ps_nbest_next(it) // frees the iterator when it returns nil
+	}
+	if it != nil {
+		C.ps_nbest_free(it)
+	}
+	return out
+}
+
+// setAllphone makes free phone-loop decoding (no phone language model)
+// the current search.
+func (d *decoder) setAllphone(name string) error {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	if C.ps_set_allphone_file(d.ps, cn, nil) < 0 {
+		return errors.New("pocketsphinx refused the phone-loop search")
+	}
+	return d.use(name)
+}
+
+// use makes the search called name current.
+func (d *decoder) use(name string) error {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	if C.ps_set_search(d.ps, cn) < 0 {
+		return fmt.Errorf("selecting search %q failed", name)
+	}
+	return nil
+}
+
+// segment is one word of the best path: frames [start, end] counted from
+// the utterance's first frame, and its acoustic score, which pocketsphinx
+// keeps relative to the best-scoring senone of each frame.
+type segment struct {
+	word       string
+	start, end int
+	ascr       int32
+}
+
+// align returns the best path's words, silences and fillers.
+func (d *decoder) align() []segment {
+	var out []segment
+	for seg := C.ps_seg_iter(d.ps); seg != nil; seg = C.ps_seg_next(seg) {
+		var ascr, lscr, lback C.int32
+		C.ps_seg_prob(seg, &ascr, &lscr, &lback)
+		var sf, ef C.int
+		C.ps_seg_frames(seg, &sf, &ef)
+		out = append(out, segment{word: C.GoString(C.ps_seg_word(seg)), start: int(sf), end: int(ef), ascr: int32(ascr)})
+	}
+	if len(out) > 0 {
+		base := out[0].start
+		for i := range out {
+			out[i].start -= base
+			out[i].end -= base
+		}
+	}
+	return out
+}
+
+// lnBase is the natural log of the decoder's score base: a score times
+// it is a natural-log likelihood.
+func (d *decoder) lnBase() float64 { return math.Log(float64(C.logBase(d.ps))) }
+
+// frames is how many 10 ms frames the last utterance had.
+func (d *decoder) frames() int { return int(C.ps_get_n_frames(d.ps)) }

@@ -1,0 +1,18 @@
+// Package sphinx recognises speech offline with CMU pocketsphinx
+// (0.8+5prealpha, Debian's libpocketsphinx) against a JSGF grammar.
+//
+// The cgo binding and the Recognizer are behind the build tag "sphinx";
+// without it the package holds only its pure-Go parts, which every build
+// compiles and tests: the pronouncing lexicon ([Lexicon]: cmudict plus
+// rules for the words an ASR-normalised template writes, such as "whats"
+// or "dont", plus an optional guesser for the rest) and the reading of a
+// JSGF grammar's words ([GrammarWords]).
+//
+// The binding is thin on purpose: ps_init with the acoustic model and a
+// small dictionary holding only the grammar's words (so a decoder needs
+// about 15 MB rather than the full cmudict's 37 MB), ps_set_jsgf_string and
+// ps_set_search to swap grammars, ps_start_utt / ps_process_raw /
+// ps_end_utt per utterance, and ps_nbest for the n-best list. Build flags
+// come from pkg-config (pocketsphinx, sphinxbase) and can be overridden
+// with CGO_CFLAGS / CGO_LDFLAGS for static cross builds.
+package sphinx

@@ -1,0 +1,325 @@
+package sphinx
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Limits on the lexicon.
+const (
+	// MaxDictBytes bounds the pronouncing dictionary file (cmudict-en-us is
+	// 3.2 MB).
+	MaxDictBytes = 32 << 20
+	// MaxLookupWords bounds the words of one lookup: a grammar's vocabulary.
+	MaxLookupWords = 20_000
+	// MaxWordBytes bounds one word.
+	MaxWordBytes = 64
+	// MaxGuesses bounds the words one lookup hands to the guesser.
+	MaxGuesses = 200
+	// maxPhones bounds the phones of one pronunciation.
+	maxPhones = 48
+)
+
+// Phones are the phones of pocketsphinx's US English acoustic model (the
+// CMU set), the only ones a pronunciation may use.
+var Phones = []string{"AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
+	"HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH", "UW",
+	"V", "W", "Y", "Z", "ZH"}
+
+// MarkPrefix starts a marked word: the recogniser pronounces it as the
+// word without the prefix, and a result whose best sentence holds one is
+// dropped. Grammars mark the words of garbage rules this way (see package
+// audio/grammar).
+const MarkPrefix = "~"
+
+// BuiltinWords are pronunciations the robot needs that cmudict lacks.
+var BuiltinWords = map[string]string{
+	"jibo": "JH IY B OW",
+}
+
+// Guesser derives a pronunciation for a word no dictionary has.
+type Guesser interface {
+	// Guess returns the word's phones (space-separated, from Phones).
+	Guess(ctx context.Context, word string) (string, error)
+}
+
+// LexiconOptions configures a Lexicon.
+type LexiconOptions struct {
+	// Words are extra pronunciations (word → phones), looked up before the
+	// dictionary; BuiltinWords are always there.
+	Words map[string]string
+	// Guesser, if set, pronounces words nothing else could; nil refuses
+	// them.
+	Guesser Guesser
+}
+
+// Lexicon pronounces words: a pronouncing dictionary in cmudict's format
+// (word, or word(2) for a variant, then phones), plus rules for the way
+// ASR-normalised templates spell words (apostrophes dropped: "whats",
+// "dont", "im"; plurals: "mins"), plus an optional guesser. It reads the
+// dictionary file on each lookup instead of holding its 134,000 entries
+// in memory: lookups happen when the grammar changes, which is rare.
+type Lexicon struct {
+	path  string
+	words map[string][]string
+	guess Guesser
+}
+
+// MissingWordsError lists words no pronunciation was found for.
+type MissingWordsError struct {
+	Words []string // sorted
+}
+
+func (e *MissingWordsError) Error() string {
+	return fmt.Sprintf("no pronunciation for %d word(s): %s (add them to the dictionary or give their phones)",
+		len(e.Words), strings.Join(e.Words, ", "))
+}
+
+// NewLexicon returns a lexicon over the dictionary file at path, checking
+// that it can be read and that every extra word is valid.
+func NewLexicon(path string, opts LexiconOptions) (*Lexicon, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("pronouncing dictionary: %w", err)
+	}
+	if fi.IsDir() || fi.Size() > MaxDictBytes {
+		return nil, fmt.Errorf("pronouncing dictionary %s: not a file of at most %d bytes", path, MaxDictBytes)
+	}
+	l := &Lexicon{path: path, words: map[string][]string{}, guess: opts.Guesser}
+	add := func(src map[string]string) error {
+		for w, ph := range src {
+			if err := checkWord(w); err != nil {
+				return err
+			}
+			norm, err := checkPhones(ph)
+			if err != nil {
+				return fmt.Errorf("pronunciation of %q: %w", w, err)
+			}
+			l.words[w] = []string{norm}
+		}
+		return nil
+	}
+	if err := add(BuiltinWords); err != nil {
+		return nil, err
+	}
+	if err := add(opts.Words); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Path is the dictionary file the lexicon reads.
+func (l *Lexicon) Path() string { return l.path }
+
+// checkWord validates a word as a grammar or dictionary word.
+func checkWord(w string) error {
+	if w == "" || len(w) > MaxWordBytes {
+		return fmt.Errorf("word %q: want 1 to %d bytes", w, MaxWordBytes)
+	}
+	for _, r := range w {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune("()<>[]{}|*+=;/\"\\#", r) {
+			return fmt.Errorf("word %q: character %q not allowed", w, r)
+		}
+	}
+	return nil
+}
+
+// checkPhones validates a phone string and returns it single-spaced.
+func checkPhones(ph string) (string, error) {
+	f := strings.Fields(ph)
+	if len(f) == 0 || len(f) > maxPhones {
+		return "", fmt.Errorf("want 1 to %d phones, got %d", maxPhones, len(f))
+	}
+	for _, p := range f {
+		if !slices.Contains(Phones, p) {
+			return "", fmt.Errorf("unknown phone %q", p)
+		}
+	}
+	return strings.Join(f, " "), nil
+}
+
+// variant is a dictionary key that may pronounce a requested word.
+type variant struct {
+	word   string
+	plural bool // the key is the word's stem; add the -s ending
+}
+
+// Lookup returns every pronunciation of each word (word → phone strings,
+// variants in dictionary order); a marked word (MarkPrefix) gets the
+// pronunciations of the word it marks. Words it cannot pronounce are left
+// out and reported in a *MissingWordsError, with the rest still returned.
+func (l *Lexicon) Lookup(ctx context.Context, words []string) (map[string][]string, error) {
+	if len(words) > MaxLookupWords {
+		return nil, fmt.Errorf("looking up %d words: more than %d", len(words), MaxLookupWords)
+	}
+	baseOf := func(w string) string {
+		if b, ok := strings.CutPrefix(w, MarkPrefix); ok && b != "" {
+			return b
+		}
+		return w
+	}
+	var bases []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		if err := checkWord(w); err != nil {
+			return nil, err
+		}
+		if b := baseOf(w); !seen[b] {
+			seen[b] = true
+			bases = append(bases, b)
+		}
+	}
+	prons, err := l.lookup(ctx, bases)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(words))
+	var missing []string
+	for _, w := range words {
+		if p, ok := prons[baseOf(w)]; ok {
+			out[w] = slices.Clone(p)
+		} else {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return out, &MissingWordsError{Words: slices.Compact(missing)}
+	}
+	return out, nil
+}
+
+// lookup pronounces distinct plain words; missing ones are left out.
+func (l *Lexicon) lookup(ctx context.Context, words []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	keys := map[string][]variant{} // dictionary key → what it may pronounce
+	for _, w := range words {
+		if p, ok := l.words[w]; ok {
+			out[w] = slices.Clone(p)
+			continue
+		}
+		for _, k := range spellings(w) {
+			keys[k] = append(keys[k], variant{word: w})
+		}
+		if stem, ok := strings.CutSuffix(w, "s"); ok && len(stem) >= 2 {
+			for _, k := range spellings(stem) {
+				keys[k] = append(keys[k], variant{word: w, plural: true})
+			}
+		}
+	}
+	direct, plural := map[string][]string{}, map[string][]string{}
+	if len(keys) > 0 {
+		if err := l.scan(ctx, func(key, phones string) {
+			for _, v := range keys[key] {
+				if v.plural {
+					plural[v.word] = appendNew(plural[v.word], pluralOf(phones))
+				} else {
+					direct[v.word] = appendNew(direct[v.word], phones)
+				}
+			}
+		}); err != nil {
+			return nil, err
+		}
+	}
+	guesses := 0
+	for _, w := range words {
+		if _, ok := out[w]; ok {
+			continue
+		}
+		switch {
+		case len(direct[w]) > 0:
+			out[w] = direct[w]
+		case len(plural[w]) > 0:
+			out[w] = plural[w]
+		case l.guess != nil && guesses < MaxGuesses:
+			guesses++
+			ph, err := l.guess.Guess(ctx, w)
+			if err == nil {
+				ph, err = checkPhones(ph)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+			out[w] = []string{ph}
+		}
+	}
+	return out, nil
+}
+
+// spellings returns the dictionary keys a normalised word may stand for:
+// itself and, since normalisation drops apostrophes ("what's" → "whats"),
+// the word with an apostrophe put back between any two letters.
+func spellings(w string) []string {
+	out := []string{w}
+	if strings.ContainsRune(w, '\'') {
+		return out
+	}
+	for i := 1; i < len(w); i++ {
+		out = append(out, w[:i]+"'"+w[i:])
+	}
+	return out
+}
+
+// pluralOf adds the -s ending to a pronunciation: /IH Z/ after a sibilant,
+// /S/ after another voiceless consonant, /Z/ otherwise.
+func pluralOf(phones string) string {
+	last := phones[strings.LastIndexByte(phones, ' ')+1:]
+	switch last {
+	case "S", "Z", "SH", "ZH", "CH", "JH":
+		return phones + " IH Z"
+	case "P", "T", "K", "F", "TH":
+		return phones + " S"
+	}
+	return phones + " Z"
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// scan calls fn for every entry of the dictionary with its key (the word,
+// any "(n)" variant suffix removed) and its phones, single-spaced.
+func (l *Lexicon) scan(ctx context.Context, fn func(key, phones string)) error {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return fmt.Errorf("reading the pronouncing dictionary: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, MaxDictBytes))
+	sc.Buffer(make([]byte, 0, 4096), 4096)
+	for n := 0; sc.Scan(); n++ {
+		if n%8192 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line := sc.Text()
+		sp := strings.IndexAny(line, " \t")
+		if sp <= 0 {
+			continue
+		}
+		key := line[:sp]
+		if i := strings.IndexByte(key, '('); i > 0 && strings.HasSuffix(key, ")") {
+			key = key[:i]
+		}
+		fn(key, strings.Join(strings.Fields(line[sp:]), " "))
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("reading the pronouncing dictionary %s: a line is longer than 4 KiB", l.path)
+		}
+		return fmt.Errorf("reading the pronouncing dictionary %s: %w", l.path, err)
+	}
+	return nil
+}

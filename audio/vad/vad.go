@@ -1,0 +1,397 @@
+// Package vad finds speech in a stream of 16 kHz mono PCM: an energy
+// detector against an adaptive noise floor, with onset, hangover, silence
+// and maximum-speech timeouts and pre-roll, cutting the stream into
+// utterances (endpointing) for the recogniser.
+//
+// The detector works on 20 ms frames. A frame is loud when its level is
+// ThresholdDB above the noise floor and above MinLevelDB. The noise floor
+// is the quietest frame of the last FloorWindow (minimum statistics): speech
+// has pauses between words, so the minimum follows the room's noise and not
+// the voice, and a noise that starts (a fan) becomes the floor within one
+// window instead of counting as endless speech. Nothing is assumed before
+// the stream starts: the first frame is its own floor, so a noisy room is
+// not taken for speech while the floor is learned.
+package vad
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// SampleRate is the rate the detector works at (audio.SampleRate).
+const SampleRate = 16000
+
+// FrameSamples is the detector's frame: 20 ms.
+const FrameSamples = SampleRate / 50
+
+// FrameDuration is the length of one frame.
+const FrameDuration = 20 * time.Millisecond
+
+// silenceDB stands for the level of digital silence.
+const silenceDB = -100.0
+
+// Config tunes the detector. Zero values take the defaults in Defaults.
+type Config struct {
+	// ThresholdDB is how far above the noise floor a frame must be to be
+	// loud.
+	ThresholdDB float64
+	// MinLevelDB is the quietest level (dBFS) that can be speech at all, so
+	// that faint noise over digital silence is not.
+	MinLevelDB float64
+	// FloorWindow is how far back the noise floor looks.
+	FloorWindow time.Duration
+	// Onset is how long the level must stay loud for speech to start.
+	Onset time.Duration
+	// Hangover is how long a quiet stretch still counts as speech: the
+	// gaps between words.
+	Hangover time.Duration
+	// SilenceTimeout is how long speech must stay quiet (after the
+	// hangover) for the utterance to end.
+	SilenceTimeout time.Duration
+	// MaxSpeech cuts an utterance that goes on longer.
+	MaxSpeech time.Duration
+	// MinSpeech drops utterances shorter than this (clicks, knocks).
+	MinSpeech time.Duration
+	// PreRoll is audio kept from before the onset and put at the start of
+	// the utterance, so its first sound is not clipped.
+	PreRoll time.Duration
+}
+
+// Defaults are the detector's defaults.
+var Defaults = Config{
+	ThresholdDB:    12,
+	MinLevelDB:     -55,
+	FloorWindow:    1500 * time.Millisecond,
+	Onset:          60 * time.Millisecond,
+	Hangover:       200 * time.Millisecond,
+	SilenceTimeout: 500 * time.Millisecond,
+	MaxSpeech:      10 * time.Second,
+	MinSpeech:      200 * time.Millisecond,
+	PreRoll:        300 * time.Millisecond,
+}
+
+// Limits on the configuration.
+const (
+	MaxFloorWindow = 10 * time.Second
+	MaxTimeout     = 60 * time.Second
+	MaxPreRoll     = 2 * time.Second
+)
+
+func (c Config) withDefaults() Config {
+	d := Defaults
+	if c.ThresholdDB != 0 {
+		d.ThresholdDB = c.ThresholdDB
+	}
+	if c.MinLevelDB != 0 {
+		d.MinLevelDB = c.MinLevelDB
+	}
+	for _, p := range []struct{ dst, src *time.Duration }{
+		{&d.FloorWindow, &c.FloorWindow}, {&d.Onset, &c.Onset}, {&d.Hangover, &c.Hangover},
+		{&d.SilenceTimeout, &c.SilenceTimeout}, {&d.MaxSpeech, &c.MaxSpeech},
+		{&d.MinSpeech, &c.MinSpeech}, {&d.PreRoll, &c.PreRoll},
+	} {
+		if *p.src != 0 {
+			*p.dst = *p.src
+		}
+	}
+	return d
+}
+
+// Validate checks the configuration after defaults are applied.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.ThresholdDB < 1 || c.ThresholdDB > 60:
+		return fmt.Errorf("vad: threshold %v dB outside 1..60", c.ThresholdDB)
+	case c.MinLevelDB < -96 || c.MinLevelDB > 0:
+		return fmt.Errorf("vad: minimum level %v dBFS outside -96..0", c.MinLevelDB)
+	case c.FloorWindow < FrameDuration || c.FloorWindow > MaxFloorWindow:
+		return fmt.Errorf("vad: floor window %v outside %v..%v", c.FloorWindow, FrameDuration, MaxFloorWindow)
+	case c.Onset < FrameDuration || c.Onset > time.Second:
+		return fmt.Errorf("vad: onset %v outside %v..1s", c.Onset, FrameDuration)
+	case c.Hangover < 0 || c.Hangover > MaxTimeout:
+		return fmt.Errorf("vad: hangover %v outside 0..%v", c.Hangover, MaxTimeout)
+	case c.SilenceTimeout < FrameDuration || c.SilenceTimeout > MaxTimeout:
+		return fmt.Errorf("vad: silence timeout %v outside %v..%v", c.SilenceTimeout, FrameDuration, MaxTimeout)
+	case c.MaxSpeech < time.Second || c.MaxSpeech > MaxTimeout:
+		return fmt.Errorf("vad: max speech %v outside 1s..%v", c.MaxSpeech, MaxTimeout)
+	case c.MinSpeech < 0 || c.MinSpeech >= c.MaxSpeech:
+		return fmt.Errorf("vad: min speech %v outside 0..max speech", c.MinSpeech)
+	case c.PreRoll < 0 || c.PreRoll > MaxPreRoll:
+		return fmt.Errorf("vad: pre-roll %v outside 0..%v", c.PreRoll, MaxPreRoll)
+	}
+	return nil
+}
+
+// EndReason says why an utterance ended.
+type EndReason string
+
+// Why utterances end.
+const (
+	// EndSilence: the speaker stopped for SilenceTimeout.
+	EndSilence EndReason = "silence"
+	// EndMaxSpeech: the utterance reached MaxSpeech and was cut.
+	EndMaxSpeech EndReason = "max_speech"
+	// EndStream: the stream ended while speech was going on (Flush).
+	EndStream EndReason = "end_of_stream"
+)
+
+// Segment is one utterance.
+type Segment struct {
+	// PCM is the utterance's audio, pre-roll included, up to the last loud
+	// frame plus the hangover.
+	PCM []int16
+	// Start and End are stream positions in samples: where speech began
+	// (after the pre-roll) and where the last loud frame ended.
+	Start, End int64
+	// Reason is why it ended.
+	Reason EndReason
+}
+
+// Speech is how long the segment's speech lasted (without pre-roll).
+func (s *Segment) Speech() time.Duration {
+	return time.Duration(s.End-s.Start) * time.Second / SampleRate
+}
+
+// EventKind is what an Event reports.
+type EventKind int
+
+// Event kinds.
+const (
+	// SpeechStart: speech began at Pos (onset confirmed).
+	SpeechStart EventKind = iota + 1
+	// SpeechEnd: the utterance Segment ended.
+	SpeechEnd
+	// SpeechDropped: speech that began turned out shorter than MinSpeech.
+	SpeechDropped
+)
+
+// Event is a change the detector reports.
+type Event struct {
+	Kind    EventKind
+	Pos     int64    // stream position of the change, in samples
+	Segment *Segment // SpeechEnd only
+}
+
+// Detector is a voice activity detector and endpointer. It is not safe for
+// concurrent use: one goroutine feeds it.
+type Detector struct {
+	cfg Config
+	// Frame counts derived from cfg.
+	onsetN, hangN, silenceN, maxN, minN, preN int
+
+	pos     int64   // samples consumed
+	partial []int16 // samples short of a frame
+	partN   int
+
+	floorRing []float64 // frame levels over the floor window
+	floorPos  int
+	floorN    int // levels in the ring
+	floor     float64
+
+	pre    []int16 // ring of the last preN frames
+	preLen int     // samples in pre
+	preAt  int     // next write index in pre
+
+	inSpeech  bool
+	loudRun   int // consecutive loud frames (before onset)
+	quietRun  int // consecutive quiet frames (in speech)
+	frames    int // frames of speech so far
+	seg       []int16
+	segStart  int64
+	lastLoud  int64 // stream position after the last loud frame
+	pendStart int64 // position of the first loud frame of a pending onset
+	events    []Event
+}
+
+// New builds a detector.
+func New(cfg Config) (*Detector, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	frames := func(d time.Duration) int { return int((d + FrameDuration - 1) / FrameDuration) }
+	d := &Detector{cfg: cfg,
+		onsetN: frames(cfg.Onset), hangN: frames(cfg.Hangover), silenceN: frames(cfg.SilenceTimeout),
+		maxN: frames(cfg.MaxSpeech), minN: frames(cfg.MinSpeech), preN: frames(cfg.PreRoll),
+		partial: make([]int16, FrameSamples),
+	}
+	d.floorRing = make([]float64, frames(cfg.FloorWindow))
+	d.floor = silenceDB
+	d.pre = make([]int16, (d.preN+d.onsetN)*FrameSamples)
+	d.seg = make([]int16, 0, (d.maxN+d.preN+d.onsetN)*FrameSamples)
+	return d, nil
+}
+
+// Config returns the detector's configuration, defaults applied.
+func (d *Detector) Config() Config { return d.cfg }
+
+// Floor is the current noise floor in dBFS.
+func (d *Detector) Floor() float64 { return d.floor }
+
+// InSpeech reports whether an utterance is going on.
+func (d *Detector) InSpeech() bool { return d.inSpeech }
+
+// Pos is the number of samples consumed.
+func (d *Detector) Pos() int64 { return d.pos }
+
+// Feed consumes pcm (any length) and returns what changed. The returned
+// slice and the segments in it are valid until the next Feed or Flush.
+func (d *Detector) Feed(pcm []int16) []Event {
+	d.events = d.events[:0]
+	for len(pcm) > 0 {
+		if d.partN == 0 && len(pcm) >= FrameSamples {
+			d.frame(pcm[:FrameSamples])
+			pcm = pcm[FrameSamples:]
+			continue
+		}
+		n := copy(d.partial[d.partN:], pcm)
+		d.partN += n
+		pcm = pcm[n:]
+		if d.partN == FrameSamples {
+			d.frame(d.partial)
+			d.partN = 0
+		}
+	}
+	return d.events
+}
+
+// ErrMidUtterance is wrapped by Flush's error when the stream ended during
+// speech.
+var ErrMidUtterance = errors.New("audio stream ended mid-utterance")
+
+// Flush ends the stream. An utterance whose speaker had already paused
+// for the hangover is complete: it is returned ending with EndSilence (nil
+// when shorter than MinSpeech). Speech still going on is returned ending
+// with EndStream, together with an error wrapping ErrMidUtterance: the
+// caller decides whether a cut-off utterance is worth recognising.
+func (d *Detector) Flush() (*Segment, error) {
+	d.partN = 0
+	if !d.inSpeech {
+		d.loudRun = 0
+		return nil, nil
+	}
+	if d.quietRun >= d.hangN {
+		seg := d.finish(EndSilence)
+		if seg.End-seg.Start < int64(d.minN*FrameSamples) {
+			return nil, nil
+		}
+		return seg, nil
+	}
+	seg := d.finish(EndStream)
+	return seg, fmt.Errorf("%w (%v of speech so far)", ErrMidUtterance, seg.Speech().Round(10*time.Millisecond))
+}
+
+// Level is the RMS level of a frame in dBFS (silenceDB for digital
+// silence).
+func Level(frame []int16) float64 {
+	var sum int64
+	for _, s := range frame {
+		v := int64(s)
+		sum += v * v
+	}
+	if sum == 0 || len(frame) == 0 {
+		return silenceDB
+	}
+	ms := float64(sum) / float64(len(frame)) / (32768.0 * 32768.0)
+	return max(10*math.Log10(ms), silenceDB)
+}
+
+// frame processes one 20 ms frame.
+func (d *Detector) frame(f []int16) {
+	level := Level(f)
+	start := d.pos
+	d.pos += FrameSamples
+
+	// The floor: the quietest frame of the window.
+	d.floorRing[d.floorPos] = level
+	d.floorPos = (d.floorPos + 1) % len(d.floorRing)
+	d.floorN = min(d.floorN+1, len(d.floorRing))
+	low := level
+	for _, v := range d.floorRing[:d.floorN] {
+		low = min(low, v)
+	}
+	d.floor = low
+	loud := level >= d.cfg.MinLevelDB && level >= d.floor+d.cfg.ThresholdDB
+
+	if !d.inSpeech {
+		d.remember(f)
+		if !loud {
+			d.loudRun = 0
+			return
+		}
+		if d.loudRun == 0 {
+			d.pendStart = start
+		}
+		d.loudRun++
+		if d.loudRun < d.onsetN {
+			return
+		}
+		// Onset confirmed: the utterance starts with the pre-roll and the
+		// onset frames, all in the ring.
+		d.inSpeech, d.loudRun, d.quietRun = true, 0, 0
+		d.segStart = d.pendStart
+		d.seg = d.seg[:0]
+		d.seg = d.appendRing(d.seg)
+		d.preLen, d.preAt = 0, 0
+		d.frames = d.onsetN
+		d.lastLoud = d.pos
+		d.events = append(d.events, Event{Kind: SpeechStart, Pos: d.segStart})
+		return
+	}
+
+	d.seg = append(d.seg, f...)
+	d.frames++
+	if loud {
+		d.quietRun = 0
+		d.lastLoud = d.pos
+	} else {
+		d.quietRun++
+	}
+	switch {
+	case d.quietRun >= d.hangN+d.silenceN:
+		d.end(EndSilence)
+	case d.frames >= d.maxN:
+		d.end(EndMaxSpeech)
+	}
+}
+
+// end closes the utterance and reports it, or drops it when too short.
+func (d *Detector) end(why EndReason) {
+	seg := d.finish(why)
+	if seg.End-seg.Start < int64(d.minN*FrameSamples) {
+		d.events = append(d.events, Event{Kind: SpeechDropped, Pos: d.pos})
+		return
+	}
+	d.events = append(d.events, Event{Kind: SpeechEnd, Pos: d.pos, Segment: seg})
+}
+
+// finish cuts the segment after the last loud frame plus the hangover.
+func (d *Detector) finish(why EndReason) *Segment {
+	d.inSpeech = false
+	keepTo := min(d.lastLoud+int64(d.hangN*FrameSamples), d.pos)
+	segBegin := d.pos - int64(len(d.seg)) // stream position of d.seg[0]
+	pcm := d.seg[:keepTo-segBegin]
+	return &Segment{PCM: pcm, Start: d.segStart, End: d.lastLoud, Reason: why}
+}
+
+// remember keeps the frame in the pre-roll ring.
+func (d *Detector) remember(f []int16) {
+	if len(d.pre) == 0 {
+		return
+	}
+	copy(d.pre[d.preAt:], f)
+	d.preAt = (d.preAt + FrameSamples) % len(d.pre)
+	d.preLen = min(d.preLen+FrameSamples, len(d.pre))
+}
+
+// appendRing appends the ring's samples, oldest first.
+func (d *Detector) appendRing(dst []int16) []int16 {
+	if d.preLen < len(d.pre) {
+		return append(dst, d.pre[:d.preLen]...)
+	}
+	dst = append(dst, d.pre[d.preAt:]...)
+	return append(dst, d.pre[:d.preAt]...)
+}

@@ -1,0 +1,282 @@
+package vad
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/audio"
+)
+
+// sig builds synthetic test signals, deterministically.
+type sig struct {
+	pcm []int16
+	rng *rand.Rand
+}
+
+func newSig() *sig { return &sig{rng: rand.New(rand.NewPCG(1, 2))} }
+
+func samples(d time.Duration) int { return int(d * SampleRate / time.Second) }
+
+func amp(db float64) float64 { return 32768 * math.Pow(10, db/20) }
+
+// silence appends digital silence.
+func (s *sig) silence(d time.Duration) *sig {
+	s.pcm = append(s.pcm, make([]int16, samples(d))...)
+	return s
+}
+
+// noise appends white noise of RMS level db dBFS.
+func (s *sig) noise(d time.Duration, db float64) *sig {
+	a := amp(db) * math.Sqrt(3) // uniform noise of RMS a/sqrt(3)
+	for range samples(d) {
+		s.pcm = append(s.pcm, int16((s.rng.Float64()*2-1)*a))
+	}
+	return s
+}
+
+// tone appends a 440 Hz tone of RMS level db dBFS over noise of level
+// noiseDB (math.Inf(-1) for none).
+func (s *sig) tone(d time.Duration, db, noiseDB float64) *sig {
+	a := amp(db) * math.Sqrt2
+	na := amp(noiseDB) * math.Sqrt(3)
+	for i := range samples(d) {
+		v := a * math.Sin(2*math.Pi*440*float64(i)/SampleRate)
+		if !math.IsInf(noiseDB, -1) {
+			v += (s.rng.Float64()*2 - 1) * na
+		}
+		s.pcm = append(s.pcm, int16(max(-32768, min(32767, v))))
+	}
+	return s
+}
+
+// syllables appends on/off bursts: speech-like sound with short gaps.
+func (s *sig) syllables(d time.Duration, db float64) *sig {
+	for t := time.Duration(0); t < d; t += 160 * time.Millisecond {
+		s.tone(100*time.Millisecond, db, math.Inf(-1)).silence(60 * time.Millisecond)
+	}
+	return s
+}
+
+// run feeds pcm in chunks of chunk samples and collects the segments and
+// the other events.
+func run(t *testing.T, cfg Config, pcm []int16, chunk int) (segs []Segment, starts, dropped int, flushErr error) {
+	t.Helper()
+	d, err := New(cfg)
+	require.NoError(t, err)
+	for off := 0; off < len(pcm); off += chunk {
+		for _, ev := range d.Feed(pcm[off:min(off+chunk, len(pcm))]) {
+			switch ev.Kind {
+			case SpeechStart:
+				starts++
+			case SpeechDropped:
+				dropped++
+			case SpeechEnd:
+				seg := *ev.Segment
+				seg.PCM = append([]int16(nil), seg.PCM...)
+				segs = append(segs, seg)
+			}
+		}
+	}
+	seg, err := d.Flush()
+	if seg != nil {
+		segs = append(segs, *seg)
+	}
+	return segs, starts, dropped, err
+}
+
+func at(d time.Duration) int64 { return int64(samples(d)) }
+
+// near asserts a stream position is within tol of want.
+func near(t *testing.T, want time.Duration, got int64, tol time.Duration, what string) {
+	t.Helper()
+	assert.InDelta(t, float64(at(want)), float64(got), float64(at(tol)), "%s: want %v, got %v", what, want,
+		time.Duration(got)*time.Second/SampleRate)
+}
+
+func TestDetectorSynthetic(t *testing.T) {
+	type span struct{ start, end time.Duration }
+	tests := []struct {
+		name    string
+		signal  *sig
+		want    []span // speech spans, ±40 ms
+		reasons []EndReason
+		dropped int
+		flushed int // starts that Flush ended without a segment
+		midUtt  bool
+	}{
+		{name: "digital silence", signal: newSig().silence(3 * time.Second)},
+		{name: "stationary noise alone", signal: newSig().noise(5*time.Second, -40)},
+		{name: "tone in silence", signal: newSig().silence(time.Second).tone(time.Second, -20, math.Inf(-1)).silence(time.Second),
+			want: []span{{time.Second, 2 * time.Second}}, reasons: []EndReason{EndSilence}},
+		{name: "tone in noise", signal: newSig().noise(time.Second, -45).tone(time.Second, -20, -45).noise(time.Second, -45),
+			want: []span{{time.Second, 2 * time.Second}}, reasons: []EndReason{EndSilence}},
+		{name: "gap shorter than hangover joins words", signal: newSig().silence(time.Second).
+			tone(400*time.Millisecond, -20, math.Inf(-1)).silence(150*time.Millisecond).tone(400*time.Millisecond, -20, math.Inf(-1)).silence(time.Second),
+			want: []span{{time.Second, 1950 * time.Millisecond}}, reasons: []EndReason{EndSilence}},
+		{name: "long pause splits utterances", signal: newSig().silence(time.Second).
+			tone(500*time.Millisecond, -20, math.Inf(-1)).silence(1500*time.Millisecond).tone(500*time.Millisecond, -20, math.Inf(-1)).silence(time.Second),
+			want: []span{{time.Second, 1500 * time.Millisecond}, {3 * time.Second, 3500 * time.Millisecond}}, reasons: []EndReason{EndSilence, EndSilence}},
+		{name: "click shorter than onset", signal: newSig().silence(time.Second).tone(40*time.Millisecond, -10, math.Inf(-1)).silence(time.Second)},
+		{name: "burst shorter than min speech is dropped", signal: newSig().silence(time.Second).tone(120*time.Millisecond, -20, math.Inf(-1)).silence(time.Second),
+			dropped: 1},
+		{name: "too quiet to be speech", signal: newSig().silence(time.Second).tone(time.Second, -65, math.Inf(-1)).silence(time.Second)},
+		{name: "max speech cuts", signal: newSig().silence(time.Second).syllables(12*time.Second, -20).silence(time.Second),
+			want: []span{{time.Second, 11 * time.Second}, {11 * time.Second, 13 * time.Second}}, reasons: []EndReason{EndMaxSpeech, EndSilence}},
+		{name: "stream ends mid-utterance", signal: newSig().silence(time.Second).tone(time.Second, -20, math.Inf(-1)),
+			want: []span{{time.Second, 2 * time.Second}}, reasons: []EndReason{EndStream}, midUtt: true},
+		{name: "stream ends after the speaker paused", signal: newSig().silence(time.Second).tone(time.Second, -20, math.Inf(-1)).silence(300 * time.Millisecond),
+			want: []span{{time.Second, 2 * time.Second}}, reasons: []EndReason{EndSilence}},
+		{name: "stream ends after a short burst and a pause", signal: newSig().silence(time.Second).tone(100*time.Millisecond, -20, math.Inf(-1)).silence(300 * time.Millisecond),
+			flushed: 1},
+	}
+	for _, tc := range tests {
+		for _, chunk := range []int{FrameSamples, 1000, 77} {
+			segs, starts, dropped, err := run(t, Config{}, tc.signal.pcm, chunk)
+			if tc.midUtt {
+				require.ErrorIs(t, err, ErrMidUtterance, tc.name)
+			} else {
+				require.NoError(t, err, tc.name)
+			}
+			require.Len(t, segs, len(tc.want), "%s (chunk %d)", tc.name, chunk)
+			assert.Equal(t, len(tc.want)+tc.dropped+tc.flushed, starts, "%s: starts", tc.name)
+			assert.Equal(t, tc.dropped, dropped, "%s: dropped", tc.name)
+			for i, w := range tc.want {
+				s := segs[i]
+				tol := 40 * time.Millisecond
+				if tc.reasons[i] == EndMaxSpeech || i > 0 && tc.reasons[i-1] == EndMaxSpeech {
+					tol = 200 * time.Millisecond // the cut falls between syllables
+				}
+				near(t, w.start, s.Start, tol+Defaults.Onset, tc.name+": start")
+				near(t, w.end, s.End, tol, tc.name+": end")
+				assert.Equal(t, tc.reasons[i], s.Reason, tc.name)
+				// The audio runs from the pre-roll to the hangover.
+				pre := min(s.Start, at(Defaults.PreRoll)+int64((Defaults.Onset/FrameDuration)*FrameSamples))
+				assert.InDelta(t, float64(s.End-s.Start+pre+at(Defaults.Hangover)), float64(len(s.PCM)),
+					float64(at(Defaults.Hangover+Defaults.Onset+FrameDuration)), tc.name+": audio length")
+			}
+		}
+	}
+}
+
+// A noise that starts (a fan) is taken in as the floor within one floor
+// window; speech over it is still found.
+func TestDetectorFloorAdapts(t *testing.T) {
+	s := newSig().noise(2*time.Second, -60).noise(6*time.Second, -35).tone(time.Second, -15, -35).noise(2*time.Second, -35)
+	segs, _, _, err := run(t, Config{}, s.pcm, 1000)
+	require.NoError(t, err)
+	require.NotEmpty(t, segs)
+	// At most one short false utterance while the floor catches up…
+	require.LessOrEqual(t, len(segs), 2)
+	if len(segs) == 2 {
+		assert.LessOrEqual(t, segs[0].Speech(), Defaults.FloorWindow+Defaults.SilenceTimeout)
+	}
+	// …and the tone over the new noise is the last one.
+	last := segs[len(segs)-1]
+	near(t, 8*time.Second, last.Start, 100*time.Millisecond, "tone start")
+	near(t, 9*time.Second, last.End, 100*time.Millisecond, "tone end")
+
+	d, err := New(Config{})
+	require.NoError(t, err)
+	d.Feed(newSig().noise(3*time.Second, -35).pcm)
+	assert.InDelta(t, -35, d.Floor(), 6, "floor follows the noise")
+}
+
+func loadWAV(t *testing.T, name string) []int16 {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", name))
+	require.NoError(t, err)
+	defer f.Close()
+	c, err := audio.DecodeWAV(f)
+	require.NoError(t, err)
+	return audio.ToRecognition(c)
+}
+
+// Recorded speech (espeak-ng, committed): each sentence, padded with
+// silence or noise, is one utterance covering the words.
+func TestDetectorRecordedSpeech(t *testing.T) {
+	heyJibo := loadWAV(t, "hey_jibo_what_time.wav")
+	timer := loadWAV(t, "set_a_timer.wav")
+	speechEnd := func(pcm []int16) time.Duration { // last sample above -50 dBFS
+		for i := len(pcm) - 1; i >= 0; i-- {
+			if math.Abs(float64(pcm[i])) > amp(-50) {
+				return time.Duration(i) * time.Second / SampleRate
+			}
+		}
+		return 0
+	}
+	mix := func(noiseDB float64, parts ...[]int16) []int16 {
+		s := newSig()
+		var out []int16
+		for _, p := range parts {
+			gap := samples(time.Second)
+			if p == nil {
+				continue
+			}
+			n := newSig()
+			if math.IsInf(noiseDB, -1) {
+				n.silence(time.Second)
+			} else {
+				n.noise(time.Second, noiseDB)
+			}
+			out = append(out, n.pcm[:gap]...)
+			for _, v := range p {
+				if !math.IsInf(noiseDB, -1) {
+					v = int16(max(-32768, min(32767, float64(v)+(s.rng.Float64()*2-1)*amp(noiseDB)*math.Sqrt(3))))
+				}
+				out = append(out, v)
+			}
+		}
+		tail := newSig()
+		if math.IsInf(noiseDB, -1) {
+			tail.silence(time.Second)
+		} else {
+			tail.noise(time.Second, noiseDB)
+		}
+		return append(out, tail.pcm...)
+	}
+	for _, noise := range []float64{math.Inf(-1), -50, -40} {
+		pcm := mix(noise, heyJibo, timer)
+		segs, _, _, err := run(t, Config{}, pcm, 512)
+		require.NoError(t, err)
+		require.Len(t, segs, 2, "noise %v dBFS", noise)
+		first, second := time.Second, 2*time.Second+time.Duration(len(heyJibo))*time.Second/SampleRate
+		near(t, first, segs[0].Start, 150*time.Millisecond, "first sentence start")
+		near(t, first+speechEnd(heyJibo), segs[0].End, 150*time.Millisecond, "first sentence end")
+		near(t, second, segs[1].Start, 150*time.Millisecond, "second sentence start")
+		near(t, second+speechEnd(timer), segs[1].End, 150*time.Millisecond, "second sentence end")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, c := range []Config{
+		{ThresholdDB: 0.5}, {ThresholdDB: 100}, {MinLevelDB: -120}, {MinLevelDB: 3},
+		{FloorWindow: time.Millisecond}, {FloorWindow: time.Minute}, {Onset: 2 * time.Second},
+		{Hangover: -time.Second}, {SilenceTimeout: time.Millisecond}, {MaxSpeech: 500 * time.Millisecond},
+		{MaxSpeech: 2 * time.Minute}, {MinSpeech: 20 * time.Second}, {PreRoll: 3 * time.Second},
+	} {
+		_, err := New(c)
+		assert.Error(t, err, "%+v", c)
+	}
+	_, err := New(Config{})
+	assert.NoError(t, err)
+}
+
+func BenchmarkDetectorFrame(b *testing.B) {
+	d, err := New(Config{})
+	require.NoError(b, err)
+	pcm := newSig().noise(time.Second, -40).syllables(2*time.Second, -20).pcm
+	frames := len(pcm) / FrameSamples
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		k := i % frames
+		d.Feed(pcm[k*FrameSamples : (k+1)*FrameSamples])
+	}
+}

@@ -1,0 +1,15 @@
+//go:build !sphinx
+
+package main
+
+import (
+	"context"
+
+	"github.com/openjibo/jibod/audio"
+)
+
+// newRecognizer is the speech recogniser of a build without one: listening
+// fails with a clear error. The sphinx build's file provides the real one.
+func newRecognizer(context.Context, *robot, asrOptions) (audio.Recognizer, func() error, error) {
+	return nil, nil, errNoASR
+}

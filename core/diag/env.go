@@ -1,0 +1,178 @@
+package diag
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/openjibo/jibod/core/bus"
+	ovos "github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/device/ledring"
+	"github.com/openjibo/jibod/jcp"
+	"github.com/openjibo/jibod/motion"
+)
+
+// Env is what the shell can see and do on the robot. cmd/jibod fills it
+// from the running runtime. A nil member makes the commands that need it
+// say the robot does not have it, so a partial Env (in tests, or on a body
+// without lights) is fine.
+type Env struct {
+	// Version is the runtime's version; Board the body's profile name.
+	Version, Board string
+	// Started is when the runtime started (uptime).
+	Started time.Time
+	// Bus is the robot's message bus: bus tail, utter, intents, bus stats.
+	Bus Bus
+	// Logs keeps the runtime's recent log records (log, status).
+	Logs *LogBook
+	// Skills lists the installed skills; Runs their recent calls.
+	Skills SkillLister
+	Runs   RunLister
+	// Sessions reads the default session; Pipeline is the default
+	// session's stage order as configured.
+	Sessions SessionReader
+	Pipeline []string
+	// Motion is the control loop that owns the motors; Motors are the
+	// axes by name (for power) and Power their power switch (nil when the
+	// body has none); Home is the pose the body homes to.
+	Motion Motion
+	Motors map[string]device.Motor
+	Power  device.Switch
+	Home   motion.Pose
+	// Lights is the LED ring; nil when the body has none.
+	Lights Lights
+	// Actions runs JCP actions on the body (say).
+	Actions ActionRunner
+	// Audio is the microphone side; nil when the robot has no audio input.
+	Audio Audio
+	// BoardCheck checks the body's devices as they run.
+	BoardCheck func(ctx context.Context) []DeviceCheck
+	// Selftest exercises the runtime's chain, reporting each check as it
+	// finishes.
+	Selftest func(ctx context.Context, report func(Check)) error
+	// Settings are the runtime configuration's keys (config get|set), in
+	// addition to the shell's own.
+	Settings []Setting
+	// Reboot restarts the robot; RebootHow says how, for people ("exit
+	// with status 75 for the service manager to restart jibod"). Nil
+	// Reboot means the robot cannot be rebooted from the shell.
+	Reboot    func(ctx context.Context) error
+	RebootHow string
+	// Hub reports the hub link's state; nil means no hub is configured.
+	Hub func() string
+	// StateDir is the runtime's state folder ("" when state is kept in
+	// memory): status reports its free space, audio record writes there.
+	StateDir string
+}
+
+// Bus is the part of the robot's bus the shell uses; *bus.Bus is one.
+type Bus interface {
+	Publish(ctx context.Context, m bus.Message) error
+	SubscribeAll(patterns []string, h bus.Handler, opts ...bus.SubOption) (*bus.Subscription, error)
+	Stats() bus.Stats
+}
+
+// SkillLister lists installed skills; *skill.Host is one.
+type SkillLister interface {
+	Skills() []*registry.Manifest
+}
+
+// RunLister lists recent skill calls; *invoke.Log is one.
+type RunLister interface {
+	List(f invoke.Filter) []invoke.Record
+}
+
+// SessionReader reads the default session; *pipeline.Orchestrator is one.
+type SessionReader interface {
+	DefaultSession() ovos.Session
+}
+
+// Motion is the control loop the shell moves the body through, so every
+// move keeps the loop's velocity and acceleration limits; *motion.Controller
+// is one.
+type Motion interface {
+	Limits() [motion.NumAxes]device.Limits
+	Pose() motion.Pose
+	MoveTo(p motion.Pose, sel motion.Axes) (*motion.Job, error)
+	Halt(reason string)
+	Moving() bool
+	Recover(ctx context.Context) error
+	Fault() error
+	Stats() motion.Stats
+	Period() time.Duration
+}
+
+// Lights is the LED ring; *ledring.Animator is one.
+type Lights interface {
+	Len() int
+	Set(ctx context.Context, px []device.RGB) error
+	Frame() []device.RGB
+	Play(ctx context.Context, p ledring.Program) error
+}
+
+// ActionRunner runs a JCP action; *jcp.Executor is one.
+type ActionRunner interface {
+	Run(ctx context.Context, a *jcp.Action) (*jcp.Result, error)
+}
+
+// Audio is the robot's audio input as the shell sees it.
+type Audio interface {
+	// Devices lists the capture devices.
+	Devices(ctx context.Context) ([]AudioDevice, error)
+	// Level measures the input for d.
+	Level(ctx context.Context, d time.Duration) (AudioLevel, error)
+	// Record writes d of the input to w as a WAV file and returns how many
+	// samples it wrote and at what rate.
+	Record(ctx context.Context, d time.Duration, w io.Writer) (samples, rate int, err error)
+}
+
+// AudioDevice is one capture device.
+type AudioDevice struct {
+	Backend    string `json:"backend"`
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Default    bool   `json:"default"`
+	InUse      bool   `json:"in_use"`
+	Channels   int    `json:"channels,omitempty"`
+	SampleRate int    `json:"sample_rate,omitempty"`
+}
+
+// AudioLevel is the input's loudness over a span, in dB relative to full
+// scale (0 is the loudest a sample can be; silence is very negative).
+type AudioLevel struct {
+	RMS    float64       `json:"rms_dbfs"`
+	Peak   float64       `json:"peak_dbfs"`
+	Over   time.Duration `json:"-"`
+	Source string        `json:"source"`
+}
+
+// DeviceCheck is whether one device of the body answered.
+type DeviceCheck struct {
+	Device string `json:"device"`
+	Driver string `json:"driver"`
+	Where  string `json:"where,omitempty"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Check is one self-test step's outcome.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Setting is one key of the runtime configuration. Check validates a
+// value and returns what Apply takes, so a `config set` of several keys
+// checks them all before applying any.
+type Setting struct {
+	Key   string
+	Help  string
+	Get   func() string
+	Check func(value string) (any, error)
+	Apply func(v any) error
+}

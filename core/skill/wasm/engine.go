@@ -1,0 +1,175 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
+)
+
+// Defaults and bounds of Config.
+const (
+	// DefaultMemoryMiB caps a module's memory when its manifest gives no
+	// limits.memory_mib. A Go module with the SDK starts at about 2.5 MiB
+	// and grows its heap in steps of 4 MiB.
+	DefaultMemoryMiB = 32
+	// DefaultMaxFailures is how many calls in a row may fail before a
+	// skill is disabled.
+	DefaultMaxFailures = 3
+	// MaxMaxFailures bounds Config.MaxFailures.
+	MaxMaxFailures = 100
+	// LoadTimeout bounds compiling, instantiating and checking one module
+	// at load (compiling a 3 MB Go module takes about a second here, more
+	// on a board).
+	LoadTimeout = 2 * time.Minute
+)
+
+// Storage is the skills' key-value storage (core/skill/wasm/kv), scoped by
+// manifest id.
+type Storage interface {
+	Get(skill, key string) ([]byte, error)
+	Set(skill, key string, value []byte) error
+	Delete(skill, key string) error
+	Keys(skill, prefix string) ([]string, error)
+}
+
+// Config configures an Engine.
+type Config struct {
+	// CacheDir keeps compiled modules across restarts (created 0700); ""
+	// keeps them in memory for the engine's life.
+	CacheDir string
+	// Storage backs the storage host functions; nil means none (they
+	// fail with CodeInternal).
+	Storage Storage
+	// Offline reports whether the robot is offline, when fetches fail
+	// with CodeOffline; nil means always online.
+	Offline func() bool
+	// Transport makes the fetches; nil means a clone of
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+	// State gives the robot's emotion and present person for robot_state;
+	// nil means the ones of the request being answered.
+	State func() protocol.RuntimeContext
+	// Now is the clock of clock_now; nil means time.Now.
+	Now func() time.Time
+	// Logger receives the host's reports and the modules' log lines; nil
+	// means slog.Default().
+	Logger *slog.Logger
+	// MaxFailures is how many calls in a row may fail before a skill is
+	// disabled: 1..MaxMaxFailures, 0 means DefaultMaxFailures.
+	MaxFailures int
+}
+
+// Engine loads and runs WebAssembly skills. Close it when done.
+type Engine struct {
+	cfg   Config
+	log   *slog.Logger
+	cache wazero.CompilationCache
+	http  *http.Client
+
+	mu     sync.Mutex
+	skills map[*Skill]struct{}
+	closed bool
+}
+
+// New returns an engine.
+func New(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.MaxFailures == 0:
+		cfg.MaxFailures = DefaultMaxFailures
+	case cfg.MaxFailures < 1 || cfg.MaxFailures > MaxMaxFailures:
+		return nil, fmt.Errorf("wasm engine: max failures %d is outside 1..%d", cfg.MaxFailures, MaxMaxFailures)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	e := &Engine{cfg: cfg, log: log.With("component", "wasm-skills"), skills: map[*Skill]struct{}{}}
+	if cfg.CacheDir == "" {
+		e.cache = wazero.NewCompilationCache()
+	} else {
+		c, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("wasm engine: compile cache %s: %w", cfg.CacheDir, err)
+		}
+		e.cache = c
+	}
+	e.http = newHTTPClient(cfg.Transport)
+	return e, nil
+}
+
+// Load compiles and checks the package's module and starts its first
+// instance: the manifest is already valid (skillpkg.Read checked it), and
+// nothing of the module runs before its imports and exports are checked.
+// Errors wrap ErrBadModule, ErrMissingExport, ErrUnknownImport,
+// ErrABIVersion, ErrMemoryLimit, ErrTrap or ErrExit.
+func (e *Engine) Load(ctx context.Context, p *skillpkg.Package) (*Skill, error) {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("loading skill %s: wasm engine %w", p.Manifest.ID, ErrClosed)
+	}
+	ctx, cancel := context.WithTimeout(ctx, LoadTimeout)
+	defer cancel()
+	s, err := newSkill(ctx, e, p)
+	if err != nil {
+		return nil, fmt.Errorf("loading skill %s from %s: %w", p.Manifest.ID, p.Dir, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		_ = s.close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("loading skill %s: wasm engine %w", p.Manifest.ID, ErrClosed)
+	}
+	e.skills[s] = struct{}{}
+	return s, nil
+}
+
+// Check loads the package as Load does, then unloads it: what `jibod skills
+// install` runs before it installs anything. With a CacheDir it leaves the
+// compiled module in the cache for the robot's next start.
+func (e *Engine) Check(ctx context.Context, p *skillpkg.Package) error {
+	s, err := e.Load(ctx, p)
+	if err != nil {
+		return err
+	}
+	return s.Close(ctx)
+}
+
+// Close closes every skill it loaded, waiting (bounded by ctx) for calls in
+// progress, and the compile cache.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	skills := e.skills
+	e.skills = map[*Skill]struct{}{}
+	e.mu.Unlock()
+	var errs []error
+	for s := range skills {
+		errs = append(errs, s.Close(ctx))
+	}
+	errs = append(errs, e.cache.Close(context.WithoutCancel(ctx)))
+	e.http.CloseIdleConnections()
+	return errors.Join(errs...)
+}
+
+func (e *Engine) forget(s *Skill) {
+	e.mu.Lock()
+	delete(e.skills, s)
+	e.mu.Unlock()
+}

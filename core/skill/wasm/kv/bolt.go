@@ -1,0 +1,357 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// SchemaVersion is the layout this package writes; Open refuses a file
+// with a higher one.
+const SchemaVersion = 1
+
+// File defaults and bounds.
+const (
+	// DefaultLockTimeout is how long Open waits for another process's lock.
+	DefaultLockTimeout = time.Second
+	// DefaultMaxFileBytes bounds the file by default: room for 16 skills
+	// at their full quota, rewritten (bbolt writes new pages before it
+	// frees old ones).
+	DefaultMaxFileBytes = 64 << 20
+	// MinMaxFileBytes and MaxMaxFileBytes bound Options.MaxFileBytes; the
+	// file is mapped into memory, and a 32-bit board has 2 GiB of address
+	// space.
+	MinMaxFileBytes = 64 << 10
+	MaxMaxFileBytes = 1 << 30
+)
+
+const (
+	bucketMeta   = "meta"
+	bucketSkills = "skills"
+	keySchema    = "schema"
+)
+
+// Options tune Open; the zero value is usable.
+type Options struct {
+	// LockTimeout bounds the wait for the file lock; 0 means
+	// DefaultLockTimeout.
+	LockTimeout time.Duration
+	// MaxFileBytes bounds the file; 0 means DefaultMaxFileBytes.
+	MaxFileBytes int
+}
+
+// Store is the skill storage file. Its methods are safe for concurrent
+// use.
+type Store struct {
+	db   *bolt.DB
+	path string
+}
+
+// corruptAdvice tells the operator what to do about a damaged file.
+const corruptAdvice = "stop jibod and move the file aside (what Wasm skills stored in it is lost) or restore a backup"
+
+// Open opens (creating when missing, 0600 in a 0700 folder) the storage
+// file at path and checks it.
+func Open(path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("opening skill storage: no file path given")
+	}
+	if opts.LockTimeout < 0 {
+		return nil, fmt.Errorf("opening skill storage %s: lock timeout %v is negative", path, opts.LockTimeout)
+	}
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.MaxFileBytes == 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxFileBytes < MinMaxFileBytes || opts.MaxFileBytes > MaxMaxFileBytes {
+		return nil, fmt.Errorf("opening skill storage %s: size limit %d bytes outside [%d, %d]",
+			path, opts.MaxFileBytes, MinMaxFileBytes, MaxMaxFileBytes)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("opening skill storage %s: %w", path, err)
+	}
+	db, err := openBolt(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, path: path}
+	if err := s.check(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := s.initSchema(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func corrupt(path string, cause error) error {
+	return fmt.Errorf("opening skill storage %s: %w (%v); %s", path, ErrCorrupt, cause, corruptAdvice)
+}
+
+// openBolt opens the file, turning bbolt's failures and the panics a
+// damaged file can cause into errors naming it.
+func openBolt(path string, opts Options) (db *bolt.DB, err error) {
+	var file *os.File
+	defer func() {
+		if r := recover(); r != nil {
+			if file != nil {
+				_ = file.Close()
+			}
+			db, err = nil, corrupt(path, fmt.Errorf("%v", r))
+		}
+	}()
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, MaxSize: opts.MaxFileBytes,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			file = f
+			return f, err
+		}})
+	switch {
+	case err == nil:
+		return db, nil
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("opening skill storage %s: %w (another jibod running?): waited %v for its lock",
+			path, ErrInUse, opts.LockTimeout)
+	default:
+		var pathErr *os.PathError
+		if errors.As(err, &pathErr) {
+			return nil, fmt.Errorf("opening skill storage %s: %w", path, err)
+		}
+		return nil, corrupt(path, err)
+	}
+}
+
+// check runs bbolt's consistency check over the file.
+func (s *Store) check() error {
+	var problems []string
+	err := s.view(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			if len(problems) < 3 {
+				problems = append(problems, err.Error())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return corrupt(s.path, err)
+	}
+	if len(problems) > 0 {
+		return corrupt(s.path, errors.New(strings.Join(problems, "; ")))
+	}
+	return nil
+}
+
+func (s *Store) initSchema() error {
+	err := s.update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket([]byte(bucketMeta))
+		if meta == nil {
+			foreign := false
+			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { foreign = true; return nil })
+			if foreign {
+				return fmt.Errorf("%w: it holds data but no schema version; it is not a skill storage file", ErrCorrupt)
+			}
+			var err error
+			if meta, err = tx.CreateBucket([]byte(bucketMeta)); err != nil {
+				return err
+			}
+			if err := meta.Put([]byte(keySchema), []byte(strconv.Itoa(SchemaVersion))); err != nil {
+				return err
+			}
+		}
+		raw := meta.Get([]byte(keySchema))
+		v, err := strconv.Atoi(string(raw))
+		if err != nil || v < 1 {
+			return fmt.Errorf("%w: schema version %q is not a positive integer", ErrCorrupt, raw)
+		}
+		if v > SchemaVersion {
+			return fmt.Errorf("%w: schema version %d was written by a newer jibod (this one reads up to %d)",
+				ErrCorrupt, v, SchemaVersion)
+		}
+		_, err = tx.CreateBucketIfNotExists([]byte(bucketSkills))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("opening skill storage %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path returns the file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the file.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("closing skill storage %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
+	defer s.recoverDamage(&err)
+	return s.mapErr(s.db.View(fn))
+}
+
+func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
+	defer s.recoverDamage(&err)
+	return s.mapErr(s.db.Update(fn))
+}
+
+func (s *Store) recoverDamage(err *error) {
+	if r := recover(); r != nil { // bbolt panics on pages it cannot parse
+		*err = fmt.Errorf("skill storage %s: %w (%v); %s", s.path, ErrCorrupt, r, corruptAdvice)
+	}
+}
+
+func (s *Store) mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return ErrClosed
+	case errors.Is(err, berrors.ErrMaxSizeReached):
+		return fmt.Errorf("%w: %s reached its size limit", ErrQuota, s.path)
+	}
+	return err
+}
+
+// Get returns a copy of the value of key in skill's storage, or
+// ErrNotFound.
+func (s *Store) Get(skill, key string) ([]byte, error) {
+	if err := checkArgs("reading skill storage", skill, key); err != nil {
+		return nil, err
+	}
+	var out []byte
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucketSkills)).Bucket([]byte(skill))
+		if b == nil {
+			return ErrNotFound
+		}
+		v := b.Get([]byte(key))
+		if v == nil {
+			return ErrNotFound
+		}
+		out = bytes.Clone(v)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading key %q of skill %s: %w", key, skill, err)
+	}
+	return out, nil
+}
+
+// Set stores value under key in skill's storage, durably, unless that
+// would break a quota (ErrQuota; nothing changes).
+func (s *Store) Set(skill, key string, value []byte) error {
+	if err := checkArgs("writing skill storage", skill, key); err != nil {
+		return err
+	}
+	if err := checkValue(value); err != nil {
+		return fmt.Errorf("writing key %q of skill %s: %w", key, skill, err)
+	}
+	err := s.update(func(tx *bolt.Tx) error {
+		b, err := tx.Bucket([]byte(bucketSkills)).CreateBucketIfNotExists([]byte(skill))
+		if err != nil {
+			return err
+		}
+		u := usage(b)
+		old := -1
+		if v := b.Get([]byte(key)); v != nil {
+			old = len(v)
+		}
+		if err := u.after(key, old, len(value)).check(skill); err != nil {
+			return err
+		}
+		return b.Put([]byte(key), value)
+	})
+	if err != nil {
+		return fmt.Errorf("writing key %q of skill %s: %w", key, skill, err)
+	}
+	return nil
+}
+
+// Delete removes key from skill's storage, durably; a missing key is no
+// error.
+func (s *Store) Delete(skill, key string) error {
+	if err := checkArgs("deleting from skill storage", skill, key); err != nil {
+		return err
+	}
+	err := s.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucketSkills)).Bucket([]byte(skill))
+		if b == nil {
+			return nil
+		}
+		return b.Delete([]byte(key))
+	})
+	if err != nil {
+		return fmt.Errorf("deleting key %q of skill %s: %w", key, skill, err)
+	}
+	return nil
+}
+
+// Keys lists skill's keys starting with prefix, sorted, at most
+// MaxListKeys.
+func (s *Store) Keys(skill, prefix string) ([]string, error) {
+	if err := checkSkill(skill); err != nil {
+		return nil, fmt.Errorf("listing skill storage: %w", err)
+	}
+	var out []string
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucketSkills)).Bucket([]byte(skill))
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, _ := c.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)) && len(out) < MaxListKeys; k, _ = c.Next() {
+			out = append(out, string(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing keys of skill %s: %w", skill, err)
+	}
+	sort.Strings(out) // bbolt orders bytes, which is sorted already; kept explicit for Memory's sake
+	return out, nil
+}
+
+// Usage reports what skill holds.
+func (s *Store) Usage(skill string) (Usage, error) {
+	if err := checkSkill(skill); err != nil {
+		return Usage{}, fmt.Errorf("skill storage usage: %w", err)
+	}
+	var u Usage
+	err := s.view(func(tx *bolt.Tx) error {
+		if b := tx.Bucket([]byte(bucketSkills)).Bucket([]byte(skill)); b != nil {
+			u = usage(b)
+		}
+		return nil
+	})
+	if err != nil {
+		return Usage{}, fmt.Errorf("skill storage usage of %s: %w", skill, err)
+	}
+	return u, nil
+}
+
+// usage counts a skill bucket (at most MaxKeysPerSkill keys).
+func usage(b *bolt.Bucket) Usage {
+	var u Usage
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		u.Keys++
+		u.Bytes += len(k) + len(v)
+	}
+	return u
+}

@@ -1,0 +1,499 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
+	"github.com/openjibo/jibod/sdk/wasmskill"
+)
+
+// pageBytes is the size of a WebAssembly memory page.
+const pageBytes = 64 << 10
+
+// maxSleepSlice bounds one WASI sleep: a module sleeping past its deadline
+// wakes at least this often, so it is stopped there.
+const maxSleepSlice = 10 * time.Millisecond
+
+// Skill is a WebAssembly skill: a skill.Skill whose Handle runs the
+// module. It is safe for concurrent use; calls run one at a time.
+type Skill struct {
+	e   *Engine
+	m   *registry.Manifest
+	log *slog.Logger
+
+	// sem admits one call (or reload, or close) at a time; mod and pkg
+	// belong to its holder.
+	sem chan struct{}
+	mod *module
+	pkg *skillpkg.Package
+
+	mu       sync.Mutex
+	failures int
+	disabled error
+	closed   bool
+
+	// warming counts the goroutines starting a fresh instance after a
+	// failure; Close waits for them.
+	warming sync.WaitGroup
+}
+
+// module is a compiled module in its own runtime, and its instance once
+// started.
+type module struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	limit    uint32 // memory limit, bytes
+	inst     api.Module
+	handle   api.Function
+	out      *output
+}
+
+func (md *module) close(ctx context.Context) error {
+	return md.rt.Close(ctx) // closes the instance too
+}
+
+// memoryMiB is the memory limit of m.
+func memoryMiB(m *registry.Manifest) int {
+	if m.Limits.MemoryMiB > 0 {
+		return m.Limits.MemoryMiB
+	}
+	return DefaultMemoryMiB
+}
+
+// MemoryMiB is the memory limit a WebAssembly skill with manifest m runs
+// under: limits.memory_mib, or DefaultMemoryMiB.
+func MemoryMiB(m *registry.Manifest) int { return memoryMiB(m) }
+
+func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, error) {
+	m := p.Manifest.Normalized()
+	s := &Skill{e: e, m: m, pkg: p, sem: make(chan struct{}, 1),
+		log: e.log.With("skill", m.ID)}
+	mod, err := s.compile(ctx, p.Module)
+	if err != nil {
+		return nil, err
+	}
+	s.mod = mod
+	if err := s.start(ctx); err != nil {
+		_ = mod.close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	s.log.Info("wasm skill loaded", "dir", p.Dir, "memory_mib", memoryMiB(m), "bytes", len(p.Module))
+	return s, nil
+}
+
+// compile builds the module's runtime (memory cap, WASI, host API) and
+// compiles and checks the module in it.
+func (s *Skill) compile(ctx context.Context, code []byte) (*module, error) {
+	limit := uint32(memoryMiB(s.m)) * (1 << 20 / pageBytes)
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(limit).
+		WithCompilationCache(s.e.cache))
+	md := &module{rt: rt, limit: limit * pageBytes}
+	fail := func(err error) (*module, error) {
+		_ = rt.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		return fail(fmt.Errorf("starting WASI: %w", err))
+	}
+	b := rt.NewHostModuleBuilder(wasmskill.ImportModule)
+	for name, f := range abiFuncs() {
+		b.NewFunctionBuilder().WithGoModuleFunction(s.hostFunc(f.fn), f.params, f.results).Export(name)
+	}
+	if _, err := b.Instantiate(ctx); err != nil {
+		return fail(fmt.Errorf("starting the host API: %w", err))
+	}
+	compiled, err := rt.CompileModule(ctx, code)
+	if err != nil {
+		if strings.Contains(err.Error(), "memory") && strings.Contains(err.Error(), "limit") {
+			return fail(fmt.Errorf("%w: its initial memory is over limits.memory_mib (%d MiB): %v", ErrMemoryLimit, memoryMiB(s.m), err))
+		}
+		return fail(fmt.Errorf("%w: %v", ErrBadModule, err))
+	}
+	md.compiled = compiled
+	if err := checkModule(compiled); err != nil {
+		return fail(err)
+	}
+	return md, nil
+}
+
+// hostFunc adapts a host function: it finds the call's state and logs
+// nothing itself (each function logs what it did).
+func (s *Skill) hostFunc(fn func(*Skill, context.Context, *callState, api.Module, []uint64)) api.GoModuleFunc {
+	return func(ctx context.Context, m api.Module, stack []uint64) {
+		cs := callOf(ctx)
+		if cs == nil || cs.s != s {
+			panic(fmt.Errorf("%w: a host function was called outside a call of its own skill", ErrABI))
+		}
+		fn(s, ctx, cs, m, stack)
+	}
+}
+
+// start instantiates the module (running its _initialize) and checks its
+// ABI version. The holder of sem calls it.
+func (s *Skill) start(ctx context.Context) error {
+	md := s.mod
+	md.out = &output{s: s}
+	cs := &callState{s: s, starting: true}
+	ctx = withCall(ctx, cs)
+	md.out.begin(cs)
+	defer md.out.end()
+	cfg := wazero.NewModuleConfig().
+		WithName(""). // anonymous: a new instance never clashes with one being closed
+		WithStartFunctions("_initialize").
+		WithArgs(s.m.ID).
+		WithStdout(md.out.stdout()).WithStderr(md.out.stderr()).
+		WithSysWalltime().WithSysNanotime().
+		WithNanosleep(func(ns int64) { time.Sleep(min(time.Duration(ns), maxSleepSlice)) }).
+		WithRandSource(rand.Reader)
+	inst, err := md.rt.InstantiateModule(ctx, md.compiled, cfg)
+	if err != nil {
+		return fmt.Errorf("starting the module: %w", s.explain(ctx, cs, md, err))
+	}
+	res, err := inst.ExportedFunction(wasmskill.ExportABIVersion).Call(ctx)
+	if err != nil {
+		_ = inst.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("asking the module's ABI version: %w", s.explain(ctx, cs, md, err))
+	}
+	if v := api.DecodeI32(res[0]); v != wasmskill.ABIVersion {
+		_ = inst.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("%w: the module speaks ABI version %d; this jibod speaks %d", ErrABIVersion, v, wasmskill.ABIVersion)
+	}
+	md.inst, md.handle = inst, inst.ExportedFunction(wasmskill.ExportHandle)
+	return nil
+}
+
+// drop throws away the current instance after a failure; the next call
+// starts a fresh one.
+func (s *Skill) drop(ctx context.Context) {
+	if s.mod.inst != nil {
+		_ = s.mod.inst.Close(context.WithoutCancel(ctx))
+		s.mod.inst, s.mod.handle = nil, nil
+	}
+}
+
+// Manifest is the skill's manifest.
+func (s *Skill) Manifest() *registry.Manifest { return s.m }
+
+// Locale is the package's locale tree.
+func (s *Skill) Locale() fs.FS { return s.pkg.Locale }
+
+// Rules is the package's answer rules tree, or nil.
+func (s *Skill) Rules() fs.FS { return s.pkg.Rules }
+
+// Status is how a skill is doing.
+type Status struct {
+	// Failures is how many calls in a row failed.
+	Failures int
+	// Disabled says why the skill is off; nil when it is on.
+	Disabled error
+}
+
+// Status reports the skill's failures and whether it is disabled.
+func (s *Skill) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Status{Failures: s.failures, Disabled: s.disabled}
+}
+
+// Handle answers one request by calling the module: the request goes in as
+// JSON, the module's response comes out, decoded and validated. A module
+// that traps, exits, breaks the ABI, makes a host call it is not
+// permitted, answers with something that is not a valid skill response,
+// or is still running at ctx's deadline fails the call (its instance is
+// thrown away); the error says which, and counts towards disabling the
+// skill.
+func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	in, err := protocol.EncodeJSON(req)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the request for the module: %w", err)
+	}
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the module's previous call: %w", context.Cause(ctx))
+	}
+	defer func() { <-s.sem }()
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	var rc protocol.RuntimeContext
+	if req.Data != nil {
+		rc = req.Data.Runtime
+	}
+	resp, err := s.call(ctx, in, rc)
+	s.account(ctx, err)
+	s.mu.Lock()
+	on := !s.closed && s.disabled == nil
+	s.mu.Unlock()
+	if s.mod.inst == nil && on {
+		s.warm()
+	}
+	return resp, err
+}
+
+// warm starts a fresh instance in the background after a failed call threw
+// the last one away, so the next call does not pay for the start (tens of
+// milliseconds for a Go module; more in the interpreter on 32-bit boards).
+func (s *Skill) warm() {
+	s.warming.Add(1)
+	go func() { // owned by the skill: Close waits for it
+		defer s.warming.Done()
+		s.sem <- struct{}{}
+		defer func() { <-s.sem }()
+		s.mu.Lock()
+		off := s.closed || s.disabled != nil
+		s.mu.Unlock()
+		if off || s.mod.inst != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), LoadTimeout)
+		defer cancel()
+		if err := s.start(ctx); err != nil {
+			s.log.Warn("starting a fresh instance", "err", err) // the next call tries again
+		}
+	}()
+}
+
+// call makes one call into the module; the holder of sem calls it.
+func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext) (*protocol.Response, error) {
+	if s.mod.inst == nil {
+		if err := s.start(ctx); err != nil {
+			return nil, err
+		}
+	}
+	md := s.mod
+	cs := &callState{s: s, request: in, runtime: rc}
+	cctx := withCall(ctx, cs)
+	md.out.begin(cs)
+	res, err := md.handle.Call(cctx, uint64(len(in)))
+	md.out.end()
+	if err != nil {
+		err = s.explain(ctx, cs, md, err)
+		s.drop(ctx)
+		return nil, err
+	}
+	if status := api.DecodeI32(res[0]); status != 0 {
+		return nil, fmt.Errorf("%w: %s returned status %d", ErrNoAnswer, wasmskill.ExportHandle, status)
+	}
+	if cs.response == nil {
+		return nil, fmt.Errorf("%w: %w: %s returned without calling response_write", invoke.ErrInvalidResponse, ErrNoAnswer, wasmskill.ExportHandle)
+	}
+	resp, err := protocol.DecodeResponse(cs.response)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the module's answer: %w", invoke.ErrInvalidResponse, err)
+	}
+	return resp, nil
+}
+
+// explain turns what wazero reports about a failed call into an error
+// saying what the module did.
+func (s *Skill) explain(ctx context.Context, cs *callState, md *module, err error) error {
+	if cs.abort != nil {
+		return cs.abort
+	}
+	tail := ""
+	if md.out != nil {
+		if t := md.out.stderrHead(); t != "" {
+			tail = ": stderr: " + t
+		}
+	}
+	memFull := strings.Contains(tail, "out of memory")
+	if md.inst != nil && md.inst.Memory() != nil {
+		memFull = memFull || uint64(md.inst.Memory().Size())+pageBytes > uint64(md.limit)
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		switch exit.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			return fmt.Errorf("stopped at its deadline: %w", context.DeadlineExceeded)
+		case sys.ExitCodeContextCanceled:
+			return fmt.Errorf("stopped: %w", context.Cause(ctx))
+		}
+		if memFull {
+			return fmt.Errorf("%w (%d MiB): the module exited with code %d%s", ErrMemoryLimit, memoryMiB(s.m), exit.ExitCode(), tail)
+		}
+		return fmt.Errorf("%w with code %d%s", ErrExit, exit.ExitCode(), tail)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("stopped: %w", context.Cause(ctx))
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	if memFull {
+		return fmt.Errorf("%w (%d MiB): %s%s", ErrMemoryLimit, memoryMiB(s.m), first, tail)
+	}
+	return fmt.Errorf("%w: %s%s", ErrTrap, first, tail)
+}
+
+// account counts a call's failure (or resets the count on success) and
+// disables the skill at the limit. A call cancelled by its caller is not
+// the module's fault.
+func (s *Skill) account(ctx context.Context, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		s.failures = 0
+		return
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return
+	}
+	s.failures++
+	if s.failures >= s.e.cfg.MaxFailures && s.disabled == nil {
+		s.disabled = fmt.Errorf("skill %s is %w after %d failed calls in a row (the last: %v); install it again or restart jibod",
+			s.m.ID, ErrDisabled, s.failures, err)
+		s.log.Error("wasm skill disabled", "failures", s.failures, "last", err)
+	}
+}
+
+// usable reports why the skill cannot be called. A disabled skill whose
+// package was installed again since it was loaded is reloaded first. The
+// holder of sem calls it.
+func (s *Skill) usable(ctx context.Context) error {
+	s.mu.Lock()
+	closed, disabled := s.closed, s.disabled
+	s.mu.Unlock()
+	if closed {
+		return fmt.Errorf("skill %s: %w", s.m.ID, ErrClosed)
+	}
+	if disabled == nil {
+		return nil
+	}
+	if st, err := skillpkg.StampOf(s.pkg.Dir); err == nil && !st.Same(s.pkg.Stamp) {
+		s.reload(ctx)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.disabled
+}
+
+// reload replaces a disabled skill's module by the one installed since,
+// when the manifest, locale and rules are unchanged (they are registered
+// with the robot, so changing them takes a restart).
+func (s *Skill) reload(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LoadTimeout)
+	defer cancel()
+	p, err := skillpkg.Read(s.pkg.Dir)
+	setDisabled := func(err error) {
+		s.mu.Lock()
+		s.disabled = err
+		s.mu.Unlock()
+	}
+	if err != nil {
+		s.log.Warn("wasm skill reinstalled, but its package is unusable", "err", err)
+		return
+	}
+	// Later calls need not read the package again for the same copy.
+	stale := func() {
+		cp := *s.pkg
+		cp.Stamp = p.Stamp
+		s.pkg = &cp
+	}
+	if !sameManifest(p.Manifest, s.m) || !sameTree(p.Locale, s.pkg.Locale) || !sameTree(p.Rules, s.pkg.Rules) {
+		stale()
+		setDisabled(fmt.Errorf("skill %s is %w: it was installed again with a different manifest, locale or rules; restart jibod to load it",
+			s.m.ID, ErrDisabled))
+		return
+	}
+	md, err := s.compile(ctx, p.Module)
+	if err == nil {
+		old := s.mod
+		s.mod = md
+		if err = s.start(ctx); err != nil {
+			s.mod = old
+			_ = md.close(ctx)
+		} else {
+			_ = old.close(ctx)
+		}
+	}
+	if err != nil {
+		stale()
+		setDisabled(fmt.Errorf("skill %s is %w: its reinstalled module does not load: %w", s.m.ID, ErrDisabled, err))
+		return
+	}
+	s.pkg = p
+	s.mu.Lock()
+	s.failures, s.disabled = 0, nil
+	s.mu.Unlock()
+	s.log.Info("wasm skill reloaded after reinstall", "dir", p.Dir)
+}
+
+func sameManifest(a, b *registry.Manifest) bool {
+	ja, erra := a.Normalized().MarshalJSON()
+	jb, errb := b.Normalized().MarshalJSON()
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
+
+// sameTree reports whether two in-memory trees hold the same files.
+func sameTree(a, b fs.FS) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	files := func(t fs.FS) map[string]string {
+		out := map[string]string{}
+		_ = fs.WalkDir(t, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				data, _ := fs.ReadFile(t, p)
+				out[p] = string(data)
+			}
+			return nil
+		})
+		return out
+	}
+	fa, fb := files(a), files(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for k, v := range fa {
+		if w, ok := fb[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Close unloads the skill once the call in progress has ended, or, when
+// ctx ends first, stops that call.
+func (s *Skill) Close(ctx context.Context) error {
+	defer s.e.forget(s)
+	return s.close(ctx)
+}
+
+func (s *Skill) close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	defer s.warming.Wait()
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	case <-ctx.Done():
+		s.log.Warn("closing wasm skill with a call in progress; stopping it")
+	}
+	if err := s.mod.close(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("closing skill %s: %w", s.m.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Generates the speech test set `jibod audio eval` measures: espeak-ng
+# speech in several voices, speeds and pitches, mixed with sox pink noise
+# at several signal-to-noise ratios, plus manifest.jsonl, one line a file:
+#   {"file":"…","text":"…","wake":true|false,"kind":"…","noise":"…","voice":"…"}
+# kind: command (with the wake phrase when wake is true), wake (the phrase
+# alone), other (everyday speech the robot must not act on).
+#
+#   scripts/gen-audio-testset.sh [--quick] [DIR]    (DIR defaults to bin/audio-testset)
+#
+# --quick makes a small set (clean audio only, a few files of each kind)
+# for tests. Needs espeak-ng and sox (scripts/deps.sh installs them). The
+# output is deterministic for a given espeak-ng and sox.
+set -euo pipefail
+
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+	quick=1
+	shift
+fi
+out=${1:-bin/audio-testset}
+for p in espeak-ng sox; do
+	command -v "$p" >/dev/null 2>&1 || { echo "gen-audio-testset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Commands the built-in skills understand, as people say them.
+commands=(
+	"what time is it"
+	"what's the time"
+	"tell me the time"
+	"do you know what time it is"
+	"what's the date"
+	"what day is it today"
+	"set a timer for five minutes"
+	"set a timer for thirty seconds"
+	"start a ten minute timer"
+	"set a timer for an hour and a half"
+	"set a timer"
+	"cancel the timer"
+	"how much time is left"
+	"louder"
+	"turn it down"
+	"set the volume to seven"
+	"what's the volume"
+	"mute"
+	"unmute"
+	"how are you"
+	"who are you"
+	"how old are you"
+	"what's your favorite color"
+	"thank you"
+	"good night"
+	"are you a robot"
+	"do you like pizza"
+	"what can you do"
+	"help"
+	"hello"
+	"good morning"
+	"turn up the volume"
+	"what do you like to do"
+	"count down from two minutes"
+	"timer for twenty seconds"
+	"how long is left on my timer"
+)
+
+# Everyday speech: some of it close to a command or to the wake phrase.
+other=(
+	"The weather in Paris is lovely this time of year. We should go in May."
+	"Could you pass me the salt please? Thanks."
+	"I went to the store yesterday and bought some apples and a loaf of bread."
+	"My brother plays football on Sundays with his friends from work."
+	"What a beautiful day it is outside. Let's have lunch in the garden."
+	"The train leaves at half past nine, so we need to get up early."
+	"She told me a story about her grandmother who lived on a farm."
+	"How many people live in this city? I think about two million."
+	"Time flies when you are having fun. It's already December."
+	"Hello there, how have you been? It's been ages."
+	"What time does the bakery open on Saturdays?"
+	"Set the table for dinner, the guests arrive at eight."
+	"Turn left at the second corner and then keep going straight."
+	"I really like pizza, especially with mushrooms."
+	"Tell me a joke about penguins."
+	"Play some music in the kitchen while I cook."
+	"Hey Joe, are you coming to the party tonight?"
+	"Hey Jim, can you give me a hand with these boxes?"
+	"Jimbo said the meeting was moved to Thursday afternoon."
+	"Gibbons are small apes that live in the forests of Asia."
+	"The volume of the box is about ten litres."
+	"Don't forget to water the plants before you leave for the weekend."
+	"We watched a documentary about volcanoes last night, it was amazing."
+	"Can you believe how expensive the tickets were?"
+	"The children are building a sandcastle on the beach."
+	"Remind me to call the dentist when we get home."
+	"Our neighbours have a new puppy, it's very cute."
+	"I'm not sure whether the shop is open on public holidays."
+)
+
+# espeak-ng voices, speeds (words per minute) and pitches, taken in turn.
+voices=(en-us en-us+f3 en-gb en-us+m7 en-gb-x-rp+f2 en-029 en-us+m3 en-gb-scotland+f4)
+speeds=(150 175 200 165 185)
+pitches=(50 35 70 45 60 55)
+noises=(clean snr20 snr10 snr5)
+if [ "$quick" = 1 ]; then
+	commands=("${commands[@]:0:4}")
+	other=("${other[@]:0:2}")
+	noises=(clean)
+fi
+
+manifest="$out/manifest.jsonl"
+: >"$manifest"
+n=0
+
+# synth TEXT OUT: speech at 16 kHz mono 16-bit, voice by the running count.
+synth() {
+	local v=${voices[$((n % ${#voices[@]}))]}
+	local s=${speeds[$((n % ${#speeds[@]}))]}
+	local p=${pitches[$((n % ${#pitches[@]}))]}
+	espeak-ng -v "$v" -s "$s" -p "$p" -w "$tmp/raw.wav" "$1"
+	sox -q -V1 "$tmp/raw.wav" -r 16000 -c 1 -b 16 "$2" gain -6
+	voice="$v/$s/$p"
+}
+
+# mix IN NOISE OUT: 0.4 s of lead-in and 0.6 s of tail, pink noise at the
+# signal-to-noise ratio the level names (by RMS over the speech).
+mix() {
+	local level=$1 in=$2 dst=$3
+	sox -q "$in" "$tmp/pad.wav" pad 0.4 0.6
+	if [ "$level" = clean ]; then
+		mv "$tmp/pad.wav" "$dst"
+		return
+	fi
+	local snr=${level#snr}
+	local rms dur
+	rms=$(sox "$in" -n stat 2>&1 | awk '/RMS[ ]+amplitude/ {print $3}')
+	dur=$(soxi -D "$tmp/pad.wav")
+	# Full-scale pink noise has an RMS of about 0.149.
+	local vol
+	vol=$(awk -v r="$rms" -v s="$snr" 'BEGIN { printf "%.6f", r / (10 ^ (s / 20)) / 0.149 }')
+	sox -q -n -r 16000 -c 1 -b 16 "$tmp/noise.wav" synth "$dur" pinknoise vol "$vol"
+	sox -q -V1 -m -v 1 "$tmp/pad.wav" -v 1 "$tmp/noise.wav" "$dst"
+}
+
+# add KIND WAKE TEXT SPOKEN: one file per noise level.
+add() {
+	local kind=$1 wake=$2 text=$3 spoken=$4
+	for level in "${noises[@]}"; do
+		n=$((n + 1))
+		local f
+		f=$(printf '%s-%03d-%s.wav' "$kind" "$n" "$level")
+		synth "$spoken" "$tmp/speech.wav"
+		mix "$level" "$tmp/speech.wav" "$out/$f"
+		printf '{"file":"%s","text":"%s","wake":%s,"kind":"%s","noise":"%s","voice":"%s"}\n' \
+			"$f" "$text" "$wake" "$kind" "$level" "$voice" >>"$manifest"
+	done
+}
+
+for c in "${commands[@]}"; do
+	add command true "hey jibo $c" "Hey Jibo, $c"
+	add command false "$c" "$c"
+done
+for i in 1 2 3 4 5 6; do
+	[ "$quick" = 1 ] && [ "$i" -gt 2 ] && break
+	add wake true "hey jibo" "Hey Jibo"
+done
+for o in "${other[@]}"; do
+	add other false "$o" "$o"
+done
+echo "gen-audio-testset: $(wc -l <"$manifest") files in $out" >&2
