@@ -45,7 +45,7 @@ func TestExp3(t *testing.T) {
 	}
 	d := <-r.pool
 	dir := "/tmp/aset"
-	f, _ := os.Open(dir + "/manifest.jsonl")
+	mf := os.Getenv("EXP_MAN"); if mf == "" { mf = "manifest.jsonl" }; f, _ := os.Open(dir + "/" + mf)
 	sc := bufio.NewScanner(f)
 	out, _ := os.Create("/tmp/asr/feat.tsv")
 	defer out.Close()

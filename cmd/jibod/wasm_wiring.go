@@ -79,6 +79,11 @@ func (w *wasmSkills) load(ctx context.Context, host *skill.Host, dir string) err
 	if err != nil {
 		return err
 	}
+	// Registered on a bus of its own first: an intent the engines refuse
+	// leaves this skill out, not the robot down.
+	if err := checkRegistration(ctx, p, slog.New(slog.DiscardHandler)); err != nil {
+		return err
+	}
 	s, err := w.engine.Load(ctx, p)
 	if err != nil {
 		return err

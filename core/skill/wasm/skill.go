@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -43,6 +44,8 @@ type Skill struct {
 	sem chan struct{}
 	mod *module
 	pkg *skillpkg.Package
+	// current is mod, for Close to stop a call it cannot wait for.
+	current atomic.Pointer[module]
 
 	mu       sync.Mutex
 	failures int
@@ -90,6 +93,7 @@ func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, erro
 		return nil, err
 	}
 	s.mod = mod
+	s.current.Store(mod)
 	if err := s.start(ctx); err != nil {
 		_ = mod.close(context.WithoutCancel(ctx))
 		return nil, err
@@ -421,6 +425,7 @@ func (s *Skill) reload(ctx context.Context) {
 			s.mod = old
 			_ = md.close(ctx)
 		} else {
+			s.current.Store(md)
 			_ = old.close(ctx)
 		}
 	}
@@ -492,7 +497,7 @@ func (s *Skill) close(ctx context.Context) error {
 	case <-ctx.Done():
 		s.log.Warn("closing wasm skill with a call in progress; stopping it")
 	}
-	if err := s.mod.close(context.WithoutCancel(ctx)); err != nil {
+	if err := s.current.Load().close(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("closing skill %s: %w", s.m.ID, err)
 	}
 	return nil
