@@ -10,7 +10,7 @@ PKG       := ./cmd/jibod
 
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench deps clean wasm-skills
+.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench deps clean wasm-skills test-sphinx
 
 all: build
 
@@ -85,7 +85,16 @@ wasm-skills:
 		echo "wasm skill package: $$d"; \
 	done
 
-test: deps vet wasm-skills unit smoke qemu-smoke qemu-drivers
+# Speech recognition (cgo, -tags sphinx, host build, dynamically linked):
+# the pocketsphinx binding's tests on espeak-ng speech and the spoken
+# end-to-end test ("hey jibo, what time is it" through jibod run --audio
+# file:…, and an out-of-grammar sentence that must give no command).
+# scripts/deps.sh installs pocketsphinx, espeak-ng and sox.
+test-sphinx:
+	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
+	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
+
+test: deps vet wasm-skills unit smoke qemu-smoke qemu-drivers test-sphinx qemu-full
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

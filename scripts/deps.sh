@@ -5,8 +5,9 @@
 #   scripts/deps.sh          tools for `make test` (qemu-user, file)
 #   scripts/deps.sh --run    nothing beyond Go is needed to run the sim board
 #   scripts/deps.sh --full   + cross compilers and tools for the full static
-#                            ARM builds (scripts/sysroot.sh), ALSA's config
-#                            and the pocketsphinx model for their qemu runs
+#                            ARM builds (scripts/sysroot.sh), ALSA's config,
+#                            the pocketsphinx model and espeak-ng/sox (test
+#                            speech) for their qemu runs
 set -euo pipefail
 
 need_go() {
@@ -43,10 +44,13 @@ case "${1:-}" in
 	apt_install qemu-user-static file make pkg-config patch bzip2 xz-utils debian-archive-keyring \
 		gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgfortran-12-dev-arm64-cross \
 		gcc-arm-linux-gnueabihf libc6-dev-armhf-cross libgfortran-12-dev-armhf-cross \
-		libasound2-data pocketsphinx-en-us
+		libasound2-data pocketsphinx-en-us espeak-ng sox
 	;;
 *)
 	apt_install qemu-user-static file gcc libc6-dev espeak-ng # gcc: go test -race needs cgo; espeak-ng: audio/tts tests the real program
+	# make test-sphinx: the pocketsphinx binding's tests and the spoken
+	# end-to-end test (cgo, pkg-config), and the speech test set's sox.
+	apt_install pkg-config libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us sox
 	for q in qemu-aarch64-static qemu-arm-static; do
 		command -v "$q" >/dev/null 2>&1 || { echo "deps: $q missing after install" >&2; exit 1; }
 	done

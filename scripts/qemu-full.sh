@@ -6,8 +6,9 @@
 #     (no sound card under qemu: ALSA's host API with no devices);
 #   - the portaudio package's tests, built for the target with the real
 #     library linked in, pass (32-bit arithmetic included, on armv7);
-#   - the arm64 build hears a WAV file: "hey jibo, what time is it" is
-#     recognised with pocketsphinx and the clock skill answers.
+#   - each hears a WAV file: "hey jibo, what time is it" is recognised with
+#     pocketsphinx and the clock skill answers; on arm64, everyday speech
+#     after the wake phrase is heard and gives no command.
 # At run time the binaries need what a robot would have: ALSA's
 # configuration (/usr/share/alsa, Debian's libasound2-data) and the
 # pocketsphinx model (/usr/share/pocketsphinx, pocketsphinx-en-us); under
@@ -15,7 +16,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-wav=audio/testdata/hey_jibo_what_time.wav
+# The spoken input: synthesised as the host's end-to-end test does
+# (audio/sphinx/e2e_test.go: espeak-ng en-us, sox to 16 kHz mono), or
+# $JIBOD_QEMU_WAV.
+synth() { # synth TEXT OUT.wav
+	espeak-ng -v en-us -w "$2.raw.wav" "$1"
+	sox -V1 "$2.raw.wav" -r 16000 -c 1 -b 16 "$2"
+	rm -f "$2.raw.wav"
+}
+mkdir -p bin/qemu-full
+wav=${JIBOD_QEMU_WAV:-}
+if [ -z "$wav" ]; then
+	wav=bin/qemu-full/hey_jibo_what_time.wav
+	synth "hey jibo, what time is it" "$wav"
+fi
+chatter=bin/qemu-full/out_of_grammar.wav
+synth "hey jibo, she told me a story about her grandmother who lived on a farm" "$chatter"
 
 fail() {
 	echo "qemu-full: $*" >&2
@@ -49,9 +65,7 @@ check() {
 
 hear() {
 	local arch=$1 qemu=$2
-	local bin=bin/linux-$arch-full/jibod trace
-	trace=$(mktemp)
-	trap 'rm -f "$trace"' RETURN
+	local bin=bin/linux-$arch-full/jibod trace=bin/qemu-full/hear-$arch.jsonl
 	local start=$SECONDS
 	"$qemu" "$bin" run --board sim --input none --audio "file:$wav" --state none --speak-wpm 0 \
 		--trace "$trace" >/dev/null 2>&1 || {
@@ -66,7 +80,23 @@ hear() {
 	echo "qemu-full: $arch: heard $wav and the clock answered ($((SECONDS - start)) s under qemu)"
 }
 
+# Everyday speech after the wake phrase: heard, but no command.
+ignore() {
+	local arch=$1 qemu=$2
+	local bin=bin/linux-$arch-full/jibod trace=bin/qemu-full/chatter-$arch.jsonl
+	"$qemu" "$bin" run --board sim --input none --audio "file:$chatter" --state none --speak-wpm 0 \
+		--trace "$trace" >/dev/null 2>&1 || fail "$arch: jibod run --audio file:$chatter failed"
+	grep -q '"type":"jibo.audio.speech.end"' "$trace" || fail "$arch: no speech found in $chatter"
+	if grep -q '"type":"ovos.utterance.handle"' "$trace"; then
+		grep '"type":"ovos.utterance.handle"' "$trace" >&2
+		fail "$arch: out-of-grammar speech became a command"
+	fi
+	echo "qemu-full: $arch: out-of-grammar speech heard and ignored"
+}
+
 check arm64 qemu-aarch64-static
 hear arm64 qemu-aarch64-static
+ignore arm64 qemu-aarch64-static
 check armv7 qemu-arm-static
+hear armv7 qemu-arm-static
 echo "qemu-full: the full ARM builds pass"

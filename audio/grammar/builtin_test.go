@@ -32,16 +32,3 @@ func builtinIntents(t testing.TB) []Intent {
 	}
 	return out
 }
-
-func TestBuiltinPrint(t *testing.T) {
-	g, err := Build(builtinIntents(t), Options{Lang: "en-US", Wake: "hey jibo", Garbage: os.Getenv("GARBAGE") != "", OpenWords: map[bool]int{true: -1, false: 0}[os.Getenv("NOOPEN") != ""]})
-	require.NoError(t, err)
-	t.Logf("%d intents, %d samples, %d words, %d bytes", g.Intents(), g.Samples(), len(g.Words()), len(g.JSGF()))
-	for _, d := range g.Dropped() {
-		t.Log("dropped:", d)
-	}
-	if f := os.Getenv("PRINT"); f != "" {
-		require.NoError(t, os.WriteFile(f, []byte(g.JSGF()), 0o644))
-
-	}
-}

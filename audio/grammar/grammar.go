@@ -94,12 +94,6 @@ type Options struct {
 	// Unknown are words the recogniser cannot pronounce: samples needing
 	// them are left out.
 	Unknown map[string]bool
-	// Garbage adds the garbage rule: a loop over GarbageWords (each
-	// written with GarbagePrefix) as an alternative to every sentence, so
-	// speech outside the grammar is explained as garbage, not forced onto
-	// the nearest command. A recogniser drops a result holding a garbage
-	// word.
-	Garbage bool
 	// MaxSamples and MaxBytes bound the grammar; 0 means the defaults.
 	MaxSamples int
 	MaxBytes   int
@@ -132,7 +126,6 @@ type Grammar struct {
 	command []*rule // one per intent
 	rules   map[string]*rule
 	open    *openRule
-	garbage []string // garbage words, prefixed
 }
 
 // JSGF returns the grammar's JSGF text.
@@ -213,10 +206,12 @@ var Classes = map[string][]string{
 		"{number} (hour|hours) [and] {number_2} (minute|minutes)",
 		"{number} (minute|minutes) [and] {number_2} (second|seconds)",
 		"{number} and a half (minutes|hours)",
-		"(a|an|one) (second|minute|hour)",
-		"(a|an) (minute|hour) and a half",
+		"(a|one) (second|minute)",
+		"(an|one) hour",
+		"a minute and a half",
+		"an hour and a half",
 		"half (a minute|an hour)",
-		"(a|an) (half|quarter) hour",
+		"a (half|quarter) hour",
 		"[a] quarter of an hour",
 	},
 }
@@ -309,16 +304,7 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 	if len(b.vocab) > MaxWords {
 		return nil, fmt.Errorf("grammar: %d words, more than %d: %w", len(b.vocab), MaxWords, errTooLarge)
 	}
-	words := maps.Clone(b.vocab)
-	if opts.Garbage {
-		for _, w := range GarbageWords {
-			if b.unusable(w) == "" {
-				b.g.garbage = append(b.g.garbage, GarbagePrefix+w)
-				words[GarbagePrefix+w] = true
-			}
-		}
-	}
-	b.g.words = slices.Sorted(maps.Keys(words))
+	b.g.words = slices.Sorted(maps.Keys(b.vocab))
 	if err := b.render(); err != nil {
 		return nil, err
 	}
@@ -353,7 +339,9 @@ func (b *builder) unusable(w string) string {
 	return ""
 }
 
-// addIntent expands an intent's templates into its rule.
+// addIntent expands an intent's templates into its rule. (One tree
+// shared by every intent's samples was no faster to decode: pocketsphinx
+// merges common prefixes itself.)
 func (b *builder) addIntent(in Intent) error {
 	root := &node{}
 	n := 0
@@ -387,10 +375,10 @@ func (b *builder) addIntent(in Intent) error {
 		drop("", "no usable sample")
 		return nil
 	}
+	b.g.intents++
 	r := &rule{name: fmt.Sprintf("i%d", len(b.g.command)), comment: in.Skill + ":" + in.Name, root: root}
 	b.g.command = append(b.g.command, r)
 	b.g.rules[r.name] = r
-	b.g.intents++
 	return nil
 }
 
@@ -596,9 +584,6 @@ func (b *builder) render() error {
 	} else {
 		top = append(top, "<command>")
 	}
-	if len(b.g.garbage) > 0 {
-		top = append(top, "<garbage>")
-	}
 	fmt.Fprintf(&sb, "public <utterance> = %s;\n", strings.Join(top, " | "))
 	if len(b.g.wake) > 0 {
 		fmt.Fprintf(&sb, "<wake> = %s;\n", strings.Join(b.g.wake, " "))
@@ -626,10 +611,6 @@ func (b *builder) render() error {
 		words := slices.Sorted(maps.Keys(o.vocab))
 		fmt.Fprintf(&sb, "\n// open slots: 1 to %d known words\n<%s_word> = %s;\n<%s> = %s;\n",
 			o.max, o.name, strings.Join(words, " | "), o.name, openBody(o.name+"_word", o.max))
-	}
-	if len(b.g.garbage) > 0 {
-		fmt.Fprintf(&sb, "\n// garbage: speech outside the grammar\n<garbage> = <garbage_word>+;\n<garbage_word> = %s;\n",
-			strings.Join(b.g.garbage, " | "))
 	}
 	if sb.Len() > b.opts.MaxBytes {
 		return fmt.Errorf("grammar: more than %d bytes of JSGF: %w", b.opts.MaxBytes, errTooLarge)

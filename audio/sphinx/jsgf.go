@@ -12,13 +12,16 @@ const MaxGrammarBytes = 4 << 20
 // GrammarWords returns the sorted distinct words (terminals) of a JSGF
 // grammar, which is what the decoder's dictionary must pronounce. It skips
 // the header, comments, rule names, tags and operators; a quoted token is
-// one word. It checks only what it must to find the words: the decoder
-// checks the grammar itself.
+// one word. Beyond finding the words it checks that there is a public rule
+// and that every rule referred to is defined: pocketsphinx 5prealpha
+// accepts a grammar with an undefined reference and then recognises
+// nothing.
 func GrammarWords(jsgf string) ([]string, error) {
 	if len(jsgf) > MaxGrammarBytes {
 		return nil, fmt.Errorf("grammar of %d bytes: more than %d", len(jsgf), MaxGrammarBytes)
 	}
 	seen := map[string]bool{}
+	rules := &ruleRefs{defined: map[string]bool{}, used: map[string]bool{}}
 	s, err := stripComments(jsgf)
 	if err != nil {
 		return nil, err
@@ -31,10 +34,23 @@ func GrammarWords(jsgf string) ([]string, error) {
 			}
 			break
 		}
-		if err := statementWords(s[i:end], seen); err != nil {
+		if err := statementWords(s[i:end], seen, rules); err != nil {
 			return nil, fmt.Errorf("grammar: %w", err)
 		}
 		i = end + 1
+	}
+	if !rules.public {
+		return nil, fmt.Errorf("grammar: no public rule")
+	}
+	var undefined []string
+	for r := range rules.used {
+		if !rules.defined[r] && r != "NULL" && r != "VOID" {
+			undefined = append(undefined, "<"+r+">")
+		}
+	}
+	if len(undefined) > 0 {
+		sort.Strings(undefined)
+		return nil, fmt.Errorf("grammar: rule %s used but not defined", strings.Join(undefined, ", "))
 	}
 	out := make([]string, 0, len(seen))
 	for w := range seen {
@@ -99,8 +115,14 @@ func statementEnd(s string, i int) int {
 	return -1
 }
 
+// ruleRefs records the rules a grammar defines and uses.
+type ruleRefs struct {
+	defined, used map[string]bool
+	public        bool
+}
+
 // statementWords adds the terminals of one statement to seen.
-func statementWords(st string, seen map[string]bool) error {
+func statementWords(st string, seen map[string]bool, rules *ruleRefs) error {
 	trim := strings.TrimSpace(st)
 	if trim == "" || strings.HasPrefix(trim, "#JSGF") || strings.HasPrefix(trim, "grammar ") || strings.HasPrefix(trim, "import ") {
 		return nil
@@ -109,6 +131,16 @@ func statementWords(st string, seen map[string]bool) error {
 	if eq < 0 {
 		return fmt.Errorf("statement %q is not a rule definition", clip(trim))
 	}
+	head := strings.Fields(st[:eq])
+	if len(head) == 0 || len(head) > 2 || (len(head) == 2 && head[0] != "public") {
+		return fmt.Errorf("statement %q: want [public] <name> = …", clip(trim))
+	}
+	name := head[len(head)-1]
+	if len(name) < 3 || name[0] != '<' || name[len(name)-1] != '>' {
+		return fmt.Errorf("statement %q: want [public] <name> = …", clip(trim))
+	}
+	rules.defined[name[1:len(name)-1]] = true
+	rules.public = rules.public || len(head) == 2
 	body := st[eq+1:]
 	for i := 0; i < len(body); {
 		c := body[i]
@@ -118,6 +150,7 @@ func statementWords(st string, seen map[string]bool) error {
 			if k < 0 {
 				return fmt.Errorf("rule reference never closed in %q", clip(trim))
 			}
+			rules.used[body[i+1:i+k]] = true
 			i += k + 1
 		case c == '{':
 			k := strings.IndexByte(body[i:], '}')

@@ -33,12 +33,6 @@ var Phones = []string{"AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", 
 	"HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH", "UW",
 	"V", "W", "Y", "Z", "ZH"}
 
-// MarkPrefix starts a marked word: the recogniser pronounces it as the
-// word without the prefix, and a result whose best sentence holds one is
-// dropped. Grammars mark the words of garbage rules this way (see package
-// audio/grammar).
-const MarkPrefix = "~"
-
 // BuiltinWords are pronunciations the robot needs that cmudict lacks.
 var BuiltinWords = map[string]string{
 	"jibo": "JH IY B OW",
@@ -152,46 +146,36 @@ type variant struct {
 }
 
 // Lookup returns every pronunciation of each word (word → phone strings,
-// variants in dictionary order); a marked word (MarkPrefix) gets the
-// pronunciations of the word it marks. Words it cannot pronounce are left
-// out and reported in a *MissingWordsError, with the rest still returned.
+// variants in dictionary order). Words it cannot pronounce are left out
+// and reported in a *MissingWordsError, with the rest still returned.
 func (l *Lexicon) Lookup(ctx context.Context, words []string) (map[string][]string, error) {
 	if len(words) > MaxLookupWords {
 		return nil, fmt.Errorf("looking up %d words: more than %d", len(words), MaxLookupWords)
 	}
-	baseOf := func(w string) string {
-		if b, ok := strings.CutPrefix(w, MarkPrefix); ok && b != "" {
-			return b
-		}
-		return w
-	}
-	var bases []string
+	var distinct []string
 	seen := map[string]bool{}
 	for _, w := range words {
 		if err := checkWord(w); err != nil {
 			return nil, err
 		}
-		if b := baseOf(w); !seen[b] {
-			seen[b] = true
-			bases = append(bases, b)
+		if !seen[w] {
+			seen[w] = true
+			distinct = append(distinct, w)
 		}
 	}
-	prons, err := l.lookup(ctx, bases)
+	out, err := l.lookup(ctx, distinct)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string][]string, len(words))
 	var missing []string
-	for _, w := range words {
-		if p, ok := prons[baseOf(w)]; ok {
-			out[w] = slices.Clone(p)
-		} else {
+	for _, w := range distinct {
+		if _, ok := out[w]; !ok {
 			missing = append(missing, w)
 		}
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return out, &MissingWordsError{Words: slices.Compact(missing)}
+		return out, &MissingWordsError{Words: missing}
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 const audioUsage = `Usage:
   jibod audio devices                         the audio backends of this build and their capture devices
   jibod audio level [--audio SPEC] [--seconds N]  a live input meter (dBFS), with the noise floor and speech
+  jibod audio eval --dir DIR [--json]          measure wake word, commands, RTF and latency on a folder of WAVs
 `
 
 // cmdAudio runs the audio tools.
@@ -40,6 +41,8 @@ func cmdAudio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return cmdAudioDevices(ctx, args[1:], backends, stdout, stderr)
 	case "level":
 		return cmdAudioLevel(ctx, args[1:], backends, stdin, stdout, stderr, log)
+	case "eval":
+		return cmdAudioEval(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, audioUsage)
 		return nil

@@ -63,6 +63,9 @@ type robot struct {
 	exec    *jcp.Executor
 	host    *skill.Host
 	intents *intent.Service
+	// engines are the intent engines behind the service; the speech
+	// recogniser's grammar is built from what they hold.
+	engines *intentEngines
 	orch    *pipeline.Orchestrator
 	tapSub  *bus.Subscription
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
@@ -162,7 +165,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r.intents = engines.service
+	r.intents, r.engines = engines.service, engines
 
 	now := cfg.Now
 	if now == nil {

@@ -1,0 +1,70 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fixedRecognizer says the same thing for every utterance.
+type fixedRecognizer struct{ text string }
+
+func (f fixedRecognizer) Recognize(_ context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	if f.text == "" {
+		return nil, nil
+	}
+	return []audio.Hypothesis{{Text: f.text, Confidence: 0.9}}, nil
+}
+
+// burst is quiet noise, a loud tone and quiet noise again: one utterance
+// for the detector.
+func burst() []int16 {
+	pcm := make([]int16, 3*audio.SampleRate)
+	seed := uint32(1)
+	for i := range pcm {
+		seed = seed*1664525 + 1013904223
+		pcm[i] = int16(int(seed>>20)%41 - 20)
+		if i >= audio.SampleRate && i < 2*audio.SampleRate {
+			pcm[i] += int16(8000 * math.Sin(2*math.Pi*440*float64(i)/audio.SampleRate))
+		}
+	}
+	return pcm
+}
+
+func TestListenerChain(t *testing.T) {
+	tests := []struct {
+		name     string
+		said     string
+		open     bool
+		wakes    int
+		commands [][]string
+	}{
+		{"wake and command", "hey jibo what time is it", false, 1, [][]string{{"what time is it"}}},
+		{"bare wake", "hey jibo", false, 1, nil},
+		{"no wake, window closed", "what time is it", false, 0, nil},
+		{"no wake, window open", "what time is it", true, 0, [][]string{{"what time is it"}}},
+		{"nothing recognised", "", true, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lc := &ListenerChain{Recognizer: fixedRecognizer{tt.said}, Lang: "en-US"}
+			h, err := lc.Hear(context.Background(), burst(), tt.open)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wakes, h.Wakes)
+			assert.Equal(t, tt.commands, h.Commands)
+			assert.Equal(t, []string{tt.said}, h.Recognized, "one utterance")
+			assert.Len(t, h.Latencies, 1)
+			assert.Greater(t, h.Speech.Seconds(), 0.9)
+			assert.Positive(t, h.RecognizeTime)
+		})
+	}
+}
+
+func TestListenerChainNeedsARecognizer(t *testing.T) {
+	_, err := (&ListenerChain{}).Hear(context.Background(), burst(), false)
+	assert.Error(t, err)
+}

@@ -1,0 +1,194 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/core/intent"
+)
+
+// Goals of the issue, on the generated test set.
+const (
+	GoalWakeHits         = 0.95
+	GoalFalseWakesPerH   = 1.0
+	GoalCommandAccuracy  = 0.95
+	GoalRealTimeFactor   = 0.05
+	maxReportedMistakes  = 1000
+	maxMistakesInSummary = 20
+)
+
+// Heard is what the chain made of one file.
+type Heard struct {
+	// Wakes counts wakes by voice.
+	Wakes int
+	// Commands are the utterance lists sent to the pipeline, in order.
+	Commands [][]string
+	// Recognized are the best hypotheses of every utterance recognised
+	// (commands or not), "" for an utterance with none, and Confidences
+	// their confidences.
+	Recognized  []string
+	Confidences []float64
+	// Latencies are end of speech → recognition published, per utterance.
+	Latencies []time.Duration
+	// RecognizeTime is the time spent inside the recogniser, RecognizeCPU
+	// the CPU time it used (0 where that cannot be measured), and Speech
+	// how much audio it was given.
+	RecognizeTime time.Duration
+	RecognizeCPU  time.Duration
+	Speech        time.Duration
+}
+
+// Chain hears one file's audio (SampleRate mono). With open, the command
+// window is opened first, as a wake button would: the file's speech then
+// counts as a command without the wake phrase.
+type Chain interface {
+	Hear(ctx context.Context, pcm []int16, open bool) (Heard, error)
+}
+
+// Meaning is what an utterance means to the robot.
+type Meaning struct {
+	Intent string // "<skill>:<intent>"
+	Slots  map[string]string
+}
+
+func (m Meaning) String() string {
+	if len(m.Slots) == 0 {
+		return m.Intent
+	}
+	var b strings.Builder
+	b.WriteString(m.Intent)
+	for _, k := range slices.Sorted(maps.Keys(m.Slots)) {
+		fmt.Fprintf(&b, " %s=%q", k, m.Slots[k])
+	}
+	return b.String()
+}
+
+func (m Meaning) equal(o Meaning) bool {
+	return m.Intent == o.Intent && maps.Equal(m.Slots, o.Slots)
+}
+
+// Understander finds what a command means through the robot's intent
+// engines; ok is false when nothing matches.
+type Understander interface {
+	Understand(ctx context.Context, text string) (m Meaning, ok bool, err error)
+}
+
+// Options tunes Run.
+type Options struct {
+	// Wake is the wake phrase; "" means audio.WakePhrase.
+	Wake string
+	// Progress, if set, is called after each file.
+	Progress func(done, total int)
+}
+
+// Result is one file's outcome.
+type Result struct {
+	Item     Item
+	Duration time.Duration
+	Heard    Heard
+	// Truth is what the text means (TruthOK false: nothing, other speech);
+	// Got what the first command heard means.
+	Truth, Got     Meaning
+	TruthOK, GotOK bool
+	// BareWake marks a file saying the wake phrase and nothing else.
+	BareWake bool
+	Err      string
+}
+
+// Run hears every item of dir through chain and scores it.
+func Run(ctx context.Context, dir string, items []Item, chain Chain, und Understander, opts Options) (*Report, error) {
+	if opts.Wake == "" {
+		opts.Wake = audio.WakePhrase
+	}
+	wake := strings.Fields(intent.Normalize(opts.Wake))
+	rep := &Report{}
+	for i, it := range items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res, err := runOne(ctx, dir, it, wake, chain, und)
+		if err != nil {
+			return nil, err
+		}
+		rep.Results = append(rep.Results, res)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(items))
+		}
+	}
+	rep.summarise()
+	return rep, nil
+}
+
+// runOne hears one item. A file that cannot be read is recorded as an
+// error result, so a bad file does not stop the run; a failing chain or
+// understander stops it.
+func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain, und Understander) (Result, error) {
+	res := Result{Item: it}
+	words := strings.Fields(intent.Normalize(it.Text))
+	command := words
+	if it.Wake {
+		if len(words) < len(wake) || !slices.Equal(words[:len(wake)], wake) {
+			return res, fmt.Errorf("manifest: %s: wake is true but the text does not start with %q", it.File, strings.Join(wake, " "))
+		}
+		command = words[len(wake):]
+		res.BareWake = len(command) == 0
+	}
+	if len(command) > 0 {
+		m, ok, err := und.Understand(ctx, strings.Join(command, " "))
+		if err != nil {
+			return res, fmt.Errorf("understanding %q: %w", it.Text, err)
+		}
+		res.Truth, res.TruthOK = m, ok
+	}
+	pcm, dur, err := load(filepath.Join(dir, it.File))
+	if err != nil {
+		res.Err = err.Error()
+		return res, nil
+	}
+	res.Duration = dur
+	// Without the wake phrase the window is opened first, so commands
+	// said without it are measured too, and other speech shows whether it
+	// would be taken for a command.
+	heard, err := chain.Hear(ctx, pcm, !it.Wake)
+	if err != nil {
+		return res, fmt.Errorf("hearing %s: %w", it.File, err)
+	}
+	res.Heard = heard
+	if len(heard.Commands) > 0 && len(heard.Commands[0]) > 0 {
+		m, ok, err := und.Understand(ctx, heard.Commands[0][0])
+		if err != nil {
+			return res, fmt.Errorf("understanding %q: %w", heard.Commands[0][0], err)
+		}
+		res.Got, res.GotOK = m, ok
+	}
+	return res, nil
+}
+
+func load(path string) ([]int16, time.Duration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	clip, err := audio.DecodeWAV(f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	pcm := audio.ToRecognition(clip)
+	if len(pcm) == 0 {
+		return nil, 0, errors.New(filepath.Base(path) + ": no audio")
+	}
+	return pcm, samplesDuration(len(pcm)), nil
+}
+
+func samplesDuration(n int) time.Duration {
+	return time.Duration(int64(n) * int64(time.Second) / audio.SampleRate)
+}

@@ -1,0 +1,164 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseManifest(t *testing.T) {
+	good := `{"file":"a.wav","text":"hey jibo what time is it","wake":true,"kind":"command","noise":"clean","voice":"en-us/175/50"}
+
+{"file":"sub/b.WAV","text":"the weather is nice","wake":false}
+`
+	items, err := ParseManifest(strings.NewReader(good))
+	require.NoError(t, err)
+	require.Len(t, items, 2)
+	assert.Equal(t, Item{File: "a.wav", Text: "hey jibo what time is it", Wake: true, Kind: "command", Noise: "clean", Voice: "en-us/175/50"}, items[0])
+
+	tests := []struct{ name, in, err string }{
+		{"empty", "", "no items"},
+		{"not json", "{", "line 1"},
+		{"unknown field", `{"file":"a.wav","text":"x","wake":true,"extra":1}`, "unknown field"},
+		{"no file", `{"text":"x"}`, `"file" missing`},
+		{"escapes", `{"file":"../a.wav","text":"x"}`, "inside the folder"},
+		{"absolute", `{"file":"/tmp/a.wav","text":"x"}`, "inside the folder"},
+		{"not wav", `{"file":"a.mp3","text":"x"}`, ".wav"},
+		{"blank text", `{"file":"a.wav","text":"  "}`, "blank"},
+		{"twice", `{"file":"a.wav","text":"x"}` + "\n" + `{"file":"a.wav","text":"y"}`, "line 2: file \"a.wav\" already listed on line 1"},
+		{"two objects", `{"file":"a.wav","text":"x"} {"file":"b.wav","text":"y"}`, "more than one"},
+		{"long line", `{"file":"a.wav","text":"` + strings.Repeat("x", MaxLineBytes) + `"}`, "longer than"},
+		{"long text", `{"file":"a.wav","text":"` + strings.Repeat("x", MaxTextBytes+1) + `"}`, "at most"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseManifest(strings.NewReader(tt.in))
+			assert.ErrorContains(t, err, tt.err)
+		})
+	}
+}
+
+// scripted hears what its script says for each file, by the audio's
+// length (the files are made with distinct lengths).
+type scripted map[int]Heard
+
+func (s scripted) Hear(_ context.Context, pcm []int16, open bool) (Heard, error) {
+	h := s[len(pcm)]
+	h.RecognizeTime = time.Duration(len(pcm)) * time.Second / audio.SampleRate / 50 // RTF 0.02
+	h.RecognizeCPU = h.RecognizeTime / 2
+	h.Speech = time.Duration(len(pcm)) * time.Second / audio.SampleRate
+	h.Latencies = []time.Duration{100 * time.Millisecond}
+	return h, nil
+}
+
+// meanings understands a fixed set of commands.
+type meanings map[string]Meaning
+
+func (m meanings) Understand(_ context.Context, text string) (Meaning, bool, error) {
+	mm, ok := m[text]
+	return mm, ok, nil
+}
+
+func writeWAV(t *testing.T, dir, name string, samples int) {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, audio.EncodeWAV(&b, audio.SampleRate, 1, make([]int16, samples)))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644))
+}
+
+func TestRunScores(t *testing.T) {
+	dir := t.TempDir()
+	// Lengths tell the files apart; each is 1-2 s.
+	files := []struct {
+		item    Item
+		samples int
+		heard   Heard
+	}{
+		{Item{File: "w1.wav", Text: "hey jibo what time is it", Wake: true, Noise: "clean", Kind: "command"}, 16000,
+			Heard{Wakes: 1, Commands: [][]string{{"what time is it"}}, Recognized: []string{"hey jibo what time is it"}}},
+		{Item{File: "w2.wav", Text: "hey jibo set a timer for five minutes", Wake: true, Noise: "snr5", Kind: "command"}, 16001,
+			Heard{Wakes: 1, Commands: [][]string{{"set a timer for nine minutes"}}, Recognized: []string{"hey jibo set a timer for nine minutes"}}},
+		{Item{File: "w3.wav", Text: "hey jibo", Wake: true, Noise: "snr5", Kind: "wake"}, 16002,
+			Heard{Recognized: []string{""}}},
+		{Item{File: "c1.wav", Text: "what time is it", Wake: false, Noise: "clean", Kind: "command"}, 16003,
+			Heard{Commands: [][]string{{"what time is it"}}, Recognized: []string{"what time is it"}}},
+		{Item{File: "o1.wav", Text: "the weather in paris is lovely", Wake: false, Noise: "clean", Kind: "other"}, 32000,
+			Heard{Wakes: 1, Commands: [][]string{{"what time is it"}}, Recognized: []string{"hey jibo what time is it"}}},
+		{Item{File: "o2.wav", Text: "pass the salt", Wake: false, Noise: "snr5", Kind: "other"}, 32001,
+			Heard{Recognized: []string{""}}},
+	}
+	script := scripted{}
+	var items []Item
+	for _, f := range files {
+		writeWAV(t, dir, f.item.File, f.samples)
+		script[f.samples] = f.heard
+		items = append(items, f.item)
+	}
+	items = append(items, Item{File: "missing.wav", Text: "hello", Kind: "command"})
+	und := meanings{
+		"what time is it":              {Intent: "clock:time"},
+		"set a timer for five minutes": {Intent: "timer:set", Slots: map[string]string{"duration": "five minutes"}},
+		"set a timer for nine minutes": {Intent: "timer:set", Slots: map[string]string{"duration": "nine minutes"}},
+		"hello":                        {Intent: "basics:greet"},
+	}
+	var progress []int
+	rep, err := Run(context.Background(), dir, items, script, und, Options{Progress: func(d, _ int) { progress = append(progress, d) }})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, progress)
+
+	o := rep.Overall
+	assert.Equal(t, 7, o.Files)
+	assert.Equal(t, 1, o.Errors)
+	assert.Equal(t, 3, o.WakeFiles)
+	assert.Equal(t, 2, o.WakeHits)
+	assert.InDelta(t, 2.0/3, o.WakeRate, 1e-9)
+	assert.Equal(t, 1, o.FalseWakes)
+	nonWake := float64(16003+32000+32001) / audio.SampleRate
+	assert.InDelta(t, nonWake, o.NonWakeSeconds, 1e-6)
+	assert.InDelta(t, 3600/nonWake, o.FalseWakesPerH, 1e-6)
+	assert.Equal(t, 3, o.Commands, "the bare wake phrase and other speech are not commands; the unreadable file is not scored")
+	assert.Equal(t, 2, o.CommandsCorrect, "a wrong slot is a wrong command")
+	assert.Equal(t, 2, o.OtherFiles)
+	assert.Equal(t, 1, o.OtherAsCommands)
+	assert.Equal(t, 1, o.OtherActedOn)
+	assert.InDelta(t, 0.02, o.RealTimeFactor, 1e-3)
+	assert.InDelta(t, 0.01, o.CPURealTimeFactor, 1e-3)
+	assert.Equal(t, 100.0, o.LatencyP50Millis)
+
+	assert.Equal(t, 1.0, rep.ByNoise["clean"].CommandAccuracy)
+	assert.True(t, math.IsNaN(rep.ByKind["other"].CommandAccuracy))
+
+	var whats []string
+	for _, m := range rep.Mistakes() {
+		whats = append(whats, m.What+" "+m.File)
+	}
+	assert.Equal(t, []string{"wrong command w2.wav", "missed wake w3.wav", "false wake o1.wav", "unreadable missing.wav"}, whats)
+
+	var text bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	assert.Contains(t, text.String(), "wake hits         66.7 % (2 of 3)  goal ≥ 95 %: BELOW the goal")
+	assert.Contains(t, text.String(), "real-time factor  0.010 CPU (0.020 wall)  goal ≤ 0.05: meets the goal")
+	assert.Contains(t, text.String(), `want timer:set duration="five minutes" got timer:set duration="nine minutes"`)
+
+	var js bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&js))
+	var decoded map[string]any
+	require.NoError(t, json.Unmarshal(js.Bytes(), &decoded), "NaN never reaches JSON")
+	assert.Equal(t, -1.0, decoded["by_kind"].(map[string]any)["other"].(map[string]any)["command_accuracy"])
+}
+
+func TestRunRefusesAWakeItemWithoutThePhrase(t *testing.T) {
+	_, err := Run(context.Background(), t.TempDir(), []Item{{File: "a.wav", Text: "what time is it", Wake: true}},
+		scripted{}, meanings{}, Options{})
+	assert.ErrorContains(t, err, `does not start with "hey jibo"`)
+}

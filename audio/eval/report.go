@@ -1,0 +1,369 @@
+package eval
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report is a run's results and their summaries.
+type Report struct {
+	Results []Result
+	// Overall covers every file; ByNoise, ByVoice and ByKind break it down
+	// by the manifest's optional fields.
+	Overall Summary
+	ByNoise map[string]Summary
+	ByVoice map[string]Summary
+	ByKind  map[string]Summary
+}
+
+// Summary holds the figures of a set of files.
+type Summary struct {
+	Files int `json:"files"`
+	// Errors counts files that could not be read.
+	Errors int `json:"errors"`
+	// AudioSeconds is the audio heard; Utterances the detector found.
+	AudioSeconds float64 `json:"audio_s"`
+	Utterances   int     `json:"utterances"`
+
+	// WakeFiles have the wake phrase; WakeHits of them woke the robot.
+	WakeFiles int     `json:"wake_files"`
+	WakeHits  int     `json:"wake_hits"`
+	WakeRate  float64 `json:"wake_hit_rate"`
+	// FalseWakes happened in NonWakeSeconds of audio without the phrase.
+	FalseWakes     int     `json:"false_wakes"`
+	NonWakeSeconds float64 `json:"non_wake_s"`
+	FalseWakesPerH float64 `json:"false_wakes_per_hour"`
+	// Commands are files whose text means something to the robot;
+	// CommandsHeard of them gave a command at all, CommandsCorrect the
+	// right intent with the right slots.
+	Commands        int     `json:"commands"`
+	CommandsCorrect int     `json:"commands_correct"`
+	CommandsHeard   int     `json:"commands_heard"`
+	CommandAccuracy float64 `json:"command_accuracy"`
+	// OtherFiles are everyday speech; OtherAsCommands of them were sent as
+	// a command (the window was open), OtherActedOn matched an intent.
+	OtherFiles      int `json:"other_files"`
+	OtherAsCommands int `json:"other_as_commands"`
+	OtherActedOn    int `json:"other_acted_on"`
+	// RealTimeFactor is recogniser wall time over the audio it was given,
+	// CPURealTimeFactor its CPU time over it (0 where not measured).
+	RealTimeFactor    float64 `json:"rtf"`
+	CPURealTimeFactor float64 `json:"cpu_rtf"`
+	// Latency from the end of speech detected to the recognition on the
+	// bus.
+	LatencyP50Millis float64 `json:"latency_p50_ms"`
+	LatencyP95Millis float64 `json:"latency_p95_ms"`
+	LatencyMaxMillis float64 `json:"latency_max_ms"`
+
+	recognize, cpu, heard time.Duration
+	latencies             []time.Duration
+}
+
+func (r *Report) summarise() {
+	r.ByNoise, r.ByVoice, r.ByKind = map[string]Summary{}, map[string]Summary{}, map[string]Summary{}
+	for _, res := range r.Results {
+		add(&r.Overall, res)
+		if k := res.Item.Noise; k != "" {
+			s := r.ByNoise[k]
+			add(&s, res)
+			r.ByNoise[k] = s
+		}
+		if k := voiceName(res.Item.Voice); k != "" {
+			s := r.ByVoice[k]
+			add(&s, res)
+			r.ByVoice[k] = s
+		}
+		if k := res.Item.Kind; k != "" {
+			s := r.ByKind[k]
+			add(&s, res)
+			r.ByKind[k] = s
+		}
+	}
+	finish(&r.Overall)
+	for _, m := range []map[string]Summary{r.ByNoise, r.ByVoice, r.ByKind} {
+		for k, s := range m {
+			finish(&s)
+			m[k] = s
+		}
+	}
+}
+
+// voiceName is the voice without its speed and pitch ("en-us/175/50").
+func voiceName(v string) string {
+	name, _, _ := strings.Cut(v, "/")
+	return name
+}
+
+func add(s *Summary, res Result) {
+	s.Files++
+	if res.Err != "" {
+		s.Errors++
+		return
+	}
+	h := res.Heard
+	s.AudioSeconds += res.Duration.Seconds()
+	s.recognize += h.RecognizeTime
+	s.cpu += h.RecognizeCPU
+	s.heard += h.Speech
+	s.latencies = append(s.latencies, h.Latencies...)
+	s.Utterances += len(h.Recognized)
+	if res.Item.Wake {
+		s.WakeFiles++
+		if h.Wakes > 0 {
+			s.WakeHits++
+		}
+	} else {
+		s.FalseWakes += h.Wakes
+		s.NonWakeSeconds += res.Duration.Seconds()
+	}
+	switch {
+	case res.TruthOK:
+		s.Commands++
+		if len(h.Commands) > 0 {
+			s.CommandsHeard++
+		}
+		if res.GotOK && res.Got.equal(res.Truth) {
+			s.CommandsCorrect++
+		}
+	case !isBareWake(res):
+		s.OtherFiles++
+		if len(h.Commands) > 0 {
+			s.OtherAsCommands++
+			if res.GotOK {
+				s.OtherActedOn++
+			}
+		}
+	}
+}
+
+// isBareWake reports a file that says only the wake phrase.
+func isBareWake(res Result) bool { return res.BareWake }
+
+func finish(s *Summary) {
+	s.WakeRate = ratio(s.WakeHits, s.WakeFiles)
+	s.CommandAccuracy = ratio(s.CommandsCorrect, s.Commands)
+	if s.NonWakeSeconds > 0 {
+		s.FalseWakesPerH = float64(s.FalseWakes) / (s.NonWakeSeconds / 3600)
+	}
+	if s.heard > 0 {
+		s.RealTimeFactor = s.recognize.Seconds() / s.heard.Seconds()
+		s.CPURealTimeFactor = s.cpu.Seconds() / s.heard.Seconds()
+	}
+	if n := len(s.latencies); n > 0 {
+		l := slices.Clone(s.latencies)
+		slices.Sort(l)
+		ms := func(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
+		s.LatencyP50Millis = ms(l[n/2])
+		s.LatencyP95Millis = ms(l[min(n-1, n*95/100)])
+		s.LatencyMaxMillis = ms(l[n-1])
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// Mistake is a file the robot got wrong.
+type Mistake struct {
+	File  string `json:"file"`
+	Text  string `json:"text"`
+	What  string `json:"what"` // missed wake, false wake, wrong command, no command, other speech as command
+	Heard string `json:"heard"`
+	Want  string `json:"want,omitempty"`
+	Got   string `json:"got,omitempty"`
+}
+
+// Mistakes lists every file the robot got wrong, in run order.
+func (r *Report) Mistakes() []Mistake {
+	var out []Mistake
+	for _, res := range r.Results {
+		if len(out) == maxReportedMistakes {
+			break
+		}
+		h := res.Heard
+		heard := strings.Join(h.Recognized, " | ")
+		m := Mistake{File: res.Item.File, Text: res.Item.Text, Heard: heard}
+		switch {
+		case res.Err != "":
+			m.What, m.Heard = "unreadable", res.Err
+		case res.Item.Wake && h.Wakes == 0:
+			m.What = "missed wake"
+		case !res.Item.Wake && h.Wakes > 0:
+			m.What = "false wake"
+		case res.TruthOK && len(h.Commands) == 0:
+			m.What, m.Want = "no command", res.Truth.String()
+		case res.TruthOK && !(res.GotOK && res.Got.equal(res.Truth)):
+			m.What, m.Want = "wrong command", res.Truth.String()
+			if res.GotOK {
+				m.Got = res.Got.String()
+			} else {
+				m.Got = "(no intent)"
+			}
+		case !res.TruthOK && !isBareWake(res) && len(h.Commands) > 0:
+			m.What = "other speech as command"
+			if res.GotOK {
+				m.Got = res.Got.String()
+			}
+		default:
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// WriteText prints the figures against the goals, the breakdowns and the
+// first mistakes.
+func (r *Report) WriteText(w io.Writer) error {
+	o := r.Overall
+	pct := func(x float64) string {
+		if math.IsNaN(x) {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f %%", 100*x)
+	}
+	mark := func(ok bool) string {
+		if ok {
+			return "meets the goal"
+		}
+		return "BELOW the goal"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "files             %d (%d unreadable), %.1f min of audio, %d utterances\n",
+		o.Files, o.Errors, o.AudioSeconds/60, o.Utterances)
+	fmt.Fprintf(&b, "wake hits         %s (%d of %d)  goal ≥ %.0f %%: %s\n", pct(o.WakeRate), o.WakeHits, o.WakeFiles,
+		100*GoalWakeHits, mark(o.WakeRate >= GoalWakeHits))
+	fmt.Fprintf(&b, "false wakes       %.1f per hour (%d in %.1f min without the wake phrase)  goal ≤ %.0f: %s\n",
+		o.FalseWakesPerH, o.FalseWakes, o.NonWakeSeconds/60, GoalFalseWakesPerH, mark(o.FalseWakesPerH <= GoalFalseWakesPerH))
+	fmt.Fprintf(&b, "command accuracy  %s (%d of %d; %d heard as some command)  goal ≥ %.0f %%: %s\n", pct(o.CommandAccuracy),
+		o.CommandsCorrect, o.Commands, o.CommandsHeard, 100*GoalCommandAccuracy, mark(o.CommandAccuracy >= GoalCommandAccuracy))
+	fmt.Fprintf(&b, "other speech      %d of %d files taken for a command with the window open, %d of them acted on\n",
+		o.OtherAsCommands, o.OtherFiles, o.OtherActedOn)
+	if o.CPURealTimeFactor > 0 {
+		// CPU time: what the recogniser costs, whatever else the machine
+		// runs meanwhile.
+		fmt.Fprintf(&b, "real-time factor  %.3f CPU (%.3f wall)  goal ≤ %.2f: %s\n", o.CPURealTimeFactor, o.RealTimeFactor,
+			GoalRealTimeFactor, mark(o.CPURealTimeFactor <= GoalRealTimeFactor))
+	} else {
+		fmt.Fprintf(&b, "real-time factor  %.3f wall  goal ≤ %.2f: %s\n", o.RealTimeFactor,
+			GoalRealTimeFactor, mark(o.RealTimeFactor <= GoalRealTimeFactor))
+	}
+	fmt.Fprintf(&b, "latency           p50 %.0f ms, p95 %.0f ms, max %.0f ms (end of speech detected → recognition on the bus)\n",
+		o.LatencyP50Millis, o.LatencyP95Millis, o.LatencyMaxMillis)
+	for _, g := range []struct {
+		name string
+		m    map[string]Summary
+	}{{"noise", r.ByNoise}, {"voice", r.ByVoice}, {"kind", r.ByKind}} {
+		if len(g.m) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\nby %-16s files  wake hits  false wakes/h  commands  other→cmd\n", g.name)
+		keys := slices.SortedFunc(maps.Keys(g.m), cmp.Compare[string])
+		for _, k := range keys {
+			s := g.m[k]
+			fmt.Fprintf(&b, "   %-16s %5d  %9s  %13.1f  %8s  %d/%d\n", k, s.Files, pct(s.WakeRate), s.FalseWakesPerH,
+				pct(s.CommandAccuracy), s.OtherAsCommands, s.OtherFiles)
+		}
+	}
+	ms := r.Mistakes()
+	if len(ms) > 0 {
+		fmt.Fprintf(&b, "\nmistakes: %d (first %d; --json lists all)\n", len(ms), min(len(ms), maxMistakesInSummary))
+		for _, m := range ms[:min(len(ms), maxMistakesInSummary)] {
+			fmt.Fprintf(&b, "  %s %s: %q heard %q", m.What, m.File, m.Text, m.Heard)
+			if m.Want != "" {
+				fmt.Fprintf(&b, " want %s", m.Want)
+			}
+			if m.Got != "" {
+				fmt.Fprintf(&b, " got %s", m.Got)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// FileResult is one file's outcome in the JSON report.
+type FileResult struct {
+	File        string    `json:"file"`
+	Kind        string    `json:"kind,omitempty"`
+	Noise       string    `json:"noise,omitempty"`
+	Voice       string    `json:"voice,omitempty"`
+	Wake        bool      `json:"wake"`
+	Text        string    `json:"text"`
+	Wakes       int       `json:"wakes"`
+	Recognized  []string  `json:"recognized"`
+	Confidences []float64 `json:"confidences"`
+	Command     string    `json:"command,omitempty"`
+	Want        string    `json:"want,omitempty"`
+	Got         string    `json:"got,omitempty"`
+	Correct     bool      `json:"correct"`
+	Error       string    `json:"error,omitempty"`
+}
+
+// Files lists every file's outcome.
+func (r *Report) Files() []FileResult {
+	out := make([]FileResult, 0, len(r.Results))
+	for _, res := range r.Results {
+		f := FileResult{File: res.Item.File, Kind: res.Item.Kind, Noise: res.Item.Noise, Voice: res.Item.Voice,
+			Wake: res.Item.Wake, Text: res.Item.Text, Wakes: res.Heard.Wakes, Recognized: res.Heard.Recognized,
+			Confidences: res.Heard.Confidences, Error: res.Err}
+		if len(res.Heard.Commands) > 0 && len(res.Heard.Commands[0]) > 0 {
+			f.Command = res.Heard.Commands[0][0]
+		}
+		if res.TruthOK {
+			f.Want = res.Truth.String()
+		}
+		if res.GotOK {
+			f.Got = res.Got.String()
+		}
+		f.Correct = res.TruthOK && res.GotOK && res.Got.equal(res.Truth)
+		out = append(out, f)
+	}
+	return out
+}
+
+// WriteJSON writes the summaries, the mistakes and every file's outcome as
+// one JSON object.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{
+		"overall":  clean(r.Overall),
+		"by_noise": cleanMap(r.ByNoise),
+		"by_voice": cleanMap(r.ByVoice),
+		"by_kind":  cleanMap(r.ByKind),
+		"mistakes": r.Mistakes(),
+		"files":    r.Files(),
+		"goals": map[string]float64{"wake_hit_rate": GoalWakeHits, "false_wakes_per_hour": GoalFalseWakesPerH,
+			"command_accuracy": GoalCommandAccuracy, "rtf": GoalRealTimeFactor},
+	})
+}
+
+// clean replaces NaN (no files of a kind) with -1, which JSON can carry.
+func clean(s Summary) Summary {
+	for _, p := range []*float64{&s.WakeRate, &s.CommandAccuracy} {
+		if math.IsNaN(*p) {
+			*p = -1
+		}
+	}
+	return s
+}
+
+func cleanMap(m map[string]Summary) map[string]Summary {
+	out := make(map[string]Summary, len(m))
+	for k, s := range m {
+		out[k] = clean(s)
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package grammar
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rule returns the JSGF body of the rule commented with comment.
+func ruleOf(t *testing.T, g *Grammar, comment string) string {
+	t.Helper()
+	lines := strings.Split(g.JSGF(), "\n")
+	for i, l := range lines {
+		if l == "// "+comment && i+1 < len(lines) {
+			_, body, ok := strings.Cut(lines[i+1], " = ")
+			require.True(t, ok)
+			return strings.TrimSuffix(body, ";")
+		}
+	}
+	t.Fatalf("no rule for %s in\n%s", comment, g.JSGF())
+	return ""
+}
+
+func TestBuiltinSkillsGrammar(t *testing.T) {
+	g, err := Build(builtinIntents(t), Options{Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	assert.Empty(t, g.Dropped(), "every built-in sample can be said")
+	assert.GreaterOrEqual(t, g.Intents(), 20)
+	assert.True(t, strings.HasPrefix(g.JSGF(), "#JSGF V1.0;\ngrammar jibo;\n\npublic <utterance> = <wake> [<command>] | <command>;\n<wake> = hey jibo;\n"))
+
+	// The word tree of an intent, merged from its samples.
+	assert.Equal(t, "how old are you | what is your age | whats your age | when (is your birthday | were you born)",
+		ruleOf(t, g, "jibo.chitchat:how_old_are_you"))
+	// Slots take classes by name: {duration} and {level}.
+	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "timer for <c_duration>")
+	assert.Contains(t, ruleOf(t, g, "jibo.volume:volume_set"), "volume <c_number>")
+	// An untyped slot with no entity and no class is open.
+	assert.Contains(t, ruleOf(t, g, "jibo.chitchat:do_you_like"), "do you like <open>")
+
+	tests := []struct {
+		say  string
+		want bool
+	}{
+		{"hey jibo", true},
+		{"hey jibo what time is it", true},
+		{"what time is it", true},
+		{"What's the time?", true}, // normalised as the engines do
+		{"hey jibo set a timer for five minutes", true},
+		{"set a timer for an hour and a half", true},
+		{"start a twenty five minute timer", true},
+		{"set the volume to seven", true},
+		{"set the volume to a hundred", true},
+		{"do you like the timer", true}, // open slot: known words
+		{"what time", false},            // stops short
+		{"hey jibo what time is", false},
+		{"set a timer for five", false},
+		{"do you like pizza", false}, // an open slot only hears known words
+		{"set a timer for a hour", false},
+		{"the weather in paris is lovely", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, g.Accepts(tt.say), "%q", tt.say)
+	}
+	for _, w := range g.Words() {
+		assert.Equal(t, intent.Normalize(w), w, "words are normalised")
+	}
+}
+
+func TestSlotStrategies(t *testing.T) {
+	lights := Intent{Skill: "home", Name: "light", Lang: "en-us",
+		Templates: []string{"turn (on|off) [the] {device}", "dim {device} to {number:pct} percent", "set {room} to {level}"},
+		Entities:  map[string][]string{"device": {"kitchen light", "(bed|living) room lamp"}},
+		SlotTypes: map[string]string{"pct": "number"},
+	}
+	g, err := Build([]Intent{lights}, Options{Lang: "en", OpenWords: 2, OpenVocabulary: []string{"Garage", "hall"}})
+	require.NoError(t, err)
+	assert.Equal(t, "bed room lamp | kitchen light | living room lamp", ruleOf(t, g, "home {device}"))
+	body := ruleOf(t, g, "home:light")
+	assert.Contains(t, body, "<e0>")
+	assert.Contains(t, body, "dim <e0> to <c_number> percent", "a typed slot takes its class")
+	assert.Contains(t, body, "set <open> to <c_number>", "an untyped slot named like a class takes it")
+	tests := []struct {
+		say  string
+		want bool
+	}{
+		{"turn on the kitchen light", true},
+		{"turn off living room lamp", true},
+		{"turn on the garage light", false}, // entity values are all a slot hears
+		{"dim kitchen light to fifty five percent", true},
+		{"set garage to ten", true},          // open vocabulary
+		{"set hall garage to ten", true},     // two words
+		{"set hall hall hall to ten", false}, // three is over OpenWords
+		{"set bedroom to ten", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, g.Accepts(tt.say), "%q", tt.say)
+	}
+
+	// With open slots off, samples needing one are left out.
+	g, err = Build([]Intent{lights}, Options{OpenWords: -1})
+	require.NoError(t, err)
+	assert.False(t, g.Accepts("set kitchen to ten"))
+	assert.True(t, g.Accepts("turn on the kitchen light"))
+	require.NotEmpty(t, g.Dropped())
+	assert.Contains(t, g.Dropped()[0].Why, "open slot {room}")
+}
+
+func TestLeftOut(t *testing.T) {
+	in := []Intent{
+		{Skill: "s", Name: "a", Lang: "en-us", Templates: []string{"play track 7", "play track seven", "play the (zorblax|song)"}},
+		{Skill: "s", Name: "b", Lang: "en-us", Templates: []string{"zorblax now"}},
+		{Skill: "s", Name: "c", Lang: "en-us", Templates: []string{"broken (template"}},
+		{Skill: "s", Name: "d", Lang: "de-de", Templates: []string{"wie spät ist es"}},
+	}
+	g, err := Build(in, Options{Lang: "en-US", Unknown: map[string]bool{"zorblax": true}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, g.Intents(), "b has nothing left, c is malformed, d is German")
+	assert.True(t, g.Accepts("play track seven"))
+	assert.True(t, g.Accepts("play the song"))
+	assert.False(t, g.Accepts("play track 7"), "digits are not words")
+	assert.False(t, g.Accepts("play the zorblax"))
+	var whys []string
+	for _, d := range g.Dropped() {
+		whys = append(whys, d.String())
+	}
+	all := strings.Join(whys, "\n")
+	assert.Contains(t, all, `s:a "play track 7": "7" is not a spoken word`)
+	assert.Contains(t, all, `s:a "play the zorblax": the recogniser cannot pronounce "zorblax"`)
+	assert.Contains(t, all, "s:b: no usable sample")
+	assert.Contains(t, all, `s:c "broken (template"`)
+	assert.NotContains(t, g.Words(), "zorblax")
+
+	_, err = Build(in[3:], Options{Lang: "en"})
+	assert.ErrorContains(t, err, "no sentence")
+}
+
+func TestLimits(t *testing.T) {
+	in := []Intent{{Skill: "s", Name: "a", Lang: "en", Templates: []string{"(a|b|c|d|e) (f|g|h|i|j) (k|l|m|n|o)"}}}
+	_, err := Build(in, Options{MaxSamples: 100})
+	assert.ErrorIs(t, err, errTooLarge)
+	_, err = Build(in, Options{MaxBytes: 100})
+	assert.ErrorIs(t, err, errTooLarge)
+	g, err := Build(in, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 125, g.Samples())
+	_, err = Build(in, Options{OpenWords: MaxOpenWords + 1})
+	assert.Error(t, err)
+	_, err = Build(make([]Intent, MaxIntents+1), Options{})
+	assert.Error(t, err)
+	assert.False(t, g.Accepts(strings.Repeat("a ", MaxAcceptWords+1)))
+}
+
+func TestFromEngines(t *testing.T) {
+	te := intent.NewTemplateEngine(intent.EngineOptions{})
+	_, err := te.Register(intent.TemplateIntent{SkillID: "clock", IntentName: "time", Lang: "en-US",
+		Samples: []string{"what time is it"}})
+	require.NoError(t, err)
+	_, err = te.Register(intent.TemplateIntent{SessionID: "remote", SkillID: "x", IntentName: "y", Lang: "en-US",
+		Samples: []string{"only for a remote session"}})
+	require.NoError(t, err)
+	_, err = te.Register(intent.TemplateIntent{SkillID: "off", IntentName: "z", Lang: "en-US", Samples: []string{"disabled one"}})
+	require.NoError(t, err)
+	te.SetEnabled("", "off", "z", "", false)
+	got := FromTemplates(te.Registrations(""))
+	require.Len(t, got, 1, "the default session's enabled intents only")
+	assert.Equal(t, "clock", got[0].Skill)
+
+	ke := intent.NewKeywordEngine(intent.KeywordOptions{})
+	_, err = ke.Register(intent.KeywordIntent{SkillID: "lights", IntentName: "on", Lang: "en-US",
+		Optional: []intent.KeywordVocab{{Name: "polite", Samples: []string{"please"}}},
+		Required: []intent.KeywordVocab{{Name: "turn_on", Samples: []string{"turn on", "switch on"}}, {Name: "light", Samples: []string{"(light|lamp)"}}}})
+	require.NoError(t, err)
+	kw := FromKeywords(ke.Registrations(""))
+	require.Len(t, kw, 1)
+	g, err := Build(append(got, kw...), Options{})
+	require.NoError(t, err)
+	for _, s := range []string{"what time is it", "please switch on lamp", "turn on light"} {
+		assert.True(t, g.Accepts(s), s)
+	}
+	assert.False(t, g.Accepts("light turn on"), "keyword order is the registered one")
+}
+
+func BenchmarkBuildBuiltin(b *testing.B) {
+	in := builtinIntents(b)
+	for b.Loop() {
+		if _, err := Build(in, Options{Lang: "en-US", Wake: "hey jibo"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAccepts(b *testing.B) {
+	g, err := Build(builtinIntents(b), Options{Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(b, err)
+	for b.Loop() {
+		if !g.Accepts("hey jibo set a timer for an hour and a half") {
+			b.Fatal("not accepted")
+		}
+	}
+}

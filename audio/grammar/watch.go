@@ -1,0 +1,150 @@
+package grammar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
+)
+
+// DefaultDebounce is how long the watcher waits after the last
+// registration change before it rebuilds: a skill registers its intents
+// in a burst, and one rebuild should follow the burst.
+const DefaultDebounce = 500 * time.Millisecond
+
+// barrierTimeout bounds waiting for the intent service to answer the
+// list query that tells the watcher it has seen every change.
+const barrierTimeout = 2 * time.Second
+
+// registrationTopics are the INTENT-4 topics that change what can be said.
+var registrationTopics = []string{
+	intent.TopicRegisterTemplate, intent.TopicRegisterKeyword, intent.TopicRegisterEntity,
+	intent.TopicDeregister, intent.TopicEnable, intent.TopicDisable,
+	intent.TopicDeregisterEntity, intent.TopicSkillDeregister,
+}
+
+// Watcher rebuilds the grammar when skills' registrations change.
+type Watcher struct {
+	Bus *bus.Bus
+	// Build makes the grammar from what is registered now.
+	Build func(ctx context.Context) (*Grammar, error)
+	// Apply hands a new grammar to the recogniser.
+	Apply func(ctx context.Context, g *Grammar) error
+	// Debounce is the quiet time before a rebuild; 0 means
+	// DefaultDebounce.
+	Debounce time.Duration
+	Logger   *slog.Logger
+}
+
+// Run follows the registration topics until ctx ends, rebuilding and
+// applying the grammar after each burst of changes. Before it builds, it
+// asks the intent service for its list (ovos.intent.list): the service
+// answers only after every registration published before the question,
+// so the build sees them all. A failed build or apply is logged and the
+// recogniser keeps its grammar. Run returns ctx's error.
+func (w *Watcher) Run(ctx context.Context) error {
+	if w.Bus == nil || w.Build == nil || w.Apply == nil {
+		return errors.New("grammar watcher: bus, Build and Apply are required")
+	}
+	log := w.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("component", "grammar")
+	debounce := w.Debounce
+	if debounce <= 0 {
+		debounce = DefaultDebounce
+	}
+	changed := make(chan struct{}, 1)
+	answers := make(chan bus.Message, 4)
+	sub, err := w.Bus.SubscribeAll(append(registrationTopics, intent.TopicList+".response"),
+		func(_ context.Context, m bus.Message) {
+			if m.Type == intent.TopicList+".response" {
+				if m.ContextString("jibo_grammar") != "" {
+					select {
+					case answers <- m:
+					default:
+					}
+				}
+				return
+			}
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}, bus.WithName("grammar"), bus.WithQueue(256, bus.DropNewest))
+	if err != nil {
+		return fmt.Errorf("grammar watcher: %w", err)
+	}
+	defer sub.Close()
+
+	var timer *time.Timer
+	var fire <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for n := 1; ; {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+			if timer == nil {
+				timer = time.NewTimer(debounce)
+			} else {
+				timer.Reset(debounce)
+			}
+			fire = timer.C
+		case <-fire:
+			fire = nil
+			id := fmt.Sprintf("rebuild-%d", n)
+			n++
+			w.barrier(ctx, id, answers, log)
+			start := time.Now()
+			g, err := w.Build(ctx)
+			if err == nil {
+				err = w.Apply(ctx, g)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				log.Error("grammar not rebuilt; keeping the old one", "err", err)
+				continue
+			}
+			log.Info("grammar rebuilt", "intents", g.Intents(), "samples", g.Samples(), "words", len(g.Words()),
+				"dropped", len(g.Dropped()), "took", time.Since(start).Round(time.Millisecond))
+		}
+	}
+}
+
+// barrier asks the intent service for its list and waits (bounded) for
+// the answer to this question.
+func (w *Watcher) barrier(ctx context.Context, id string, answers <-chan bus.Message, log *slog.Logger) {
+	q := bus.NewMessage(intent.TopicList, map[string]any{})
+	q.Context["jibo_grammar"] = id
+	if err := w.Bus.Publish(ctx, q); err != nil {
+		log.Warn("asking the intent service for its list", "err", err)
+		return
+	}
+	t := time.NewTimer(barrierTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case m := <-answers:
+			if m.ContextString("jibo_grammar") == id {
+				return
+			}
+		case <-t.C:
+			log.Warn("the intent service did not answer; building the grammar anyway")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package grammar
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func registration(skill, name, sample string) bus.Message {
+	return bus.NewMessage(intent.TopicRegisterTemplate, map[string]any{
+		"skill_id": skill, "intent_name": name, "lang": "en-US", "samples": []any{sample}})
+}
+
+// TestWatcherRebuildsAfterABurst: a burst of registrations gives one
+// rebuild, after the debounce, and the build sees every registration of
+// the burst (the list query is the barrier).
+func TestWatcherRebuildsAfterABurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		b := bus.New(bus.Options{})
+		te := intent.NewTemplateEngine(intent.EngineOptions{})
+		svc := intent.NewService(b, te, nil)
+		require.NoError(t, svc.Start())
+
+		var mu sync.Mutex
+		var applied []*Grammar
+		var builds int
+		w := &Watcher{Bus: b, Debounce: 300 * time.Millisecond,
+			Build: func(context.Context) (*Grammar, error) {
+				mu.Lock()
+				builds++
+				mu.Unlock()
+				return Build(FromTemplates(te.Registrations("")), Options{Wake: "hey jibo"})
+			},
+			Apply: func(_ context.Context, g *Grammar) error {
+				mu.Lock()
+				applied = append(applied, g)
+				mu.Unlock()
+				return nil
+			}}
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		synctest.Wait()
+
+		for i, s := range []string{"what time is it", "whats the date", "how are you"} {
+			require.NoError(t, b.Publish(ctx, registration("s", string(rune('a'+i)), s)))
+			time.Sleep(100 * time.Millisecond) // inside the debounce
+			synctest.Wait()
+		}
+		mu.Lock()
+		assert.Zero(t, builds, "nothing before the burst is over")
+		mu.Unlock()
+		time.Sleep(300 * time.Millisecond)
+		synctest.Wait()
+		mu.Lock()
+		require.Len(t, applied, 1)
+		g := applied[0]
+		mu.Unlock()
+		assert.True(t, g.Accepts("hey jibo how are you"))
+		assert.True(t, g.Accepts("whats the date"))
+
+		// A deregistration is a change too.
+		require.NoError(t, b.Publish(ctx, bus.NewMessage(intent.TopicDeregister,
+			map[string]any{"skill_id": "s", "intent_name": "c"})))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		mu.Lock()
+		require.Len(t, applied, 2)
+		assert.False(t, applied[1].Accepts("how are you"))
+		mu.Unlock()
+
+		cancel()
+		assert.ErrorIs(t, <-done, context.Canceled)
+		svc.Close()
+		require.NoError(t, b.Close(context.Background()))
+	})
+}
+
+// TestWatcherKeepsTheOldGrammar: a failed build or apply is logged and
+// the watcher goes on.
+func TestWatcherKeepsTheOldGrammar(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		b := bus.New(bus.Options{})
+		var mu sync.Mutex
+		calls := 0
+		w := &Watcher{Bus: b,
+			Build: func(context.Context) (*Grammar, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls++
+				if calls == 1 {
+					return nil, errors.New("broken")
+				}
+				return Build(nil, Options{Wake: "hey jibo"})
+			},
+			Apply: func(context.Context, *Grammar) error { return nil }}
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		synctest.Wait()
+		for range 2 {
+			require.NoError(t, b.Publish(ctx, registration("s", "a", "hello")))
+			// No intent service answers the barrier: it gives up after
+			// its timeout and builds anyway.
+			time.Sleep(DefaultDebounce + barrierTimeout + time.Millisecond)
+			synctest.Wait()
+		}
+		mu.Lock()
+		assert.Equal(t, 2, calls)
+		mu.Unlock()
+		cancel()
+		assert.ErrorIs(t, <-done, context.Canceled)
+		require.NoError(t, b.Close(context.Background()))
+	})
+}
+
+func TestWatcherNeedsItsParts(t *testing.T) {
+	assert.Error(t, (&Watcher{}).Run(context.Background()))
+}

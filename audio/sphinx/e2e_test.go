@@ -1,0 +1,165 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var jibod struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// buildJibod builds the sphinx build of jibod (host, cgo, dynamically
+// linked) once for the package's tests.
+func buildJibod(t *testing.T) string {
+	t.Helper()
+	jibod.once.Do(func() {
+		if jibod.dir, jibod.err = os.MkdirTemp("", "jibod-sphinx"); jibod.err != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-tags", "sphinx", "-o", filepath.Join(jibod.dir, "jibod"),
+			"github.com/openjibo/jibod/cmd/jibod").CombinedOutput()
+		if err != nil {
+			jibod.err = fmt.Errorf("building jibod -tags sphinx: %w\n%s", err, out)
+		}
+	})
+	require.NoError(t, jibod.err)
+	return filepath.Join(jibod.dir, "jibod")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if jibod.dir != "" {
+		os.RemoveAll(jibod.dir)
+	}
+	os.Exit(code)
+}
+
+func writeWAV(t *testing.T, pcm []int16) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, audio.EncodeWAV(&b, audio.SampleRate, 1, pcm))
+	path := filepath.Join(t.TempDir(), "in.wav")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	return path
+}
+
+// hear runs `jibod run --audio file:WAV` and returns its output and the
+// types of the bus messages it traced.
+func hear(t *testing.T, bin, wav string) (stdout string, types []string) {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	cmd := exec.Command(bin, "run", "--board", "sim", "--audio", "file:"+wav, "--input", "none",
+		"--state", "none", "--speak-wpm", "0", "--trace", trace)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Run(), "jibod run: %s", errb.String())
+	f, err := os.Open(trace)
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m struct {
+			Type string `json:"type"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m))
+		types = append(types, m.Type)
+	}
+	require.NoError(t, sc.Err())
+	return out.String(), types
+}
+
+func count(types []string, want string) int {
+	n := 0
+	for _, t := range types {
+		if t == want {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSpokenCommandEndToEnd is the issue's first "done when": a
+// synthesised "hey jibo, what time is it" through `jibod run --audio
+// file:…` gets the clock skill's answer, and an out-of-grammar sentence
+// said in the command window causes no command.
+func TestSpokenCommandEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+
+	t.Run("the clock answers", func(t *testing.T) {
+		out, types := hear(t, bin, writeWAV(t, speak(t, "hey jibo, what time is it")))
+		assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+		assert.Equal(t, 1, count(types, "ovos.utterance.handle"))
+		assert.Equal(t, 1, count(types, "jibo.clock:time_now"), "dispatched to the clock")
+		assert.Regexp(t, regexp.MustCompile(`jibo: (It's|The time is|Right now it's) \d{1,2}:\d\d [AP]M\.`), out)
+	})
+
+	t.Run("out of grammar: no command", func(t *testing.T) {
+		// A command, then everyday speech after the wake phrase: the
+		// robot answers the first and takes nothing from the second.
+		pause := make([]int16, audio.SampleRate)
+		var pcm []int16
+		pcm = append(pcm, speak(t, "hey jibo, what time is it")...)
+		pcm = append(pcm, pause...)
+		pcm = append(pcm, speak(t, "hey jibo, she told me a story about her grandmother who lived on a farm")...)
+		out, types := hear(t, bin, writeWAV(t, pcm))
+		assert.Equal(t, 2, count(types, "jibo.audio.speech.end"), "two utterances heard")
+		assert.Equal(t, 1, count(types, "ovos.utterance.handle"), "one command: %s", out)
+		assert.Equal(t, 1, count(types, "jibo.clock:time_now"))
+	})
+}
+
+// TestAudioEvalOnGeneratedSet runs scripts/gen-audio-testset.sh --quick
+// and `jibod audio eval` on it: the tool works end to end (the figures
+// themselves are in the README, from the full set).
+func TestAudioEvalOnGeneratedSet(t *testing.T) {
+	bin := buildJibod(t)
+	dir := t.TempDir()
+	out, err := exec.Command("../../scripts/gen-audio-testset.sh", "--quick", dir).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "audio", "eval", "--dir", dir, "--json", "--quiet")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	var rep struct {
+		Overall struct {
+			Files      int     `json:"files"`
+			Errors     int     `json:"errors"`
+			Utterances int     `json:"utterances"`
+			WakeFiles  int     `json:"wake_files"`
+			Commands   int     `json:"commands"`
+			Correct    int     `json:"commands_correct"`
+			CPURTF     float64 `json:"cpu_rtf"`
+		} `json:"overall"`
+		Files []struct {
+			File string `json:"file"`
+		} `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
+	o := rep.Overall
+	assert.Equal(t, 12, o.Files)
+	assert.Zero(t, o.Errors)
+	assert.Equal(t, 12, o.Utterances, "one utterance a file")
+	assert.Equal(t, 6, o.WakeFiles)
+	assert.Equal(t, 8, o.Commands)
+	assert.Positive(t, o.Correct, "some commands are understood")
+	assert.Positive(t, o.CPURTF)
+	assert.Len(t, rep.Files, 12)
+}

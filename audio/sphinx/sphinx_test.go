@@ -1,0 +1,291 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// speak synthesises text with espeak-ng and converts it to recognition
+// PCM with sox (scripts/deps.sh installs both). sox's resampler filters
+// what lies above 8 kHz; audio.ToRecognition's linear interpolation folds
+// it back into the band, and recognition of espeak-ng's 22.05 kHz speech
+// suffers.
+func speak(t testing.TB, text string, args ...string) []int16 {
+	t.Helper()
+	for _, p := range []string{"espeak-ng", "sox"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Fatalf("%s is needed to synthesise test speech (scripts/deps.sh installs it)", p)
+		}
+	}
+	dir := t.TempDir()
+	raw, wav := filepath.Join(dir, "raw.wav"), filepath.Join(dir, "s.wav")
+	out, err := exec.Command("espeak-ng", append(append([]string{"-v", "en-us"}, args...), "-w", raw, text)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	out, err = exec.Command("sox", "-V1", raw, "-r", "16000", "-c", "1", "-b", "16", wav).CombinedOutput()
+	require.NoError(t, err, string(out))
+	f, err := os.Open(wav)
+	require.NoError(t, err)
+	defer f.Close()
+	clip, err := audio.DecodeWAV(f)
+	require.NoError(t, err)
+	require.Equal(t, audio.SampleRate, clip.Format.SampleRate)
+	return audio.ToRecognition(clip)
+}
+
+// testGrammar is a small command grammar in the shape audio/grammar
+// generates.
+const testGrammar = `#JSGF V1.0;
+grammar test;
+public <utterance> = <wake> [<command>] | <command>;
+<wake> = hey jibo;
+<command> = what time is it | (set | start) a timer for <number> (minutes | seconds) | how are you | whats the date;
+<number> = one | two | three | four | five | ten | twenty;
+`
+
+// sentences is a grammar accepting only the sentences it is told.
+type sentences struct {
+	text string
+	ok   map[string]bool
+}
+
+func (s sentences) JSGF() string          { return s.text }
+func (s sentences) Accepts(x string) bool { return s.ok[x] }
+
+func newTestRecognizer(t testing.TB, cfg Config) *Recognizer {
+	t.Helper()
+	if cfg.Grammar == nil {
+		cfg.Grammar = JSGF(testGrammar)
+	}
+	r, err := New(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func best(h []audio.Hypothesis) string {
+	if len(h) == 0 {
+		return ""
+	}
+	return h[0].Text
+}
+
+func TestRecognizesCommands(t *testing.T) {
+	r := newTestRecognizer(t, Config{NBest: 3})
+	tests := []struct{ say, want string }{
+		{"hey jibo, what time is it", "hey jibo what time is it"},
+		{"what time is it", "what time is it"},
+		{"hey jibo, set a timer for five minutes", "hey jibo set a timer for five minutes"},
+		{"how are you", "how are you"},
+		{"hey jibo", "hey jibo"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			h, err := r.Recognize(context.Background(), speak(t, tt.say))
+			require.NoError(t, err)
+			require.NotEmpty(t, h)
+			assert.Equal(t, tt.want, h[0].Text)
+			for _, x := range h {
+				assert.GreaterOrEqual(t, x.Confidence, 0.0)
+				assert.LessOrEqual(t, x.Confidence, h[0].Confidence, "the best comes first")
+			}
+		})
+	}
+}
+
+// TestOutOfGrammar: speech that is no sentence of the grammar gives no
+// hypothesis. With this small grammar the decoder forces it onto a short
+// sentence ("how are you") and explains the rest as silence: the
+// coverage floor drops it.
+func TestOutOfGrammar(t *testing.T) {
+	r := newTestRecognizer(t, Config{MinConfidence: 0.22, MinCoverage: 0.6})
+	for _, say := range []string{
+		"she told me a story about her grandmother who lived on a farm",
+		"the weather in paris is lovely this time of year",
+	} {
+		h, err := r.Recognize(context.Background(), speak(t, say))
+		require.NoError(t, err)
+		assert.Empty(t, h, "%q heard as %v", say, h)
+	}
+	h, err := r.Recognize(context.Background(), speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Equal(t, "what time is it", best(h), "a command still passes")
+}
+
+// TestAcceptsFilters: a sentence the grammar does not accept (a partial
+// path) is never returned.
+func TestAcceptsFilters(t *testing.T) {
+	g := sentences{text: testGrammar, ok: map[string]bool{"how are you": true}}
+	r := newTestRecognizer(t, Config{Grammar: g})
+	h, err := r.Recognize(context.Background(), speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Empty(t, h)
+}
+
+// TestWakeFloor: a wake phrase without enough evidence is taken off the
+// sentence, which then stands as a command without it.
+func TestWakeFloor(t *testing.T) {
+	r := newTestRecognizer(t, Config{Wake: "hey jibo", WakeMinConfidence: 1})
+	h, err := r.Recognize(context.Background(), speak(t, "hey jibo, what time is it"))
+	require.NoError(t, err)
+	assert.Equal(t, "what time is it", best(h))
+	h, err = r.Recognize(context.Background(), speak(t, "hey jibo"))
+	require.NoError(t, err)
+	assert.Empty(t, h, "nothing is left of a bare wake phrase")
+}
+
+// TestMinConfidence: a forced fit is dropped by the confidence floor.
+func TestMinConfidence(t *testing.T) {
+	r := newTestRecognizer(t, Config{MinConfidence: 1})
+	h, err := r.Recognize(context.Background(), speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Empty(t, h, "nothing reaches confidence 1")
+}
+
+func TestSetGrammarAtRunTime(t *testing.T) {
+	r := newTestRecognizer(t, Config{})
+	pcm := speak(t, "turn on the kitchen light")
+	h, err := r.Recognize(context.Background(), pcm)
+	require.NoError(t, err)
+	assert.NotEqual(t, "turn on the kitchen light", best(h))
+
+	lights := JSGF("#JSGF V1.0;\ngrammar l;\npublic <u> = turn (on | off) the (kitchen | garden) light | what time is it;\n")
+	require.NoError(t, r.SetGrammar(context.Background(), lights))
+	h, err = r.Recognize(context.Background(), pcm)
+	require.NoError(t, err)
+	assert.Equal(t, "turn on the kitchen light", best(h))
+
+	// A grammar with a word nobody can pronounce is refused; the old one
+	// stays.
+	err = r.SetGrammar(context.Background(), JSGF("#JSGF V1.0;\ngrammar x;\npublic <u> = zorblaxian quux;\n"))
+	var missing *MissingWordsError
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, []string{"quux", "zorblaxian"}, missing.Words)
+	// So is one pocketsphinx cannot compile.
+	err = r.SetGrammar(context.Background(), JSGF("#JSGF V1.0;\ngrammar x;\npublic <u> = what <undefined>;\n"))
+	assert.Error(t, err)
+	h, err = r.Recognize(context.Background(), pcm)
+	require.NoError(t, err)
+	assert.Equal(t, "turn on the kitchen light", best(h))
+}
+
+// TestConcurrentUse: recognitions and grammar swaps from several
+// goroutines (run with -race); each decoder serves one at a time.
+func TestConcurrentUse(t *testing.T) {
+	r := newTestRecognizer(t, Config{Decoders: 2})
+	pcm := speak(t, "what time is it")
+	other := JSGF(testGrammar + "\n")
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%3 == 0 {
+				if err := r.SetGrammar(context.Background(), other); err != nil {
+					errs <- err
+				}
+				return
+			}
+			h, err := r.Recognize(context.Background(), pcm)
+			if err == nil && best(h) != "what time is it" {
+				err = fmt.Errorf("heard %q", best(h))
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestRecognizeLimitsAndClose(t *testing.T) {
+	r, err := New(context.Background(), Config{Grammar: JSGF(testGrammar), MaxSeconds: 2})
+	require.NoError(t, err)
+	_, err = r.Recognize(context.Background(), make([]int16, 3*audio.SampleRate))
+	assert.ErrorContains(t, err, "longer than 2 s")
+	h, err := r.Recognize(context.Background(), nil)
+	assert.NoError(t, err)
+	assert.Empty(t, h)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = r.Recognize(ctx, make([]int16, audio.SampleRate))
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NoError(t, r.Close())
+	require.NoError(t, r.Close(), "twice is fine")
+	_, err = r.Recognize(context.Background(), make([]int16, audio.SampleRate))
+	assert.ErrorContains(t, err, "closed")
+	assert.ErrorContains(t, r.SetGrammar(context.Background(), JSGF(testGrammar)), "closed")
+}
+
+func TestNewRefusesBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		err  string
+	}{
+		{"no grammar", Config{}, "no grammar"},
+		{"empty grammar", Config{Grammar: JSGF(" ")}, "empty grammar"},
+		{"n-best", Config{Grammar: JSGF(testGrammar), NBest: MaxNBest + 1}, "n-best"},
+		{"decoders", Config{Grammar: JSGF(testGrammar), Decoders: MaxDecoders + 1}, "decoders"},
+		{"confidence", Config{Grammar: JSGF(testGrammar), MinConfidence: 2}, "confidence"},
+		{"odd args", Config{Grammar: JSGF(testGrammar), Args: []string{"-beam"}}, "pairs"},
+		{"reserved arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-dict", "x"}}, "set by the recognizer"},
+		{"unknown arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-nosuchflag", "1"}}, "arguments refused"},
+		{"model", Config{Grammar: JSGF(testGrammar), ModelDir: "/nonexistent"}, "acoustic model"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			if cfg.Grammar == nil && tt.name != "no grammar" {
+				cfg.Grammar = JSGF(testGrammar)
+			}
+			r, err := New(context.Background(), cfg)
+			if err == nil {
+				r.Close()
+			}
+			assert.ErrorContains(t, err, tt.err)
+		})
+	}
+}
+
+// TestGuessedWords: a word cmudict lacks is pronounced by espeak-ng's
+// rules, and recognised.
+func TestGuessedWords(t *testing.T) {
+	lex, err := NewLexicon(DefaultDict, LexiconOptions{Guesser: EspeakGuesser{}})
+	require.NoError(t, err)
+	p, err := lex.Lookup(context.Background(), []string{"hiya", "unmute"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"HH AY AH"}, p["hiya"])
+	r := newTestRecognizer(t, Config{Lexicon: lex,
+		Grammar: JSGF("#JSGF V1.0;\ngrammar g;\npublic <u> = (hiya | unmute | hello) [there];\n")})
+	h, err := r.Recognize(context.Background(), speak(t, "unmute"))
+	require.NoError(t, err)
+	assert.Equal(t, "unmute", best(h))
+}
+
+func BenchmarkRecognize(b *testing.B) {
+	r := newTestRecognizer(b, Config{})
+	pcm := speak(b, "hey jibo, set a timer for five minutes")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := r.Recognize(context.Background(), pcm); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/(float64(len(pcm))/audio.SampleRate), "rtf")
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/audio/sphinx"
+	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/session"
+)
+
+const audioEvalUsage = `Usage: jibod audio eval --dir DIR [--json] [--wake grammar|spotter|both] [--vad-threshold 12]
+
+Runs every WAV file of DIR/manifest.jsonl ({"file","text","wake"} per line;
+scripts/gen-audio-testset.sh makes one) through the robot's hearing — the
+audio chain, voice activity detection, the listener and the speech
+recogniser of this build, against the grammar of the robot's skills — and
+scores it with the robot's intent engines: wake hit rate, false wakes per
+hour of audio without the wake phrase, command accuracy (intent and slots),
+real-time factor and latency. Files without the wake phrase are heard with
+the command window open, so commands said without it are scored too.
+Needs a build with speech recognition (-tags sphinx).
+`
+
+// cmdAudioEval runs `jibod audio eval`.
+func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("audio eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, audioEvalUsage); fs.PrintDefaults() }
+	dir := fs.String("dir", "", "`folder` holding manifest.jsonl and its WAV files")
+	asJSON := fs.Bool("json", false, "print the figures and every mistake as JSON")
+	lang := fs.String("lang", "en-US", "language of the speech (BCP-47)")
+	silence := fs.Duration("vad-silence", vad.Defaults.SilenceTimeout, "silence that ends an utterance")
+	threshold := fs.Float64("vad-threshold", vad.Defaults.ThresholdDB, "how far above the noise floor (dB) speech must be")
+	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
+	quiet := fs.Bool("quiet", false, "no progress on standard error")
+	wake := fs.String("wake", sphinx.WakeGrammar, "how the wake phrase is found: grammar (the start of the sentence recognised, as the robot does), spotter (pocketsphinx keyphrase spotting) or both")
+	kws := fs.Float64("kws-threshold", 0, "keyphrase spotting threshold for --wake spotter|both (default 1e-20)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *dir == "" || fs.NArg() > 0:
+		return usageError{"audio eval: want --dir DIR and no other arguments"}
+	case *wake != sphinx.WakeGrammar && *wake != sphinx.WakeSpotter && *wake != sphinx.WakeBoth:
+		return usageError{fmt.Sprintf("audio eval: --wake %q: want grammar, spotter or both", *wake)}
+	case *kws < 0 || *kws >= 1:
+		return usageError{fmt.Sprintf("audio eval: --kws-threshold %g: want 0 < t < 1", *kws)}
+	}
+	tag, err := intent.NormalizeLang(*lang)
+	if err != nil {
+		return usageError{fmt.Sprintf("audio eval: --lang: %v", err)}
+	}
+	vcfg := vad.Config{SilenceTimeout: *silence, ThresholdDB: *threshold}
+	if err := vcfg.Validate(); err != nil {
+		return usageError{"audio eval: " + err.Error()}
+	}
+	log, err := newLogger(stderr, *level)
+	if err != nil {
+		return err
+	}
+	items, err := eval.ReadManifest(*dir)
+	if err != nil {
+		return fmt.Errorf("audio eval: %w", err)
+	}
+
+	// The robot supplies the grammar (its skills' registrations) and the
+	// intent engines commands are scored with; nothing is said to it.
+	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
+	if err != nil {
+		return fmt.Errorf("audio eval: starting the robot: %w", err)
+	}
+	defer r.Close(context.WithoutCancel(ctx))
+	rec, free, err := newRecognizer(ctx, r, asrOptions{Lang: tag, Log: log})
+	if err != nil {
+		return fmt.Errorf("audio eval: %w", err)
+	}
+	defer free()
+
+	heard := rec
+	if *wake != sphinx.WakeGrammar {
+		spot, freeSpot, err := newWakeSpotter(ctx, *kws)
+		if err != nil {
+			return fmt.Errorf("audio eval: %w", err)
+		}
+		defer freeSpot()
+		heard = &sphinx.WakeCheck{Recognizer: rec, Spotter: spot, Method: *wake}
+	}
+	chain := &eval.ListenerChain{Recognizer: heard, VAD: vcfg, Lang: tag, Logger: log}
+	und := &engineUnderstander{plugins: r.engines.inOrder(defaultPipeline), lang: tag}
+	opts := eval.Options{}
+	if !*quiet {
+		start := time.Now()
+		opts.Progress = func(done, total int) {
+			if done%25 == 0 || done == total {
+				fmt.Fprintf(stderr, "audio eval: %d/%d files (%s)\n", done, total, time.Since(start).Round(time.Second))
+			}
+		}
+	}
+	rep, err := eval.Run(ctx, *dir, items, chain, und, opts)
+	if err != nil {
+		return fmt.Errorf("audio eval: %w", err)
+	}
+	if *asJSON {
+		return rep.WriteJSON(stdout)
+	}
+	return rep.WriteText(stdout)
+}
+
+// engineUnderstander matches a command through the robot's intent tiers
+// in the default pipeline's order, as `jibod intents match` does: the
+// first match wins (PIPE-09).
+type engineUnderstander struct {
+	plugins []pipeline.Plugin
+	lang    string
+}
+
+func (u *engineUnderstander) Understand(ctx context.Context, text string) (eval.Meaning, bool, error) {
+	if len(u.plugins) == 0 {
+		return eval.Meaning{}, false, errors.New("no intent engines")
+	}
+	for _, p := range u.plugins {
+		m, err := p.Match(ctx, []string{text}, u.lang, session.Empty())
+		if err != nil {
+			if ctx.Err() != nil {
+				return eval.Meaning{}, false, ctx.Err()
+			}
+			slog.Debug("intent tier failed", "tier", p.ID(), "err", err)
+			continue
+		}
+		if m != nil {
+			return eval.Meaning{Intent: m.SkillID + ":" + m.IntentName, Slots: m.Slots}, true, nil
+		}
+	}
+	return eval.Meaning{}, false, nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/audio/grammar"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAudioEvalCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.ManifestName), []byte(`{"file":"a.wav","text":"hello","wake":false}`+"\n"), 0o644))
+	bad := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bad, eval.ManifestName), []byte(`{"file":"../a.wav","text":"hello"}`+"\n"), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no folder", []string{"audio", "eval"}, 2, "want --dir DIR"},
+		{"bad wake method", []string{"audio", "eval", "--dir", dir, "--wake", "vibes"}, 2, "want grammar, spotter or both"},
+		{"bad threshold", []string{"audio", "eval", "--dir", dir, "--kws-threshold", "2"}, 2, "kws-threshold"},
+		{"bad vad", []string{"audio", "eval", "--dir", dir, "--vad-threshold", "100"}, 2, "threshold"},
+		{"bad manifest", []string{"audio", "eval", "--dir", bad}, 1, "manifest line 1: file \"../a.wav\""},
+		{"no manifest", []string{"audio", "eval", "--dir", t.TempDir()}, 1, "reading the manifest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+			assert.Equal(t, tt.code, code, errb.String())
+			assert.Contains(t, errb.String(), tt.err)
+		})
+	}
+}
+
+// TestEngineUnderstander: commands are scored with the robot's intent
+// engines, first match wins.
+func TestEngineUnderstander(t *testing.T) {
+	ctx := context.Background()
+	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer r.Close(ctx)
+	u := &engineUnderstander{plugins: r.engines.inOrder(defaultPipeline), lang: "en-us"}
+	m, ok, err := u.Understand(ctx, "set the volume to seven")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, eval.Meaning{Intent: "jibo.volume:volume_set", Slots: map[string]string{"level": "seven"}}, m)
+	_, ok, err = u.Understand(ctx, "flibbertigibbet")
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
+
+// TestRobotGrammar: the speech grammar built from the running robot's
+// registrations holds every built-in skill's commands and the wake
+// phrase, and leaves nothing out.
+func TestRobotGrammar(t *testing.T) {
+	ctx := context.Background()
+	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer r.Close(ctx)
+	intents := grammar.FromTemplates(r.engines.templates.Registrations(""))
+	intents = append(intents, grammar.FromKeywords(r.engines.keywords.Registrations(""))...)
+	g, err := grammar.Build(intents, grammar.Options{Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	assert.Empty(t, g.Dropped())
+	for _, s := range []string{"hey jibo", "hey jibo what time is it", "set a timer for ten minutes", "louder", "what can you do"} {
+		assert.True(t, g.Accepts(s), s)
+	}
+}
