@@ -11,6 +11,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/openjibo/jibod/core/skill/internal/boltfile"
 	berrors "go.etcd.io/bbolt/errors"
 )
 
@@ -223,20 +225,12 @@ func corrupt(path string, cause error) error {
 
 // check runs bbolt's consistency check over the whole file.
 func (s *Store) check() error {
-	var problems []string
-	err := s.view(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			if len(problems) < 3 {
-				problems = append(problems, err.Error())
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	var problems error
+	if err := s.view(func(tx *bolt.Tx) error { problems = boltfile.Problems(tx); return nil }); err != nil {
 		return corrupt(s.path, err)
 	}
-	if len(problems) > 0 {
-		return corrupt(s.path, errors.New(strings.Join(problems, "; ")))
+	if problems != nil {
+		return corrupt(s.path, problems)
 	}
 	return nil
 }
@@ -245,29 +239,18 @@ func (s *Store) check() error {
 // file's schema version.
 func (s *Store) initSchema() error {
 	err := s.update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket([]byte(bucketMeta))
-		if meta == nil {
-			foreign := false
-			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { foreign = true; return nil })
-			if foreign {
-				return fmt.Errorf("%w: it holds data but no schema version; it is not a jibod skill state file", ErrSchema)
-			}
-			var err error
-			if meta, err = tx.CreateBucket([]byte(bucketMeta)); err != nil {
-				return err
-			}
-			if err := meta.Put([]byte(keySchema), []byte(strconv.Itoa(SchemaVersion))); err != nil {
-				return err
-			}
-		}
-		raw := meta.Get([]byte(keySchema))
-		v, err := strconv.Atoi(string(raw))
-		if err != nil || v < 1 {
-			return fmt.Errorf("%w: schema version %q is not a positive integer", ErrSchema, raw)
-		}
-		if v > SchemaVersion {
+		var bad *boltfile.BadVersionError
+		v, err := boltfile.Schema(tx, bucketMeta, keySchema, SchemaVersion)
+		switch {
+		case errors.Is(err, boltfile.ErrForeign):
+			return fmt.Errorf("%w: it holds data but no schema version; it is not a jibod skill state file", ErrSchema)
+		case errors.As(err, &bad):
+			return fmt.Errorf("%w: schema version %q is not a positive integer", ErrSchema, bad.Raw)
+		case errors.Is(err, boltfile.ErrNewer):
 			return fmt.Errorf("%w: schema version %d was written by a newer jibod (this one reads up to %d); "+
 				"run the newer jibod, or move the file aside to start with no skill state", ErrSchema, v, SchemaVersion)
+		case err != nil:
+			return err
 		}
 		for _, name := range []string{bucketConversations, bucketTimers} {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {

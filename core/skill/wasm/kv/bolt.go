@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/openjibo/jibod/core/skill/internal/boltfile"
 	berrors "go.etcd.io/bbolt/errors"
 )
 
@@ -136,49 +136,29 @@ func openBolt(path string, opts Options) (db *bolt.DB, err error) {
 
 // check runs bbolt's consistency check over the file.
 func (s *Store) check() error {
-	var problems []string
-	err := s.view(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			if len(problems) < 3 {
-				problems = append(problems, err.Error())
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	var problems error
+	if err := s.view(func(tx *bolt.Tx) error { problems = boltfile.Problems(tx); return nil }); err != nil {
 		return corrupt(s.path, err)
 	}
-	if len(problems) > 0 {
-		return corrupt(s.path, errors.New(strings.Join(problems, "; ")))
+	if problems != nil {
+		return corrupt(s.path, problems)
 	}
 	return nil
 }
 
 func (s *Store) initSchema() error {
 	err := s.update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket([]byte(bucketMeta))
-		if meta == nil {
-			foreign := false
-			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { foreign = true; return nil })
-			if foreign {
-				return fmt.Errorf("%w: it holds data but no schema version; it is not a skill storage file", ErrCorrupt)
-			}
-			var err error
-			if meta, err = tx.CreateBucket([]byte(bucketMeta)); err != nil {
-				return err
-			}
-			if err := meta.Put([]byte(keySchema), []byte(strconv.Itoa(SchemaVersion))); err != nil {
-				return err
-			}
-		}
-		raw := meta.Get([]byte(keySchema))
-		v, err := strconv.Atoi(string(raw))
-		if err != nil || v < 1 {
-			return fmt.Errorf("%w: schema version %q is not a positive integer", ErrCorrupt, raw)
-		}
-		if v > SchemaVersion {
-			return fmt.Errorf("%w: schema version %d was written by a newer jibod (this one reads up to %d)",
-				ErrCorrupt, v, SchemaVersion)
+		var bad *boltfile.BadVersionError
+		v, err := boltfile.Schema(tx, bucketMeta, keySchema, SchemaVersion)
+		switch {
+		case errors.Is(err, boltfile.ErrForeign):
+			return fmt.Errorf("%w: it holds data but no schema version; it is not a skill storage file", ErrCorrupt)
+		case errors.As(err, &bad):
+			return fmt.Errorf("%w: schema version %q is not a positive integer", ErrCorrupt, bad.Raw)
+		case errors.Is(err, boltfile.ErrNewer):
+			return fmt.Errorf("%w: schema version %d was written by a newer jibod (this one reads up to %d)", ErrCorrupt, v, SchemaVersion)
+		case err != nil:
+			return err
 		}
 		_, err = tx.CreateBucketIfNotExists([]byte(bucketSkills))
 		return err
