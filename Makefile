@@ -10,7 +10,7 @@ PKG       := ./cmd/jibod
 
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench deps clean wasm-skills test-sphinx
+.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx
 
 all: build
 
@@ -19,11 +19,13 @@ deps:
 
 build:
 	CGO_ENABLED=0 $(GO) build $(GOFLAGS_B) -o bin/jibod $(PKG)
+	CGO_ENABLED=0 $(GO) build $(GOFLAGS_B) -o bin/jibohub ./cmd/jibohub
 
 # Pure-Go static builds for the robot's ARM boards.
 cross:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_B) -o bin/linux-arm64/jibod $(PKG)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) build $(GOFLAGS_B) -o bin/linux-armv7/jibod $(PKG)
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_B) -o bin/linux-arm64/jibohub ./cmd/jibohub
 
 # Full static ARM builds with portaudio and pocketsphinx linked in (cgo):
 # bin/linux-arm64-full/jibod, bin/linux-armv7-full/jibod. The first run
@@ -94,7 +96,17 @@ test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
 
-test: deps vet wasm-skills unit smoke qemu-smoke qemu-drivers test-sphinx qemu-full
+test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
+
+# Short fuzz smoke of the hub link's frame and catalog decoders
+# (core/hub/wire); FUZZTIME per target.
+FUZZTIME ?= 5s
+HUB_FUZZ := FuzzDecodeRequest FuzzDecodeResponse FuzzDecodeCatalog
+
+fuzz:
+	@set -e; for f in $(HUB_FUZZ); do \
+		$(GO) test ./core/hub/wire/ -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); \
+	done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

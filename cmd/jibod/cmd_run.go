@@ -33,7 +33,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
 	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers and run records across restarts ('none': memory only; default $"+stateDirEnv+")")
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
-	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network")
+	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
+	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
 	sf := addShellFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -52,6 +53,10 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	if err := sf.check(); err != nil {
+		return err
+	}
+	hubCfg, err := hf.config()
+	if err != nil {
 		return err
 	}
 	logs, err := newRunLogger(stderr, *logLevel)
@@ -83,7 +88,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	started := time.Now()
 	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech}
+		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}

@@ -274,7 +274,7 @@ func (s *shellRun) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Wr
 func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	env := diag.Env{
 		Version: version, Board: r.body.Profile.Name, Started: d.Started,
-		Bus: r.bus, Logs: d.Logs.book, Skills: r.host, Runs: r.runs, Sessions: r.orch, Pipeline: robotPipeline(),
+		Bus: r.bus, Logs: d.Logs.book, Skills: r.host, Runs: r.runs, Sessions: r.orch, Pipeline: r.pipeline,
 		Motion: r.parts.motion, Motors: r.body.Motors, Home: r.body.MotionConfig().Home, Actions: r.exec,
 		BoardCheck: func(ctx context.Context) []diag.DeviceCheck {
 			var out []diag.DeviceCheck
@@ -297,6 +297,9 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	}
 	if d.StateDir != noState {
 		env.StateDir = d.StateDir
+	}
+	if r.hub != nil {
+		env.Hub = r.hub.state
 	}
 	if r.body.Power != nil {
 		env.Power = r.body.Power

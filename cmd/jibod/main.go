@@ -36,6 +36,7 @@ Usage:
   jibod skills ...         the robot's skills: list, install DIR|FILE, graph SKILL_ID, runs
   jibod board check        open every device of a board profile and report what answers
   jibod audio ...          audio tools: devices, level (a live input meter)
+  jibod hub status|catalog  check the cloud hub link and list its skills (--hub URL --hub-token FILE)
   jibod shell              attach to the running jibod's diagnostics shell (--hash-pin: make a PIN hash)
   jibod version            print the version
 
@@ -79,6 +80,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdAudio(ctx, args[1:], stdin, stdout, stderr)
 	case "shell":
 		err = cmdShell(ctx, args[1:], stdin, stdout, stderr)
+	case "hub":
+		err = cmdHub(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "jibod %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":

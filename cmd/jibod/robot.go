@@ -11,6 +11,7 @@ import (
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
@@ -51,6 +52,8 @@ type robotConfig struct {
 	// Offline is the robot's offline switch at start: installed Wasm
 	// skills cannot fetch while it is on.
 	Offline bool
+	// Hub is the cloud hub for remote skills; URL "" means none.
+	Hub hubConfig
 }
 
 // robot is the whole runtime wired together: bus, body, skills, intents and
@@ -85,6 +88,10 @@ type robot struct {
 	stopSched func()
 	// wasm runs the installed WebAssembly skills; nil when none are.
 	wasm *wasmSkills
+	// hub is the link to the cloud hub and its skills; nil without one.
+	hub *hubLink
+	// pipeline is the default-session pipeline in use.
+	pipeline []string
 }
 
 // defaultPipeline is the default-session pipeline (PIPE-13). The two
@@ -234,6 +241,11 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if r.wasm, err = startWasmSkills(ctx, r.host, cfg.StateDir, cfg.Offline, runtimeContext(r.parts.state, now), now, log); err != nil {
 		return nil, err
 	}
+	if !cfg.Offline { // --offline: the hub is not contacted at all
+		if r.hub, err = newHubLink(r, cfg.Hub, cfg.StateDir, cfg.Lang, log); err != nil {
+			return nil, err
+		}
+	}
 	if r.stopHost, err = r.host.StartStop(); err != nil {
 		return nil, err
 	}
@@ -248,12 +260,10 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	// Jibo skills take a follow-up answer through a listening SLIM, never a
 	// converse poll: only skills hosted elsewhere are polled, so a local
 	// skill never costs the poll window.
-	local := map[string]bool{}
-	for _, m := range r.host.Skills() {
-		local[m.BusID()] = true
-	}
+	// Asked of the registry each time: the hub's proxies come and go with
+	// its catalog and take answers through questions too.
 	converse, err := pipeline.NewConverse(pipeline.ConverseConfig{Bus: r.bus, Logger: log,
-		Eligible: func(id string) bool { return !local[id] }})
+		Eligible: func(id string) bool { _, err := r.host.Registry().Get(id); return err != nil }})
 	if err != nil {
 		return nil, err
 	}
@@ -266,13 +276,21 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	for _, p := range fallbacks.DefaultStages() {
 		plugins = append(plugins, p)
 	}
+	r.pipeline = robotPipeline()
+	if r.hub != nil { // the hub hears what nothing on the robot understood
+		plugins = append(plugins, r.hub.remote.Fallback())
+		r.pipeline = append(r.pipeline, hub.FallbackID)
+	}
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
 		Listeners: []pipeline.Listener{fallbacks},
-		Defaults:  session.Defaults{Lang: cfg.Lang, Pipeline: robotPipeline()}})
+		Defaults:  session.Defaults{Lang: cfg.Lang, Pipeline: r.pipeline}})
 	if err != nil {
 		return nil, err
 	}
 	if err := r.orch.Start(); err != nil {
+		return nil, err
+	}
+	if err := r.hub.start(ctx); err != nil {
 		return nil, err
 	}
 	// Conversations cut short by a restart go on, and timers that fell due
@@ -313,6 +331,7 @@ func (r *robot) bodyEvent(ev device.Event) {
 // order, waiting for each.
 func (r *robot) Close(ctx context.Context) error {
 	var errs []error
+	errs = append(errs, r.hub.Close(ctx)) // first: open cloud turns fail, nothing new starts
 	if r.stopSched != nil {
 		r.stopSched() // before the pipeline: a ringing timer speaks through the host
 	}

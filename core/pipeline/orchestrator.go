@@ -707,7 +707,8 @@ func readUtterances(v any) ([]string, string) {
 	return out, msg
 }
 
-// effectivePipeline composes preference, availability and policy (PIPE-13).
+// effectivePipeline composes preference, availability (loaded, and
+// Available when the plugin says) and policy (PIPE-13).
 func (l *lc) effectivePipeline() []Plugin {
 	var out []Plugin
 	seen := map[string]bool{}
@@ -722,6 +723,10 @@ func (l *lc) effectivePipeline() []Plugin {
 			continue
 		}
 		seen[id] = true
+		if unavailable(p) { // PIPE-13 step 2: loaded but its backend is away
+			l.log.Debug("pipeline entry unavailable; skipped for this utterance", "pipeline_id", id)
+			continue
+		}
 		out = append(out, p)
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fxamacker/cbor/v2"
@@ -23,11 +24,10 @@ import (
 // documentation for how numbers map. The JSON form and the result must both
 // be within the package limits.
 func EncodeCBOR(v any) ([]byte, error) {
-	js, err := json.Marshal(v)
+	// EncodeJSON writes this package's types directly (json.Marshal would
+	// re-parse what their MarshalJSON wrote) and checks the limits.
+	js, err := EncodeJSON(v)
 	if err != nil {
-		return nil, fmt.Errorf("encode cbor: %w", err)
-	}
-	if err := checkJSON(js); err != nil {
 		return nil, fmt.Errorf("encode cbor: %w", err)
 	}
 	tree, err := parseAny(js)
@@ -37,7 +37,7 @@ func EncodeCBOR(v any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode cbor: %w", err)
 	}
-	em, err := cbor.CoreDetEncOptions().EncMode()
+	em, err := cborEncMode()
 	if err != nil {
 		return nil, fmt.Errorf("encode cbor: %w", err)
 	}
@@ -82,7 +82,14 @@ func DecodeCBOR(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-func cborDecMode() (cbor.DecMode, error) {
+// The modes are immutable and safe for concurrent use; building one costs
+// more than encoding a typical message, so each is built once.
+var (
+	cborEncMode = sync.OnceValues(func() (cbor.EncMode, error) { return cbor.CoreDetEncOptions().EncMode() })
+	cborDecMode = sync.OnceValues(newCBORDecMode)
+)
+
+func newCBORDecMode() (cbor.DecMode, error) {
 	simple, err := cbor.NewSimpleValueRegistryFromDefaults(cbor.WithRejectedSimpleValue(cbor.SimpleValue(23))) // undefined
 	if err != nil {
 		return nil, err

@@ -97,8 +97,8 @@ func TestEncodeCBORRejects(t *testing.T) {
 		want string
 	}{
 		{name: "number beyond float64", in: json.RawMessage(`{"x":1e400}`), want: "encode cbor: number 1e400: out of float64 range"},
-		{name: "invalid JSON", in: json.RawMessage(`{"x":`), want: "encode cbor: json: error calling MarshalJSON for type json.RawMessage: unexpected end of JSON input"},
-		{name: "unencodable value", in: map[string]any{"c": make(chan int)}, want: "encode cbor: json: unsupported type: chan int"},
+		{name: "invalid JSON", in: json.RawMessage(`{"x":`), want: "encode cbor: encode json: json: error calling MarshalJSON for type json.RawMessage: unexpected end of JSON input"},
+		{name: "unencodable value", in: map[string]any{"c": make(chan int)}, want: "encode cbor: encode json: json: unsupported type: chan int"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

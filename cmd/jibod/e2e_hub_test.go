@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/cmd/jibohub/skills/trivia"
+)
+
+// The robot ↔ jibohub end-to-end tests drive both real binaries on
+// loopback: jibohub serving its shipped skills with a fixed seed, and
+// jibod talking to it with a token jibohub issued.
+
+const hubSeed = "7"
+
+var (
+	hubBinOnce sync.Once
+	hubBin     string
+	hubBinErr  error
+)
+
+// jibohubBin builds jibohub once for the package's tests.
+func jibohubBin(t *testing.T) string {
+	t.Helper()
+	hubBinOnce.Do(func() {
+		hubBin = filepath.Join(filepath.Dir(jibodBin), "jibohub")
+		build := exec.Command("go", "build", "-o", hubBin, "../jibohub")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			hubBinErr = err
+			hubBin = string(out)
+		}
+	})
+	require.NoError(t, hubBinErr, "building jibohub: %s", hubBin)
+	return hubBin
+}
+
+// lineProc is a running binary whose output lines are collected.
+type lineProc struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   chan string // standard output
+	errs  chan string // standard error
+	seen  []string
+	seenE []string
+}
+
+func startProc(t *testing.T, env []string, bin string, args ...string) *lineProc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	p := &lineProc{cmd: cmd, in: in, out: make(chan string, 1024), errs: make(chan string, 4096)}
+	pump := func(r io.Reader, ch chan string) { // ends when the process's pipe closes
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case ch <- sc.Text():
+			default: // a test not reading this stream must not block the process
+			}
+		}
+	}
+	go pump(stdout, p.out)
+	go pump(stderr, p.errs)
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return p
+}
+
+// wait reads ch until a line contains want. The bound only keeps a broken
+// build from hanging the run.
+func wait(t *testing.T, ch chan string, seen *[]string, want string, within time.Duration) string {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case l, ok := <-ch:
+			if !ok {
+				t.Fatalf("process ended before %q; it wrote %q", want, *seen)
+			}
+			*seen = append(*seen, l)
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-deadline:
+			t.Fatalf("no %q within %s; got %q", want, within, *seen)
+		}
+	}
+}
+
+func (p *lineProc) hear(t *testing.T, want string) string {
+	t.Helper()
+	return wait(t, p.out, &p.seen, want, 30*time.Second)
+}
+
+// hearFact waits for the robot to say one of the fact skill's facts.
+func (p *lineProc) hearFact(t *testing.T) {
+	t.Helper()
+	b, err := os.ReadFile("../jibohub/skills/fact/locale/en-us/fact.dialog")
+	require.NoError(t, err)
+	l := p.hear(t, "jibo: ")
+	for _, f := range strings.Split(string(b), "\n") {
+		if f = strings.TrimSpace(f); f != "" && !strings.HasPrefix(f, "#") && strings.Contains(l, f) {
+			return
+		}
+	}
+	t.Fatalf("the robot said %q, which is no fact of the fact skill", l)
+}
+
+func (p *lineProc) log(t *testing.T, want string) string {
+	t.Helper()
+	return wait(t, p.errs, &p.seenE, want, 30*time.Second)
+}
+
+func (p *lineProc) say(t *testing.T, line string) {
+	t.Helper()
+	_, err := io.WriteString(p.in, line+"\n")
+	require.NoError(t, err)
+}
+
+// testHub is jibohub with its key and a robot token.
+type testHub struct {
+	dir, key, token string
+	proc            *lineProc
+	url             string
+}
+
+func newTestHub(t *testing.T) *testHub {
+	t.Helper()
+	bin := jibohubBin(t)
+	h := &testHub{dir: t.TempDir()}
+	h.key = filepath.Join(h.dir, "hub.key")
+	out, err := exec.Command(bin, "keygen", "--out", h.key).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	tok, err := exec.Command(bin, "token", "--key", h.key, "--robot", "Test-Robot-E2E-One").Output()
+	require.NoError(t, err)
+	h.token = filepath.Join(h.dir, "robot.token")
+	require.NoError(t, os.WriteFile(h.token, tok, 0o600))
+	h.start(t, "127.0.0.1:0")
+	return h
+}
+
+// start runs jibohub on addr and reads the URL it serves.
+func (h *testHub) start(t *testing.T, addr string) {
+	t.Helper()
+	h.proc = startProc(t, nil, jibohubBin(t), "serve", "--addr", addr, "--key", h.key, "--seed", hubSeed, "--log-level", "info")
+	h.url = strings.TrimSpace(h.proc.hear(t, "ws://"))
+}
+
+// kill ends jibohub at once, as a crash would.
+func (h *testHub) kill(t *testing.T) {
+	t.Helper()
+	require.NoError(t, h.proc.cmd.Process.Signal(syscall.SIGKILL))
+	_ = h.proc.cmd.Wait()
+}
+
+// startRobot runs jibod on the hub and waits until it knows the hub's
+// skills.
+func startRobot(t *testing.T, h *testHub, encoding string, extra ...string) *lineProc {
+	t.Helper()
+	args := append([]string{"run", "--input", "stdin", "--speak-wpm", "0", "--log-level", "info",
+		"--hub", h.url, "--hub-token", h.token, "--hub-encoding", encoding}, extra...)
+	j := startProc(t, []string{"JIBOD_STATE_DIR=" + t.TempDir()}, jibodBin, args...)
+	up := j.log(t, "hub link up")
+	require.Contains(t, up, "encoding="+encoding, "the hub took the encoding offered")
+	j.log(t, "hub catalog applied")
+	return j
+}
+
+// firstTrivia is the first question jibohub asks with hubSeed, and an
+// answer it counts right.
+func firstTrivia(t *testing.T) (question, answer string) {
+	t.Helper()
+	order := trivia.Order(7, trivia.DefaultQuestion)
+	q := trivia.Bank[order[0]]
+	return q.Text, q.Accepts[0]
+}
+
+func TestHubEndToEnd(t *testing.T) {
+	for _, enc := range []string{"json", "cbor"} {
+		t.Run(enc, func(t *testing.T) {
+			h := newTestHub(t)
+			j := startRobot(t, h, enc)
+
+			// Single turn: a local intent match of a cloud skill goes as
+			// CLIENT_NLU and the fact is spoken.
+			j.say(t, "tell me a fun fact")
+			j.hearFact(t)
+
+			// Nothing understands it, the hub included: the remote
+			// fallback asked (CLIENT_ASR) and the robot says it did not
+			// understand.
+			j.say(t, "flibbertigibbet wobbleshnook")
+			j.hear(t, "didn't understand")
+			h.proc.log(t, "CLIENT_ASR")
+
+			// Multi-turn: the question's answer goes back as a new
+			// transaction carrying the stored session (CLIENT_ASR: the
+			// robot has no rule for trivia's answers).
+			question, answer := firstTrivia(t)
+			j.say(t, "let's play trivia")
+			j.hear(t, question)
+			j.say(t, answer)
+			j.hear(t, "Question 2")
+			for _, l := range j.seen {
+				require.NotContains(t, l, "Not quite", "the right answer counted as right")
+			}
+
+			// The hub dies while a question waits: the answer cannot reach
+			// it, the robot says so, and local skills carry on.
+			port := h.url[strings.LastIndex(h.url, ":")+1:]
+			h.kill(t)
+			j.log(t, "hub link down")
+			j.say(t, "seven")
+			j.hear(t, "can't reach the cloud")
+			j.say(t, "what time is it")
+			j.hear(t, "M.") // the clock: "… 10:48 AM."
+
+			// Back on the same port: the robot reconnects and the cloud
+			// skill works again.
+			h.start(t, "127.0.0.1:"+port)
+			j.log(t, "hub link up")
+			j.say(t, "tell me a fun fact")
+			j.hearFact(t)
+			require.NoError(t, j.in.Close())
+			require.NoError(t, j.cmd.Wait(), "jibod exits cleanly at the end of its input")
+		})
+	}
+}
+
+// TestHubProactiveRedirect: the robot sends a TRIGGER when the link first
+// comes up; the greeter asks, "yes" makes it redirect to trivia, whose
+// first question follows on the same transaction.
+func TestHubProactiveRedirect(t *testing.T) {
+	h := newTestHub(t)
+	j := startRobot(t, h, "cbor", "--hub-link", "per-turn", "--hub-trigger-on-up", "NEW_ARRIVAL")
+	j.hear(t, "want to play trivia")
+	j.log(t, "hub proactive turn done") // the question now waits for its answer
+	question, _ := firstTrivia(t)
+	j.say(t, "yes")
+	j.hear(t, question)
+	require.NoError(t, j.in.Close())
+	require.NoError(t, j.cmd.Wait())
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/openjibo/jibod/core/hub/token"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A tiny load against the in-process hub with the shipped skills: every
+// CLIENT_NLU turn into openjibo/fact completes.
+func TestLoadtestInProcess(t *testing.T) {
+	for _, enc := range []string{"cbor", "json"} {
+		t.Run(enc, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runLoadtest(context.Background(), []string{"--robots", "20", "--turns", "20", "--duration", "0", "--encoding", enc}, &out, &errOut)
+			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+			assert.Contains(t, out.String(), "(offered "+enc+", negotiated "+enc+")")
+			assert.Contains(t, out.String(), "robots    20 connected of 20")
+			assert.Contains(t, out.String(), "turns     400 in")
+			assert.Contains(t, out.String(), "messages  1600 received")
+			assert.Contains(t, out.String(), "errors    none")
+		})
+	}
+}
+
+func TestLoadtestWithKeyJSONReport(t *testing.T) {
+	key, err := token.GenerateKey()
+	require.NoError(t, err)
+	keyFile := filepath.Join(t.TempDir(), "hub.key")
+	require.NoError(t, token.WriteKeyFile(keyFile, key))
+	var out, errOut bytes.Buffer
+	code := runLoadtest(context.Background(), []string{"--robots", "4", "--turns", "5", "--duration", "0", "--key", keyFile, "--json"}, &out, &errOut)
+	require.Equal(t, 0, code, "stderr: %s", errOut.String())
+	var rep struct {
+		Connected  int            `json:"connected"`
+		Turns      int            `json:"turns"`
+		Errors     map[string]int `json:"errors"`
+		Negotiated string         `json:"negotiated"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	assert.Equal(t, 4, rep.Connected)
+	assert.Equal(t, 20, rep.Turns)
+	assert.Empty(t, rep.Errors)
+	assert.Equal(t, "cbor", rep.Negotiated)
+}
+
+func TestLoadtestUsage(t *testing.T) {
+	tests := []struct {
+		args    []string
+		code    int
+		wantErr string
+	}{
+		{[]string{"--encoding", "xml"}, 2, `--encoding: encoding "xml": want json or cbor`},
+		{[]string{"--duration", "0"}, 2, "an unbounded load test never ends"},
+		{[]string{"--robots", "0", "--turns", "1"}, 2, "robots 0"},
+		{[]string{"--token", "x", "--key", "k"}, 2, "give --token or --key, not both"},
+		{[]string{"extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"--url", "ws://127.0.0.1:1/v1/listen", "--robots", "2", "--turns", "1"}, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.wantErr, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runLoadtest(context.Background(), tt.args, &out, &errOut)
+			assert.Equal(t, tt.code, code, "stdout %s stderr %s", out.String(), errOut.String())
+			assert.Contains(t, errOut.String(), tt.wantErr)
+		})
+	}
+}
