@@ -2,7 +2,15 @@ package main
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
+	"math/big"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,12 +151,14 @@ type testHub struct {
 	dir, key, token string
 	proc            *lineProc
 	url             string
+	// tls is --tls-cert and --tls-key when the hub serves wss://.
+	tls []string
 }
 
-func newTestHub(t *testing.T) *testHub {
+func newTestHub(t *testing.T, tlsArgs ...string) *testHub {
 	t.Helper()
 	bin := jibohubBin(t)
-	h := &testHub{dir: t.TempDir()}
+	h := &testHub{dir: t.TempDir(), tls: tlsArgs}
 	h.key = filepath.Join(h.dir, "hub.key")
 	out, err := exec.Command(bin, "keygen", "--out", h.key).CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -163,8 +173,9 @@ func newTestHub(t *testing.T) *testHub {
 // start runs jibohub on addr and reads the URL it serves.
 func (h *testHub) start(t *testing.T, addr string) {
 	t.Helper()
-	h.proc = startProc(t, nil, jibohubBin(t), "serve", "--addr", addr, "--key", h.key, "--seed", hubSeed, "--log-level", "info")
-	h.url = strings.TrimSpace(h.proc.hear(t, "ws://"))
+	args := append([]string{"serve", "--addr", addr, "--key", h.key, "--seed", hubSeed, "--log-level", "info"}, h.tls...)
+	h.proc = startProc(t, nil, jibohubBin(t), args...)
+	h.url = strings.TrimSpace(h.proc.hear(t, "://"))
 }
 
 // kill ends jibohub at once, as a crash would.
@@ -255,10 +266,44 @@ func TestHubProactiveRedirect(t *testing.T) {
 	h := newTestHub(t)
 	j := startRobot(t, h, "cbor", "--hub-link", "per-turn", "--hub-trigger-on-up", "NEW_ARRIVAL")
 	j.hear(t, "want to play trivia")
-	j.log(t, "hub proactive turn done") // the question now waits for its answer
+	// Answered at once: the greeter was put in response mode before its
+	// question was spoken.
 	question, _ := firstTrivia(t)
 	j.say(t, "yes")
 	j.hear(t, question)
+	require.NoError(t, j.in.Close())
+	require.NoError(t, j.cmd.Wait())
+}
+
+// writeTLSPair writes a self-signed certificate for 127.0.0.1 and its key
+// (PEM) into dir.
+func writeTLSPair(t *testing.T, dir string) (cert, key string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "jibohub test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	require.NoError(t, err)
+	kb, err := x509.MarshalECPrivateKey(k)
+	require.NoError(t, err)
+	cert, key = filepath.Join(dir, "hub.crt"), filepath.Join(dir, "hub.pem")
+	require.NoError(t, os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600))
+	return cert, key
+}
+
+// TestHubEndToEndTLS: jibohub serves wss:// with its own certificate,
+// which the robot trusts through --hub-ca only.
+func TestHubEndToEndTLS(t *testing.T) {
+	cert, key := writeTLSPair(t, t.TempDir())
+	h := newTestHub(t, "--tls-cert", cert, "--tls-key", key)
+	require.True(t, strings.HasPrefix(h.url, "wss://127.0.0.1:"), h.url)
+	j := startRobot(t, h, "cbor", "--hub-ca", cert)
+	j.say(t, "tell me a fun fact")
+	j.hearFact(t)
 	require.NoError(t, j.in.Close())
 	require.NoError(t, j.cmd.Wait())
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/openjibo/jibod/core/hub/token"
@@ -21,6 +23,12 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" {
 		return usagef("keygen: --out FILE is required")
+	}
+	// A new key would invalidate every token signed with the old one.
+	if _, err := os.Lstat(*out); err == nil {
+		return fmt.Errorf("keygen: %s exists; not overwritten (the robots' tokens are signed with it)", *out)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("keygen: %w", err)
 	}
 	key, err := token.GenerateKey()
 	if err != nil {

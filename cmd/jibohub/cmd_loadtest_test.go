@@ -29,6 +29,16 @@ func TestLoadtestInProcess(t *testing.T) {
 	}
 }
 
+// One robot making more turns than the fact skill's calls_per_minute (600)
+// allows in a minute: the in-process hub does not meter a load test.
+func TestLoadtestNotRateLimited(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := runLoadtest(context.Background(), []string{"--robots", "1", "--turns", "700", "--duration", "0"}, &out, &errOut)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	assert.Contains(t, out.String(), "turns     700 in")
+	assert.Contains(t, out.String(), "rate limit  no turn refused over calls_per_minute")
+}
+
 func TestLoadtestWithKeyJSONReport(t *testing.T) {
 	key, err := token.GenerateKey()
 	require.NoError(t, err)

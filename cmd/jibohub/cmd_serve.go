@@ -18,8 +18,13 @@ import (
 // shutdownTimeout bounds a graceful stop.
 const shutdownTimeout = 10 * time.Second
 
-// newHub builds the hub: the shipped skills plus those of configPath.
-func newHub(configPath string, seed uint64, verifier server.Verifier, log *slog.Logger, lim server.Limits) (*server.Server, error) {
+// newHub builds the hub of cfg (its verifier, logger, limits…): the
+// shipped skills plus those of configPath.
+func newHub(configPath string, seed uint64, cfg server.Config) (*server.Server, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
 	skills, err := builtinSkills(seed, log)
 	if err != nil {
 		return nil, err
@@ -30,7 +35,8 @@ func newHub(configPath string, seed uint64, verifier server.Verifier, log *slog.
 			return nil, err
 		}
 	}
-	return server.New(server.Config{Skills: skills, HTTPSkills: remote, Verifier: verifier, Logger: log, Limits: lim})
+	cfg.Skills, cfg.HTTPSkills = skills, remote
+	return server.New(cfg)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -74,7 +80,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		verifier = iss
 	}
-	hub, err := newHub(*config, *seed, verifier, log, server.Limits{MaxConnections: *maxConns})
+	hub, err := newHub(*config, *seed, server.Config{Verifier: verifier, Logger: log,
+		Limits: server.Limits{MaxConnections: *maxConns}})
 	if err != nil {
 		return err
 	}

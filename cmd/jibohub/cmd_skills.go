@@ -20,7 +20,7 @@ func runSkills(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub, err := newHub(*config, 0, nil, log, server.Limits{})
+	hub, err := newHub(*config, 0, server.Config{Logger: log})
 	if err != nil {
 		return err
 	}

@@ -35,9 +35,15 @@ type fakeHub struct {
 }
 
 func newFakeHub(t *testing.T, script func(t *testing.T, c *wire.Conn)) *fakeHub {
+	return newFakeHubOn(t, script, false)
+}
+
+// newFakeHubOn is newFakeHub, serving wss:// with httptest's own
+// certificate when withTLS.
+func newFakeHubOn(t *testing.T, script func(t *testing.T, c *wire.Conn), withTLS bool) *fakeHub {
 	t.Helper()
 	h := &fakeHub{script: script, tokens: make(chan string, 64), paths: make(chan string, 64)}
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case h.tokens <- r.Header.Get("Authorization"):
 		default:
@@ -64,7 +70,12 @@ func newFakeHub(t *testing.T, script func(t *testing.T, c *wire.Conn)) *fakeHub 
 		c := wire.NewConn(ws, enc)
 		defer c.CloseNow()
 		h.script(t, c)
-	}))
+	})
+	if withTLS {
+		h.srv = httptest.NewTLSServer(handler)
+	} else {
+		h.srv = httptest.NewServer(handler)
+	}
 	t.Cleanup(h.srv.Close)
 	return h
 }

@@ -319,6 +319,28 @@ func (h *Host) awaitAnswer(busSession, skillID string, until time.Time) {
 	h.waiting[k] = tm
 }
 
+// waitingTimer is the no-input timer armed for a question, nil when none
+// is: a different one later means the question was answered (or timed
+// out) meanwhile.
+func (h *Host) waitingTimer(busSession, skillID string) *time.Timer {
+	h.waitMu.Lock()
+	defer h.waitMu.Unlock()
+	return h.waiting[runKey{busSession, skillID}]
+}
+
+// syncPlanned puts the skill in response mode for the question it is
+// about to ask, from the conversation remember just stored.
+func (h *Host) syncPlanned(ctx context.Context, t turn) error {
+	conv, ok, err := h.cfg.Conversations.Conversation(t.busSession, t.skillID)
+	if err != nil {
+		return fmt.Errorf("skill %s: reading its conversation: %w", t.skillID, err)
+	}
+	if !ok || conv.Listen == nil {
+		return nil
+	}
+	return h.syncResponseMode(ctx, t.busSession, t.skillID, conv.ExpiresAt)
+}
+
 // stopWaiting disarms a question's no-input turn.
 func (h *Host) stopWaiting(busSession, skillID string) {
 	k := runKey{busSession, skillID}

@@ -334,11 +334,27 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 				lease.Release()
 				return session.Session{}, err
 			}
+			asked := h.waitingTimer(t.busSession, t.skillID)
+			if planned != nil && t.sess.IsZero() {
+				// Outside a lifecycle (a proactive launch) nothing commits
+				// response mode for the question, and an answer can come
+				// as soon as it is spoken, before act returns: say it now.
+				if err := h.syncPlanned(ctx, t); err != nil {
+					lease.Release()
+					return session.Session{}, err
+				}
+			}
 			listen, err := h.act(ctx, t, reply.Action)
 			lease.Release()
 			if err != nil {
 				_ = h.forget(t.busSession, t.skillID)
 				return session.Session{}, err
+			}
+			if planned != nil && h.waitingTimer(t.busSession, t.skillID) != asked {
+				// Answered (or timed out) while still asking: that turn
+				// keeps the conversation now; writing this one back would
+				// undo it.
+				return committed, nil
 			}
 			if listen != nil || planned != nil {
 				// The answer window opens once the question has been

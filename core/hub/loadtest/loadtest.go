@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -158,6 +159,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			rep.Errors[k] += n
 		}
 	}
+	rep.RateLimited = rep.Errors[KindRateLimited]
 	rep.summarise(lat)
 	return rep, nil
 }
@@ -316,6 +318,10 @@ const (
 	kindLinkClosed = "link closed"
 	kindNoMatch    = "no match (LISTEN match null)"
 	kindRunaway    = "no final message"
+	// KindRateLimited is a hub ERROR refusing the skill call because the
+	// robot spent the skill's calls_per_minute (the hub meters each robot
+	// connection; jibohub's in-process load-test hub does not).
+	KindRateLimited = "hub ERROR: rate-limited (calls_per_minute)"
 )
 
 // turn runs one CLIENT_NLU transaction and returns its round trip, or the
@@ -359,6 +365,9 @@ func (r *robot) turn(ctx context.Context, cfg *Config) (time.Duration, string, b
 		case resp.Type == protocol.TypeSkillAction:
 			return d, "", false
 		case resp.Type == protocol.TypeError:
+			if strings.Contains(resp.Error.Message, "calls_per_minute") {
+				return 0, KindRateLimited, false
+			}
 			return 0, "hub ERROR " + resp.Error.Code, false
 		case resp.Type == protocol.TypeListen && resp.Listen.Match == nil:
 			return 0, kindNoMatch, false

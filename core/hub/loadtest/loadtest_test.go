@@ -49,6 +49,9 @@ func (h fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch intent {
 		case "hangup":
 			return
+		case "metered":
+			out = []*protocol.HubResponse{protocol.NewHubError(protocol.HubErrorGeneral,
+				"skill openjibo/fact: over its calls_per_minute limit: 600 calls in the last minute, limit 600", tid)}
 		case "broken":
 			out = []*protocol.HubResponse{protocol.NewHubError(protocol.HubErrorSkillNotFound, "no such skill", tid)}
 		case "missing":
@@ -114,6 +117,7 @@ func TestRunErrorsByKind(t *testing.T) {
 	}{
 		{"broken", "hub ERROR SKILL_NOT_FOUND", 0},
 		{"missing", "no match (LISTEN match null)", 0},
+		{"metered", KindRateLimited, 0},
 		{"hangup", "link closed", 3},
 	}
 	for _, tt := range tests {
@@ -134,6 +138,13 @@ func TestRunErrorsByKind(t *testing.T) {
 			var out bytes.Buffer
 			require.NoError(t, rep.Write(&out))
 			assert.Contains(t, out.String(), tt.kind)
+			if tt.kind == KindRateLimited {
+				assert.Equal(t, 12, rep.RateLimited)
+				assert.Contains(t, out.String(), "rate limit  12 turns refused over a skill's calls_per_minute")
+			} else {
+				assert.Zero(t, rep.RateLimited)
+				assert.Contains(t, out.String(), "rate limit  no turn refused")
+			}
 		})
 	}
 }

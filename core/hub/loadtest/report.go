@@ -30,6 +30,10 @@ type Report struct {
 	Turns int `json:"turns"`
 	// Errors are failed turns (and stray or bad frames) by kind.
 	Errors map[string]int `json:"errors"`
+	// RateLimited counts the Errors that were the hub refusing a call
+	// over a skill's calls_per_minute: the hub's metering, not its
+	// capacity.
+	RateLimited int `json:"rateLimited"`
 	// LinksLost counts robots whose link broke before the end.
 	LinksLost int `json:"linksLost"`
 	// Messages counts hub messages received.
@@ -114,6 +118,11 @@ func (r *Report) Write(w io.Writer) error {
 		for _, k := range slices.Sorted(maps.Keys(r.Errors)) {
 			p.printf("  %-40s %d\n", k, r.Errors[k])
 		}
+	}
+	if r.RateLimited > 0 {
+		p.printf("rate limit  %d turns refused over a skill's calls_per_minute: the hub's metering per robot, not its capacity\n", r.RateLimited)
+	} else {
+		p.printf("rate limit  no turn refused over calls_per_minute\n")
 	}
 	return p.err
 }

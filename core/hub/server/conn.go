@@ -98,7 +98,8 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request, ep endpoint) 
 	}
 	c.ws = wire.NewConn(ws, enc)
 	c.log = s.log.With("endpoint", ep, "encoding", enc.String(), "remote", r.RemoteAddr)
-	c.invoker, err = invoke.New(invoke.Config{Recorder: s.cfg.Records, Logger: c.log, MaxAttempts: 1})
+	c.invoker, err = invoke.New(invoke.Config{Recorder: s.cfg.Records, Logger: c.log, MaxAttempts: 1,
+		Unmetered: s.cfg.Unmetered})
 	if err != nil {
 		_ = ws.Close(websocket.StatusInternalError, "hub error")
 		return

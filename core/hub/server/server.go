@@ -157,6 +157,10 @@ type Config struct {
 	// Records receives one record per skill call; nil means an in-memory
 	// log of invoke.DefaultLogCapacity.
 	Records invoke.Recorder
+	// Unmetered lifts the skills' calls_per_minute, which the hub
+	// otherwise applies per robot connection: for load tests only, where
+	// one simulated robot makes a turn every few milliseconds.
+	Unmetered bool
 	// Limits and Timeouts; zero members mean the defaults.
 	Limits   Limits
 	Timeouts Timeouts
