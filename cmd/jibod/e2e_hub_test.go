@@ -2,20 +2,26 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
+	"io/fs"
 	"math/big"
 	"net"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +29,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/cmd/jibohub/skills/trivia"
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/core/skill/skillhttp"
+	"github.com/openjibo/jibod/jcp"
 )
 
 // The robot ↔ jibohub end-to-end tests drive both real binaries on
@@ -151,14 +162,15 @@ type testHub struct {
 	dir, key, token string
 	proc            *lineProc
 	url             string
-	// tls is --tls-cert and --tls-key when the hub serves wss://.
-	tls []string
+	// extra are more serve flags (--tls-cert and --tls-key for wss://,
+	// --skills-config), given again on each start.
+	extra []string
 }
 
-func newTestHub(t *testing.T, tlsArgs ...string) *testHub {
+func newTestHub(t *testing.T, extraArgs ...string) *testHub {
 	t.Helper()
 	bin := jibohubBin(t)
-	h := &testHub{dir: t.TempDir(), tls: tlsArgs}
+	h := &testHub{dir: t.TempDir(), extra: extraArgs}
 	h.key = filepath.Join(h.dir, "hub.key")
 	out, err := exec.Command(bin, "keygen", "--out", h.key).CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -173,7 +185,7 @@ func newTestHub(t *testing.T, tlsArgs ...string) *testHub {
 // start runs jibohub on addr and reads the URL it serves.
 func (h *testHub) start(t *testing.T, addr string) {
 	t.Helper()
-	args := append([]string{"serve", "--addr", addr, "--key", h.key, "--seed", hubSeed, "--log-level", "info"}, h.tls...)
+	args := append([]string{"serve", "--addr", addr, "--key", h.key, "--seed", hubSeed, "--log-level", "info"}, h.extra...)
 	h.proc = startProc(t, nil, jibohubBin(t), args...)
 	h.url = strings.TrimSpace(h.proc.hear(t, "://"))
 }
@@ -306,4 +318,210 @@ func TestHubEndToEndTLS(t *testing.T) {
 	j.hearFact(t)
 	require.NoError(t, j.in.Close())
 	require.NoError(t, j.cmd.Wait())
+}
+
+// Intents of the slow skill (testdata/hubslow/locale).
+const (
+	slowIntentWait = "take_it_slow"
+	slowIntentQuiz = "slow_quiz"
+)
+
+// slowCall is one call the slow skill took: the hub called it, so the
+// robot's transaction is in flight.
+type slowCall struct {
+	typ, intent string
+	text        string // the answer heard, for LISTEN_UPDATE
+	session     string // id of the session the request carried
+}
+
+// slowSkill is a cloud skill (a core/skill Skill) that the test serves
+// over HTTP and jibohub calls through --skills-config. It holds its calls
+// until the test lets them go, so jibohub can be killed while a
+// transaction is in flight: "take it slow" waits on wait, then thanks the
+// user; "ask me a slow question" asks at once, in a new session, and its
+// answer waits on answer, then is repeated with the id of the session it
+// came back with.
+type slowSkill struct {
+	manifest     *skill.Manifest
+	locale       fs.FS
+	calls        chan slowCall
+	wait, answer chan struct{} // closed: calls of that kind answer
+	// letWait and letAnswer close wait and answer, once.
+	letWait, letAnswer func()
+	quizzes            atomic.Int32
+}
+
+var _ skill.Skill = (*slowSkill)(nil)
+
+func newSlowSkill(t *testing.T) *slowSkill {
+	t.Helper()
+	b, err := os.ReadFile("testdata/hubslow/manifest.json")
+	require.NoError(t, err)
+	m, err := registry.ParseManifest(b)
+	require.NoError(t, err)
+	s := &slowSkill{manifest: m, locale: os.DirFS("testdata/hubslow/locale"),
+		calls: make(chan slowCall, 16), wait: make(chan struct{}), answer: make(chan struct{})}
+	s.letWait = sync.OnceFunc(func() { close(s.wait) })
+	s.letAnswer = sync.OnceFunc(func() { close(s.answer) })
+	return s
+}
+
+func (s *slowSkill) Manifest() *skill.Manifest { return s.manifest }
+func (s *slowSkill) Locale() fs.FS             { return s.locale }
+
+func (s *slowSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	c := slowCall{typ: req.Type, intent: req.Data.Result.NLU.IntentName()}
+	if a := req.Data.Result.ASR; a != nil {
+		c.text = a.Text
+	}
+	if sess := req.Data.Skill.Session; sess != nil {
+		c.session = sess.ID
+	}
+	select {
+	case s.calls <- c:
+	default: // the test takes every call; a full channel is its failure to see
+	}
+	sd := req.Data.Skill
+	var gate chan struct{}
+	var say string
+	switch {
+	case req.Type == protocol.TypeListenLaunch && c.intent == slowIntentQuiz:
+		sd.Session = &protocol.Session{ID: fmt.Sprintf("quiz-%d", s.quizzes.Add(1)), Data: json.RawMessage(`{"asked":"colour"}`)}
+		act, err := skill.ActionJSON(jcp.NewAction(jcp.Question("What is your favourite colour?", "test/slow/answer")))
+		if err != nil {
+			return nil, err
+		}
+		return protocol.NewSkillAction(req, sd, act, false), nil
+	case req.Type == protocol.TypeListenLaunch && c.intent == slowIntentWait:
+		gate, say = s.wait, "Thanks for waiting."
+	case req.Type == protocol.TypeListenUpdate:
+		gate, say = s.answer, fmt.Sprintf("You said %s, answering %s.", c.text, c.session)
+	default:
+		return nil, fmt.Errorf("slow skill: unexpected %s with intent %q", req.Type, c.intent)
+	}
+	select {
+	case <-gate:
+	case <-ctx.Done(): // the hub went away (or gave up) meanwhile
+		return nil, ctx.Err()
+	}
+	act, err := skill.ActionJSON(jcp.NewAction(jcp.Say(say)))
+	if err != nil {
+		return nil, err
+	}
+	return protocol.NewSkillAction(req, sd, act, true), nil
+}
+
+// took waits until the hub has called the skill and returns the call.
+func (s *slowSkill) took(t *testing.T) slowCall {
+	t.Helper()
+	select {
+	case c := <-s.calls:
+		return c
+	case <-time.After(30 * time.Second): // only keeps a broken build from hanging
+		t.Fatal("the hub never called the slow skill")
+		return slowCall{}
+	}
+}
+
+// serveSlowSkill serves s over HTTP and writes a --skills-config listing
+// it, with its manifest and locale, into a temporary directory.
+func serveSlowSkill(t *testing.T, s *slowSkill) (config string) {
+	t.Helper()
+	srv := httptest.NewServer(skillhttp.NewHandler(s, skillhttp.ServerOptions{}))
+	t.Cleanup(srv.Close)
+	// Registered after srv.Close, so it runs first: no call is left
+	// holding.
+	t.Cleanup(func() { s.letWait(); s.letAnswer() })
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS("testdata/hubslow")))
+	man, err := os.ReadFile("testdata/hubslow/manifest.json")
+	require.NoError(t, err)
+	cfg, err := json.Marshal(map[string]any{"skills": []any{map[string]any{
+		"url": srv.URL + skillhttp.Path, "manifest": json.RawMessage(man), "locale": "locale"}}})
+	require.NoError(t, err)
+	config = filepath.Join(dir, "skills.json")
+	require.NoError(t, os.WriteFile(config, cfg, 0o600))
+	return config
+}
+
+// TestHubKilledMidTurn: jibohub dies while a transaction is in flight —
+// its HTTP skill has been called and not yet answered. The robot says it
+// cannot reach the cloud (the link dropped: neither silence nor a
+// timeout), local skills carry on, and once jibohub is back on the same
+// port the robot reconnects and the cloud skill answers again. Then the
+// same with the answer to a cloud skill's question in flight.
+func TestHubKilledMidTurn(t *testing.T) {
+	for _, tc := range []struct{ encoding, link string }{
+		{"json", "persistent"}, {"cbor", "persistent"}, {"cbor", "per-turn"},
+	} {
+		t.Run(tc.encoding+"/"+tc.link, func(t *testing.T) {
+			sk := newSlowSkill(t)
+			h := newTestHub(t, "--skills-config", serveSlowSkill(t, sk))
+			j := startRobot(t, h, tc.encoding, "--hub-link", tc.link)
+			port := h.url[strings.LastIndex(h.url, ":")+1:]
+			killInFlight := func(t *testing.T) {
+				t.Helper()
+				h.kill(t)
+				l := j.log(t, "cloud skill unreachable")
+				require.Contains(t, l, "dropped mid-turn", "the robot saw the link drop, not a timeout")
+				j.hear(t, "can't reach the cloud")
+			}
+			restart := func(t *testing.T) {
+				t.Helper()
+				h.start(t, "127.0.0.1:"+port)
+				if tc.link == "persistent" {
+					j.log(t, "hub link up")
+				} // a per-turn link goes down only when a turn cannot connect: the next turn dials the new hub
+			}
+
+			// A launch in flight.
+			j.say(t, "take it slow")
+			c := sk.took(t)
+			require.Equal(t, slowCall{typ: protocol.TypeListenLaunch, intent: slowIntentWait}, c)
+			killInFlight(t)
+			j.say(t, "what time is it")
+			j.hear(t, "M.") // the clock: "… 10:48 AM."
+
+			sk.letWait()
+			restart(t)
+			j.say(t, "take it slow")
+			require.Equal(t, protocol.TypeListenLaunch, sk.took(t).typ)
+			j.hear(t, "Thanks for waiting")
+
+			// An answer in flight: the question's session went with it.
+			j.say(t, "ask me a slow question")
+			require.Equal(t, slowIntentQuiz, sk.took(t).intent)
+			j.hear(t, "favourite colour")
+			j.say(t, "blue")
+			c = sk.took(t)
+			require.Equal(t, slowCall{typ: protocol.TypeListenUpdate, text: "blue", session: "quiz-1"}, c)
+			killInFlight(t)
+
+			// What the user meets once the hub is back: the answer turn
+			// that failed used up the question. The robot still keeps the
+			// quiz's session (the offline reply was not final) but is no
+			// longer waiting for an answer, so "blue" said again goes to
+			// the remote fallback with no skill in its CONTEXT: the hub
+			// matches nothing and the quiz never hears it. Asking again
+			// starts a new quiz, which works end to end.
+			sk.letAnswer()
+			restart(t)
+			j.say(t, "blue")
+			j.hear(t, "didn't understand")
+			select {
+			case c := <-sk.calls: // the hub replied already: any call would be here
+				t.Fatalf("the re-said answer reached the quiz: %+v", c)
+			default:
+			}
+			j.say(t, "ask me a slow question")
+			require.Equal(t, slowCall{typ: protocol.TypeListenLaunch, intent: slowIntentQuiz}, sk.took(t),
+				"a new quiz: the launch carries no session")
+			j.hear(t, "favourite colour")
+			j.say(t, "blue")
+			require.Equal(t, slowCall{typ: protocol.TypeListenUpdate, text: "blue", session: "quiz-2"}, sk.took(t))
+			j.hear(t, "You said blue, answering quiz-2.")
+			require.NoError(t, j.in.Close())
+			require.NoError(t, j.cmd.Wait(), "jibod exits cleanly at the end of its input")
+		})
+	}
 }

@@ -177,9 +177,18 @@ func (l *link) serve(ctx context.Context, conn *wire.Conn) error {
 	}
 	l.mu.Unlock()
 	for _, t := range open {
-		t.fail(fmt.Errorf("%w: transaction %s: %w", ErrLinkDown, t.ID, err))
+		t.fail(linkDown(t.ID, err))
 	}
 	return err
+}
+
+// linkDown is the error of transaction id whose connection failed with
+// cause. The cause is kept as text only: a hub that dies (SIGKILL, a
+// crash) reads as io.EOF, which Transaction.Next keeps for a
+// transaction's normal end; wrapped, a RemoteSkill took the drop for the
+// hub ending the turn without an action and said nothing.
+func linkDown(id string, cause error) error {
+	return fmt.Errorf("%w: transaction %s: %v", ErrLinkDown, id, cause)
 }
 
 // heartbeat pings the hub every Heartbeat; a ping without its pong closes
@@ -322,7 +331,7 @@ func (l *link) readTurn(t *Transaction) {
 			t.fail(fmt.Errorf("%w: %w", ErrProtocol, fe))
 			return
 		case err != nil:
-			t.fail(fmt.Errorf("%w: transaction %s: %w", ErrLinkDown, t.ID, err))
+			t.fail(linkDown(t.ID, err))
 			return
 		}
 		if r.TransID != "" && r.TransID != t.ID {
