@@ -127,8 +127,11 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, log *slog
 	if stateDir == noState {
 		stateDir = ""
 	}
+	// The host's conversation store: the remote fallback names the active
+	// cloud skill's {id, session} in CONTEXT from it (jibo.md §1.3).
 	remote, err := hub.NewRemote(hub.RemoteConfig{Client: client, Host: r.host, Bus: r.bus, StateDir: stateDir,
-		Release: version, Lang: lang, Runtime: runtimeContext(r.parts.state, time.Now), Logger: log})
+		Release: version, Lang: lang, Runtime: runtimeContext(r.parts.state, time.Now),
+		Conversations: r.conversations, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,9 @@ type robot struct {
 	stopHost func()
 	// state is the on-disk skill state; nil when kept in memory.
 	state *store.Store
+	// conversations is where the host keeps skills' sessions (state, or
+	// memory); the hub's remote fallback reads the active cloud skill's.
+	conversations skill.Conversations
 	// invoker makes every skill call; runs keeps the newest records and
 	// runsFile, when there is a state folder, all of them on disk.
 	invoker  *invoke.Invoker
@@ -209,6 +212,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		Gate: registry.Gate{Animations: r.exec.Animations()}}); err != nil {
 		return nil, err
 	}
+	r.conversations = conversations
 	if r.host, err = skill.NewHost(skill.HostConfig{Bus: r.bus, Body: r.exec, Logger: log,
 		Robot:         skill.Robot{AccountID: "local", RobotID: "Sim-Jibo-Local-Robot", Release: version},
 		Conversations: conversations, ListenWindow: cfg.ListenWindow, Now: now,

@@ -44,7 +44,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8787", "address to listen on (port 0: any free port)")
 	keyFile := fs.String("key", "", "token signing key file: robots need a token signed with it")
-	noAuth := fs.Bool("no-auth", false, "accept robots without a token (placeholder account and robot ids)")
+	noAuth := fs.Bool("no-auth", false, "accept robots without a token (stand-in account and robot ids)")
 	cert := fs.String("tls-cert", "", "TLS certificate file (with --tls-key: serve wss://)")
 	key := fs.String("tls-key", "", "TLS private key file")
 	config := fs.String("skills-config", "", "JSON file of skills served over HTTP")

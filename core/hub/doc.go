@@ -10,7 +10,9 @@
 // the hub's catalog (GET /v1/skills), hosted by the ordinary skill host so
 // its SKILL_ACTIONs run on the body like a local skill's; Fallback is the
 // "hub-fallback" pipeline stage that hands what nothing local understood
-// to the hub as CLIENT_ASR; Remote keeps the proxies in step with the
+// to the hub as CLIENT_ASR, naming the cloud skill active in the bus
+// session (its kept {id, session}) in CONTEXT so the hub can route the
+// text to it as an answer (jibo.md §1.3, §1.5); Remote keeps the proxies in step with the
 // catalog (cached on disk so remote intents are known when the robot
 // starts offline) and runs proactive TRIGGERs. While the hub cannot be
 // reached the remote stages report unavailable, local skills carry on,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
@@ -42,21 +41,37 @@ func (f *Fallback) ID() string { return FallbackID }
 func (f *Fallback) Available() bool { return f.r.client.Available() }
 
 // Match sends the first utterance to the hub and claims it for the cloud
-// skill the hub matched, or declines.
-func (f *Fallback) Match(ctx context.Context, utterances []string, lang string, _ session.Session) (*pipeline.Match, error) {
+// skill the hub matched, or declines. When a cloud skill is active in the
+// bus session (its conversation kept, see Remote.activeSkill), CONTEXT
+// carries its {id, session} and the turn is no hot-phrase turn, as a real
+// robot sends it (jibo.md §1.3): a hub that matches no launch intent then
+// routes the text to that skill as LISTEN_UPDATE (§1.5). This is how an
+// answer whose turn failed while the hub was gone reaches the skill when
+// the user says it again.
+func (f *Fallback) Match(ctx context.Context, utterances []string, lang string, sess session.Session) (*pipeline.Match, error) {
 	if len(utterances) == 0 || !f.Available() {
 		return nil, nil
 	}
 	text := utterances[0]
 	mode := protocol.ModeClientASR
+	sd, listen, active := f.r.activeSkill(sess.ID())
+	rules := append([]string{"launch"}, listen...)
+	c := protocol.Context{General: protocol.GeneralData{Release: f.r.cfg.Release, Lang: lang}, Skill: sd}
+	if f.r.cfg.Runtime != nil {
+		c.Runtime = f.r.cfg.Runtime()
+	}
 	tx, err := f.r.client.Transact(ctx,
-		protocol.NewListen(protocol.ListenData{Lang: lang, Hotphrase: true, Rules: []string{"launch"}, Mode: &mode}),
-		protocol.NewContext(protocol.Context{General: protocol.GeneralData{Release: f.r.cfg.Release, Lang: lang}}),
+		protocol.NewListen(protocol.ListenData{Lang: lang, Hotphrase: !active, Rules: rules, Mode: &mode}),
+		protocol.NewContext(c),
 		protocol.NewClientASR(text))
 	if err != nil {
 		return f.decline(err)
 	}
-	m, keep, err := f.read(ctx, tx, text, lang)
+	var running *protocol.SkillData
+	if active {
+		running = &sd
+	}
+	m, keep, err := f.read(ctx, tx, running, text, lang)
 	if !keep {
 		tx.Close()
 	}
@@ -76,11 +91,12 @@ func (f *Fallback) decline(err error) (*pipeline.Match, error) {
 	return nil, err
 }
 
-// read follows the transaction up to the hub's LISTEN result.
-func (f *Fallback) read(ctx context.Context, tx *Transaction, text, lang string) (*pipeline.Match, bool, error) {
+// read follows the transaction up to the hub's LISTEN result; running is
+// the active skill CONTEXT named, if any.
+func (f *Fallback) read(ctx context.Context, tx *Transaction, running *protocol.SkillData, text, lang string) (*pipeline.Match, bool, error) {
 	for {
 		r, err := tx.Next(ctx)
-		if errors.Is(err, io.EOF) {
+		if Ended(err) {
 			return nil, false, nil
 		}
 		if err != nil {
@@ -92,7 +108,7 @@ func (f *Fallback) read(ctx context.Context, tx *Transaction, text, lang string)
 			if match == nil || isFinal(r) {
 				return nil, false, nil // the hub understood nothing either
 			}
-			return f.claim(tx, match, r.Listen.NLU, text, lang)
+			return f.claim(tx, match, running, r.Listen.NLU, text, lang)
 		case protocol.TypeError:
 			f.r.log.Info("remote fallback: hub error", "code", r.Error.Code, "message", r.Error.Message)
 			return nil, false, nil
@@ -102,11 +118,17 @@ func (f *Fallback) read(ctx context.Context, tx *Transaction, text, lang string)
 	}
 }
 
-// claim turns the hub's match into the pipeline's.
-func (f *Fallback) claim(tx *Transaction, match *protocol.MatchData, nlu *protocol.NLUResult, text, lang string) (*pipeline.Match, bool, error) {
+// claim turns the hub's match into the pipeline's. A match of the running
+// skill that is no launch continues its conversation: the transaction
+// notes the session CONTEXT carried, for the proxy to hand back if the
+// hub goes before the skill's action arrives.
+func (f *Fallback) claim(tx *Transaction, match *protocol.MatchData, running *protocol.SkillData, nlu *protocol.NLUResult, text, lang string) (*pipeline.Match, bool, error) {
 	target := match.SkillID
 	if target == "" {
 		target = match.CloudSkill
+	}
+	if running != nil && running.Name() == target && (match.Launch == nil || !*match.Launch) {
+		tx.continues = running
 	}
 	slots := map[string]string{}
 	intentName := ""

@@ -1,14 +1,17 @@
 package hub
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,6 +35,36 @@ type fakeHub struct {
 	tokens chan string
 	// paths gets every upgrade's path.
 	paths chan string
+	// raw maps each connection the hub accepted to its TCP connection,
+	// for scripts that drop it (dropTCP).
+	raw sync.Map // *wire.Conn → net.Conn
+}
+
+// hijackRecorder notes the TCP connection the websocket upgrade takes
+// over.
+type hijackRecorder struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+func (r *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := r.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("fake hub: the response writer cannot be hijacked")
+	}
+	c, brw, err := hj.Hijack()
+	r.conn = c
+	return c, brw, err
+}
+
+// dropTCP closes c's TCP connection under the websocket, with no close
+// frame: to the robot the hub just vanished, and its read fails with an
+// error wrapping io.EOF.
+func (h *fakeHub) dropTCP(t *testing.T, c *wire.Conn) {
+	v, ok := h.raw.Load(c)
+	if assert.True(t, ok, "the fake hub knows the connection") {
+		_ = v.(net.Conn).Close()
+	}
 }
 
 func newFakeHub(t *testing.T, script func(t *testing.T, c *wire.Conn)) *fakeHub {
@@ -58,7 +91,8 @@ func newFakeHubOn(t *testing.T, script func(t *testing.T, c *wire.Conn), withTLS
 			_, _ = io.WriteString(w, `{"error":"token expired","code":"UNAUTHORIZED"}`)
 			return
 		}
-		ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: wire.AcceptSubprotocols()})
+		hr := &hijackRecorder{ResponseWriter: w}
+		ws, err := websocket.Accept(hr, r, &websocket.AcceptOptions{Subprotocols: wire.AcceptSubprotocols()})
 		if err != nil {
 			return
 		}
@@ -68,6 +102,8 @@ func newFakeHubOn(t *testing.T, script func(t *testing.T, c *wire.Conn), withTLS
 			return
 		}
 		c := wire.NewConn(ws, enc)
+		h.raw.Store(c, hr.conn)
+		defer h.raw.Delete(c)
 		defer c.CloseNow()
 		h.script(t, c)
 	})

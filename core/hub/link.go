@@ -184,9 +184,9 @@ func (l *link) serve(ctx context.Context, conn *wire.Conn) error {
 
 // linkDown is the error of transaction id whose connection failed with
 // cause. The cause is kept as text only: a hub that dies (SIGKILL, a
-// crash) reads as io.EOF, which Transaction.Next keeps for a
-// transaction's normal end; wrapped, a RemoteSkill took the drop for the
-// hub ending the turn without an action and said nothing.
+// crash) reads as io.EOF, which Transaction.Next returns for a
+// transaction's normal end; a caller testing with errors.Is rather than
+// Ended would take the drop for the hub ending the turn.
 func linkDown(id string, cause error) error {
 	return fmt.Errorf("%w: transaction %s: %v", ErrLinkDown, id, cause)
 }

@@ -122,9 +122,18 @@ func TestTLSWithCAFile(t *testing.T) {
 // goes Down and reconnects, and turns work on the new connection.
 func TestHeartbeatFailureReconnects(t *testing.T) {
 	var conns atomic.Int32
+	// accepted gets each connection's number once the hub's handler has
+	// counted it: the client reports Up as soon as the upgrade is done,
+	// which can be before the handler runs.
+	accepted := make(chan int32, 64)
 	release := make(chan struct{})
 	h := newFakeHub(t, func(t *testing.T, c *wire.Conn) {
-		if conns.Add(1) == 1 {
+		n := conns.Add(1)
+		select {
+		case accepted <- n:
+		default:
+		}
+		if n == 1 {
 			<-release // never reads: pings go unanswered
 			return
 		}
@@ -132,9 +141,16 @@ func TestHeartbeatFailureReconnects(t *testing.T) {
 	})
 	t.Cleanup(func() { close(release) }) // runs before the server closes
 	states := make(chan LinkState, 64)
+	// ConnectTimeout also bounds a ping's wait for its pong: long enough
+	// that the answering hub's pongs are never missed on a loaded machine.
 	c, err := NewClient(Config{URL: h.url(), Logger: quiet, Heartbeat: 20 * time.Millisecond,
-		ConnectTimeout: 100 * time.Millisecond, BackoffMin: time.Millisecond, BackoffMax: 5 * time.Millisecond,
-		OnState: func(st LinkState) { states <- st }})
+		ConnectTimeout: 500 * time.Millisecond, BackoffMin: time.Millisecond, BackoffMax: 5 * time.Millisecond,
+		OnState: func(st LinkState) {
+			select {
+			case states <- st:
+			default:
+			}
+		}})
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	defer c.Close(context.Background())
@@ -143,13 +159,26 @@ func TestHeartbeatFailureReconnects(t *testing.T) {
 	down := waitState(t, states, Down)
 	require.Error(t, down.Err, "the dropped link says why")
 	waitState(t, states, Up)
-	assert.Equal(t, int32(2), conns.Load(), "one reconnection")
+	assert.Equal(t, int32(1), waitAccepted(t, accepted), "the first connection")
+	assert.Equal(t, int32(2), waitAccepted(t, accepted), "the link reconnected")
 	tx, err := c.Transact(context.Background(), launchMsgs()...)
 	require.NoError(t, err)
 	defer tx.Close()
 	r, err := tx.Next(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, protocol.TypeSOS, r.Type)
+	assert.Equal(t, protocol.TypeSOS, r.Type, "the new connection carries turns")
+}
+
+// waitAccepted returns the next connection the fake hub counted.
+func waitAccepted(t *testing.T, accepted chan int32) int32 {
+	t.Helper()
+	select {
+	case n := <-accepted:
+		return n
+	case <-time.After(10 * time.Second): // only keeps a broken build from hanging
+		t.Fatal("the hub took no connection")
+		return 0
+	}
 }
 
 // The reconnect loop waits a jittered, doubling delay between attempts

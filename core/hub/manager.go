@@ -26,6 +26,20 @@ const TopicTrigger = "jibo.hub.trigger"
 // is up (it is also fetched every time the link comes up).
 const DefaultRefresh = 10 * time.Minute
 
+// DefaultActiveWindow is how long after its last turn a cloud skill's
+// kept conversation counts as the active skill the remote fallback names
+// in CONTEXT. A conversation is kept until the skill ends it, on disk
+// across restarts: without a bound, a skill left mid-game would get every
+// unmatched utterance of the days after as an answer.
+const DefaultActiveWindow = 10 * time.Minute
+
+// Conversations lists the sessions the skill host keeps between turns;
+// the host's store (skill.Conversations: *store.Store, *skill.MemoryState)
+// is one.
+type Conversations interface {
+	Conversations() ([]store.Conversation, error)
+}
+
 // Host is the skill host the proxies live in; *skill.Host is one.
 type Host interface {
 	Add(s skill.Skill) error
@@ -48,8 +62,15 @@ type RemoteConfig struct {
 	Release string
 	// Lang is the language of proactive turns.
 	Lang string
-	// Runtime, if set, is the robot's runtime context for TRIGGER turns.
+	// Runtime, if set, is the robot's runtime context for TRIGGER and
+	// remote fallback turns.
 	Runtime func() protocol.RuntimeContext
+	// Conversations, if set, is the store the Host keeps skills' sessions
+	// in: the remote fallback finds the active cloud skill there.
+	Conversations Conversations
+	// ActiveWindow bounds how old a kept conversation may be to count as
+	// the active cloud skill (default DefaultActiveWindow).
+	ActiveWindow time.Duration
 	// Refresh is the catalog's refresh period (default DefaultRefresh).
 	Refresh time.Duration
 	// Slimmer speaks the offline MIM; nil means a default one.
@@ -89,6 +110,9 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 	}
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = DefaultRefresh
+	}
+	if cfg.ActiveWindow <= 0 {
+		cfg.ActiveWindow = DefaultActiveWindow
 	}
 	if cfg.Release == "" {
 		cfg.Release = "1.9.2"
@@ -138,6 +162,55 @@ func (r *Remote) proxy(catalogID string) *RemoteSkill {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.proxies[catalogID]
+}
+
+// proxyByBusID returns the proxy a host knows as busID, nil when none.
+func (r *Remote) proxyByBusID(busID string) *RemoteSkill {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, p := range r.proxies {
+		if p.busID() == busID {
+			return p
+		}
+	}
+	return nil
+}
+
+// activeSkill is the cloud skill active in a bus session: of the kept
+// conversations of the session that belong to a proxy and were updated
+// within ActiveWindow, the newest. It returns the skill as CONTEXT names
+// it to the hub ({id: catalog id, session: the stored session}), the
+// listen contexts of a question it still waits on, and whether there is
+// one; none is CONTEXT skill {id: null}.
+func (r *Remote) activeSkill(busSession string) (protocol.SkillData, []string, bool) {
+	if r.cfg.Conversations == nil {
+		return protocol.SkillData{}, nil, false
+	}
+	all, err := r.cfg.Conversations.Conversations()
+	if err != nil {
+		r.log.Warn("remote fallback: kept conversations not read; no skill named in CONTEXT", "err", err)
+		return protocol.SkillData{}, nil, false
+	}
+	now := r.cfg.Now()
+	var best *store.Conversation
+	var proxy *RemoteSkill
+	for i := range all {
+		c := &all[i]
+		if c.BusSession != busSession || now.Sub(c.UpdatedAt) > r.cfg.ActiveWindow {
+			continue
+		}
+		if best != nil && !c.UpdatedAt.After(best.UpdatedAt) {
+			continue
+		}
+		if p := r.proxyByBusID(c.SkillID); p != nil {
+			best, proxy = c, p
+		}
+	}
+	if best == nil {
+		return protocol.SkillData{}, nil, false
+	}
+	id := proxy.cs.ID
+	return protocol.SkillData{ID: &id, Session: best.Skill.Session}, best.Listen, true
 }
 
 // Apply makes the host's proxies match cat: proxies of skills gone or

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strings"
 	"testing/fstest"
@@ -106,7 +105,7 @@ func (s *RemoteSkill) Handle(ctx context.Context, req *protocol.Request) (*proto
 			return s.errorResponse(req, "", err.Error()), nil
 		}
 		if tx, err = s.r.client.Transact(ctx, msgs...); err != nil {
-			return s.unreachable(ctx, req, err)
+			return s.unreachable(ctx, req, nil, err)
 		}
 	}
 	resp, keep, err := s.follow(ctx, req, tx)
@@ -199,11 +198,11 @@ func (s *RemoteSkill) follow(ctx context.Context, req *protocol.Request, tx *Tra
 	for {
 		r, err := tx.Next(ctx)
 		switch {
-		case errors.Is(err, io.EOF):
+		case Ended(err):
 			s.r.log.Info("hub ended the transaction without an action", "skill_id", s.cs.ID, "trans_id", tx.ID)
 			return s.end(req), false, nil
 		case err != nil && ctx.Err() == nil && unreachable(err):
-			resp, err := s.unreachable(ctx, req, err)
+			resp, err := s.unreachable(ctx, req, tx, err)
 			return resp, false, err
 		case err != nil:
 			return nil, false, fmt.Errorf("cloud skill %s: %w", s.cs.ID, err)
@@ -279,19 +278,31 @@ func (s *RemoteSkill) errorResponse(req *protocol.Request, code, message string)
 
 // unreachable answers a request the hub could not take with the offline
 // MIM. An answer turn's session is kept as the host had it (final false),
-// so nothing of the conversation is lost; a launch simply ends.
-func (s *RemoteSkill) unreachable(ctx context.Context, req *protocol.Request, cause error) (*protocol.Response, error) {
+// so nothing of the conversation is lost: its prompt asks the user to say
+// the answer again, which the remote fallback then sends to the hub with
+// that session in CONTEXT. A handed-over transaction that continued a
+// running skill (tx.continues) is an answer turn too: the host dropped
+// the skill's conversation when it launched the proxy, so the session the
+// transaction's CONTEXT carried is handed back for it to keep. A launch
+// simply ends.
+func (s *RemoteSkill) unreachable(ctx context.Context, req *protocol.Request, tx *Transaction, cause error) (*protocol.Response, error) {
 	if errors.Is(cause, ErrClosed) || ctx.Err() != nil {
 		return nil, fmt.Errorf("cloud skill %s: %w", s.cs.ID, cause)
 	}
 	s.r.log.Warn("cloud skill unreachable; saying so", "skill_id", s.cs.ID, "err", cause)
-	act, err := s.r.offline.action(req.Data.Runtime, s.r.cfg.Now())
+	answerTurn := req.Type == protocol.TypeListenUpdate
+	sd := req.Data.Skill
+	if tx != nil && tx.continues != nil {
+		answerTurn = true
+		sd.Session = tx.continues.Session
+	}
+	act, err := s.r.offline.action(answerTurn, req.Data.Runtime, s.r.cfg.Now())
 	if err != nil {
 		return nil, err
 	}
-	final, fireAndForget := req.Type != protocol.TypeListenUpdate, false
+	final, fireAndForget := !answerTurn, false
 	return &protocol.Response{Header: protocol.NewHeader(protocol.TypeSkillAction, protocol.WithTransID(req.TransID)),
-		Action: &protocol.SkillActionData{Skill: req.Data.Skill, Action: act, Final: &final, FireAndForget: &fireAndForget}}, nil
+		Action: &protocol.SkillActionData{Skill: sd, Action: act, Final: &final, FireAndForget: &fireAndForget}}, nil
 }
 
 // busID is the proxy's id on the bus.

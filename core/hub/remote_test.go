@@ -3,8 +3,10 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -234,4 +236,137 @@ func TestRemoteSkillOffline(t *testing.T) {
 	assert.False(t, *resp.Action.Final, "the conversation is kept for when the hub is back")
 	require.NotNil(t, resp.Action.Skill.Session)
 	assert.JSONEq(t, `{"next":1}`, string(resp.Action.Skill.Session.Data), "the stored session is handed back unchanged")
+}
+
+// followUpHub answers CLIENT_ASR turns as jibo.md §1.5 routes them when
+// no launch intent matches: a turn whose CONTEXT names a skill and that
+// no hot phrase started goes to that skill as LISTEN_UPDATE (here the
+// skill answers at once, returning its session with "+1" appended to the
+// id); any other turn is no match.
+func followUpHub(turns chan<- []*protocol.HubRequest) func(t *testing.T, c *wire.Conn) {
+	return func(t *testing.T, c *wire.Conn) {
+		ctx := context.Background()
+		for {
+			msgs := readTurn(t, c, protocol.TypeClientASR)
+			if len(msgs) < 3 {
+				return
+			}
+			turns <- msgs
+			tid, listen, sk := msgs[0].TransID, msgs[0].Listen, msgs[1].Context.Skill
+			asr := protocol.ASRResult{Text: msgs[2].ClientASR.Text, Confidence: 1}
+			nlu := protocol.NLUResult{Entities: map[string]any{}, Rules: listen.Rules}
+			if sk.ID == nil || listen.Hotphrase {
+				_ = c.WriteResponse(ctx, protocol.NewListenResult(&nlu, &asr, nil, true, protocol.WithTransID(tid)))
+				continue
+			}
+			launch := false
+			_ = c.WriteResponse(ctx, protocol.NewListenResult(&nlu, &asr, &protocol.MatchData{SkillID: *sk.ID, Launch: &launch},
+				false, protocol.WithTransID(tid)))
+			next := *sk.Session
+			next.ID += "+1"
+			a := protocol.NewHubSkillAction(&protocol.SkillActionData{Skill: protocol.SkillData{ID: sk.ID, Session: &next},
+				Action: json.RawMessage(sayAction), Final: final(false)}, protocol.WithTransID(tid))
+			a.Final = final(true)
+			_ = c.WriteResponse(ctx, a)
+		}
+	}
+}
+
+// The remote fallback's CONTEXT names the cloud skill active in the bus
+// session (jibo.md §1.3): of the conversations the host keeps for the
+// session's proxies, updated within the active window, the newest, as
+// {id: catalog id, session} with hotphrase false, plus the rules of a
+// question it still waits on. The hub routes the turn to that skill
+// (§1.5), the stage claims it for the skill's proxy, and the proxy's
+// action carries the skill's new session under the proxy's own id, which
+// the host keeps. With no such conversation CONTEXT is {id: null} with
+// hotphrase true, as before.
+func TestFallbackNamesTheActiveCloudSkill(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	conv := func(busSession, skillID, sessID string, age time.Duration, listen []string) store.Conversation {
+		id := skillID
+		exp := time.Time{}
+		if listen != nil {
+			exp = now.Add(time.Minute)
+		}
+		return store.Conversation{BusSession: busSession, SkillID: skillID, Lang: "en-US", Listen: listen, ExpiresAt: exp,
+			Skill:     protocol.SkillData{ID: &id, Session: &protocol.Session{ID: sessID, Data: json.RawMessage(`{"q":2}`)}},
+			UpdatedAt: now.Add(-age)}
+	}
+	tests := []struct {
+		name      string
+		kept      []store.Conversation
+		wantSkill string // "" is CONTEXT skill {id: null}
+		wantSess  string
+		wantRules []string
+	}{
+		{"no conversation", nil, "", "", []string{"launch"}},
+		{"a cloud skill's conversation", []store.Conversation{
+			conv("default", "openjibo.trivia", "t-1", time.Minute, nil),
+		}, "openjibo/trivia", "t-1", []string{"launch"}},
+		{"the newest of two; a local skill's is not the hub's", []store.Conversation{
+			conv("default", "openjibo.fact", "f-1", 3*time.Minute, nil),
+			conv("default", "openjibo.trivia", "t-1", 2*time.Minute, nil),
+			conv("default", "openjibo.clock", "c-1", time.Second, nil),
+		}, "openjibo/trivia", "t-1", []string{"launch"}},
+		{"still waiting on its question: its rules too", []store.Conversation{
+			conv("default", "openjibo.trivia", "t-1", 0, []string{"openjibo/trivia/answer"}),
+		}, "openjibo/trivia", "t-1", []string{"launch", "openjibo/trivia/answer"}},
+		{"another bus session's", []store.Conversation{
+			conv("kitchen", "openjibo.trivia", "t-1", time.Minute, nil),
+		}, "", "", []string{"launch"}},
+		{"older than the active window", []store.Conversation{
+			conv("default", "openjibo.trivia", "t-1", DefaultActiveWindow+time.Second, nil),
+		}, "", "", []string{"launch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			turns := make(chan []*protocol.HubRequest, 4)
+			h := newFakeHub(t, followUpHub(turns))
+			states := make(chan LinkState, 64)
+			c := newTestClient(t, h, Persistent, wire.JSON, states)
+			waitState(t, states, Up)
+			kept := skill.NewMemoryState()
+			for _, cv := range tt.kept {
+				require.NoError(t, kept.PutConversation(cv))
+			}
+			host := &memHost{skills: map[string]skill.Skill{}}
+			r, err := NewRemote(RemoteConfig{Client: c, Host: host, Conversations: kept, Logger: quiet,
+				Now: func() time.Time { return now }})
+			require.NoError(t, err)
+			require.NoError(t, r.Apply(context.Background(), testCatalog()))
+
+			m, err := r.Fallback().Match(context.Background(), []string{"blue"}, "en-US", session.Session{})
+			require.NoError(t, err)
+			sent := <-turns
+			require.Len(t, sent, 3)
+			listen, sk := sent[0].Listen, sent[1].Context.Skill
+			assert.Equal(t, tt.wantRules, listen.Rules)
+			if tt.wantSkill == "" {
+				assert.Nil(t, sk.ID, "CONTEXT skill {id: null}")
+				assert.Nil(t, sk.Session)
+				assert.True(t, listen.Hotphrase)
+				assert.Nil(t, m, "the hub matched nothing")
+				return
+			}
+			require.NotNil(t, sk.ID)
+			assert.Equal(t, tt.wantSkill, *sk.ID, "CONTEXT names the skill by its catalog id")
+			require.NotNil(t, sk.Session)
+			assert.Equal(t, tt.wantSess, sk.Session.ID)
+			assert.JSONEq(t, `{"q":2}`, string(sk.Session.Data), "the stored session, as the host kept it")
+			assert.False(t, listen.Hotphrase, "a turn for the running skill")
+
+			require.NotNil(t, m, "the hub routed the turn to the running skill")
+			busID := strings.ReplaceAll(tt.wantSkill, "/", ".")
+			assert.Equal(t, busID, m.SkillID, "claimed for the proxy of the skill the hub named")
+			assert.Equal(t, "blue", m.Utterance)
+			resp, err := host.get(t, busID).Handle(context.Background(), launch(busID, m.IntentName, m.Slots))
+			require.NoError(t, err)
+			require.Equal(t, protocol.TypeSkillAction, resp.Type)
+			assert.Equal(t, busID, resp.Action.Skill.Name(), "kept by the host under the proxy's id")
+			require.NotNil(t, resp.Action.Skill.Session)
+			assert.Equal(t, tt.wantSess+"+1", resp.Action.Skill.Session.ID, "the skill's new session comes back")
+			assert.Empty(t, turns, "the proxy continued the hub's transaction")
+		})
+	}
 }

@@ -26,6 +26,10 @@ type Transaction struct {
 	ch   chan *protocol.HubResponse
 	// deadline bounds the whole transaction.
 	deadline time.Time
+	// continues is the running cloud skill the transaction's CONTEXT
+	// named (the remote fallback's turn for an active skill); nil for a
+	// launch. Set before the transaction is handed over.
+	continues *protocol.SkillData
 
 	mu       sync.Mutex
 	done     chan struct{} // closed when failed or closed
@@ -100,7 +104,8 @@ var errTxClosed = errors.New("transaction closed")
 
 // Next returns the hub's next reply, waiting at most the reply timeout
 // (and never past the transaction's deadline). After the final reply it
-// returns io.EOF. A link that dropped, a stalled hub or a bad frame in the
+// returns io.EOF itself, never wrapped (as io.Reader does): test it with
+// Ended. A link that dropped, a stalled hub or a bad frame in the
 // transaction end it with an error wrapping ErrLinkDown, ErrTimeout or
 // ErrProtocol.
 func (t *Transaction) Next(ctx context.Context) (*protocol.HubResponse, error) {
@@ -141,6 +146,14 @@ func (t *Transaction) Next(ctx context.Context) (*protocol.HubResponse, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("waiting for the hub in transaction %s: %w", t.ID, context.Cause(ctx))
 	}
+}
+
+// Ended reports whether err, from Next, is the transaction's normal end.
+// It compares with io.EOF itself: a failure whose cause wraps io.EOF (a
+// hub that vanished reads as one, so may an empty frame) is a failure,
+// never a clean end.
+func Ended(err error) bool {
+	return err == io.EOF
 }
 
 func (t *Transaction) got(r *protocol.HubResponse) *protocol.HubResponse {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -44,7 +43,7 @@ func (r *Remote) Trigger(ctx context.Context, source, looperID string) error {
 	}()
 	for {
 		resp, err := tx.Next(ctx)
-		if errors.Is(err, io.EOF) {
+		if Ended(err) {
 			return fmt.Errorf("hub trigger %s: %w", source, ErrNothingEligible)
 		}
 		if err != nil {

@@ -150,7 +150,7 @@ type Config struct {
 	Skills []Skill
 	// HTTPSkills are called over HTTP.
 	HTTPSkills []HTTPSkill
-	// Verifier checks tokens; nil disables auth (placeholder ids).
+	// Verifier checks tokens; nil disables auth (stand-in ids).
 	Verifier Verifier
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
@@ -465,7 +465,7 @@ type identity struct {
 }
 
 // authenticate checks the bearer token; with auth disabled everyone is
-// the placeholder robot (unless CONTEXT names one).
+// the stand-in robot (unless CONTEXT names one).
 func (s *Server) authenticate(r *http.Request) (identity, error) {
 	if s.verifier == nil {
 		return identity{}, nil

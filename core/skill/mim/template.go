@@ -98,17 +98,17 @@ func templateEnd(s string) (int, error) {
 	return 0, fmt.Errorf("template ${ is never closed")
 }
 
-// placeholderText is what stands for a template when a prompt's markup is
+// standInText is what stands for a template when a prompt's markup is
 // checked at load time.
-const placeholderText = "x"
+const standInText = "x"
 
 // skeleton returns the prompt with every template replaced by a
-// placeholder, to check its markup.
+// stand-in, to check its markup.
 func skeleton(parts []part) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.expr != nil {
-			b.WriteString(placeholderText)
+			b.WriteString(standInText)
 		} else {
 			b.WriteString(p.text)
 		}
