@@ -832,10 +832,15 @@ func (l *lc) callMatch(ctx context.Context, j int) (m *Match, mine bool, err err
 		takenOver
 	)
 	var state atomic.Int32
+	// lost is closed when the watchdog fired but the plugin had already
+	// answered: its Add/Done pair must happen before this lifecycle ends,
+	// or Close's Wait on calls could race an Add from zero.
+	lost := make(chan struct{})
 	stop := context.AfterFunc(mctx, func() {
 		l.o.calls.Add(1) // for the goroutine still inside the plugin; before the CAS, so its Done never comes first
 		if !state.CompareAndSwap(running, takenOver) {
 			l.o.calls.Done()
+			close(lost)
 			return
 		}
 		finished := true // also when resume panics: guard has ended it
@@ -853,7 +858,9 @@ func (l *lc) callMatch(ctx context.Context, j int) (m *Match, mine bool, err err
 		l.o.calls.Done() // too late: the answer is ignored forever
 		return nil, false, nil
 	}
-	stop()
+	if !stop() {
+		<-lost // the watchdog started anyway; it backs off at once
+	}
 	return m, true, err
 }
 
