@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
@@ -95,7 +96,15 @@ type hubLink struct {
 	remote *hub.Remote
 	log    *slog.Logger
 	cfg    hubConfig
+	// firstDown is closed the first time the link goes down.
+	firstDown     chan struct{}
+	firstDownOnce sync.Once
 }
+
+// startupWait bounds how long start waits for the first connection and
+// catalog: long enough for a hub on a slow network, short enough that a
+// robot never seems stuck at power-on.
+const startupWait = hub.DefaultConnectTimeout + 2*time.Second
 
 // newHubLink builds the link and adds the cached catalog's proxies to the
 // host (registered with the local skills). Nothing is opened until start.
@@ -105,7 +114,7 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, log *slog
 	if cfg.URL == "" {
 		return nil, nil
 	}
-	h := &hubLink{log: log, cfg: cfg}
+	h := &hubLink{log: log, cfg: cfg, firstDown: make(chan struct{})}
 	var triggered bool
 	client, err := hub.NewClient(hub.Config{URL: cfg.URL, Token: cfg.tokenSource(), CAFile: cfg.CAFile,
 		Encoding: cfg.Encoding, Link: cfg.Link, Bus: r.bus, Logger: log,
@@ -115,6 +124,9 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, log *slog
 			}
 			if h.remote != nil {
 				h.remote.LinkChanged(st)
+			}
+			if st.Status == hub.Down {
+				h.firstDownOnce.Do(func() { close(h.firstDown) })
 			}
 			if st.Status == hub.Up && cfg.TriggerOnUp != "" && !triggered {
 				triggered = true
@@ -155,7 +167,9 @@ func (h *hubLink) trigger(r *robot, source string) {
 	}
 }
 
-// start opens the link and starts the remote side.
+// start opens the link and starts the remote side, then waits (at most
+// startupWait) until the hub's catalog is fetched or the hub is found
+// unreachable, so what is said first already knows the cloud skills.
 func (h *hubLink) start(ctx context.Context) error {
 	if h == nil {
 		return nil
@@ -163,7 +177,19 @@ func (h *hubLink) start(ctx context.Context) error {
 	if err := h.remote.Start(ctx); err != nil {
 		return err
 	}
-	return h.client.Start(ctx)
+	if err := h.client.Start(ctx); err != nil {
+		return err
+	}
+	t := time.NewTimer(startupWait)
+	defer t.Stop()
+	select {
+	case <-h.remote.Fetched():
+	case <-h.firstDown:
+	case <-t.C:
+		h.log.Warn("hub link still not settled; starting without waiting longer", "waited", startupWait)
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 // Close stops the link (failing open transactions) and the remote side.

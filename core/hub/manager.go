@@ -96,9 +96,12 @@ type Remote struct {
 
 	upCh      chan struct{}
 	triggerCh chan triggerReq
-	sub       *bus.Subscription
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
+	// fetched is closed when the first catalog fetch has ended, well or not.
+	fetched     chan struct{}
+	fetchedOnce sync.Once
+	sub         *bus.Subscription
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
 }
 
 type triggerReq struct{ source, looper string }
@@ -132,7 +135,8 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 		return nil, err
 	}
 	return &Remote{cfg: cfg, client: cfg.Client, log: log.With("component", "hub"), offline: off,
-		proxies: map[string]*RemoteSkill{}, upCh: make(chan struct{}, 1), triggerCh: make(chan triggerReq, 1)}, nil
+		proxies: map[string]*RemoteSkill{}, upCh: make(chan struct{}, 1), triggerCh: make(chan triggerReq, 1),
+		fetched: make(chan struct{})}, nil
 }
 
 // LoadCache adds the proxies of the cached catalog to the host, so remote
@@ -349,8 +353,14 @@ func (r *Remote) loop(ctx context.Context) {
 	}
 }
 
+// Fetched is closed once the first catalog fetch has ended, whether it
+// brought a catalog or not: a robot starting up waits for it (bounded) so
+// the first things said can already reach the cloud skills.
+func (r *Remote) Fetched() <-chan struct{} { return r.fetched }
+
 // Refresh fetches the catalog and applies it when it changed, caching it.
 func (r *Remote) refresh(ctx context.Context) {
+	defer r.fetchedOnce.Do(func() { close(r.fetched) })
 	cat, enc, err := r.client.Catalog(ctx)
 	if err != nil {
 		r.log.Warn("hub catalog not fetched", "err", err)
