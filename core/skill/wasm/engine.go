@@ -53,8 +53,13 @@ type Config struct {
 	// with CodeOffline; nil means always online.
 	Offline func() bool
 	// Transport makes the fetches; nil means a clone of
-	// http.DefaultTransport.
+	// http.DefaultTransport that connects to public addresses only (see
+	// PublicDialer) and ignores proxy settings.
 	Transport http.RoundTripper
+	// AllowPrivateNetworks lets the default transport reach loopback,
+	// private, link-local and other non-public addresses (a development
+	// machine's own services); off on a robot.
+	AllowPrivateNetworks bool
 	// State gives the robot's emotion and present person for robot_state;
 	// nil means the ones of the request being answered.
 	State func() protocol.RuntimeContext
@@ -92,7 +97,14 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Transport == nil {
-		cfg.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// A proxy would be dialled instead of the listed host, and
+		// checking the proxy's address says nothing of where it goes.
+		tr.Proxy = nil
+		if !cfg.AllowPrivateNetworks {
+			tr.DialContext = PublicDialer().DialContext
+		}
+		cfg.Transport = tr
 	}
 	log := cfg.Logger
 	if log == nil {

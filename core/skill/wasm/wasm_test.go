@@ -340,7 +340,8 @@ func TestFetch(t *testing.T) {
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	var offline atomic.Bool
-	r := newRig(t, Config{Offline: offline.Load})
+	// The test server is on loopback, which a robot's skills may not reach.
+	r := newRig(t, Config{Offline: offline.Load, AllowPrivateNetworks: true})
 	s := r.load(t, hostileManifest(`"permissions": ["speech", "network"], "network_hosts": ["`+host+`"], "safety_level": "high"`), hostileWasm)
 	say := func(url string) string {
 		reply, err := r.call(s, "fetch", map[string]string{"url": url})
@@ -353,6 +354,14 @@ func TestFetch(t *testing.T) {
 	offline.Store(true)
 	assert.Equal(t, "fetch failed: http_fetch: the robot is offline (code -4)", say(srv.URL+"/hello"))
 	assert.Contains(t, r.logs.String(), "host call refused: offline")
+
+	// On a robot (the default), a listed host on its own network is refused
+	// at the dial: the module gets an error, the server no request.
+	robot := newRig(t, Config{})
+	s = robot.load(t, hostileManifest(`"permissions": ["speech", "network"], "network_hosts": ["`+host+`"], "safety_level": "high"`), hostileWasm)
+	reply, err := robot.call(s, "fetch", map[string]string{"url": srv.URL + "/hello"})
+	require.NoError(t, err)
+	assert.Contains(t, spoken(t, reply), "not a public address")
 }
 
 func TestRobotStateAndClock(t *testing.T) {
