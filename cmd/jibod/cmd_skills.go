@@ -25,6 +25,8 @@ const skillsUsage = `Usage:
                                                 the robot's skills: versions, permissions, limits
   jibod skills install [--state DIR] DIR|FILE.zip
                                                 check a WebAssembly skill package and install it
+  jibod skills uninstall [--state DIR] [--purge] ID
+                                                remove an installed WebAssembly skill (--purge: and its stored data)
   jibod skills graph SKILL_ID [--png FILE]      a graph skill's graph as Graphviz DOT (--png renders it)
   jibod skills runs [--state DIR] [--skill ID] [--outcome O] [-n N] [--json]
                                                 the newest skill calls and how they ended
@@ -44,6 +46,8 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return cmdSkillsList(args[1:], stdout, stderr)
 	case "install":
 		return cmdSkillsInstall(ctx, args[1:], stdout, stderr)
+	case "uninstall":
+		return cmdSkillsUninstall(args[1:], stdout, stderr)
 	case "graph":
 		return cmdSkillsGraph(ctx, args[1:], stdout, stderr)
 	case "runs":

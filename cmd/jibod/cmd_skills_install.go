@@ -13,6 +13,7 @@ import (
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/wasm"
+	"github.com/openjibo/jibod/core/skill/wasm/kv"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
@@ -83,6 +84,48 @@ func cmdSkillsInstall(ctx context.Context, args []string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "installed %s %s in %s\n  permissions: %s\n  limits: %s\n", m.ID, m.Version, dst,
 		permissionText(m), limitsText(m, true))
 	fmt.Fprintln(stdout, "Restart jibod to load it (a running jibod reloads the module of a disabled skill at its next call).")
+	return nil
+}
+
+// cmdSkillsUninstall removes an installed WebAssembly skill package from
+// the state folder; with --purge its stored key-value data goes too (kept
+// otherwise, so reinstalling a skill finds its data again). A running jibod
+// keeps the skill until it restarts.
+func cmdSkillsUninstall(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("skills uninstall", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
+	purge := fs.Bool("purge", false, "also delete what the skill stored")
+	if err := parseFlags(fs, reorderFlags(args, "state")); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"want exactly one skill ID (namespace/name), as 'jibod skills list' shows it"}
+	}
+	if *stateDir == "" || *stateDir == noState {
+		return usageError{"--state: installed skills live in a state folder"}
+	}
+	id := fs.Arg(0)
+	dir, err := skillpkg.Uninstall(filepath.Join(*stateDir, skillsDirName), id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "uninstalled %s from %s\n", id, dir)
+	if *purge {
+		st, err := kv.Open(filepath.Join(*stateDir, skillDataFileName), kv.Options{})
+		if err != nil {
+			return fmt.Errorf("uninstalled %s, but its stored data is left: %w", id, err)
+		}
+		dropErr := st.Drop(id)
+		if err := st.Close(); dropErr == nil {
+			dropErr = err
+		}
+		if dropErr != nil {
+			return fmt.Errorf("uninstalled %s, but its stored data is left: %w", id, dropErr)
+		}
+		fmt.Fprintf(stdout, "deleted the data %s stored\n", id)
+	}
+	fmt.Fprintln(stdout, "Restart jibod to unload it.")
 	return nil
 }
 

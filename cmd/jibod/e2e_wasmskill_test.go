@@ -170,4 +170,16 @@ func TestWasmSkillInstallChecks(t *testing.T) {
 	_, stderr, code = runJibod(t, "", "skills", "install", "--state", "none", pkg)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "installed skills live in a state folder")
+
+	// Uninstall: the package goes, --purge takes its stored data too; a
+	// skill that is not installed is an error.
+	stdout, stderr, code = runJibod(t, "", "skills", "uninstall", "--state", state, "--purge", "community/memo")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "uninstalled community/memo")
+	assert.Contains(t, stdout, "deleted the data community/memo stored")
+	_, err = os.Stat(filepath.Join(state, "skills", "community.memo"))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	_, stderr, code = runJibod(t, "", "skills", "uninstall", "--state", state, "community/memo")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "uninstalling community/memo: not installed")
 }

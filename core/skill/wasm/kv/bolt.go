@@ -335,3 +335,22 @@ func usage(b *bolt.Bucket) Usage {
 	}
 	return u
 }
+
+// Drop deletes everything skill stored, durably; a skill that stored
+// nothing is no error.
+func (s *Store) Drop(skill string) error {
+	if err := checkSkill(skill); err != nil {
+		return fmt.Errorf("dropping skill storage: %w", err)
+	}
+	err := s.update(func(tx *bolt.Tx) error {
+		err := tx.Bucket([]byte(bucketSkills)).DeleteBucket([]byte(skill))
+		if errors.Is(err, berrors.ErrBucketNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dropping the storage of skill %s: %w", skill, err)
+	}
+	return nil
+}

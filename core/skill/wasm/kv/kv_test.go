@@ -296,3 +296,19 @@ func BenchmarkGet(b *testing.B) {
 		}
 	}
 }
+
+func TestDrop(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "kv.db"), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Set("acme/memo", "note", []byte("x")))
+	require.NoError(t, s.Set("acme/other", "note", []byte("y")))
+	require.NoError(t, s.Drop("acme/memo"))
+	_, err = s.Get("acme/memo", "note")
+	assert.ErrorIs(t, err, ErrNotFound)
+	v, err := s.Get("acme/other", "note")
+	require.NoError(t, err)
+	assert.Equal(t, "y", string(v), "other skills keep their data")
+	require.NoError(t, s.Drop("acme/memo"), "dropping nothing is no error")
+	assert.Error(t, s.Drop(""))
+}

@@ -278,3 +278,39 @@ func commonFolder(files []*zip.File) string {
 	}
 	return ""
 }
+
+// Uninstall removes the package of skill id from skillsDir and returns the
+// folder it was in. The folder is first renamed aside (so a robot starting
+// meanwhile sees the skill whole or not at all), then deleted. A skill not
+// installed, or a folder holding another skill, is an error and nothing is
+// removed; a package whose manifest is unreadable is removed.
+func Uninstall(skillsDir, id string) (string, error) {
+	if err := registry.ParseID(id); err != nil {
+		return "", fmt.Errorf("uninstalling %q: %w", id, err)
+	}
+	dir := filepath.Join(skillsDir, DirName(id))
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("uninstalling %s: not installed in %s", id, skillsDir)
+	}
+	// A package broken on disk (its manifest unreadable) is removed all the
+	// same: its folder bears the skill's name, and removing it is the fix.
+	if m, err := ReadManifest(dir); err == nil && m.ID != id {
+		return "", fmt.Errorf("uninstalling %s: %s holds skill %s; left alone", id, dir, m.ID)
+	}
+	aside, err := os.MkdirTemp(skillsDir, ".uninstall-")
+	if err != nil {
+		return "", fmt.Errorf("uninstalling %s: %w", id, err)
+	}
+	gone := filepath.Join(aside, "pkg")
+	if err := os.Rename(dir, gone); err != nil {
+		_ = os.Remove(aside)
+		return "", fmt.Errorf("uninstalling %s: %w", id, err)
+	}
+	if err := syncDir(skillsDir); err != nil {
+		return dir, fmt.Errorf("uninstalled %s, but syncing %s: %w", id, skillsDir, err)
+	}
+	if err := os.RemoveAll(aside); err != nil {
+		return dir, fmt.Errorf("uninstalled %s, but deleting its files in %s: %w", id, aside, err)
+	}
+	return dir, nil
+}

@@ -225,3 +225,46 @@ func TestUnzip(t *testing.T) {
 	require.NoError(t, os.WriteFile(notZip, []byte("hello"), 0o644))
 	assert.ErrorContains(t, Unzip(notZip, filepath.Join(t.TempDir(), "x")), "not a zip file")
 }
+
+func TestUninstall(t *testing.T) {
+	src := t.TempDir()
+	write(t, src, goodFiles())
+	p, err := Read(src)
+	require.NoError(t, err)
+	skills := filepath.Join(t.TempDir(), "skills")
+	dst, err := Install(p, skills)
+	require.NoError(t, err)
+	// A folder named for one skill but holding another is left alone.
+	write(t, filepath.Join(skills, "acme.other"), map[string]string{"manifest.json": manifest})
+
+	for _, tc := range []struct{ id, err string }{
+		{"not an id", `uninstalling "not an id"`},
+		{"acme/missing", "uninstalling acme/missing: not installed in " + skills},
+		{"acme/other", "holds skill acme/weather; left alone"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			_, err := Uninstall(skills, tc.id)
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+	_, err = os.Stat(filepath.Join(skills, "acme.other", "manifest.json"))
+	require.NoError(t, err, "nothing removed on a refusal")
+
+	dir, err := Uninstall(skills, "acme/weather")
+	require.NoError(t, err)
+	assert.Equal(t, dst, dir)
+	entries, err := List(skills)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the other folder remains")
+	assert.Equal(t, filepath.Join(skills, "acme.other"), entries[0].Dir)
+	des, err := os.ReadDir(skills)
+	require.NoError(t, err)
+	assert.Len(t, des, 1, "no folder set aside is left behind")
+
+	// A package broken on disk can still be removed.
+	write(t, filepath.Join(skills, "acme.broken"), map[string]string{"manifest.json": "{"})
+	_, err = Uninstall(skills, "acme/broken")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(skills, "acme.broken"))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+}
