@@ -754,7 +754,7 @@ func (l *lc) iterate(ctx context.Context, i int) (m *Match, pipelineID string, m
 		if err != nil || m == nil {
 			continue
 		}
-		if c := l.survives(id, m); c != nil {
+		if c := l.survives(ctx, id, m); c != nil {
 			return c, id, true
 		}
 	}
@@ -775,13 +775,22 @@ func (l *lc) noteCall(ctx context.Context, id string, err error) {
 // survives applies the orchestrator's checks to a plugin's Match and
 // returns the Match to commit (slots filled from context), or nil for a
 // silent decline.
-func (l *lc) survives(id string, m *Match) *Match {
+func (l *lc) survives(ctx context.Context, id string, m *Match) *Match {
 	if err := m.validate(); err != nil {
 		l.log.Warn("plugin returned a malformed match; declined", "pipeline_id", id, "err", err)
 		return nil
 	}
-	if l.sess.SkillBlocked(m.SkillID) || l.sess.IntentBlocked(m.SkillID, m.IntentName) {
+	field, value := "", ""
+	switch {
+	case l.sess.SkillBlocked(m.SkillID):
+		field, value = session.FieldBlacklistedSkills, m.SkillID
+	case l.sess.IntentBlocked(m.SkillID, m.IntentName):
+		field, value = session.FieldBlacklistedIntents, m.SkillID+":"+m.IntentName
+	}
+	if field != "" {
 		l.log.Info("match blocked by session denylist", "pipeline_id", id, "skill_id", m.SkillID, "intent", m.IntentName)
+		// PIPE-32: diagnostic only; nobody is expected to act on it.
+		l.publish(ctx, l.broadcast(TopicPolicyDenied, map[string]any{"field": field, "value": value, "pipeline_id": id}))
 		return nil
 	}
 	now := nowSeconds(l.now())

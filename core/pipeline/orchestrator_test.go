@@ -249,8 +249,16 @@ func TestUnmatched_SequenceD(t *testing.T) {
 				ctx["session"] = tt.sess
 			}
 			r.utter(t, tt.data, ctx)
-			msgs := r.rec.waitHandled(t, 1)
+			msgs, denied := withoutTopic(r.rec.waitHandled(t, 1), TopicPolicyDenied)
 			assert.Equal(t, []string{TopicHandle, TopicUnmatched, TopicHandled}, topics(msgs))
+			if tt.name == "every candidate filtered (PIPE-09)" {
+				// PIPE-32: each dropped candidate is reported, saying which list dropped it.
+				require.Len(t, denied, 2)
+				assert.Equal(t, map[string]any{"field": "blacklisted_skills", "value": "s", "pipeline_id": "a"}, denied[0].Data)
+				assert.Equal(t, map[string]any{"field": "blacklisted_intents", "value": "t:j", "pipeline_id": "b"}, denied[1].Data)
+			} else {
+				assert.Empty(t, denied)
+			}
 			_, hasLang := msgs[1].Data["lang"]
 			assert.Equal(t, tt.wantLang, hasLang, "PIPE-26: lang only when iteration ran")
 			_, hasErr := msgs[2].Data["error"]
@@ -452,4 +460,16 @@ func TestNewRejectsBadPlugins_PIPE04(t *testing.T) {
 	assert.ErrorContains(t, err, "twice")
 	_, err = New(Config{Bus: b, Invoker: inv, Defaults: session.Defaults{Lang: "x"}})
 	assert.Error(t, err)
+}
+
+// withoutTopic splits msgs into those of other topics and those of topic.
+func withoutTopic(msgs []bus.Message, topic string) (rest, of []bus.Message) {
+	for _, m := range msgs {
+		if m.Type == topic {
+			of = append(of, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	return rest, of
 }

@@ -33,6 +33,9 @@ const (
 	TopicSessionSync = "ovos.session.sync"
 	// TopicConverseActiveList asks for the session's converse_handlers (CONV-09).
 	TopicConverseActiveList = "ovos.converse.active.list"
+	// TopicPolicyDenied reports a candidate a session denylist dropped
+	// (PIPE-32, diagnostic): {field, value, pipeline_id}.
+	TopicPolicyDenied = "ovos.policy.denied"
 )
 
 // Context keys the orchestrator stamps on a cancelled lifecycle (TRF-12).
