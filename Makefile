@@ -10,7 +10,7 @@ PKG       := ./cmd/jibod
 
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx
+.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx audio-eval
 
 all: build
 
@@ -95,6 +95,15 @@ wasm-skills:
 test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
+
+# The hearing figures of the README: the tuning set and the held-out set
+# (generated once, about a minute each), heard through the sphinx build.
+audio-eval:
+	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
+	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
+	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout
+	bin/jibod-sphinx audio eval --dir bin/audio-testset --quiet
+	bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
 

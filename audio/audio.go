@@ -37,6 +37,16 @@ type Recognizer interface {
 	Recognize(ctx context.Context, pcm []int16) ([]Hypothesis, error)
 }
 
+// AnswerRecognizer is a Recognizer that can also recognise against a
+// second, small grammar of answers to skills' questions: the listener uses
+// it for an utterance heard while a question waits.
+type AnswerRecognizer interface {
+	Recognizer
+	// RecognizeAnswer is Recognize against the answers; none when the
+	// speech is no answer.
+	RecognizeAnswer(ctx context.Context, pcm []int16) ([]Hypothesis, error)
+}
+
 // Device is one capture device a backend offers.
 type Device struct {
 	// ID is what goes after "backend:" in a source spec.

@@ -414,11 +414,3 @@ func TestDecodeWAVStream(t *testing.T) {
 	_, err = DecodeWAVStream(bytes.NewReader(wav(1, 1, 16000, 16, 2, 32000, 1000, []byte{1, 2})))
 	assert.ErrorContains(t, err, "claims 1000 bytes")
 }
-
-func TestResample(t *testing.T) {
-	in := []int16{0, 100, 200, 300}
-	assert.Equal(t, in, Resample(in, 16000, 16000))
-	assert.Equal(t, []int16{0, 200}, Resample(in, 16000, 8000))
-	assert.Equal(t, []int16{0, 50, 100, 150, 200, 250, 300, 300}, Resample(in, 8000, 16000))
-	assert.Empty(t, Resample(nil, 8000, 16000))
-}

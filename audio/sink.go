@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"sync"
 	"time"
@@ -208,26 +207,3 @@ func (s *NullSink) Samples() int {
 
 // Close does nothing.
 func (s *NullSink) Close() error { return nil }
-
-// Resample changes mono pcm from rate from to rate to by linear
-// interpolation (speech quality, not hi-fi). Equal rates return pcm as is.
-func Resample(pcm []int16, from, to int) []int16 {
-	if from == to || len(pcm) == 0 || from <= 0 || to <= 0 {
-		return pcm
-	}
-	n := int(int64(len(pcm)) * int64(to) / int64(from))
-	out := make([]int16, n)
-	step := float64(from) / float64(to)
-	for i := range out {
-		pos := float64(i) * step
-		k := int(pos)
-		frac := pos - float64(k)
-		a := float64(pcm[k])
-		b := a
-		if k+1 < len(pcm) {
-			b = float64(pcm[k+1])
-		}
-		out[i] = int16(math.Round(a + (b-a)*frac))
-	}
-	return out
-}

@@ -250,47 +250,27 @@ func EncodeWAV(w io.Writer, rate, channels int, samples []int16) error {
 }
 
 // ToRecognition converts a clip to 16 kHz mono: channels are averaged and
-// the rate is changed by linear interpolation (adequate for speech going to
-// a recogniser; not a hi-fi resampler).
+// the rate is changed by Resample, whose low-pass filter keeps what lies
+// above 8 kHz in a 22.05, 44.1 or 48 kHz file from folding back into the
+// band the recogniser hears.
 func ToRecognition(c *Clip) []int16 {
 	ch := c.Format.Channels
 	if ch < 1 {
 		return nil
 	}
 	frames := len(c.Samples) / ch
-	mono := make([]float64, frames)
-	for i := 0; i < frames; i++ {
+	mono := make([]int16, frames)
+	for i := range mono {
 		sum := 0
 		for j := 0; j < ch; j++ {
 			sum += int(c.Samples[i*ch+j])
 		}
-		mono[i] = float64(sum) / float64(ch)
-	}
-	if c.Format.SampleRate == RecognitionRate {
-		out := make([]int16, frames)
-		for i, v := range mono {
-			out[i] = int16(v)
-		}
-		return out
+		mono[i] = int16(sum / ch)
 	}
 	if frames == 0 {
 		return nil
 	}
-	step := float64(c.Format.SampleRate) / RecognitionRate
-	n := int(float64(frames) / step)
-	out := make([]int16, n)
-	for i := range out {
-		pos := float64(i) * step
-		k := int(pos)
-		frac := pos - float64(k)
-		a := mono[k]
-		b := a
-		if k+1 < frames {
-			b = mono[k+1]
-		}
-		out[i] = int16(math.Round(a + (b-a)*frac))
-	}
-	return out
+	return Resample(mono, c.Format.SampleRate, RecognitionRate)
 }
 
 // LevelDBFS is the RMS level of samples in dB relative to full scale

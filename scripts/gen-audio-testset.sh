@@ -6,19 +6,36 @@
 # kind: command (with the wake phrase when wake is true), wake (the phrase
 # alone), other (everyday speech the robot must not act on).
 #
-#   scripts/gen-audio-testset.sh [--quick] [DIR]    (DIR defaults to bin/audio-testset)
+#   scripts/gen-audio-testset.sh [--quick|--heldout] [DIR]
 #
+# Without options it makes the tuning set (DIR defaults to
+# bin/audio-testset): thresholds and decoder settings are chosen on it.
+# --heldout makes the held-out set (DIR defaults to
+# bin/audio-testset-heldout): other sentences (other wordings of the same
+# commands, other everyday speech), other voices, speeds and pitches,
+# nothing shared with the tuning set, so its figures are the honest ones.
 # --quick makes a small set (clean audio only, a few files of each kind):
 # the sphinx build's tests run the eval on it. Needs espeak-ng and sox (scripts/deps.sh installs them). The
 # output is deterministic for a given espeak-ng and sox.
 set -euo pipefail
 
 quick=0
-if [ "${1:-}" = "--quick" ]; then
+heldout=0
+case "${1:-}" in
+--quick)
 	quick=1
 	shift
+	;;
+--heldout)
+	heldout=1
+	shift
+	;;
+esac
+if [ "$heldout" = 1 ]; then
+	out=${1:-bin/audio-testset-heldout}
+else
+	out=${1:-bin/audio-testset}
 fi
-out=${1:-bin/audio-testset}
 for p in espeak-ng sox; do
 	command -v "$p" >/dev/null 2>&1 || { echo "gen-audio-testset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
@@ -106,6 +123,70 @@ voices=(en-us en-us+m3 en-gb en-us+f2 en-gb-x-rp en-us+m1 en-029 en-us+f5)
 speeds=(150 175 200 165 185)
 pitches=(50 35 70 45 60 55)
 noises=(clean snr20 snr10 snr5)
+
+if [ "$heldout" = 1 ]; then
+	# Held out: the same skills asked in other words, and other speech.
+	commands=(
+		"what is the time"
+		"what's the date today"
+		"what is today's date"
+		"what day is it"
+		"set a timer for ten minutes"
+		"set a timer for two minutes"
+		"set a timer for forty five seconds"
+		"start a timer for three minutes"
+		"set a five minute timer"
+		"cancel my timer"
+		"stop the timer"
+		"how much time is left on my timer"
+		"volume up"
+		"turn the volume up"
+		"turn the volume down"
+		"turn it up"
+		"set volume to five"
+		"set the volume to three"
+		"quieter"
+		"what is the volume"
+		"what is your name"
+		"good evening"
+		"hi"
+		"hi there"
+		"thanks"
+		"what can i say"
+		"what is your favourite colour"
+		"what do you like"
+		"how are you doing"
+		"hey there"
+		"good afternoon"
+		"what can you do for me"
+		"help me"
+	)
+	other=(
+		"Hey Jack, did you see the game last night?"
+		"Jim bought a new bicycle for his daughter."
+		"The timer on the oven is broken again."
+		"What time is the concert tomorrow?"
+		"Turn the music down a little, the baby is sleeping."
+		"I set an alarm but I slept through it anyway."
+		"Tell me about your holiday in Spain."
+		"The library closes at six on weekdays."
+		"He asked how long the journey would take."
+		"Good morning everyone, let's start the meeting."
+		"My favourite colour used to be green."
+		"Can you help me carry the shopping inside?"
+		"There is a robot vacuum cleaner in the living room."
+		"We need five more minutes to finish the cake."
+		"It is raining again, so bring an umbrella."
+		"Hey, Jay, bring me that book please."
+		"The volume knob on this radio is stuck."
+		"Thanks for dinner, it was delicious."
+		"Do you know where I left my keys?"
+		"The cat sleeps on the windowsill all afternoon."
+	)
+	voices=(en-gb-scotland en-us+m2 en-gb-x-gbclan en-us+f3 en-gb-x-gbcwmd en-us+m4 en-us+m6 en-gb+f4)
+	speeds=(140 160 180 195 170)
+	pitches=(40 52 65 48 58 38)
+fi
 if [ "$quick" = 1 ]; then
 	commands=("${commands[@]:0:4}")
 	other=("${other[@]:0:2}")

@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,8 +113,27 @@ type Config struct {
 	// InputPrefix names utterances in context.jibo_input (default
 	// "audio").
 	InputPrefix string
-	Logger      *slog.Logger
+	// Playback, if set, says how loud the robot's own sound output was
+	// (audio.PlaybackMeter): while the robot speaks, an utterance is
+	// recognised only when it is at least EchoMarginDB louder than what
+	// was played meanwhile; quieter, it is taken for the robot's own voice
+	// coming back through the microphone and dropped unheard. This is a
+	// level gate, not an echo canceller: a person talking softly over the
+	// robot is not heard, and a loud echo still gets through (then only
+	// the wake phrase counts, as always while the robot speaks).
+	Playback     PlaybackLevel
+	EchoMarginDB float64
+	Logger       *slog.Logger
 }
+
+// PlaybackLevel is how loud the robot's sound output was between two
+// times, in dBFS (-Inf for silence).
+type PlaybackLevel interface {
+	Level(from, to time.Time) float64
+}
+
+// MaxEchoMarginDB bounds Config.EchoMarginDB either way.
+const MaxEchoMarginDB = 40
 
 // Stats counts what the listener did.
 type Stats struct {
@@ -124,6 +144,7 @@ type Stats struct {
 	Commands   int   // sent to the pipeline
 	BargeIns   int   // stops sent while the robot spoke
 	Dropped    int   // utterances dropped: queue full, cancelled, cut off
+	Echoes     int   // utterances taken for the robot's own voice
 	Errors     int   // recognition and stream errors
 }
 
@@ -148,6 +169,9 @@ type Listener struct {
 type window struct {
 	open     bool
 	from, to int64
+	// question marks a window a skill's question opened: what is said in
+	// it is recognised as an answer first (audio.AnswerRecognizer).
+	question bool
 }
 
 // New checks cfg and builds a listener.
@@ -174,6 +198,9 @@ func New(cfg Config) (*Listener, error) {
 	}
 	if cfg.InputPrefix == "" {
 		cfg.InputPrefix = "audio"
+	}
+	if math.Abs(cfg.EchoMarginDB) > MaxEchoMarginDB || math.IsNaN(cfg.EchoMarginDB) {
+		return nil, fmt.Errorf("listener: echo margin %v dB outside -%d..%d", cfg.EchoMarginDB, MaxEchoMarginDB, MaxEchoMarginDB)
 	}
 	if len(cfg.WakeButtons) > maxWakeButtons {
 		return nil, fmt.Errorf("listener: %d wake buttons, limit %d", len(cfg.WakeButtons), maxWakeButtons)
@@ -371,7 +398,14 @@ func (l *Listener) enqueue(ctx context.Context, jobs chan<- job, j job) bool {
 
 // handle recognises one utterance and acts on it.
 func (l *Listener) handle(ctx context.Context, j job) {
-	hyps, err := l.cfg.Recognizer.Recognize(ctx, j.seg.PCM)
+	l.mu.Lock()
+	w := l.win
+	l.mu.Unlock()
+	inWindow := w.open && j.seg.End >= w.from && j.seg.Start <= w.to
+	if l.echo(j) {
+		return
+	}
+	hyps, err := l.recognize(ctx, j, w.question && inWindow)
 	if err != nil {
 		if ctx.Err() == nil {
 			l.report(ctx, fmt.Errorf("recognising speech: %w", err))
@@ -393,11 +427,6 @@ func (l *Listener) handle(ctx context.Context, j job) {
 	best := words(hyps[0].Text)
 	wake := hasWake(best)
 
-	l.mu.Lock()
-	w := l.win
-	l.mu.Unlock()
-	inWindow := w.open && j.seg.End >= w.from && j.seg.Start <= w.to
-
 	switch {
 	case wake && len(best) == len(wakeWords):
 		l.wake(ctx, SourceVoice, j.seg.End, j.speaking)
@@ -411,6 +440,50 @@ func (l *Listener) handle(ctx context.Context, j job) {
 	default:
 		l.log.Info("speech without the wake phrase: ignored", "text", hyps[0].Text)
 	}
+}
+
+// echo reports whether an utterance heard while the robot spoke is no
+// louder than the robot's own sound then (by EchoMarginDB): its own voice,
+// coming back through the microphone. The utterance's level is that of its
+// loud frames (the 90th percentile of 20 ms levels).
+func (l *Listener) echo(j job) bool {
+	if !j.speaking || l.cfg.Playback == nil {
+		return false
+	}
+	dur := time.Duration(len(j.seg.PCM)) * time.Second / audio.SampleRate
+	ref := l.cfg.Playback.Level(j.ended.Add(-dur), j.ended)
+	if math.IsInf(ref, -1) {
+		return false
+	}
+	var levels []float64
+	for off := 0; off+vad.FrameSamples <= len(j.seg.PCM); off += vad.FrameSamples {
+		levels = append(levels, vad.Level(j.seg.PCM[off:off+vad.FrameSamples]))
+	}
+	if len(levels) == 0 {
+		return false
+	}
+	slices.Sort(levels)
+	level := levels[len(levels)*9/10]
+	if level >= ref+l.cfg.EchoMarginDB {
+		return false
+	}
+	l.count(func(s *Stats) { s.Echoes++ })
+	l.log.Debug("the robot's own voice (echo): ignored", "level_dbfs", level, "playback_dbfs", ref, "margin_db", l.cfg.EchoMarginDB)
+	return true
+}
+
+// recognize recognises an utterance. While a question waits (answer) and
+// the recogniser knows answers, the answer grammar is tried first; speech
+// that is no answer (a new command instead) then goes to the main grammar.
+func (l *Listener) recognize(ctx context.Context, j job, answer bool) ([]audio.Hypothesis, error) {
+	if ar, ok := l.cfg.Recognizer.(audio.AnswerRecognizer); ok && answer && !j.speaking {
+		hyps, err := ar.RecognizeAnswer(ctx, j.seg.PCM)
+		if err != nil || len(l.clean(hyps)) > 0 {
+			l.log.Debug("heard as an answer", "hypotheses", len(hyps))
+			return hyps, err
+		}
+	}
+	return l.cfg.Recognizer.Recognize(ctx, j.seg.PCM)
 }
 
 // wake opens the command window at stream position at, and stops the
@@ -537,7 +610,7 @@ func (l *Listener) onBus(ctx context.Context, m bus.Message) {
 		if listen, _ := m.Data["listen"].(bool); listen {
 			l.mu.Lock()
 			l.listenReq = true
-			l.openLocked(now)
+			l.openLocked(now, true)
 			l.mu.Unlock()
 		}
 	case TopicSpeakerSay:
@@ -548,13 +621,13 @@ func (l *Listener) onBus(ctx context.Context, m bus.Message) {
 		l.mu.Lock()
 		l.speaking = false
 		if l.listenReq {
-			l.openLocked(now) // the question has been spoken: the answer window starts now
+			l.openLocked(now, true) // the question has been spoken: the answer window starts now
 		}
 		l.mu.Unlock()
 	case pipeline.TopicHandled:
 		l.mu.Lock()
 		if l.listenReq {
-			l.openLocked(now)
+			l.openLocked(now, true)
 			l.listenReq = false
 		}
 		if id, ok := m.Context[KeyInput].(string); ok {
@@ -584,9 +657,10 @@ func (l *Listener) onBus(ctx context.Context, m bus.Message) {
 	}
 }
 
-// openLocked (re)opens the window from stream position at.
-func (l *Listener) openLocked(at int64) {
-	l.win = window{open: true, from: at, to: at + samples(l.cfg.CommandWindow)}
+// openLocked (re)opens the window from stream position at; question says
+// a skill's question opened it.
+func (l *Listener) openLocked(at int64, question bool) {
+	l.win = window{open: true, from: at, to: at + samples(l.cfg.CommandWindow), question: question}
 }
 
 func (l *Listener) isSpeaking() bool {

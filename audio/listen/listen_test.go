@@ -502,3 +502,109 @@ func BenchmarkListenerSecond(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/3, "ns/audio-second")
 }
+
+// answerASR is a fakeASR that also knows answers: RecognizeAnswer takes
+// the next scripted answer list.
+type answerASR struct {
+	fakeASR
+	answers     [][]audio.Hypothesis
+	answerCalls int
+}
+
+func (f *answerASR) RecognizeAnswer(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.answerCalls >= len(f.answers) {
+		return nil, errors.New("fake recogniser: more answers than scripted")
+	}
+	f.answerCalls++
+	return f.answers[f.answerCalls-1], nil
+}
+
+// While a skill's question waits, an utterance is recognised against the
+// answer grammar first; speech that is no answer goes to the main
+// grammar; outside a question the answer grammar is never used.
+func TestListenerAnswerGrammar(t *testing.T) {
+	say := func(s *script) *script { return s.say(600 * time.Millisecond) }
+	twice := say(say((&script{}).silence(time.Second)).silence(2 * time.Second)).silence(time.Second)
+	tests := []struct {
+		name            string
+		main, answers   [][]audio.Hypothesis
+		commands        [][]any
+		mainN, answersN int
+	}{
+		{name: "the answer is heard with the answer grammar",
+			main: [][]audio.Hypothesis{hyp("hey jibo set a timer")}, answers: [][]audio.Hypothesis{hyp("five minutes")},
+			commands: [][]any{{"set a timer"}, {"five minutes"}}, mainN: 1, answersN: 1},
+		{name: "no answer: the main grammar hears a new command",
+			main: [][]audio.Hypothesis{hyp("hey jibo set a timer"), hyp("what time is it")}, answers: [][]audio.Hypothesis{nil},
+			commands: [][]any{{"set a timer"}, {"what time is it"}}, mainN: 2, answersN: 1},
+		{name: "no question: no answer grammar",
+			main:     [][]audio.Hypothesis{hyp("hey jibo"), hyp("what time is it")},
+			commands: [][]any{{"what time is it"}}, mainN: 2, answersN: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t)
+				defer w.bus.Close(context.Background())
+				asr := &answerASR{fakeASR: fakeASR{script: tc.main}, answers: tc.answers}
+				_, err := runListener(t, w, &hookSource{pcm: twice.pcm}, asr, nil)
+				require.NoError(t, err)
+				assert.Equal(t, tc.commands, w.commands())
+				assert.Equal(t, tc.mainN, asr.calls, "main grammar")
+				assert.Equal(t, tc.answersN, asr.answerCalls, "answer grammar")
+			})
+		})
+	}
+}
+
+// fixedPlayback says the robot played at one level all along.
+type fixedPlayback float64
+
+func (f fixedPlayback) Level(from, to time.Time) float64 { return float64(f) }
+
+// While the robot speaks, an utterance no louder than what it plays (by
+// the margin) is its own voice: dropped unheard. Louder, it is heard,
+// and the wake phrase barges in. The test utterance is at -17.8 dBFS.
+func TestListenerEchoGate(t *testing.T) {
+	tests := []struct {
+		name     string
+		playback PlaybackLevel
+		margin   float64
+		speaking bool
+		echoes   int
+		stops    int
+	}{
+		{name: "as loud as the playback: echo", playback: fixedPlayback(-10), speaking: true, echoes: 1},
+		{name: "louder than the playback: barge-in", playback: fixedPlayback(-40), speaking: true, stops: 1},
+		{name: "within the margin: echo", playback: fixedPlayback(-25), margin: 10, speaking: true, echoes: 1},
+		{name: "nothing played: heard", playback: fixedPlayback(math.Inf(-1)), speaking: true, stops: 1},
+		{name: "the robot is silent: no gate", playback: fixedPlayback(-10)},
+		{name: "no meter: no gate", speaking: true, stops: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t)
+				defer w.bus.Close(context.Background())
+				pcm := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(time.Second).pcm
+				src := &hookSource{pcm: pcm, hooks: map[int64]func(){}}
+				if tc.speaking {
+					src.hooks[at(500*time.Millisecond)] = func() {
+						require.NoError(t, w.bus.Publish(context.Background(), bus.NewMessage(TopicSpeakerSay, nil)))
+					}
+				}
+				asr := &fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo what time is it")}}
+				l, err := runListener(t, w, src, asr, func(c *Config) { c.Playback, c.EchoMarginDB = tc.playback, tc.margin })
+				require.NoError(t, err)
+				assert.Equal(t, tc.echoes, l.Stats().Echoes)
+				assert.Equal(t, 1-tc.echoes, asr.calls, "recognised unless echo")
+				assert.Len(t, w.topics(pipeline.TopicStop), tc.stops)
+			})
+		})
+	}
+	_, err := New(Config{Bus: bus.New(bus.Options{}), Source: &hookSource{}, Recognizer: &fakeASR{}, EchoMarginDB: 50})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "echo margin")
+}

@@ -303,7 +303,7 @@ func deviceRate(d DeviceInfo, want int) (int, error) {
 	if r < audio.MinRate || r > audio.MaxRate {
 		return 0, fmt.Errorf("device %q reports a default rate of %v Hz (want %d to %d)", d.Name, d.DefaultRate, audio.MinRate, audio.MaxRate)
 	}
-	if _, err := NewResampler(r, want); err != nil {
+	if _, err := audio.NewResampler(r, want); err != nil {
 		return 0, err
 	}
 	return r, nil

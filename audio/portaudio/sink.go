@@ -29,7 +29,7 @@ type Sink struct {
 
 	mu     sync.Mutex // one Write at a time
 	closed bool
-	conv   *Resampler // kept while the rates stay the same
+	conv   *audio.Resampler // kept while the rates stay the same
 }
 
 var _ audio.Sink = (*Sink)(nil)
@@ -75,15 +75,15 @@ func (s *Sink) Write(ctx context.Context, pcm []int16, rate int) error {
 	if err != nil {
 		return err
 	}
-	if s.conv == nil || s.conv.in != rate || s.conv.out != cfg.Rate {
-		if s.conv, err = NewResampler(rate, cfg.Rate); err != nil {
+	if in, out := s.conv.Rates(); s.conv == nil || in != rate || out != cfg.Rate {
+		if s.conv, err = audio.NewResampler(rate, cfg.Rate); err != nil {
 			s.finish(st, false)
 			return fmt.Errorf("playing on %q: %w", cfg.Device.Name, err)
 		}
 	}
 	s.conv.Reset()
 	// The filter's delay plus a little silence flushes the last samples.
-	tail := make([]float32, s.conv.k+cfg.Rate/100)
+	tail := make([]float32, s.conv.Taps()+cfg.Rate/100)
 	mono := s.conv.Process(nil, Downmix(nil, pcm, 1))
 	mono = s.conv.Process(mono, tail)
 	block := cfg.Frames * cfg.Channels

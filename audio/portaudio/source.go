@@ -41,7 +41,7 @@ type Source struct {
 	closed  bool
 	raw     []int16
 	mono    []float32
-	conv    *Resampler
+	conv    *audio.Resampler
 	pending []int16
 	overs   int
 }
@@ -85,7 +85,7 @@ func (h *Host) openSource(selector string, chunk time.Duration) (*Source, error)
 	if err != nil {
 		return nil, fmt.Errorf("opening %q for capture: %w", dev.Name, err)
 	}
-	conv, err := NewResampler(rate, audio.SampleRate)
+	conv, err := audio.NewResampler(rate, audio.SampleRate)
 	if err != nil {
 		return nil, fmt.Errorf("opening %q for capture: %w", dev.Name, err)
 	}

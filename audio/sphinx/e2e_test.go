@@ -126,6 +126,23 @@ func TestSpokenCommandEndToEnd(t *testing.T) {
 	})
 }
 
+// TestSpokenAnswerEndToEnd: "set a timer" said aloud gets the timer's
+// question, and the answer said aloud without the wake phrase ("five
+// minutes", only in the answer grammar) sets the timer.
+func TestSpokenAnswerEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	var pcm []int16
+	pcm = append(pcm, speak(t, "hey jibo, set a timer")...)
+	pcm = append(pcm, make([]int16, 2*audio.SampleRate)...) // the robot asks meanwhile
+	pcm = append(pcm, speak(t, "five minutes")...)
+	out, types := hear(t, bin, writeWAV(t, pcm))
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken once, by voice")
+	assert.Equal(t, 2, count(types, "ovos.utterance.handle"), "the command and the answer: %s", out)
+	assert.Equal(t, 1, count(types, "jibo.timer:set_timer"))
+	assert.Contains(t, out, "jibo: For how long?")
+	assert.Regexp(t, regexp.MustCompile(`jibo: .*five minutes`), out, "the timer runs for five minutes")
+}
+
 // TestAudioEvalOnGeneratedSet runs scripts/gen-audio-testset.sh --quick
 // and `jibod audio eval` on it: the tool works end to end (the figures
 // themselves are in the README, from the full set).

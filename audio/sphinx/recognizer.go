@@ -44,6 +44,8 @@ const (
 	// searchName names the grammar search inside each decoder; a new
 	// grammar replaces the old one under the same name.
 	searchName = "grammar"
+	// answersName names the answer grammar's search.
+	answersName = "answers"
 )
 
 // Config configures a Recognizer.
@@ -55,6 +57,11 @@ type Config struct {
 	Lexicon *Lexicon
 	// Grammar is what to recognise against (required).
 	Grammar Grammar
+	// Answers, if set, is the answer grammar: what RecognizeAnswer
+	// recognises against (answers to a skill's question). It is a search
+	// of its own in each decoder, so its sentences never compete with the
+	// grammar's, nor with the wake phrase.
+	Answers Grammar
 	// NBest is the most hypotheses returned; 0 means DefaultNBest.
 	NBest int
 	// Decoders is how many utterances may be recognised at once; 0 means 1.
@@ -76,6 +83,10 @@ type Config struct {
 	// costs more than missing a word.
 	Wake                               string
 	WakeMinConfidence, WakeMinCoverage float64
+	// FloorBelowDB is how far under its speech (dB) an utterance's noise
+	// floor is raised with a faint noise before decoding, when it is lower
+	// (see withNoiseFloor); 0 means DefaultFloorBelow.
+	FloorBelowDB float64
 	// Args are extra pocketsphinx arguments as flag/value pairs
 	// ("-beam", "1e-60"), for tuning.
 	Args []string
@@ -117,15 +128,42 @@ type Recognizer struct {
 	closed  bool
 }
 
-// grammarState is the current grammar, its generation and pronunciations.
+// grammarState is the current grammars, their generation and
+// pronunciations.
 type grammarState struct {
-	gen     uint64
+	gen  uint64
+	main search
+	// answers is the answer grammar, nil for none.
+	answers *search
+}
+
+// search is one grammar of a decoder: its text, its sentence check and
+// its words' pronunciations.
+type search struct {
 	jsgf    string
 	accepts func(string) bool
 	prons   map[string][]string
 }
 
-var _ audio.Recognizer = (*Recognizer)(nil)
+// words returns the pronunciations of every word of g's grammars.
+func (g grammarState) words() map[string][]string {
+	if g.answers == nil {
+		return g.main.prons
+	}
+	all := make(map[string][]string, len(g.main.prons)+len(g.answers.prons))
+	for w, p := range g.main.prons {
+		all[w] = p
+	}
+	for w, p := range g.answers.prons {
+		all[w] = p
+	}
+	return all
+}
+
+var (
+	_ audio.Recognizer       = (*Recognizer)(nil)
+	_ audio.AnswerRecognizer = (*Recognizer)(nil)
+)
 
 // New starts a recognizer: it checks the grammar's words against the
 // lexicon and starts the decoders with it.
@@ -142,7 +180,12 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.MaxSeconds == 0 {
 		cfg.MaxSeconds = DefaultMaxSeconds
 	}
+	if cfg.FloorBelowDB == 0 {
+		cfg.FloorBelowDB = DefaultFloorBelow
+	}
 	switch {
+	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
+		return nil, fmt.Errorf("speech recognizer: noise floor %g dB under the speech not in 10..60", cfg.FloorBelowDB)
 	case cfg.NBest < 1 || cfg.NBest > MaxNBest:
 		return nil, fmt.Errorf("speech recognizer: n-best %d not in 1..%d", cfg.NBest, MaxNBest)
 	case cfg.Decoders < 1 || cfg.Decoders > MaxDecoders:
@@ -163,7 +206,7 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 			return nil, fmt.Errorf("speech recognizer: argument %q is not a flag", cfg.Args[i])
 		}
 		switch cfg.Args[i] {
-		case "-hmm", "-dict", "-logfn", "-jsgf", "-kws", "-lm", "-fsg", "-keyphrase":
+		case "-hmm", "-dict", "-logfn", "-jsgf", "-kws", "-lm", "-fsg", "-keyphrase", "-remove_silence":
 			return nil, fmt.Errorf("speech recognizer: argument %s is set by the recognizer", cfg.Args[i])
 		}
 	}
@@ -182,9 +225,17 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		log = slog.Default()
 	}
 	r := &Recognizer{cfg: cfg, lex: lex, log: log.With("component", "sphinx"), pool: make(chan *decoder, cfg.Decoders)}
-	g, err := r.prepare(ctx, cfg.Grammar, 1)
+	main, err := r.prepare(ctx, cfg.Grammar)
 	if err != nil {
 		return nil, err
+	}
+	g := grammarState{gen: 1, main: main}
+	if cfg.Answers != nil {
+		ans, err := r.prepare(ctx, cfg.Answers)
+		if err != nil {
+			return nil, fmt.Errorf("answer grammar: %w", err)
+		}
+		g.answers = &ans
 	}
 	r.grammar = g
 	for i := 0; i < cfg.Decoders; i++ {
@@ -202,31 +253,32 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 }
 
 // prepare checks a grammar and pronounces its words.
-func (r *Recognizer) prepare(ctx context.Context, gr Grammar, gen uint64) (grammarState, error) {
+func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if gr == nil {
-		return grammarState{}, errors.New("speech recognizer: no grammar")
+		return search{}, errors.New("speech recognizer: no grammar")
 	}
 	jsgf := gr.JSGF()
 	if strings.TrimSpace(jsgf) == "" {
-		return grammarState{}, errors.New("speech recognizer: empty grammar")
+		return search{}, errors.New("speech recognizer: empty grammar")
 	}
 	words, err := GrammarWords(jsgf)
 	if err != nil {
-		return grammarState{}, fmt.Errorf("speech recognizer: %w", err)
+		return search{}, fmt.Errorf("speech recognizer: %w", err)
 	}
 	if len(words) == 0 {
-		return grammarState{}, errors.New("speech recognizer: the grammar has no words")
+		return search{}, errors.New("speech recognizer: the grammar has no words")
 	}
 	prons, err := r.lex.Lookup(ctx, words)
 	if err != nil {
-		return grammarState{}, fmt.Errorf("speech recognizer: grammar refused: %w", err)
+		return search{}, fmt.Errorf("speech recognizer: grammar refused: %w", err)
 	}
-	return grammarState{gen: gen, jsgf: jsgf, accepts: gr.Accepts, prons: prons}, nil
+	return search{jsgf: jsgf, accepts: gr.Accepts, prons: prons}, nil
 }
 
 // build starts a decoder whose dictionary holds exactly g's words.
 func (r *Recognizer) build(g grammarState) (*decoder, error) {
-	dict, err := writeDict(g.prons)
+	prons := g.words()
+	dict, err := writeDict(prons)
 	if err != nil {
 		return nil, fmt.Errorf("speech recognizer: %w", err)
 	}
@@ -235,14 +287,13 @@ func (r *Recognizer) build(g grammarState) (*decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("speech recognizer: %w", err)
 	}
-	for w := range g.prons {
+	for w := range prons {
 		d.words[w] = true
 	}
-	if err := d.setGrammar(searchName, g.jsgf); err != nil {
+	if err := d.setSearches(g); err != nil {
 		d.close()
 		return nil, fmt.Errorf("speech recognizer: %w", err)
 	}
-	d.grammar = g.gen
 	return d, nil
 }
 
@@ -277,14 +328,15 @@ func writeDict(prons map[string][]string) (string, error) {
 	return f.Name(), nil
 }
 
-// apply brings d to grammar g, adding the words it lacks or, when its
+// apply brings d to grammars g, adding the words it lacks or, when its
 // dictionary has grown too large, building a new decoder.
 func (r *Recognizer) apply(d *decoder, g grammarState) (*decoder, error) {
 	if d.grammar == g.gen {
 		return d, nil
 	}
+	prons := g.words()
 	var missing []string
-	for w := range g.prons {
+	for w := range prons {
 		if !d.hasWord(w) {
 			missing = append(missing, w)
 		}
@@ -295,15 +347,29 @@ func (r *Recognizer) apply(d *decoder, g grammarState) (*decoder, error) {
 	}
 	sort.Strings(missing)
 	for _, w := range missing {
-		if err := d.addWord(w, g.prons[w]); err != nil {
+		if err := d.addWord(w, prons[w]); err != nil {
 			return d, fmt.Errorf("speech recognizer: %w", err)
 		}
 	}
-	if err := d.setGrammar(searchName, g.jsgf); err != nil {
+	if err := d.setSearches(g); err != nil {
 		return d, fmt.Errorf("speech recognizer: %w", err)
 	}
-	d.grammar = g.gen
 	return d, nil
+}
+
+// setSearches compiles g's grammars on d (the answer grammar, when there
+// is one, as a second named search) and records g's generation.
+func (d *decoder) setSearches(g grammarState) error {
+	if g.answers != nil {
+		if err := d.setGrammar(answersName, g.answers.jsgf); err != nil {
+			return fmt.Errorf("answer grammar: %w", err)
+		}
+	}
+	if err := d.setGrammar(searchName, g.main.jsgf); err != nil {
+		return err
+	}
+	d.grammar = g.gen
+	return nil
 }
 
 // take waits for a free decoder.
@@ -324,17 +390,35 @@ func (r *Recognizer) take(ctx context.Context) (*decoder, error) {
 // current: on any error the old grammar stays. The other decoders switch
 // when they are next used.
 func (r *Recognizer) SetGrammar(ctx context.Context, gr Grammar) error {
+	s, err := r.prepare(ctx, gr)
+	if err != nil {
+		return err
+	}
+	return r.install(ctx, func(g *grammarState) { g.main = s })
+}
+
+// SetAnswerGrammar replaces the answer grammar (nil removes it), as
+// SetGrammar does the grammar.
+func (r *Recognizer) SetAnswerGrammar(ctx context.Context, gr Grammar) error {
+	if gr == nil {
+		return r.install(ctx, func(g *grammarState) { g.answers = nil })
+	}
+	s, err := r.prepare(ctx, gr)
+	if err != nil {
+		return fmt.Errorf("answer grammar: %w", err)
+	}
+	return r.install(ctx, func(g *grammarState) { g.answers = &s })
+}
+
+// install makes the grammars change makes of the current ones current,
+// after compiling them on one decoder.
+func (r *Recognizer) install(ctx context.Context, change func(*grammarState)) error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		return errors.New("speech recognizer: closed")
 	}
-	next := r.grammar.gen + 1
 	r.mu.Unlock()
-	g, err := r.prepare(ctx, gr, next)
-	if err != nil {
-		return err
-	}
 	d, err := r.take(ctx)
 	if err != nil {
 		return err
@@ -342,14 +426,15 @@ func (r *Recognizer) SetGrammar(ctx context.Context, gr Grammar) error {
 	// Grammars are installed one at a time: holding a decoder does that
 	// only while there is one, so serialise on mu for the generation.
 	r.mu.Lock()
-	if r.grammar.gen >= next {
-		g.gen = r.grammar.gen + 1
-	}
+	g := r.grammar
+	change(&g)
+	g.gen = r.grammar.gen + 1
 	nd, err := r.apply(d, g)
 	if err == nil {
 		r.grammar = g
 	} else if nd != nil {
-		// Put the decoder back on the old grammar.
+		// Put the decoder back on the old grammars.
+		nd.grammar = 0
 		if back, berr := r.apply(nd, r.grammar); berr == nil {
 			nd = back
 		} else {
@@ -388,6 +473,17 @@ func (r *Recognizer) give(d *decoder) {
 // MinConfidence or MinCoverage, gives none; a wake phrase below the wake
 // floors is taken off.
 func (r *Recognizer) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	return r.recognize(ctx, pcm, false)
+}
+
+// RecognizeAnswer is Recognize against the answer grammar, for an
+// utterance heard while a question waits; with no answer grammar it
+// returns no hypotheses.
+func (r *Recognizer) RecognizeAnswer(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	return r.recognize(ctx, pcm, true)
+}
+
+func (r *Recognizer) recognize(ctx context.Context, pcm []int16, answer bool) ([]audio.Hypothesis, error) {
 	if max := r.cfg.MaxSeconds * audio.SampleRate; len(pcm) > max {
 		return nil, fmt.Errorf("recognizing %.1f s of audio: longer than %d s", float64(len(pcm))/audio.SampleRate, r.cfg.MaxSeconds)
 	}
@@ -409,18 +505,27 @@ func (r *Recognizer) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypoth
 		r.give(d)
 		return nil, err
 	}
-	hyps, err := r.decode(ctx, d, g, pcm)
+	name, s := searchName, g.main
+	if answer {
+		if g.answers == nil {
+			r.give(d)
+			return nil, nil
+		}
+		name, s = answersName, *g.answers
+	}
+	hyps, err := r.decode(ctx, d, name, s, pcm)
 	r.give(d)
 	return hyps, err
 }
 
-func (r *Recognizer) decode(ctx context.Context, d *decoder, g grammarState, pcm []int16) ([]audio.Hypothesis, error) {
+func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16) ([]audio.Hypothesis, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if pcm = withoutDigitalSilence(pcm); len(pcm) == 0 {
-		return nil, nil
+	if err := d.useSearch(name); err != nil {
+		return nil, err
 	}
+	pcm = withNoiseFloor(pcm, r.cfg.FloorBelowDB)
 	if err := d.start(); err != nil {
 		return nil, err
 	}
@@ -438,6 +543,8 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, g grammarState, pcm
 	segs := d.align()
 	perFrame, conf := confidence(segs)
 	cover := coverage(segs, pcm)
+	wake := strings.Fields(r.cfg.Wake)
+	woke := len(wake) > 0 && hasPrefix(best.text, wake)
 	r.log.Debug("recognised", "text", best.text, "score_per_frame", perFrame, "confidence", conf, "coverage", cover)
 	texts := []string{best.text}
 	scores := []int32{best.score}
@@ -454,8 +561,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, g grammarState, pcm
 			}
 		}
 	}
-	if wake := strings.Fields(r.cfg.Wake); len(wake) > 0 && hasPrefix(best.text, wake) &&
-		(conf < r.cfg.WakeMinConfidence || cover < r.cfg.WakeMinCoverage) {
+	if woke && (conf < r.cfg.WakeMinConfidence || cover < r.cfg.WakeMinCoverage) {
 		r.log.Debug("wake phrase too weak: taken off", "text", best.text, "confidence", conf, "coverage", cover)
 		for i, t := range texts {
 			if hasPrefix(t, wake) {

@@ -185,7 +185,8 @@ func TestDetectorFloorAdapts(t *testing.T) {
 	d, err := New(Config{})
 	require.NoError(t, err)
 	d.Feed(newSig().noise(3*time.Second, -35).pcm)
-	assert.InDelta(t, -35, d.Floor(), 6, "floor follows the noise")
+	// White noise has 3100/8000 of its power in the voice band: 4 dB less.
+	assert.InDelta(t, -35-4.1, d.Floor(), 6, "floor follows the noise")
 }
 
 func loadWAV(t *testing.T, name string) []int16 {

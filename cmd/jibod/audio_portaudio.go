@@ -3,10 +3,12 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/portaudio"
+	"github.com/openjibo/jibod/device"
 )
 
 // audioBackends are the device backends of this build beyond the built-in
@@ -19,4 +21,15 @@ func audioBackends(log *slog.Logger) (map[string]audio.Backend, func() error) {
 	return map[string]audio.Backend{
 		"portaudio": h.Backend(portaudio.SourceOptions{}),
 	}, func() error { return nil }
+}
+
+// openSpeaker checks that the PortAudio output device named by selector
+// ("" for the default) is there and returns its sink, and a function that
+// makes it a board sound output taking samples in a given format.
+func openSpeaker(ctx context.Context, selector string, log *slog.Logger) (audio.Sink, func(device.PCMFormat) (device.PCMSink, error), error) {
+	s, err := portaudio.NewHost(portaudio.System(), log).OpenSink(ctx, selector, portaudio.SinkOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, func(f device.PCMFormat) (device.PCMSink, error) { return portaudio.NewPCMOut(s, f) }, nil
 }

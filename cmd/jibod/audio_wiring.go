@@ -50,6 +50,7 @@ type audioFlags struct {
 	wakeButtonSet bool
 	Silence       time.Duration
 	MaxSpeech     time.Duration
+	EchoMargin    float64
 	Speech        speechConfig
 }
 
@@ -60,7 +61,16 @@ type speechConfig struct {
 	WPM        int    // espeak-ng -s; 0 = its default
 	SpeakerWAV string // record what the speaker plays to this WAV file
 	Program    string // the espeak-ng program; "" = found on PATH
+	// Speaker is where the board's sound output plays: "" or "board" for
+	// the board's own, "portaudio[:DEVICE]" for a PortAudio output device.
+	Speaker string
 }
+
+// Speakers for --speaker.
+const (
+	speakerBoard     = "board"
+	speakerPortaudio = "portaudio"
+)
 
 // addAudioFlags declares the audio flags on fs.
 func addAudioFlags(fs *flag.FlagSet) *audioFlags {
@@ -75,10 +85,12 @@ func addAudioFlags(fs *flag.FlagSet) *audioFlags {
 	})
 	fs.DurationVar(&f.Silence, "vad-silence", vad.Defaults.SilenceTimeout, "silence that ends an utterance (after a 200 ms hangover)")
 	fs.DurationVar(&f.MaxSpeech, "vad-max-speech", vad.Defaults.MaxSpeech, "longest utterance; longer speech is cut")
+	fs.Float64Var(&f.EchoMargin, "echo-margin", 0, "with a PortAudio speaker: while the robot speaks, speech must be this many dB louder than what it plays to be heard (-40..40)")
 	fs.StringVar(&f.Speech.TTS, "tts", ttsSim, "the robot's voice: sim (text on the board's speaker) or espeak (espeak-ng, played on the board's sound output)")
 	fs.StringVar(&f.Speech.Voice, "tts-voice", "", "espeak-ng voice, e.g. en-us (default: espeak-ng's)")
 	fs.IntVar(&f.Speech.WPM, "tts-wpm", 0, "espeak-ng speaking rate in words per minute (default: espeak-ng's)")
 	fs.StringVar(&f.Speech.SpeakerWAV, "speaker-wav", "", "write everything the board's sound output plays to this WAV file")
+	fs.StringVar(&f.Speech.Speaker, "speaker", "", "where the board's sound output plays: board, or portaudio[:DEVICE] (default: portaudio's default output with --audio portaudio, else board)")
 	return f
 }
 
@@ -87,12 +99,21 @@ func (f *audioFlags) check(input string) error {
 	if f.Speech.TTS != ttsSim && f.Speech.TTS != ttsEspeak {
 		return usageError{fmt.Sprintf("--tts %q: want sim or espeak", f.Speech.TTS)}
 	}
+	if sp := f.Speech.Speaker; sp != "" && sp != speakerBoard {
+		if name, _, err := audio.ParseSpec(sp); err != nil || name != speakerPortaudio {
+			return usageError{fmt.Sprintf("--speaker %q: want board or portaudio[:DEVICE]", sp)}
+		}
+	}
 	if f.Audio == "" {
 		return nil
 	}
 	name, _, err := audio.ParseSpec(f.Audio)
 	if err != nil {
 		return usageError{"--audio: " + err.Error()}
+	}
+	if name == speakerPortaudio && f.Speech.Speaker == "" {
+		// A robot that hears through the sound card speaks through it.
+		f.Speech.Speaker = speakerPortaudio
 	}
 	if name == audio.BackendStdin && input != "none" {
 		return usageError{"--audio stdin reads standard input: use it with --input none"}
@@ -106,6 +127,9 @@ func (f *audioFlags) check(input string) error {
 	if err := (vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech}).Validate(); err != nil {
 		return usageError{err.Error()}
 	}
+	if f.EchoMargin < -listen.MaxEchoMarginDB || f.EchoMargin > listen.MaxEchoMarginDB {
+		return usageError{fmt.Sprintf("--echo-margin %v: want -%d..%d dB", f.EchoMargin, listen.MaxEchoMarginDB, listen.MaxEchoMarginDB)}
+	}
 	if _, err := transform.NewGain(f.GainDB); err != nil {
 		return usageError{"--audio-gain: " + err.Error()}
 	}
@@ -115,20 +139,55 @@ func (f *audioFlags) check(input string) error {
 // speech is what speechConfig opened for the body; Close releases it
 // after the body is closed.
 type speech struct {
-	wav *audio.WAVSink
+	wav     *audio.WAVSink
+	speaker audio.Sink // the PortAudio output, when --speaker chose one
+	// meter measures what the speaker plays, for the listener's echo
+	// gate; nil without a real speaker.
+	meter *audio.PlaybackMeter
 }
 
 // apply sets the body options for the chosen voice and recording. It
 // returns what must be closed after the body.
 func (c speechConfig) apply(o *bodyOptions, log *slog.Logger) (*speech, error) {
 	sp := &speech{}
+	var wrap []func(device.PCMSink) device.PCMSink
+	if c.Speaker != "" && c.Speaker != speakerBoard {
+		_, arg, err := audio.ParseSpec(c.Speaker)
+		if err != nil {
+			return nil, fmt.Errorf("--speaker: %w", err)
+		}
+		// Opening only checks that the device is there: the sink opens it
+		// for each piece of sound it plays.
+		sink, pcmOut, err := openSpeaker(context.Background(), arg, log)
+		if err != nil {
+			return nil, fmt.Errorf("--speaker %s: %w", c.Speaker, err)
+		}
+		sp.speaker = sink
+		sp.meter = audio.NewPlaybackMeter(nil)
+		wrap = append(wrap, func(out device.PCMSink) device.PCMSink {
+			po, err := pcmOut(out.Format())
+			if err != nil {
+				log.Error("speaker: keeping the board's sound output", "err", err)
+				return out
+			}
+			return audio.NewMeteredPCM(po, sp.meter)
+		})
+	}
 	if c.SpeakerWAV != "" {
 		wav, err := audio.CreateWAVSink(c.SpeakerWAV, audio.SinkOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("--speaker-wav: %w", err)
+			return nil, errors.Join(fmt.Errorf("--speaker-wav: %w", err), sp.Close())
 		}
 		sp.wav = wav
-		o.WrapAudioOut = func(out device.PCMSink) device.PCMSink { return audio.NewTeePCM(out, wav) }
+		wrap = append(wrap, func(out device.PCMSink) device.PCMSink { return audio.NewTeePCM(out, wav) })
+	}
+	if len(wrap) > 0 {
+		o.WrapAudioOut = func(out device.PCMSink) device.PCMSink {
+			for _, w := range wrap {
+				out = w(out)
+			}
+			return out
+		}
 	}
 	if c.TTS == ttsEspeak {
 		o.Voice = func(out device.PCMSink, observe device.Observer) (device.Voice, error) {
@@ -149,12 +208,19 @@ func (c speechConfig) apply(o *bodyOptions, log *slog.Logger) (*speech, error) {
 	return sp, nil
 }
 
-// Close finishes the speaker recording.
+// Close finishes the speaker recording and releases the speaker.
 func (s *speech) Close() error {
-	if s == nil || s.wav == nil {
+	if s == nil {
 		return nil
 	}
-	return s.wav.Close()
+	var errs []error
+	if s.wav != nil {
+		errs = append(errs, s.wav.Close())
+	}
+	if s.speaker != nil {
+		errs = append(errs, s.speaker.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // hearing is the running listener; stop ends it and waits.
@@ -219,9 +285,14 @@ func listenOn(ctx context.Context, r *robot, src audio.Source, asr audio.Recogni
 	if err != nil {
 		return nil, err
 	}
-	lis, err := listen.New(listen.Config{Bus: r.bus, Source: src, Recognizer: asr, Chain: chain,
+	cfg := listen.Config{Bus: r.bus, Source: src, Recognizer: asr, Chain: chain,
 		VAD:  vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech},
-		Lang: lang, CommandWindow: f.CommandWindow, WakeButtons: buttons, Sync: sync, Logger: log})
+		Lang: lang, CommandWindow: f.CommandWindow, WakeButtons: buttons, Sync: sync, Logger: log}
+	if r.speech != nil && r.speech.meter != nil {
+		// A real speaker: its sound comes back through the microphone.
+		cfg.Playback, cfg.EchoMarginDB = r.speech.meter, f.EchoMargin
+	}
+	lis, err := listen.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/listen"
+	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 )
@@ -190,6 +192,11 @@ func TestAudioFlagsCheck(t *testing.T) {
 		{args: []string{"--audio", "null", "--vad-max-speech", "2h"}, input: "console", err: "max speech"},
 		{args: []string{"--audio", "null", "--audio-gain", "80"}, input: "console", err: "--audio-gain"},
 		{args: []string{"--tts", "festival"}, input: "console", err: "want sim or espeak"},
+		{args: []string{"--speaker", "board"}, input: "console"},
+		{args: []string{"--speaker", "portaudio:USB"}, input: "console"},
+		{args: []string{"--speaker", "alsa:hw0"}, input: "console", err: "want board or portaudio[:DEVICE]"},
+		{args: []string{"--audio", "null", "--echo-margin", "6"}, input: "console"},
+		{args: []string{"--audio", "null", "--echo-margin", "60"}, input: "console", err: "--echo-margin"},
 	}
 	for _, tc := range tests {
 		err := parseAudioFlags(t, tc.args...).check(tc.input)
@@ -199,6 +206,23 @@ func TestAudioFlagsCheck(t *testing.T) {
 		}
 		require.Error(t, err, "%v", tc.args)
 		assert.Contains(t, err.Error(), tc.err)
+	}
+}
+
+// --audio portaudio speaks through PortAudio too, unless --speaker says
+// otherwise.
+func TestSpeakerFollowsPortaudio(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--audio", "portaudio"}, "portaudio"},
+		{[]string{"--audio", "portaudio:USB", "--speaker", "board"}, "board"},
+		{[]string{"--audio", "null"}, ""},
+	} {
+		f := parseAudioFlags(t, tc.args...)
+		require.NoError(t, f.check("console"), "%v", tc.args)
+		assert.Equal(t, tc.want, f.Speech.Speaker, "%v", tc.args)
 	}
 }
 
@@ -316,18 +340,52 @@ func TestBargeIn(t *testing.T) {
 		src.pcm = append(src.pcm, int16(6000*math.Sin(2*math.Pi*300*float64(i)/16000)))
 	}
 	src.pcm = append(src.pcm, make([]int16, 16000)...)
-	speaking, err := r.bus.Subscribe("jibo.body.speaker.say", func(context.Context, bus.Message) {
-		select {
-		case <-src.open:
-		default:
-			close(src.open)
+	// The microphone opens once the listener itself knows the robot is
+	// speaking. The listener answers transformer list requests in order
+	// with what it hears about the speaker, and a reply carries its
+	// request's context: the reply to the request sent on the speaker's
+	// message means the listener has seen that message.
+	const pingKey = "barge_test_ping"
+	ready := make(chan struct{}, 1)
+	seen, err := r.bus.Subscribe(transform.TopicListResp, func(_ context.Context, m bus.Message) {
+		switch m.ContextString(pingKey) {
+		case "speaking":
+			select {
+			case <-src.open:
+			default:
+				close(src.open)
+			}
+		case "ready":
+			select {
+			case ready <- struct{}{}:
+			default:
+			}
 		}
 	})
+	require.NoError(t, err)
+	defer seen.Close()
+	ping := func(ctx context.Context, what string) {
+		m := bus.NewMessage(transform.TopicList, map[string]any{})
+		m.Context[pingKey] = what
+		if err := r.bus.Publish(ctx, m); err != nil {
+			t.Errorf("asking the listener: %v", err)
+		}
+	}
+	speaking, err := r.bus.Subscribe("jibo.body.speaker.say", func(ctx context.Context, _ bus.Message) { ping(ctx, "speaking") })
 	require.NoError(t, err)
 	defer speaking.Close()
 	h, err := listenOn(context.Background(), r, src, &scriptedASR{texts: []string{"hey jibo"}}, func() error { return nil },
 		parseAudioFlags(t), "en-US", false, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
+	// The listener subscribes from its own goroutine: wait until it answers.
+	for answered := false; !answered; {
+		ping(context.Background(), "ready")
+		select {
+		case <-ready:
+			answered = true
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	u, err := newUtterer(r.bus, "test")
 	require.NoError(t, err)
 	defer u.Close()

@@ -17,7 +17,7 @@ import (
 	"github.com/openjibo/jibod/core/session"
 )
 
-const audioEvalUsage = `Usage: jibod audio eval --dir DIR [--json] [--wake grammar|spotter|both] [--vad-threshold 12]
+const audioEvalUsage = `Usage: jibod audio eval --dir DIR [--json] [--wake grammar|spotter|both] [--vad-threshold 10]
 
 Runs every WAV file of DIR/manifest.jsonl ({"file","text","wake"} per line;
 scripts/gen-audio-testset.sh makes one) through the robot's hearing — the
