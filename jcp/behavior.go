@@ -351,3 +351,20 @@ type PlayAnimation struct {
 
 // BehaviorType returns TypePlayAnimation.
 func (*PlayAnimation) BehaviorType() BehaviorType { return TypePlayAnimation }
+
+// EachSLIM calls fn for every SLIM of a behaviour tree, in running order
+// (children of sequences and parallels depth first, as written).
+func EachSLIM(b Behavior, fn func(*SLIM)) {
+	switch t := b.(type) {
+	case *SLIM:
+		fn(t)
+	case *SequenceBehavior:
+		for _, c := range t.Children {
+			EachSLIM(c, fn)
+		}
+	case *ParallelBehavior:
+		for _, c := range t.Children {
+			EachSLIM(c, fn)
+		}
+	}
+}

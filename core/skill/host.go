@@ -457,7 +457,7 @@ func plannedListen(a *jcp.Action) []string {
 		return nil
 	}
 	var last *jcp.SLIM
-	eachSLIM(a.Behavior, func(s *jcp.SLIM) { last = s })
+	jcp.EachSLIM(a.Behavior, func(s *jcp.SLIM) { last = s })
 	if last == nil || last.Listen == nil {
 		return nil
 	}
@@ -468,28 +468,12 @@ func plannedListen(a *jcp.Action) []string {
 // true, so its speak message says listen: true (CONV-08).
 func questionPlays(b jcp.Behavior) map[string]bool {
 	out := map[string]bool{}
-	eachSLIM(b, func(s *jcp.SLIM) {
+	jcp.EachSLIM(b, func(s *jcp.SLIM) {
 		if s.Play != nil && s.Listen != nil {
 			out[s.Play.ID] = true
 		}
 	})
 	return out
-}
-
-// eachSLIM calls fn for every SLIM of a behaviour tree in running order.
-func eachSLIM(b jcp.Behavior, fn func(*jcp.SLIM)) {
-	switch t := b.(type) {
-	case *jcp.SLIM:
-		fn(t)
-	case *jcp.SequenceBehavior:
-		for _, c := range t.Children {
-			eachSLIM(c, fn)
-		}
-	case *jcp.ParallelBehavior:
-		for _, c := range t.Children {
-			eachSLIM(c, fn)
-		}
-	}
 }
 
 // ActionJSON encodes a JCP action for a SKILL_ACTION response.

@@ -125,27 +125,14 @@ func said(tb testing.TB, m *protocol.HubResponse) (string, []string) {
 	require.NoError(tb, err)
 	var text []string
 	var listen []string
-	var walk func(b jcp.Behavior)
-	walk = func(b jcp.Behavior) {
-		switch v := b.(type) {
-		case *jcp.SLIM:
-			if v.Play != nil {
-				text = append(text, v.Play.ESML)
-			}
-			if v.Listen != nil {
-				listen = v.Listen.Contexts
-			}
-		case *jcp.SequenceBehavior:
-			for _, c := range v.Children {
-				walk(c)
-			}
-		case *jcp.ParallelBehavior:
-			for _, c := range v.Children {
-				walk(c)
-			}
+	jcp.EachSLIM(a.Behavior, func(s *jcp.SLIM) {
+		if s.Play != nil {
+			text = append(text, s.Play.ESML)
 		}
-	}
-	walk(a.Behavior)
+		if s.Listen != nil {
+			listen = s.Listen.Contexts
+		}
+	})
 	return strings.Join(text, " "), listen
 }
 

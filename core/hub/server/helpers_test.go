@@ -201,24 +201,11 @@ func spoken(t *testing.T, m *protocol.HubResponse) string {
 	a, err := jcp.ParseAction(m.Action.Action)
 	require.NoError(t, err)
 	var out []string
-	var walk func(b jcp.Behavior)
-	walk = func(b jcp.Behavior) {
-		switch v := b.(type) {
-		case *jcp.SLIM:
-			if v.Play != nil {
-				out = append(out, v.Play.ESML)
-			}
-		case *jcp.SequenceBehavior:
-			for _, c := range v.Children {
-				walk(c)
-			}
-		case *jcp.ParallelBehavior:
-			for _, c := range v.Children {
-				walk(c)
-			}
+	jcp.EachSLIM(a.Behavior, func(s *jcp.SLIM) {
+		if s.Play != nil {
+			out = append(out, s.Play.ESML)
 		}
-	}
-	walk(a.Behavior)
+	})
 	return strings.Join(out, " ")
 }
 

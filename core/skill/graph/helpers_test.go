@@ -85,23 +85,10 @@ func esmlOf(t testing.TB, raw json.RawMessage) []string {
 	a, err := jcp.ParseAction(raw)
 	require.NoError(t, err)
 	var out []string
-	var walk func(jcp.Behavior)
-	walk = func(b jcp.Behavior) {
-		switch x := b.(type) {
-		case *jcp.SLIM:
-			if x.Play != nil {
-				out = append(out, x.Play.ESML)
-			}
-		case *jcp.SequenceBehavior:
-			for _, c := range x.Children {
-				walk(c)
-			}
-		case *jcp.ParallelBehavior:
-			for _, c := range x.Children {
-				walk(c)
-			}
+	jcp.EachSLIM(a.Behavior, func(s *jcp.SLIM) {
+		if s.Play != nil {
+			out = append(out, s.Play.ESML)
 		}
-	}
-	walk(a.Behavior)
+	})
 	return out
 }

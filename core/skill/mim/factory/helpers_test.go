@@ -150,29 +150,16 @@ func (c *convo) send(req *protocol.Request) said {
 	a, err := jcp.ParseAction(resp.Action.Action)
 	require.NoError(c.t, err)
 	out.Behavior = a.Behavior
-	var walk func(jcp.Behavior)
-	walk = func(b jcp.Behavior) {
-		switch x := b.(type) {
-		case *jcp.SLIM:
-			if x.Play != nil {
-				out.ESML = append(out.ESML, x.Play.ESML)
-			}
-			out.Listen = nil
-			if x.Listen != nil {
-				out.Listen = x.Listen.Contexts
-			}
-			out.Display = out.Display || x.Display != nil
-		case *jcp.SequenceBehavior:
-			for _, ch := range x.Children {
-				walk(ch)
-			}
-		case *jcp.ParallelBehavior:
-			for _, ch := range x.Children {
-				walk(ch)
-			}
+	jcp.EachSLIM(a.Behavior, func(x *jcp.SLIM) {
+		if x.Play != nil {
+			out.ESML = append(out.ESML, x.Play.ESML)
 		}
-	}
-	walk(a.Behavior)
+		out.Listen = nil
+		if x.Listen != nil {
+			out.Listen = x.Listen.Contexts
+		}
+		out.Display = out.Display || x.Display != nil
+	})
 	return out
 }
 
