@@ -238,13 +238,17 @@ func TestHubEndToEnd(t *testing.T) {
 			h.proc.log(t, "CLIENT_ASR")
 
 			// Multi-turn: the question's answer goes back as a new
-			// transaction carrying the stored session (CLIENT_ASR: the
-			// robot has no rule for trivia's answers).
+			// transaction carrying the stored session. The robot got
+			// trivia's answer rule ("openjibo.trivia/answer") in the
+			// catalog, so it understood the answer itself: CLIENT_NLU.
 			question, answer := firstTrivia(t)
 			j.say(t, "let's play trivia")
 			j.hear(t, question)
 			j.say(t, answer)
 			j.hear(t, "Question 2")
+			turn := h.proc.log(t, "intent="+trivia.IntentSaidPrefix)
+			require.Contains(t, turn, "mode=CLIENT_NLU", "the answer was understood on the robot")
+			require.Contains(t, turn, "skill=openjibo/trivia")
 			for _, l := range j.seen {
 				require.NotContains(t, l, "Not quite", "the right answer counted as right")
 			}

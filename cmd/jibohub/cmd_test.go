@@ -119,7 +119,7 @@ func TestSkillsListing(t *testing.T) {
 	assert.Contains(t, lines[1], "openjibo/greeter")
 	assert.Contains(t, lines[1], "triggers: NEW_ARRIVAL, SURPRISE")
 	assert.Contains(t, lines[2], "openjibo/trivia\tTrivia\tintents: play_trivia")
-	assert.Contains(t, lines[2], "rules: openjibo/trivia/answer")
+	assert.Contains(t, lines[2], "rules: openjibo.trivia/answer")
 }
 
 // The shipped catalog's intents register on a robot with no warning: the

@@ -41,9 +41,13 @@ type RemoteSkill struct {
 	cs       wire.CatalogSkill
 	manifest *registry.Manifest
 	locale   fs.FS
+	rules    fs.FS
 }
 
-var _ skill.Skill = (*RemoteSkill)(nil)
+var (
+	_ skill.Skill     = (*RemoteSkill)(nil)
+	_ skill.RuleSkill = (*RemoteSkill)(nil)
+)
 
 func newRemoteSkill(r *Remote, cs wire.CatalogSkill) (*RemoteSkill, error) {
 	name, desc, version := cs.Name, cs.Description, cs.Version
@@ -73,7 +77,19 @@ func newRemoteSkill(r *Remote, cs wire.CatalogSkill) (*RemoteSkill, error) {
 	if len(loc) > 0 {
 		locale = loc
 	}
-	return &RemoteSkill{r: r, cs: cs, manifest: m, locale: locale}, nil
+	rf := fstest.MapFS{}
+	for rule, langs := range cs.Rules {
+		for lang, files := range langs {
+			for name, content := range files {
+				rf[rule+"/"+lang+"/"+name] = &fstest.MapFile{Data: []byte(content), Mode: 0o444}
+			}
+		}
+	}
+	var rules fs.FS // an untyped nil when there are none: the host asks Rules() != nil
+	if len(rf) > 0 {
+		rules = rf
+	}
+	return &RemoteSkill{r: r, cs: cs, manifest: m, locale: locale, rules: rules}, nil
 }
 
 // Manifest is the proxy's manifest: the catalog's id, name and version
@@ -82,6 +98,14 @@ func (s *RemoteSkill) Manifest() *registry.Manifest { return s.manifest }
 
 // Locale is the catalog's locale files of the skill.
 func (s *RemoteSkill) Locale() fs.FS { return s.locale }
+
+// Rules are the catalog's answer rules of the skill, one folder per
+// rule; nil when it has none. The host adds them with the proxy, owned by
+// its bus id ("openjibo.trivia/answer"), which is how the hub's skill
+// names them in its questions' listen contexts: an answer is understood
+// on the robot and sent as CLIENT_NLU, and the speech recogniser's answer
+// grammar lists it.
+func (s *RemoteSkill) Rules() fs.FS { return s.rules }
 
 // Handle forwards req to the hub: a LISTEN_LAUNCH as CLIENT_NLU with the
 // launch rule, a LISTEN_UPDATE (the answer to the skill's question) as

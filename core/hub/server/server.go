@@ -61,9 +61,10 @@ const (
 
 // Skill is a skill hosted in process: the interface local skills
 // implement (core/skill). A skill may also implement skill.RuleSkill
-// (answer rules, contexts "<id>/<rule>") and Configured (its hub manifest:
-// intents with entity conditions and memos, proactive registrations);
-// without Configured its intents are its locale's .intent files.
+// (answer rules, contexts "<bus id>/<rule>" as on the robot, published in
+// the catalog) and Configured (its hub manifest: intents with entity
+// conditions and memos, proactive registrations); without Configured its
+// intents are its locale's .intent files.
 type Skill = skill.Skill
 
 // Configured is a skill with a hub manifest (jibo.md §2.6).
@@ -342,7 +343,13 @@ func (s *Server) add(m *registry.Manifest, conf *protocol.ManifestSkillConfig, l
 		}
 	}
 	if rules != nil {
-		if err := s.answers.Add(m.ID, rules); err != nil {
+		// The catalog carries the rules so robots understand the answers
+		// themselves; both name them "<bus id>/<rule>", as the robot's
+		// host names a local skill's.
+		if hs.catalog.Rules, err = ruleFiles(rules); err != nil {
+			return fmt.Errorf("hub: skill %s: %w", m.ID, err)
+		}
+		if err := s.answers.Add(hs.busID, rules); err != nil {
 			s.engine.RemoveSkill("", hs.busID)
 			return fmt.Errorf("hub: skill %s: %w", m.ID, err)
 		}
@@ -397,6 +404,34 @@ func localeFiles(locale fs.FS) (map[string]map[string]string, []string, error) {
 	return out, intents, nil
 }
 
+// ruleFiles reads answer rules (<rule>/<lang>/<file>) for the catalog;
+// nil when there are none.
+func ruleFiles(rules fs.FS) (map[string]map[string]map[string]string, error) {
+	entries, err := fs.ReadDir(rules, ".")
+	if err != nil {
+		return nil, fmt.Errorf("reading answer rules: %w", err)
+	}
+	var out map[string]map[string]map[string]string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub, err := fs.Sub(rules, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("reading answer rule %s: %w", e.Name(), err)
+		}
+		files, _, err := localeFiles(sub)
+		if err != nil {
+			return nil, fmt.Errorf("reading answer rule %s: %w", e.Name(), err)
+		}
+		if out == nil {
+			out = map[string]map[string]map[string]string{}
+		}
+		out[e.Name()] = files
+	}
+	return out, nil
+}
+
 // SkillInfo describes a hosted skill, for listing.
 type SkillInfo struct {
 	ID      string
@@ -404,7 +439,7 @@ type SkillInfo struct {
 	Intents []string
 	// Proactive lists the trigger sources (topics) it registered for.
 	Proactive []string
-	// Rules are its answer rules ("<id>/<rule>").
+	// Rules are its answer rules ("<bus id>/<rule>").
 	Rules []string
 }
 
@@ -427,7 +462,7 @@ func (s *Server) Skills() []SkillInfo {
 			}
 		}
 		for _, r := range rules {
-			if strings.HasPrefix(r, h.id+"/") {
+			if strings.HasPrefix(r, h.busID+"/") {
 				si.Rules = append(si.Rules, r)
 			}
 		}

@@ -35,6 +35,11 @@ const (
 	// MaxCatalogText bounds a skill's name and version in bytes; its
 	// description may be 16 times as long.
 	MaxCatalogText = 256
+	// MaxCatalogRules bounds the answer rules of one skill: as many as a
+	// skill on the robot may ship (skill.MaxRulesPerSkill).
+	MaxCatalogRules = 64
+	// MaxCatalogRuleName bounds an answer rule's name in bytes.
+	MaxCatalogRuleName = 64
 )
 
 // Catalog is what a hub advertises at CatalogPath: its skills, their
@@ -62,11 +67,20 @@ type CatalogSkill struct {
 	// Locale maps a language tag ("en-US") to file name ("play.intent",
 	// "answer.entity", "yes.voc", "hello.dialog") to content.
 	Locale map[string]map[string]string `json:"locale"`
+	// Rules are the skill's answer rules: rule name ("answer", a folder
+	// name of the skill's rules) to language tag to file name to content,
+	// with the files of Locale (.intent, .entity, .voc; .dialog is kept
+	// but unused). The robot understands an answer to the skill's
+	// question with them, as rule "<bus id>/<rule>" ("openjibo.trivia/answer"),
+	// and sends CLIENT_NLU; its speech recogniser hears the answers they
+	// list. Optional: a catalog without it is valid.
+	Rules map[string]map[string]map[string]string `json:"rules,omitempty"`
 }
 
 var (
 	langTag  = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$`)
 	fileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(intent|entity|voc|dialog)$`)
+	ruleName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
 )
 
 // DecodeCatalog decodes and validates a catalog (JSON). Members it does not
@@ -199,10 +213,62 @@ func (s *CatalogSkill) validate() error {
 			}
 		}
 	}
+	return s.validateRules()
+}
+
+// validateRules checks the answer rules: names plain folder names, each
+// rule's languages and files as Locale's, and at least one .intent file
+// per rule (a rule without answers would be refused by the robot's host).
+func (s *CatalogSkill) validateRules() error {
+	if len(s.Rules) > MaxCatalogRules {
+		return fmt.Errorf("rules: %d rules, limit %d: %w", len(s.Rules), MaxCatalogRules, protocol.ErrLimit)
+	}
+	for _, rule := range slices.Sorted(maps.Keys(s.Rules)) {
+		if len(rule) > MaxCatalogRuleName || !ruleName.MatchString(rule) {
+			return fmt.Errorf("rules: rule %q: want a plain name of letters, digits, '_' and '-' (at most %d bytes)",
+				clip(rule), MaxCatalogRuleName)
+		}
+		langs := s.Rules[rule]
+		if len(langs) > MaxCatalogLangs {
+			return fmt.Errorf("rules.%s: %d languages, limit %d: %w", rule, len(langs), MaxCatalogLangs, protocol.ErrLimit)
+		}
+		hasIntent := false
+		for _, lang := range slices.Sorted(maps.Keys(langs)) {
+			if !langTag.MatchString(lang) {
+				return fmt.Errorf("rules.%s: language %q: want a tag like en-US", rule, clip(lang))
+			}
+			files := langs[lang]
+			if len(files) > MaxCatalogFiles {
+				return fmt.Errorf("rules.%s.%s: %d files, limit %d: %w", rule, lang, len(files), MaxCatalogFiles, protocol.ErrLimit)
+			}
+			for _, name := range slices.Sorted(maps.Keys(files)) {
+				// A rule's intents are its answers, not the skill's launch
+				// intents, so their names need not be in config.intents.
+				if err := checkFile(name, files[name]); err != nil {
+					return fmt.Errorf("rules.%s.%s: %w", rule, lang, err)
+				}
+				hasIntent = hasIntent || strings.HasSuffix(name, ".intent")
+			}
+		}
+		if !hasIntent {
+			return fmt.Errorf("rules.%s: no .intent file: a rule lists the answers it understands", rule)
+		}
+	}
 	return nil
 }
 
 func checkLocaleFile(name, content string, intents []string) error {
+	if err := checkFile(name, content); err != nil {
+		return err
+	}
+	if base, ok := strings.CutSuffix(name, ".intent"); ok && !slices.Contains(intents, base) {
+		return fmt.Errorf("file %q: intent %q is not in the skill's config.intents", name, base)
+	}
+	return nil
+}
+
+// checkFile checks a locale or rule file's name and content.
+func checkFile(name, content string) error {
 	if len(name) > MaxCatalogFileName || !fileName.MatchString(name) || strings.Contains(name, "..") {
 		return fmt.Errorf("file %q: want a plain name ending .intent, .entity, .voc or .dialog (no path, at most %d bytes)",
 			clip(name), MaxCatalogFileName)
@@ -212,9 +278,6 @@ func checkLocaleFile(name, content string, intents []string) error {
 	}
 	if !utf8.ValidString(content) {
 		return fmt.Errorf("file %q: not valid UTF-8", name)
-	}
-	if base, ok := strings.CutSuffix(name, ".intent"); ok && !slices.Contains(intents, base) {
-		return fmt.Errorf("file %q: intent %q is not in the skill's config.intents", name, base)
 	}
 	return nil
 }

@@ -2,9 +2,11 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,7 +15,8 @@ import (
 const catalogJSON = `{"skills":[
  {"id":"openjibo/trivia","name":"Trivia","description":"A quiz game.","version":"1.0.0",
   "config":{"id":"openjibo/trivia","intents":[{"name":"play_trivia","entities":[]}]},
-  "locale":{"en-US":{"play_trivia.intent":"(let's|) play trivia\ntrivia\n","answer.entity":"paris\n","yes.voc":"yes\n"}}},
+  "locale":{"en-US":{"play_trivia.intent":"(let's|) play trivia\ntrivia\n","answer.entity":"paris\n","yes.voc":"yes\n"}},
+  "rules":{"answer":{"en-US":{"answer.intent":"[it is] {answer}\n","answer.entity":"paris\n","end_game.intent":"stop\n"}}}},
  {"id":"openjibo/fact","name":"Fun facts","description":"","version":"1.0.0",
   "config":{"id":"openjibo/fact","intents":[{"name":"fun_fact","entities":[]}]},
   "locale":{"en-US":{"fun_fact.intent":"tell me a fun fact\n","fact.dialog":"Octopuses have three hearts.\n"}}}
@@ -36,6 +39,21 @@ func TestDecodeCatalog(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, c, back)
 	assert.Contains(t, string(b), "let's", "no HTML escaping")
+	assert.Equal(t, "stop\n", back.Skills[0].Rules["answer"]["en-US"]["end_game.intent"], "answer rules survive a round trip")
+	assert.Nil(t, back.Skills[1].Rules)
+	assert.NotContains(t, string(b), `"rules":null`, "a skill without rules has no rules member")
+}
+
+// A hub that predates answer rules in the catalog serves catalogs
+// without them; they stay valid.
+func TestDecodeCatalogWithoutRules(t *testing.T) {
+	c, err := DecodeCatalog([]byte(`{"skills":[{"id":"a/b","config":{"id":"a/b","intents":[{"name":"x"}]},"locale":{"en":{"x.intent":"x"}}}]}`))
+	require.NoError(t, err)
+	assert.Nil(t, c.Skills[0].Rules)
+}
+
+func TestCatalogRuleLimitIsTheRobots(t *testing.T) {
+	assert.Equal(t, skill.MaxRulesPerSkill, MaxCatalogRules)
 }
 
 func TestDecodeCatalogRefuses(t *testing.T) {
@@ -51,6 +69,10 @@ func TestDecodeCatalogRefuses(t *testing.T) {
 	skill := func(s []any, i int) map[string]any { return s[i].(map[string]any) }
 	files := func(s []any, i int) map[string]any {
 		return skill(s, i)["locale"].(map[string]any)["en-US"].(map[string]any)
+	}
+	rules := func(s []any) map[string]any { return skill(s, 0)["rules"].(map[string]any) }
+	ruleFiles := func(s []any) map[string]any {
+		return rules(s)["answer"].(map[string]any)["en-US"].(map[string]any)
 	}
 
 	tests := []struct {
@@ -80,6 +102,24 @@ func TestDecodeCatalogRefuses(t *testing.T) {
 		{"bad language", mutate(func(s []any) {
 			skill(s, 0)["locale"].(map[string]any)["en_US/.."] = map[string]any{}
 		}), `locale: language "en_US/..": want a tag like en-US`},
+		{"rule name with a path", mutate(func(s []any) { rules(s)["../answer"] = rules(s)["answer"] }),
+			`skills[0] ("openjibo/trivia"): rules: rule "../answer": want a plain name`},
+		{"rule file with a path", mutate(func(s []any) { ruleFiles(s)["../x.intent"] = "x" }),
+			`rules.answer.en-US: file "../x.intent": want a plain name`},
+		{"rule file wrong extension", mutate(func(s []any) { ruleFiles(s)["x.txt"] = "x" }),
+			`rules.answer.en-US: file "x.txt": want a plain name ending .intent, .entity, .voc or .dialog`},
+		{"rule file too big", mutate(func(s []any) { ruleFiles(s)["big.voc"] = strings.Repeat("a", MaxCatalogFileSize+1) }),
+			"rules.answer.en-US: file \"big.voc\": 65537 bytes, limit 65536"},
+		{"rule bad language", mutate(func(s []any) { rules(s)["answer"].(map[string]any)["english"] = map[string]any{} }),
+			`rules.answer: language "english": want a tag like en-US`},
+		{"rule without intents", mutate(func(s []any) {
+			rules(s)["answer"] = map[string]any{"en-US": map[string]any{"answer.entity": "paris"}}
+		}), "rules.answer: no .intent file"},
+		{"too many rules", mutate(func(s []any) {
+			for i := range MaxCatalogRules {
+				rules(s)[fmt.Sprintf("r%d", i)] = rules(s)["answer"]
+			}
+		}), "rules: 65 rules, limit 64"},
 		{"invalid utf-8", `{"skills":[{"id":"a/b","name":"` + "\xff" + `","config":{"id":"a/b","intents":[]},"locale":{}}]}`, "not valid UTF-8"},
 	}
 	for _, tt := range tests {

@@ -85,6 +85,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 	f.Add([]byte(catalogJSON))
 	f.Add([]byte(`{"skills":[]}`))
 	f.Add([]byte(`{"skills":[{"id":"a/b","config":{"id":"a/b","intents":[{"name":"x"}]},"locale":{"en":{"x.intent":"x"}}}]}`))
+	f.Add([]byte(`{"skills":[{"id":"a/b","config":{"id":"a/b","intents":[]},"locale":{},"rules":{"yes_no":{"en":{"yes.intent":"yes","no.intent":"no"}}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := DecodeCatalog(data)
 		if err != nil {

@@ -1,7 +1,9 @@
 // Package trivia is jibohub's multi-turn remote skill "openjibo/trivia": "let's
 // play trivia" starts a game of Questions questions, each asked with a
 // question MIM (QN factory) whose answer the hub understands with the
-// skill's answer rule "openjibo/trivia/answer"; the skill says whether the
+// skill's answer rule "openjibo.trivia/answer" (owner: the skill's bus id,
+// as on the robot, which gets the rule in the hub's catalog and so
+// understands answers itself); the skill says whether the
 // answer was right, asks the next one and ends with the score. "stop" ends
 // the game early; two silences give up. The hub keeps nothing between
 // turns: the question order, the current question and the score live in
@@ -31,13 +33,16 @@ import (
 
 // Names the hub and tests rely on.
 const (
-	ID              = "openjibo/trivia"
-	IntentPlay      = "play_trivia"
-	RuleAnswer      = ID + "/answer"
-	IntentAnswer    = "answer"
-	IntentStop      = "end_game"
-	EntityAnswer    = "answer"
-	DefaultQuestion = 3
+	ID           = "openjibo/trivia"
+	IntentPlay   = "play_trivia"
+	RuleAnswer   = "openjibo.trivia/answer" // "<bus id>/<rule>"
+	IntentAnswer = "answer"
+	// IntentSaidPrefix starts the name of an answer said alone:
+	// "said_mars" is "mars".
+	IntentSaidPrefix = "said_"
+	IntentStop       = "end_game"
+	EntityAnswer     = "answer"
+	DefaultQuestion  = 3
 )
 
 //go:embed locale rules mims
@@ -235,12 +240,7 @@ func (t *trivia) check(_ context.Context, d *graph.Data) (graph.ExitResult, erro
 		return graph.ExitResult{}, errors.New("answer after the last question")
 	}
 	q := Bank[g.Order[g.Next]]
-	var said string
-	if v, ok := nlu.Entities[EntityAnswer]; ok {
-		said = fmt.Sprint(v)
-	} else if asr := d.ASR(); asr != nil {
-		said = asr.Text
-	}
+	said := saidAnswer(nlu, d.ASR())
 	dialog, values := "wrong", map[string]string{"answer": q.Answer}
 	if slices.Contains(q.Accepts, Normalize(said)) {
 		dialog, values = "right", nil
@@ -279,6 +279,24 @@ func (t *trivia) end(dialog string) graph.ActionFunc {
 		}
 		return jcp.NewAction(jcp.Say(text)), nil
 	}
+}
+
+// saidAnswer is the answer a turn gives: the rule's answer entity, or the
+// answer said alone (a said_<answer> intent: the robot understood it and
+// sent no transcript, CLIENT_NLU), or else the transcript.
+func saidAnswer(nlu *protocol.NLUResult, asr *protocol.ASRResult) string {
+	if nlu != nil {
+		if v, ok := nlu.Entities[EntityAnswer]; ok {
+			return fmt.Sprint(v)
+		}
+		if a, ok := strings.CutPrefix(nlu.IntentName(), IntentSaidPrefix); ok && a != "" {
+			return a
+		}
+	}
+	if asr != nil {
+		return asr.Text
+	}
+	return ""
 }
 
 // Normalize reduces an answer to what Accepts lists: lower case, words
