@@ -94,7 +94,7 @@ func TestStdinTrace(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	require.Len(t, lines, 3, stdout)
 	assert.True(t, strings.HasPrefix(lines[0], "jibo: "), stdout)
-	assert.Regexp(t, `^jibo: .*\d{1,2}:\d\d [AP]M`, lines[1])
+	assert.Regexp(t, `^jibo: .*`+clockAnswer.String(), lines[1])
 	assert.Equal(t, "jibo: (didn't understand that)", lines[2])
 
 	msgs := readTrace(t, trace)

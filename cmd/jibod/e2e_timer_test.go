@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,22 +59,37 @@ func (j *liveJibod) say(t *testing.T, line string) {
 // keeps a broken build from hanging the test run.
 func (j *liveJibod) hear(t *testing.T, want string, within time.Duration) string {
 	t.Helper()
+	return j.hearMatch(t, want, func(l string) bool { return strings.Contains(l, want) }, within)
+}
+
+// hearTime waits for the robot to tell the time.
+func (j *liveJibod) hearTime(t *testing.T, within time.Duration) string {
+	t.Helper()
+	return j.hearMatch(t, "the time", clockAnswer.MatchString, within)
+}
+
+func (j *liveJibod) hearMatch(t *testing.T, what string, match func(string) bool, within time.Duration) string {
+	t.Helper()
 	deadline := time.After(within)
 	for {
 		select {
 		case l, ok := <-j.lines:
 			if !ok {
-				t.Fatalf("jibod ended before saying %q; it said %q", want, j.seen)
+				t.Fatalf("jibod ended before saying %q; it said %q", what, j.seen)
 			}
 			j.seen = append(j.seen, l)
-			if strings.Contains(l, want) {
+			if match(l) {
 				return l
 			}
 		case <-deadline:
-			t.Fatalf("jibod did not say %q within %s; it said %q", want, within, j.seen)
+			t.Fatalf("jibod did not say %q within %s; it said %q", what, within, j.seen)
 		}
 	}
 }
+
+// clockAnswer is how the clock skill tells the time: "… 9:05 AM.", and
+// "… noon." or "… midnight." on the hour that has a name.
+var clockAnswer = regexp.MustCompile(`(\d{1,2}:\d\d [AP]M|noon|midnight)\.`)
 
 // TestTimerConversationEndToEnd drives the real binary through the timer
 // conversation of issue 5: a question, a wrong answer, the answer, the

@@ -93,7 +93,7 @@ func TestWasmSkillEndToEnd(t *testing.T) {
 	first.say(t, "remember that the keys are under the mat")
 	first.hear(t, "OK, I'll remember that the keys are under the mat.", 20*time.Second)
 	first.say(t, "what time is it")
-	first.hear(t, "M.", 20*time.Second) // "… 9:05 AM.": the built-in skills carry on beside it
+	first.hearTime(t, 20*time.Second) // the built-in skills carry on beside it
 	require.NoError(t, first.in.Close())
 	require.NoError(t, first.cmd.Wait(), "jibod exits cleanly at the end of its input")
 

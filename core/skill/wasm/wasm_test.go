@@ -180,8 +180,10 @@ func TestHostileModulesAreContained(t *testing.T) {
 		errText  string
 	}
 	tests := []tc{
-		{"infinite loop", `"timeout": "200ms"`, "loop", nil, invoke.OutcomeTimeout, invoke.ErrTimeout, "no answer within 200ms"},
-		{"sleeps past its deadline", `"timeout": "200ms"`, "sleep", nil, invoke.OutcomeTimeout, invoke.ErrTimeout, "no answer within 200ms"},
+		// The deadline also bounds the next call, whose fresh instance must
+		// start within it on a loaded machine under the race detector.
+		{"infinite loop", `"timeout": "1s"`, "loop", nil, invoke.OutcomeTimeout, invoke.ErrTimeout, "no answer within 1s"},
+		{"sleeps past its deadline", `"timeout": "1s"`, "sleep", nil, invoke.OutcomeTimeout, invoke.ErrTimeout, "no answer within 1s"},
 		// A generous deadline: the bomb must reach its memory limit, not
 		// the clock, however loaded the machine is.
 		{"memory bomb", `"timeout": "30s"`, "bomb", nil, invoke.OutcomeFailed, ErrMemoryLimit,
