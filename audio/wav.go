@@ -64,7 +64,7 @@ func DecodeWAV(r io.Reader) (*Clip, error) { return decodeWAV(r, false) }
 
 // StreamingDataSize is the smallest data-chunk size DecodeWAVStream takes to
 // mean "until the end of the stream": programs writing WAV to a pipe cannot
-// know the length and put a huge placeholder there (espeak-ng --stdout
+// know the length and put a huge stand-in value there (espeak-ng --stdout
 // writes 0x7ffff000 and more; others 0xffffffff).
 const StreamingDataSize = 0x7ffff000
 

@@ -57,6 +57,10 @@ type Chain interface {
 type Meaning struct {
 	Intent string // "<skill>:<intent>"
 	Slots  map[string]string
+	// Read holds, for the slots whose consuming skill reads them into a
+	// value ("two minute" and "two minutes" both 2m0s), that value as
+	// text; slots it lacks are compared as they were heard.
+	Read map[string]string
 }
 
 func (m Meaning) String() string {
@@ -71,8 +75,33 @@ func (m Meaning) String() string {
 	return b.String()
 }
 
+// SameMeaning reports whether two meanings would make the robot do the
+// same: the same intent and slots, each slot compared by the value its
+// skill reads from it (Read) when both sides have one, else as text.
+func SameMeaning(a, b Meaning) bool { return a.equal(b) }
+
 func (m Meaning) equal(o Meaning) bool {
-	return m.Intent == o.Intent && maps.Equal(m.Slots, o.Slots)
+	if m.Intent != o.Intent || len(m.Slots) != len(o.Slots) {
+		return false
+	}
+	for k, v := range m.Slots {
+		w, ok := o.Slots[k]
+		if !ok {
+			return false
+		}
+		mr, mok := m.Read[k]
+		or, ook := o.Read[k]
+		if mok && ook {
+			if mr != or {
+				return false
+			}
+			continue
+		}
+		if v != w {
+			return false
+		}
+	}
+	return true
 }
 
 // Understander finds what a command means through the robot's intent

@@ -162,3 +162,33 @@ func TestRunRefusesAWakeItemWithoutThePhrase(t *testing.T) {
 		scripted{}, meanings{}, Options{})
 	assert.ErrorContains(t, err, `does not start with "hey jibo"`)
 }
+
+func TestSameMeaningComparesReadValues(t *testing.T) {
+	timer := func(words, read string) Meaning {
+		m := Meaning{Intent: "timer:set", Slots: map[string]string{"duration": words}}
+		if read != "" {
+			m.Read = map[string]string{"duration": read}
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		a, b Meaning
+		want bool
+	}{
+		{"same words", timer("two minutes", ""), timer("two minutes", ""), true},
+		{"other words, no values read", timer("two minute", ""), timer("two minutes", ""), false},
+		{"other words, same value read", timer("two minute", "2m0s"), timer("two minutes", "2m0s"), true},
+		{"other values read", timer("two minutes", "2m0s"), timer("ten minutes", "10m0s"), false},
+		{"a value on one side only: words compared", timer("two minutes", "2m0s"), timer("the fan of", ""), false},
+		{"other intent", timer("two minutes", "2m0s"), Meaning{Intent: "timer:cancel", Slots: map[string]string{"duration": "two minutes"}, Read: map[string]string{"duration": "2m0s"}}, false},
+		{"a slot missing", timer("two minutes", "2m0s"), Meaning{Intent: "timer:set"}, false},
+		{"other slot name", timer("two minutes", ""), Meaning{Intent: "timer:set", Slots: map[string]string{"length": "two minutes"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, SameMeaning(tt.a, tt.b))
+			assert.Equal(t, tt.want, SameMeaning(tt.b, tt.a), "symmetric")
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openjibo/jibod/audio"
 )
@@ -87,6 +88,10 @@ type Config struct {
 	// floor is raised with a faint noise before decoding, when it is lower
 	// (see withNoiseFloor); 0 means DefaultFloorBelow.
 	FloorBelowDB float64
+	// TrimMargin is how much audio is decoded either side of an
+	// utterance's loud frames (see trimToSpeech); 0 means
+	// DefaultTrimMargin, a negative margin decodes the utterance whole.
+	TrimMargin time.Duration
 	// Args are extra pocketsphinx arguments as flag/value pairs
 	// ("-beam", "1e-60"), for tuning.
 	Args []string
@@ -183,7 +188,12 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.FloorBelowDB == 0 {
 		cfg.FloorBelowDB = DefaultFloorBelow
 	}
+	if cfg.TrimMargin == 0 {
+		cfg.TrimMargin = DefaultTrimMargin
+	}
 	switch {
+	case cfg.TrimMargin > MaxTrimMargin:
+		return nil, fmt.Errorf("speech recognizer: trim margin %v over %v", cfg.TrimMargin, MaxTrimMargin)
 	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
 		return nil, fmt.Errorf("speech recognizer: noise floor %g dB under the speech not in 10..60", cfg.FloorBelowDB)
 	case cfg.NBest < 1 || cfg.NBest > MaxNBest:
@@ -525,7 +535,10 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	if err := d.useSearch(name); err != nil {
 		return nil, err
 	}
-	pcm = withNoiseFloor(pcm, r.cfg.FloorBelowDB)
+	// The floor is measured on the whole utterance, whose pre-roll and
+	// trailing silence show the recording's noise, then the silence the
+	// decoder does not need is cut off.
+	pcm = trimToSpeech(withNoiseFloor(pcm, r.cfg.FloorBelowDB), r.cfg.TrimMargin)
 	if err := d.start(); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/stretchr/testify/assert"
@@ -285,6 +286,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"n-best", Config{Grammar: JSGF(testGrammar), NBest: MaxNBest + 1}, "n-best"},
 		{"decoders", Config{Grammar: JSGF(testGrammar), Decoders: MaxDecoders + 1}, "decoders"},
 		{"confidence", Config{Grammar: JSGF(testGrammar), MinConfidence: 2}, "confidence"},
+		{"trim margin", Config{Grammar: JSGF(testGrammar), TrimMargin: MaxTrimMargin + time.Millisecond}, "trim margin 2.001s over 2s"},
 		{"odd args", Config{Grammar: JSGF(testGrammar), Args: []string{"-beam"}}, "pairs"},
 		{"reserved arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-dict", "x"}}, "set by the recognizer"},
 		{"unknown arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-nosuchflag", "1"}}, "arguments refused"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/openjibo/jibod/audio/eval"
@@ -15,6 +16,8 @@ import (
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/skill/builtin/timer"
+	"github.com/openjibo/jibod/core/skill/builtin/volume"
 )
 
 const audioEvalUsage = `Usage: jibod audio eval --dir DIR [--json] [--wake grammar|spotter|both] [--vad-threshold 10]
@@ -25,7 +28,9 @@ audio chain, voice activity detection, the listener and the speech
 recogniser of this build, against the grammar of the robot's skills — and
 scores it with the robot's intent engines: wake hit rate, false wakes per
 hour of audio without the wake phrase, command accuracy (intent and slots),
-real-time factor and latency. Files without the wake phrase are heard with
+real-time factor and latency. A timer's length and a volume level are
+compared by the value their skill reads ("two minute" = "two minutes"),
+every other slot by its words. Files without the wake phrase are heard with
 the command window open, so commands said without it are scored too.
 Needs a build with speech recognition (-tags sphinx).
 `
@@ -137,8 +142,42 @@ func (u *engineUnderstander) Understand(ctx context.Context, text string) (eval.
 			continue
 		}
 		if m != nil {
-			return eval.Meaning{Intent: m.SkillID + ":" + m.IntentName, Slots: m.Slots}, true, nil
+			return readSlots(eval.Meaning{Intent: m.SkillID + ":" + m.IntentName, Slots: m.Slots}), true, nil
 		}
 	}
 	return eval.Meaning{}, false, nil
+}
+
+// slotReaders read a slot as the skill consuming it does, so the eval
+// scores what the robot would do rather than the words: the timer's
+// length through the timer's own parser ("two minute" and "two minutes"
+// are both 2m0s), the volume level through the volume skill's ("seven"
+// and "7" are both 7). Only these two are normalised; every other slot
+// is compared as text. A value its reader refuses stays text too.
+var slotReaders = map[string]map[string]func(string) (string, bool){
+	timer.ID + ":" + timer.IntentSet: {timer.SlotDuration: func(v string) (string, bool) {
+		d, err := timer.ParseDuration(v)
+		return d.String(), err == nil
+	}},
+	volume.ID + ":" + volume.IntentSet: {volume.SlotLevel: func(v string) (string, bool) {
+		n, err := volume.ParseLevel(v)
+		return strconv.Itoa(n), err == nil
+	}},
+}
+
+// readSlots fills m.Read with the values slotReaders read from its slots.
+func readSlots(m eval.Meaning) eval.Meaning {
+	for slot, read := range slotReaders[m.Intent] {
+		v, ok := m.Slots[slot]
+		if !ok {
+			continue
+		}
+		if r, ok := read(v); ok {
+			if m.Read == nil {
+				m.Read = map[string]string{}
+			}
+			m.Read[slot] = r
+		}
+	}
+	return m
 }
