@@ -110,7 +110,7 @@ const startupWait = hub.DefaultConnectTimeout + 2*time.Second
 // host (registered with the local skills). Nothing is opened until start.
 // The link's state drives the Wasm skills' offline switch unless offline
 // was forced.
-func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, log *slog.Logger) (*hubLink, error) {
+func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, now func() time.Time, log *slog.Logger) (*hubLink, error) {
 	if cfg.URL == "" {
 		return nil, nil
 	}
@@ -142,7 +142,7 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, log *slog
 	// The host's conversation store: the remote fallback names the active
 	// cloud skill's {id, session} in CONTEXT from it (jibo.md §1.3).
 	remote, err := hub.NewRemote(hub.RemoteConfig{Client: client, Host: r.host, Bus: r.bus, StateDir: stateDir,
-		Release: version, Lang: lang, Runtime: runtimeContext(r.parts.state, time.Now),
+		Release: version, Lang: lang, Runtime: runtimeContext(r.parts.state, now), Now: now,
 		Conversations: r.conversations, Logger: log})
 	if err != nil {
 		return nil, err

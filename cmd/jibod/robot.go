@@ -246,7 +246,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	if !cfg.Offline { // --offline: the hub is not contacted at all
-		if r.hub, err = newHubLink(r, cfg.Hub, cfg.StateDir, cfg.Lang, log); err != nil {
+		if r.hub, err = newHubLink(r, cfg.Hub, cfg.StateDir, cfg.Lang, now, log); err != nil {
 			return nil, err
 		}
 	}
