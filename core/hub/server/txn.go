@@ -238,7 +238,7 @@ func (t *txn) listen(ctx context.Context) error {
 		t.asr = &protocol.ASRResult{Text: "", Confidence: 1}
 	} else {
 		t.asr = &protocol.ASRResult{Text: clientASR.Text, Confidence: 1}
-		nlu, err := t.understand(ctx, clientASR.Text, ld, running)
+		nlu, err := t.understand(ctx, clientASR.Text, ld)
 		if err != nil {
 			return err
 		}
@@ -295,41 +295,45 @@ func (t *txn) runningSkill() *hubSkill {
 // understand is NLU for a transcript: launch intents through the intent
 // engine when the rules include "launch", else (or failing that) the
 // answer rules the LISTEN names, as the robot's host does for a question.
-func (t *txn) understand(ctx context.Context, text string, ld *protocol.ListenData, running *hubSkill) (*protocol.NLUResult, error) {
+func (t *txn) understand(ctx context.Context, text string, ld *protocol.ListenData) (*protocol.NLUResult, error) {
 	s := t.c.s
-	pctx, cancel := context.WithTimeoutCause(ctx, s.cfg.Timeouts.Parser,
-		fail(protocol.HubErrorTimeoutParser, "NLU took over %s", s.cfg.Timeouts.Parser))
-	defer cancel()
-	type out struct{ nlu protocol.NLUResult }
-	done := make(chan out, 1)
-	go func() { // NLU is bounded by the engine's limits; the timeout is a backstop
-		launch := slices.Contains(ld.Rules, ruleLaunch) || len(ld.Rules) == 0
-		if launch {
-			if r := s.engine.Match(text, ld.Lang, ""); r != nil {
-				if sk := s.skills[r.SkillID]; sk != nil {
-					entities := make(map[string]string, len(r.Slots))
-					for k, v := range r.Slots {
-						entities[k] = v
-					}
-					done <- out{protocol.NLUFromSlots(r.IntentName, entities, ld.Rules)}
-					return
-				}
-			}
-		}
-		var answers []string
-		for _, r := range ld.Rules {
-			if r != ruleLaunch {
-				answers = append(answers, r)
-			}
-		}
-		done <- out{s.answers.Understand(text, ld.Lang, answers)}
-	}()
-	select {
-	case o := <-done:
-		return &o.nlu, nil
-	case <-pctx.Done():
-		return nil, context.Cause(pctx)
+	// Matching runs on this goroutine: the engines bound their own work (an
+	// utterance's length, the candidates per word), so a match takes
+	// microseconds; the parser timeout still ends a turn that waited too
+	// long before it got here.
+	start := time.Now()
+	nlu := s.match(text, ld)
+	if took := time.Since(start); took > s.cfg.Timeouts.Parser {
+		return nil, fail(protocol.HubErrorTimeoutParser, "NLU took %s, over %s", took.Round(time.Millisecond), s.cfg.Timeouts.Parser)
 	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return &nlu, nil
+}
+
+// match understands text: launch intents through the intent engine when
+// the rules include "launch" (or none are given), else (or failing that)
+// the answer rules the LISTEN names.
+func (s *Server) match(text string, ld *protocol.ListenData) protocol.NLUResult {
+	if slices.Contains(ld.Rules, ruleLaunch) || len(ld.Rules) == 0 {
+		if r := s.engine.Match(text, ld.Lang, ""); r != nil {
+			if s.skills[r.SkillID] != nil {
+				entities := make(map[string]string, len(r.Slots))
+				for k, v := range r.Slots {
+					entities[k] = v
+				}
+				return protocol.NLUFromSlots(r.IntentName, entities, ld.Rules)
+			}
+		}
+	}
+	var answers []string
+	for _, r := range ld.Rules {
+		if r != ruleLaunch {
+			answers = append(answers, r)
+		}
+	}
+	return s.answers.Understand(text, ld.Lang, answers)
 }
 
 // ruleLaunch is the NLU rule of top-level (launch) intents.
