@@ -111,7 +111,15 @@ type Options struct {
 type memo struct {
 	// Seconds is the timer's length.
 	Seconds float64 `json:"seconds"`
+	// DueMS is when it was due, in Unix milliseconds; 0 in memos written
+	// before it was kept (those always ring).
+	DueMS int64 `json:"due_ms,omitempty"`
 }
+
+// MissedAfter is how late an alarm may ring: a timer that fell due longer
+// ago than this (the robot was off) is reported once, without the chime,
+// rather than rung as if it had just finished.
+const MissedAfter = 10 * time.Minute
 
 // Skill is the timer skill.
 type Skill struct {
@@ -297,7 +305,7 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 	if s.timers == nil {
 		return s.say(d, "no_timers_here", nil)
 	}
-	raw, err := json.Marshal(memo{Seconds: dur.Seconds()})
+	raw, err := json.Marshal(memo{Seconds: dur.Seconds(), DueMS: s.now().Add(dur).UnixMilli()})
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
@@ -332,6 +340,34 @@ func (s *Skill) named(d *graph.Data, base string, length time.Duration) (string,
 		return s.Render(lang, base+"_length", map[string]string{"length": l})
 	}
 	return s.Render(lang, base+"_duration", map[string]string{"duration": SpokenDuration(length)})
+}
+
+// missed says that a timer of length went off late ago while the robot
+// was off.
+func (s *Skill) missed(d *graph.Data, length, late time.Duration) (string, error) {
+	values := map[string]string{"ago": spokenAgo(late)}
+	base := "missed"
+	if length > 0 {
+		if l, ok := SpokenLength(length); ok {
+			base, values["length"] = "missed_length", l
+		} else {
+			base, values["duration"] = "missed_duration", SpokenDuration(length)
+		}
+	}
+	return s.Render(d.General.Lang, base, values)
+}
+
+// spokenAgo says how long ago, as coarsely as people do: minutes within
+// the hour, hours within two days, days beyond.
+func spokenAgo(d time.Duration) string {
+	switch {
+	case d < time.Hour:
+		return SpokenDuration(d.Round(time.Minute))
+	case d < 48*time.Hour:
+		return SpokenDuration(d.Round(time.Hour))
+	}
+	days := int((d + 12*time.Hour) / (24 * time.Hour))
+	return NumberWords(days) + " days"
 }
 
 // list is the skill's timers, soonest first; none when the robot keeps
@@ -389,6 +425,7 @@ func (s *Skill) timeLeft(_ context.Context, d *graph.Data) (*jcp.Action, error) 
 // a stop ends.
 func (s *Skill) alarm(_ context.Context, d *graph.Data) (*jcp.Action, error) {
 	var length time.Duration
+	var due time.Time
 	if raw := d.Request.Data.Result.Memo; len(raw) > 0 {
 		var m memo
 		if err := json.Unmarshal(raw, &m); err != nil || m.Seconds <= 0 || m.Seconds > MaxDuration.Seconds() {
@@ -396,7 +433,19 @@ func (s *Skill) alarm(_ context.Context, d *graph.Data) (*jcp.Action, error) {
 			d.Log.Warn("timer memo unreadable; ringing without its length", "memo", string(raw), "err", err)
 		} else {
 			length = time.Duration(m.Seconds * float64(time.Second))
+			if m.DueMS > 0 {
+				due = time.UnixMilli(m.DueMS)
+			}
 		}
+	}
+	if late := s.now().Sub(due); !due.IsZero() && late > MissedAfter {
+		// The robot was off when it fell due: say so once; a chime now
+		// would announce something that is long over.
+		text, err := s.missed(d, length, late)
+		if err != nil {
+			return nil, err
+		}
+		return jcp.NewAction(jcp.Say(text)), nil
 	}
 	text, err := s.named(d, "alarm", length)
 	if err != nil {

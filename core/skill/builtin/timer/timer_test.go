@@ -2,6 +2,8 @@ package timer
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"testing"
 	"testing/synctest"
@@ -13,6 +15,7 @@ import (
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/builtin/internal/rig"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/store"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -74,7 +77,8 @@ func TestConversationAlarmAndStop(t *testing.T) {
 		require.Len(t, timers, 1)
 		assert.Equal(t, ID, timers[0].SkillID)
 		assert.Equal(t, "default", timers[0].BusSession, "it rings where it was asked for")
-		assert.JSONEq(t, `{"seconds":300}`, string(timers[0].Memo))
+		assert.JSONEq(t, fmt.Sprintf(`{"seconds":300,"due_ms":%d}`, timers[0].Due.UnixMilli()), string(timers[0].Memo),
+			"the memo says how long and when it is due")
 
 		time.Sleep(time.Minute) // and the two seconds "OK, five minutes, starting now." took
 		play(t, r, []step{{"how much time is left on the timer", ID + ":" + IntentTimeLeft,
@@ -325,4 +329,55 @@ func TestManifest(t *testing.T) {
 	m := rig.Manifest(t, s, ID)
 	assert.True(t, m.Idempotent(IntentTimeLeft))
 	assert.False(t, m.Idempotent(IntentSet), "setting twice sets two timers")
+}
+
+// TestMissedAlarm: a timer that fell due while the robot was off is
+// reported once, without the chime, saying how long ago; one only just
+// due (or from a memo without its due time) rings as usual.
+func TestMissedAlarm(t *testing.T) {
+	tests := []struct {
+		name   string
+		late   time.Duration
+		noDue  bool
+		said   []string
+		chimes int
+	}{
+		{"three hours late", 3 * time.Hour, false, []string{"While I was off, your five minute timer went off three hours ago."}, 0},
+		{"three days late", 71 * time.Hour, false, []string{"While I was off, your five minute timer went off three days ago."}, 0},
+		{"twenty minutes late", 20*time.Minute + 10*time.Second, false, []string{"While I was off, your five minute timer went off twenty minutes ago."}, 0},
+		{"just due", 5 * time.Minute, false, repeat("Your five minute timer is done!", DefaultAlarmRepeats), DefaultAlarmRepeats},
+		{"an old memo rings", 3 * time.Hour, true, repeat("Your five minute timer is done!", DefaultAlarmRepeats), DefaultAlarmRepeats},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				state := skill.NewMemoryState()
+				due := time.Now().Add(-tt.late)
+				m := memo{Seconds: 300, DueMS: due.UnixMilli()}
+				if tt.noDue {
+					m.DueMS = 0
+				}
+				raw, err := json.Marshal(m)
+				require.NoError(t, err)
+				require.NoError(t, state.PutTimer(store.Timer{ID: "t-0123456789abcdef", SkillID: ID, BusSession: "default",
+					Lang: "en-US", Due: due, Memo: raw, Created: due.Add(-5 * time.Minute)}))
+				r := newRig(t, rig.Options{State: state, SayTime: time.Second})
+				time.Sleep(time.Minute)
+				n, err := r.Fired()
+				require.NoError(t, err)
+				assert.Equal(t, 1, n)
+				assert.Equal(t, tt.said, r.Voice.Said())
+				assert.Len(t, r.Sounds.Played(), tt.chimes)
+				assert.Empty(t, r.Sched.List(), "the timer is done either way")
+			})
+		})
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }
