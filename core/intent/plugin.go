@@ -45,32 +45,61 @@ type TierPlugin struct {
 	id       string
 	engine   Matcher
 	min, max float64 // claims confidence in [min, max)
+	// list names the engine's enabled intents for a session.
+	list func(sessionID string) []pipeline.IntentRef
 }
 
-var _ pipeline.Plugin = (*TierPlugin)(nil)
+var _ pipeline.IntentLister = (*TierPlugin)(nil)
 
 // TemplatePlugins returns the three tiers of the template engine:
 // templates-high, templates-medium and templates-low.
 func TemplatePlugins(e *TemplateEngine) []*TierPlugin {
-	return tiers("templates", e, TierHigh, TierMedium)
+	return tiers("templates", e, TierHigh, TierMedium, func(sid string) []pipeline.IntentRef {
+		var out []pipeline.IntentRef
+		for _, r := range e.Registrations(sid) {
+			if r.Enabled {
+				out = append(out, pipeline.IntentRef{SkillID: r.SkillID, IntentName: r.IntentName, Lang: r.Lang})
+			}
+		}
+		return out
+	})
 }
 
 // KeywordPlugins returns the three tiers of the keyword engine:
 // keywords-high, keywords-medium and keywords-low.
 func KeywordPlugins(e *KeywordEngine) []*TierPlugin {
-	return tiers("keywords", e, KeywordTierHigh, KeywordTierMedium)
+	return tiers("keywords", e, KeywordTierHigh, KeywordTierMedium, func(sid string) []pipeline.IntentRef {
+		var out []pipeline.IntentRef
+		for _, r := range e.Registrations(sid) {
+			if r.Enabled {
+				out = append(out, pipeline.IntentRef{SkillID: r.SkillID, IntentName: r.IntentName, Lang: r.Lang})
+			}
+		}
+		return out
+	})
 }
 
-func tiers(prefix string, e Matcher, high, medium float64) []*TierPlugin {
+func tiers(prefix string, e Matcher, high, medium float64, list func(string) []pipeline.IntentRef) []*TierPlugin {
 	return []*TierPlugin{
-		{id: prefix + "-high", engine: e, min: high, max: 2},
-		{id: prefix + "-medium", engine: e, min: medium, max: high},
-		{id: prefix + "-low", engine: e, min: 0, max: medium},
+		{id: prefix + "-high", engine: e, min: high, max: 2, list: list},
+		{id: prefix + "-medium", engine: e, min: medium, max: high, list: list},
+		{id: prefix + "-low", engine: e, min: 0, max: medium, list: list},
 	}
 }
 
 // ID is the plugin's pipeline id.
 func (p *TierPlugin) ID() string { return p.id }
+
+// Intents lists the engine's enabled intents in the session's pool
+// ("default" and its own), for ovos.pipeline.<id>.intents.list (PIPE-31).
+// Every tier lists them all: which band an intent falls in depends on the
+// utterance, not on the intent.
+func (p *TierPlugin) Intents(sessionID string) []pipeline.IntentRef {
+	if p.list == nil {
+		return nil
+	}
+	return p.list(sessionID)
+}
 
 // Match returns the engine's best match among the candidates whose
 // confidence falls in this plugin's band; the first candidate wins a tie.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 )
 
@@ -206,4 +207,34 @@ func TestTemplatePluginTiers(t *testing.T) {
 	assert.Equal(t, "templates-medium", claim("say hello there"), "a third open slot text")
 	assert.Equal(t, "templates-low", claim("say a great many words in a row to the robot"), "mostly open slot text")
 	assert.Equal(t, "", claim("flibbertigibbet"))
+}
+
+// TestTierPluginsListIntents_PIPE31: every tier lists its engine's enabled
+// intents in the session's pool (default plus its own), so
+// ovos.pipeline.<id>.intents.list says what the tier can match.
+func TestTierPluginsListIntents_PIPE31(t *testing.T) {
+	e := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.DiscardHandler)})
+	for _, d := range []TemplateIntent{
+		{SkillID: "s", IntentName: "on", Lang: "en-US", Samples: []string{"turn on the light"}},
+		{SkillID: "s", IntentName: "off", Lang: "en-US", Samples: []string{"turn off the light"}},
+		{SkillID: "k", IntentName: "oven", Lang: "en-US", Samples: []string{"preheat the oven"}, SessionID: "kitchen"},
+	} {
+		_, err := e.Register(d)
+		require.NoError(t, err)
+	}
+	require.Equal(t, 1, e.SetEnabled("", "s", "off", "en-US", false))
+	k := NewKeywordEngine(KeywordOptions{Logger: slog.New(slog.DiscardHandler)})
+	_, err := k.Register(weather())
+	require.NoError(t, err)
+
+	for _, p := range TemplatePlugins(e) {
+		assert.Equal(t, []pipeline.IntentRef{{SkillID: "s", IntentName: "on", Lang: "en-us"}}, p.Intents("hall"),
+			"%s: default pool, disabled intents left out", p.ID())
+		assert.Len(t, p.Intents("kitchen"), 2, "%s: the session's own scope too", p.ID())
+	}
+	for _, p := range KeywordPlugins(k) {
+		refs := p.Intents("")
+		require.Len(t, refs, 1, p.ID())
+		assert.Equal(t, "current", refs[0].IntentName)
+	}
 }
