@@ -68,7 +68,7 @@ qemu-drivers:
 	@set -e; for p in $(DRIVER_PKGS); do \
 		t=bin/armtest/$$(echo $$p | tr / -).test; \
 		CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) test -c -o $$t ./$$p; \
-		echo "qemu-arm: $$p"; qemu-arm-static $$t -test.count=1; \
+		echo "qemu-arm: $$p"; timeout -k 20 600 qemu-arm-static $$t -test.count=1 -test.timeout=5m; \
 	done
 
 

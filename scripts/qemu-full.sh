@@ -38,16 +38,8 @@ fail() {
 	exit 1
 }
 
-# qemu_board writes the sim profile with the motion watchdog relaxed to 5 s:
-# emulated ARM on a loaded machine can miss the loop's ticks for longer than
-# the sim's 1 s, which powers the motors off and fails the selftest; the
-# watchdog itself is tested natively and on real boards.
-qemu_board() {
-	local f=${TMPDIR:-/tmp}/jibod-qemu-sim.json
-	sed 's/"stallTimeoutMs": *[0-9]*/"stallTimeoutMs": 5000/' board/profiles/sim.json >"$f"
-	grep -q '"stallTimeoutMs": 5000' "$f" || { echo "qemu: could not relax the sim profile's stall timeout" >&2; exit 1; }
-	echo "$f"
-}
+# shellcheck source=scripts/qemu-lib.sh
+. scripts/qemu-lib.sh
 
 check() {
 	local arch=$1 qemu=$2
@@ -60,17 +52,20 @@ check() {
 	*) fail "$bin is not statically linked: $desc" ;;
 	esac
 	echo "qemu-full: $bin: $(du -h "$bin" | cut -f1): $desc"
-	"$qemu" "$bin" version
-	"$qemu" "$bin" selftest --board "$(qemu_board)"
+	qemu_run "$qemu" "$bin" version
+	qemu_run "$qemu" "$bin" selftest --board "$(qemu_board)"
 
 	local out
-	out=$("$qemu" "$bin" audio devices 2>&1) || fail "$arch: jibod audio devices failed: $out"
+	out=$(qemu_run "$qemu" "$bin" audio devices 2>&1) || fail "$arch: jibod audio devices failed: $out"
 	grep -q '^portaudio: [0-9]* capture device' <<<"$out" || fail "$arch: jibod audio devices did not list the portaudio backend: $out"
 	echo "qemu-full: $arch: $(grep '^portaudio:' <<<"$out")"
 
 	local t
 	t=$(scripts/cross-full.sh --test "$arch" ./audio/portaudio)
-	"$qemu" "$t" -test.count=1 >/dev/null || fail "$arch: the portaudio package's tests failed under qemu ($t)"
+	out=$(qemu_run "$qemu" "$t" -test.count=1 -test.timeout=5m 2>&1) || {
+		echo "$out" >&2
+		fail "$arch: the portaudio package's tests failed under qemu ($t)"
+	}
 	echo "qemu-full: $arch: audio/portaudio tests pass with the real library"
 }
 
@@ -78,9 +73,10 @@ hear() {
 	local arch=$1 qemu=$2
 	local bin=bin/linux-$arch-full/jibod trace=bin/qemu-full/hear-$arch.jsonl
 	local start=$SECONDS
-	"$qemu" "$bin" run --board sim --input none --audio "file:$wav" --state none --speak-wpm 0 \
-		--trace "$trace" >/dev/null 2>&1 || {
+	qemu_run "$qemu" "$bin" run --board sim --input none --audio "file:$wav" --state none --speak-wpm 0 \
+		--trace "$trace" >"$trace.log" 2>&1 || {
 		tail -n 20 "$trace" >&2
+		cat "$trace.log" >&2
 		fail "$arch: jibod run --audio file:$wav failed"
 	}
 	grep -q '"type":"ovos.utterance.handle"' "$trace" || fail "$arch: nothing was recognised in $wav"
@@ -95,8 +91,12 @@ hear() {
 ignore() {
 	local arch=$1 qemu=$2
 	local bin=bin/linux-$arch-full/jibod trace=bin/qemu-full/chatter-$arch.jsonl
-	"$qemu" "$bin" run --board sim --input none --audio "file:$chatter" --state none --speak-wpm 0 \
-		--trace "$trace" >/dev/null 2>&1 || fail "$arch: jibod run --audio file:$chatter failed"
+	qemu_run "$qemu" "$bin" run --board sim --input none --audio "file:$chatter" --state none --speak-wpm 0 \
+		--trace "$trace" >"$trace.log" 2>&1 || {
+		tail -n 20 "$trace" >&2
+		cat "$trace.log" >&2
+		fail "$arch: jibod run --audio file:$chatter failed"
+	}
 	grep -q '"type":"jibo.audio.speech.end"' "$trace" || fail "$arch: no speech found in $chatter"
 	if grep -q '"type":"ovos.utterance.handle"' "$trace"; then
 		grep '"type":"ovos.utterance.handle"' "$trace" >&2

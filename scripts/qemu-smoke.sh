@@ -4,16 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# qemu_board writes the sim profile with the motion watchdog relaxed to 5 s:
-# emulated ARM on a loaded machine can miss the loop's ticks for longer than
-# the sim's 1 s, which powers the motors off and fails the selftest; the
-# watchdog itself is tested natively and on real boards.
-qemu_board() {
-	local f=${TMPDIR:-/tmp}/jibod-qemu-sim.json
-	sed 's/"stallTimeoutMs": *[0-9]*/"stallTimeoutMs": 5000/' board/profiles/sim.json >"$f"
-	grep -q '"stallTimeoutMs": 5000' "$f" || { echo "qemu: could not relax the sim profile's stall timeout" >&2; exit 1; }
-	echo "$f"
-}
+# shellcheck source=scripts/qemu-lib.sh
+. scripts/qemu-lib.sh
 
 check() {
 	local bin=$1 qemu=$2
@@ -25,8 +17,8 @@ check() {
 	*"statically linked"*) ;;
 	*) echo "qemu-smoke: $bin is not statically linked" >&2; exit 1 ;;
 	esac
-	"$qemu" "$bin" version
-	"$qemu" "$bin" selftest --board "$(qemu_board)"
+	qemu_run "$qemu" "$bin" version
+	qemu_run "$qemu" "$bin" selftest --board "$(qemu_board)"
 }
 
 check bin/linux-arm64/jibod qemu-aarch64-static
