@@ -97,13 +97,17 @@ test-sphinx:
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
 
 # The hearing figures of the README: the tuning set and the held-out set
-# (generated once, about a minute each), heard through the sphinx build.
+# (generated once, about a minute each), heard through the sphinx build,
+# then the held-out set again with the model adapted to the tuning set.
 audio-eval:
 	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
 	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
 	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout
 	bin/jibod-sphinx audio eval --dir bin/audio-testset --quiet
 	bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
+	@echo "== held-out set, acoustic model MAP-adapted to the tuning set's recordings (bin/model-adapted)"
+	test -d bin/model-adapted || bin/jibod-sphinx audio adapt --dir bin/audio-testset --out bin/model-adapted
+	JIBOD_SPHINX_MODEL=bin/model-adapted bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
 

@@ -51,6 +51,9 @@ case "${1:-}" in
 	# make test-sphinx: the pocketsphinx binding's tests and the spoken
 	# end-to-end test (cgo, pkg-config), and the speech test set's sox.
 	apt_install pkg-config libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us sox
+	# jibod audio adapt (acoustic model adaptation) runs sphinxbase's
+	# feature extractor, pocketsphinx's mdef converter and sphinxtrain.
+	apt_install sphinxbase-utils pocketsphinx sphinxtrain
 	for q in qemu-aarch64-static qemu-arm-static; do
 		command -v "$q" >/dev/null 2>&1 || { echo "deps: $q missing after install" >&2; exit 1; }
 	done

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"io"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/sphinx"
@@ -19,4 +20,10 @@ func newRecognizer(context.Context, *robot, asrOptions) (audio.Recognizer, func(
 // recognition: there is none.
 func newWakeSpotter(context.Context, float64) (sphinx.KeyphraseSpotter, func() error, error) {
 	return nil, nil, errNoASR
+}
+
+// cmdAudioAdapt needs the sphinx build, whose recogniser would use the
+// adapted model.
+func cmdAudioAdapt(context.Context, []string, io.Writer, io.Writer) error {
+	return errNoASR
 }

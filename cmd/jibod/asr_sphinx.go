@@ -82,11 +82,9 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	var floorDB float64
-	if v := os.Getenv(envSphinxNoiseFloor); v != "" {
-		if floorDB, err = strconv.ParseFloat(v, 64); err != nil || floorDB < 10 || floorDB > 60 {
-			return nil, nil, fmt.Errorf("speech recognition: %s=%q: want a number of dB from 10 to 60", envSphinxNoiseFloor, v)
-		}
+	floorDB, err := noiseFloorFromEnv()
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	trim, err := trimFromEnv()
 	if err != nil {
@@ -198,6 +196,20 @@ func floorsFromEnv() ([4]float64, error) {
 		fl[i] = f
 	}
 	return fl, nil
+}
+
+// noiseFloorFromEnv returns the noise floor depth of
+// $JIBOD_SPHINX_NOISE_FLOOR: 0 (the recogniser's default) when unset.
+func noiseFloorFromEnv() (float64, error) {
+	v := os.Getenv(envSphinxNoiseFloor)
+	if v == "" {
+		return 0, nil
+	}
+	db, err := strconv.ParseFloat(v, 64)
+	if err != nil || db < 10 || db > 60 {
+		return 0, fmt.Errorf("%s=%q: want a number of dB from 10 to 60", envSphinxNoiseFloor, v)
+	}
+	return db, nil
 }
 
 // trimFromEnv returns the trim margin of $JIBOD_SPHINX_TRIM_MS: 0 (the

@@ -22,6 +22,7 @@ const audioUsage = `Usage:
   jibod audio devices                         the audio backends of this build and their capture devices
   jibod audio level [--audio SPEC] [--seconds N]  a live input meter (dBFS), with the noise floor and speech
   jibod audio eval --dir DIR [--json]          measure wake word, commands, RTF and latency on a folder of WAVs
+  jibod audio adapt --dir DIR --out MODELDIR   adapt the acoustic model to a folder of transcribed WAVs
 `
 
 // cmdAudio runs the audio tools.
@@ -43,6 +44,8 @@ func cmdAudio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return cmdAudioLevel(ctx, args[1:], backends, stdin, stdout, stderr, log)
 	case "eval":
 		return cmdAudioEval(ctx, args[1:], stdout, stderr)
+	case "adapt":
+		return cmdAudioAdapt(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, audioUsage)
 		return nil

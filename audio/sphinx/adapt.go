@@ -1,0 +1,452 @@
+package sphinx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/openjibo/jibod/audio"
+)
+
+// Limits on an adaptation run.
+const (
+	MaxAdaptUtterances = 20_000
+	MaxAdaptSeconds    = 30 // per utterance
+)
+
+// AdaptTools names the programs an adaptation runs: sphinxbase's feature
+// extractor, pocketsphinx's model-definition converter and sphinxtrain's
+// Baum-Welch and MAP tools (Debian: sphinxbase-utils, pocketsphinx,
+// sphinxtrain). Empty fields take the Debian paths.
+type AdaptTools struct {
+	FE, MdefConvert, BW, MapAdapt string
+}
+
+func (t AdaptTools) withDefaults() AdaptTools {
+	def := func(s, d string) string {
+		if s == "" {
+			return d
+		}
+		return s
+	}
+	return AdaptTools{FE: def(t.FE, "sphinx_fe"), MdefConvert: def(t.MdefConvert, "pocketsphinx_mdef_convert"),
+		BW: def(t.BW, "/usr/lib/sphinxtrain/bw"), MapAdapt: def(t.MapAdapt, "/usr/lib/sphinxtrain/map_adapt")}
+}
+
+// AdaptUtterance is one transcribed recording.
+type AdaptUtterance struct {
+	WAV  string // any WAV the audio package reads; converted to 16 kHz mono
+	Text string // what is said
+}
+
+// AdaptConfig configures Adapt.
+type AdaptConfig struct {
+	BaseModel  string // acoustic model folder (DefaultModelDir)
+	Out        string // the adapted model's folder; must not exist
+	Utterances []AdaptUtterance
+	Lexicon    *Lexicon
+	Tools      AdaptTools
+	// FloorBelowDB and TrimMargin prepare the audio as the Recognizer
+	// does (0 takes the same defaults, a negative margin keeps the whole
+	// recording), so the adapted model sees what it will decode.
+	FloorBelowDB float64
+	TrimMargin   time.Duration
+	Log          *slog.Logger
+}
+
+// AdaptReport says what an adaptation used.
+type AdaptReport struct {
+	Used, Skipped, NotAligned int
+	Seconds                   float64
+	Skips                     []string `json:",omitempty"` // why each skipped utterance was
+}
+
+// Adapt MAP-adapts the acoustic model to a set of transcribed recordings
+// (the robot's microphone and its people, or a test set's voices) and
+// writes the adapted model to cfg.Out, a folder JIBOD_SPHINX_MODEL can
+// name. MAP moves each Gaussian's mean and variance towards what the
+// recordings show, in proportion to how much of them it explains, so
+// sounds the recordings lack keep the base model's values.
+//
+// Recordings whose words the lexicon cannot pronounce, or that cannot be
+// read, are skipped and listed; the run fails when none is left or when
+// Baum-Welch aligns none. The model is written to a temporary folder and
+// renamed into place at the end: a failed run leaves nothing at Out.
+func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
+	var rep AdaptReport
+	var err error
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	tools := cfg.Tools.withDefaults()
+	if cfg.FloorBelowDB == 0 {
+		cfg.FloorBelowDB = DefaultFloorBelow
+	}
+	if cfg.TrimMargin == 0 {
+		cfg.TrimMargin = DefaultTrimMargin
+	}
+	if cfg.Lexicon == nil {
+		return rep, errors.New("adapting the acoustic model: no lexicon")
+	}
+	if len(cfg.Utterances) == 0 || len(cfg.Utterances) > MaxAdaptUtterances {
+		return rep, fmt.Errorf("adapting the acoustic model: %d recordings; want 1 to %d", len(cfg.Utterances), MaxAdaptUtterances)
+	}
+	// The tools run in a work folder: every path they get is absolute.
+	if cfg.Out, err = filepath.Abs(cfg.Out); err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	if cfg.BaseModel, err = filepath.Abs(cfg.BaseModel); err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	if _, err := os.Lstat(cfg.Out); err == nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %s already exists", cfg.Out)
+	}
+	base, err := readBaseModel(cfg.BaseModel)
+	if err != nil {
+		return rep, err
+	}
+	for _, p := range []string{tools.FE, tools.MdefConvert, tools.BW, tools.MapAdapt} {
+		if _, err := exec.LookPath(p); err != nil {
+			return rep, fmt.Errorf("adapting the acoustic model: %s not found (Debian: apt install sphinxtrain sphinxbase-utils pocketsphinx): %w", p, err)
+		}
+	}
+	work, err := os.MkdirTemp("", "jibod-adapt-")
+	if err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	defer os.RemoveAll(work)
+
+	// Transcripts: words as the grammar spells them, each pronounced.
+	type utt struct {
+		wav   string
+		words []string
+	}
+	var utts []utt
+	all := map[string]bool{}
+	for _, u := range cfg.Utterances {
+		ws := adaptWords(u.Text)
+		if len(ws) == 0 {
+			rep.Skipped++
+			rep.Skips = append(rep.Skips, u.WAV+": no words")
+			continue
+		}
+		utts = append(utts, utt{u.WAV, ws})
+		for _, w := range ws {
+			all[w] = true
+		}
+	}
+	words := make([]string, 0, len(all))
+	for w := range all {
+		words = append(words, w)
+	}
+	sort.Strings(words)
+	prons, err := cfg.Lexicon.Lookup(ctx, words)
+	var missing *MissingWordsError
+	if err != nil && !errors.As(err, &missing) {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	var dict bytes.Buffer
+	for _, w := range words {
+		for i, p := range prons[w] {
+			if i == 0 {
+				fmt.Fprintf(&dict, "%s %s\n", w, p)
+			} else {
+				fmt.Fprintf(&dict, "%s(%d) %s\n", w, i+1, p)
+			}
+		}
+	}
+
+	wavDir := filepath.Join(work, "wav")
+	if err := os.MkdirAll(wavDir, 0o755); err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	var ids, trans bytes.Buffer
+	for _, u := range utts {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		if w := firstMissing(u.words, prons); w != "" {
+			rep.Skipped++
+			rep.Skips = append(rep.Skips, fmt.Sprintf("%s: no pronunciation for %q", u.wav, w))
+			continue
+		}
+		pcm, err := readAdaptWAV(u.wav)
+		if err != nil {
+			rep.Skipped++
+			rep.Skips = append(rep.Skips, err.Error())
+			continue
+		}
+		pcm = trimToSpeech(withNoiseFloor(pcm, cfg.FloorBelowDB), cfg.TrimMargin)
+		id := fmt.Sprintf("u%05d", rep.Used+1)
+		if err := writeAdaptWAV(filepath.Join(wavDir, id+".wav"), pcm); err != nil {
+			return rep, err
+		}
+		rep.Used++
+		rep.Seconds += float64(len(pcm)) / audio.SampleRate
+		fmt.Fprintln(&ids, id)
+		fmt.Fprintf(&trans, "<s> %s </s> (%s)\n", strings.Join(u.words, " "), id)
+	}
+	if rep.Used == 0 {
+		return rep, errors.New("adapting the acoustic model: no usable recording (see the skips)")
+	}
+	files := map[string][]byte{"adapt.fileids": ids.Bytes(), "adapt.transcription": trans.Bytes(), "adapt.dict": dict.Bytes()}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(work, name), b, 0o644); err != nil {
+			return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+		}
+	}
+
+	// The base model in the forms sphinxtrain reads.
+	hmm := filepath.Join(work, "hmm")
+	if err := os.MkdirAll(hmm, 0o755); err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	for _, f := range []string{"means", "variances", "transition_matrices", "noisedict"} {
+		if err := copyFile(filepath.Join(base.dir, f), filepath.Join(hmm, f)); err != nil {
+			return rep, err
+		}
+	}
+	if base.binaryMdef {
+		if err := run(ctx, log, work, tools.MdefConvert, "-text", filepath.Join(base.dir, "mdef"), filepath.Join(hmm, "mdef")); err != nil {
+			return rep, err
+		}
+	} else if err := copyFile(filepath.Join(base.dir, "mdef"), filepath.Join(hmm, "mdef")); err != nil {
+		return rep, err
+	}
+	if base.sendump {
+		if err := sendumpToMixw(filepath.Join(base.dir, "sendump"), filepath.Join(hmm, "mixture_weights")); err != nil {
+			return rep, err
+		}
+	} else if err := copyFile(filepath.Join(base.dir, "mixture_weights"), filepath.Join(hmm, "mixture_weights")); err != nil {
+		return rep, err
+	}
+
+	mfc := filepath.Join(work, "mfc")
+	acc := filepath.Join(work, "acc")
+	for _, d := range []string{mfc, acc} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+		}
+	}
+	if err := run(ctx, log, work, tools.FE, "-argfile", filepath.Join(base.dir, "feat.params"), "-samprate", "16000",
+		"-c", "adapt.fileids", "-di", wavDir, "-do", mfc, "-ei", "wav", "-eo", "mfc", "-mswav", "yes"); err != nil {
+		return rep, err
+	}
+	bwArgs := []string{"-hmmdir", hmm, "-moddeffn", filepath.Join(hmm, "mdef"), "-ts2cbfn", base.ts2cb,
+		"-feat", base.param("feat", "1s_c_d_dd"), "-cmn", base.param("cmn", "batch"), "-agc", base.param("agc", "none"),
+		"-dictfn", "adapt.dict", "-fdictfn", filepath.Join(hmm, "noisedict"),
+		"-ctlfn", "adapt.fileids", "-lsnfn", "adapt.transcription", "-cepdir", mfc, "-accumdir", acc}
+	if sv := base.param("svspec", ""); sv != "" {
+		bwArgs = append(bwArgs, "-svspec", sv)
+	}
+	out, err := runOutput(ctx, work, tools.BW, bwArgs...)
+	if err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %s: %w\n%s", tools.BW, err, tail(out, 20))
+	}
+	rep.NotAligned = bytes.Count(out, []byte("Failed to align audio"))
+	if rep.NotAligned >= rep.Used {
+		return rep, fmt.Errorf("adapting the acoustic model: Baum-Welch aligned none of the %d recordings (transcripts wrong, or audio not speech?)", rep.Used)
+	}
+
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(cfg.Out)), "."+filepath.Base(cfg.Out)+".tmp-")
+	if err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; left only on failure
+	if err := run(ctx, log, work, tools.MapAdapt, "-moddeffn", filepath.Join(hmm, "mdef"), "-ts2cbfn", base.ts2cb,
+		"-meanfn", filepath.Join(hmm, "means"), "-varfn", filepath.Join(hmm, "variances"),
+		"-mixwfn", filepath.Join(hmm, "mixture_weights"), "-tmatfn", filepath.Join(hmm, "transition_matrices"),
+		"-accumdir", acc, "-mapmeanfn", filepath.Join(tmp, "means"), "-mapvarfn", filepath.Join(tmp, "variances"),
+		"-mapmixwfn", filepath.Join(tmp, "mixture_weights"), "-maptmatfn", filepath.Join(tmp, "transition_matrices")); err != nil {
+		return rep, err
+	}
+	// pocketsphinx reads the original (binary) mdef and takes
+	// mixture_weights when there is no sendump.
+	for _, f := range []string{"mdef", "feat.params", "noisedict"} {
+		if err := copyFile(filepath.Join(base.dir, f), filepath.Join(tmp, f)); err != nil {
+			return rep, err
+		}
+	}
+	prov, _ := json.MarshalIndent(map[string]any{"base_model": base.dir, "method": "MAP (sphinxtrain map_adapt)",
+		"recordings": rep.Used, "skipped": rep.Skipped, "not_aligned": rep.NotAligned, "seconds": rep.Seconds}, "", "  ")
+	if err := os.WriteFile(filepath.Join(tmp, "adapted.json"), append(prov, '\n'), 0o644); err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	if err := os.Rename(tmp, cfg.Out); err != nil {
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	return rep, nil
+}
+
+type baseModel struct {
+	dir                 string
+	binaryMdef, sendump bool
+	ts2cb               string
+	params              map[string]string
+}
+
+func (b baseModel) param(name, def string) string {
+	if v, ok := b.params[name]; ok {
+		return v
+	}
+	return def
+}
+
+// readBaseModel checks the model folder has what adaptation needs.
+func readBaseModel(dir string) (baseModel, error) {
+	b := baseModel{dir: dir, params: map[string]string{}}
+	for _, f := range []string{"mdef", "means", "variances", "transition_matrices", "feat.params", "noisedict"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || !fi.Mode().IsRegular() {
+			return b, fmt.Errorf("acoustic model %s: no %s file", dir, f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mixture_weights")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "sendump")); err != nil {
+			return b, fmt.Errorf("acoustic model %s: neither mixture_weights nor sendump", dir)
+		}
+		b.sendump = true
+	}
+	head := make([]byte, 4)
+	if f, err := os.Open(filepath.Join(dir, "mdef")); err == nil {
+		_, _ = f.Read(head)
+		f.Close()
+	}
+	b.binaryMdef = string(head) == "BMDF"
+	params, err := os.ReadFile(filepath.Join(dir, "feat.params"))
+	if err != nil {
+		return b, fmt.Errorf("acoustic model %s: %w", dir, err)
+	}
+	f := strings.Fields(string(params))
+	for i := 0; i+1 < len(f); i += 2 {
+		b.params[strings.TrimPrefix(f[i], "-")] = f[i+1]
+	}
+	switch b.param("model", "cont") {
+	case "ptm":
+		b.ts2cb = ".ptm."
+	case "semi":
+		b.ts2cb = ".semi."
+	default:
+		b.ts2cb = ".cont."
+	}
+	return b, nil
+}
+
+var nonWord = regexp.MustCompile(`[^a-z' ]+`)
+
+// adaptWords spells a transcript as the dictionary does: lower case,
+// letters and apostrophes.
+func adaptWords(text string) []string {
+	var out []string
+	for _, w := range strings.Fields(nonWord.ReplaceAllString(strings.ToLower(text), " ")) {
+		if w = strings.Trim(w, "'"); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func firstMissing(words []string, prons map[string][]string) string {
+	for _, w := range words {
+		if len(prons[w]) == 0 {
+			return w
+		}
+	}
+	return ""
+}
+
+// readAdaptWAV reads a recording as 16 kHz mono.
+func readAdaptWAV(path string) ([]int16, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	clip, err := audio.DecodeWAV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	pcm := audio.ToRecognition(clip)
+	if len(pcm) == 0 || len(pcm) > MaxAdaptSeconds*audio.SampleRate {
+		return nil, fmt.Errorf("%s: %.1f s of audio; want some, at most %d s", path, float64(len(pcm))/audio.SampleRate, MaxAdaptSeconds)
+	}
+	return pcm, nil
+}
+
+func writeAdaptWAV(path string, pcm []int16) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	if err := audio.EncodeWAV(f, audio.SampleRate, 1, pcm); err != nil {
+		f.Close()
+		return fmt.Errorf("adapting the acoustic model: writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func sendumpToMixw(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	defer in.Close()
+	mw, err := ReadSendump(in)
+	if err != nil {
+		return fmt.Errorf("adapting the acoustic model: %s: %w", src, err)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	if err := WriteMixtureWeights(out, mw); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		return fmt.Errorf("adapting the acoustic model: %w", err)
+	}
+	return nil
+}
+
+// run runs a tool in dir; its output is shown only when it fails.
+func run(ctx context.Context, log *slog.Logger, dir, name string, args ...string) error {
+	out, err := runOutput(ctx, dir, name, args...)
+	if err != nil {
+		return fmt.Errorf("adapting the acoustic model: %s: %w\n%s", name, err, tail(out, 20))
+	}
+	log.Debug("adaptation step done", "tool", filepath.Base(name))
+	return nil
+}
+
+func runOutput(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
+
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,83 @@
+//go:build sphinx
+
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/audio/sphinx"
+)
+
+const audioAdaptUsage = `Usage: jibod audio adapt --dir DIR --out MODELDIR [--model BASEDIR]
+
+MAP-adapts the speech recogniser's acoustic model to the transcribed WAV
+files of DIR/manifest.jsonl (the format audio eval reads: "file" and
+"text" per line; recordings from the robot's own microphone and people are
+what it is for) and writes the adapted model to MODELDIR, which must not
+exist. Use it with JIBOD_SPHINX_MODEL=MODELDIR. Runs sphinx_fe,
+pocketsphinx_mdef_convert and sphinxtrain's bw and map_adapt (Debian:
+sphinxbase-utils, pocketsphinx, sphinxtrain).
+`
+
+// cmdAudioAdapt runs `jibod audio adapt`.
+func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("audio adapt", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, audioAdaptUsage); fs.PrintDefaults() }
+	dir := fs.String("dir", "", "`folder` holding manifest.jsonl and its WAV files")
+	out := fs.String("out", "", "`folder` to write the adapted model to (must not exist)")
+	model := fs.String("model", envOr(envSphinxModel, sphinx.DefaultModelDir), "base acoustic model `folder`")
+	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" || *out == "" || fs.NArg() > 0 {
+		return usageError{"audio adapt: want --dir DIR --out MODELDIR and no other arguments"}
+	}
+	log, err := newLogger(stderr, *level)
+	if err != nil {
+		return err
+	}
+	items, err := eval.ReadManifest(*dir)
+	if err != nil {
+		return fmt.Errorf("audio adapt: %w", err)
+	}
+	opts := sphinx.LexiconOptions{}
+	if _, err := exec.LookPath("espeak-ng"); err == nil {
+		opts.Guesser = sphinx.EspeakGuesser{}
+	}
+	lex, err := sphinx.NewLexicon(envOr(envSphinxDict, sphinx.DefaultDict), opts)
+	if err != nil {
+		return fmt.Errorf("audio adapt: %w", err)
+	}
+	utts := make([]sphinx.AdaptUtterance, len(items))
+	for i, it := range items {
+		utts[i] = sphinx.AdaptUtterance{WAV: filepath.Join(*dir, it.File), Text: it.Text}
+	}
+	floor, err := noiseFloorFromEnv()
+	if err != nil {
+		return fmt.Errorf("audio adapt: %w", err)
+	}
+	trim, err := trimFromEnv()
+	if err != nil {
+		return fmt.Errorf("audio adapt: %w", err)
+	}
+	rep, err := sphinx.Adapt(ctx, sphinx.AdaptConfig{BaseModel: *model, Out: *out, Utterances: utts, Lexicon: lex,
+		FloorBelowDB: floor, TrimMargin: trim, Log: log})
+	for _, s := range rep.Skips {
+		fmt.Fprintf(stderr, "audio adapt: skipped %s\n", s)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "adapted %s from %d recordings (%.1f min; %d skipped, %d not aligned) into %s\n",
+		*model, rep.Used, rep.Seconds/60, rep.Skipped, rep.NotAligned, *out)
+	fmt.Fprintf(stdout, "use it: JIBOD_SPHINX_MODEL=%s jibod run ...\n", *out)
+	return nil
+}
