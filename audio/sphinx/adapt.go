@@ -156,16 +156,6 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 	if err != nil && !errors.As(err, &missing) {
 		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
 	}
-	var dict bytes.Buffer
-	for _, w := range words {
-		for i, p := range prons[w] {
-			if i == 0 {
-				fmt.Fprintf(&dict, "%s %s\n", w, p)
-			} else {
-				fmt.Fprintf(&dict, "%s(%d) %s\n", w, i+1, p)
-			}
-		}
-	}
 
 	wavDir := filepath.Join(work, "wav")
 	if err := os.MkdirAll(wavDir, 0o755); err != nil {
@@ -200,7 +190,7 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 	if rep.Used == 0 {
 		return rep, errors.New("adapting the acoustic model: no usable recording (see the skips)")
 	}
-	files := map[string][]byte{"adapt.fileids": ids.Bytes(), "adapt.transcription": trans.Bytes(), "adapt.dict": dict.Bytes()}
+	files := map[string][]byte{"adapt.fileids": ids.Bytes(), "adapt.transcription": trans.Bytes(), "adapt.dict": []byte(dictText(prons))}
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(work, name), b, 0o644); err != nil {
 			return rep, fmt.Errorf("adapting the acoustic model: %w", err)

@@ -307,3 +307,24 @@ func (l *Lexicon) scan(ctx context.Context, fn func(key, phones string)) error {
 	}
 	return nil
 }
+
+// dictText is pronunciations in cmudict's format, words sorted, variants
+// named word(2), word(3)…: what the decoder and sphinxtrain read.
+func dictText(prons map[string][]string) string {
+	words := make([]string, 0, len(prons))
+	for w := range prons {
+		words = append(words, w)
+	}
+	sort.Strings(words)
+	var b strings.Builder
+	for _, w := range words {
+		for i, p := range prons[w] {
+			if i == 0 {
+				fmt.Fprintf(&b, "%s %s\n", w, p)
+			} else {
+				fmt.Fprintf(&b, "%s(%d) %s\n", w, i+1, p)
+			}
+		}
+	}
+	return b.String()
+}

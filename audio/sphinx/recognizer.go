@@ -315,22 +315,7 @@ func writeDict(prons map[string][]string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("writing the decoder's dictionary: %w", err)
 	}
-	words := make([]string, 0, len(prons))
-	for w := range prons {
-		words = append(words, w)
-	}
-	sort.Strings(words)
-	var b strings.Builder
-	for _, w := range words {
-		for i, p := range prons[w] {
-			if i == 0 {
-				fmt.Fprintf(&b, "%s %s\n", w, p)
-			} else {
-				fmt.Fprintf(&b, "%s(%d) %s\n", w, i+1, p)
-			}
-		}
-	}
-	_, werr := f.WriteString(b.String())
+	_, werr := f.WriteString(dictText(prons))
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		os.Remove(f.Name())
 		return "", fmt.Errorf("writing the decoder's dictionary: %w", errors.Join(werr, cerr))
