@@ -33,14 +33,7 @@ func withNoiseFloor(pcm []int16, below float64) []int16 {
 	if n < 2 {
 		return pcm
 	}
-	db := make([]float64, n)
-	for f := range n {
-		var sum float64
-		for _, v := range pcm[f*floorFrame : (f+1)*floorFrame] {
-			sum += float64(v) * float64(v)
-		}
-		db[f] = 10 * math.Log10(sum/floorFrame+1)
-	}
+	db := frameLevels(pcm)
 	slices.Sort(db)
 	speech, quiet := db[n*9/10], db[n/10]
 	target := speech - below
@@ -68,4 +61,19 @@ func withNoiseFloor(pcm []int16, below float64) []int16 {
 		out[i] = int16(max(-32768, min(32767, math.Round(x))))
 	}
 	return out
+}
+
+// frameLevels is pcm's level per 10 ms frame (the decoder's), in dB over
+// one LSB RMS; a partial last frame is left out.
+func frameLevels(pcm []int16) []float64 {
+	n := len(pcm) / floorFrame
+	db := make([]float64, n)
+	for f := range n {
+		var sum float64
+		for _, v := range pcm[f*floorFrame : (f+1)*floorFrame] {
+			sum += float64(v) * float64(v)
+		}
+		db[f] = 10 * math.Log10(sum/floorFrame+1)
+	}
+	return db
 }

@@ -636,18 +636,10 @@ func confidence(segs []segment) (perFrame, conf float64) {
 // loudest: over digital silence the range is so wide that breath and
 // the tails of words would count as loud.
 func coverage(segs []segment, pcm []int16) float64 {
-	const frame = audio.SampleRate / 100 // the decoder's 10 ms
-	n := len(pcm) / frame
+	db := frameLevels(pcm)
+	n := len(db)
 	if n == 0 {
 		return 0
-	}
-	db := make([]float64, n)
-	for f := range n {
-		var sum float64
-		for _, v := range pcm[f*frame : (f+1)*frame] {
-			sum += float64(v) * float64(v)
-		}
-		db[f] = 10 * math.Log10(sum/frame+1)
 	}
 	sorted := slices.Clone(db)
 	slices.Sort(sorted)

@@ -1,7 +1,6 @@
 package sphinx
 
 import (
-	"math"
 	"slices"
 	"time"
 
@@ -33,14 +32,7 @@ func trimToSpeech(pcm []int16, margin time.Duration) []int16 {
 	if n < 2 || margin < 0 {
 		return pcm
 	}
-	db := make([]float64, n)
-	for f := range n {
-		var sum float64
-		for _, v := range pcm[f*floorFrame : (f+1)*floorFrame] {
-			sum += float64(v) * float64(v)
-		}
-		db[f] = 10 * math.Log10(sum/floorFrame+1)
-	}
+	db := frameLevels(pcm)
 	sorted := slices.Clone(db)
 	slices.Sort(sorted)
 	quiet, loud := sorted[n/10], sorted[n*9/10]
