@@ -265,8 +265,10 @@ unpack_source "$srcdir/portaudio19_${portaudio_version}.orig.tar.gz" portaudio "
 	"$(ls "$srcdir"/portaudio19_${portaudio_version}-*.debian.tar.xz | head -n1)" "944509-crash.patch"
 # NDEBUG: PortAudio's ALSA code asserts on results a vanishing USB device
 # can produce; without it those become error returns, which we handle,
-# rather than an abort of the whole robot.
-(cd "$pa_src" && run_logged env CFLAGS="-O2 -pipe -fPIC -DNDEBUG" \
+# rather than an abort of the whole robot. The include folder goes in
+# CFLAGS as well: PortAudio's Makefile compiles without CPPFLAGS, so only
+# configure's checks would see ALSA's headers.
+(cd "$pa_src" && run_logged env CFLAGS="-O2 -pipe -fPIC -DNDEBUG -I$root/usr/include" \
 	CPPFLAGS="-I$root/usr/include" LDFLAGS="-L$libdir" LIBS="-lm -lpthread -lrt" \
 	./configure --host="$triplet" --prefix=/usr --libdir="/usr/lib/$triplet" \
 	--enable-static --disable-shared --with-alsa --without-jack --without-oss --without-asihpi)
