@@ -95,19 +95,28 @@ wasm-skills:
 test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
+	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir' ./cmd/jibod/
 
 # The hearing figures of the README: the tuning set and the held-out set
-# (generated once, about a minute each), heard through the sphinx build,
-# then the held-out set again with the model adapted to the tuning set.
+# (generated once, about a minute each), heard through the sphinx build;
+# then the held-out set again with the model adapted to the tuning set's
+# recordings, and with the model adapted to those and to an enrollment
+# (400 sentences of the robot's grammar from `jibod audio prompts`, said
+# by the tuning set's voices, as `jibod audio enroll` records people).
 audio-eval:
 	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
 	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
 	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout
+	test -f bin/audio-testset-enroll/manifest.jsonl || { bin/jibod-sphinx audio prompts --n 400 >bin/enroll-prompts.txt && \
+		scripts/gen-audio-testset.sh --enroll bin/enroll-prompts.txt bin/audio-testset-enroll; }
 	bin/jibod-sphinx audio eval --dir bin/audio-testset --quiet
 	bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
 	@echo "== held-out set, acoustic model MAP-adapted to the tuning set's recordings (bin/model-adapted)"
 	test -d bin/model-adapted || bin/jibod-sphinx audio adapt --dir bin/audio-testset --out bin/model-adapted
 	JIBOD_SPHINX_MODEL=bin/model-adapted bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
+	@echo "== held-out set, model adapted to the tuning set and the enrollment (bin/model-enrolled)"
+	test -d bin/model-enrolled || bin/jibod-sphinx audio adapt --dir bin/audio-testset --dir bin/audio-testset-enroll --out bin/model-enrolled
+	JIBOD_SPHINX_MODEL=bin/model-enrolled bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
 

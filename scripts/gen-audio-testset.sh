@@ -7,6 +7,7 @@
 # alone), other (everyday speech the robot must not act on).
 #
 #   scripts/gen-audio-testset.sh [--quick|--heldout] [DIR]
+#   scripts/gen-audio-testset.sh --enroll PROMPTS [DIR]
 #
 # Without options it makes the tuning set (DIR defaults to
 # bin/audio-testset): thresholds and decoder settings are chosen on it.
@@ -14,6 +15,11 @@
 # bin/audio-testset-heldout): other sentences (other wordings of the same
 # commands, other everyday speech), other voices, speeds and pitches,
 # nothing shared with the tuning set, so its figures are the honest ones.
+# --enroll makes an adaptation set (DIR defaults to bin/audio-enroll):
+# the sentences of the file PROMPTS, one a line (`jibod audio prompts`
+# prints them), said by the tuning set's voices at its speeds, pitches and
+# noise levels, one file per sentence, as `jibod audio enroll` would
+# record people reading them; `jibod audio adapt` adapts to it.
 # --quick makes a small set (clean audio only, a few files of each kind):
 # the sphinx build's tests run the eval on it. Needs espeak-ng and sox (scripts/deps.sh installs them). The
 # output is deterministic for a given espeak-ng and sox.
@@ -21,7 +27,13 @@ set -euo pipefail
 
 quick=0
 heldout=0
+prompts=
 case "${1:-}" in
+--enroll)
+	prompts=${2:?--enroll needs a file of sentences}
+	[ -f "$prompts" ] || { echo "gen-audio-testset: $prompts: no such file" >&2; exit 1; }
+	shift 2
+	;;
 --quick)
 	quick=1
 	shift
@@ -31,7 +43,9 @@ case "${1:-}" in
 	shift
 	;;
 esac
-if [ "$heldout" = 1 ]; then
+if [ -n "$prompts" ]; then
+	out=${1:-bin/audio-testset-enroll}
+elif [ "$heldout" = 1 ]; then
 	out=${1:-bin/audio-testset-heldout}
 else
 	out=${1:-bin/audio-testset}
@@ -245,6 +259,28 @@ add() {
 			"$f" "$text" "$wake" "$kind" "$level" "$voice" >>"$manifest"
 	done
 }
+
+if [ -n "$prompts" ]; then
+	# One file per sentence; voice, speed, pitch and noise level in turn.
+	k=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=$(printf '%s' "$line" | tr -cd 'a-z \n')
+		[ -n "${line// /}" ] || continue
+		k=$((k + 1))
+		s=$k
+		li=$((k % ${#noises[@]}))
+		level=${noises[$li]}
+		wake=false
+		case "$line" in "hey jibo"*) wake=true ;; esac
+		f=$(printf 'enroll-%04d-%s.wav' "$k" "$level")
+		synth "$line" "$tmp/speech.wav"
+		mix "$level" "$tmp/speech.wav" "$out/$f"
+		printf '{"file":"%s","text":"%s","wake":%s,"kind":"enroll","noise":"%s","voice":"%s"}\n' \
+			"$f" "$line" "$wake" "$level" "$voice" >>"$manifest"
+	done <"$prompts"
+	echo "gen-audio-testset: $(wc -l <"$manifest") files in $out" >&2
+	exit 0
+fi
 
 for c in "${commands[@]}"; do
 	add command true "hey jibo $c" "Hey Jibo, $c"

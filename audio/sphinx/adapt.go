@@ -18,6 +18,10 @@ import (
 	"github.com/openjibo/jibod/audio"
 )
 
+// ProvenanceFile is the file an adapted model folder holds that says
+// what it was adapted from; a folder without it is not taken for one.
+const ProvenanceFile = "adapted.json"
+
 // Limits on an adaptation run.
 const (
 	MaxAdaptUtterances = 20_000
@@ -270,7 +274,7 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 	}
 	prov, _ := json.MarshalIndent(map[string]any{"base_model": base.dir, "method": "MAP (sphinxtrain map_adapt)",
 		"recordings": rep.Used, "skipped": rep.Skipped, "not_aligned": rep.NotAligned, "seconds": rep.Seconds}, "", "  ")
-	if err := os.WriteFile(filepath.Join(tmp, "adapted.json"), append(prov, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, ProvenanceFile), append(prov, '\n'), 0o644); err != nil {
 		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
 	}
 	if err := os.Rename(tmp, cfg.Out); err != nil {

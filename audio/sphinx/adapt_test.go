@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,6 +67,41 @@ func TestAudioAdaptEndToEnd(t *testing.T) {
 	out, err = exec.Command(bin, "audio", "adapt", "--dir", set, "--out", model).CombinedOutput()
 	require.Error(t, err)
 	assert.Contains(t, string(out), "already exists")
+}
+
+// TestEnrollmentAdaptsTheRobot: sentences of the robot's grammar (jibod
+// audio prompts), said by espeak-ng voices as people would read them to
+// jibod audio enroll, adapt the model together with a second folder, and
+// jibod run finds the model in its state folder.
+func TestEnrollmentAdaptsTheRobot(t *testing.T) {
+	bin := buildJibod(t)
+	prompts, err := exec.Command(bin, "audio", "prompts", "--n", "8").Output()
+	require.NoError(t, err)
+	list := filepath.Join(t.TempDir(), "prompts.txt")
+	require.NoError(t, os.WriteFile(list, prompts, 0o644))
+	enroll := t.TempDir()
+	out, err := exec.Command("../../scripts/gen-audio-testset.sh", "--enroll", list, enroll).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	quick := t.TempDir()
+	out, err = exec.Command("../../scripts/gen-audio-testset.sh", "--quick", quick).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	state := t.TempDir()
+	model := filepath.Join(state, "acoustic-model")
+	out, err = exec.Command(bin, "audio", "adapt", "--dir", enroll, "--dir", quick, "--out", model).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "from 20 recordings", "both folders")
+
+	wav := writeWAV(t, speak(t, "hey jibo, what time is it"))
+	cmd := exec.Command(bin, "run", "--board", "sim", "--audio", "file:"+wav, "--input", "none",
+		"--state", state, "--speak-wpm", "0", "--log-level", "info")
+	cmd.Env = append(os.Environ(), "JIBOD_SPHINX_MODEL=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	assert.Contains(t, stderr.String(), "adapted acoustic model")
+	assert.Contains(t, stderr.String(), model)
+	assert.Regexp(t, regexp.MustCompile(`jibo: (It's|The time is|Right now it's) `), stdout.String(), "the clock answers through the adapted model")
 }
 
 // Recordings that cannot be used are named, and a run with none usable

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -99,7 +100,11 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: envOr(envSphinxModel, sphinx.DefaultModelDir), Lexicon: lex,
+	model := modelDir(r.stateDir)
+	if model != sphinx.DefaultModelDir {
+		log.Info("speech recogniser: adapted acoustic model", "dir", model)
+	}
+	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
 		MinConfidence: fl[0], MinCoverage: fl[1],
 		Wake: audio.WakePhrase, WakeMinConfidence: fl[2], WakeMinCoverage: fl[3]})
@@ -229,6 +234,27 @@ func trimFromEnv() (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
+// adaptedModelName is the folder of the state folder where the robot
+// looks for an acoustic model adapted to its people (jibod audio adapt
+// --out STATE/acoustic-model).
+const adaptedModelName = "acoustic-model"
+
+// modelDir is the acoustic model the recogniser uses: $JIBOD_SPHINX_MODEL
+// when set, else the state folder's adapted model when there is one (a
+// folder holding sphinx.ProvenanceFile), else Debian's.
+func modelDir(stateDir string) string {
+	if v := os.Getenv(envSphinxModel); v != "" {
+		return v
+	}
+	if stateDir != "" {
+		dir := filepath.Join(stateDir, adaptedModelName)
+		if _, err := os.Stat(filepath.Join(dir, sphinx.ProvenanceFile)); err == nil {
+			return dir
+		}
+	}
+	return sphinx.DefaultModelDir
+}
+
 func envOr(name, def string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
@@ -247,9 +273,7 @@ type grammarBuilder struct {
 }
 
 func (gb *grammarBuilder) build(ctx context.Context) (*grammar.Grammar, error) {
-	intents := grammar.FromTemplates(gb.r.engines.templates.Registrations(""))
-	intents = append(intents, grammar.FromKeywords(gb.r.engines.keywords.Registrations(""))...)
-	g, err := gb.compile(ctx, intents)
+	g, err := gb.compile(ctx, robotGrammarIntents(gb.r))
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,14 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/openjibo/jibod/audio/sphinx"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTrimFromEnv(t *testing.T) {
@@ -35,4 +39,20 @@ func TestTrimFromEnv(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+func TestModelDir(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv(envSphinxModel, "")
+	assert.Equal(t, sphinx.DefaultModelDir, modelDir(""), "no state folder: Debian's model")
+	assert.Equal(t, sphinx.DefaultModelDir, modelDir(state), "no adapted model in the state folder")
+
+	adapted := filepath.Join(state, adaptedModelName)
+	require.NoError(t, os.MkdirAll(adapted, 0o755))
+	assert.Equal(t, sphinx.DefaultModelDir, modelDir(state), "a folder without its provenance is not an adapted model")
+	require.NoError(t, os.WriteFile(filepath.Join(adapted, sphinx.ProvenanceFile), []byte("{}\n"), 0o644))
+	assert.Equal(t, adapted, modelDir(state), "the state folder's adapted model")
+
+	t.Setenv(envSphinxModel, "/models/other")
+	assert.Equal(t, "/models/other", modelDir(state), "the environment wins")
 }

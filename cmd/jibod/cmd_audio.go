@@ -22,6 +22,8 @@ const audioUsage = `Usage:
   jibod audio devices                         the audio backends of this build and their capture devices
   jibod audio level [--audio SPEC] [--seconds N]  a live input meter (dBFS), with the noise floor and speech
   jibod audio eval --dir DIR [--json]          measure wake word, commands, RTF and latency on a folder of WAVs
+  jibod audio prompts [--n 100] [--seed 1]     sentences of the robot's grammar for people to read aloud
+  jibod audio enroll --dir DIR [--audio SPEC]  record people reading them, for adapt
   jibod audio adapt --dir DIR --out MODELDIR   adapt the acoustic model to a folder of transcribed WAVs
 `
 
@@ -44,6 +46,10 @@ func cmdAudio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return cmdAudioLevel(ctx, args[1:], backends, stdin, stdout, stderr, log)
 	case "eval":
 		return cmdAudioEval(ctx, args[1:], stdout, stderr)
+	case "prompts":
+		return cmdAudioPrompts(ctx, args[1:], stdout, stderr)
+	case "enroll":
+		return cmdAudioEnroll(ctx, args[1:], backends, stdin, stdout, stderr, log)
 	case "adapt":
 		return cmdAudioAdapt(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

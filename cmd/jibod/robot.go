@@ -95,6 +95,8 @@ type robot struct {
 	hub *hubLink
 	// pipeline is the default-session pipeline in use.
 	pipeline []string
+	// stateDir is the state folder, "" when state is kept in memory.
+	stateDir string
 }
 
 // defaultPipeline is the default-session pipeline (PIPE-13). The two
@@ -192,6 +194,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		if err := prepareStateDir(cfg.StateDir); err != nil {
 			return nil, err
 		}
+		r.stateDir = cfg.StateDir
 		if r.state, err = store.Open(filepath.Join(cfg.StateDir, stateFileName), store.Options{Logger: log, Now: now}); err != nil {
 			return nil, err
 		}

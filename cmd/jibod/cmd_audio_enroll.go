@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/audio/grammar"
+	"github.com/openjibo/jibod/audio/transform"
+	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/core/intent"
+)
+
+// robotGrammar builds the speech grammar of what the robot's skills
+// registered, without the recogniser's pronunciation check (asr_sphinx.go
+// adds that where there is a recogniser).
+func robotGrammar(r *robot, lang string) (*grammar.Grammar, error) {
+	return grammar.Build(robotGrammarIntents(r), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
+}
+
+// robotGrammarIntents lists the robot's template and keyword intents as
+// the speech grammar reads them.
+func robotGrammarIntents(r *robot) []grammar.Intent {
+	intents := grammar.FromTemplates(r.engines.templates.Registrations(""))
+	return append(intents, grammar.FromKeywords(r.engines.keywords.Registrations(""))...)
+}
+
+const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--json]
+
+Prints sentences of the robot's speech grammar for people to read aloud,
+for adapting the acoustic model to their voices (jibod audio enroll records
+them, jibod audio adapt adapts to the recordings): every word the grammar's
+sentences carry is said before words repeat, every intent in turn, every
+other sentence with the wake phrase. The same seed gives the same sentences
+for the same skills. --json prints {"text","intent","wake"} a line.
+`
+
+func cmdAudioPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("audio prompts", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, audioPromptsUsage); fs.PrintDefaults() }
+	n := fs.Int("n", defaultEnrollPrompts, "how many sentences")
+	seed := fs.Uint64("seed", 1, "which draw of sentences")
+	asJSON := fs.Bool("json", false, "one JSON object a line")
+	lang := fs.String("lang", "en-US", "language of the sentences (BCP-47)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("audio prompts: unexpected argument %q", fs.Arg(0))}
+	}
+	prompts, err := robotPrompts(ctx, *lang, *n, *seed, stderr)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	for _, p := range prompts {
+		if *asJSON {
+			b, err := json.Marshal(promptLine{Text: p.Text, Intent: p.Intent, Wake: p.Wake})
+			if err != nil {
+				return err
+			}
+			w.Write(b)
+			w.WriteByte('\n')
+			continue
+		}
+		fmt.Fprintln(w, p.Text)
+	}
+	return w.Flush()
+}
+
+type promptLine struct {
+	Text   string `json:"text"`
+	Intent string `json:"intent,omitempty"`
+	Wake   bool   `json:"wake"`
+}
+
+// defaultEnrollPrompts is how many sentences an enrollment asks for: with
+// the built-in skills they say 185 of the grammar's 194 words, in about
+// eight minutes of reading.
+const defaultEnrollPrompts = 100
+
+// robotPrompts starts the robot (simulated board, no state) for its
+// grammar and draws n prompts from it.
+func robotPrompts(ctx context.Context, lang string, n int, seed uint64, stderr io.Writer) ([]grammar.Prompt, error) {
+	tag, err := intent.NormalizeLang(lang)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--lang: %v", err)}
+	}
+	if n < 1 || n > grammar.MaxPrompts {
+		return nil, usageError{fmt.Sprintf("--n %d: want 1..%d", n, grammar.MaxPrompts)}
+	}
+	log, err := newLogger(stderr, "warn")
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("starting the robot: %w", err)
+	}
+	defer r.Close(context.WithoutCancel(ctx))
+	g, err := robotGrammar(r, tag)
+	if err != nil {
+		return nil, fmt.Errorf("the robot's speech grammar: %w", err)
+	}
+	return g.Prompts(n, seed)
+}
+
+const audioEnrollUsage = `Usage: jibod audio enroll --dir DIR [--audio SPEC] [--n 100] [--seed 1]
+
+Records a person reading sentences of the robot's speech grammar, for
+jibod audio adapt: shows one sentence at a time, waits for it to be said,
+and writes DIR/enroll-NNN.wav (16 kHz mono) and a line of
+DIR/manifest.jsonl per sentence. Speech cut off or over the detector's
+longest utterance is asked for again; a sentence with nothing said within
+--wait is skipped. Run it again with the same --n and --seed to go on
+where it stopped: sentences already in the manifest are not asked again.
+Then: jibod audio adapt --dir DIR --out MODELDIR.
+`
+
+func cmdAudioEnroll(ctx context.Context, args []string, backends map[string]audio.Backend, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger) error {
+	fs := flag.NewFlagSet("audio enroll", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, audioEnrollUsage); fs.PrintDefaults() }
+	def := ""
+	if _, ok := backends["portaudio"]; ok {
+		def = "portaudio"
+	}
+	dir := fs.String("dir", "", "`folder` for the recordings and manifest.jsonl (made if missing)")
+	spec := fs.String("audio", def, "where to listen: a device backend (default: portaudio when this build has it), file:IN.wav or stdin")
+	n := fs.Int("n", defaultEnrollPrompts, "how many sentences")
+	seed := fs.Uint64("seed", 1, "which draw of sentences")
+	wait := fs.Duration("wait", 15*time.Second, "how long to wait for a sentence to be said before skipping it")
+	lang := fs.String("lang", "en-US", "language of the sentences (BCP-47)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *dir == "" || fs.NArg() > 0:
+		return usageError{"audio enroll: want --dir DIR and no other arguments"}
+	case *spec == "":
+		return usageError{"audio enroll: --audio: this build has no device backend; give file:IN.wav or stdin"}
+	case *wait < time.Second || *wait > 10*time.Minute:
+		return usageError{fmt.Sprintf("audio enroll: --wait %v: want 1s..10m", *wait)}
+	}
+	prompts, err := robotPrompts(ctx, *lang, *n, *seed, stderr)
+	if err != nil {
+		return fmt.Errorf("audio enroll: %w", err)
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return fmt.Errorf("audio enroll: %w", err)
+	}
+	done, err := enrolled(*dir)
+	if err != nil {
+		return fmt.Errorf("audio enroll: %w", err)
+	}
+	op := &audio.Opener{Backends: backends, Stdin: stdin, Logger: log}
+	src, err := op.Open(ctx, *spec)
+	if err != nil {
+		return fmt.Errorf("audio enroll: %w", err)
+	}
+	defer src.Close()
+	e, err := newEnroller(src, *wait)
+	if err != nil {
+		return fmt.Errorf("audio enroll: %w", err)
+	}
+	recorded, skipped := 0, 0
+	for i, p := range prompts {
+		file := fmt.Sprintf("enroll-%03d.wav", i+1)
+		if done[file] {
+			continue
+		}
+		fmt.Fprintf(stdout, "[%d/%d] say: %s\n", i+1, len(prompts), p.Text)
+		seg, err := e.next(ctx, stdout)
+		switch {
+		case errors.Is(err, errNothingSaid):
+			fmt.Fprintf(stdout, "  nothing heard in %v: skipped\n", *wait)
+			skipped++
+			continue
+		case err != nil:
+			fmt.Fprintf(stdout, "%d recorded, %d skipped; run again with the same --n and --seed to go on\n", recorded, skipped)
+			return fmt.Errorf("audio enroll: sentence %d: %w", i+1, err)
+		}
+		if err := saveEnrolled(*dir, file, p, seg); err != nil {
+			return fmt.Errorf("audio enroll: %w", err)
+		}
+		recorded++
+		fmt.Fprintf(stdout, "  recorded %.1f s (%s)\n", float64(len(seg))/audio.SampleRate, file)
+	}
+	fmt.Fprintf(stdout, "%d recorded, %d skipped, %d already in %s\n", recorded, skipped, len(done), *dir)
+	if recorded+len(done) > 0 {
+		fmt.Fprintf(stdout, "next: jibod audio adapt --dir %s --out MODELDIR\n", *dir)
+	}
+	return nil
+}
+
+// enrolled returns the files dir's manifest already lists; none when it
+// has no manifest yet.
+func enrolled(dir string) (map[string]bool, error) {
+	items, err := eval.ReadManifest(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s holds a manifest this tool cannot go on with: %w", dir, err)
+	}
+	done := map[string]bool{}
+	for _, it := range items {
+		done[it.File] = true
+	}
+	return done, nil
+}
+
+// saveEnrolled writes one recording, then its manifest line, so the
+// manifest never names a file that is not whole.
+func saveEnrolled(dir, file string, p grammar.Prompt, pcm []int16) error {
+	tmp, err := os.CreateTemp(dir, ".enroll-*.wav")
+	if err != nil {
+		return fmt.Errorf("saving a recording: %w", err)
+	}
+	werr := audio.EncodeWAV(tmp, audio.SampleRate, 1, pcm)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), filepath.Join(dir, file))
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("saving %s: %w", file, werr)
+	}
+	line, err := json.Marshal(eval.Item{File: file, Text: p.Text, Wake: p.Wake, Kind: "enroll"})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, eval.ManifestName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("adding %s to the manifest: %w", file, err)
+	}
+	_, werr = f.Write(append(line, '\n'))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("adding %s to the manifest: %w", file, werr)
+	}
+	return nil
+}
+
+// errNothingSaid: the wait for a sentence ran out.
+var errNothingSaid = errors.New("nothing said")
+
+// enroller cuts one utterance at a time out of a source with the robot's
+// own audio chain and voice activity detector.
+type enroller struct {
+	src   audio.Source
+	chain *transform.Run
+	det   *vad.Detector
+	wait  int64 // samples
+	buf   []int16
+}
+
+func newEnroller(src audio.Source, wait time.Duration) (*enroller, error) {
+	det, err := vad.New(vad.Config{})
+	if err != nil {
+		return nil, err
+	}
+	chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
+	if err != nil {
+		return nil, err
+	}
+	return &enroller{src: src, chain: chain.Compose(nil, nil), det: det,
+		wait: int64(wait.Seconds() * audio.SampleRate), buf: make([]int16, vad.FrameSamples)}, nil
+}
+
+// next returns the next whole utterance. Speech cut at the detector's
+// longest utterance is reported and asked for again, and what follows it
+// without a pause is dropped with it; an utterance the stream ends in the
+// middle of is an error.
+func (e *enroller) next(ctx context.Context, say io.Writer) ([]int16, error) {
+	start := e.det.Pos()
+	pause := int64(e.det.Config().SilenceTimeout.Seconds() * audio.SampleRate)
+	skipUntil := int64(-1) // segments starting before this continue a cut one
+	for {
+		n, err := readFull(ctx, e.src, e.buf)
+		if n > 0 {
+			res := e.chain.Process(ctx, e.buf[:n], "")
+			for _, ev := range e.det.Feed(res.PCM) {
+				if ev.Kind != vad.SpeechEnd {
+					continue
+				}
+				seg := ev.Segment
+				switch {
+				case seg.Reason == vad.EndMaxSpeech:
+					fmt.Fprintf(say, "  longer than %v: say it again\n", e.det.Config().MaxSpeech)
+					skipUntil = ev.Pos + pause
+				case seg.Start < skipUntil:
+					skipUntil = seg.End + pause
+				default:
+					return append([]int16(nil), seg.PCM...), nil
+				}
+				start = e.det.Pos()
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				seg, ferr := e.det.Flush()
+				if ferr != nil {
+					return nil, fmt.Errorf("the audio ended while the sentence was being said: %w", ferr)
+				}
+				if seg != nil && seg.Start >= skipUntil {
+					return append([]int16(nil), seg.PCM...), nil
+				}
+				return nil, errors.New("the audio ended")
+			}
+			return nil, err
+		}
+		if !e.det.InSpeech() && e.det.Pos()-start > e.wait {
+			return nil, errNothingSaid
+		}
+	}
+}
