@@ -15,7 +15,7 @@
 # bin/audio-testset-heldout): other sentences (other wordings of the same
 # commands, other everyday speech), other voices, speeds and pitches,
 # nothing shared with the tuning set, so its figures are the honest ones.
-# --enroll makes an adaptation set (DIR defaults to bin/audio-enroll):
+# --enroll makes an adaptation set (DIR defaults to bin/audio-testset-enroll):
 # the sentences of the file PROMPTS, one a line (`jibod audio prompts`
 # prints them), said by the tuning set's voices at its speeds, pitches and
 # noise levels, one file per sentence, as `jibod audio enroll` would
