@@ -22,7 +22,9 @@
 # record people reading them; `jibod audio adapt` adapts to it.
 # --quick makes a small set (clean audio only, a few files of each kind):
 # the sphinx build's tests run the eval on it. Needs espeak-ng and sox (scripts/deps.sh installs them). The
-# output is deterministic for a given espeak-ng and sox.
+# output is deterministic for a given espeak-ng and sox: every sox run has
+# -R, without which its noise and dither are drawn afresh each time (so
+# every noisy file has the same pink noise, scaled to its level).
 set -euo pipefail
 
 quick=0
@@ -219,7 +221,7 @@ synth() {
 	local sp=${speeds[$(((s + li) % ${#speeds[@]}))]}
 	local p=${pitches[$(((s + 5 * li) % ${#pitches[@]}))]}
 	espeak-ng -v "$v" -s "$sp" -p "$p" -w "$tmp/raw.wav" "$1"
-	sox -q -V1 "$tmp/raw.wav" -r 16000 -c 1 -b 16 "$2" gain -6
+	sox -R -q -V1 "$tmp/raw.wav" -r 16000 -c 1 -b 16 "$2" gain -6
 	voice="$v/$sp/$p"
 }
 
@@ -227,7 +229,7 @@ synth() {
 # signal-to-noise ratio the level names (by RMS over the speech).
 mix() {
 	local level=$1 in=$2 dst=$3
-	sox -q "$in" "$tmp/pad.wav" pad 0.4 0.6
+	sox -R -q "$in" "$tmp/pad.wav" pad 0.4 0.6
 	if [ "$level" = clean ]; then
 		mv "$tmp/pad.wav" "$dst"
 		return
@@ -239,8 +241,8 @@ mix() {
 	# Full-scale pink noise has an RMS of about 0.149.
 	local vol
 	vol=$(awk -v r="$rms" -v s="$snr" 'BEGIN { printf "%.6f", r / (10 ^ (s / 20)) / 0.149 }')
-	sox -q -n -r 16000 -c 1 -b 16 "$tmp/noise.wav" synth "$dur" pinknoise vol "$vol"
-	sox -q -V1 -m -v 1 "$tmp/pad.wav" -v 1 "$tmp/noise.wav" "$dst"
+	sox -R -q -n -r 16000 -c 1 -b 16 "$tmp/noise.wav" synth "$dur" pinknoise vol "$vol"
+	sox -R -q -V1 -m -v 1 "$tmp/pad.wav" -v 1 "$tmp/noise.wav" "$dst"
 }
 
 # add KIND WAKE TEXT SPOKEN: one file per noise level.
