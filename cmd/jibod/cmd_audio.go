@@ -154,21 +154,32 @@ type meter struct {
 }
 
 func newMeter(w io.Writer) (*meter, error) {
-	det, err := vad.New(vad.Config{})
+	chain, det, err := newLevelChain()
 	if err != nil {
 		return nil, err
 	}
-	chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
-	if err != nil {
-		return nil, err
-	}
-	m := &meter{w: w, det: det, chain: chain.Compose(nil, nil)}
+	m := &meter{w: w, det: det, chain: chain}
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			m.terminal = true
 		}
 	}
 	return m, nil
+}
+
+// newLevelChain is the audio tools' view of the microphone: the audio
+// chain's DC block and a voice activity detector with the robot's
+// defaults (jibod audio level shows it, jibod audio enroll cuts with it).
+func newLevelChain() (*transform.Run, *vad.Detector, error) {
+	det, err := vad.New(vad.Config{})
+	if err != nil {
+		return nil, nil, err
+	}
+	chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
+	if err != nil {
+		return nil, nil, err
+	}
+	return chain.Compose(nil, nil), det, nil
 }
 
 // run reads src until it ends, ctx ends or limit samples (0: no limit),

@@ -39,9 +39,9 @@ const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--js
 
 Prints sentences of the robot's speech grammar for people to read aloud,
 for adapting the acoustic model to their voices (jibod audio enroll records
-them, jibod audio adapt adapts to the recordings): every word the grammar's
-sentences carry is said before words repeat, every intent in turn, every
-other sentence with the wake phrase. The same seed gives the same sentences
+them, jibod audio adapt adapts to the recordings): each sentence is the
+one of many drawn that says the most words not yet said, intents take
+turns, every other sentence has the wake phrase. The same seed gives the same sentences
 for the same skills. --json prints {"text","intent","wake"} a line.
 `
 
@@ -271,15 +271,11 @@ type enroller struct {
 }
 
 func newEnroller(src audio.Source, wait time.Duration) (*enroller, error) {
-	det, err := vad.New(vad.Config{})
+	chain, det, err := newLevelChain()
 	if err != nil {
 		return nil, err
 	}
-	chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
-	if err != nil {
-		return nil, err
-	}
-	return &enroller{src: src, chain: chain.Compose(nil, nil), det: det,
+	return &enroller{src: src, chain: chain, det: det,
 		wait: int64(wait.Seconds() * audio.SampleRate), buf: make([]int16, vad.FrameSamples)}, nil
 }
 
