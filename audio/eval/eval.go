@@ -170,7 +170,10 @@ func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain
 		command = words[len(wake):]
 		res.BareWake = len(command) == 0
 	}
-	if len(command) > 0 {
+	// Kind "other" is the set's word that this is not a command, whatever
+	// the intent engines make of its words ("the volume knob on this
+	// radio is stuck" fits "volume {level}").
+	if len(command) > 0 && it.Kind != KindOther {
 		m, ok, err := und.Understand(ctx, strings.Join(command, " "))
 		if err != nil {
 			return res, fmt.Errorf("understanding %q: %w", it.Text, err)

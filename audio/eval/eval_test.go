@@ -96,6 +96,8 @@ func TestRunScores(t *testing.T) {
 			Heard{Wakes: 1, Commands: [][]string{{"what time is it"}}, Recognized: []string{"hey jibo what time is it"}}},
 		{Item{File: "o2.wav", Text: "pass the salt", Wake: false, Noise: "snr5", Kind: "other"}, 32001,
 			Heard{Recognized: []string{""}}},
+		{Item{File: "o3.wav", Text: "the volume knob is stuck", Wake: false, Noise: "snr5", Kind: "other"}, 32002,
+			Heard{Recognized: []string{""}}},
 	}
 	script := scripted{}
 	var items []Item
@@ -110,25 +112,27 @@ func TestRunScores(t *testing.T) {
 		"set a timer for five minutes": {Intent: "timer:set", Slots: map[string]string{"duration": "five minutes"}},
 		"set a timer for nine minutes": {Intent: "timer:set", Slots: map[string]string{"duration": "nine minutes"}},
 		"hello":                        {Intent: "basics:greet"},
+		// Other speech whose words fit a template is still other speech.
+		"the volume knob is stuck": {Intent: "volume:set", Slots: map[string]string{"level": "knob is stuck"}},
 	}
 	var progress []int
 	rep, err := Run(context.Background(), dir, items, script, und, Options{Progress: func(d, _ int) { progress = append(progress, d) }})
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, progress)
+	assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, progress)
 
 	o := rep.Overall
-	assert.Equal(t, 7, o.Files)
+	assert.Equal(t, 8, o.Files)
 	assert.Equal(t, 1, o.Errors)
 	assert.Equal(t, 3, o.WakeFiles)
 	assert.Equal(t, 2, o.WakeHits)
 	assert.InDelta(t, 2.0/3, o.WakeRate, 1e-9)
 	assert.Equal(t, 1, o.FalseWakes)
-	nonWake := float64(16003+32000+32001) / audio.SampleRate
+	nonWake := float64(16003+32000+32001+32002) / audio.SampleRate
 	assert.InDelta(t, nonWake, o.NonWakeSeconds, 1e-6)
 	assert.InDelta(t, 3600/nonWake, o.FalseWakesPerH, 1e-6)
-	assert.Equal(t, 3, o.Commands, "the bare wake phrase and other speech are not commands; the unreadable file is not scored")
+	assert.Equal(t, 3, o.Commands, "the bare wake phrase and other speech (even one that fits a template) are not commands; the unreadable file is not scored")
 	assert.Equal(t, 2, o.CommandsCorrect, "a wrong slot is a wrong command")
-	assert.Equal(t, 2, o.OtherFiles)
+	assert.Equal(t, 3, o.OtherFiles)
 	assert.Equal(t, 1, o.OtherAsCommands)
 	assert.Equal(t, 1, o.OtherActedOn)
 	assert.InDelta(t, 0.02, o.RealTimeFactor, 1e-3)

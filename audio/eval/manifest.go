@@ -36,6 +36,10 @@ const (
 	maxTagBytes  = 64
 )
 
+// KindOther marks an item as everyday speech: never a command, even
+// when its words fit an intent template.
+const KindOther = "other"
+
 // Item is one manifest line.
 type Item struct {
 	File  string `json:"file"`
