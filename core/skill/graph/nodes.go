@@ -5,7 +5,9 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unicode"
 
+	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -240,8 +242,12 @@ const PresentPersonConfidence = 100
 // member the speaker, adds SET_PRESENT_PERSON (source USER_OVERRIDE,
 // confidence 100) to run before the turn's action, and leaves by
 // "Success"; anything else clears the speaker and leaves by "NotInLoop".
-// The referent names a member by looper id or, failing that, by a first
-// name only one member has (case-insensitive). Data.Result is passed on.
+// The referent names a member by looper id or, failing that, by a name
+// only one member has: the first name, or first and last. With no intent
+// at all, the recognised text (Data.ASR) is read as such a name, so a
+// bare "Ann", which no answer template can be, still names Ann. Names are
+// compared as ASR-normalised words, without fillers ("um") and framing
+// ("it's", "here"). Data.Result is passed on.
 type SetLooperIDNode struct {
 	name string
 }
@@ -262,44 +268,122 @@ func (n *SetLooperIDNode) Enter(context.Context, *Data) (EnterResult, error) {
 	return EnterResult{}, nil
 }
 
-// Exit reads the NLU.
+// Exit reads the NLU, or the recognised text when no intent matched.
 func (n *SetLooperIDNode) Exit(_ context.Context, d *Data) (ExitResult, error) {
 	nlu := d.NLU()
+	users := d.Runtime.Loop.Users
+	id := ""
 	switch nlu.IntentName() {
 	case IntentCancel:
 		return ExitResult{Transition: TransitionCancel, Result: d.Result}, nil
 	case IntentLoopMember:
-		if id := looperNamed(d, nlu.Entities[EntityLoopMemberReferent]); id != "" {
-			d.OverrideSpeaker(id)
-			d.AddSequenceBehavior(&jcp.SetPresentPerson{Base: jcp.Base{ID: jcp.NewID()},
-				LooperID: id, Source: jcp.SourceUserOverride, Confidence: PresentPersonConfidence})
-			return ExitResult{Transition: TransitionSuccess, Result: d.Result}, nil
+		id = looperNamed(users, nlu.Entities[EntityLoopMemberReferent])
+	case "":
+		// The grammar refuses a slot-only template (GRM-07), so a bare
+		// name reaches us as text without an intent.
+		if asr := d.ASR(); asr != nil {
+			id = looperCalled(users, asr.Text)
 		}
 	}
-	d.OverrideSpeaker("")
-	return ExitResult{Transition: TransitionNotInLoop, Result: d.Result}, nil
+	if id == "" {
+		d.OverrideSpeaker("")
+		return ExitResult{Transition: TransitionNotInLoop, Result: d.Result}, nil
+	}
+	d.OverrideSpeaker(id)
+	d.AddSequenceBehavior(&jcp.SetPresentPerson{Base: jcp.Base{ID: jcp.NewID()},
+		LooperID: id, Source: jcp.SourceUserOverride, Confidence: PresentPersonConfidence})
+	return ExitResult{Transition: TransitionSuccess, Result: d.Result}, nil
 }
 
-// looperNamed finds the loop member referent names, "" if none.
-func looperNamed(d *Data, referent any) string {
+// looperNamed finds the loop member referent names, by id or by name; ""
+// if none.
+func looperNamed(users []protocol.LooperInfo, referent any) string {
 	name, ok := referent.(string)
 	if !ok || name == "" {
 		return ""
 	}
-	users := d.Runtime.Loop.Users
 	for _, u := range users {
 		if u.ID == name {
 			return u.ID
 		}
 	}
+	return looperCalled(users, name)
+}
+
+// looperCalled finds the one loop member whose name text is, once
+// normalised and stripped of fillers and framing; "" when nobody or more
+// than one member has that name: ask rather than guess.
+func looperCalled(users []protocol.LooperInfo, text string) string {
+	said := strings.Join(bareName(nameWords(text)), " ")
+	if said == "" {
+		return ""
+	}
 	found := ""
 	for _, u := range users {
-		if u.FirstName != "" && strings.EqualFold(u.FirstName, name) {
-			if found != "" {
-				return "" // two members share the name: ask rather than guess
-			}
-			found = u.ID
+		first := strings.Join(nameWords(u.FirstName), " ")
+		if first == "" {
+			continue
 		}
+		full := strings.Join(nameWords(u.FirstName+" "+u.LastName), " ")
+		if said != first && said != full {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = u.ID
 	}
 	return found
+}
+
+// nameWords splits s into ASR-normalised words (GRM-02, as core/intent's
+// Normalize, which graph skills need not link): lowercase, apostrophes
+// dropped inside words ("it's" is "its", as a recogniser writes it), any
+// other punctuation a separator.
+func nameWords(s string) []string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\'' || r == '\u2019' || r == '\u02bc' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
+	})
+}
+
+// nameFillers are words said around a name that are never part of it.
+var nameFillers = map[string]bool{
+	"um": true, "umm": true, "uh": true, "uhm": true, "er": true, "erm": true, "hmm": true, "mm": true,
+	"ah": true, "oh": true, "well": true, "so": true, "hi": true, "hey": true, "hello": true, "jibo": true,
+}
+
+// Phrases that frame a name, as normalised words: one may lead ("it's
+// me, Ann"), one may follow ("Ann here", "Ann, it's me"). Longer phrases
+// come before their prefixes, so the longest is taken.
+var (
+	nameLeads = [][]string{
+		{"it", "is", "me"}, {"its", "me"}, {"it", "is"}, {"its"}, {"this", "is"},
+		{"i", "am"}, {"im"}, {"me"}, {"my", "name", "is"}, {"call", "me"},
+	}
+	nameTails = [][]string{{"it", "is", "me"}, {"its", "me"}, {"here"}, {"speaking"}}
+)
+
+// bareName is words without fillers and one leading and one trailing
+// framing phrase.
+func bareName(words []string) []string {
+	words = slices.DeleteFunc(slices.Clone(words), func(w string) bool { return nameFillers[w] })
+	for _, p := range nameLeads {
+		if len(words) > len(p) && slices.Equal(words[:len(p)], p) {
+			words = words[len(p):]
+			break
+		}
+	}
+	for _, p := range nameTails {
+		if len(words) > len(p) && slices.Equal(words[len(words)-len(p):], p) {
+			words = words[:len(words)-len(p)]
+			break
+		}
+	}
+	return words
 }

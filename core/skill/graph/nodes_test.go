@@ -63,7 +63,7 @@ func TestSimpleBuiltinNodes(t *testing.T) {
 // Success; otherwise the speaker is cleared ⇒ NotInLoop.
 func TestSetLooperIDNode(t *testing.T) {
 	users := []protocol.LooperInfo{
-		{ID: "lp-1", FirstName: "Ada"},
+		{ID: "lp-1", FirstName: "Ada", LastName: "Lovelace"},
 		{ID: "lp-2", FirstName: "Sam"},
 		{ID: "lp-3", FirstName: "sam"},
 	}
@@ -77,6 +77,8 @@ func TestSetLooperIDNode(t *testing.T) {
 		{"cancel", "cancel", "", graph.TransitionCancel, "lp-9"},
 		{"looper by id", "loopmember", "lp-2", graph.TransitionSuccess, "lp-2"},
 		{"looper by first name", "loopmember", "ADA", graph.TransitionSuccess, "lp-1"},
+		{"looper by full name", "loopmember", "ada lovelace", graph.TransitionSuccess, "lp-1"},
+		{"referent with framing left in", "loopmember", "ada here", graph.TransitionSuccess, "lp-1"},
 		{"first name shared by two", "loopmember", "Sam", graph.TransitionNotInLoop, ""},
 		{"stranger", "loopmember", "Zed", graph.TransitionNotInLoop, ""},
 		{"no referent", "loopmember", "", graph.TransitionNotInLoop, ""},
@@ -116,6 +118,63 @@ func TestSetLooperIDNode(t *testing.T) {
 			assert.Equal(t, tt.speaker, spp.LooperID)
 			assert.Equal(t, jcp.SourceUserOverride, spp.Source)
 			assert.Equal(t, float64(100), spp.Confidence)
+		})
+	}
+}
+
+// §4 SetLooperIDNode, answering OptInFactory's "who am I talking to?"
+// (§5.3): a bare name cannot be an answer template (GRM-07), so with no
+// intent the recognised text is read as a name. Exactly one member must
+// have it; otherwise nobody is the speaker, as before.
+func TestSetLooperIDNodeReadsABareName(t *testing.T) {
+	annAndBo := []protocol.LooperInfo{{ID: "lp-ann", FirstName: "Ann", LastName: "Lee"}, {ID: "lp-bo", FirstName: "Bo"}}
+	twoAnns := []protocol.LooperInfo{{ID: "lp-ann", FirstName: "Ann"}, {ID: "lp-ann2", FirstName: "ANN"}}
+	tests := []struct {
+		name, intent, text string
+		users              []protocol.LooperInfo
+		want, speaker      string // speaker "" means null
+	}{
+		{"bare name", "", "Ann", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"lowercase with a full stop", "", "ann.", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"it's", "", "it's Ann", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"curly apostrophe", "", "It’s Ann!", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"here", "", "Ann here", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"this is", "", "this is ann", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"fillers", "", "Um, uh, it's me, Ann", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"name then it's me", "", "Ann, it's me.", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"full name", "", "Ann Lee", annAndBo, graph.TransitionSuccess, "lp-ann"},
+		{"another member", "", "bo", annAndBo, graph.TransitionSuccess, "lp-bo"},
+		{"stranger", "", "Bob", annAndBo, graph.TransitionNotInLoop, ""},
+		{"silence", "", "", annAndBo, graph.TransitionNotInLoop, ""},
+		{"only framing", "", "it's me", annAndBo, graph.TransitionNotInLoop, ""},
+		{"only fillers", "", "um uh", annAndBo, graph.TransitionNotInLoop, ""},
+		{"a question", "", "what time is it", annAndBo, graph.TransitionNotInLoop, ""},
+		{"name inside a sentence", "", "ann is not here", annAndBo, graph.TransitionNotInLoop, ""},
+		{"two members share the name", "", "Ann", twoAnns, graph.TransitionNotInLoop, ""},
+		{"empty loop", "", "Ann", nil, graph.TransitionNotInLoop, ""},
+		{"another intent is not read as a name", "yes", "Ann", annAndBo, graph.TransitionNotInLoop, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := update(skillName, nil, tt.intent, nil, tt.text)
+			req.Data.Runtime.Loop.Users = tt.users
+			d := newData(t, req)
+
+			xr, err := graph.SetLooperID("who").Exit(context.Background(), d)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, xr.Transition)
+			if tt.speaker == "" {
+				assert.Nil(t, d.Runtime.Perception.Speaker)
+				assert.Empty(t, d.Behaviors.Sequence)
+				return
+			}
+			require.NotNil(t, d.Runtime.Perception.Speaker)
+			assert.Equal(t, tt.speaker, *d.Runtime.Perception.Speaker)
+			require.Len(t, d.Behaviors.Sequence, 1)
+			spp, ok := d.Behaviors.Sequence[0].(*jcp.SetPresentPerson)
+			require.True(t, ok)
+			assert.Equal(t, tt.speaker, spp.LooperID)
+			assert.Equal(t, jcp.SourceUserOverride, spp.Source)
 		})
 	}
 }

@@ -322,9 +322,10 @@ func (n *declineNode) Exit(_ context.Context, d *graph.Data) (graph.ExitResult, 
 // reads the answer and tracks it as a Skill Offer: yes is Accepted; no,
 // another intent, no match and no input say the Decline MIM (final) and
 // leave by Declined; wrongID asks WrongID ("who am I talking to?") and
-// hands the answer to a SetLooperIDNode: a loop member named is Accepted
-// (and becomes the speaker, in _optIn too), cancel is Declined after the
-// decline, anything else is NotInLoop (and the speaker is cleared).
+// hands the answer to a SetLooperIDNode: a loop member named ("this is
+// Ann", or a bare "Ann") is Accepted (and becomes the speaker, in _optIn
+// too), cancel is Declined after the decline, anything else is NotInLoop
+// (and the speaker is cleared).
 //
 // The proposals listen with the NLU rule "optin/yes_no", read by the
 // intents yes, no and wrongID; the wrong-person question listens with
