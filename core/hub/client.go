@@ -39,7 +39,9 @@ const (
 	// Heartbeat and reopened with jittered backoff when it drops.
 	Persistent LinkMode = "persistent"
 	// PerTurn opens one websocket per transaction, as real robots do; a
-	// probe connection with backoff tells when an unreachable hub is back.
+	// probe connection with backoff tells when an unreachable hub is back,
+	// and one every Heartbeat while up that it is still there. A turn that
+	// cannot connect or drops mid-turn takes the link down at once.
 	PerTurn LinkMode = "per-turn"
 )
 
@@ -103,7 +105,8 @@ type Config struct {
 	ReplyTimeout time.Duration
 	// TransactionTimeout bounds a whole transaction.
 	TransactionTimeout time.Duration
-	// Heartbeat is the persistent link's ping period.
+	// Heartbeat is the persistent link's ping period and the per-turn
+	// link's probe period while up (default 15 s).
 	Heartbeat time.Duration
 	// BackoffMin and BackoffMax bound the reconnect delay.
 	BackoffMin, BackoffMax time.Duration
@@ -376,9 +379,12 @@ func (c *Client) transact(ctx context.Context, l *link, msgs []*protocol.HubRequ
 	for _, m := range msgs {
 		if err := conn.WriteRequest(wctx, m); err != nil {
 			err = fmt.Errorf("%w: sending %s: %w", ErrLinkDown, m.Type, err)
-			tx.fail(err)
-			if l.persistent {
+			ended := tx.fail(err)
+			switch {
+			case l.persistent:
 				_ = conn.CloseNow() // the reader sees it and reconnects
+			case ended && ctx.Err() == nil:
+				l.failed(err) // not the caller giving up: the hub went away
 			}
 			return nil, err
 		}

@@ -28,6 +28,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // fakeHub is an httptest websocket hub whose every connection runs script.
 type fakeHub struct {
+	t      *testing.T
 	srv    *httptest.Server
 	script func(t *testing.T, c *wire.Conn)
 	// status, if set, refuses the upgrade with it.
@@ -75,45 +76,47 @@ func newFakeHub(t *testing.T, script func(t *testing.T, c *wire.Conn)) *fakeHub 
 // certificate when withTLS.
 func newFakeHubOn(t *testing.T, script func(t *testing.T, c *wire.Conn), withTLS bool) *fakeHub {
 	t.Helper()
-	h := &fakeHub{script: script, tokens: make(chan string, 64), paths: make(chan string, 64)}
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case h.tokens <- r.Header.Get("Authorization"):
-		default:
-		}
-		select {
-		case h.paths <- r.URL.Path:
-		default:
-		}
-		if st := h.status.Load(); st != 0 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(int(st))
-			_, _ = io.WriteString(w, `{"error":"token expired","code":"UNAUTHORIZED"}`)
-			return
-		}
-		hr := &hijackRecorder{ResponseWriter: w}
-		ws, err := websocket.Accept(hr, r, &websocket.AcceptOptions{Subprotocols: wire.AcceptSubprotocols()})
-		if err != nil {
-			return
-		}
-		enc, err := wire.Negotiated(ws.Subprotocol())
-		if err != nil {
-			_ = ws.CloseNow()
-			return
-		}
-		c := wire.NewConn(ws, enc)
-		h.raw.Store(c, hr.conn)
-		defer h.raw.Delete(c)
-		defer c.CloseNow()
-		h.script(t, c)
-	})
+	h := &fakeHub{t: t, script: script, tokens: make(chan string, 64), paths: make(chan string, 64)}
 	if withTLS {
-		h.srv = httptest.NewTLSServer(handler)
+		h.srv = httptest.NewTLSServer(http.HandlerFunc(h.serveHTTP))
 	} else {
-		h.srv = httptest.NewServer(handler)
+		h.srv = httptest.NewServer(http.HandlerFunc(h.serveHTTP))
 	}
 	t.Cleanup(h.srv.Close)
 	return h
+}
+
+// serveHTTP upgrades a robot's request and runs the script on it.
+func (h *fakeHub) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	select {
+	case h.tokens <- r.Header.Get("Authorization"):
+	default:
+	}
+	select {
+	case h.paths <- r.URL.Path:
+	default:
+	}
+	if st := h.status.Load(); st != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(int(st))
+		_, _ = io.WriteString(w, `{"error":"token expired","code":"UNAUTHORIZED"}`)
+		return
+	}
+	hr := &hijackRecorder{ResponseWriter: w}
+	ws, err := websocket.Accept(hr, r, &websocket.AcceptOptions{Subprotocols: wire.AcceptSubprotocols()})
+	if err != nil {
+		return
+	}
+	enc, err := wire.Negotiated(ws.Subprotocol())
+	if err != nil {
+		_ = ws.CloseNow()
+		return
+	}
+	c := wire.NewConn(ws, enc)
+	h.raw.Store(c, hr.conn)
+	defer h.raw.Delete(c)
+	defer c.CloseNow()
+	h.script(h.t, c)
 }
 
 func (h *fakeHub) url() string { return "ws" + strings.TrimPrefix(h.srv.URL, "http") }

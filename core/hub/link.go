@@ -28,7 +28,8 @@ type link struct {
 	ready chan struct{}
 	// frameErr is the last bad frame the hub sent, to explain a timeout.
 	frameErr error
-	// down wakes a per-turn link's probe when a turn could not connect.
+	// down wakes a per-turn link's watch when a turn could not connect or
+	// its connection dropped.
 	down chan error
 	// stopped is set by shutdown: nothing new is opened.
 	stopped bool
@@ -92,7 +93,7 @@ func errText(err error) string {
 }
 
 // run keeps the link: a persistent one connected, a per-turn one probed
-// while the hub is unreachable.
+// while the hub is unreachable and watched while it is up.
 func (l *link) run(ctx context.Context) {
 	bo := backoff{min: l.c.cfg.BackoffMin, max: l.c.cfg.BackoffMax}
 	for ctx.Err() == nil {
@@ -109,13 +110,15 @@ func (l *link) run(ctx context.Context) {
 		}
 		bo.reset()
 		if !l.persistent {
-			_ = conn.Close(websocket.StatusNormalClosure, "probe")
-			l.setState(Up, nil, time.Time{})
-			select { // up until a turn cannot connect
-			case err = <-l.down:
-			case <-ctx.Done():
-				return
+			closeProbe(ctx, conn)
+			// A turn that failed before this probe reached the hub says
+			// nothing about the hub now.
+			select {
+			case <-l.down:
+			default:
 			}
+			l.setState(Up, nil, time.Time{})
+			err = l.watch(ctx)
 		} else {
 			err = l.serve(ctx, conn)
 		}
@@ -126,6 +129,40 @@ func (l *link) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// watch keeps a per-turn link up until a turn fails to connect or drops,
+// or a probe every Heartbeat fails: without the probes a hub gone between
+// turns would show as up until the robot's next turn. It returns why the
+// link is down (ctx's error when ctx ended).
+func (l *link) watch(ctx context.Context) error {
+	tick := time.NewTicker(l.c.cfg.Heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-l.down:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		conn, err := l.c.connect(ctx, l.path)
+		if err != nil {
+			return fmt.Errorf("hub probe: %w", err)
+		}
+		closeProbe(ctx, conn)
+	}
+}
+
+// closeProbe closes a probe connection. The close handshake keeps the
+// hub's log clean; it cannot be cancelled, but the websocket library
+// bounds it (5 s per direction), and once ctx has ended it is skipped.
+func closeProbe(ctx context.Context, conn *wire.Conn) {
+	if ctx.Err() != nil {
+		_ = conn.CloseNow()
+		return
+	}
+	_ = conn.Close(websocket.StatusNormalClosure, "probe")
 }
 
 // sleepDown reports the link down with err until the next attempt, d from
@@ -331,7 +368,12 @@ func (l *link) readTurn(t *Transaction) {
 			t.fail(fmt.Errorf("%w: %w", ErrProtocol, fe))
 			return
 		case err != nil:
-			t.fail(linkDown(t.ID, err))
+			// The read also fails when the robot ended the transaction
+			// (closing its websocket): only a drop under a live turn
+			// means the hub went away.
+			if err := linkDown(t.ID, err); t.fail(err) {
+				l.failed(err)
+			}
 			return
 		}
 		if r.TransID != "" && r.TransID != t.ID {
@@ -344,8 +386,8 @@ func (l *link) readTurn(t *Transaction) {
 	}
 }
 
-// failed notes that a per-turn connection could not be opened: the link
-// is down until the probe reaches the hub again.
+// failed notes that a per-turn connection could not be opened or dropped
+// mid-turn: the link is down with err until a probe reaches the hub again.
 func (l *link) failed(err error) {
 	select {
 	case l.down <- err:

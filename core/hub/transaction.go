@@ -76,18 +76,20 @@ func (t *Transaction) deliver(r *protocol.HubResponse) bool {
 }
 
 // fail ends the transaction with err; the replies already delivered are
-// still returned by Next first.
-func (t *Transaction) fail(err error) {
+// still returned by Next first. It reports whether this call ended it
+// (false when it had already ended).
+func (t *Transaction) fail(err error) bool {
 	t.mu.Lock()
 	if t.err != nil {
 		t.mu.Unlock()
-		return
+		return false
 	}
 	t.err = err
 	close(t.done)
 	t.mu.Unlock()
 	t.l.forget(t)
 	t.closeConn()
+	return true
 }
 
 func (t *Transaction) closeConn() {
