@@ -223,6 +223,28 @@ func New(cfg Config) (*Listener, error) {
 
 func buttonTopic(name string) string { return "jibo.body.button." + name + ".press" }
 
+// CommandWindow is how long the window stays open from the next wake.
+func (l *Listener) CommandWindow() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cfg.CommandWindow
+}
+
+// SetCommandWindow changes how long the window stays open, while the
+// listener runs (the diagnostics shell's listen.command_window). It takes
+// effect at the next wake or question; a window already open keeps its
+// end. A value outside 1s..MaxCommandWindow is refused and changes
+// nothing.
+func (l *Listener) SetCommandWindow(d time.Duration) error {
+	if d < time.Second || d > MaxCommandWindow {
+		return fmt.Errorf("listener: command window %v outside 1s..%v", d, MaxCommandWindow)
+	}
+	l.mu.Lock()
+	l.cfg.CommandWindow = d // read under mu by wake and openLocked
+	l.mu.Unlock()
+	return nil
+}
+
 // Stats returns the counts so far.
 func (l *Listener) Stats() Stats {
 	l.mu.Lock()

@@ -482,6 +482,69 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
+// The shell's listen.command_window changes the window a running
+// listener opens at its next wake: "hey jibo", ten seconds of silence,
+// then the command, heard only when the window is longer than the
+// default 8 s at the wake. A window already open keeps its end.
+func TestListenerCommandWindowChangesAtTheNextWake(t *testing.T) {
+	audioIn := func() *script {
+		s := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(10 * time.Second)
+		return s.say(600 * time.Millisecond).silence(time.Second)
+	}
+	tests := []struct {
+		name     string
+		setAt    time.Duration // 0: never set
+		set      time.Duration
+		commands [][]any
+	}{
+		{name: "default window: the command comes too late", commands: nil},
+		{name: "12s set before the wake: the command is heard", setAt: 500 * time.Millisecond, set: 12 * time.Second,
+			commands: [][]any{{"what time is it"}}},
+		{name: "12s set while the window is open: that window keeps 8s", setAt: 4 * time.Second, set: 12 * time.Second,
+			commands: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t)
+				defer w.bus.Close(context.Background())
+				src := &hookSource{pcm: audioIn().pcm, hooks: map[int64]func(){}}
+				l, err := New(Config{Bus: w.bus, Source: src, Sync: true, Logger: testLogger(),
+					Recognizer: &fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo"), hyp("what time is it")}}})
+				require.NoError(t, err)
+				if tc.setAt > 0 {
+					src.hooks[at(tc.setAt)] = func() {
+						// From another goroutine, as the shell does (go test -race).
+						done := make(chan error)
+						go func() { done <- l.SetCommandWindow(tc.set) }()
+						require.NoError(t, <-done)
+					}
+				}
+				require.NoError(t, l.Run(context.Background()))
+				synctest.Wait()
+				assert.Equal(t, tc.commands, w.commands())
+				assert.Equal(t, []string{"voice"}, w.wakes())
+				if tc.setAt > 0 {
+					assert.Equal(t, tc.set, l.CommandWindow())
+				}
+			})
+		})
+	}
+}
+
+func TestSetCommandWindowRefusesOutOfRange(t *testing.T) {
+	b := bus.New(bus.Options{})
+	defer b.Close(context.Background())
+	l, err := New(Config{Bus: b, Source: audio.NewNullSource(), Recognizer: &fakeASR{}})
+	require.NoError(t, err)
+	for _, d := range []time.Duration{0, -time.Second, 999 * time.Millisecond, MaxCommandWindow + time.Nanosecond} {
+		assert.ErrorContains(t, l.SetCommandWindow(d), "outside 1s..5m0s", d)
+		assert.Equal(t, DefaultCommandWindow, l.CommandWindow(), "a refused value changes nothing")
+	}
+	require.NoError(t, l.SetCommandWindow(MaxCommandWindow))
+	assert.Equal(t, MaxCommandWindow, l.CommandWindow())
+}
+
 // BenchmarkListenerSecond measures the listener's own cost per second of
 // audio (chain, detector, bus), with a recogniser that answers at once.
 func BenchmarkListenerSecond(b *testing.B) {

@@ -121,7 +121,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return errors.Join(err, freeBackends(), r.Close(context.Background()))
 	}
 	shell, err := startShell(ctx, r, sf, shellDeps{Logs: logs, StateDir: *stateDir, Started: started, Mic: mic,
-		Restart: func() { restart(errRestart) }})
+		Listener: hear.listener(), Restart: func() { restart(errRestart) }})
 	if err != nil {
 		u.Close()
 		watch.Close()

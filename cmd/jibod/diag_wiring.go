@@ -18,8 +18,10 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
@@ -177,6 +179,17 @@ type shellDeps struct {
 	Mic *micTap
 	// Restart ends the run for a restart (--shell-reboot exit).
 	Restart func()
+	// Listener is the robot's running ear (hearing.listener), for the
+	// listen.command_window key; nil when jibod runs without --audio.
+	Listener *listen.Listener
+}
+
+// listener is the hearing's listener; nil without one (no --audio).
+func (h *hearing) listener() *listen.Listener {
+	if h == nil {
+		return nil
+	}
+	return h.lis
 }
 
 // shellRun is the running shell: its server and the transports' goroutines.
@@ -295,11 +308,21 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 		},
 		Settings: runSettings(r, d.Logs),
 	}
+	// Typed nils would be non-nil interfaces: pass only what exists.
+	var cw commandWindow
+	if d.Listener != nil {
+		cw = d.Listener
+	}
+	var aw answerWindow
+	if r.host != nil {
+		aw = r.host
+	}
+	env.Settings = append(env.Settings, windowSettings(cw, aw)...)
 	if d.StateDir != noState {
 		env.StateDir = d.StateDir
 	}
 	if r.hub != nil {
-		env.Hub = r.hub.state
+		env.Hub = hubView{link: r.hub, host: r.host}
 	}
 	if r.body.Power != nil {
 		env.Power = r.body.Power
@@ -361,6 +384,115 @@ func runSettings(r *robot, logs *runLogs) []diag.Setting {
 		})
 	}
 	return settings
+}
+
+// The listening windows the shell may set. Narrower than the flags allow
+// (--command-window up to 5m, --listen-window up to 1h): a technician
+// typing 12m for 12s is refused rather than leaving the robot listening.
+const (
+	minShellWindow        = time.Second
+	maxShellCommandWindow = time.Minute
+	maxShellAnswerWindow  = 5 * time.Minute
+)
+
+// commandWindow is how long the robot listens for a command after the
+// wake word; *listen.Listener is one.
+type commandWindow interface {
+	CommandWindow() time.Duration
+	SetCommandWindow(d time.Duration) error
+}
+
+// answerWindow is how long a skill's question waits for its answer;
+// *skill.Host is one.
+type answerWindow interface {
+	ListenWindow() time.Duration
+	SetListenWindow(d time.Duration) error
+}
+
+// windowSettings are the listen.* keys of `config get|set`: the command
+// window when the robot has an ear (cw), the answer window when it hosts
+// skills (aw). A new value applies from the next wake or question.
+func windowSettings(cw commandWindow, aw answerWindow) []diag.Setting {
+	var out []diag.Setting
+	if cw != nil {
+		out = append(out, durationSetting("listen.command_window",
+			"how long the robot listens for a command after \"hey jibo\", a wake button or `audio listen`; from the next wake",
+			"12s", maxShellCommandWindow, cw.CommandWindow, cw.SetCommandWindow))
+	}
+	if aw != nil {
+		out = append(out, durationSetting("listen.answer_window",
+			"how long the robot waits for the answer to a skill's question; from the next question",
+			"45s", maxShellAnswerWindow, aw.ListenWindow, aw.SetListenWindow))
+	}
+	return out
+}
+
+// durationSetting is a key holding a duration from minShellWindow to hi.
+func durationSetting(key, help, example string, hi time.Duration, get func() time.Duration, set func(time.Duration) error) diag.Setting {
+	rng := shortDuration(minShellWindow) + ".." + shortDuration(hi)
+	return diag.Setting{Key: key, Help: help + " (" + rng + ")",
+		Get: func() string { return get().String() },
+		Check: func(v string) (any, error) {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < minShellWindow || d > hi {
+				return nil, fmt.Errorf("want a duration from %s to %s, like %s", shortDuration(minShellWindow), shortDuration(hi), example)
+			}
+			return d, nil
+		},
+		Apply: func(v any) error {
+			if err := set(v.(time.Duration)); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			return nil
+		}}
+}
+
+// shortDuration prints whole minutes as people write them: 1m, not 1m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	return s
+}
+
+// hubView is the hub link as the shell sees it: the client's state with
+// the link's configuration, and the remote skills' names from the host.
+type hubView struct {
+	link *hubLink
+	host *skill.Host
+}
+
+// Link is the link's state now.
+func (v hubView) Link() diag.HubLink {
+	st := v.link.client.State()
+	mode := v.link.cfg.Link
+	if mode == "" {
+		mode = hub.Persistent // the client's default
+	}
+	l := diag.HubLink{Status: string(st.Status), Summary: st.String(), URL: st.URL, Mode: string(mode),
+		Encoding: st.Encoding, Since: st.Since, Retry: st.Retry}
+	if st.Err != nil {
+		l.Error = st.Err.Error()
+	}
+	return l
+}
+
+// Skills are the remote skills of the catalog the robot holds, by id.
+func (v hubView) Skills() []diag.HubSkill {
+	ids := v.link.remote.Skills()
+	names := map[string]string{}
+	if v.host != nil {
+		for _, m := range v.host.Skills() {
+			names[m.ID] = m.Name
+		}
+	}
+	out := make([]diag.HubSkill, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, diag.HubSkill{ID: id, Name: names[id]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // Microphone tap: how long the shell's listeners may fall behind.
@@ -586,4 +718,7 @@ var (
 	_ diag.SkillLister   = (*skill.Host)(nil)
 	_ diag.RunLister     = (*invoke.Log)(nil)
 	_ diag.SessionReader = (*pipeline.Orchestrator)(nil)
+	_ diag.Hub           = hubView{}
+	_ commandWindow      = (*listen.Listener)(nil)
+	_ answerWindow       = (*skill.Host)(nil)
 )

@@ -19,6 +19,9 @@ import (
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/hub"
+	"github.com/openjibo/jibod/core/hub/wire"
+	"github.com/openjibo/jibod/core/skill/protocol"
 )
 
 func TestReadPINHash(t *testing.T) {
@@ -217,4 +220,136 @@ func TestMicTapHearsWhatTheRobotHears(t *testing.T) {
 	_, err = noAudio.Level(context.Background(), time.Millisecond)
 	assert.EqualError(t, err, "no audio input in use: jibod runs without --audio")
 	assert.True(t, strings.HasPrefix(tap.errNoLiveInput().Error(), "the robot's audio input (fake)"))
+}
+
+// shellOn is a shell on r as jibod runs it, with a PIN for technician
+// mode; script runs lines through it and returns what it printed.
+func shellOn(t *testing.T, r *robot, d shellDeps) func(lines ...string) string {
+	t.Helper()
+	if d.Logs == nil {
+		logs, err := newRunLogger(io.Discard, "warn")
+		require.NoError(t, err)
+		d.Logs = logs
+	}
+	d.StateDir = noState
+	hash, err := diag.HashPIN("2468", diag.MinPINIterations)
+	require.NoError(t, err)
+	srv, err := diag.NewServer(diag.Config{Env: shellEnv(r, &shellFlags{Reboot: shellOff}, d), Logger: d.Logs.log,
+		PINHash: hash, WrongPINDelay: -1})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	return func(lines ...string) string {
+		var out bytes.Buffer
+		in := strings.Join(append([]string{"unlock", "2468"}, lines...), "\n")
+		require.NoError(t, srv.Serve(context.Background(), diag.Conn{R: strings.NewReader(in), W: &out, Name: "test", Mode: diag.Script}))
+		return out.String()
+	}
+}
+
+// `config set listen.command_window 12s` changes the window the running
+// listener opens at its next wake; `listen.answer_window` the time the
+// next question waits. Bad values are refused, naming key, value and
+// range, and change nothing.
+func TestShellListenWindows(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState,
+		Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	defer r.Close(context.Background())
+	lis, err := listen.New(listen.Config{Bus: r.bus, Source: audio.NewNullSource(), Recognizer: &scriptedASR{}})
+	require.NoError(t, err)
+	sh := shellOn(t, r, shellDeps{Listener: lis})
+
+	out := sh("config get")
+	assert.Regexp(t, `listen\.command_window +8s +how long the robot listens for a command after "hey jibo", a wake button or `+"`audio listen`"+`; from the next wake \(1s\.\.1m\)`, out)
+	assert.Regexp(t, `listen\.answer_window +30s +how long the robot waits for the answer to a skill's question; from the next question \(1s\.\.5m\)`, out)
+
+	assert.Contains(t, sh("config set listen.command_window 12s"), "listen.command_window: 8s -> 12s\n")
+	assert.Equal(t, 12*time.Second, lis.CommandWindow(), "the listener opens 12s windows from the next wake")
+	assert.Contains(t, sh("config set listen.answer_window=45s"), "listen.answer_window: 30s -> 45s\n")
+	assert.Equal(t, 45*time.Second, r.host.ListenWindow())
+
+	for _, tc := range []struct{ key, value, want string }{
+		{"listen.command_window", "90s", "want a duration from 1s to 1m, like 12s"},
+		{"listen.command_window", "500ms", "want a duration from 1s to 1m, like 12s"},
+		{"listen.command_window", "12", "want a duration from 1s to 1m, like 12s"},
+		{"listen.command_window", "soon", "want a duration from 1s to 1m, like 12s"},
+		{"listen.answer_window", "10m", "want a duration from 1s to 5m, like 45s"},
+		{"listen.answer_window", "-5s", "want a duration from 1s to 5m, like 45s"},
+		{"listen.answer_window", "0", "want a duration from 1s to 5m, like 45s"},
+	} {
+		out := sh("config set " + tc.key + "=" + tc.value)
+		assert.Contains(t, out, "error: nothing changed: "+tc.key+"="+tc.value+": "+tc.want+"\n", tc.key+"="+tc.value)
+	}
+	// Both together: one bad value and neither changes.
+	assert.Contains(t, sh("config set listen.command_window=20s listen.answer_window=1h"),
+		"error: nothing changed: listen.answer_window=1h: want a duration from 1s to 5m, like 45s\n")
+	assert.Equal(t, 12*time.Second, lis.CommandWindow(), "nothing changed")
+	assert.Equal(t, 45*time.Second, r.host.ListenWindow(), "nothing changed")
+
+	// The next question waits 45s for its answer.
+	sh("utter set a timer")
+	rm, ok := r.orch.DefaultSession().ResponseMode()
+	require.True(t, ok, "the timer skill asked for how long")
+	assert.InDelta(t, float64(now.Add(45*time.Second).Unix()), rm.ExpiresAt, 0.001)
+}
+
+func TestShellListenWindowsNeedAnEar(t *testing.T) {
+	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer r.Close(context.Background())
+	out := shellOn(t, r, shellDeps{})("config get", "config set listen.command_window=12s")
+	assert.NotContains(t, out, "listen.command_window  ", "no --audio: no command window to set")
+	assert.Contains(t, out, "listen.answer_window")
+	assert.Contains(t, out, "error: nothing changed: listen.command_window: no such key")
+	assert.Nil(t, (*hearing)(nil).listener())
+}
+
+func TestShellHubTopicAndKindsAreTheHubs(t *testing.T) {
+	assert.Equal(t, hub.TopicTrigger, diag.TopicHubTrigger)
+	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer r.Close(context.Background())
+	r.hub, err = newHubLink(r, hubConfig{URL: "ws://127.0.0.1:9/", Encoding: wire.CBOR, Link: hub.PerTurn}, noState, "en-US", time.Now, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	sh := shellOn(t, r, shellDeps{})
+	// The kinds the shell takes are the protocol's: refused only because
+	// the link is not up.
+	for _, kind := range []string{protocol.TriggerNewArrival, protocol.TriggerSurprise} {
+		assert.Contains(t, sh("hub trigger "+kind), "error: nothing triggered: the hub link is not up: connecting to ws://127.0.0.1:9 (cbor)\n")
+	}
+}
+
+// `hub` on a robot with a hub link (not started: connecting) and the
+// catalog applied shows the link, its mode and encoding, and the skills.
+func TestShellHubShowsTheLinkAndCatalog(t *testing.T) {
+	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer r.Close(context.Background())
+	r.hub, err = newHubLink(r, hubConfig{URL: "ws://127.0.0.1:9/", Encoding: wire.CBOR, Link: hub.PerTurn}, noState, "en-US", time.Now, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	sh := shellOn(t, r, shellDeps{})
+	assert.Contains(t, sh("hub"), "link:           connecting to ws://127.0.0.1:9 (cbor)\n"+
+		"mode:           per-turn\n"+
+		"encoding:       cbor\n"+
+		"remote skills:  none (the hub's catalog was not fetched yet, or offers none)\n")
+
+	require.NoError(t, r.hub.remote.Apply(context.Background(), &wire.Catalog{Skills: []wire.CatalogSkill{
+		{ID: "openjibo/trivia", Name: "Trivia", Version: "1.0.0",
+			Config: protocol.ManifestSkillConfig{ID: "openjibo/trivia", Intents: []protocol.ManifestIntent{{Name: "play_trivia"}}},
+			Locale: map[string]map[string]string{"en-US": {"play_trivia.intent": "play trivia\n"}}},
+		{ID: "openjibo/fact", Name: "Fun facts", Version: "1.0.0",
+			Config: protocol.ManifestSkillConfig{ID: "openjibo/fact", Intents: []protocol.ManifestIntent{{Name: "fun_fact"}}},
+			Locale: map[string]map[string]string{"en-US": {"fun_fact.intent": "tell me a fun fact\n"}}},
+	}}))
+	out := sh("hub", "hub --json", "status")
+	assert.Contains(t, out, "link:              connecting to ws://127.0.0.1:9 (cbor)\n"+
+		"mode:              per-turn\n"+
+		"encoding:          cbor\n"+
+		"remote skills:     2\n"+
+		"  openjibo/fact    Fun facts\n"+
+		"  openjibo/trivia  Trivia\n")
+	assert.Contains(t, out, `"skills":[{"id":"openjibo/fact","name":"Fun facts"},{"id":"openjibo/trivia","name":"Trivia"}]`)
+	assert.Contains(t, out, `"status":"connecting"`)
+	assert.Contains(t, out, "hub link:      connecting to ws://127.0.0.1:9 (cbor)\n")
 }

@@ -199,8 +199,3 @@ func (h *hubLink) Close(ctx context.Context) error {
 	}
 	return errors.Join(h.client.Close(ctx), h.remote.Close(ctx))
 }
-
-// state is the link's state for the shell.
-func (h *hubLink) state() string {
-	return h.client.State().String()
-}

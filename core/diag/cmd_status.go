@@ -127,7 +127,7 @@ func (s *Server) status(ctx context.Context) statusReport {
 	r := statusReport{Version: env.Version, Go: v["go"].(string), Platform: v["platform"].(string), Board: env.Board,
 		Started: env.Started, UptimeS: now.Sub(env.Started).Seconds(), Hub: "none configured (offline)"}
 	if env.Hub != nil {
-		r.Hub = env.Hub()
+		r.Hub = env.Hub.Link().Summary
 	}
 	if pct, over, ok := s.cpu.sample(time.Now()); ok { // CPU time is real time, whatever the clock
 		r.CPU = &cpuReport{ProcessPct: pct, OverS: over.Seconds(), Cores: runtime.NumCPU()}

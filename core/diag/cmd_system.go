@@ -418,10 +418,15 @@ func (c *call) configSet(args []string) error {
 			var undo []string
 			for j := i - 1; j >= 0; j-- {
 				prev := changes[j]
-				if v, cerr := prev.st.Check(prev.old); cerr == nil {
-					if aerr := prev.st.Apply(v); aerr != nil {
-						undo = append(undo, fmt.Sprintf("%s stays %s: %v", prev.st.Key, prev.raw, aerr))
-					}
+				v, cerr := prev.st.Check(prev.old)
+				if cerr != nil {
+					// An old value set outside the shell's range (a flag
+					// at start) cannot be put back: say so, never stay silent.
+					undo = append(undo, fmt.Sprintf("%s stays %s: its old value %s is outside what the shell sets", prev.st.Key, prev.raw, prev.old))
+					continue
+				}
+				if aerr := prev.st.Apply(v); aerr != nil {
+					undo = append(undo, fmt.Sprintf("%s stays %s: %v", prev.st.Key, prev.raw, aerr))
 				}
 			}
 			msg := fmt.Sprintf("applying %s=%s: %v; the others were put back", ch.st.Key, ch.raw, err)

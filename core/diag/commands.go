@@ -118,6 +118,9 @@ func (s *Server) commands() []*command {
 			help: "Prints the default session as the pipeline keeps it (the OVOS session carrier).", run: cmdSession},
 		{name: "pipeline", summary: "the pipeline's stages and the recent utterances with what they matched",
 			help: "Prints the stages in order and the last utterances: what matched (skill:intent and stage), or unmatched, or the handler error, and how long each took from the match to its end.", run: cmdPipeline},
+		{name: "hub", usage: "[status] | trigger NEW_ARRIVAL|SURPRISE", summary: "the cloud hub link and its remote skills; * ask the hub for a proactive skill",
+			help: hubHelp, privileged: func(args []string) bool { return len(args) > 0 && args[0] == "trigger" },
+			run: cmdHub, complete: hubComplete},
 		{name: "motor", usage: "<axis> <angle> [--override] | home | on | off | limits", summary: "* move an axis, home, power the motors, or show the limits",
 			help: motorHelp, privileged: func(args []string) bool { return len(args) > 0 && args[0] != "limits" },
 			run: cmdMotor, complete: func(s *Server, args []string) []string {

@@ -61,8 +61,9 @@ type Env struct {
 	// Reboot means the robot cannot be rebooted from the shell.
 	Reboot    func(ctx context.Context) error
 	RebootHow string
-	// Hub reports the hub link's state; nil means no hub is configured.
-	Hub func() string
+	// Hub is the robot's link to its cloud hub (status, hub); nil means
+	// no hub is configured.
+	Hub Hub
 	// StateDir is the runtime's state folder ("" when state is kept in
 	// memory): status reports its free space, audio record writes there.
 	StateDir string
@@ -103,6 +104,42 @@ type Motion interface {
 	Fault() error
 	Stats() motion.Stats
 	Period() time.Duration
+}
+
+// Hub is the robot's link to its cloud hub as the shell sees it;
+// cmd/jibod builds one from its hub client and remote skills.
+type Hub interface {
+	// Link is the link's state now.
+	Link() HubLink
+	// Skills are the remote skills of the hub's catalog the robot holds
+	// (the cached catalog's until the hub first answers).
+	Skills() []HubSkill
+}
+
+// HubLink is the hub link's state (core/hub.LinkState) and how the link
+// is configured.
+type HubLink struct {
+	// Status is up, down, connecting or disabled (core/hub.LinkStatus).
+	Status string `json:"status"`
+	// Summary is the state in one line, error and retry included
+	// (core/hub.LinkState.String): what status shows.
+	Summary string `json:"summary"`
+	URL     string `json:"url"`
+	// Mode is persistent or per-turn (--hub-link); Encoding the frames'
+	// encoding: the one in use when up, the one preferred otherwise.
+	Mode     string `json:"mode"`
+	Encoding string `json:"encoding"`
+	// Since is when the link entered this state.
+	Since time.Time `json:"since,omitzero"`
+	// Error is why the link is down; Retry when the next attempt is due.
+	Error string    `json:"error,omitempty"`
+	Retry time.Time `json:"retry,omitzero"`
+}
+
+// HubSkill is one remote skill of the hub's catalog.
+type HubSkill struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
 }
 
 // Lights is the LED ring; *ledring.Animator is one.

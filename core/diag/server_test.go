@@ -49,7 +49,7 @@ func TestScriptHasNoPromptsOrEcho(t *testing.T) {
 func TestHelpCoversEveryCommand(t *testing.T) {
 	s := newRig(t).server(t, nil)
 	want := []string{"status", "version", "log", "bus", "utter", "say", "skills", "intents", "session", "pipeline",
-		"motor", "led", "audio", "board", "selftest", "config", "reboot", "unlock", "lock", "exit", "help"}
+		"hub", "motor", "led", "audio", "board", "selftest", "config", "reboot", "unlock", "lock", "exit", "help"}
 	for _, name := range want {
 		out := script(t, s, "help "+name+" --json")
 		o := jsonLines(t, out)[0]
@@ -285,6 +285,32 @@ func TestConfigNothingHalfApplied(t *testing.T) {
 	assert.Contains(t, logText(r.logs), "config changed")
 }
 
+// A key started outside the shell's range (by a flag) cannot be put back
+// when a later key fails to apply: the technician is told, not left to
+// believe everything was undone.
+func TestConfigUndoSaysWhatStays(t *testing.T) {
+	r := newRig(t)
+	window := "90s" // from a flag: more than the shell sets
+	s := r.server(t, func(c *Config) {
+		c.Env.Settings = []Setting{
+			{Key: "window", Help: "1s..60s", Get: func() string { return window },
+				Check: func(v string) (any, error) {
+					d, err := time.ParseDuration(v)
+					if err != nil || d < time.Second || d > time.Minute {
+						return nil, errors.New("want 1s..60s")
+					}
+					return v, nil
+				},
+				Apply: func(v any) error { window = v.(string); return nil }},
+			{Key: "broken", Get: func() string { return "x" }, Check: func(v string) (any, error) { return v, nil },
+				Apply: func(any) error { return errors.New("the device did not answer") }},
+		}
+	})
+	out := script(t, s, "unlock\n"+testPIN+"\nconfig set window=12s broken=y")
+	assert.Contains(t, out, "error: applying broken=y: the device did not answer; the others were put back except: window stays 12s: its old value 90s is outside what the shell sets")
+	assert.Equal(t, "12s", window)
+}
+
 func TestRebootNeedsTechnicianAndConfirmation(t *testing.T) {
 	r := newRig(t)
 	reboots := 0
@@ -455,10 +481,10 @@ func TestNoRobotParts(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	out := script(t, s, strings.Join([]string{"status", "bus tail", "utter hi", "say hi", "skills", "intents", "session",
-		"pipeline", "motor limits", "led red", "audio level", "board check", "selftest", "log"}, "\n"))
+		"pipeline", "motor limits", "led red", "audio level", "board check", "selftest", "log", "hub"}, "\n"))
 	for _, want := range []string{"this robot has no message bus", "this robot has no voice", "this robot has no skill host",
 		"this robot has no pipeline", "this robot has no motors", "this robot has no LED ring", "no audio input on this robot",
-		"this robot has no body to check", "this robot has no self-test", "this robot has no log book", "recent utterances: none yet"} {
+		"this robot has no body to check", "this robot has no self-test", "this robot has no log book", "this robot has no hub configured", "recent utterances: none yet"} {
 		assert.Contains(t, out, want)
 	}
 	assert.Contains(t, out, "control loop:  none")

@@ -186,7 +186,7 @@ func (h *Host) remember(t turn, sd protocol.SkillData, final bool, listen []stri
 	}
 	if listen != nil {
 		conv.Listen = append([]string{}, listen...)
-		conv.ExpiresAt = now.Add(h.cfg.ListenWindow)
+		conv.ExpiresAt = now.Add(h.ListenWindow())
 	}
 	if err := h.cfg.Conversations.PutConversation(conv); err != nil {
 		return session.Session{}, fmt.Errorf("skill %s: keeping its session: %w", t.skillID, err)

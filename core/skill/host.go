@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
@@ -114,6 +115,10 @@ type Host struct {
 	// baseCtx is the context of no-input turns; Close cancels it.
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
+
+	// listenWindow is cfg.ListenWindow as it is now: the diagnostics
+	// shell changes it while questions are being asked, hence atomic.
+	listenWindow atomic.Int64
 }
 
 type runKey struct{ session, skill string }
@@ -170,7 +175,23 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		running: map[runKey]map[int]context.CancelCauseFunc{}, waiting: map[runKey]*time.Timer{},
 		lastSkill: map[string]string{}}
 	h.baseCtx, h.cancelBase = context.WithCancel(context.Background())
+	h.listenWindow.Store(int64(cfg.ListenWindow))
 	return h, nil
+}
+
+// ListenWindow is how long the next question waits for its answer.
+func (h *Host) ListenWindow() time.Duration { return time.Duration(h.listenWindow.Load()) }
+
+// SetListenWindow changes how long questions wait for their answers,
+// while the host runs (the diagnostics shell's listen.answer_window). It
+// applies from the next question; one already waiting keeps its window.
+// A window of zero or less is refused and changes nothing.
+func (h *Host) SetListenWindow(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("skill host: listen window %v: want more than 0", d)
+	}
+	h.listenWindow.Store(int64(d))
+	return nil
 }
 
 // Add makes a skill available under its manifest's bus id. The manifest
