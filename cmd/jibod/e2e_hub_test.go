@@ -30,6 +30,7 @@ import (
 
 	"github.com/openjibo/jibod/cmd/jibohub/skills/trivia"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/skillhttp"
@@ -474,7 +475,8 @@ func TestHubKilledMidTurn(t *testing.T) {
 		t.Run(tc.encoding+"/"+tc.link, func(t *testing.T) {
 			sk := newSlowSkill(t)
 			h := newTestHub(t, "--skills-config", serveSlowSkill(t, sk))
-			j := startRobot(t, h, tc.encoding, "--hub-link", tc.link)
+			state := t.TempDir()
+			j := startRobot(t, h, tc.encoding, "--hub-link", tc.link, "--state", state)
 			port := h.url[strings.LastIndex(h.url, ":")+1:]
 			killInFlight := func(t *testing.T) (said string) {
 				t.Helper()
@@ -540,6 +542,24 @@ func TestHubKilledMidTurn(t *testing.T) {
 			j.hear(t, "You said blue, answering quiz-2.")
 			require.NoError(t, j.in.Close())
 			require.NoError(t, j.cmd.Wait(), "jibod exits cleanly at the end of its input")
+
+			// The run records: the answer said again went on with the
+			// quiz's conversation, so it is recorded as an update, like
+			// the answers the robot sent itself, never as a launch.
+			stdout, stderr, code := runJibod(t, "", "skills", "runs", "--state", state, "--skill", "test/slow", "--json")
+			require.Equal(t, 0, code, stderr)
+			var types []string
+			for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+				var r invoke.Record
+				require.NoError(t, json.Unmarshal([]byte(l), &r))
+				types = append([]string{r.RequestType}, types...) // newest first
+			}
+			L, U := protocol.TypeListenLaunch, protocol.TypeListenUpdate
+			require.Equal(t, []string{L, L, L, U, U, L, U}, types,
+				"slow, slow again, quiz, its answer (offline), the answer said again, a new quiz, its answer")
+			stdout, stderr, code = runJibod(t, "", "skills", "runs", "--state", state, "--skill", "test/slow")
+			require.Equal(t, 0, code, stderr)
+			require.Equal(t, 3, strings.Count(stdout, " LISTEN_UPDATE "), "the table shows each turn's type:\n%s", stdout)
 		})
 	}
 }

@@ -466,12 +466,22 @@ func (c *Client) park(tx *Transaction) {
 // Claim takes over the open transaction id that was handed over (by the
 // fallback stage, a trigger or a redirect). An id naming no such
 // transaction of this client is an error.
-func (c *Client) Claim(id string) (*Transaction, error) {
+func (c *Client) Claim(id string) (*Transaction, error) { return c.claimIf(id, nil) }
+
+// claimIf is Claim when accept, if set, takes the transaction; one it
+// refuses (its error is returned) stays parked for whoever it was handed
+// to.
+func (c *Client) claimIf(id string, accept func(*Transaction) error) (*Transaction, error) {
 	c.parkMu.Lock()
 	defer c.parkMu.Unlock()
 	p, ok := c.parked[id]
 	if !ok {
 		return nil, fmt.Errorf("hub transaction %q: no open transaction of this robot waits to be claimed", clip(id))
+	}
+	if accept != nil {
+		if err := accept(p.tx); err != nil {
+			return nil, err
+		}
 	}
 	p.timer.Stop()
 	delete(c.parked, id)

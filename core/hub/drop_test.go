@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -130,14 +131,20 @@ func TestHubDropsTCPMidTurn(t *testing.T) {
 
 // The hub routes an answer said again to the running skill (the remote
 // fallback named it in CONTEXT) and vanishes before the skill's action.
-// The host dropped the skill's conversation when it launched the proxy
-// with the handed-over transaction, so the proxy hands back the session
-// CONTEXT carried, in a non-final action speaking the answer turn's
-// offline prompt: the conversation survives for the next retry.
+// The host sends the proxy the LISTEN_UPDATE of a continued conversation
+// naming the handed-over transaction, and the proxy hands back the
+// session CONTEXT carried (also when the host's copy went meanwhile), in
+// a non-final action speaking the answer turn's offline prompt: the
+// conversation survives for the next retry.
 func TestHubDropsTCPBeforeAContinuedSkillAnswers(t *testing.T) {
 	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	for _, mode := range []LinkMode{Persistent, PerTurn} {
-		t.Run(string(mode), func(t *testing.T) {
+	sess := &protocol.Session{ID: "t-1", NodeID: 4, Data: json.RawMessage(`{"q":2}`)}
+	for _, tc := range []struct {
+		mode LinkMode
+		sent *protocol.Session // what the host's LISTEN_UPDATE carries
+	}{{Persistent, sess}, {PerTurn, sess}, {Persistent, nil}} {
+		mode := tc.mode
+		t.Run(fmt.Sprintf("%s/host-kept-session=%v", mode, tc.sent != nil), func(t *testing.T) {
 			var hp atomic.Pointer[fakeHub]
 			h := newFakeHub(t, func(t *testing.T, c *wire.Conn) {
 				msgs := readTurn(t, c, protocol.TypeClientASR)
@@ -160,7 +167,6 @@ func TestHubDropsTCPBeforeAContinuedSkillAnswers(t *testing.T) {
 			c := newTestClient(t, h, mode, wire.JSON, states)
 			waitState(t, states, Up)
 			id := "openjibo.trivia"
-			sess := &protocol.Session{ID: "t-1", NodeID: 4, Data: json.RawMessage(`{"q":2}`)}
 			kept := skill.NewMemoryState()
 			require.NoError(t, kept.PutConversation(store.Conversation{BusSession: session.DefaultID, SkillID: id,
 				Skill: protocol.SkillData{ID: &id, Session: sess}, UpdatedAt: now.Add(-time.Minute)}))
@@ -174,7 +180,8 @@ func TestHubDropsTCPBeforeAContinuedSkillAnswers(t *testing.T) {
 			require.NoError(t, err)
 			require.NotNil(t, m)
 			require.Equal(t, id, m.SkillID)
-			resp, err := host.get(t, id).Handle(context.Background(), launch(id, m.IntentName, m.Slots))
+			require.True(t, m.Continues)
+			resp, err := host.get(t, id).Handle(context.Background(), update(id, m, tc.sent))
 			require.NoError(t, err)
 			require.Equal(t, protocol.TypeSkillAction, resp.Type)
 			assert.Contains(t, string(resp.Action.Action), "your answer", "the answer turn's offline prompt")

@@ -119,9 +119,10 @@ func (f *Fallback) read(ctx context.Context, tx *Transaction, running *protocol.
 }
 
 // claim turns the hub's match into the pipeline's. A match of the running
-// skill that is no launch continues its conversation: the transaction
-// notes the session CONTEXT carried, for the proxy to hand back if the
-// hub goes before the skill's action arrives.
+// skill that is no launch continues its conversation: the match says so,
+// for the host to send the proxy an update rather than launch it afresh,
+// and the transaction notes the session CONTEXT carried, for the proxy to
+// hand back if the hub goes before the skill's action arrives.
 func (f *Fallback) claim(tx *Transaction, match *protocol.MatchData, running *protocol.SkillData, nlu *protocol.NLUResult, text, lang string) (*pipeline.Match, bool, error) {
 	target := match.SkillID
 	if target == "" {
@@ -162,6 +163,7 @@ func (f *Fallback) claim(tx *Transaction, match *protocol.MatchData, running *pr
 	}
 	m.SkillID = p.busID()
 	m.Slots[SlotTransaction] = tx.ID
+	m.Continues = tx.continues != nil
 	f.r.client.park(tx)
 	return m, true, nil
 }

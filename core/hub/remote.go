@@ -112,9 +112,11 @@ func (s *RemoteSkill) Rules() fs.FS { return s.rules }
 // CLIENT_NLU when the robot understood it with the question's rules or
 // CLIENT_ASR with the text otherwise, with CONTEXT carrying the skill's
 // stored session; a request naming a handed-over transaction continues
-// it. The hub's SKILL_ACTION comes back as the proxy's, a remote redirect
-// as a redirect the host follows, an ERROR as an ERROR. When the hub
-// cannot be reached the answer is an action speaking the offline MIM.
+// it (an answer only one the hub routed to this skill's conversation,
+// see Fallback). The hub's SKILL_ACTION comes back as the proxy's, a
+// remote redirect as a redirect the host follows, an ERROR as an ERROR.
+// When the hub cannot be reached the answer is an action speaking the
+// offline MIM.
 func (s *RemoteSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	if req == nil || req.Data == nil {
 		return nil, errors.New("remote skill: request without data")
@@ -162,7 +164,15 @@ func (s *RemoteSkill) resume(req *protocol.Request) (*Transaction, error) {
 		return nil, nil
 	}
 	if req.Type == protocol.TypeListenUpdate {
-		return nil, fmt.Errorf("cloud skill %s: an answer cannot continue a handed-over transaction", s.cs.ID)
+		// Only the remote fallback hands an answer a transaction: the hub
+		// routed the turn to this skill's running conversation. Any other
+		// stays parked for the launch it was handed to.
+		return s.r.client.claimIf(id, func(tx *Transaction) error {
+			if tx.continues == nil || tx.continues.Name() != s.cs.ID {
+				return fmt.Errorf("cloud skill %s: an answer can continue only a transaction the hub routed to this skill's conversation", s.cs.ID)
+			}
+			return nil
+		})
 	}
 	return s.r.client.Claim(id)
 }
@@ -305,10 +315,10 @@ func (s *RemoteSkill) errorResponse(req *protocol.Request, code, message string)
 // so nothing of the conversation is lost: its prompt asks the user to say
 // the answer again, which the remote fallback then sends to the hub with
 // that session in CONTEXT. A handed-over transaction that continued a
-// running skill (tx.continues) is an answer turn too: the host dropped
-// the skill's conversation when it launched the proxy, so the session the
-// transaction's CONTEXT carried is handed back for it to keep. A launch
-// simply ends.
+// running skill (tx.continues) is an answer turn too, and the session its
+// CONTEXT carried is the one handed back: it is what the hub was given,
+// and it survives even if the host's copy went meanwhile. A launch simply
+// ends.
 func (s *RemoteSkill) unreachable(ctx context.Context, req *protocol.Request, tx *Transaction, cause error) (*protocol.Response, error) {
 	if errors.Is(cause, ErrClosed) || ctx.Err() != nil {
 		return nil, fmt.Errorf("cloud skill %s: %w", s.cs.ID, cause)

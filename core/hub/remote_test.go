@@ -84,7 +84,9 @@ func launch(skillID, intentName string, slots map[string]string) *protocol.Reque
 // as a cloud skill's intent; the stage claims the utterance for that
 // skill's proxy with the open transaction, and the proxy reads the
 // skill's action from that same transaction (the hub is asked once).
-// A hub_transaction slot naming no handed-over transaction is refused.
+// A hub_transaction slot naming no handed-over transaction is refused,
+// and so is an answer (LISTEN_UPDATE) naming one handed to a launch,
+// which stays parked for it.
 func TestFallbackMatchContinuesTheTransaction(t *testing.T) {
 	turns := make(chan []*protocol.HubRequest, 8)
 	h := newFakeHub(t, func(t *testing.T, c *wire.Conn) {
@@ -139,6 +141,22 @@ func TestFallbackMatchContinuesTheTransaction(t *testing.T) {
 			assert.Empty(t, turns, "nothing was sent to the hub")
 		})
 	}
+
+	// An answer naming the transaction the fallback handed to a launch is
+	// refused, and the transaction stays for the launch.
+	m, err = f.Match(context.Background(), []string{"tell me something cool"}, "en-US", session.Session{})
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.False(t, m.Continues, "no skill was running: a launch")
+	<-turns
+	resp, err = proxy.Handle(context.Background(), update("openjibo.fact", m, nil))
+	require.NoError(t, err)
+	require.Equal(t, protocol.TypeError, resp.Type)
+	assert.Contains(t, resp.Error.Message, "an answer can continue only a transaction the hub routed to this skill's conversation")
+	resp, err = proxy.Handle(context.Background(), launch("openjibo.fact", m.IntentName, m.Slots))
+	require.NoError(t, err)
+	require.Equal(t, protocol.TypeSkillAction, resp.Type, "still parked for the launch")
+	assert.Empty(t, turns, "the hub was asked once")
 }
 
 // RemoteSkill on its own: what the hub does (or cannot do) becomes the
@@ -360,7 +378,8 @@ func TestFallbackNamesTheActiveCloudSkill(t *testing.T) {
 			busID := strings.ReplaceAll(tt.wantSkill, "/", ".")
 			assert.Equal(t, busID, m.SkillID, "claimed for the proxy of the skill the hub named")
 			assert.Equal(t, "blue", m.Utterance)
-			resp, err := host.get(t, busID).Handle(context.Background(), launch(busID, m.IntentName, m.Slots))
+			assert.True(t, m.Continues, "a turn of the skill's conversation, no launch")
+			resp, err := host.get(t, busID).Handle(context.Background(), update(busID, m, sk.Session))
 			require.NoError(t, err)
 			require.Equal(t, protocol.TypeSkillAction, resp.Type)
 			assert.Equal(t, busID, resp.Action.Skill.Name(), "kept by the host under the proxy's id")

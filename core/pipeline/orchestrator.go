@@ -44,6 +44,9 @@ type Dispatch struct {
 	Utterance  string
 	Slots      map[string]string
 	Session    session.Session
+	// Continues is the match's: the skill's conversation goes on, so the
+	// skill must not be launched afresh.
+	Continues bool
 }
 
 // Invoker runs skill handlers for dispatched matches. It returns the session
@@ -983,7 +986,8 @@ func (l *lc) dispatch(ctx context.Context, m *Match, pipelineID string, end func
 	l.mu.Unlock()
 
 	final, herr := l.invoke(ctx, Dispatch{Message: hd, SkillID: m.SkillID, IntentName: m.IntentName,
-		PipelineID: pipelineID, Lang: m.Lang, Utterance: m.Utterance, Slots: cloneSlots(slots), Session: l.sess})
+		PipelineID: pipelineID, Lang: m.Lang, Utterance: m.Utterance, Slots: cloneSlots(slots), Session: l.sess,
+		Continues: m.Continues})
 	switch {
 	case final.IsZero():
 	case final.ID() == l.sess.ID():

@@ -219,6 +219,33 @@ func TestMatchedCompletes_SequenceA(t *testing.T) {
 	assert.Equal(t, "greeter", ah[0].(map[string]any)["skill_id"], "PIPE-19: matched skill pushed to the head")
 }
 
+// A match that continues its skill's conversation reaches the invoker
+// marked so; the bus messages of the lifecycle are the same either way
+// (PIPE-18, PIPE-25 know no such field).
+func TestDispatchCarriesContinues(t *testing.T) {
+	for _, continues := range []bool{false, true} {
+		t.Run(fmt.Sprint("continues=", continues), func(t *testing.T) {
+			got := make(chan Dispatch, 1)
+			r := newRig(t, Config{
+				Plugins: []Plugin{&scripted{id: "a", match: &Match{SkillID: "quiz", IntentName: "hub_match",
+					Slots: map[string]string{}, Continues: continues}}},
+				Invoker: handlerFunc(func(_ context.Context, d Dispatch) (session.Session, error) {
+					got <- d
+					return session.Session{}, nil
+				}),
+			})
+			r.utter(t, hello(), nil)
+			msgs := r.rec.waitHandled(t, 1)
+			d := <-got
+			assert.Equal(t, continues, d.Continues)
+			assert.Equal(t, "hub_match", d.IntentName)
+			assert.Equal(t, map[string]any{"skill_id": "quiz", "intent_name": "hub_match", "lang": "en-US",
+				"utterance": "hello", "slots": map[string]any{}, "pipeline_id": "a"}, msgs[1].Data, "PIPE-25")
+			assert.Equal(t, map[string]any{"lang": "en-US", "utterance": "hello", "slots": map[string]any{}}, msgs[2].Data, "PIPE-18")
+		})
+	}
+}
+
 func TestUnmatched_SequenceD(t *testing.T) {
 	tests := []struct {
 		name     string

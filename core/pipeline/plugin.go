@@ -112,6 +112,10 @@ type Match struct {
 	// Confidence and Why are informational (DEF-11: unspecified by OVOS).
 	Confidence float64
 	Why        string
+	// Continues marks a turn of the conversation the skill is already in,
+	// not a new launch of it: the hub routing the utterance to the running
+	// cloud skill (jibo.md §1.5). The invoker hands it on as Dispatch's.
+	Continues bool
 }
 
 // Plugin is one pipeline stage (PIPE-05). Match must honour ctx: the

@@ -14,8 +14,9 @@ import (
 const TopicAnalytics = "jibo.skill.analytics"
 
 // forwardAnalytics publishes a SKILL_ACTION's analytics. A Skill Entry gets
-// the launch intent as initial_intent and the skill launched before this
-// one in the bus session as last_skill, which only the robot knows.
+// the launch intent as initial_intent (IntentResponse on a turn of a
+// conversation going on) and the skill launched before this one in the
+// bus session as last_skill, which only the robot knows.
 func (h *Host) forwardAnalytics(ctx context.Context, t turn, intentName string, a protocol.Analytics) {
 	h.lastMu.Lock()
 	last := h.lastSkill[t.busSession]

@@ -155,6 +155,31 @@ func (h *Host) answer(ctx context.Context, t turn, d pipeline.Dispatch) (session
 	return h.exchange(ctx, t, s, req, IntentResponse)
 }
 
+// carryOn handles a dispatch that continues the skill's conversation
+// without having been asked as its answer (pipeline.Match.Continues: the
+// hub routed the turn to the running cloud skill, jibo.md §1.5). It goes
+// as the hub sent it, a LISTEN_UPDATE with the session kept, so it is no
+// launch: the conversation is not dropped first, the run record says
+// LISTEN_UPDATE, and last_skill and a Skill Entry's initial_intent are
+// left to launches. No kept session (stopped meanwhile) still goes: the
+// hub has already called the skill, and its answer is on its way.
+func (h *Host) carryOn(ctx context.Context, t turn, s Skill, d pipeline.Dispatch) (session.Session, error) {
+	h.stopWaiting(t.busSession, t.skillID) // answered: no no-input turn
+	sd := protocol.Skill(t.skillID)
+	conv, ok, err := h.cfg.Conversations.Conversation(t.busSession, t.skillID)
+	if err != nil {
+		return session.Session{}, fmt.Errorf("skill %s: reading its conversation: %w", t.skillID, err)
+	}
+	if ok {
+		sd = conv.Skill
+	}
+	nlu := protocol.NLUFromSlots(d.IntentName, d.Slots, nil)
+	asr := protocol.ASRResult{Text: d.Utterance, Confidence: 1}
+	req := protocol.NewListenUpdate(h.requestContext(t.lang, sd), nlu, asr)
+	h.log.Info("skill conversation continued", "skill_id", t.skillID, "intent", d.IntentName, "kept", ok)
+	return h.exchange(ctx, t, s, req, IntentResponse)
+}
+
 // requestContext is the context of a request to skill sd.
 func (h *Host) requestContext(lang string, sd protocol.SkillData) protocol.Context {
 	c := protocol.Context{

@@ -291,7 +291,9 @@ func dispatchTurn(d pipeline.Dispatch) turn {
 // response's action on the body. Speech goes on the bus as
 // ovos.utterance.speak derived from the dispatch (PIPE-28). The skill's
 // own turns are "stop" (end what it does and its conversation) and
-// "response" (the answer to its question, as LISTEN_UPDATE).
+// "response" (the answer to its question, as LISTEN_UPDATE); a dispatch
+// that continues the skill's conversation (Dispatch.Continues) is a
+// LISTEN_UPDATE too.
 func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session, error) {
 	t := dispatchTurn(d)
 	switch d.IntentName {
@@ -309,6 +311,9 @@ func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session
 	s, ok := h.skill(t.skillID)
 	if !ok {
 		return session.Session{}, fmt.Errorf("no skill %q on this robot", t.skillID)
+	}
+	if d.Continues {
+		return h.carryOn(ctx, t, s, d)
 	}
 	// A launch starts the skill afresh (GraphManager.start refuses a
 	// session): whatever it was in the middle of is over.
