@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
@@ -27,9 +28,13 @@ var registrationTopics = []string{
 	intent.TopicDeregisterEntity, intent.TopicSkillDeregister,
 }
 
-// Watcher rebuilds the grammar when skills' registrations change.
+// Watcher rebuilds the grammar when skills' registrations change, or
+// anything else the grammar is made from (Topics).
 type Watcher struct {
 	Bus *bus.Bus
+	// Topics are more topics whose messages change the grammar, besides
+	// the registration topics: the robot's loop (its people's names).
+	Topics []string
 	// Build makes the grammar from what is registered now.
 	Build func(ctx context.Context) (*Grammar, error)
 	// Apply hands a new grammar to the recogniser.
@@ -61,7 +66,8 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}
 	changed := make(chan struct{}, 1)
 	answers := make(chan bus.Message, 4)
-	sub, err := w.Bus.SubscribeAll(append(registrationTopics, intent.TopicList+".response"),
+	topics := append(append(slices.Clone(registrationTopics), w.Topics...), intent.TopicList+".response")
+	sub, err := w.Bus.SubscribeAll(topics,
 		func(_ context.Context, m bus.Message) {
 			if m.Type == intent.TopicList+".response" {
 				if m.ContextString("jibo_grammar") != "" {

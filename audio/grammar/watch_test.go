@@ -125,3 +125,55 @@ func TestWatcherKeepsTheOldGrammar(t *testing.T) {
 func TestWatcherNeedsItsParts(t *testing.T) {
 	assert.Error(t, (&Watcher{}).Run(context.Background()))
 }
+
+// TestWatcherRebuildsOnItsTopics: a message on one of Topics (the loop
+// changed) rebuilds the grammar as a registration does.
+func TestWatcherRebuildsOnItsTopics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		b := bus.New(bus.Options{})
+		svc := intent.NewService(b, intent.NewTemplateEngine(intent.EngineOptions{}), nil)
+		require.NoError(t, svc.Start())
+		var mu sync.Mutex
+		names := []string{"ann"}
+		var applied []*Grammar
+		w := &Watcher{Bus: b, Topics: []string{"jibo.loop.changed"},
+			Build: func(context.Context) (*Grammar, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				return Build([]Intent{{Skill: "loop", Name: "name", Lang: "en-US", Templates: names}}, Options{Wake: "hey jibo"})
+			},
+			Apply: func(_ context.Context, g *Grammar) error {
+				mu.Lock()
+				applied = append(applied, g)
+				mu.Unlock()
+				return nil
+			}}
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		synctest.Wait()
+
+		mu.Lock()
+		names = append(names, "cleo")
+		mu.Unlock()
+		require.NoError(t, b.Publish(ctx, bus.NewMessage("jibo.loop.changed", map[string]any{"count": 2})))
+		time.Sleep(DefaultDebounce + time.Millisecond)
+		synctest.Wait()
+		mu.Lock()
+		require.Len(t, applied, 1)
+		assert.True(t, applied[0].Accepts("cleo"))
+		mu.Unlock()
+
+		require.NoError(t, b.Publish(ctx, bus.NewMessage("jibo.other", map[string]any{})))
+		time.Sleep(DefaultDebounce + time.Millisecond)
+		synctest.Wait()
+		mu.Lock()
+		assert.Len(t, applied, 1, "other topics change nothing")
+		mu.Unlock()
+
+		cancel()
+		assert.ErrorIs(t, <-done, context.Canceled)
+		svc.Close()
+		require.NoError(t, b.Close(context.Background()))
+	})
+}

@@ -39,7 +39,7 @@ var espeakPhones = map[string]string{
 	"e": "EH", "E": "EH", "E2": "EH", "E#": "EH", "e@": "EH R", "eI": "EY",
 	"@": "AH", "@2": "AH", "@5": "AH", "@L": "AH L", "@r": "ER", "3": "ER", "3:": "ER",
 	"i": "IY", "i:": "IY", "i@": "IY R", "i@3": "IY R", "I": "IH", "I#": "IH", "I2": "IH",
-	"0": "AA", "O": "AO", "O:": "AO", "O@": "AO R", "o@": "AO R", "oU": "OW", "o": "OW", "OI": "OY",
+	"0": "AA", "O": "AO", "O2": "AO", "O:": "AO", "O@": "AO R", "o@": "AO R", "oU": "OW", "o": "OW", "OI": "OY",
 	"u:": "UW", "u": "UW", "U": "UH", "U@": "UH R", "V": "AH",
 }
 

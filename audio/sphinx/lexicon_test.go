@@ -93,6 +93,7 @@ func TestEspeakToPhones(t *testing.T) {
 		{in: "T_'3:_m_@_s_t_,a_t", want: "TH ER M AH S T AE T"},
 		{in: "n_'i@3", want: "N IY R"},
 		{in: "k_'aU_?", want: "K AW"},
+		{in: "b_r_'O2_n_t_aI_d", want: "B R AO N T AY D"}, // en-us's "o" of long, wrong (a name: Brontide)
 		{in: "Q_x9", err: "no CMU equivalent"},
 		{in: " ", err: "no phonemes"},
 	}

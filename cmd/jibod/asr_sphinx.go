@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/audio/sphinx"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill/loop"
 )
 
 // Environment settings of the sphinx build's recogniser.
@@ -91,7 +93,7 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log}
+	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop}
 	g, err := gb.build(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -111,7 +113,9 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &grammar.Watcher{Bus: r.bus, Build: gb.build, Logger: log,
+	// The people's names are in the grammar: a change of the loop
+	// rebuilds it as a registration does.
+	w := &grammar.Watcher{Bus: r.bus, Build: gb.build, Logger: log, Topics: []string{loop.TopicChanged},
 		Apply: func(ctx context.Context, g *grammar.Grammar) error {
 			if err := rec.SetGrammar(ctx, g); err != nil {
 				return err
@@ -270,7 +274,20 @@ type grammarBuilder struct {
 	lex  *sphinx.Lexicon
 	lang string
 	log  *slog.Logger
+	// loop is the people the robot knows: open slots take their names
+	// ("this is {loop_member_referent}"), and the answer grammar has each
+	// name alone (a bare "Ann"). Nil means nobody.
+	loop *loop.Store
 }
+
+// The answer grammar's sentences of a bare name (the loop's first and full
+// names) are an intent of their own: an answer template cannot be a slot
+// alone (GRM-07). SetLooperIDNode reads a bare name from the recognised
+// text.
+const (
+	loopGrammarOwner = "jibo.loop"
+	loopNamesIntent  = "loop_member_name"
+)
 
 func (gb *grammarBuilder) build(ctx context.Context) (*grammar.Grammar, error) {
 	g, err := gb.compile(ctx, robotGrammarIntents(gb.r))
@@ -295,6 +312,9 @@ func (gb *grammarBuilder) buildAnswers(ctx context.Context) (sphinx.Grammar, err
 	if len(intents) == 0 {
 		return nil, nil
 	}
+	if sentences := gb.nameSentences(); len(sentences) > 0 {
+		intents = append(intents, grammar.Intent{Skill: loopGrammarOwner, Name: loopNamesIntent, Lang: gb.lang, Templates: sentences})
+	}
 	g, err := gb.compile(ctx, intents)
 	if err != nil {
 		return nil, fmt.Errorf("answer grammar: %w", err)
@@ -310,6 +330,7 @@ func (gb *grammarBuilder) buildAnswers(ctx context.Context) (sphinx.Grammar, err
 // words the lexicon cannot pronounce.
 func (gb *grammarBuilder) compile(ctx context.Context, intents []grammar.Intent) (*grammar.Grammar, error) {
 	opts := grammar.Options{Lang: gb.lang, Wake: audio.WakePhrase}
+	opts.OpenVocabulary = loopNames(gb.loop)
 	g, err := grammar.Build(intents, opts)
 	if err != nil {
 		return nil, err
@@ -333,4 +354,39 @@ func (gb *grammarBuilder) compile(ctx context.Context, intents []grammar.Intent)
 		gb.log.Debug("left out of the speech grammar", "what", d.String())
 	}
 	return g, nil
+}
+
+// nameSentences are the loop's first names and full names as sentences
+// in the template grammar (ASR-normalised words: "O'Brien" is "obrien").
+func (gb *grammarBuilder) nameSentences() []string {
+	if gb.loop == nil {
+		return nil
+	}
+	members, _ := gb.loop.Members()
+	var out []string
+	for _, m := range members {
+		for _, n := range []string{m.FirstName, m.Name()} {
+			if w := intent.Normalize(n); w != "" && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// loopNames are the words of the loop members' first and last names, for
+// the speech recogniser's open slots.
+func loopNames(s *loop.Store) []string {
+	if s == nil {
+		return nil
+	}
+	members, _ := s.Members()
+	var out []string
+	for _, m := range members {
+		out = append(out, m.FirstName)
+		if m.LastName != "" {
+			out = append(out, m.LastName)
+		}
+	}
+	return out
 }

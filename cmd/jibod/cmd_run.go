@@ -31,7 +31,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	wpm := fs.Int("speak-wpm", -1, "sim speaker rate in words per minute, 0 = instant (default: the profile's)")
 	lang := fs.String("lang", "en-US", "default language")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
-	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers and run records across restarts ('none': memory only; default $"+stateDirEnv+")")
+	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
 	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
 	hf := addHubFlags(fs, true)

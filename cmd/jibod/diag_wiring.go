@@ -324,6 +324,9 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	if r.hub != nil {
 		env.Hub = hubView{link: r.hub, host: r.host}
 	}
+	if r.loop != nil {
+		env.Loop = loopView{r.loop}
+	}
 	if r.body.Power != nil {
 		env.Power = r.body.Power
 	}
@@ -719,6 +722,7 @@ var (
 	_ diag.RunLister     = (*invoke.Log)(nil)
 	_ diag.SessionReader = (*pipeline.Orchestrator)(nil)
 	_ diag.Hub           = hubView{}
+	_ diag.Loop          = loopView{}
 	_ commandWindow      = (*listen.Listener)(nil)
 	_ answerWindow       = (*skill.Host)(nil)
 )

@@ -142,7 +142,7 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, now func(
 	// The host's conversation store: the remote fallback names the active
 	// cloud skill's {id, session} in CONTEXT from it (jibo.md §1.3).
 	remote, err := hub.NewRemote(hub.RemoteConfig{Client: client, Host: r.host, Bus: r.bus, StateDir: stateDir,
-		Release: version, Lang: lang, Runtime: runtimeContext(r.parts.state, now), Now: now,
+		Release: version, Lang: lang, Runtime: runtimeContext(r.parts.state, now, r.loop.Loop), Now: now,
 		Conversations: r.conversations, Logger: log})
 	if err != nil {
 		return nil, err

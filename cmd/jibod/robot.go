@@ -17,6 +17,7 @@ import (
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/core/skill/loop"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/schedule"
 	"github.com/openjibo/jibod/core/skill/store"
@@ -54,6 +55,11 @@ type robotConfig struct {
 	Offline bool
 	// Hub is the cloud hub for remote skills; URL "" means none.
 	Hub hubConfig
+	// Skills are added after the built-in ones (tests bring their own).
+	Skills []skill.Skill
+	// LoopWatch is how often the loop file is looked at for changes made
+	// by another process; 0 means loop.DefaultWatchInterval.
+	LoopWatch time.Duration
 }
 
 // robot is the whole runtime wired together: bus, body, skills, intents and
@@ -97,6 +103,10 @@ type robot struct {
 	pipeline []string
 	// stateDir is the state folder, "" when state is kept in memory.
 	stateDir string
+	// loop is the people the robot knows: the state folder's loop file,
+	// or memory. stopLoopWatch stops looking at the file for changes.
+	loop          *loop.Store
+	stopLoopWatch func()
 }
 
 // defaultPipeline is the default-session pipeline (PIPE-13). The two
@@ -209,6 +219,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		}
 		records = invoke.Tee(r.runs, r.runsFile)
 	}
+	r.loop = openRobotLoop(r.stateDir, now, log)
 	// Every skill call goes through one invoker: the manifest's timeout,
 	// the permission gate over its action, a record of the call.
 	if r.invoker, err = invoke.New(invoke.Config{Recorder: records, Logger: log,
@@ -220,7 +231,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		Robot:         skill.Robot{AccountID: "local", RobotID: "Sim-Jibo-Local-Robot", Release: version},
 		Conversations: conversations, ListenWindow: cfg.ListenWindow, Now: now,
 		Invoker: r.invoker, Records: records,
-		Runtime: runtimeContext(r.parts.state, now)}); err != nil {
+		Runtime: runtimeContext(r.parts.state, now, r.loop.Loop)}); err != nil {
 		return nil, err
 	}
 	if r.sched, err = schedule.New(schedule.Config{Store: timers, Now: now, Logger: log,
@@ -240,12 +251,12 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range skills {
+	for _, s := range append(skills, cfg.Skills...) {
 		if err := r.host.Add(s); err != nil {
 			return nil, err
 		}
 	}
-	if r.wasm, err = startWasmSkills(ctx, r.host, cfg.StateDir, cfg.Offline, runtimeContext(r.parts.state, now), now, log); err != nil {
+	if r.wasm, err = startWasmSkills(ctx, r.host, cfg.StateDir, cfg.Offline, runtimeContext(r.parts.state, now, r.loop.Loop), now, log); err != nil {
 		return nil, err
 	}
 	if !cfg.Offline { // --offline: the hub is not contacted at all
@@ -316,6 +327,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		}
 	}()
 	r.stopSched = func() { stopSched(); <-schedDone }
+	r.stopLoopWatch = watchLoop(ctx, r.loop, r.bus, cfg.LoopWatch, log)
 	return r, nil
 }
 
@@ -341,6 +353,9 @@ func (r *robot) Close(ctx context.Context) error {
 	errs = append(errs, r.hub.Close(ctx)) // first: open cloud turns fail, nothing new starts
 	if r.stopSched != nil {
 		r.stopSched() // before the pipeline: a ringing timer speaks through the host
+	}
+	if r.stopLoopWatch != nil {
+		r.stopLoopWatch() // before the bus: it announces changes there
 	}
 	if r.host != nil {
 		errs = append(errs, r.host.Close(ctx))

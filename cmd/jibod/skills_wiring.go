@@ -67,15 +67,20 @@ func prepareStateDir(dir string) error {
 }
 
 // runtimeContext tells skills what the robot feels and who it attends to
-// (jibo.md §2.2 runtime), from the body's social state, and where and
-// when it is.
-func runtimeContext(st *character.State, now func() time.Time) func() protocol.RuntimeContext {
+// (jibo.md §2.2 runtime), from the body's social state, who it knows
+// (loop, asked each request: the loop store looks at its file then, so a
+// change made with `jibod loop` reaches the next request; nil means
+// nobody), and where and when it is.
+func runtimeContext(st *character.State, now func() time.Time, loop func() protocol.Loop) func() protocol.RuntimeContext {
 	return func() protocol.RuntimeContext {
 		snap := st.Snapshot()
 		rc := protocol.RuntimeContext{
 			Character: protocol.Character{Emotion: protocol.Emotion{Name: snap.Emotion.Name,
 				Valence: snap.Emotion.Valence, Confidence: snap.Emotion.Confidence}},
 			Location: protocol.Location{ISO: now().Format(time.RFC3339)},
+		}
+		if loop != nil {
+			rc.Loop = loop()
 		}
 		if p := snap.Person; p != nil && p.LooperID != "" {
 			id := p.LooperID

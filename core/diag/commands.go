@@ -121,6 +121,8 @@ func (s *Server) commands() []*command {
 		{name: "hub", usage: "[status] | trigger NEW_ARRIVAL|SURPRISE", summary: "the cloud hub link and its remote skills; * ask the hub for a proactive skill",
 			help: hubHelp, privileged: func(args []string) bool { return len(args) > 0 && args[0] == "trigger" },
 			run: cmdHub, complete: hubComplete},
+		{name: "loop", summary: "the people the robot knows: id, name, the owner",
+			help: loopHelp, run: cmdLoop},
 		{name: "motor", usage: "<axis> <angle> [--override] | home | on | off | limits", summary: "* move an axis, home, power the motors, or show the limits",
 			help: motorHelp, privileged: func(args []string) bool { return len(args) > 0 && args[0] != "limits" },
 			run: cmdMotor, complete: func(s *Server, args []string) []string {
