@@ -171,47 +171,20 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// openBolt opens the bbolt file, turning its failures, and the panics a
-// damaged free list can cause, into errors naming the file.
-func openBolt(path string, opts Options) (db *bolt.DB, err error) {
-	// Keep the file so a panic inside bolt.Open can still release the lock.
-	var file *os.File
-	openFile := func(name string, flag int, perm os.FileMode) (*os.File, error) {
-		f, err := os.OpenFile(name, flag, perm)
-		file = f
-		return f, err
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			if file != nil {
-				_ = file.Close()
-			}
-			db, err = nil, corrupt(path, fmt.Errorf("%v", r))
-		}
-	}()
-	db, err = bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:  opts.LockTimeout,
-		MaxSize:  opts.MaxDBBytes,
-		OpenFile: openFile,
-	})
+// openBolt opens the bbolt file, its failures as errors naming the file.
+func openBolt(path string, opts Options) (*bolt.DB, error) {
+	db, err := boltfile.Open(path, opts.LockTimeout, opts.MaxDBBytes)
 	switch {
 	case err == nil:
 		return db, nil
-	case errors.Is(err, berrors.ErrTimeout):
+	case errors.Is(err, boltfile.ErrLocked):
 		return nil, fmt.Errorf("opening skill state %s: %w (another jibod running?): waited %v for its lock",
 			path, ErrInUse, opts.LockTimeout)
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
-		errors.Is(err, berrors.ErrVersionMismatch):
-		return nil, corrupt(path, err)
-	default:
-		var pathErr *os.PathError
-		if errors.As(err, &pathErr) {
-			return nil, fmt.Errorf("opening skill state %s: %w", path, err)
-		}
-		// Anything else bbolt reports while reading its own pages (a short
-		// file, a bad page size) is damage too.
-		return nil, corrupt(path, err)
 	}
+	if d := (*boltfile.DamagedError)(nil); errors.As(err, &d) {
+		return nil, corrupt(path, d.Cause)
+	}
+	return nil, fmt.Errorf("opening skill state %s: %w", path, err)
 }
 
 // corruptAdvice tells the operator what to do about a damaged file.
@@ -276,35 +249,26 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// view runs a read transaction, turning a closed database and a panic on a
-// damaged page into errors.
-func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
-	defer s.recoverDamage(&err)
-	return s.mapErr(s.db.View(fn))
+// view runs a read transaction; see update.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	return s.mapErr(boltfile.View(s.db, fn))
 }
 
-// update runs one read-write transaction, fsync'd before it returns.
-func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
-	defer s.recoverDamage(&err)
-	return s.mapErr(s.db.Update(fn))
-}
-
-func (s *Store) recoverDamage(err *error) {
-	if r := recover(); r != nil {
-		// bbolt panics on pages it cannot parse; the transaction is
-		// already rolled back by its own deferred cleanup.
-		*err = fmt.Errorf("skill state %s: %w (%v); %s", s.path, ErrCorrupt, r, corruptAdvice)
-	}
+// update runs one read-write transaction, fsync'd before it returns, with
+// damage, a closed store and a full file as this package's errors.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return s.mapErr(boltfile.Update(s.db, fn))
 }
 
 func (s *Store) mapErr(err error) error {
+	if d := (*boltfile.DamagedError)(nil); errors.As(err, &d) {
+		return fmt.Errorf("skill state %s: %w (%v); %s", s.path, ErrCorrupt, d.Cause, corruptAdvice)
+	}
 	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+	case errors.Is(err, boltfile.ErrClosed):
 		return ErrClosed
-	case errors.Is(err, berrors.ErrMaxSizeReached):
-		return fmt.Errorf("%w: %s reached its size limit: %w", ErrFull, s.path, err)
+	case errors.Is(err, boltfile.ErrFull):
+		return fmt.Errorf("%w: %s reached its size limit: %w", ErrFull, s.path, berrors.ErrMaxSizeReached)
 	}
 	return err
 }

@@ -101,37 +101,20 @@ func corrupt(path string, cause error) error {
 	return fmt.Errorf("opening skill storage %s: %w (%v); %s", path, ErrCorrupt, cause, corruptAdvice)
 }
 
-// openBolt opens the file, turning bbolt's failures and the panics a
-// damaged file can cause into errors naming it.
-func openBolt(path string, opts Options) (db *bolt.DB, err error) {
-	var file *os.File
-	defer func() {
-		if r := recover(); r != nil {
-			if file != nil {
-				_ = file.Close()
-			}
-			db, err = nil, corrupt(path, fmt.Errorf("%v", r))
-		}
-	}()
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, MaxSize: opts.MaxFileBytes,
-		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-			f, err := os.OpenFile(name, flag, perm)
-			file = f
-			return f, err
-		}})
+// openBolt opens the file, its failures as errors naming it.
+func openBolt(path string, opts Options) (*bolt.DB, error) {
+	db, err := boltfile.Open(path, opts.LockTimeout, opts.MaxFileBytes)
 	switch {
 	case err == nil:
 		return db, nil
-	case errors.Is(err, berrors.ErrTimeout):
+	case errors.Is(err, boltfile.ErrLocked):
 		return nil, fmt.Errorf("opening skill storage %s: %w (another jibod running?): waited %v for its lock",
 			path, ErrInUse, opts.LockTimeout)
-	default:
-		var pathErr *os.PathError
-		if errors.As(err, &pathErr) {
-			return nil, fmt.Errorf("opening skill storage %s: %w", path, err)
-		}
-		return nil, corrupt(path, err)
 	}
+	if d := (*boltfile.DamagedError)(nil); errors.As(err, &d) {
+		return nil, corrupt(path, d.Cause)
+	}
+	return nil, fmt.Errorf("opening skill storage %s: %w", path, err)
 }
 
 // check runs bbolt's consistency check over the file.
@@ -180,29 +163,25 @@ func (s *Store) Close() error {
 	return nil
 }
 
-func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
-	defer s.recoverDamage(&err)
-	return s.mapErr(s.db.View(fn))
+// view runs a read transaction; see update.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	return s.mapErr(boltfile.View(s.db, fn))
 }
 
-func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
-	defer s.recoverDamage(&err)
-	return s.mapErr(s.db.Update(fn))
-}
-
-func (s *Store) recoverDamage(err *error) {
-	if r := recover(); r != nil { // bbolt panics on pages it cannot parse
-		*err = fmt.Errorf("skill storage %s: %w (%v); %s", s.path, ErrCorrupt, r, corruptAdvice)
-	}
+// update runs one read-write transaction, with damage, a closed store and
+// a full file as this package's errors.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return s.mapErr(boltfile.Update(s.db, fn))
 }
 
 func (s *Store) mapErr(err error) error {
+	if d := (*boltfile.DamagedError)(nil); errors.As(err, &d) {
+		return fmt.Errorf("skill storage %s: %w (%v); %s", s.path, ErrCorrupt, d.Cause, corruptAdvice)
+	}
 	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+	case errors.Is(err, boltfile.ErrClosed):
 		return ErrClosed
-	case errors.Is(err, berrors.ErrMaxSizeReached):
+	case errors.Is(err, boltfile.ErrFull):
 		return fmt.Errorf("%w: %s reached its size limit", ErrQuota, s.path)
 	}
 	return err
