@@ -488,9 +488,22 @@ type evalReport struct {
 
 // evalTier counts the tests one pipeline tier ("none": no tier) claimed,
 // and how many of those it got right (the intent; slots not compared).
+// A low tier also counts the guesses it refused as implausible
+// (intent.Plausible) and how many of those would have been right, so the
+// cost of the refusals is in plain view.
 type evalTier struct {
-	Claimed int `json:"claimed"`
-	Correct int `json:"correct"`
+	Claimed      int `json:"claimed"`
+	Correct      int `json:"correct"`
+	Refused      int `json:"refused,omitempty"`
+	RefusedRight int `json:"refused_right,omitempty"`
+}
+
+// evalRefusal is a guess a low tier refused for one test.
+type evalRefusal struct {
+	Tier       string  `json:"tier"`
+	Intent     string  `json:"intent"`
+	Confidence float64 `json:"confidence"`
+	Reason     string  `json:"reason"`
 }
 
 // evalRejected is a template the grammar refused or an intent an engine
@@ -509,6 +522,11 @@ type evalFailure struct {
 	Got       string            `json:"got"`
 	GotSlots  map[string]string `json:"got_slots"`
 	Tier      string            `json:"tier"`
+	// Confidence and Why are the claiming tier's; absent without a claim.
+	Confidence float64 `json:"confidence,omitempty"`
+	Why        string  `json:"why,omitempty"`
+	// Refused lists the guesses low tiers declined before the claim.
+	Refused []evalRefusal `json:"refused,omitempty"`
 }
 
 // evaluate loads the corpus into a template and a keyword engine and runs
@@ -599,19 +617,37 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 		}
 		var m *pipeline.Match
 		tier := "none"
+		tried := len(plugins)
 		t0 := time.Now()
-		for _, p := range plugins {
+		for k, p := range plugins {
 			var err error
 			if m, err = p.Match(ctx, []string{t.Utterance}, c.Lang, sess); err != nil {
 				return nil, fmt.Errorf("test %d: %s: %w", i, p.ID(), err)
 			}
 			if m != nil {
-				tier = p.ID()
+				tier, tried = p.ID(), k
 				break
 			}
 		}
 		lat = append(lat, time.Since(t0))
-		rep.score(t, m, tier)
+		// Asked again after the clock stopped: the refusals cost the robot
+		// nothing, only the report.
+		var refusals []evalRefusal
+		for _, p := range plugins[:tried] {
+			tp, ok := p.(*intent.TierPlugin)
+			if !ok {
+				continue
+			}
+			ref, err := tp.Refused(ctx, []string{t.Utterance}, c.Lang, sess)
+			if err != nil {
+				return nil, fmt.Errorf("test %d: %s: %w", i, p.ID(), err)
+			}
+			if ref != nil {
+				refusals = append(refusals, evalRefusal{Tier: p.ID(), Intent: ref.Match.IntentName,
+					Confidence: roundTo(ref.Match.Confidence, 4), Reason: ref.Reason})
+			}
+		}
+		rep.score(t, m, tier, refusals)
 	}
 	if progress != nil {
 		progress(len(c.Tests), len(c.Tests))
@@ -649,10 +685,17 @@ func evalPipeline(te *intent.TemplateEngine, ke *intent.KeywordEngine) []pipelin
 // score counts one test: the intent is right when it names the expected
 // intent (or nothing claimed an utterance that should stay unmatched), and
 // exact when the slots are also exactly the expected ones.
-func (r *evalReport) score(t corpusTest, m *pipeline.Match, tier string) {
+func (r *evalReport) score(t corpusTest, m *pipeline.Match, tier string, refusals []evalRefusal) {
 	got, gotSlots := "", map[string]string{}
 	if m != nil {
 		got, gotSlots = m.IntentName, m.Slots
+	}
+	for _, ref := range refusals {
+		tc := r.tier(ref.Tier)
+		tc.Refused++
+		if ref.Intent == t.Intent {
+			tc.RefusedRight++
+		}
 	}
 	want := t.Slots
 	if want == nil {
@@ -660,11 +703,7 @@ func (r *evalReport) score(t corpusTest, m *pipeline.Match, tier string) {
 	}
 	intentOK := got == t.Intent
 	exactOK := intentOK && maps.Equal(gotSlots, want)
-	tc := r.Tiers[tier]
-	if tc == nil {
-		tc = &evalTier{}
-		r.Tiers[tier] = tc
-	}
+	tc := r.tier(tier)
 	tc.Claimed++
 	if intentOK {
 		tc.Correct++
@@ -685,8 +724,22 @@ func (r *evalReport) score(t corpusTest, m *pipeline.Match, tier string) {
 		}
 		return
 	}
-	r.Failures = append(r.Failures, evalFailure{Utterance: t.Utterance, Want: t.Intent, WantSlots: want,
-		Got: got, GotSlots: gotSlots, Tier: tier})
+	f := evalFailure{Utterance: t.Utterance, Want: t.Intent, WantSlots: want,
+		Got: got, GotSlots: gotSlots, Tier: tier, Refused: refusals}
+	if m != nil {
+		f.Confidence, f.Why = roundTo(m.Confidence, 4), m.Why
+	}
+	r.Failures = append(r.Failures, f)
+}
+
+// tier returns the counts of a tier, creating them.
+func (r *evalReport) tier(id string) *evalTier {
+	tc := r.Tiers[id]
+	if tc == nil {
+		tc = &evalTier{}
+		r.Tiers[id] = tc
+	}
+	return tc
 }
 
 // percentile is the nearest-rank percentile of sorted durations.
@@ -725,13 +778,23 @@ func (r *evalReport) print(w io.Writer, path string) {
 	fmt.Fprintf(w, "match latency     p50 %.1f µs, p95 %.1f µs, max %.1f µs (all tiers, per utterance)\n", r.P50us, r.P95us, r.MaxUs)
 	fmt.Fprintf(w, "build             %.1f ms\n", r.BuildMs)
 	fmt.Fprintf(w, "heap              %.1f MB retained by the engines\n", r.HeapMB)
-	var tiers []string
+	var tiers, refused []string
 	for _, id := range append(slices.Clone(defaultPipeline), "none") {
-		if tc := r.Tiers[id]; tc != nil {
+		tc := r.Tiers[id]
+		if tc == nil {
+			continue
+		}
+		if tc.Claimed > 0 {
 			tiers = append(tiers, fmt.Sprintf("%s %d/%d", id, tc.Correct, tc.Claimed))
+		}
+		if tc.Refused > 0 {
+			refused = append(refused, fmt.Sprintf("%s %d (%d would have been right)", id, tc.Refused, tc.RefusedRight))
 		}
 	}
 	fmt.Fprintf(w, "right/claimed     %s\n", strings.Join(tiers, ", "))
+	if len(refused) > 0 {
+		fmt.Fprintf(w, "refused guesses   %s\n", strings.Join(refused, ", "))
+	}
 	for _, x := range r.Rejected {
 		if x.Template != "" {
 			fmt.Fprintf(w, "rejected template %s: %q: %s\n", x.Intent, x.Template, x.Error)
@@ -741,6 +804,9 @@ func (r *evalReport) print(w io.Writer, path string) {
 	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "FAIL %q: want %s %v, got %s %v (%s)\n", f.Utterance, orNone(f.Want), f.WantSlots, orNone(f.Got), f.GotSlots, f.Tier)
+		for _, ref := range f.Refused {
+			fmt.Fprintf(w, "     %s refused %s at %.2f: %s\n", ref.Tier, ref.Intent, ref.Confidence, ref.Reason)
+		}
 	}
 }
 

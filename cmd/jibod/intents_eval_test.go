@@ -97,6 +97,54 @@ func TestIntentsEvalReport(t *testing.T) {
 	assert.NotContains(t, out, "FAIL", "failures only with --failures")
 }
 
+// TestIntentsEvalRefusals: the report counts, per low tier, the guesses it
+// refused as implausible (intent.Plausible) and how many of those would
+// have been right, and each failure lists the refusals before it, so the
+// cost of the rule is in plain view.
+func TestIntentsEvalRefusals(t *testing.T) {
+	const corpus = `{"lang": "en-us", "vocab": {"w": ["weather"]},
+ "intents": {"turn_on": {"templates": ["{name} in {area}"]}, "play": {"templates": ["play {q}"]}},
+ "keyword_intents": {"weather": {"required": ["w"]}},
+ "tests": [
+  {"utterance": "please turn the lights on in here", "intent": "turn_on"},
+  {"utterance": "is the door open in the kitchen", "intent": null},
+  {"utterance": "play the breaking bad tv show", "intent": "play", "slots": {"q": "the breaking bad tv show"}},
+  {"utterance": "i love stormy weather", "intent": null},
+  {"utterance": "weather", "intent": "weather", "slots": {"w": "weather"}}]}`
+	path := filepath.Join(t.TempDir(), "refusals.json")
+	require.NoError(t, os.WriteFile(path, []byte(corpus), 0o600))
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"intents", "eval", "--corpus", path, "--json", "--failures"}, nil, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	var rep struct {
+		Tiers    map[string]evalTier `json:"tiers"`
+		Failures []evalFailure       `json:"failures"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
+	assert.Equal(t, map[string]evalTier{
+		"templates-low": {Claimed: 1, Correct: 1, Refused: 2, RefusedRight: 1},
+		"keywords-low":  {Refused: 1},
+		"keywords-high": {Claimed: 1, Correct: 1},
+		"none":          {Claimed: 3, Correct: 2},
+	}, rep.Tiers)
+	require.Len(t, rep.Failures, 1, "only the refused right answer fails")
+	f := rep.Failures[0]
+	assert.Equal(t, "please turn the lights on in here", f.Utterance)
+	assert.Equal(t, "none", f.Tier)
+	require.Len(t, f.Refused, 1)
+	assert.Equal(t, "templates-low", f.Refused[0].Tier)
+	assert.Equal(t, "turn_on", f.Refused[0].Intent)
+	assert.Contains(t, f.Refused[0].Reason, "no evidence")
+
+	stdout.Reset()
+	code = run(context.Background(), []string{"intents", "eval", "--corpus", path, "--failures"}, nil, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "right/claimed     keywords-high 1/1, templates-low 1/1, none 2/3")
+	assert.Contains(t, stdout.String(), "refused guesses   templates-low 2 (1 would have been right), keywords-low 1 (0 would have been right)")
+	assert.Contains(t, stdout.String(), "     templates-low refused turn_on at 0.57: no evidence")
+}
+
 // TestIntentsEvalBadCorpus: a bad corpus gets an error naming the file and
 // the place, and exit code 1; a bad command line exit code 2.
 func TestIntentsEvalBadCorpus(t *testing.T) {

@@ -39,11 +39,23 @@ type matchAnswer struct {
 }
 
 // noMatchAnswer is the line for an utterance nothing matched: "match" is
-// always null.
+// always null. Refused lists the guesses low tiers declined as implausible
+// (intent.Plausible), so an author sees what a looser robot would have done.
 type noMatchAnswer struct {
 	Utterance  string           `json:"utterance"`
 	Match      *struct{}        `json:"match"`
 	NearMisses []nearMissAnswer `json:"near_misses"`
+	Refused    []refusedAnswer  `json:"refused,omitempty"`
+}
+
+type refusedAnswer struct {
+	PipelineID string            `json:"pipeline_id"`
+	SkillID    string            `json:"skill_id"`
+	IntentName string            `json:"intent_name"`
+	Slots      map[string]string `json:"slots"`
+	Confidence float64           `json:"confidence"`
+	Why        string            `json:"why,omitempty"`
+	Reason     string            `json:"reason"`
 }
 
 type nearMissAnswer struct {
@@ -252,6 +264,17 @@ func (st *intentStack) answer(ctx context.Context, u, lang string, near int) any
 	}
 	ex := st.templates.Explain(u, lang, "", near)
 	ans := noMatchAnswer{Utterance: u, NearMisses: []nearMissAnswer{}}
+	for _, p := range st.plugins {
+		tp, ok := p.(*intent.TierPlugin)
+		if !ok {
+			continue
+		}
+		if ref, err := tp.Refused(ctx, []string{u}, lang, session.Empty()); err == nil && ref != nil {
+			ans.Refused = append(ans.Refused, refusedAnswer{PipelineID: p.ID(), SkillID: ref.Match.SkillID,
+				IntentName: ref.Match.IntentName, Slots: ref.Match.Slots, Confidence: round4(ref.Match.Confidence),
+				Why: ref.Match.Why, Reason: ref.Reason})
+		}
+	}
 	for _, n := range ex.NearMisses {
 		ans.NearMisses = append(ans.NearMisses, nearMissAnswer{SkillID: n.SkillID, IntentName: n.IntentName,
 			Sample: n.Sample, Score: round4(n.Score), Reason: n.Reason})

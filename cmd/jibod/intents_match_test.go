@@ -169,3 +169,38 @@ func TestIntentsMatchUsage(t *testing.T) {
 		assert.Equal(t, 2, code, "%v", args)
 	}
 }
+
+// TestIntentsMatchRefused: when a low tier refuses its guess as
+// implausible (intent.Plausible), the no-match line says what it refused
+// and why, so an author sees what a looser robot would have done.
+func TestIntentsMatchRefused(t *testing.T) {
+	dir := t.TempDir()
+	for p, data := range map[string]string{
+		"home/locale/en-us/turn_on.intent": "{name} in {area}\n",
+		"media/locale/en-us/play.intent":   "play {query}\n",
+	} {
+		full := filepath.Join(dir, p)
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(data), 0o644))
+	}
+	out, errOut, code := runTool(t, "please turn the lights off in here\nplay the breaking bad tv show\n", "intents", "match", "--skills", dir)
+	require.Equal(t, 0, code, errOut)
+	lines := jsonLines(t, out)
+	require.Len(t, lines, 2)
+
+	assert.Contains(t, lines[0], "match")
+	assert.Nil(t, lines[0]["match"])
+	refused, ok := lines[0]["refused"].([]any)
+	require.True(t, ok, "refused guesses listed: %v", lines[0])
+	require.Len(t, refused, 1)
+	r := refused[0].(map[string]any)
+	assert.Equal(t, "templates-low", r["pipeline_id"])
+	assert.Equal(t, "home", r["skill_id"])
+	assert.Equal(t, "turn_on", r["intent_name"])
+	assert.Equal(t, map[string]any{"name": "please turn the lights off", "area": "here"}, r["slots"])
+	assert.Contains(t, r["reason"], "no evidence")
+	assert.NotEmpty(t, r["why"])
+
+	assert.Equal(t, "templates-low", lines[1]["pipeline_id"], "a verb is evidence: claimed")
+	assert.NotContains(t, lines[1], "refused")
+}

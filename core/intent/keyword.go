@@ -82,6 +82,11 @@ type KeywordOptions struct {
 	MaxTemplates      int          // templates per definition; DefaultMaxKeywordTemplates
 	MaxPhrases        int          // phrases per definition; DefaultMaxKeywordPhrases
 	MaxUtteranceWords int          // DefaultMaxKeywordUtteranceWords
+	// Lexicons tell content words from filler, optional and function
+	// words per primary language subtag, for Result.Evidence and
+	// Result.Unexplained; matching itself ignores them. Nil means
+	// BuiltinLexicons; an empty map makes every word a content word.
+	Lexicons map[string]*Lexicon
 }
 
 // KeywordEngine indexes keyword intents (OVOS-INTENT-3, method "keyword")
@@ -189,6 +194,15 @@ func NewKeywordEngine(opts KeywordOptions) *KeywordEngine {
 	}
 	if opts.MaxUtteranceWords <= 0 {
 		opts.MaxUtteranceWords = DefaultMaxKeywordUtteranceWords
+	}
+	if opts.Lexicons == nil {
+		lex, err := BuiltinLexicons()
+		if err != nil {
+			// Only a broken build gets here (a test loads them); every
+			// word then counts as a content word.
+			opts.Logger.Error("built-in lexicons unusable; every word is a content word", "err", err)
+		}
+		opts.Lexicons = lex
 	}
 	return &KeywordEngine{log: opts.Logger, opts: opts, scopes: map[scopeKey]*kwScope{}}
 }
@@ -661,7 +675,7 @@ func (e *KeywordEngine) Match(utterance, lang, sessionID string) *Result {
 	if best == nil {
 		return nil
 	}
-	return best.result(occ, words, norm, lang)
+	return best.result(occ, words, norm, lang, lexiconFor(e.opts.Lexicons, lang), mark)
 }
 
 // evaluate checks c's definition against the vocabularies that occurred
@@ -702,24 +716,41 @@ func evaluate(c *kwIntent, occ map[*kwShared]*kwOcc, mark []bool) *kwCandidate {
 		optional: bits.OnesCount64(occurred & c.optional)}
 }
 
-// result turns the winner into a Result with its captures and a Why that
-// names each vocabulary found.
-func (b *kwCandidate) result(occ map[*kwShared]*kwOcc, words []string, norm, lang string) *Result {
+// result turns the winner into a Result with its captures, its evidence
+// (content words by lex) and a Why that names each vocabulary found. mark
+// is scratch space, one entry per utterance word.
+func (b *kwCandidate) result(occ map[*kwShared]*kwOcc, words []string, norm, lang string, lex *Lexicon, mark []bool) *Result {
 	c := b.in
 	r := &Result{
 		SkillID: c.def.SkillID, IntentName: c.def.IntentName, Lang: lang, Utterance: norm,
 		Slots:      map[string]string{},
 		Confidence: float64(b.covered) / float64(len(words)),
 	}
+	covered := mark
+	clear(covered)
 	var notes []string
 	for vi, v := range c.vocabs {
 		if v.role == kwExcluded || b.occurred&(1<<vi) == 0 {
 			continue
 		}
+		for _, sp := range occ[v.shared].spans {
+			for k := sp.start; k < sp.end; k++ {
+				covered[k] = true
+			}
+		}
 		sp := occ[v.shared].best
 		phrase := strings.Join(words[sp.start:sp.end], " ")
 		r.Slots[v.name] = phrase
 		notes = append(notes, fmt.Sprintf("%s %s=%q", v.role, v.name, phrase))
+	}
+	for k := range words {
+		switch {
+		case !lex.isContent(words, k):
+		case covered[k]:
+			r.Evidence++
+		default:
+			r.Unexplained++
+		}
 	}
 	r.Why = fmt.Sprintf("keywords %s; %d of %d words covered; %d required/one_of vocabularies",
 		strings.Join(notes, ", "), b.covered, len(words), b.specific)

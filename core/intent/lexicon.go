@@ -20,17 +20,21 @@ const (
 	MaxFillerWords = 8
 )
 
-// lexiconFiles holds the built-in lexicons: lexicon/<lang>.fillers and
-// lexicon/<lang>.optional, read like resource files (RES-04), one
-// slot-free template per line.
+// lexiconFiles holds the built-in lexicons: lexicon/<lang>.fillers,
+// lexicon/<lang>.optional and lexicon/<lang>.function, read like resource
+// files (RES-04), one slot-free template per line.
 //
-//go:embed lexicon/*.fillers lexicon/*.optional
+//go:embed lexicon/*.fillers lexicon/*.optional lexicon/*.function
 var lexiconFiles embed.FS
 
 // Lexicon is what the template engine may tolerate in one language when an
 // utterance matches no sample as it stands: filler phrases a speaker adds
 // ("please", "can you", "um") and function words a speaker drops or adds
-// ("the", "a", "my"). It is data, read from files; see BuiltinLexicons.
+// ("the", "a", "my"). It also names the function words that are never
+// tolerated but say nothing about the request by themselves ("in", "is",
+// "what"): with the fillers and optional words they are what the low
+// confidence tiers do not count as evidence (see Result.Evidence). It is
+// data, read from files; see BuiltinLexicons.
 type Lexicon struct {
 	// fillers maps a first word to the filler phrases starting with it.
 	fillers map[string][][]string
@@ -39,13 +43,29 @@ type Lexicon struct {
 	// stop holds every word of a filler phrase or an optional word: the
 	// words the loose index ignores, since they may be skipped.
 	stop map[string]bool
+	// function words are never skipped or tolerated; they only mark words
+	// that are not content words.
+	function map[string]bool
+}
+
+// LexiconWords is the text of a lexicon, one template (grammar of
+// OVOS-INTENT-1, slot-free) per entry, e.g. "(can|could) you".
+type LexiconWords struct {
+	Fillers  []string // filler phrases, at most MaxFillerWords words each
+	Optional []string // optional words, one word each
+	Function []string // function words, one word each
 }
 
 // NewLexicon builds a lexicon from filler phrase templates and optional
-// word templates (template grammar, slot-free, e.g. "(can|could) you").
-// Every expanded optional must be one word; a filler phrase has at most
-// MaxFillerWords words. A malformed entry is an error naming it.
+// word templates, without function words; see NewLexiconWords.
 func NewLexicon(fillers, optional []string) (*Lexicon, error) {
+	return NewLexiconWords(LexiconWords{Fillers: fillers, Optional: optional})
+}
+
+// NewLexiconWords builds a lexicon. Every expanded optional or function
+// entry must be one word; a filler phrase has at most MaxFillerWords
+// words. A malformed entry is an error naming it.
+func NewLexiconWords(w LexiconWords) (*Lexicon, error) {
 	toLines := func(ts []string) []Line {
 		out := make([]Line, len(ts))
 		for i, t := range ts {
@@ -53,16 +73,23 @@ func NewLexicon(fillers, optional []string) (*Lexicon, error) {
 		}
 		return out
 	}
-	l, err := newLexicon("fillers", toLines(fillers), "optional", toLines(optional))
+	l, err := newLexicon(lexiconSource{"fillers", toLines(w.Fillers)}, lexiconSource{"optional", toLines(w.Optional)},
+		lexiconSource{"function", toLines(w.Function)})
 	if err != nil {
 		return nil, fmt.Errorf("building lexicon: %w", err)
 	}
 	return l, nil
 }
 
+// lexiconSource is one word class of a lexicon and the file it came from.
+type lexiconSource struct {
+	file  string
+	lines []Line
+}
+
 // BuiltinLexicons returns the lexicons shipped with the engine, keyed by
 // primary language subtag ("en", "de"). Their files are
-// core/intent/lexicon/<lang>.fillers and <lang>.optional.
+// core/intent/lexicon/<lang>.fillers, <lang>.optional and <lang>.function.
 func BuiltinLexicons() (map[string]*Lexicon, error) {
 	names, err := fs.Glob(lexiconFiles, "lexicon/*.fillers")
 	if err != nil {
@@ -71,16 +98,15 @@ func BuiltinLexicons() (map[string]*Lexicon, error) {
 	out := map[string]*Lexicon{}
 	for _, fp := range names {
 		lang := strings.TrimSuffix(path.Base(fp), ".fillers")
-		op := path.Join("lexicon", lang+".optional")
-		fl, err := readLexiconFile(fp)
-		if err != nil {
-			return nil, err
+		var src [3]lexiconSource
+		for i, p := range []string{fp, path.Join("lexicon", lang+".optional"), path.Join("lexicon", lang+".function")} {
+			lines, err := readLexiconFile(p)
+			if err != nil {
+				return nil, err
+			}
+			src[i] = lexiconSource{p, lines}
 		}
-		ol, err := readLexiconFile(op)
-		if err != nil {
-			return nil, err
-		}
-		l, err := newLexicon(fp, fl, op, ol)
+		l, err := newLexicon(src[0], src[1], src[2])
 		if err != nil {
 			return nil, fmt.Errorf("built-in lexicon %s: %w", lang, err)
 		}
@@ -101,8 +127,9 @@ func readLexiconFile(p string) ([]Line, error) {
 	return lines, nil
 }
 
-func newLexicon(fillerFile string, fillers []Line, optionalFile string, optional []Line) (*Lexicon, error) {
-	l := &Lexicon{fillers: map[string][][]string{}, optional: map[string]bool{}, stop: map[string]bool{}}
+func newLexicon(fillers, optional, function lexiconSource) (*Lexicon, error) {
+	l := &Lexicon{fillers: map[string][][]string{}, optional: map[string]bool{}, stop: map[string]bool{},
+		function: map[string]bool{}}
 	ex := newExpander(nil, DefaultMaxSamples)
 	count := 0
 	phrasesOf := func(file string, line Line) ([][]string, error) {
@@ -139,8 +166,8 @@ func newLexicon(fillerFile string, fillers []Line, optionalFile string, optional
 		}
 		return out, nil
 	}
-	for _, line := range fillers {
-		ps, err := phrasesOf(fillerFile, line)
+	for _, line := range fillers.lines {
+		ps, err := phrasesOf(fillers.file, line)
 		if err != nil {
 			return nil, err
 		}
@@ -153,19 +180,28 @@ func newLexicon(fillerFile string, fillers []Line, optionalFile string, optional
 			}
 		}
 	}
-	for _, line := range optional {
-		ps, err := phrasesOf(optionalFile, line)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			if len(p) != 1 {
-				return nil, &SyntaxError{File: optionalFile, Line: line.Number, Col: line.Col, Kind: ErrBadName,
-					Msg: fmt.Sprintf("optional entry %q is not one word", strings.Join(p, " "))}
+	oneWords := func(src lexiconSource, kind string, into map[string]bool) error {
+		for _, line := range src.lines {
+			ps, err := phrasesOf(src.file, line)
+			if err != nil {
+				return err
 			}
-			l.optional[p[0]] = true
-			l.stop[p[0]] = true
+			for _, p := range ps {
+				if len(p) != 1 {
+					return &SyntaxError{File: src.file, Line: line.Number, Col: line.Col, Kind: ErrBadName,
+						Msg: fmt.Sprintf("%s entry %q is not one word", kind, strings.Join(p, " "))}
+				}
+				into[p[0]] = true
+			}
 		}
+		return nil
+	}
+	if err := oneWords(optional, "optional", l.optional); err != nil {
+		return nil, err
+	}
+	maps.Copy(l.stop, l.optional)
+	if err := oneWords(function, "function", l.function); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
@@ -184,6 +220,30 @@ func (l *Lexicon) Fillers() []string {
 
 // Optional returns the optional words, sorted.
 func (l *Lexicon) Optional() []string { return slices.Sorted(maps.Keys(l.optional)) }
+
+// Function returns the function words, sorted.
+func (l *Lexicon) Function() []string { return slices.Sorted(maps.Keys(l.function)) }
+
+// isContent reports whether words[j] is a content word in lex's language:
+// not a function or optional word, and not inside an occurrence of a
+// filler phrase (as skippable marks them). Without a lexicon every word is
+// one. It allocates nothing: Match asks it for the winner's words only.
+func (l *Lexicon) isContent(words []string, j int) bool {
+	if l == nil {
+		return true
+	}
+	if w := words[j]; l.optional[w] || l.function[w] {
+		return false
+	}
+	for i := max(0, j-MaxFillerWords+1); i <= j; i++ {
+		for _, p := range l.fillers[words[i]] {
+			if i+len(p) > j && i+len(p) <= len(words) && slices.Equal(words[i:i+len(p)], p) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // skippable marks the utterance words that tolerant matching may skip:
 // optional words, and words inside an occurrence of a filler phrase. A

@@ -19,6 +19,20 @@ type Result struct {
 	Confidence float64           // in [0, 1]; 1 only for an exact sample
 	Why        string            // how the match was made, for people
 	Sample     string            // the normalised sample that matched
+
+	// Evidence counts the content words of the utterance the match rests
+	// on: said as a literal word of the sample, or inside an occurrence of
+	// one of the keyword intent's phrases. Content words are those the
+	// language's Lexicon does not list as filler, optional or function
+	// words ("in", "what", "is" are no evidence for any intent); without a
+	// lexicon every word is one. Open slot text is not evidence: a slot
+	// takes whatever is said.
+	Evidence int
+	// Unexplained counts the content words the match does not account for
+	// at all. A keyword match leaves the words outside its phrases
+	// unexplained; a template match accounts for every word (literal, slot
+	// or skipped filler), so it leaves none.
+	Unexplained int
 }
 
 // Per-word scores of an alignment. A slot sample scores the mean over the
@@ -321,6 +335,7 @@ func (e *TemplateEngine) pools(lang, sessionID string) []*scopeIndex {
 // tolerant matching. e.mu must be held.
 func (e *TemplateEngine) match(m *matcher, pools []*scopeIndex, lang string) *Result {
 	N := len(m.words)
+	lex := lexiconFor(e.opts.Lexicons, lang)
 	for _, s := range pools {
 		for _, c := range s.exact[m.norm] {
 			if !c.enabled || m.suppressed(c) {
@@ -333,7 +348,7 @@ func (e *TemplateEngine) match(m *matcher, pools []*scopeIndex, lang string) *Re
 		}
 	}
 	if m.best != nil {
-		return m.result(lang)
+		return m.result(lang, lex)
 	}
 	if N > e.opts.MaxUtteranceWords {
 		e.log.Debug("utterance too long for slot matching", "words", N, "limit", e.opts.MaxUtteranceWords)
@@ -371,7 +386,7 @@ func (e *TemplateEngine) match(m *matcher, pools []*scopeIndex, lang string) *Re
 	if m.best == nil {
 		return nil
 	}
-	return m.result(lang)
+	return m.result(lang, lex)
 }
 
 // tolerant looks for the best sample the utterance matches when filler
@@ -653,9 +668,9 @@ func (m *matcher) try(ss *slotSample, bound int) {
 	m.best = cand
 }
 
-// result turns the best candidate into a Result, working out slot values
-// and the explanation.
-func (m *matcher) result(lang string) *Result {
+// result turns the best candidate into a Result, working out slot values,
+// evidence (content words by lex) and the explanation.
+func (m *matcher) result(lang string, lex *Lexicon) *Result {
 	a := m.best
 	r := &Result{
 		SkillID: a.c.def.SkillID, IntentName: a.c.def.IntentName, Lang: lang, Utterance: m.norm,
@@ -664,6 +679,11 @@ func (m *matcher) result(lang string) *Result {
 		Sample:     a.sample,
 	}
 	if a.ss == nil {
+		for j := range m.words {
+			if lex.isContent(m.words, j) {
+				r.Evidence++
+			}
+		}
 		r.Why = fmt.Sprintf("sample %q: exact match", a.sample)
 		return r
 	}
@@ -689,6 +709,10 @@ func (m *matcher) result(lang string) *Result {
 	notes = append(notes, fmt.Sprintf("%d of %d words literal", literals, a.words))
 	for i, el := range a.ss.elems {
 		if el.slot == "" {
+			// A missing optional word has an empty span.
+			if sp := spans[i]; sp[1] > sp[0] && lex.isContent(m.words, sp[0]) {
+				r.Evidence++
+			}
 			continue
 		}
 		value, _ := m.value(spans[i][0], spans[i][1], el)

@@ -2,6 +2,7 @@ package intent
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
@@ -27,6 +28,13 @@ import (
 //	keywords-high     confidence >= 0.75  at most one word in four unexplained ("what's the weather like")
 //	keywords-medium   0.5 <= c < 0.75     half or more of the words are keywords
 //	keywords-low      c < 0.5             the definition holds, but most words are unexplained
+//
+// A low tier claims a match only when Plausible: confidence this low is a
+// guess, and a guess that rests on function words ("{name} in {area}"
+// said as "what is the state of curtain left") or that leaves more of
+// what was said unexplained than it explains ("i love stormy weather" for
+// the weather) is a wrong action more often than a right one. Refusing
+// lets the fallback say it did not understand.
 const (
 	TierHigh   = 0.8
 	TierMedium = 0.6
@@ -40,11 +48,29 @@ type Matcher interface {
 	Match(utterance, lang, sessionID string) *Result
 }
 
+// Plausible reports whether a match rests on enough of what was said to
+// be claimed as a guess, and when it does not, why. It needs evidence (see
+// Result.Evidence): at least one content word said as a literal word of
+// the sample or inside a keyword phrase, and no more content words left
+// unexplained than that. Function words, fillers and open slot text are
+// never evidence, and unexplained function words cost nothing.
+func Plausible(r *Result) (bool, string) {
+	switch {
+	case r.Evidence == 0:
+		return false, "no evidence: of the words said, only function words, fillers or open slot text match it"
+	case r.Unexplained > r.Evidence:
+		return false, fmt.Sprintf("%d content words unexplained, more than the %d it rests on", r.Unexplained, r.Evidence)
+	}
+	return true, ""
+}
+
 // TierPlugin offers one engine to the pipeline for one confidence band.
 type TierPlugin struct {
 	id       string
 	engine   Matcher
 	min, max float64 // claims confidence in [min, max)
+	// guess marks a low tier: it claims only Plausible matches.
+	guess bool
 	// list names the engine's enabled intents for a session.
 	list func(sessionID string) []pipeline.IntentRef
 }
@@ -83,7 +109,7 @@ func tiers(prefix string, e Matcher, high, medium float64, list func(string) []p
 	return []*TierPlugin{
 		{id: prefix + "-high", engine: e, min: high, max: 2, list: list},
 		{id: prefix + "-medium", engine: e, min: medium, max: high, list: list},
-		{id: prefix + "-low", engine: e, min: 0, max: medium, list: list},
+		{id: prefix + "-low", engine: e, min: 0, max: medium, list: list, guess: true},
 	}
 }
 
@@ -103,26 +129,70 @@ func (p *TierPlugin) Intents(sessionID string) []pipeline.IntentRef {
 
 // Match returns the engine's best match among the candidates whose
 // confidence falls in this plugin's band; the first candidate wins a tie.
+// A low tier skips candidates that are not Plausible.
 func (p *TierPlugin) Match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, error) {
-	var best *Result
-	var bestU string
+	m, _, err := p.match(ctx, utterances, lang, s)
+	return m, err
+}
+
+// Refusal is a match in a low tier's band that the tier did not claim
+// because it is not Plausible.
+type Refusal struct {
+	Match  pipeline.Match
+	Reason string
+}
+
+// Refused returns what Match would have claimed for the utterances but
+// refused as implausible, or nil: the engine's best candidate in the band
+// that failed Plausible, when no candidate passed. Tools use it to show a
+// skill author what a low tier declined and why.
+func (p *TierPlugin) Refused(ctx context.Context, utterances []string, lang string, s session.Session) (*Refusal, error) {
+	if !p.guess {
+		return nil, nil // only low tiers refuse
+	}
+	m, ref, err := p.match(ctx, utterances, lang, s)
+	if m != nil {
+		return nil, err
+	}
+	return ref, err
+}
+
+func (p *TierPlugin) match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, *Refusal, error) {
+	var best, refused *Result
+	var bestU, refusedU, reason string
 	for _, u := range utterances {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r := p.engine.Match(u, lang, s.ID())
 		if r == nil || r.Confidence < p.min || r.Confidence >= p.max {
 			continue
+		}
+		if p.guess {
+			if ok, why := Plausible(r); !ok {
+				if refused == nil || r.Confidence > refused.Confidence {
+					refused, refusedU, reason = r, u, why
+				}
+				continue
+			}
 		}
 		if best == nil || r.Confidence > best.Confidence {
 			best, bestU = r, u
 		}
 	}
 	if best == nil {
-		return nil, nil
+		if refused == nil {
+			return nil, nil, nil
+		}
+		return nil, &Refusal{Match: toMatch(refused, refusedU, lang), Reason: reason}, nil
 	}
-	return &pipeline.Match{
-		SkillID: best.SkillID, IntentName: best.IntentName, Lang: lang, Slots: best.Slots,
-		Utterance: bestU, Confidence: best.Confidence, Why: best.Why,
-	}, nil
+	m := toMatch(best, bestU, lang)
+	return &m, nil, nil
+}
+
+func toMatch(r *Result, u, lang string) pipeline.Match {
+	return pipeline.Match{
+		SkillID: r.SkillID, IntentName: r.IntentName, Lang: lang, Slots: r.Slots,
+		Utterance: u, Confidence: r.Confidence, Why: r.Why,
+	}
 }

@@ -222,6 +222,37 @@ func TestBuiltinLexicons(t *testing.T) {
 			}
 		}
 	}
+	// Function words are no evidence for a guess (Plausible), so neither
+	// a negation nor a particle that carries the request may be one.
+	assert.Subset(t, en.Function(), []string{"in", "is", "what", "you", "and"})
+	particles := map[string][]string{"en": {"on", "off", "up", "down", "out", "yes"}, "de": {"an", "aus", "auf", "zu", "ja"}}
+	for lang, l := range lex {
+		require.NotEmpty(t, l.Function(), lang)
+		for _, w := range append(negations[lang], particles[lang]...) {
+			assert.NotContains(t, l.Function(), w, "%s: %q is never a function word", lang, w)
+		}
+	}
+}
+
+// TestLexiconIsContent: a content word is outside the function and
+// optional words, and outside every filler phrase said whole; "want" is
+// filler only inside "i want to".
+func TestLexiconIsContent(t *testing.T) {
+	lex, err := NewLexiconWords(LexiconWords{Fillers: []string{"i want to", "please"}, Optional: []string{"the"}, Function: []string{"in", "i"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"i", "in"}, lex.Function())
+	content := func(u string) []bool {
+		words := strings.Fields(u)
+		out := make([]bool, len(words))
+		for j := range words {
+			out[j] = lex.isContent(words, j)
+		}
+		return out
+	}
+	assert.Equal(t, []bool{false, false, false, true, false, false, true}, content("i want to dance in the rain"))
+	assert.Equal(t, []bool{false, true, true, false}, content("i want music please"))
+	var none *Lexicon
+	assert.True(t, none.isContent([]string{"the"}, 0), "without a lexicon every word is content")
 }
 
 func TestNewLexiconRejects(t *testing.T) {
@@ -236,10 +267,13 @@ func TestNewLexiconRejects(t *testing.T) {
 		{"no words", []string{"?!"}, nil, `entry "?!" has no words after normalisation`},
 		{"long phrase", []string{"a b c d e f g h i"}, nil, "has 9 words, limit is 8"},
 		{"empty group", nil, []string{"()"}, "optional:1:1"},
+		{"function phrase", nil, nil, `function:2:1: function entry "in the" is not one word`},
+		{"function slot", nil, nil, "function:1:1: lexicon entries are slot-free"},
 	}
+	function := map[string][]string{"function phrase": {"is", "in [the]"}, "function slot": {"{x}"}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := NewLexicon(tc.fillers, tc.optional)
+			l, err := NewLexiconWords(LexiconWords{Fillers: tc.fillers, Optional: tc.optional, Function: function[tc.name]})
 			require.Error(t, err)
 			assert.Nil(t, l)
 			assert.Contains(t, err.Error(), tc.want)
