@@ -90,12 +90,14 @@ wasm-skills:
 # Speech recognition (cgo, -tags sphinx, host build, dynamically linked):
 # the pocketsphinx binding's tests on espeak-ng speech and the spoken
 # end-to-end test ("hey jibo, what time is it" through jibod run --audio
-# file:…, and an out-of-grammar sentence that must give no command).
+# file:…, and an out-of-grammar sentence that must give no command), and
+# jibod's sphinx wiring: settings, the loop's names in the grammars, a
+# phonetic name heard aloud.
 # scripts/deps.sh installs pocketsphinx, espeak-ng and sox.
 test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
-	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir' ./cmd/jibod/
+	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir|TheLoopsNames|ALoopChange|PhoneticName' ./cmd/jibod/
 
 # The hearing figures of the README: the tuning set and the held-out set
 # (generated once, about a minute each), heard through the sphinx build;

@@ -24,6 +24,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -36,9 +37,12 @@ var quiet sync.Once
 // decoder is one pocketsphinx decoder. It is not safe for concurrent use;
 // the Recognizer hands each to one goroutine at a time.
 type decoder struct {
-	ps    *C.ps_decoder_t
-	argv  []*C.char // kept alive as long as the decoder's configuration
-	words map[string]bool
+	ps   *C.ps_decoder_t
+	argv []*C.char // kept alive as long as the decoder's configuration
+	// prons are the pronunciations in the decoder's dictionary, in the
+	// order they were added (word, word(2)…): all it has, since it is
+	// built from a file of them and only addWord adds more.
+	prons map[string][]string
 	// grammar is the generation of the grammars the decoder searches with.
 	grammar uint64
 }
@@ -53,7 +57,7 @@ func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
 	// the utterance. With it on, clean speech lost most wake phrases to
 	// the coverage floor (26 % wake hits against 95 % without).
 	args := append([]string{"pocketsphinx", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-remove_silence", "no"}, extra...)
-	d := &decoder{words: map[string]bool{}}
+	d := &decoder{prons: map[string][]string{}}
 	for _, a := range args {
 		d.argv = append(d.argv, C.CString(a))
 	}
@@ -86,29 +90,19 @@ func (d *decoder) close() {
 	d.freeArgs()
 }
 
-// hasWord reports whether the decoder's dictionary has word.
-func (d *decoder) hasWord(word string) bool {
-	if d.words[word] {
-		return true
-	}
-	cw := C.CString(word)
-	defer C.free(unsafe.Pointer(cw))
-	p := C.ps_lookup_word(d.ps, cw)
-	if p == nil {
-		return false
-	}
-	C.free(unsafe.Pointer(p))
-	d.words[word] = true
-	return true
-}
-
-// addWord adds a pronunciation of word; variants after the first get
-// cmudict's "word(2)" names, which the decoder reports as the word.
+// addWord adds the pronunciations of word the decoder lacks, after those
+// it has: the first under the word itself, later ones under cmudict's
+// variant names word(2), word(3)…, which the decoder reports as the word
+// and a grammar search (-fsgusealtpron) hears as its alternatives.
 func (d *decoder) addWord(word string, prons []string) error {
-	for i, p := range prons {
+	for _, p := range prons {
+		have := d.prons[word]
+		if slices.Contains(have, p) {
+			continue
+		}
 		name := word
-		if i > 0 {
-			name = fmt.Sprintf("%s(%d)", word, i+1)
+		if len(have) > 0 {
+			name = fmt.Sprintf("%s(%d)", word, len(have)+1)
 		}
 		cw, cp := C.CString(name), C.CString(p)
 		id := C.ps_add_word(d.ps, cw, cp, 0)
@@ -117,8 +111,10 @@ func (d *decoder) addWord(word string, prons []string) error {
 		if id < 0 {
 			return fmt.Errorf("adding %q /%s/ to the decoder's dictionary failed", name, p)
 		}
+		// Recorded one at a time: after a failure the record is still
+		// what the dictionary holds, and the next name is still free.
+		d.prons[word] = append(slices.Clip(have), p)
 	}
-	d.words[word] = true
 	return nil
 }
 

@@ -10,11 +10,11 @@
 //
 // The binding is thin on purpose: ps_init with the acoustic model and a
 // small dictionary holding only the grammar's words (not the full
-// cmudict's 134,000), ps_add_word for words a new grammar brings,
-// ps_set_jsgf_string and ps_set_search to swap grammars, ps_start_utt /
-// ps_process_raw / ps_end_utt per utterance, ps_seg_* for the alignment
-// the confidence is computed from, ps_nbest for the n-best list and
-// ps_set_keyphrase for the keyphrase Spotter. Build flags come from
+// cmudict's 134,000), ps_add_word for the words and variants a new
+// grammar brings, ps_set_jsgf_string and ps_set_search to swap grammars,
+// ps_start_utt / ps_process_raw / ps_end_utt per utterance, ps_seg_* for
+// the alignment the confidence is computed from, ps_nbest for the n-best
+// list and ps_set_keyphrase for the keyphrase Spotter. Build flags come from
 // pkg-config (pocketsphinx, sphinxbase) and can be overridden with
 // CGO_CFLAGS / CGO_LDFLAGS for static cross builds.
 package sphinx

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Limits on the lexicon.
@@ -25,6 +26,12 @@ const (
 	MaxGuesses = 200
 	// maxPhones bounds the phones of one pronunciation.
 	maxPhones = 48
+	// MaxNameWords bounds the words SetNames takes: the loop's 32 people's
+	// first names, with room for names of several words.
+	MaxNameWords = 256
+	// MaxNameVariants bounds the pronunciations SetNames takes for one
+	// word (people who share a first name but say it differently).
+	MaxNameVariants = 4
 )
 
 // Phones are the phones of pocketsphinx's US English acoustic model (the
@@ -60,10 +67,16 @@ type LexiconOptions struct {
 // "dont", "im"; plurals: "mins"), plus an optional guesser. It reads the
 // dictionary file on each lookup instead of holding its 134,000 entries
 // in memory: lookups happen when the grammar changes, which is rare.
+// Names (SetNames) add pronunciations that change at run time. A Lexicon
+// is safe for concurrent use.
 type Lexicon struct {
 	path  string
 	words map[string][]string
 	guess Guesser
+
+	mu sync.RWMutex
+	// names are SetNames's pronunciations; replaced whole, never changed.
+	names map[string][]string
 }
 
 // MissingWordsError lists words no pronunciation was found for.
@@ -163,7 +176,10 @@ func (l *Lexicon) Lookup(ctx context.Context, words []string) (map[string][]stri
 			distinct = append(distinct, w)
 		}
 	}
-	out, err := l.lookup(ctx, distinct)
+	l.mu.RLock()
+	names := l.names
+	l.mu.RUnlock()
+	out, err := l.lookup(ctx, distinct, names)
 	if err != nil {
 		return nil, err
 	}
@@ -180,8 +196,83 @@ func (l *Lexicon) Lookup(ctx context.Context, words []string) (map[string][]stri
 	return out, nil
 }
 
-// lookup pronounces distinct plain words; missing ones are left out.
-func (l *Lexicon) lookup(ctx context.Context, words []string) (map[string][]string, error) {
+// SetNames replaces the pronunciations of people's names (word → phone
+// strings, from Phones), which change at run time: each is heard as a
+// variant of the word, after the word's own pronunciations (extra words,
+// then the dictionary's; the guesser is not asked for a word that has
+// one). Nil or empty removes them all. Every word and pronunciation is
+// checked first: on any error nothing changes.
+func (l *Lexicon) SetNames(names map[string][]string) error {
+	if len(names) > MaxNameWords {
+		return fmt.Errorf("name pronunciations: %d words, more than %d", len(names), MaxNameWords)
+	}
+	checked := make(map[string][]string, len(names))
+	for w, prons := range names {
+		if err := checkWord(w); err != nil {
+			return fmt.Errorf("name pronunciations: %w", err)
+		}
+		if len(prons) == 0 || len(prons) > MaxNameVariants {
+			return fmt.Errorf("name pronunciations of %q: want 1 to %d, got %d", w, MaxNameVariants, len(prons))
+		}
+		var list []string
+		for _, p := range prons {
+			norm, err := checkPhones(p)
+			if err != nil {
+				return fmt.Errorf("name pronunciation of %q: %w", w, err)
+			}
+			list = appendNew(list, norm)
+		}
+		checked[w] = list
+	}
+	l.mu.Lock()
+	l.names = checked
+	l.mu.Unlock()
+	return nil
+}
+
+// Pronounce returns one pronunciation of a spelling of one or more words
+// (ASR-normalised, space-separated): each word's first pronunciation
+// from the extra words, the dictionary or the guesser, never from the
+// names, joined. It derives a name's pronunciation from the way it is
+// spelt to be said ("shivawn" for "siobhan").
+func (l *Lexicon) Pronounce(ctx context.Context, spelling string) (string, error) {
+	words := strings.Fields(spelling)
+	// Every word has a phone at least: more words than maxPhones cannot fit.
+	if len(words) == 0 || len(words) > maxPhones {
+		return "", fmt.Errorf("pronouncing %q: want 1 to %d words", spelling, maxPhones)
+	}
+	for _, w := range words {
+		if err := checkWord(w); err != nil {
+			return "", fmt.Errorf("pronouncing %q: %w", spelling, err)
+		}
+	}
+	prons, err := l.lookup(ctx, slices.Compact(slices.Sorted(slices.Values(words))), nil)
+	if err != nil {
+		return "", fmt.Errorf("pronouncing %q: %w", spelling, err)
+	}
+	var missing []string
+	phones := make([]string, 0, len(words))
+	for _, w := range words {
+		if p := prons[w]; len(p) > 0 {
+			phones = append(phones, p[0])
+		} else if !slices.Contains(missing, w) {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return "", fmt.Errorf("pronouncing %q: %w", spelling, &MissingWordsError{Words: missing})
+	}
+	norm, err := checkPhones(strings.Join(phones, " "))
+	if err != nil {
+		return "", fmt.Errorf("pronouncing %q: %w", spelling, err)
+	}
+	return norm, nil
+}
+
+// lookup pronounces distinct plain words, adding names' pronunciations
+// after each word's own; missing ones are left out.
+func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][]string) (map[string][]string, error) {
 	out := map[string][]string{}
 	keys := map[string][]variant{} // dictionary key → what it may pronounce
 	for _, w := range words {
@@ -222,6 +313,9 @@ func (l *Lexicon) lookup(ctx context.Context, words []string) (map[string][]stri
 			out[w] = direct[w]
 		case len(plural[w]) > 0:
 			out[w] = plural[w]
+		case len(names[w]) > 0:
+			// A guess from the spelling adds nothing to how the name is
+			// said, only another sound the word could be mistaken for.
 		case l.guess != nil && guesses < MaxGuesses:
 			guesses++
 			ph, err := l.guess.Guess(ctx, w)
@@ -235,6 +329,11 @@ func (l *Lexicon) lookup(ctx context.Context, words []string) (map[string][]stri
 				continue
 			}
 			out[w] = []string{ph}
+		}
+	}
+	for _, w := range words {
+		for _, p := range names[w] {
+			out[w] = appendNew(out[w], p)
 		}
 	}
 	return out, nil

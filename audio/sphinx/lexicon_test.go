@@ -3,7 +3,10 @@ package sphinx
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,4 +152,145 @@ func TestGrammarWords(t *testing.T) {
 	}
 	_, err := GrammarWords(strings.Repeat(" ", MaxGrammarBytes+1))
 	assert.Error(t, err)
+}
+
+// TestLexiconNames: a name's pronunciations come after the word's own
+// (extra words, the dictionary's), a guess is not asked for a word that
+// has one, and they can be replaced and removed.
+func TestLexiconNames(t *testing.T) {
+	ctx := context.Background()
+	lex, err := NewLexicon("testdata/small.dict", LexiconOptions{Guesser: fakeGuesser{"siobhan": "S IY AA B HH AE N", "shivawn": "SH IH V AO N"}})
+	require.NoError(t, err)
+	words := []string{"what", "siobhan", "jibo", "time"}
+	got, err := lex.Lookup(ctx, words)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"S IY AA B HH AE N"}, got["siobhan"], "guessed before it has a name's")
+
+	require.NoError(t, lex.SetNames(map[string][]string{
+		"what":    {"W  AA T", "W AH T"}, // spacing normalised; the dictionary's own once
+		"siobhan": {"SH IH V AO N"},
+		"jibo":    {"JH IH B OW"},
+	}))
+	got, err = lex.Lookup(ctx, words)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]string{
+		"what":    {"W AH T", "W AA T"},
+		"siobhan": {"SH IH V AO N"},
+		"jibo":    {"JH IY B OW", "JH IH B OW"},
+		"time":    {"T AY M"},
+	}, got)
+
+	require.NoError(t, lex.SetNames(map[string][]string{"siobhan": {"SH AH V AO N", "SH IH V AO N"}}))
+	got, err = lex.Lookup(ctx, words)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"SH AH V AO N", "SH IH V AO N"}, got["siobhan"], "in the order given")
+	assert.Equal(t, []string{"W AH T"}, got["what"], "replaced, not merged")
+
+	require.NoError(t, lex.SetNames(nil))
+	got, err = lex.Lookup(ctx, words)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"S IY AA B HH AE N"}, got["siobhan"], "removed")
+}
+
+func TestLexiconPronounce(t *testing.T) {
+	ctx := context.Background()
+	lex, err := NewLexicon("testdata/small.dict", LexiconOptions{Guesser: fakeGuesser{"shivawn": "SH IH V AO N"}})
+	require.NoError(t, err)
+	require.NoError(t, lex.SetNames(map[string][]string{"time": {"T IY M"}}))
+	for spelling, want := range map[string]string{
+		"shivawn":     "SH IH V AO N",
+		"what  time":  "W AH T T AY M", // each word's first; never a name's
+		"whats":       "W AH T S",
+		"jibo minute": "JH IY B OW M IH N AH T",
+	} {
+		got, err := lex.Pronounce(ctx, spelling)
+		require.NoError(t, err, spelling)
+		assert.Equal(t, want, got, spelling)
+	}
+	_, err = lex.Pronounce(ctx, "what zork zork")
+	var missing *MissingWordsError
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, []string{"zork"}, missing.Words)
+	for spelling, want := range map[string]string{
+		" ":                           "want 1 to",
+		"a <s>":                       "not allowed",
+		strings.Repeat("minute ", 10): "want 1 to 48 phones",
+	} {
+		_, err := lex.Pronounce(ctx, spelling)
+		assert.ErrorContains(t, err, want, spelling)
+	}
+}
+
+func TestLexiconSetNamesRefuses(t *testing.T) {
+	lex, err := NewLexicon("testdata/small.dict", LexiconOptions{})
+	require.NoError(t, err)
+	require.NoError(t, lex.SetNames(map[string][]string{"ann": {"AE N"}}))
+	many := map[string][]string{}
+	for i := range MaxNameWords + 1 {
+		many[fmt.Sprintf("name%d", i)] = []string{"N EY M"}
+	}
+	for name, tt := range map[string]struct {
+		names map[string][]string
+		err   string
+	}{
+		"unknown phone":      {map[string][]string{"ann": {"AE Q"}}, `unknown phone "Q"`},
+		"no phones":          {map[string][]string{"ann": {" "}}, "want 1 to 48 phones"},
+		"too long":           {map[string][]string{"ann": {strings.Repeat("AH ", 49)}}, "want 1 to 48 phones"},
+		"bad word":           {map[string][]string{"ann lee": {"AE N"}}, "not allowed"},
+		"empty word":         {map[string][]string{"": {"AE N"}}, "want 1 to"},
+		"no pronunciation":   {map[string][]string{"ann": nil}, "want 1 to 4, got 0"},
+		"too many variants":  {map[string][]string{"ann": {"AE N", "AA N", "EY N", "AH N", "IY N"}}, "want 1 to 4, got 5"},
+		"too many words":     {many, "more than 256"},
+		"one bad among good": {map[string][]string{"bob": {"B AA B"}, "cleo": {"K L IY OW", "XX"}}, `unknown phone "XX"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.ErrorContains(t, lex.SetNames(tt.names), tt.err)
+			got, err := lex.Lookup(context.Background(), []string{"ann"})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"AE N"}, got["ann"], "the names before stay")
+		})
+	}
+}
+
+// TestLexiconNamesConcurrently: names replaced while others look words
+// up (run with -race): each lookup sees one set of names or the other.
+func TestLexiconNamesConcurrently(t *testing.T) {
+	lex, err := NewLexicon("testdata/small.dict", LexiconOptions{})
+	require.NoError(t, err)
+	a := map[string][]string{"ann": {"AE N"}, "time": {"T IY M"}}
+	b := map[string][]string{"ann": {"AA N"}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 20 {
+				if i%2 == 0 {
+					names := a
+					if j%2 == 1 {
+						names = b
+					}
+					if err := lex.SetNames(names); err != nil {
+						errs <- err
+					}
+					continue
+				}
+				got, err := lex.Lookup(context.Background(), []string{"ann", "time"})
+				if err != nil {
+					continue // before any names: "ann" is missing
+				}
+				okA := slices.Equal(got["ann"], a["ann"]) && slices.Equal(got["time"], []string{"T AY M", "T IY M"})
+				okB := slices.Equal(got["ann"], b["ann"]) && slices.Equal(got["time"], []string{"T AY M"})
+				if !okA && !okB {
+					errs <- fmt.Errorf("a mix of names: %v", got)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -150,7 +150,9 @@ type search struct {
 	prons   map[string][]string
 }
 
-// words returns the pronunciations of every word of g's grammars.
+// words returns the pronunciations of every word of g's grammars. The
+// decoder's dictionary serves both: a word the two pronounce differently
+// (one prepared before a name's pronunciation changed) has both's.
 func (g grammarState) words() map[string][]string {
 	if g.answers == nil {
 		return g.main.prons
@@ -160,7 +162,13 @@ func (g grammarState) words() map[string][]string {
 		all[w] = p
 	}
 	for w, p := range g.answers.prons {
-		all[w] = p
+		list := all[w]
+		for _, v := range p {
+			if !slices.Contains(list, v) {
+				list = append(slices.Clip(list), v)
+			}
+		}
+		all[w] = list
 	}
 	return all
 }
@@ -297,8 +305,8 @@ func (r *Recognizer) build(g grammarState) (*decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("speech recognizer: %w", err)
 	}
-	for w := range prons {
-		d.words[w] = true
+	for w, p := range prons {
+		d.prons[w] = slices.Clone(p)
 	}
 	if err := d.setSearches(g); err != nil {
 		d.close()
@@ -323,20 +331,30 @@ func writeDict(prons map[string][]string) (string, error) {
 	return f.Name(), nil
 }
 
-// apply brings d to grammars g, adding the words it lacks or, when its
-// dictionary has grown too large, building a new decoder.
+// apply brings d to grammars g, adding the words it lacks and the
+// variants a word gained (a name's pronunciation), or building a new
+// decoder when its dictionary has grown too large or holds a variant g
+// no longer has: pocketsphinx cannot take a pronunciation away.
 func (r *Recognizer) apply(d *decoder, g grammarState) (*decoder, error) {
 	if d.grammar == g.gen {
 		return d, nil
 	}
 	prons := g.words()
 	var missing []string
-	for w := range prons {
-		if !d.hasWord(w) {
+	newWords, stale := 0, false
+	for w, want := range prons {
+		have, ok := d.prons[w]
+		switch {
+		case !ok:
 			missing = append(missing, w)
+			newWords++
+		case len(have) < len(want) && slices.Equal(have, want[:len(have)]):
+			missing = append(missing, w) // the new variants only
+		case !slices.Equal(have, want):
+			stale = true
 		}
 	}
-	if len(d.words)+len(missing) > maxDecoderWords {
+	if stale || len(d.prons)+newWords > maxDecoderWords {
 		d.close()
 		return r.build(g)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -320,6 +321,62 @@ func TestGuessedWords(t *testing.T) {
 	h, err := r.Recognize(context.Background(), speak(t, "unmute"))
 	require.NoError(t, err)
 	assert.Equal(t, "unmute", best(h))
+}
+
+// pronsOf returns a decoder of r's and its pronunciations of word, once
+// every decoder has taken r's current grammars.
+func pronsOf(t *testing.T, r *Recognizer, word string) (*decoder, []string) {
+	t.Helper()
+	d, err := r.take(context.Background())
+	require.NoError(t, err)
+	r.mu.Lock()
+	g := r.grammar
+	r.mu.Unlock()
+	d, err = r.apply(d, g)
+	r.give(d)
+	require.NoError(t, err)
+	return d, slices.Clone(d.prons[word])
+}
+
+// TestNamePronunciations: a name's pronunciation set on the lexicon is
+// heard once the grammar is set again, added to the decoder as a variant
+// of the word (the dictionary's own kept); taking it away builds a new
+// decoder, since pocketsphinx cannot remove one.
+func TestNamePronunciations(t *testing.T) {
+	ctx := context.Background()
+	lex, err := NewLexicon(DefaultDict, LexiconOptions{})
+	require.NoError(t, err)
+	g := JSGF("#JSGF V1.0;\ngrammar n;\npublic <u> = this is (siobhan | ann) | what time is it;\n")
+	r := newTestRecognizer(t, Config{Lexicon: lex, Grammar: g, MinConfidence: 0.8, MinCoverage: 0.8})
+	own := []string{"SH AW B AA N"} // cmudict's
+	d0, p := pronsOf(t, r, "siobhan")
+	require.Equal(t, own, p)
+	// Without the name's pronunciation this small grammar already hears
+	// "this is siobhan" (confidence 0.95 against 1.00 with it): the
+	// answer grammar's open slot is what tells them apart
+	// (cmd/jibod TestHearingAPhoneticName).
+	shivawn := speak(t, "this is shivawn")
+
+	require.NoError(t, lex.SetNames(map[string][]string{"siobhan": {"SH IH V AO N"}}))
+	require.NoError(t, r.SetGrammar(ctx, g))
+	d1, p := pronsOf(t, r, "siobhan")
+	assert.Equal(t, []string{"SH AW B AA N", "SH IH V AO N"}, p)
+	assert.Same(t, d0, d1, "the variant is added to the decoder it has")
+	h, err := r.Recognize(ctx, shivawn)
+	require.NoError(t, err)
+	assert.Equal(t, "this is siobhan", best(h))
+	h, err = r.Recognize(ctx, speak(t, "this is ann"))
+	require.NoError(t, err)
+	assert.Equal(t, "this is ann", best(h), "the other words as before")
+
+	require.NoError(t, lex.SetNames(nil))
+	require.NoError(t, r.SetGrammar(ctx, g))
+	d2, p := pronsOf(t, r, "siobhan")
+	assert.Equal(t, own, p)
+	assert.NotSame(t, d1, d2, "a new decoder without the variant")
+	h, err = r.Recognize(ctx, speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Equal(t, "what time is it", best(h))
 }
 
 func BenchmarkRecognize(b *testing.B) {

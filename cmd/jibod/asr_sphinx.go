@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
@@ -278,6 +279,12 @@ type grammarBuilder struct {
 	// ("this is {loop_member_referent}"), and the answer grammar has each
 	// name alone (a bare "Ann"). Nil means nobody.
 	loop *loop.Store
+
+	// phonetic caches the pronunciations of phonetic spellings ("" for
+	// one that could not be pronounced, warned about once): grammars are
+	// rebuilt at every burst of registrations, the loop rarely changes.
+	mu       sync.Mutex
+	phonetic map[string]string
 }
 
 // The answer grammar's sentences of a bare name (the loop's first and full
@@ -290,6 +297,11 @@ const (
 )
 
 func (gb *grammarBuilder) build(ctx context.Context) (*grammar.Grammar, error) {
+	// Before the grammar's words are looked up, so a grammar rebuilt for a
+	// loop change is applied with the names as they are now said.
+	if err := gb.setNamePronunciations(ctx); err != nil {
+		return nil, err
+	}
 	g, err := gb.compile(ctx, robotGrammarIntents(gb.r))
 	if err != nil {
 		return nil, err
@@ -372,6 +384,74 @@ func (gb *grammarBuilder) nameSentences() []string {
 		}
 	}
 	return out
+}
+
+// setNamePronunciations gives the lexicon the loop's phonetic names: a
+// member's first name is also heard as their phonetic name is said
+// ("siobhan" as "shivawn" sounds), besides the dictionary's way. A
+// phonetic name that cannot be pronounced (not in the dictionary, no
+// espeak-ng) is left out with a warning.
+func (gb *grammarBuilder) setNamePronunciations(ctx context.Context) error {
+	var members []loop.Member
+	if gb.loop != nil {
+		members, _ = gb.loop.Members()
+	}
+	gb.mu.Lock()
+	defer gb.mu.Unlock()
+	cache := map[string]string{} // this loop's spellings only
+	say := func(spelling string) (string, error) {
+		if p, ok := gb.phonetic[spelling]; ok {
+			cache[spelling] = p
+			return p, nil
+		}
+		p, err := gb.lex.Pronounce(ctx, spelling)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			gb.log.Warn("a phonetic name the recogniser cannot pronounce is not listened for", "phonetic", spelling, "err", err)
+		}
+		cache[spelling] = p
+		return p, nil
+	}
+	names := map[string][]string{}
+	for _, m := range members {
+		if m.PhoneticName == "" {
+			continue
+		}
+		first := strings.Fields(intent.Normalize(m.FirstName))
+		spoken := strings.Fields(intent.Normalize(m.PhoneticName))
+		// Each word of the first name needs the words that say it.
+		var pairs [][2]string
+		switch {
+		case len(first) == 1:
+			pairs = [][2]string{{first[0], strings.Join(spoken, " ")}}
+		case len(first) == len(spoken):
+			for i := range first {
+				pairs = append(pairs, [2]string{first[i], spoken[i]})
+			}
+		default:
+			gb.log.Warn("a phonetic name whose words do not match the first name's is not listened for",
+				"first", m.FirstName, "phonetic", m.PhoneticName)
+		}
+		for _, p := range pairs {
+			if p[0] == p[1] || len(names[p[0]]) == sphinx.MaxNameVariants {
+				continue // the dictionary's own, or enough ways to say it
+			}
+			phones, err := say(p[1])
+			if err != nil {
+				return err
+			}
+			if phones != "" && !slices.Contains(names[p[0]], phones) {
+				names[p[0]] = append(names[p[0]], phones)
+			}
+		}
+	}
+	gb.phonetic = cache
+	if err := gb.lex.SetNames(names); err != nil {
+		return fmt.Errorf("the loop's phonetic names: %w", err)
+	}
+	return nil
 }
 
 // loopNames are the words of the loop members' first and last names, for

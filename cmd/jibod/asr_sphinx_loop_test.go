@@ -5,19 +5,30 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/grammar"
+	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/audio/sphinx"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/graph"
+	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/jcp"
 )
 
 // needSphinxFiles skips a test when the pronouncing dictionary or the
@@ -69,6 +80,56 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 	assert.Contains(t, main.Words(), "hey")
 }
 
+// The grammar builder gives the lexicon the loop's phonetic names when it
+// builds: a first name is also heard as its phonetic name is said, word
+// by word when both have as many words; one that cannot be pronounced or
+// matched is left out with a warning, and a loop change is taken at the
+// next build.
+func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
+	needSphinxFiles(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--first", "Zoe", "--phonetic", "Zoey"}, // not in cmudict, and no guesser here
+		{"--first", "Mary Ann", "--phonetic", "Marie On"},
+		{"--first", "Siobhan", "--phonetic", "Shi Vaughn"},
+		{"--first", "Jo Ellen", "--phonetic", "Joellen"},
+		{"--first", "Bo", "--phonetic", "bo"},
+	} {
+		code, _, stderr := loopCmd(t, dir, append([]string{"add"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+	}
+	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
+	require.NoError(t, err)
+	var logs syncBuffer
+	gb := &grammarBuilder{r: r, lex: lex, lang: "en-US", log: slog.New(slog.NewTextHandler(&logs, nil)), loop: r.loop}
+	_, err = gb.build(context.Background())
+	require.NoError(t, err)
+	words := []string{"mary", "ann", "siobhan", "jo", "ellen", "bo"}
+	got, err := lex.Lookup(context.Background(), words)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]string{
+		"mary":    {"M EH R IY", "M ER IY"}, // cmudict's own first
+		"ann":     {"AE N", "AA N"},
+		"siobhan": {"SH AW B AA N", "SH IY V AO N"},
+		"jo":      {"JH OW"},
+		"ellen":   {"EH L AH N"},
+		"bo":      {"B OW"},
+	}, got)
+	assert.Contains(t, logs.String(), `phonetic=zoey`)
+	assert.Contains(t, logs.String(), `first="Jo Ellen" phonetic=Joellen`)
+
+	code, _, stderr := loopCmd(t, dir, "remove", "Siobhan")
+	require.Equal(t, 0, code, stderr)
+	_, err = gb.build(context.Background())
+	require.NoError(t, err)
+	got, err = lex.Lookup(context.Background(), []string{"siobhan"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"SH AW B AA N"}, got["siobhan"], "gone with her")
+}
+
 // syncBuffer is a log destination safe for concurrent writes.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -105,4 +166,152 @@ func TestRecognizerRebuildsOnALoopChange(t *testing.T) {
 	code, _, stderr := loopCmd(t, dir, "add", "--first", "Ann")
 	require.Equal(t, 0, code, stderr)
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "grammar rebuilt") }, 30*time.Second, 20*time.Millisecond)
+}
+
+// askWhoUtterance starts askWhoSkill.
+const askWhoUtterance = "guess who i am"
+
+// askWhoSkill asks "Who am I talking to?" with the opt-in's rule
+// (optin/who) and greets the looper SetLooperIDNode settles on.
+type askWhoSkill struct{ offerSkill }
+
+func newAskWhoSkill(t *testing.T) *askWhoSkill {
+	t.Helper()
+	m, err := registry.ParseManifest([]byte(`{"id": "test/askwho", "version": "1.0.0", "name": "Ask who",
+		"description": "Asks who it is talking to.", "permissions": ["speech", "listen", "person"], "safety_level": "low"}`))
+	require.NoError(t, err)
+	say := func(name string, text func(d *graph.Data) string) *graph.JCPNode {
+		return graph.JCP(name, func(_ context.Context, d *graph.Data) (*jcp.Action, error) {
+			return jcp.NewAction(jcp.Say(text(d))), nil
+		}, nil, graph.TransitionDone).Final()
+	}
+	ask := graph.JCP("ask", func(context.Context, *graph.Data) (*jcp.Action, error) {
+		return jcp.NewAction(jcp.Question("Who am I talking to?", "optin/who")), nil
+	}, nil, graph.TransitionDone)
+	hello := say("hello", func(d *graph.Data) string {
+		for _, u := range d.Runtime.Loop.Users {
+			if s := d.Runtime.Perception.Speaker; s != nil && *s == u.ID {
+				return "Hello, " + u.FirstName + "."
+			}
+		}
+		return "Hello, whoever you are."
+	})
+	stranger := say("stranger", func(*graph.Data) string { return notInLoopLine })
+	okay := say("okay", func(*graph.Data) string { return "Okay." })
+	looper := graph.SetLooperID("who")
+	g := graph.New("askwho", "Done")
+	require.NoError(t, g.AddNode(ask, graph.To(graph.TransitionDone, looper)))
+	require.NoError(t, g.AddNode(looper, graph.To(graph.TransitionSuccess, hello),
+		graph.To(graph.TransitionNotInLoop, stranger), graph.To(graph.TransitionCancel, okay)))
+	for _, n := range []*graph.JCPNode{hello, stranger, okay} {
+		require.NoError(t, g.AddNode(n, graph.ToExit(graph.TransitionDone, "Done")))
+	}
+	gs, err := graph.NewSkill("test.askwho", g, graph.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	return &askWhoSkill{offerSkill{manifest: m, g: gs}}
+}
+
+func (s *askWhoSkill) Locale() fs.FS {
+	return fstest.MapFS{"en-us/askwho.intent": {Data: []byte(askWhoUtterance + "\n")}}
+}
+
+// synthesize says each text with espeak-ng (16 kHz by sox, as the sphinx
+// package's tests make theirs), with 2 s of silence after each, in which
+// the robot answers, and writes the whole as a WAV file.
+func synthesize(t *testing.T, texts ...string) string {
+	t.Helper()
+	for _, p := range []string{"espeak-ng", "sox"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("%s is needed to synthesise test speech (scripts/deps.sh installs it)", p)
+		}
+	}
+	dir := t.TempDir()
+	var pcm []int16
+	for i, text := range texts {
+		raw, wav := filepath.Join(dir, fmt.Sprintf("raw%d.wav", i)), filepath.Join(dir, fmt.Sprintf("s%d.wav", i))
+		out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", raw, text).CombinedOutput()
+		require.NoError(t, err, string(out))
+		out, err = exec.Command("sox", "-V1", raw, "-r", "16000", "-c", "1", "-b", "16", wav).CombinedOutput()
+		require.NoError(t, err, string(out))
+		f, err := os.Open(wav)
+		require.NoError(t, err)
+		clip, err := audio.DecodeWAV(f)
+		f.Close()
+		require.NoError(t, err)
+		pcm = append(append(pcm, audio.ToRecognition(clip)...), make([]int16, 2*audio.SampleRate)...)
+	}
+	var b bytes.Buffer
+	require.NoError(t, audio.EncodeWAV(&b, audio.SampleRate, 1, pcm))
+	path := filepath.Join(dir, "said.wav")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	return path
+}
+
+// TestHearingAPhoneticName: Siobhan, whose phonetic name is Shivawn,
+// answers "who am I talking to?" aloud, through the whole wiring (file
+// source, listener, pocketsphinx, pipeline, skill, body). The answers are
+// synthesised from the phonetic spelling, which is how she says her name:
+// espeak-ng's "shivawn" is /SH IH V AO N/, cmudict's siobhan /SH AW B AA
+// N/. With the phonetic name the robot hears "siobhan" and greets her;
+// without it, it hears something else from the same audio. The answers
+// are her name alone and "this is, shivawn": said without the pause,
+// "this is shivawn" is heard as "this is three a one" (the who rule's
+// open slot takes up to three of any answer word) with or without the
+// phonetic name.
+func TestHearingAPhoneticName(t *testing.T) {
+	needSphinxFiles(t)
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		t.Skip("espeak-ng is needed: it pronounces the phonetic name")
+	}
+	ask := "hey jibo, " + askWhoUtterance
+	wav := synthesize(t, ask, "shivawn", ask, "this is, shivawn")
+	hear := func(t *testing.T, loopArgs ...string) (id string, heard, said []string, person string) {
+		t.Helper()
+		dir := t.TempDir()
+		code, out, stderr := loopCmd(t, dir, append([]string{"add", "--first", "Siobhan"}, loopArgs...)...)
+		require.Equal(t, 0, code, stderr)
+		rec := &recorder{}
+		r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
+			Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newAskWhoSkill(t)}})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = r.Close(context.Background()) })
+		f := parseAudioFlags(t, "--audio", "file:"+wav)
+		h, err := startListening(context.Background(), r, f, "en-US", newRecognizer, nil, slog.New(slog.DiscardHandler))
+		require.NoError(t, err)
+		require.NoError(t, h.wait(context.Background()))
+		require.NoError(t, h.stop())
+		if p := r.parts.state.Snapshot().Person; p != nil {
+			person = p.LooperID
+		}
+		require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
+		for _, m := range rec.of(listen.TopicRecognized) {
+			text := ""
+			if hyps, _ := m.Data["hypotheses"].([]any); len(hyps) > 0 {
+				text, _ = hyps[0].(map[string]any)["text"].(string)
+			}
+			heard = append(heard, text)
+		}
+		for _, m := range rec.of(pipeline.TopicSpeak) {
+			said = append(said, m.DataString("utterance"))
+		}
+		return looperID.FindString(out), heard, said, person
+	}
+	asked := "hey jibo " + askWhoUtterance
+
+	t.Run("with the phonetic name", func(t *testing.T) {
+		id, heard, said, person := hear(t, "--phonetic", "Shivawn")
+		assert.Equal(t, []string{asked, "siobhan", asked, "this is siobhan"}, heard)
+		assert.Equal(t, []string{"Who am I talking to?", "Hello, Siobhan.", "Who am I talking to?", "Hello, Siobhan."}, said)
+		assert.Equal(t, id, person, "SET_PRESENT_PERSON named her")
+	})
+	t.Run("without it", func(t *testing.T) {
+		_, heard, said, person := hear(t)
+		require.NotEmpty(t, heard)
+		assert.Equal(t, asked, heard[0])
+		for _, h := range heard {
+			assert.NotContains(t, strings.Fields(h), "siobhan")
+		}
+		assert.NotContains(t, said, "Hello, Siobhan.")
+		assert.Empty(t, person)
+	})
 }
