@@ -98,6 +98,12 @@ func TestRunScores(t *testing.T) {
 			Heard{Recognized: []string{""}}},
 		{Item{File: "o3.wav", Text: "the volume knob is stuck", Wake: false, Noise: "snr5", Kind: "other"}, 32002,
 			Heard{Recognized: []string{""}}},
+		// A command the skills do not understand as text: reported, not
+		// scored.
+		{Item{File: "u1.wav", Text: "hey jibo what can you do for me", Wake: true, Noise: "clean", Kind: "command"}, 16004,
+			Heard{Wakes: 1, Commands: [][]string{{"what can you do"}}, Recognized: []string{"hey jibo what can you do"}}},
+		{Item{File: "u2.wav", Text: "hey jibo what can you do for me", Wake: true, Noise: "snr5", Kind: "command"}, 16005,
+			Heard{Wakes: 1, Commands: [][]string{{"what can you do"}}, Recognized: []string{"hey jibo what can you do"}}},
 	}
 	script := scripted{}
 	var items []Item
@@ -118,21 +124,22 @@ func TestRunScores(t *testing.T) {
 	var progress []int
 	rep, err := Run(context.Background(), dir, items, script, und, Options{Progress: func(d, _ int) { progress = append(progress, d) }})
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, progress)
+	assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, progress)
 
 	o := rep.Overall
-	assert.Equal(t, 8, o.Files)
+	assert.Equal(t, 10, o.Files)
 	assert.Equal(t, 1, o.Errors)
-	assert.Equal(t, 3, o.WakeFiles)
-	assert.Equal(t, 2, o.WakeHits)
-	assert.InDelta(t, 2.0/3, o.WakeRate, 1e-9)
+	assert.Equal(t, 5, o.WakeFiles)
+	assert.Equal(t, 4, o.WakeHits)
+	assert.InDelta(t, 4.0/5, o.WakeRate, 1e-9)
 	assert.Equal(t, 1, o.FalseWakes)
 	nonWake := float64(16003+32000+32001+32002) / audio.SampleRate
 	assert.InDelta(t, nonWake, o.NonWakeSeconds, 1e-6)
 	assert.InDelta(t, 3600/nonWake, o.FalseWakesPerH, 1e-6)
 	assert.Equal(t, 3, o.Commands, "the bare wake phrase and other speech (even one that fits a template) are not commands; the unreadable file is not scored")
 	assert.Equal(t, 2, o.CommandsCorrect, "a wrong slot is a wrong command")
-	assert.Equal(t, 3, o.OtherFiles)
+	assert.Equal(t, 3, o.OtherFiles, "an unscored command is not other speech")
+	assert.Equal(t, 2, o.Unscored)
 	assert.Equal(t, 1, o.OtherAsCommands)
 	assert.Equal(t, 1, o.OtherActedOn)
 	assert.InDelta(t, 0.02, o.RealTimeFactor, 1e-3)
@@ -150,7 +157,9 @@ func TestRunScores(t *testing.T) {
 
 	var text bytes.Buffer
 	require.NoError(t, rep.WriteText(&text))
-	assert.Contains(t, text.String(), "wake hits         66.7 % (2 of 3)  goal ≥ 95 %: BELOW the goal")
+	assert.Contains(t, text.String(), "wake hits         80.0 % (4 of 5)  goal ≥ 95 %: BELOW the goal")
+	assert.Equal(t, []string{"hey jibo what can you do for me"}, rep.Unscored(), "once per text")
+	assert.Contains(t, text.String(), "WARNING: 1 command texts (2 files) mean nothing to the skills as text, so those files are not scored:\n  \"hey jibo what can you do for me\"\n")
 	assert.Contains(t, text.String(), "real-time factor  0.010 CPU (0.020 wall)  goal ≤ 0.05: meets the goal")
 	assert.Contains(t, text.String(), `want timer:set duration="five minutes" got timer:set duration="nine minutes"`)
 
@@ -159,6 +168,7 @@ func TestRunScores(t *testing.T) {
 	var decoded map[string]any
 	require.NoError(t, json.Unmarshal(js.Bytes(), &decoded), "NaN never reaches JSON")
 	assert.Equal(t, -1.0, decoded["by_kind"].(map[string]any)["other"].(map[string]any)["command_accuracy"])
+	assert.Equal(t, []any{"hey jibo what can you do for me"}, decoded["unscored"])
 }
 
 func TestRunRefusesAWakeItemWithoutThePhrase(t *testing.T) {

@@ -40,6 +40,11 @@ const (
 // when its words fit an intent template.
 const KindOther = "other"
 
+// KindCommand marks an item as a command: its text should mean something
+// to the robot's skills, and when it does not the report says so (see
+// Report.Unscored) rather than quietly leaving it out of the figures.
+const KindCommand = "command"
+
 // Item is one manifest line.
 type Item struct {
 	File  string `json:"file"`

@@ -52,6 +52,9 @@ type Summary struct {
 	OtherFiles      int `json:"other_files"`
 	OtherAsCommands int `json:"other_as_commands"`
 	OtherActedOn    int `json:"other_acted_on"`
+	// Unscored files are commands by the manifest's kind whose text the
+	// skills do not understand (see Report.Unscored).
+	Unscored int `json:"unscored"`
 	// RealTimeFactor is recogniser wall time over the audio it was given,
 	// CPURealTimeFactor its CPU time over it (0 where not measured).
 	RealTimeFactor    float64 `json:"rtf"`
@@ -132,6 +135,8 @@ func add(s *Summary, res Result) {
 		if res.GotOK && res.Got.equal(res.Truth) {
 			s.CommandsCorrect++
 		}
+	case isUnscored(res):
+		s.Unscored++
 	case !isBareWake(res):
 		s.OtherFiles++
 		if len(h.Commands) > 0 {
@@ -145,6 +150,12 @@ func add(s *Summary, res Result) {
 
 // isBareWake reports a file that says only the wake phrase.
 func isBareWake(res Result) bool { return res.BareWake }
+
+// isUnscored reports a file the set calls a command whose text means
+// nothing to the skills: neither a command nor other speech.
+func isUnscored(res Result) bool {
+	return res.Item.Kind == KindCommand && !res.TruthOK && !res.BareWake
+}
 
 func finish(s *Summary) {
 	s.WakeRate = ratio(s.WakeHits, s.WakeFiles)
@@ -209,7 +220,7 @@ func (r *Report) Mistakes() []Mistake {
 			} else {
 				m.Got = "(no intent)"
 			}
-		case !res.TruthOK && !isBareWake(res) && len(h.Commands) > 0:
+		case !res.TruthOK && !isBareWake(res) && !isUnscored(res) && len(h.Commands) > 0:
 			m.What = "other speech as command"
 			if res.GotOK {
 				m.Got = res.Got.String()
@@ -218,6 +229,21 @@ func (r *Report) Mistakes() []Mistake {
 			continue
 		}
 		out = append(out, m)
+	}
+	return out
+}
+
+// Unscored lists, once each, the texts of items of kind "command" that the
+// robot's intent engines do not read as any command: the set says they are
+// commands, but none can be scored, so a skill or intent change that stops
+// understanding a wording shows here instead of shrinking the figures.
+func (r *Report) Unscored() []string {
+	var out []string
+	for _, res := range r.Results {
+		if !isUnscored(res) || slices.Contains(out, res.Item.Text) {
+			continue
+		}
+		out = append(out, res.Item.Text)
 	}
 	return out
 }
@@ -273,6 +299,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			s := g.m[k]
 			fmt.Fprintf(&b, "   %-16s %5d  %9s  %13.1f  %8s  %d/%d\n", k, s.Files, pct(s.WakeRate), s.FalseWakesPerH,
 				pct(s.CommandAccuracy), s.OtherAsCommands, s.OtherFiles)
+		}
+	}
+	if un := r.Unscored(); len(un) > 0 {
+		fmt.Fprintf(&b, "\nWARNING: %d command texts (%d files) mean nothing to the skills as text, so those files are not scored:\n", len(un), o.Unscored)
+		for _, t := range un {
+			fmt.Fprintf(&b, "  %q\n", t)
 		}
 	}
 	ms := r.Mistakes()
@@ -344,6 +376,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		"by_voice": cleanMap(r.ByVoice),
 		"by_kind":  cleanMap(r.ByKind),
 		"mistakes": r.Mistakes(),
+		"unscored": r.Unscored(),
 		"files":    r.Files(),
 		"goals": map[string]float64{"wake_hit_rate": GoalWakeHits, "false_wakes_per_hour": GoalFalseWakesPerH,
 			"command_accuracy": GoalCommandAccuracy, "rtf": GoalRealTimeFactor},

@@ -33,6 +33,12 @@ type Result struct {
 	// unexplained; a template match accounts for every word (literal, slot
 	// or skipped filler), so it leaves none.
 	Unexplained int
+	// Complete reports a template match in which every literal word of the
+	// sample was said and every slot took a value from its entity list: the
+	// whole sample is in the utterance, whatever else was said around it
+	// ("what can you do for me" for "what can you do"). Open slot text or a
+	// missing word leaves it false.
+	Complete bool
 }
 
 // Per-word scores of an alignment. A slot sample scores the mean over the
@@ -684,6 +690,7 @@ func (m *matcher) result(lang string, lex *Lexicon) *Result {
 				r.Evidence++
 			}
 		}
+		r.Complete = true
 		r.Why = fmt.Sprintf("sample %q: exact match", a.sample)
 		return r
 	}
@@ -707,6 +714,7 @@ func (m *matcher) result(lang string, lex *Lexicon) *Result {
 		}
 	}
 	notes = append(notes, fmt.Sprintf("%d of %d words literal", literals, a.words))
+	r.Complete = a.loose == nil || len(a.loose.missing) == 0
 	for i, el := range a.ss.elems {
 		if el.slot == "" {
 			// A missing optional word has an empty span.
@@ -718,11 +726,13 @@ func (m *matcher) result(lang string, lex *Lexicon) *Result {
 		value, _ := m.value(spans[i][0], spans[i][1], el)
 		switch a.c.wordScore(el.slot, value) {
 		case scoreBlacklisted:
+			r.Complete = false
 			notes = append(notes, fmt.Sprintf("%s unresolved: %q is blacklisted for it (RES-06)", el.slot, value))
 		case scoreEntity:
 			r.Slots[el.slot] = value
 			notes = append(notes, fmt.Sprintf("%s=%q (entity value)", el.slot, value))
 		default:
+			r.Complete = false
 			r.Slots[el.slot] = value
 			notes = append(notes, fmt.Sprintf("%s=%q (open text)", el.slot, value))
 		}

@@ -53,9 +53,15 @@ type Matcher interface {
 // Result.Evidence): at least one content word said as a literal word of
 // the sample or inside a keyword phrase, and no more content words left
 // unexplained than that. Function words, fillers and open slot text are
-// never evidence, and unexplained function words cost nothing.
+// never evidence, and unexplained function words cost nothing. A Complete
+// template match needs none: when every word of the sample was said, and
+// its slots took listed values, the sample itself is the evidence, even
+// one made of function words only ("what can you do" in "what can you do
+// for me").
 func Plausible(r *Result) (bool, string) {
 	switch {
+	case r.Complete && r.Unexplained == 0:
+		return true, ""
 	case r.Evidence == 0:
 		return false, "no evidence: of the words said, only function words, fillers or open slot text match it"
 	case r.Unexplained > r.Evidence:

@@ -18,19 +18,21 @@ func TestPlausible(t *testing.T) {
 	tests := []struct {
 		name                  string
 		evidence, unexplained int
+		complete              bool
 		ok                    bool
 		reason                string
 	}{
-		{"one word of evidence, nothing unexplained", 1, 0, true, ""},
-		{"as much explained as not", 1, 1, true, ""},
-		{"more explained than not", 2, 1, true, ""},
-		{"no evidence", 0, 0, false, "no evidence"},
-		{"no evidence, words unexplained", 0, 3, false, "no evidence"},
-		{"more unexplained than explained", 1, 2, false, "2 content words unexplained, more than the 1 it rests on"},
+		{"one word of evidence, nothing unexplained", 1, 0, false, true, ""},
+		{"as much explained as not", 1, 1, false, true, ""},
+		{"more explained than not", 2, 1, false, true, ""},
+		{"no evidence", 0, 0, false, false, "no evidence"},
+		{"no evidence, but the whole sample said", 0, 0, true, true, ""},
+		{"no evidence, words unexplained", 0, 3, false, false, "no evidence"},
+		{"more unexplained than explained", 1, 2, false, false, "2 content words unexplained, more than the 1 it rests on"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ok, why := Plausible(&Result{Evidence: tc.evidence, Unexplained: tc.unexplained})
+			ok, why := Plausible(&Result{Evidence: tc.evidence, Unexplained: tc.unexplained, Complete: tc.complete})
 			assert.Equal(t, tc.ok, ok)
 			if tc.reason == "" {
 				assert.Empty(t, why)
@@ -55,6 +57,8 @@ func lowTierPipeline(t testing.TB) []*TierPlugin {
 		{SkillID: "home", IntentName: "light_set", Lang: "en-us", Samples: []string{"{name} to {color}"}},
 		{SkillID: "media", IntentName: "play", Lang: "en-us", Samples: []string{"play {query}"}},
 		{SkillID: "phone", IntentName: "call", Lang: "en-us", Samples: []string{"phone {contact}"}},
+		// Function words only, a real request ("help" skill).
+		{SkillID: "help", IntentName: "capabilities", Lang: "en-us", Samples: []string{"what can you do"}},
 	} {
 		if _, err := te.Register(d); err != nil {
 			t.Fatal(err)
@@ -136,6 +140,9 @@ func TestLowTierRule(t *testing.T) {
 		// words is as much a guess there, and one with evidence is kept.
 		{"templates-medium on function words", "state of curtain", "", "", "templates-medium", "turn_on", "no evidence"},
 		{"templates-medium with evidence", "play some jazz please", "templates-medium", "play", "", "", ""},
+		// The whole sample said is evidence enough, even in function words
+		// (the spoken "what can you do for me" was refused before).
+		{"templates-medium, the whole sample said", "what can you do for me", "templates-medium", "capabilities", "", "", ""},
 		// keywords-medium is not: half the words as keywords the skill
 		// chose is no guess, even when the keyword is a function word.
 		{"keywords-medium is not guarded", "you there", "keywords-medium", "addressed", "", "", ""},
@@ -212,6 +219,7 @@ func TestResultEvidence(t *testing.T) {
 	te := newTestEngine()
 	mustRegister(t, te, TemplateIntent{SkillID: "s", IntentName: "light", Lang: "en-us",
 		Samples: []string{"turn on the kitchen light", "turn on the {room} light", "{thing} of {place}"}})
+	mustRegister(t, te, TemplateIntent{SkillID: "s", IntentName: "help", Lang: "en-us", Samples: []string{"what can you do"}})
 	ke := newKeywordEngine()
 	mustRegisterKeyword(t, ke, weather())
 	noLex := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.DiscardHandler), Lexicons: map[string]*Lexicon{}})
@@ -221,14 +229,16 @@ func TestResultEvidence(t *testing.T) {
 		name, utterance       string
 		engine                Matcher
 		evidence, unexplained int
+		complete              bool
 	}{
-		{"exact sample: every content word", "turn on the kitchen light", te, 4, 0},
-		{"slot text is no evidence", "turn on the living room light", te, 3, 0},
-		{"skipped fillers are no evidence", "could you please turn on the kitchen light", te, 4, 0},
-		{"literal function words are no evidence", "the state of the curtain", te, 0, 0},
-		{"without a lexicon every word is content", "the state of the curtain", noLex, 1, 0},
-		{"keywords: covered and not", "i love stormy weather", ke, 1, 2},
-		{"keywords: optional vocabulary is evidence", "what is the weather like today", ke, 2, 0},
+		{"exact sample: every content word", "turn on the kitchen light", te, 4, 0, true},
+		{"slot text is no evidence", "turn on the living room light", te, 3, 0, false},
+		{"skipped fillers are no evidence", "could you please turn on the kitchen light", te, 4, 0, true},
+		{"literal function words are no evidence", "the state of the curtain", te, 0, 0, false},
+		{"without a lexicon every word is content", "the state of the curtain", noLex, 1, 0, false},
+		{"function words only, the whole sample said", "what can you do for me", te, 0, 0, true},
+		{"keywords: covered and not", "i love stormy weather", ke, 1, 2, false},
+		{"keywords: optional vocabulary is evidence", "what is the weather like today", ke, 2, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -236,6 +246,7 @@ func TestResultEvidence(t *testing.T) {
 			require.NotNil(t, r)
 			assert.Equal(t, tc.evidence, r.Evidence, "evidence")
 			assert.Equal(t, tc.unexplained, r.Unexplained, "unexplained")
+			assert.Equal(t, tc.complete, r.Complete, "complete")
 		})
 	}
 }
