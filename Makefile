@@ -97,28 +97,36 @@ wasm-skills:
 test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
-	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir|TheLoopsNames|ALoopChange|PhoneticName' ./cmd/jibod/
+	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir|ModelFloors|TheLoopsNames|ALoopChange|PhoneticName' ./cmd/jibod/
 
 # The hearing figures of the README: the tuning set and the held-out set
-# (generated once, about a minute each), heard through the sphinx build;
-# then the held-out set again with the model adapted to the tuning set's
-# recordings, and with the model adapted to those and to an enrollment
-# (400 sentences of the robot's grammar from `jibod audio prompts`, said
-# by the tuning set's voices, as `jibod audio enroll` records people).
+# (generated once, about a minute each), heard through the sphinx build
+# with Debian's model; then each set with the model adapted to an
+# enrollment of its own voices (each voice reads the 100 sentences of
+# `jibod audio prompts`, less the set's own sentences, as `jibod audio
+# enroll` records people: the robot adapted to its people), and the
+# held-out set with the model adapted to the tuning set's recordings
+# (other voices). Models are adapted afresh every run (about 20 s each).
 audio-eval:
 	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
 	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
 	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout
-	test -f bin/audio-testset-enroll/manifest.jsonl || { bin/jibod-sphinx audio prompts --n 400 >bin/enroll-prompts.txt && \
-		scripts/gen-audio-testset.sh --enroll bin/enroll-prompts.txt bin/audio-testset-enroll; }
+	test -f bin/enroll-prompts.txt || bin/jibod-sphinx audio prompts >bin/enroll-prompts.txt
+	test -f bin/audio-enroll-tuning/manifest.jsonl || scripts/gen-audio-testset.sh --enroll bin/enroll-prompts.txt bin/audio-enroll-tuning
+	test -f bin/audio-enroll-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --enroll-heldout bin/enroll-prompts.txt bin/audio-enroll-heldout
+	@echo "== tuning set, Debian's model"
 	bin/jibod-sphinx audio eval --dir bin/audio-testset --quiet
+	@echo "== held-out set, Debian's model"
 	bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
-	@echo "== held-out set, acoustic model MAP-adapted to the tuning set's recordings (bin/model-adapted)"
-	test -d bin/model-adapted || bin/jibod-sphinx audio adapt --dir bin/audio-testset --out bin/model-adapted
+	@echo "== tuning set, model adapted to its voices' enrollment (bin/model-tuning-enrolled)"
+	rm -rf bin/model-tuning-enrolled && bin/jibod-sphinx audio adapt --dir bin/audio-enroll-tuning --out bin/model-tuning-enrolled
+	JIBOD_SPHINX_MODEL=bin/model-tuning-enrolled bin/jibod-sphinx audio eval --dir bin/audio-testset --quiet
+	@echo "== held-out set, model adapted to its voices' enrollment (bin/model-heldout-enrolled)"
+	rm -rf bin/model-heldout-enrolled && bin/jibod-sphinx audio adapt --dir bin/audio-enroll-heldout --out bin/model-heldout-enrolled
+	JIBOD_SPHINX_MODEL=bin/model-heldout-enrolled bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
+	@echo "== held-out set, model adapted to the tuning set's recordings, other voices (bin/model-adapted)"
+	rm -rf bin/model-adapted && bin/jibod-sphinx audio adapt --dir bin/audio-testset --out bin/model-adapted
 	JIBOD_SPHINX_MODEL=bin/model-adapted bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
-	@echo "== held-out set, model adapted to the tuning set and the enrollment (bin/model-enrolled)"
-	test -d bin/model-enrolled || bin/jibod-sphinx audio adapt --dir bin/audio-testset --dir bin/audio-testset-enroll --out bin/model-enrolled
-	JIBOD_SPHINX_MODEL=bin/model-enrolled bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
 

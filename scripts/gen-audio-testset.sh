@@ -8,6 +8,7 @@
 #
 #   scripts/gen-audio-testset.sh [--quick|--heldout] [DIR]
 #   scripts/gen-audio-testset.sh --enroll PROMPTS [DIR]
+#   scripts/gen-audio-testset.sh --enroll-heldout PROMPTS [DIR]
 #
 # Without options it makes the tuning set (DIR defaults to
 # bin/audio-testset): thresholds and decoder settings are chosen on it.
@@ -17,9 +18,17 @@
 # nothing shared with the tuning set, so its figures are the honest ones.
 # --enroll makes an adaptation set (DIR defaults to bin/audio-testset-enroll):
 # the sentences of the file PROMPTS, one a line (`jibod audio prompts`
-# prints them), said by the tuning set's voices at its speeds, pitches and
-# noise levels, one file per sentence, as `jibod audio enroll` would
-# record people reading them; `jibod audio adapt` adapts to it.
+# prints them), read by each of the tuning set's voices, going through its
+# speeds, pitches and noise levels, one file per voice and sentence, as
+# `jibod audio enroll` would record people reading them (everyone enrolling
+# reads the same list); `jibod audio adapt` adapts to it. Prompts the
+# tuning set says (with or without the wake phrase) are left out.
+# --enroll-heldout does the same with the held-out set's voices (DIR
+# defaults to bin/audio-testset-enroll-heldout): the robot's own people
+# enrolled, as the held-out set's speakers would be on a robot of theirs.
+# They read at the tuning set's speeds and pitches, and the held-out
+# set's sentences are left out, so its sentences, speeds, pitches and
+# recordings stay unheard.
 # --quick makes a small set (clean audio only, a few files of each kind):
 # the sphinx build's tests run the eval on it. Needs espeak-ng and sox (scripts/deps.sh installs them). The
 # output is deterministic for a given espeak-ng and sox: every sox run has
@@ -30,9 +39,11 @@ set -euo pipefail
 quick=0
 heldout=0
 prompts=
+enroll_heldout=0
 case "${1:-}" in
---enroll)
-	prompts=${2:?--enroll needs a file of sentences}
+--enroll | --enroll-heldout)
+	[ "$1" = --enroll-heldout ] && enroll_heldout=1
+	prompts=${2:?$1 needs a file of sentences}
 	[ -f "$prompts" ] || { echo "gen-audio-testset: $prompts: no such file" >&2; exit 1; }
 	shift 2
 	;;
@@ -45,7 +56,10 @@ case "${1:-}" in
 	shift
 	;;
 esac
-if [ -n "$prompts" ]; then
+if [ "$enroll_heldout" = 1 ]; then
+	out=${1:-bin/audio-testset-enroll-heldout}
+	heldout=1
+elif [ -n "$prompts" ]; then
 	out=${1:-bin/audio-testset-enroll}
 elif [ "$heldout" = 1 ]; then
 	out=${1:-bin/audio-testset-heldout}
@@ -139,6 +153,8 @@ voices=(en-us en-us+m3 en-gb en-us+f2 en-gb-x-rp en-us+m1 en-029 en-us+f5)
 speeds=(150 175 200 165 185)
 pitches=(50 35 70 45 60 55)
 noises=(clean snr20 snr10 snr5)
+tuning_speeds=("${speeds[@]}")
+tuning_pitches=("${pitches[@]}")
 
 if [ "$heldout" = 1 ]; then
 	# Held out: the same skills asked in other words, and other speech.
@@ -203,6 +219,10 @@ if [ "$heldout" = 1 ]; then
 	speeds=(140 160 180 195 170)
 	pitches=(40 52 65 48 58 38)
 fi
+if [ "$enroll_heldout" = 1 ]; then
+	speeds=("${tuning_speeds[@]}")
+	pitches=("${tuning_pitches[@]}")
+fi
 if [ "$quick" = 1 ]; then
 	commands=("${commands[@]:0:4}")
 	other=("${other[@]:0:2}")
@@ -216,8 +236,10 @@ s=0 # sentences
 
 # synth TEXT OUT: speech at 16 kHz mono 16-bit; the voice, speed and pitch
 # follow the sentence count s and the noise level li.
+# An enrollment sets vi, the voice's index, itself.
+vi=
 synth() {
-	local v=${voices[$(((s + 3 * li) % ${#voices[@]}))]}
+	local v=${voices[${vi:-$(((s + 3 * li) % ${#voices[@]}))}]}
 	local sp=${speeds[$(((s + li) % ${#speeds[@]}))]}
 	local p=${pitches[$(((s + 5 * li) % ${#pitches[@]}))]}
 	espeak-ng -v "$v" -s "$sp" -p "$p" -w "$tmp/raw.wav" "$1"
@@ -263,23 +285,42 @@ add() {
 }
 
 if [ -n "$prompts" ]; then
-	# One file per sentence; voice, speed, pitch and noise level in turn.
-	k=0
+	# The sentences of the set these voices belong to, as the prompts
+	# spell them: left out, so an enrollment never records what its set
+	# measures.
+	declare -A said=(["hey jibo"]=1)
+	for c in "${commands[@]}"; do
+		c=$(printf '%s' "$c" | tr -cd "a-z ")
+		said["$c"]=1
+		said["hey jibo $c"]=1
+	done
+	lines=()
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=$(printf '%s' "$line" | tr -cd 'a-z \n')
 		[ -n "${line// /}" ] || continue
-		k=$((k + 1))
-		s=$k
-		li=$((k % ${#noises[@]}))
-		level=${noises[$li]}
-		wake=false
-		case "$line" in "hey jibo"*) wake=true ;; esac
-		f=$(printf 'enroll-%04d-%s.wav' "$k" "$level")
-		synth "$line" "$tmp/speech.wav"
-		mix "$level" "$tmp/speech.wav" "$out/$f"
-		printf '{"file":"%s","text":"%s","wake":%s,"kind":"enroll","noise":"%s","voice":"%s"}\n' \
-			"$f" "$line" "$wake" "$level" "$voice" >>"$manifest"
+		[ -z "${said[$line]:-}" ] || continue
+		lines+=("$line")
 	done <"$prompts"
+	# Every voice reads every sentence, as everyone enrolling on a robot
+	# reads the same list; one file per voice and sentence, going through
+	# the noise levels, speeds and pitches in turn.
+	k=0
+	for ((vi = 0; vi < ${#voices[@]}; vi++)); do
+		for ((j = 0; j < ${#lines[@]}; j++)); do
+			line=${lines[$j]}
+			s=$((j + vi))
+			li=$((s % ${#noises[@]}))
+			level=${noises[$li]}
+			k=$((k + 1))
+			wake=false
+			case "$line" in "hey jibo"*) wake=true ;; esac
+			f=$(printf 'enroll-%04d-%s.wav' "$k" "$level")
+			synth "$line" "$tmp/speech.wav"
+			mix "$level" "$tmp/speech.wav" "$out/$f"
+			printf '{"file":"%s","text":"%s","wake":%s,"kind":"enroll","noise":"%s","voice":"%s"}\n' \
+				"$f" "$line" "$wake" "$level" "$voice" >>"$manifest"
+		done
+	done
 	echo "gen-audio-testset: $(wc -l <"$manifest") files in $out" >&2
 	exit 0
 fi

@@ -82,10 +82,6 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		}
 		nbest = n
 	}
-	fl, err := floorsFromEnv()
-	if err != nil {
-		return nil, nil, fmt.Errorf("speech recognition: %w", err)
-	}
 	floorDB, err := noiseFloorFromEnv()
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -104,13 +100,24 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	model := modelDir(r.stateDir)
+	fl, err := modelFloors(model)
+	if err != nil && os.Getenv(envSphinxModel) == "" {
+		// The state folder's model is broken: the robot keeps hearing,
+		// with Debian's model, and says why.
+		log.Error("speech recogniser: the adapted acoustic model is unusable; using Debian's", "dir", model, "err", err)
+		model = sphinx.DefaultModelDir
+		fl, err = modelFloors(model)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	if model != sphinx.DefaultModelDir {
-		log.Info("speech recogniser: adapted acoustic model", "dir", model)
+		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
-		MinConfidence: fl[0], MinCoverage: fl[1],
-		Wake: audio.WakePhrase, WakeMinConfidence: fl[2], WakeMinCoverage: fl[3]})
+		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
+		Wake: audio.WakePhrase, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,26 +193,58 @@ const (
 	defaultNBest = 1
 )
 
-// floorsFromEnv returns the rejection floors: the defaults below, or
-// $JIBOD_SPHINX_FLOORS.
-func floorsFromEnv() ([4]float64, error) {
-	fl := [4]float64{minConfidence, minCoverage, wakeMinConfidence, wakeMinCoverage}
+// defaultFloors are the rejection floors for Debian's model.
+var defaultFloors = sphinx.Floors{MinConfidence: minConfidence, MinCoverage: minCoverage,
+	WakeMinConfidence: wakeMinConfidence, WakeMinCoverage: wakeMinCoverage}
+
+// adaptedFloors are the rejection floors `jibod audio adapt` records in
+// the models it makes. A model adapted to its speakers scores their speech
+// higher, false wake phrases too ("Hey Joe, are you coming…" heard as "hey
+// jibo are you an computer" at 0.975): on the tuning set with the model
+// adapted to its voices' enrollment, wake confidence floors from 0.9 to
+// 0.96 let 2, 2, 1 and 1 false wakes through and 0.97 none, with 166 of
+// 168 wake hits at every one of them (and up to 0.99) and the same 265
+// right commands; the other floors are as for Debian's model.
+var adaptedFloors = sphinx.Floors{MinConfidence: minConfidence, MinCoverage: minCoverage,
+	WakeMinConfidence: 0.97, WakeMinCoverage: wakeMinCoverage}
+
+// modelFloors returns the rejection floors to use with the acoustic model
+// in dir: those its provenance records when it is an adapted model that
+// records them, else the defaults; $JIBOD_SPHINX_FLOORS overrides both.
+func modelFloors(dir string) (sphinx.Floors, error) {
+	fl := defaultFloors
+	if _, err := os.Stat(filepath.Join(dir, sphinx.ProvenanceFile)); err == nil {
+		p, err := sphinx.ReadProvenance(dir)
+		if err != nil {
+			return fl, err
+		}
+		if p.Floors != nil {
+			fl = *p.Floors
+		}
+	}
+	return floorsFromEnv(fl)
+}
+
+// floorsFromEnv returns the rejection floors of $JIBOD_SPHINX_FLOORS, or
+// fl when it is unset.
+func floorsFromEnv(fl sphinx.Floors) (sphinx.Floors, error) {
 	v := os.Getenv(envSphinxFloors)
 	if v == "" {
 		return fl, nil
 	}
 	parts := strings.Split(v, ",")
-	if len(parts) != len(fl) {
+	if len(parts) != 4 {
 		return fl, fmt.Errorf("%s=%q: want four numbers, confidence,coverage,wake-confidence,wake-coverage", envSphinxFloors, v)
 	}
+	var f [4]float64
 	for i, p := range parts {
-		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || f < 0 || f > 1 {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || x < 0 || x > 1 {
 			return fl, fmt.Errorf("%s=%q: %q is not a number in [0, 1]", envSphinxFloors, v, p)
 		}
-		fl[i] = f
+		f[i] = x
 	}
-	return fl, nil
+	return sphinx.Floors{MinConfidence: f[0], MinCoverage: f[1], WakeMinConfidence: f[2], WakeMinCoverage: f[3]}, nil
 }
 
 // noiseFloorFromEnv returns the noise floor depth of

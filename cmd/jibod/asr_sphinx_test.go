@@ -56,3 +56,42 @@ func TestModelDir(t *testing.T) {
 	t.Setenv(envSphinxModel, "/models/other")
 	assert.Equal(t, "/models/other", modelDir(state), "the environment wins")
 }
+
+// TestModelFloors: an adapted model's own rejection floors, from its
+// provenance, are used with it; Debian's model and models adapted before
+// floors were recorded get the defaults; a broken provenance is an error
+// naming the file; $JIBOD_SPHINX_FLOORS overrides them all.
+func TestModelFloors(t *testing.T) {
+	write := func(t *testing.T, body string) string {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, sphinx.ProvenanceFile), []byte(body), 0o644))
+		return dir
+	}
+	tests := []struct {
+		name, dir, env string
+		want           sphinx.Floors
+		err            string
+	}{
+		{name: "Debian's model", dir: t.TempDir(), want: defaultFloors},
+		{name: "adapted before floors were recorded", dir: write(t, `{"recordings": 3}`), want: defaultFloors},
+		{name: "adapted with its floors", dir: write(t, `{"floors": {"confidence": 0.7, "coverage": 0.75, "wake_confidence": 0.97, "wake_coverage": 0.8}}`),
+			want: sphinx.Floors{MinConfidence: 0.7, MinCoverage: 0.75, WakeMinConfidence: 0.97, WakeMinCoverage: 0.8}},
+		{name: "a floor out of range", dir: write(t, `{"floors": {"confidence": 1.5}}`), err: "floor confidence 1.5 is not in [0, 1]"},
+		{name: "not JSON", dir: write(t, `{"floors": `), err: sphinx.ProvenanceFile},
+		{name: "the environment wins", dir: write(t, `{"floors": {"wake_confidence": 0.97}}`), env: "0.1,0.2,0.3,0.4",
+			want: sphinx.Floors{MinConfidence: 0.1, MinCoverage: 0.2, WakeMinConfidence: 0.3, WakeMinCoverage: 0.4}},
+		{name: "a bad environment", dir: t.TempDir(), env: "0.1,0.2", err: "want four numbers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(envSphinxFloors, tt.env)
+			got, err := modelFloors(tt.dir)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
