@@ -111,9 +111,9 @@ audio-eval:
 	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
 	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
 	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout
-	test -f bin/enroll-prompts.txt || bin/jibod-sphinx audio prompts >bin/enroll-prompts.txt
-	test -f bin/audio-enroll-tuning/manifest.jsonl || scripts/gen-audio-testset.sh --enroll bin/enroll-prompts.txt bin/audio-enroll-tuning
-	test -f bin/audio-enroll-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --enroll-heldout bin/enroll-prompts.txt bin/audio-enroll-heldout
+	test -f bin/audio-enroll-prompts.txt || bin/jibod-sphinx audio prompts >bin/audio-enroll-prompts.txt
+	test -f bin/audio-enroll-tuning/manifest.jsonl || scripts/gen-audio-testset.sh --enroll bin/audio-enroll-prompts.txt bin/audio-enroll-tuning
+	test -f bin/audio-enroll-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --enroll-heldout bin/audio-enroll-prompts.txt bin/audio-enroll-heldout
 	@echo "== tuning set, Debian's model"
 	bin/jibod-sphinx audio eval --dir bin/audio-testset --quiet
 	@echo "== held-out set, Debian's model"
