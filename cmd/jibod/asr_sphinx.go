@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -201,8 +202,8 @@ var defaultFloors = sphinx.Floors{MinConfidence: minConfidence, MinCoverage: min
 // the models it makes. A model adapted to its speakers scores their speech
 // higher, false wake phrases too ("Hey Joe, are you coming…" heard as "hey
 // jibo are you an computer" at 0.975): on the tuning set with the model
-// adapted to its voices' enrollment, wake confidence floors from 0.9 to
-// 0.96 let 2, 2, 1 and 1 false wakes through and 0.97 none, with 166 of
+// adapted to its voices' enrollment, wake confidence floors of 0.9, 0.95
+// and 0.96 let 2, 2 and 1 false wakes through and 0.97 none, with 166 of
 // 168 wake hits at every one of them (and up to 0.99) and the same 265
 // right commands; the other floors are as for Debian's model.
 var adaptedFloors = sphinx.Floors{MinConfidence: minConfidence, MinCoverage: minCoverage,
@@ -213,14 +214,12 @@ var adaptedFloors = sphinx.Floors{MinConfidence: minConfidence, MinCoverage: min
 // records them, else the defaults; $JIBOD_SPHINX_FLOORS overrides both.
 func modelFloors(dir string) (sphinx.Floors, error) {
 	fl := defaultFloors
-	if _, err := os.Stat(filepath.Join(dir, sphinx.ProvenanceFile)); err == nil {
-		p, err := sphinx.ReadProvenance(dir)
-		if err != nil {
-			return fl, err
-		}
-		if p.Floors != nil {
-			fl = *p.Floors
-		}
+	switch p, err := sphinx.ReadProvenance(dir); {
+	case errors.Is(err, fs.ErrNotExist): // not an adapted model
+	case err != nil:
+		return fl, err
+	case p.Floors != nil:
+		fl = *p.Floors
 	}
 	return floorsFromEnv(fl)
 }
