@@ -3,35 +3,51 @@
 package motion
 
 import (
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// preciseSleep sleeps d with nanosleep(2) on the calling thread: the
+// preciseSleep sleeps d with clock_nanosleep(2) on the calling thread: the
 // kernel's high-resolution timer wakes it within microseconds, where Go's
 // runtime timers, serviced by its network poller, can wake up to about a
 // millisecond late. The thread is not locked to the goroutine: a locked
 // thread must be handed a processor explicitly, which under load was far
 // slower than taking whichever is free.
 //
-// The request and the remainder are separate, and a remainder longer than
-// what was asked is not slept: qemu-user 7.2 writes an uninitialised
-// remainder when a signal lands just before the call and then restarts the
-// call with the same arguments, so one shared timespec became an 8-hour
-// sleep and hung the robot's shutdown under emulation.
+// It sleeps until an absolute deadline on the monotonic clock, so a signal
+// only means calling again with the same deadline. A relative sleep has to
+// trust the remainder the call reports, and qemu-user 7.2 gets that wrong
+// both ways: it once wrote an uninitialised remainder (an 8-hour sleep that
+// hung shutdown under emulation), and in CI a remainder short enough that a
+// 3 ms sleep ended after 2.4 ms.
 func preciseSleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	req := syscall.NsecToTimespec(d.Nanoseconds())
-	var rem syscall.Timespec
-	for syscall.Nanosleep(&req, &rem) == syscall.EINTR {
-		// Interrupted by a signal: sleep the rest, if the rest is sane.
-		left := rem.Nano()
-		if left <= 0 || left > req.Nano() {
-			return
+	var now unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &now); err != nil {
+		time.Sleep(d)
+		return
+	}
+	deadline := unix.NsecToTimespec(now.Nano() + d.Nanoseconds())
+	for {
+		err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &deadline, nil)
+		if err == nil || err == unix.EINTR {
+			// Check the clock rather than the call's word for it; the
+			// deadline is fixed, so going round again never oversleeps.
+			if unix.ClockGettime(unix.CLOCK_MONOTONIC, &now) != nil || now.Nano() >= deadline.Nano() {
+				return
+			}
+			continue
 		}
-		req = rem
+		// No usable clock_nanosleep: sleep what is left the runtime's way.
+		if unix.ClockGettime(unix.CLOCK_MONOTONIC, &now) == nil {
+			time.Sleep(time.Duration(deadline.Nano() - now.Nano()))
+		} else {
+			time.Sleep(d)
+		}
+		return
 	}
 }
 
