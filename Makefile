@@ -111,7 +111,11 @@ audio-eval:
 	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
 	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
 	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout
-	test -f bin/audio-enroll-prompts.txt || bin/jibod-sphinx audio prompts >bin/audio-enroll-prompts.txt
+	@# The enrollment follows the skills: new prompts mean new recordings.
+	bin/jibod-sphinx audio prompts >bin/audio-enroll-prompts.new
+	cmp -s bin/audio-enroll-prompts.new bin/audio-enroll-prompts.txt || { \
+		mv bin/audio-enroll-prompts.new bin/audio-enroll-prompts.txt; rm -rf bin/audio-enroll-tuning bin/audio-enroll-heldout; }
+	rm -f bin/audio-enroll-prompts.new
 	test -f bin/audio-enroll-tuning/manifest.jsonl || scripts/gen-audio-testset.sh --enroll bin/audio-enroll-prompts.txt bin/audio-enroll-tuning
 	test -f bin/audio-enroll-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --enroll-heldout bin/audio-enroll-prompts.txt bin/audio-enroll-heldout
 	@echo "== tuning set, Debian's model"

@@ -39,8 +39,8 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "(count down (for | from) | set a timer for | start a timer for | timer for) <c_duration>")
 	assert.Equal(t, "(change (the volume to | volume to | your volume to) | put (the volume to | volume to | your volume to) | set (the volume to | volume to | your volume to) | turn (the volume to | volume to | your volume to) | volume) <c_number>",
 		ruleOf(t, g, "jibo.volume:volume_set"))
-	// An untyped slot with no entity and no class is open.
-	assert.Equal(t, "(are you a fan of | do you like | what do you think (about | of)) <open>", ruleOf(t, g, "jibo.chitchat:do_you_like"))
+	// A slot with .entity values (chitchat's thing.entity) takes them.
+	assert.Equal(t, "(are you a fan of | do you like | what do you think (about | of)) <e0>", ruleOf(t, g, "jibo.chitchat:do_you_like"))
 
 	tests := []struct {
 		say  string
@@ -55,11 +55,11 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 		{"start a twenty five minute timer", true},
 		{"set the volume to seven", true},
 		{"set the volume to a hundred", true},
-		{"do you like the timer", true}, // open slot: known words
+		{"do you like guinea pigs", true}, // an entity value
 		{"what time", false},            // stops short
 		{"hey jibo what time is", false},
 		{"set a timer for five", false},
-		{"do you like pizza", false}, // an open slot only hears known words
+		{"do you like the timer", false}, // not one of the values
 		{"set a timer for a hour", false},
 		{"the weather in paris is lovely", false},
 		{"", false},

@@ -9,7 +9,8 @@ import (
 )
 
 func TestPromptsSayEveryWord(t *testing.T) {
-	g, err := Build(builtinIntents(t), Options{Lang: "en-US", Wake: "hey jibo"})
+	gossip := Intent{Skill: "gossip", Name: "gossip", Lang: "en-us", Templates: []string{"gossip about {topic}"}}
+	g, err := Build(append(builtinIntents(t), gossip), Options{Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	ps, err := g.Prompts(300, 1)
 	require.NoError(t, err)
@@ -25,7 +26,7 @@ func TestPromptsSayEveryWord(t *testing.T) {
 			assert.Equal(t, i%2 == 1, p.Wake, "every other prompt starts with the wake phrase")
 			assert.NotEmpty(t, p.Intent)
 		}
-		assert.NotEqual(t, "jibo.chitchat:do_you_like", p.Intent, "open slots are left out")
+		assert.NotEqual(t, "gossip:gossip", p.Intent, "open slots are left out")
 		for _, w := range strings.Fields(p.Text) {
 			said[w] = true
 		}
@@ -40,7 +41,7 @@ func TestPromptsSayEveryWord(t *testing.T) {
 			unsaid = append(unsaid, w)
 		}
 	}
-	assert.Subset(t, []string{"about", "fan", "like", "of", "think"}, unsaid, "only the open-slot intent's own words may be unsaid")
+	assert.Equal(t, []string{"gossip"}, unsaid, "only the open-slot intent's own words may be unsaid")
 
 	again, err := g.Prompts(300, 1)
 	require.NoError(t, err)

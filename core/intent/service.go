@@ -318,7 +318,9 @@ func (s *Service) templateDef(sessionID string, d map[string]any) (TemplateInten
 		return def, err
 	}
 	for ek, samples := range s.entities {
-		if ek.session == sessionID && ek.skill == k.skill && ek.lang == k.lang {
+		// Entities are the skill's (REG-01); an intent takes those its
+		// samples name as a slot, so the rest are not warned about.
+		if ek.session == sessionID && ek.skill == k.skill && ek.lang == k.lang && namesSlot(def.Samples, ek.entity) {
 			if def.Entities == nil {
 				def.Entities = map[string][]string{}
 			}
@@ -326,6 +328,17 @@ func (s *Service) templateDef(sessionID string, d map[string]any) (TemplateInten
 		}
 	}
 	return def, nil
+}
+
+// namesSlot reports whether any sample has the untyped slot {name}.
+func namesSlot(samples []string, name string) bool {
+	slot := "{" + name + "}"
+	for _, smp := range samples {
+		if strings.Contains(smp, slot) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Service) registerTemplate(sessionID string, d map[string]any) error {
@@ -455,7 +468,6 @@ func (s *Service) intentOp(topic, sessionID string, d map[string]any) error {
 		for mk := range s.manifest {
 			if mk.session == sessionID && mk.skill == k.skill && mk.intent == k.intent && (k.lang == "" || mk.lang == k.lang) {
 				delete(s.manifest, mk)
-				delete(s.indexed, mk)
 				delete(s.indexed, mk)
 			}
 		}

@@ -182,6 +182,20 @@ func TestEntityHintsReindex_REG07(t *testing.T) {
 	assert.NotNil(t, r.engine.Match("play something else", "en-US", "default"), "GRM-15: hints, not an allow list")
 }
 
+// A skill's entity (REG-01) pairs with the intents that have its slot; the
+// skill's other intents register without a word about it.
+func TestEntityOnlyForItsSlot_REG07(t *testing.T) {
+	r := newSvcRig(t)
+	r.send(t, TopicRegisterEntity, map[string]any{"skill_id": "music", "entity_name": "song", "lang": "en-US",
+		"samples": []any{"yellow submarine"}}, "")
+	r.send(t, TopicRegisterTemplate, tmpl("music", "play", "play {song}"), "")
+	r.send(t, TopicRegisterTemplate, tmpl("music", "pause", "pause the music"), "")
+	r.ask(t, TopicList, nil)
+	require.NotNil(t, r.engine.Match("play yellow submarine", "en-US", "default"))
+	require.NotNil(t, r.engine.Match("pause the music", "en-US", "default"))
+	assert.NotContains(t, r.logs.String(), "song", "no warning about an entity the intent does not use")
+}
+
 func TestTemplatePluginTiers(t *testing.T) {
 	e := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	_, err := e.Register(TemplateIntent{SkillID: "s", IntentName: "exact", Lang: "en-US", Samples: []string{"turn on the light"}})

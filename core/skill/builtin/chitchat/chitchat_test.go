@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill/builtin/internal/rig"
 	"github.com/openjibo/jibod/core/skill/mim"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -252,5 +254,41 @@ func BenchmarkHandle(b *testing.B) {
 		if err != nil || resp.Type != protocol.TypeSkillAction {
 			b.Fatal(err, resp.Type)
 		}
+	}
+}
+
+// TestThingsTheEarCanHear: the recogniser hears only the {thing} values of
+// thing.entity (RES-09: the untyped slot has one; GRM-15: typed text may
+// still name anything, as TestSemiSpecific's "taxes" shows). Every value
+// said aloud gets its category's answer, and every thing a category lists
+// can be said aloud, so the list and categories.json cannot drift apart.
+func TestThingsTheEarCanHear(t *testing.T) {
+	loc, err := intent.LoadLocale(files, "locale")
+	require.NoError(t, err)
+	lang := loc.Langs["en-us"]
+	require.NotNil(t, lang)
+	def, ok := lang.TemplateIntent("", ID, IntentLikes)
+	require.True(t, ok)
+	require.Contains(t, def.Entities, SlotThing, "RES-09: {thing} has a .entity")
+	heard := lang.Resource(intent.RoleEntity, SlotThing).Samples
+
+	var cats map[string][]string
+	raw, err := files.ReadFile("categories.json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &cats))
+	for cat, values := range cats {
+		for _, v := range values {
+			assert.Contains(t, heard, v, "%s lists %q: the ear must be able to hear it", cat, v)
+		}
+	}
+
+	generic := newRig(t, world{now: afternoon}).Say("do you like taxes")
+	require.NoError(t, generic.Err)
+	for _, v := range heard {
+		turn := newRig(t, world{now: afternoon}).Say("do you like " + v)
+		require.NoError(t, turn.Err, v)
+		assert.Equal(t, ID+":"+IntentLikes, turn.Dispatched, v)
+		require.Len(t, turn.Said, 1, v)
+		assert.NotEqual(t, strings.ReplaceAll(generic.Said[0], "taxes", v), turn.Said[0], "%q gets its category's answer", v)
 	}
 }
