@@ -201,11 +201,19 @@ var Classes = map[string][]string{
 		"(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) [one|two|three|four|five|six|seven|eight|nine]",
 		"(a|one) hundred",
 	},
+	// Hours go to a day and the second part of a compound under sixty:
+	// "fifty eight hours seventy seven minutes" is no length anyone says,
+	// and every such path is one more way to hear everyday speech as a
+	// timer (the timer skill itself stops at 24 hours).
+	"hour_count":  {"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)", "twenty (one|two|three|four)"},
+	"under_sixty": {"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)", "(twenty|thirty|forty|fifty) [one|two|three|four|five|six|seven|eight|nine]"},
 	"duration": {
-		"{number} (second|seconds|minute|minutes|hour|hours)",
-		"{number} (hour|hours) [and] {number_2} (minute|minutes)",
-		"{number} (minute|minutes) [and] {number_2} (second|seconds)",
-		"{number} and a half (minutes|hours)",
+		"{number} (second|seconds|minute|minutes)",
+		"{hour_count} (hour|hours)",
+		"{hour_count} (hour|hours) [and] {under_sixty} (minute|minutes)",
+		"{under_sixty} (minute|minutes) [and] {under_sixty_2} (second|seconds)",
+		"{number} and a half minutes",
+		"{hour_count} and a half hours",
 		"(a|one) (second|minute)",
 		"(an|one) hour",
 		"a minute and a half",

@@ -56,11 +56,18 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 		{"set the volume to seven", true},
 		{"set the volume to a hundred", true},
 		{"do you like guinea pigs", true}, // an entity value
-		{"what time", false},            // stops short
+		{"what time", false},              // stops short
 		{"hey jibo what time is", false},
 		{"set a timer for five", false},
 		{"do you like the timer", false}, // not one of the values
 		{"set a timer for a hour", false},
+		{"set a timer for two hours and thirty minutes", true},
+		{"set a timer for twenty four hours", true},
+		{"set a timer for ninety seconds", true},
+		{"set a timer for two and a half hours", true},
+		{"set a timer for fifty eight hours", false}, // a day at most
+		{"set a timer for one hour seventy minutes", false},
+		{"set a timer for five minutes and a hundred seconds", false},
 		{"the weather in paris is lovely", false},
 		{"", false},
 	}
