@@ -17,10 +17,10 @@ import (
 //
 // It sleeps until an absolute deadline on the monotonic clock, so a signal
 // only means calling again with the same deadline. A relative sleep has to
-// trust the remainder the call reports, and qemu-user 7.2 gets that wrong
-// both ways: it once wrote an uninitialised remainder (an 8-hour sleep that
-// hung shutdown under emulation), and in CI a remainder short enough that a
-// 3 ms sleep ended after 2.4 ms.
+// trust the remainder the call reports, and under qemu-user 7.2 that went
+// wrong both ways: an uninitialised remainder once became an 8-hour sleep
+// that hung shutdown, and in CI a 3 ms sleep under a stream of signals
+// ended after 2.4 ms.
 func preciseSleep(d time.Duration) {
 	if d <= 0 {
 		return
