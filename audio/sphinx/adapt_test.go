@@ -50,7 +50,7 @@ func TestAudioAdaptEndToEnd(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &prov))
 	assert.EqualValues(t, 12, prov["recordings"])
 	assert.EqualValues(t, MAPTau, prov["tau"])
-	assert.EqualValues(t, 0.97, prov["floors"].(map[string]any)["wake_confidence"], "the floors chosen for adapted models")
+	assert.EqualValues(t, 0.975, prov["floors"].(map[string]any)["wake_confidence"], "the floors chosen for adapted models")
 	p, err := ReadProvenance(model)
 	require.NoError(t, err)
 	require.NotNil(t, p.Floors)
