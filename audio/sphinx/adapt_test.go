@@ -51,6 +51,7 @@ func TestAudioAdaptEndToEnd(t *testing.T) {
 	assert.EqualValues(t, 12, prov["recordings"])
 	assert.EqualValues(t, MAPTau, prov["tau"])
 	assert.EqualValues(t, 0.975, prov["floors"].(map[string]any)["wake_confidence"], "the floors chosen for adapted models")
+	assert.EqualValues(t, 0.95, prov["floors"].(map[string]any)["confidence"])
 	p, err := ReadProvenance(model)
 	require.NoError(t, err)
 	require.NotNil(t, p.Floors)
