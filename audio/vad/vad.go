@@ -4,7 +4,12 @@
 // utterances (endpointing) for the recogniser.
 //
 // The detector works on 20 ms frames. A frame is loud when its level is
-// ThresholdDB above the noise floor and above MinLevelDB. Levels are
+// ThresholdDB above the noise floor and above MinLevelDB. Speech starts
+// after Onset of loud frames and ends after SilenceTimeout without one;
+// its extent reaches out from the loud frames over the frames next to
+// them that are EdgeThresholdDB above the floor (a double threshold):
+// the soft start and end of a word ("m" of "mute", the fall of "help"),
+// which in noise are often all that is under the threshold. Levels are
 // measured on the voice band, 300–3400 Hz (unless FullBand): most noise
 // of rooms, fans, traffic and handling lies below or above it, and most
 // of speech's energy inside, so in band speech stands several dB further
@@ -42,6 +47,12 @@ type Config struct {
 	// ThresholdDB is how far above the noise floor a frame must be to be
 	// loud.
 	ThresholdDB float64
+	// EdgeThresholdDB is how far above the noise floor a frame next to
+	// loud ones must be to count as part of the speech: the soft edges of
+	// words. It only widens speech that loud frames found (for MinSpeech
+	// and the segment's bounds); it neither starts nor prolongs an
+	// utterance. At most ThresholdDB.
+	EdgeThresholdDB float64
 	// MinLevelDB is the quietest level (dBFS) that can be speech at all, so
 	// that faint noise over digital silence is not.
 	MinLevelDB float64
@@ -69,15 +80,16 @@ type Config struct {
 
 // Defaults are the detector's defaults.
 var Defaults = Config{
-	ThresholdDB:    10,
-	MinLevelDB:     -55,
-	FloorWindow:    1500 * time.Millisecond,
-	Onset:          60 * time.Millisecond,
-	Hangover:       200 * time.Millisecond,
-	SilenceTimeout: 500 * time.Millisecond,
-	MaxSpeech:      10 * time.Second,
-	MinSpeech:      200 * time.Millisecond,
-	PreRoll:        300 * time.Millisecond,
+	ThresholdDB:     10,
+	EdgeThresholdDB: 5,
+	MinLevelDB:      -55,
+	FloorWindow:     1500 * time.Millisecond,
+	Onset:           60 * time.Millisecond,
+	Hangover:        200 * time.Millisecond,
+	SilenceTimeout:  500 * time.Millisecond,
+	MaxSpeech:       10 * time.Second,
+	MinSpeech:       200 * time.Millisecond,
+	PreRoll:         300 * time.Millisecond,
 }
 
 // Limits on the configuration.
@@ -91,6 +103,12 @@ func (c Config) withDefaults() Config {
 	d := Defaults
 	if c.ThresholdDB != 0 {
 		d.ThresholdDB = c.ThresholdDB
+	}
+	if c.EdgeThresholdDB != 0 {
+		d.EdgeThresholdDB = c.EdgeThresholdDB
+	} else {
+		// A threshold set below the default edge takes the edge with it.
+		d.EdgeThresholdDB = min(d.EdgeThresholdDB, d.ThresholdDB)
 	}
 	if c.MinLevelDB != 0 {
 		d.MinLevelDB = c.MinLevelDB
@@ -114,6 +132,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.ThresholdDB < 1 || c.ThresholdDB > 60:
 		return fmt.Errorf("vad: threshold %v dB outside 1..60", c.ThresholdDB)
+	case c.EdgeThresholdDB < 1 || c.EdgeThresholdDB > c.ThresholdDB:
+		return fmt.Errorf("vad: edge threshold %v dB outside 1..%v (the threshold)", c.EdgeThresholdDB, c.ThresholdDB)
 	case c.MinLevelDB < -96 || c.MinLevelDB > 0:
 		return fmt.Errorf("vad: minimum level %v dBFS outside -96..0", c.MinLevelDB)
 	case c.FloorWindow < FrameDuration || c.FloorWindow > MaxFloorWindow:
@@ -200,9 +220,10 @@ type Detector struct {
 	floorN    int // levels in the ring
 	floor     float64
 
-	pre    []int16 // ring of the last preN frames
-	preLen int     // samples in pre
-	preAt  int     // next write index in pre
+	pre     []int16 // ring of the last preN+onsetN frames
+	preLen  int     // samples in pre
+	preAt   int     // next write index in pre
+	preEdge []bool  // per frame of pre: at least at the edge threshold
 
 	inSpeech  bool
 	loudRun   int // consecutive loud frames (before onset)
@@ -210,7 +231,8 @@ type Detector struct {
 	frames    int // frames of speech so far
 	seg       []int16
 	segStart  int64
-	lastLoud  int64 // stream position after the last loud frame
+	lastLoud  int64 // stream position after the last loud frame (or edge frame following it)
+	inTail    bool  // the frames since the last loud one are all edge frames
 	pendStart int64 // position of the first loud frame of a pending onset
 	events    []Event
 
@@ -233,6 +255,7 @@ func New(cfg Config) (*Detector, error) {
 	d.floorRing = make([]float64, frames(cfg.FloorWindow))
 	d.floor = silenceDB
 	d.pre = make([]int16, (d.preN+d.onsetN)*FrameSamples)
+	d.preEdge = make([]bool, d.preN+d.onsetN)
 	d.seg = make([]int16, 0, (d.maxN+d.preN+d.onsetN)*FrameSamples)
 	return d, nil
 }
@@ -334,10 +357,12 @@ func (d *Detector) frame(f []int16) {
 		low = min(low, v)
 	}
 	d.floor = low
-	loud := full >= d.cfg.MinLevelDB && level >= d.floor+d.cfg.ThresholdDB
+	audible := full >= d.cfg.MinLevelDB
+	loud := audible && level >= d.floor+d.cfg.ThresholdDB
+	edge := audible && level >= d.floor+d.cfg.EdgeThresholdDB
 
 	if !d.inSpeech {
-		d.remember(f)
+		d.remember(f, edge)
 		if !loud {
 			d.loudRun = 0
 			return
@@ -350,9 +375,10 @@ func (d *Detector) frame(f []int16) {
 			return
 		}
 		// Onset confirmed: the utterance starts with the pre-roll and the
-		// onset frames, all in the ring.
-		d.inSpeech, d.loudRun, d.quietRun = true, 0, 0
-		d.segStart = d.pendStart
+		// onset frames, all in the ring; the speech, with the edge frames
+		// just before the loud ones.
+		d.inSpeech, d.loudRun, d.quietRun, d.inTail = true, 0, 0, true
+		d.segStart = d.pendStart - int64(d.edgeBefore()*FrameSamples)
 		d.seg = d.seg[:0]
 		d.seg = d.appendRing(d.seg)
 		d.preLen, d.preAt = 0, 0
@@ -364,11 +390,18 @@ func (d *Detector) frame(f []int16) {
 
 	d.seg = append(d.seg, f...)
 	d.frames++
-	if loud {
-		d.quietRun = 0
+	switch {
+	case loud:
+		d.quietRun, d.inTail = 0, true
 		d.lastLoud = d.pos
-	} else {
+	case edge && d.inTail:
+		// The soft end of a word: part of the speech, but the silence
+		// that ends the utterance still counts from the last loud frame.
 		d.quietRun++
+		d.lastLoud = d.pos
+	default:
+		d.quietRun++
+		d.inTail = false
 	}
 	switch {
 	case d.quietRun >= d.hangN+d.silenceN:
@@ -397,14 +430,31 @@ func (d *Detector) finish(why EndReason) *Segment {
 	return &Segment{PCM: pcm, Start: d.segStart, End: d.lastLoud, Reason: why}
 }
 
-// remember keeps the frame in the pre-roll ring.
-func (d *Detector) remember(f []int16) {
+// remember keeps the frame in the pre-roll ring, and whether it reached
+// the edge threshold.
+func (d *Detector) remember(f []int16, edge bool) {
 	if len(d.pre) == 0 {
 		return
 	}
 	copy(d.pre[d.preAt:], f)
+	d.preEdge[d.preAt/FrameSamples] = edge
 	d.preAt = (d.preAt + FrameSamples) % len(d.pre)
 	d.preLen = min(d.preLen+FrameSamples, len(d.pre))
+}
+
+// edgeBefore counts the edge frames in the ring just before the onset's
+// loud frames (its newest onsetN frames), up to the pre-roll.
+func (d *Detector) edgeBefore() int {
+	n, held := len(d.preEdge), d.preLen/FrameSamples
+	newest := (d.preAt/FrameSamples + n - 1) % n
+	count := 0
+	for back := d.onsetN; back < held; back++ {
+		if !d.preEdge[(newest-back+n)%n] {
+			break
+		}
+		count++
+	}
+	return count
 }
 
 // appendRing appends the ring's samples, oldest first.

@@ -255,9 +255,54 @@ func TestDetectorRecordedSpeech(t *testing.T) {
 	}
 }
 
+// A short word in noise: only its core clears the threshold, its soft
+// start and end only the edge threshold. The edges make it long enough to
+// be speech, and widen its span, but never start or prolong an utterance.
+func TestDetectorWordEdges(t *testing.T) {
+	// White noise at -45 dBFS is about -49 in the voice band; a -43 dBFS
+	// tone over it stands about 8 dB above the floor: an edge, not loud.
+	const noiseDB, softDB, loudDB = -45, -43, -20
+	word := newSig().noise(time.Second, noiseDB).
+		tone(80*time.Millisecond, softDB, noiseDB).tone(140*time.Millisecond, loudDB, noiseDB).tone(80*time.Millisecond, softDB, noiseDB).
+		noise(1500*time.Millisecond, noiseDB)
+	tests := []struct {
+		name       string
+		cfg        Config
+		signal     *sig
+		start, end time.Duration // zero: no utterance
+		dropped    int
+	}{
+		{name: "soft edges make a short word speech", signal: word,
+			start: 1000 * time.Millisecond, end: 1300 * time.Millisecond},
+		{name: "without edges its core alone is too short", cfg: Config{EdgeThresholdDB: 10}, signal: word,
+			dropped: 1},
+		{name: "soft sound alone is not speech",
+			signal: newSig().noise(time.Second, noiseDB).tone(2*time.Second, softDB, noiseDB).noise(time.Second, noiseDB)},
+		// The utterance ends SilenceTimeout and Hangover after the loud
+		// part, 2 s in, though the soft tone goes on to 3.3 s.
+		{name: "a soft tail does not hold the utterance open",
+			signal: newSig().noise(time.Second, noiseDB).tone(300*time.Millisecond, loudDB, noiseDB).
+				tone(2*time.Second, softDB, noiseDB).noise(time.Second, noiseDB),
+			start: 1000 * time.Millisecond, end: 2000 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		segs, _, dropped, err := run(t, tc.cfg, tc.signal.pcm, 1000)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.dropped, dropped, tc.name)
+		if tc.end == 0 {
+			assert.Len(t, segs, 0, tc.name)
+			continue
+		}
+		require.Len(t, segs, 1, tc.name)
+		near(t, tc.start, segs[0].Start, 40*time.Millisecond, tc.name+": start")
+		near(t, tc.end, segs[0].End, 40*time.Millisecond, tc.name+": end")
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	for _, c := range []Config{
-		{ThresholdDB: 0.5}, {ThresholdDB: 100}, {MinLevelDB: -120}, {MinLevelDB: 3},
+		{ThresholdDB: 0.5}, {ThresholdDB: 100}, {EdgeThresholdDB: 0.5}, {EdgeThresholdDB: 12},
+		{ThresholdDB: 6, EdgeThresholdDB: 8}, {MinLevelDB: -120}, {MinLevelDB: 3},
 		{FloorWindow: time.Millisecond}, {FloorWindow: time.Minute}, {Onset: 2 * time.Second},
 		{Hangover: -time.Second}, {SilenceTimeout: time.Millisecond}, {MaxSpeech: 500 * time.Millisecond},
 		{MaxSpeech: 2 * time.Minute}, {MinSpeech: 20 * time.Second}, {PreRoll: 3 * time.Second},
@@ -267,6 +312,10 @@ func TestConfigValidate(t *testing.T) {
 	}
 	_, err := New(Config{})
 	assert.NoError(t, err)
+	// A threshold under the default edge takes the edge with it.
+	d, err := New(Config{ThresholdDB: 3})
+	require.NoError(t, err)
+	assert.Equal(t, 3.0, d.Config().EdgeThresholdDB)
 }
 
 func BenchmarkDetectorFrame(b *testing.B) {

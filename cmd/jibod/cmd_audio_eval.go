@@ -45,6 +45,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	lang := fs.String("lang", "en-US", "language of the speech (BCP-47)")
 	silence := fs.Duration("vad-silence", vad.Defaults.SilenceTimeout, "silence that ends an utterance")
 	threshold := fs.Float64("vad-threshold", vad.Defaults.ThresholdDB, "how far above the noise floor (dB) speech must be")
+	edge := fs.Float64("vad-edge-threshold", vad.Defaults.EdgeThresholdDB, "how far above the noise floor (dB) the soft edges of words next to speech must be (at most --vad-threshold)")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	wake := fs.String("wake", sphinx.WakeGrammar, "how the wake phrase is found: grammar (the start of the sentence recognised, as the robot does), spotter (pocketsphinx keyphrase spotting) or both")
@@ -65,6 +66,12 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usageError{fmt.Sprintf("audio eval: --lang: %v", err)}
 	}
 	vcfg := vad.Config{SilenceTimeout: *silence, ThresholdDB: *threshold}
+	fs.Visit(func(f *flag.Flag) {
+		// Unset, the edge follows the detector's default (at most the threshold).
+		if f.Name == "vad-edge-threshold" {
+			vcfg.EdgeThresholdDB = *edge
+		}
+	})
 	if err := vcfg.Validate(); err != nil {
 		return usageError{"audio eval: " + err.Error()}
 	}
