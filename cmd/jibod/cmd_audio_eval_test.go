@@ -30,6 +30,7 @@ func TestAudioEvalCommandLine(t *testing.T) {
 		{"bad wake method", []string{"audio", "eval", "--dir", dir, "--wake", "vibes"}, 2, "want grammar, spotter or both"},
 		{"bad threshold", []string{"audio", "eval", "--dir", dir, "--kws-threshold", "2"}, 2, "kws-threshold"},
 		{"bad vad", []string{"audio", "eval", "--dir", dir, "--vad-threshold", "100"}, 2, "threshold"},
+		{"edge over the threshold", []string{"audio", "eval", "--dir", dir, "--vad-threshold", "6", "--vad-edge-threshold", "8"}, 2, "edge threshold 8 dB outside 1..6"},
 		{"bad manifest", []string{"audio", "eval", "--dir", bad}, 1, "manifest line 1: file \"../a.wav\""},
 		{"no manifest", []string{"audio", "eval", "--dir", t.TempDir()}, 1, "reading the manifest"},
 	}
