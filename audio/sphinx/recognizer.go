@@ -47,6 +47,8 @@ const (
 	searchName = "grammar"
 	// answersName names the answer grammar's search.
 	answersName = "answers"
+	// wideSuffix names a search's wider twin (see Recognizer.decode).
+	wideSuffix = "-wide"
 )
 
 // Config configures a Recognizer.
@@ -377,6 +379,12 @@ func (d *decoder) setSearches(g grammarState) error {
 		if err := d.setGrammar(answersName, g.answers.jsgf); err != nil {
 			return fmt.Errorf("answer grammar: %w", err)
 		}
+		if err := d.addWideGrammar(answersName+wideSuffix, g.answers.jsgf); err != nil {
+			return fmt.Errorf("answer grammar: %w", err)
+		}
+	}
+	if err := d.addWideGrammar(searchName+wideSuffix, g.main.jsgf); err != nil {
+		return err
 	}
 	if err := d.setGrammar(searchName, g.main.jsgf); err != nil {
 		return err
@@ -532,29 +540,29 @@ func (r *Recognizer) recognize(ctx context.Context, pcm []int16, answer bool) ([
 }
 
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16) ([]audio.Hypothesis, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := d.useSearch(name); err != nil {
-		return nil, err
-	}
 	// The floor is measured on the whole utterance, whose pre-roll and
 	// trailing silence show the recording's noise, then the silence the
 	// decoder does not need is cut off.
 	pcm = trimToSpeech(withNoiseFloor(pcm, r.cfg.FloorBelowDB), r.cfg.TrimMargin)
-	if err := d.start(); err != nil {
+	best, err := d.search(ctx, name, pcm)
+	if err != nil {
 		return nil, err
 	}
-	if err := d.process(pcm); err != nil {
-		_ = d.end()
-		return nil, err
-	}
-	if err := d.end(); err != nil {
-		return nil, err
-	}
-	best := d.hyp()
 	if best.text == "" || !g.accepts(best.text) {
-		return nil, nil
+		// No path reached the end of a sentence: the word beam pruned
+		// the one that would have, for a path that fitted the speech
+		// better halfway. Search again with a wider word beam. Wider
+		// beams on every utterance cost a quarter more time and, with
+		// Debian's model, lost more than they found (README, "What
+		// limits it"); here they only cost when the first search found
+		// nothing.
+		r.log.Debug("no sentence; searching again with a wider word beam", "partial", best.text)
+		if best, err = d.search(ctx, name+wideSuffix, pcm); err != nil {
+			return nil, err
+		}
+		if best.text == "" || !g.accepts(best.text) {
+			return nil, nil
+		}
 	}
 	segs := d.align()
 	perFrame, conf := confidence(segs)
@@ -605,6 +613,28 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		out = append(out, audio.Hypothesis{Text: t, Confidence: c})
 	}
 	return out, nil
+}
+
+// search decodes pcm, whole, with the search named name and returns the
+// best hypothesis ("" when no path reached a sentence's end).
+func (d *decoder) search(ctx context.Context, name string, pcm []int16) (result, error) {
+	if err := ctx.Err(); err != nil {
+		return result{}, err
+	}
+	if err := d.useSearch(name); err != nil {
+		return result{}, err
+	}
+	if err := d.start(); err != nil {
+		return result{}, err
+	}
+	if err := d.process(pcm); err != nil {
+		_ = d.end()
+		return result{}, err
+	}
+	if err := d.end(); err != nil {
+		return result{}, err
+	}
+	return d.hyp(), nil
 }
 
 // hasPrefix reports whether sentence starts with the words of prefix.

@@ -3,8 +3,10 @@
 package sphinx
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +105,25 @@ func TestRecognizesCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWiderWordBeamRetry: when no path reaches the end of a sentence
+// (here, a word beam of 0.5, so narrow that every path is pruned before
+// its last word), the utterance is searched again with the wider word
+// beam, and heard; speech that fits no sentence still gives nothing.
+func TestWiderWordBeamRetry(t *testing.T) {
+	var logs bytes.Buffer
+	r := newTestRecognizer(t, Config{Args: []string{"-wbeam", "0.5"},
+		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	h, err := r.Recognize(context.Background(), speak(t, "hey jibo, set a timer for five minutes"))
+	require.NoError(t, err)
+	assert.Equal(t, "hey jibo set a timer for five minutes", best(h))
+	assert.Contains(t, logs.String(), "searching again with a wider word beam", "the first search found no sentence")
+
+	r = newTestRecognizer(t, Config{MinConfidence: 0.8, MinCoverage: 0.8, Args: []string{"-wbeam", "0.5"}})
+	h, err = r.Recognize(context.Background(), speak(t, "she told me a story about her grandmother who lived on a farm"))
+	require.NoError(t, err)
+	assert.Empty(t, h)
 }
 
 // TestOutOfGrammar: speech that is no sentence of the grammar gives no
