@@ -169,11 +169,12 @@ const (
 
 // Segment is one utterance.
 type Segment struct {
-	// PCM is the utterance's audio, pre-roll included, up to the last loud
-	// frame plus the hangover.
+	// PCM is the utterance's audio, pre-roll included, up to End plus the
+	// hangover.
 	PCM []int16
 	// Start and End are stream positions in samples: where speech began
-	// (after the pre-roll) and where the last loud frame ended.
+	// (after the pre-roll) and where it ended, the soft edges of its first
+	// and last words included.
 	Start, End int64
 	// Reason is why it ended.
 	Reason EndReason
