@@ -210,5 +210,5 @@ func (p *PlayAnimation) MarshalJSON() ([]byte, error) {
 		Animation animation       `json:"animation"`
 		Options   *options        `json:"options,omitempty"`
 		Meta      json.RawMessage `json:"meta,omitempty"`
-	}{p.ID, TypePlayAnimation, animation{a.URL, a.Data, a.Query, a.Categories}, opts, p.Meta})
+	}{p.ID, TypePlayAnimation, animation(a), opts, p.Meta})
 }

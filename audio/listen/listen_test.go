@@ -382,7 +382,6 @@ func pcmBytes(pcm []int16) []byte {
 type flaky struct {
 	src    *hookSource
 	failAt int64
-	opens  *int
 }
 
 func (f *flaky) Read(ctx context.Context, buf []int16) (int, error) {

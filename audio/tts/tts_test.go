@@ -68,7 +68,6 @@ const echoEngine = `printf '%s\n' "$@" > "$D/args"; cat > "$D/text"; cat "$D/spe
 type events struct {
 	mu    sync.Mutex
 	kinds []string
-	said  chan struct{}
 }
 
 func (e *events) observe(ev device.Event) {

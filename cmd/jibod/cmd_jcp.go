@@ -85,10 +85,10 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *svg != "" {
 		if serr := writeSVGFile(*svg, fs.Arg(0), res, tl); serr != nil {
-			return errors.Join(err, serr)
+			err = errors.Join(err, serr)
 		}
 	}
-	return err
+	return errors.Join(err, tl.droppedErr())
 }
 
 // readAction reads and validates an action file; an invalid one is

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"sync"
 	"time"
@@ -119,15 +117,11 @@ func (tl *timeline) snapshotSamples() []tlSample {
 	return slices.Clone(tl.samples)
 }
 
-// writeJSONLines prints the events, one JSON object per line.
-func (tl *timeline) writeJSONLines(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, e := range tl.sorted() {
-		if err := enc.Encode(e); err != nil {
-			return fmt.Errorf("writing timeline: %w", err)
-		}
-	}
+// droppedErr says how many events the limit cut off, if any: the printed
+// timeline is then not the whole run.
+func (tl *timeline) droppedErr() error {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
 	if tl.dropped > 0 {
 		return fmt.Errorf("timeline: %d events beyond the limit of %d were dropped", tl.dropped, maxTimelineEvents)
 	}

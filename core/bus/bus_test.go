@@ -167,7 +167,7 @@ func TestHandlerPanicIsContained(t *testing.T) {
 		if m.Data["boom"] == true {
 			panic("boom")
 		}
-		c.handle(nil, m)
+		c.handle(context.Background(), m)
 	})
 	require.NoError(t, err)
 	require.NoError(t, b.Publish(context.Background(), NewMessage("t", map[string]any{"boom": true})))

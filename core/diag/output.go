@@ -50,13 +50,6 @@ func (o *output) raw(s string) error {
 // text writes s made safe for a terminal: see sanitize.
 func (o *output) text(s string) error { return o.raw(sanitize(s)) }
 
-// failed returns the link's error, if writing has failed.
-func (o *output) failed() error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.err
-}
-
 // sanitize makes text from the robot (utterances, log lines, bus data)
 // safe to print: control characters other than newline and tab become
 // visible (^[ for ESC, <U+0085> for C1 controls), invalid UTF-8 becomes

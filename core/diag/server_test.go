@@ -324,6 +324,7 @@ func TestRebootNeedsTechnicianAndConfirmation(t *testing.T) {
 	assert.Contains(t, out, "rebooting: exit with status 75")
 	assert.Equal(t, 1, reboots)
 	out = script(t, s, "unlock\n"+testPIN+"\nreboot --yes")
+	assert.Contains(t, out, "rebooting: exit with status 75", "--yes asks nothing")
 	assert.Equal(t, 2, reboots)
 	assert.Contains(t, logText(r.logs), "shell: reboot")
 

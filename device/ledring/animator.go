@@ -277,29 +277,29 @@ func (a *Animator) loop() {
 // drawTop draws the top program's frame for now and reports whether a
 // program is playing; the caller holds a.mu.
 func (a *Animator) drawTop(now time.Time) bool {
-	for len(a.stack) > 0 {
-		top := a.stack[len(a.stack)-1]
-		t := now.Sub(top.start)
-		if d := top.prog.Duration; d > 0 && t >= d {
-			select {
-			case <-top.ended:
-			default:
-				close(top.ended)
-			}
-			// Its Play removes it; until then show the layer beneath.
-			if len(a.stack) == 1 {
-				return false
-			}
-			under := a.stack[len(a.stack)-2]
-			under.prog.Draw(now.Sub(under.start), a.frame)
-			a.writeFrame()
-			return true
+	if len(a.stack) == 0 {
+		return false
+	}
+	top := a.stack[len(a.stack)-1]
+	t := now.Sub(top.start)
+	if d := top.prog.Duration; d > 0 && t >= d {
+		select {
+		case <-top.ended:
+		default:
+			close(top.ended)
 		}
-		top.prog.Draw(t, a.frame)
+		// Its Play removes it; until then show the layer beneath.
+		if len(a.stack) == 1 {
+			return false
+		}
+		under := a.stack[len(a.stack)-2]
+		under.prog.Draw(now.Sub(under.start), a.frame)
 		a.writeFrame()
 		return true
 	}
-	return false
+	top.prog.Draw(t, a.frame)
+	a.writeFrame()
+	return true
 }
 
 func (a *Animator) writeFrame() {

@@ -49,9 +49,6 @@ func (e Encoding) Subprotocol() string {
 	return SubprotocolJSON
 }
 
-// valid reports whether e is one of the encodings.
-func (e Encoding) valid() bool { return e == JSON || e == CBOR }
-
 // ParseEncoding reads an encoding's name: "json" or "cbor" (any case), as
 // flags and configuration give it.
 func ParseEncoding(s string) (Encoding, error) {

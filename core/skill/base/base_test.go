@@ -116,6 +116,7 @@ func TestHandleTurnsFailuresIntoErrors(t *testing.T) {
 		}, "skill clock: handling LISTEN_LAUNCH: no clock"},
 		{"panic", func(context.Context, *protocol.Request) (*protocol.Response, error) {
 			var m map[string]int
+			//lint:ignore SA5000 the handler panics on purpose
 			m["x"] = 1
 			return nil, nil
 		}, "skill clock: handling LISTEN_LAUNCH: panic: assignment to entry in nil map"},

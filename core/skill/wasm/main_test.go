@@ -63,8 +63,13 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := wasmtest.CopyDir(memoDir, memoPkg); err == nil {
-		err = os.WriteFile(filepath.Join(memoPkg, "skill.wasm"), memoWasm, 0o644)
+	if err := wasmtest.CopyDir(memoDir, memoPkg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := os.WriteFile(filepath.Join(memoPkg, "skill.wasm"), memoWasm, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	if err := wasmtest.Precompile(ctx, cacheDir, hostileDir, memoPkg); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -85,7 +85,7 @@ func TestConversationAlarmAndStop(t *testing.T) {
 			[]string{"There's three minutes and fifty eight seconds left on your timer."}, false}})
 
 		before := len(r.Voice.Said())
-		time.Sleep(timers[0].Due.Sub(time.Now()))
+		time.Sleep(time.Until(timers[0].Due))
 		synctest.Wait() // the alarm rings, its first line being said
 		ringing := r.Voice.Said()[before:]
 		assert.Equal(t, []string{"Your five minute timer is done!"}, ringing)
@@ -191,7 +191,7 @@ func TestInOneGo(t *testing.T) {
 					return
 				}
 				require.Len(t, list, 1)
-				assert.Equal(t, tt.set, list[0].Due.Sub(time.Now()))
+				assert.Equal(t, tt.set, time.Until(list[0].Due))
 			})
 		})
 	}
