@@ -56,7 +56,10 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 		{"set the volume to seven", true},
 		{"set the volume to a hundred", true},
 		{"do you like guinea pigs", true}, // an entity value
-		{"what time", false},              // stops short
+		{"hey jibo what can you do for me", true},
+		{"how can you help me", true},
+		{"what can you help with", true},
+		{"what time", false}, // stops short
 		{"hey jibo what time is", false},
 		{"set a timer for five", false},
 		{"do you like the timer", false}, // not one of the values
