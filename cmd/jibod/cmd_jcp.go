@@ -88,7 +88,10 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			err = errors.Join(err, serr)
 		}
 	}
-	return errors.Join(err, tl.droppedErr())
+	if derr := tl.droppedErr(); derr != nil {
+		err = errors.Join(err, derr)
+	}
+	return err
 }
 
 // readAction reads and validates an action file; an invalid one is
