@@ -6,9 +6,10 @@
 # kind: command (with the wake phrase when wake is true), wake (the phrase
 # alone), other (everyday speech the robot must not act on).
 #
-#   scripts/gen-audio-testset.sh [--quick|--heldout] [DIR]
+#   scripts/gen-audio-testset.sh [--quick|--heldout|--hard] [DIR]
 #   scripts/gen-audio-testset.sh --enroll PROMPTS [DIR]
 #   scripts/gen-audio-testset.sh --enroll-heldout PROMPTS [DIR]
+#   scripts/gen-audio-testset.sh --enroll-hard PROMPTS [DIR]
 #
 # Without options it makes the tuning set (DIR defaults to
 # bin/audio-testset): thresholds and decoder settings are chosen on it.
@@ -29,6 +30,16 @@
 # They read at the tuning set's speeds and pitches, and the held-out
 # set's sentences are left out, so its sentences, speeds, pitches and
 # recordings stay unheard.
+# --hard makes the hard tuning set (DIR defaults to
+# bin/audio-testset-hard): the tuning set's sentences in eight voices of
+# neither other set (New York, Caribbean, RP and British variants the
+# others do not use), at other speeds and pitches, clean and in 10, 5 and
+# 3 dB of noise. The tuning set with its people enrolled stands near the
+# goals, where a draw of enrollment sentences moves it as much as a
+# change does; this one has room left to show which changes help.
+# --enroll-hard makes its voices' enrollment (DIR defaults to
+# bin/audio-testset-enroll-hard), read at the tuning set's speeds and
+# pitches like the held-out one.
 # --quick makes a small set (clean audio only, a few files of each kind):
 # the sphinx build's tests run the eval on it. Needs espeak-ng and sox (scripts/deps.sh installs them). The
 # output is deterministic for a given espeak-ng and sox: every sox run has
@@ -38,11 +49,14 @@ set -euo pipefail
 
 quick=0
 heldout=0
+hard=0
 prompts=
 enroll_heldout=0
+enroll_hard=0
 case "${1:-}" in
---enroll | --enroll-heldout)
+--enroll | --enroll-heldout | --enroll-hard)
 	[ "$1" = --enroll-heldout ] && enroll_heldout=1
+	[ "$1" = --enroll-hard ] && enroll_hard=1
 	prompts=${2:?$1 needs a file of sentences}
 	[ -f "$prompts" ] || { echo "gen-audio-testset: $prompts: no such file" >&2; exit 1; }
 	shift 2
@@ -55,14 +69,23 @@ case "${1:-}" in
 	heldout=1
 	shift
 	;;
+--hard)
+	hard=1
+	shift
+	;;
 esac
 if [ "$enroll_heldout" = 1 ]; then
 	out=${1:-bin/audio-testset-enroll-heldout}
 	heldout=1
+elif [ "$enroll_hard" = 1 ]; then
+	out=${1:-bin/audio-testset-enroll-hard}
+	hard=1
 elif [ -n "$prompts" ]; then
 	out=${1:-bin/audio-testset-enroll}
 elif [ "$heldout" = 1 ]; then
 	out=${1:-bin/audio-testset-heldout}
+elif [ "$hard" = 1 ]; then
+	out=${1:-bin/audio-testset-hard}
 else
 	out=${1:-bin/audio-testset}
 fi
@@ -153,6 +176,7 @@ voices=(en-us en-us+m3 en-gb en-us+f2 en-gb-x-rp en-us+m1 en-029 en-us+f5)
 speeds=(150 175 200 165 185)
 pitches=(50 35 70 45 60 55)
 noises=(clean snr20 snr10 snr5)
+tuning_noises=("${noises[@]}")
 tuning_speeds=("${speeds[@]}")
 tuning_pitches=("${pitches[@]}")
 
@@ -219,7 +243,16 @@ if [ "$heldout" = 1 ]; then
 	speeds=(140 160 180 195 170)
 	pitches=(40 52 65 48 58 38)
 fi
-if [ "$enroll_heldout" = 1 ]; then
+if [ "$hard" = 1 ]; then
+	# The tuning set's sentences; voices, speeds, pitches and noise of
+	# neither set, with more of the noise the other sets lose most in.
+	voices=(en-us-nyc en-029+m7 en-gb-x-rp+m7 en-us+f1 en-gb+m5 en-us-nyc+m5 en-us+m7 en-gb-x-rp+f1)
+	speeds=(145 168 190 210 158)
+	pitches=(44 62 30 56 68 36)
+	noises=(clean snr10 snr5 snr3)
+fi
+if [ "$enroll_heldout" = 1 ] || [ "$enroll_hard" = 1 ]; then
+	noises=("${tuning_noises[@]}")
 	speeds=("${tuning_speeds[@]}")
 	pitches=("${tuning_pitches[@]}")
 fi

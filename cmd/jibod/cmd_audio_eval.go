@@ -44,6 +44,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	asJSON := fs.Bool("json", false, "print the figures and every mistake as JSON")
 	lang := fs.String("lang", "en-US", "language of the speech (BCP-47)")
 	silence := fs.Duration("vad-silence", vad.Defaults.SilenceTimeout, "silence that ends an utterance")
+	preRoll := fs.Duration("vad-pre-roll", vad.Defaults.PreRoll, "audio kept from before the onset of speech")
 	threshold := fs.Float64("vad-threshold", vad.Defaults.ThresholdDB, "how far above the noise floor (dB) speech must be")
 	edge := fs.Float64("vad-edge-threshold", vad.Defaults.EdgeThresholdDB, "how far above the noise floor (dB) the soft edges of words next to speech must be (at most --vad-threshold)")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
@@ -65,7 +66,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageError{fmt.Sprintf("audio eval: --lang: %v", err)}
 	}
-	vcfg := vad.Config{SilenceTimeout: *silence, ThresholdDB: *threshold}
+	vcfg := vad.Config{SilenceTimeout: *silence, ThresholdDB: *threshold, PreRoll: *preRoll}
 	fs.Visit(func(f *flag.Flag) {
 		// Unset, the edge follows the detector's default (at most the threshold).
 		if f.Name == "vad-edge-threshold" {

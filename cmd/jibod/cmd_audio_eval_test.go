@@ -31,6 +31,7 @@ func TestAudioEvalCommandLine(t *testing.T) {
 		{"bad threshold", []string{"audio", "eval", "--dir", dir, "--kws-threshold", "2"}, 2, "kws-threshold"},
 		{"bad vad", []string{"audio", "eval", "--dir", dir, "--vad-threshold", "100"}, 2, "threshold"},
 		{"edge over the threshold", []string{"audio", "eval", "--dir", dir, "--vad-threshold", "6", "--vad-edge-threshold", "8"}, 2, "edge threshold 8 dB outside 1..6"},
+		{"pre-roll too long", []string{"audio", "eval", "--dir", dir, "--vad-pre-roll", "3s"}, 2, "vad: pre-roll 3s outside 0..2s"},
 		{"bad manifest", []string{"audio", "eval", "--dir", bad}, 1, "manifest line 1: file \"../a.wav\""},
 		{"no manifest", []string{"audio", "eval", "--dir", t.TempDir()}, 1, "reading the manifest"},
 	}
