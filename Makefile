@@ -102,7 +102,7 @@ wasm-skills:
 test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
-	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir|ModelFloors|TheLoopsNames|ALoopChange|PhoneticName' ./cmd/jibod/
+	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir|ModelFloors|TheLoopsNames|ReferentNames|ALoopChange|PhoneticName' ./cmd/jibod/
 
 # The hearing figures of the README: the tuning set and the held-out set
 # (generated once, about a minute each), heard through the sphinx build
@@ -111,18 +111,23 @@ test-sphinx:
 # `jibod audio prompts`, less the set's own sentences, as `jibod audio
 # enroll` records people: the robot adapted to its people), and the
 # held-out set with the model adapted to the tuning set's recordings
-# (other voices). Models are adapted afresh every run (about 20 s each).
+# (other voices); last the hard tuning set (voices of neither set, more
+# noise), with Debian's model and with its voices enrolled, where a
+# change can still show. Models are adapted afresh every run (about 20 s
+# each).
 audio-eval:
 	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
 	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
 	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout
+	test -f bin/audio-testset-hard/manifest.jsonl || scripts/gen-audio-testset.sh --hard bin/audio-testset-hard
 	@# The enrollment follows the skills: new prompts mean new recordings.
 	bin/jibod-sphinx audio prompts >bin/audio-enroll-prompts.new
 	cmp -s bin/audio-enroll-prompts.new bin/audio-enroll-prompts.txt || { \
-		mv bin/audio-enroll-prompts.new bin/audio-enroll-prompts.txt; rm -rf bin/audio-enroll-tuning bin/audio-enroll-heldout; }
+		mv bin/audio-enroll-prompts.new bin/audio-enroll-prompts.txt; rm -rf bin/audio-enroll-tuning bin/audio-enroll-heldout bin/audio-enroll-hard; }
 	rm -f bin/audio-enroll-prompts.new
 	test -f bin/audio-enroll-tuning/manifest.jsonl || scripts/gen-audio-testset.sh --enroll bin/audio-enroll-prompts.txt bin/audio-enroll-tuning
 	test -f bin/audio-enroll-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --enroll-heldout bin/audio-enroll-prompts.txt bin/audio-enroll-heldout
+	test -f bin/audio-enroll-hard/manifest.jsonl || scripts/gen-audio-testset.sh --enroll-hard bin/audio-enroll-prompts.txt bin/audio-enroll-hard
 	@echo "== tuning set, Debian's model"
 	bin/jibod-sphinx audio eval --dir bin/audio-testset --quiet
 	@echo "== held-out set, Debian's model"
@@ -136,6 +141,11 @@ audio-eval:
 	@echo "== held-out set, model adapted to the tuning set's recordings, other voices (bin/model-adapted)"
 	rm -rf bin/model-adapted && bin/jibod-sphinx audio adapt --dir bin/audio-testset --out bin/model-adapted
 	JIBOD_SPHINX_MODEL=bin/model-adapted bin/jibod-sphinx audio eval --dir bin/audio-testset-heldout --quiet
+	@echo "== hard tuning set, Debian's model"
+	bin/jibod-sphinx audio eval --dir bin/audio-testset-hard --quiet
+	@echo "== hard tuning set, model adapted to its voices' enrollment (bin/model-hard-enrolled)"
+	rm -rf bin/model-hard-enrolled && bin/jibod-sphinx audio adapt --dir bin/audio-enroll-hard --out bin/model-hard-enrolled
+	JIBOD_SPHINX_MODEL=bin/model-hard-enrolled bin/jibod-sphinx audio eval --dir bin/audio-testset-hard --quiet
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
 

@@ -91,8 +91,9 @@ type Config struct {
 	// (see withNoiseFloor); 0 means DefaultFloorBelow.
 	FloorBelowDB float64
 	// TrimMargin is how much audio is decoded either side of an
-	// utterance's loud frames (see trimToSpeech); 0 means
-	// DefaultTrimMargin, a negative margin decodes the utterance whole.
+	// utterance's loud frames (see trimToSpeech); a negative margin
+	// decodes the utterance whole, and 0 the default: all of it before
+	// the words, DefaultTrailMargin after them.
 	TrimMargin time.Duration
 	// Args are extra pocketsphinx arguments as flag/value pairs
 	// ("-beam", "1e-60"), for tuning.
@@ -197,9 +198,6 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	}
 	if cfg.FloorBelowDB == 0 {
 		cfg.FloorBelowDB = DefaultFloorBelow
-	}
-	if cfg.TrimMargin == 0 {
-		cfg.TrimMargin = DefaultTrimMargin
 	}
 	switch {
 	case cfg.TrimMargin > MaxTrimMargin:
@@ -541,9 +539,10 @@ func (r *Recognizer) recognize(ctx context.Context, pcm []int16, answer bool) ([
 
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16) ([]audio.Hypothesis, error) {
 	// The floor is measured on the whole utterance, whose pre-roll and
-	// trailing silence show the recording's noise, then the silence the
-	// decoder does not need is cut off.
-	pcm = trimToSpeech(withNoiseFloor(pcm, r.cfg.FloorBelowDB), r.cfg.TrimMargin)
+	// trailing silence show the recording's noise; then, when a trim
+	// margin is set, the silence beyond it is cut off.
+	lead, trail := trimMargins(r.cfg.TrimMargin)
+	pcm = trimToSpeech(withNoiseFloor(pcm, r.cfg.FloorBelowDB), lead, trail)
 	best, err := d.search(ctx, name, pcm)
 	if err != nil {
 		return nil, err

@@ -7,29 +7,49 @@ import (
 	"github.com/openjibo/jibod/audio"
 )
 
-// DefaultTrimMargin is how much audio trimToSpeech keeps either side of
-// an utterance's loud frames.
-const DefaultTrimMargin = 200 * time.Millisecond
+// DefaultTrailMargin is the silence after the words the recogniser
+// keeps by default; before the words it keeps all it is given.
+// pocketsphinx's noise subtraction learns the noise from the frames it
+// is given, and the detector's pre-roll is where an utterance's own noise
+// shows; after the words the decoder needs only the silence that ends
+// its sentence. Its people enrolled, over four enrollment draws, the hard
+// tuning set gave 976 right commands of 1152 this way, against 954 with
+// 200 ms kept of the detector's former 300 ms pre-roll (README,
+// "Hearing").
+const DefaultTrailMargin = 200 * time.Millisecond
 
 // MaxTrimMargin bounds Config.TrimMargin.
 const MaxTrimMargin = 2 * time.Second
 
-// trimToSpeech returns the part of pcm the decoder needs: from margin
-// before its first loud 10 ms frame to margin after its last. A frame is
-// loud when it is at least 6 dB, and at least a third of the range from
-// the quietest tenth of the frames to the loudest tenth, over the
-// quietest tenth. When the frames span under 6 dB (no speech stands out
-// of the noise), pcm is returned whole.
+// trimMargins turns a configured margin into trimToSpeech's: 0 is the
+// default (the lead whole, DefaultTrailMargin after), a positive margin
+// applies to both sides, a negative one to neither.
+func trimMargins(margin time.Duration) (lead, trail time.Duration) {
+	switch {
+	case margin == 0:
+		return -1, DefaultTrailMargin
+	case margin < 0:
+		return -1, -1
+	}
+	return margin, margin
+}
+
+// trimToSpeech returns the part of pcm the decoder needs: from lead
+// before its first loud 10 ms frame to trail after its last; a negative
+// margin keeps that side whole. A frame is loud when it is at least 6 dB,
+// and at least a third of the range from the quietest tenth of the frames
+// to the loudest tenth, over the quietest tenth. When the frames span
+// under 6 dB (no speech stands out of the noise), pcm is returned whole.
 //
-// Why: the detector hands over its pre-roll (300 ms) and the silence that
-// ended the utterance (500 ms), and the decoder spends as long on a frame
-// of silence as on one of speech. The margin keeps the quiet onsets and
-// tails of words (an h, an f, a released stop) that fall under the loud
-// threshold, and some silence either side, which the decoder's silence
-// model and the batch cepstral mean both expect.
-func trimToSpeech(pcm []int16, margin time.Duration) []int16 {
+// Why: the decoder spends as long on a frame of silence as on one of
+// speech, and the detector hands over the silence that ended the
+// utterance (500 ms and its hangover). The margins keep the quiet onsets
+// and tails of words (an h, an f, a released stop) that fall under the
+// loud threshold, and silence either side, which the decoder's silence
+// model, its noise subtraction and the batch cepstral mean all expect.
+func trimToSpeech(pcm []int16, lead, trail time.Duration) []int16 {
 	n := len(pcm) / floorFrame
-	if n < 2 || margin < 0 {
+	if n < 2 || (lead < 0 && trail < 0) {
 		return pcm
 	}
 	db := frameLevels(pcm)
@@ -52,8 +72,12 @@ func trimToSpeech(pcm []int16, margin time.Duration) []int16 {
 	if first < 0 {
 		return pcm
 	}
-	keep := int(margin * audio.SampleRate / time.Second)
-	lo := max(0, first*floorFrame-keep)
-	hi := min(len(pcm), (last+1)*floorFrame+keep)
+	lo, hi := 0, len(pcm)
+	if lead >= 0 {
+		lo = max(0, first*floorFrame-int(lead*audio.SampleRate/time.Second))
+	}
+	if trail >= 0 {
+		hi = min(len(pcm), (last+1)*floorFrame+int(trail*audio.SampleRate/time.Second))
+	}
 	return pcm[lo:hi]
 }

@@ -37,12 +37,14 @@ func TestTrimToSpeech(t *testing.T) {
 		{"a soft onset 20 dB under the speech counts as speech", cat(quiet, soft, speech, trail), 200 * time.Millisecond,
 			100 * ms, 1400 * ms},
 		{"negative margin: whole", cat(quiet, speech, trail), -1, 0, 1800 * ms},
+		{"default: the pre-roll whole, the trailing silence cut", cat(quiet, speech, trail), 0, 0, 1300 * ms},
 		{"no level range (speech under loud noise): whole", loudNoise, 200 * time.Millisecond, 0, 1800 * ms},
 		{"too short: whole", speech[:10], 200 * time.Millisecond, 0, 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := trimToSpeech(tt.pcm, tt.margin)
+			lead, trail := trimMargins(tt.margin)
+			got := trimToSpeech(tt.pcm, lead, trail)
 			want := tt.pcm[tt.wantFrom:tt.wantTo]
 			assert.Equal(t, len(want), len(got), "kept %d ms, want %d ms", len(got)/ms, len(want)/ms)
 			if len(got) == len(want) && len(got) > 0 {
@@ -57,6 +59,6 @@ func BenchmarkTrimToSpeech(b *testing.B) {
 	pcm := append(append(noise(4800, 30, 3), tone(48000, 3000)...), noise(11200, 30, 5)...)
 	b.ReportAllocs()
 	for b.Loop() {
-		trimToSpeech(pcm, DefaultTrimMargin)
+		trimToSpeech(pcm, 200*time.Millisecond, 200*time.Millisecond)
 	}
 }

@@ -71,7 +71,9 @@ type Config struct {
 	// MinSpeech drops utterances shorter than this (clicks, knocks).
 	MinSpeech time.Duration
 	// PreRoll is audio kept from before the onset and put at the start of
-	// the utterance, so its first sound is not clipped.
+	// the utterance, so its first sound is not clipped and the speech
+	// recogniser hears the noise the words are in (its noise subtraction
+	// learns the noise from there).
 	PreRoll time.Duration
 	// FullBand measures levels over the whole band instead of the voice
 	// band (300–3400 Hz).
@@ -89,7 +91,7 @@ var Defaults = Config{
 	SilenceTimeout:  500 * time.Millisecond,
 	MaxSpeech:       10 * time.Second,
 	MinSpeech:       200 * time.Millisecond,
-	PreRoll:         300 * time.Millisecond,
+	PreRoll:         500 * time.Millisecond,
 }
 
 // Limits on the configuration.

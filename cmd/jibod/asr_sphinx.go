@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -363,14 +364,17 @@ func (gb *grammarBuilder) buildAnswers(ctx context.Context) (sphinx.Grammar, err
 	if !ok || gb.r.host == nil {
 		return nil, nil
 	}
+	names := gb.nameSentences()
 	var intents []grammar.Intent
 	for _, d := range rl.AnswerRules() {
-		intents = append(intents, grammar.FromDefinition(d))
+		if in, ok := withReferentNames(grammar.FromDefinition(d), names); ok {
+			intents = append(intents, in)
+		}
 	}
 	if len(intents) == 0 {
 		return nil, nil
 	}
-	if sentences := gb.nameSentences(); len(sentences) > 0 {
+	if sentences := names; len(sentences) > 0 {
 		intents = append(intents, grammar.Intent{Skill: loopGrammarOwner, Name: loopNamesIntent, Lang: gb.lang, Templates: sentences})
 	}
 	g, err := gb.compile(ctx, intents)
@@ -382,6 +386,33 @@ func (gb *grammarBuilder) buildAnswers(ctx context.Context) (sphinx.Grammar, err
 	}
 	gb.log.Info("speech answer grammar", "rules", g.Intents(), "samples", g.Samples(), "words", len(g.Words()), "dropped", len(g.Dropped()))
 	return g, nil
+}
+
+// loopReferentSlot is the slot of an answer that names someone the robot
+// knows ("this is {loop_member_referent}").
+const loopReferentSlot = "loop_member_referent"
+
+// withReferentNames makes in's loop referent slot a name of the loop's:
+// as an open slot it took any words of the grammar, and "five minutes",
+// said to the timer's "For how long?", was heard as "im it its". With
+// nobody in the loop, the sentences through the slot are left out (ok is
+// false when none is left).
+func withReferentNames(in grammar.Intent, names []string) (_ grammar.Intent, ok bool) {
+	slot := "{" + loopReferentSlot + "}"
+	if !slices.ContainsFunc(in.Templates, func(t string) bool { return strings.Contains(t, slot) }) {
+		return in, true
+	}
+	if len(names) > 0 {
+		ents := maps.Clone(in.Entities)
+		if ents == nil {
+			ents = map[string][]string{}
+		}
+		ents[loopReferentSlot] = names
+		in.Entities = ents
+		return in, true
+	}
+	in.Templates = slices.DeleteFunc(slices.Clone(in.Templates), func(t string) bool { return strings.Contains(t, slot) })
+	return in, len(in.Templates) > 0
 }
 
 // compile builds a grammar of intents, leaving out the sentences with

@@ -73,11 +73,60 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 		assert.True(t, g.Accepts(s), s)
 	}
 	assert.False(t, g.Accepts("bob"), "only the loop's names")
+	assert.False(t, g.Accepts("im it its"), "the referent takes names, not any words of the grammar")
 	assert.Equal(t, espeak, g.Accepts("zyxquorra"), "a name the dictionary lacks, through espeak-ng when installed")
 
 	main, err := gb.build(context.Background())
 	require.NoError(t, err)
 	assert.Contains(t, main.Words(), "hey")
+}
+
+// With nobody in the loop the answer grammar has no sentence naming
+// someone: its referent slot took any words of the grammar, and "five
+// minutes" said to the timer was heard as "im it its".
+func TestAnswerGrammarWithoutTheLoopsNames(t *testing.T) {
+	needSphinxFiles(t)
+	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
+	require.NoError(t, err)
+	gb := &grammarBuilder{r: r, lex: lex, lang: "en-US", log: slog.New(slog.DiscardHandler), loop: r.loop}
+	a, err := gb.buildAnswers(context.Background())
+	require.NoError(t, err)
+	g := a.(*grammar.Grammar)
+	for s, want := range map[string]bool{"five minutes": true, "yes": true, "cancel": true, "im it its": false, "its me the time": false} {
+		assert.Equal(t, want, g.Accepts(s), s)
+	}
+}
+
+func TestWithReferentNames(t *testing.T) {
+	in := grammar.Intent{Skill: "optin", Name: "loopmember", Templates: []string{"this is {loop_member_referent}", "that is all"},
+		Entities: map[string][]string{"other": {"x"}}}
+	tests := []struct {
+		name      string
+		in        grammar.Intent
+		names     []string
+		ok        bool
+		templates []string
+		entities  map[string][]string
+	}{
+		{"no referent: unchanged", grammar.Intent{Templates: []string{"yes"}}, nil, true, []string{"yes"}, nil},
+		{"the loop's names", in, []string{"ann", "ann lee"}, true, in.Templates,
+			map[string][]string{"other": {"x"}, "loop_member_referent": {"ann", "ann lee"}}},
+		{"nobody: the sentences naming someone left out", in, nil, true, []string{"that is all"}, in.Entities},
+		{"nobody and nothing else: the intent left out", grammar.Intent{Templates: []string{"{loop_member_referent} here"}}, nil, false, []string{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := withReferentNames(tt.in, tt.names)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.templates, got.Templates)
+			assert.Equal(t, tt.entities, got.Entities)
+		})
+	}
+	assert.Equal(t, []string{"this is {loop_member_referent}", "that is all"}, in.Templates, "the caller's intent is left as it was")
+	assert.Len(t, in.Entities, 1)
 }
 
 // The grammar builder gives the lexicon the loop's phonetic names when it
