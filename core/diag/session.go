@@ -378,10 +378,12 @@ func (se *session) execute(ctx context.Context, line string) {
 				chunk = chunk[i+1:]
 				if !interrupted {
 					interrupted = true
-					cancel(errInterrupted)
+					// The echo first: once cancelled, the command may
+					// print its last words ("(1 shown)") at once.
 					if se.conn.Mode == Terminal {
 						se.say("^C\n")
 					}
+					cancel(errInterrupted)
 				}
 			}
 			if len(se.pending)+len(chunk) > maxTypeahead {
