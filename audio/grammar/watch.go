@@ -43,26 +43,25 @@ type Watcher struct {
 	// DefaultDebounce.
 	Debounce time.Duration
 	Logger   *slog.Logger
+
+	// What Subscribe made, for Run.
+	sub     *bus.Subscription
+	changed chan struct{}
+	answers chan bus.Message
 }
 
-// Run follows the registration topics until ctx ends, rebuilding and
-// applying the grammar after each burst of changes. Before it builds, it
-// asks the intent service for its list (ovos.intent.list): the service
-// answers only after every registration published before the question,
-// so the build sees them all. A failed build or apply is logged and the
-// recogniser keeps its grammar. Run returns ctx's error.
-func (w *Watcher) Run(ctx context.Context) error {
-	if w.Bus == nil || w.Build == nil || w.Apply == nil {
-		return errors.New("grammar watcher: bus, Build and Apply are required")
+// Subscribe starts following the topics now, before Run: a change
+// published after it returns is rebuilt for, even if Run has not started
+// yet. A caller that builds the first grammar itself subscribes before
+// that build, so nothing registered meanwhile is missed. Run subscribes
+// itself when Subscribe was not called; Close drops a subscription that
+// no Run took over.
+func (w *Watcher) Subscribe() error {
+	if w.sub != nil {
+		return errors.New("grammar watcher: subscribed already")
 	}
-	log := w.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	log = log.With("component", "grammar")
-	debounce := w.Debounce
-	if debounce <= 0 {
-		debounce = DefaultDebounce
+	if w.Bus == nil {
+		return errors.New("grammar watcher: bus is required")
 	}
 	changed := make(chan struct{}, 1)
 	answers := make(chan bus.Message, 4)
@@ -86,7 +85,44 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("grammar watcher: %w", err)
 	}
-	defer sub.Close()
+	w.sub, w.changed, w.answers = sub, changed, answers
+	return nil
+}
+
+// Close drops the subscription of a watcher whose Run never started.
+func (w *Watcher) Close() {
+	if w.sub != nil {
+		w.sub.Close()
+		w.sub = nil
+	}
+}
+
+// Run follows the registration topics until ctx ends, rebuilding and
+// applying the grammar after each burst of changes. Before it builds, it
+// asks the intent service for its list (ovos.intent.list): the service
+// answers only after every registration published before the question,
+// so the build sees them all. A failed build or apply is logged and the
+// recogniser keeps its grammar. Run returns ctx's error.
+func (w *Watcher) Run(ctx context.Context) error {
+	if w.Bus == nil || w.Build == nil || w.Apply == nil {
+		return errors.New("grammar watcher: bus, Build and Apply are required")
+	}
+	log := w.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("component", "grammar")
+	debounce := w.Debounce
+	if debounce <= 0 {
+		debounce = DefaultDebounce
+	}
+	if w.sub == nil {
+		if err := w.Subscribe(); err != nil {
+			return err
+		}
+	}
+	defer w.Close()
+	changed, answers := w.changed, w.answers
 
 	var timer *time.Timer
 	var fire <-chan time.Time

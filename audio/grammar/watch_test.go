@@ -177,3 +177,46 @@ func TestWatcherRebuildsOnItsTopics(t *testing.T) {
 		require.NoError(t, b.Close(context.Background()))
 	})
 }
+
+// A change published after Subscribe and before Run starts is rebuilt
+// for: the robot subscribes before its first build, so a registration
+// made during that build is not lost.
+func TestWatcherSubscribedBeforeRunMissesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		b := bus.New(bus.Options{})
+		svc := intent.NewService(b, intent.NewTemplateEngine(intent.EngineOptions{}), nil)
+		require.NoError(t, svc.Start())
+		applied := make(chan *Grammar, 4)
+		w := &Watcher{Bus: b, Topics: []string{"jibo.loop.changed"},
+			Build: func(context.Context) (*Grammar, error) {
+				return Build([]Intent{{Skill: "loop", Name: "name", Lang: "en-US", Templates: []string{"ann"}}}, Options{})
+			},
+			Apply: func(_ context.Context, g *Grammar) error { applied <- g; return nil }}
+		require.NoError(t, w.Subscribe())
+		require.Error(t, w.Subscribe(), "one subscription")
+		require.NoError(t, b.Publish(ctx, bus.NewMessage("jibo.loop.changed", map[string]any{"count": 1})))
+		synctest.Wait()
+
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		time.Sleep(DefaultDebounce + time.Millisecond)
+		synctest.Wait()
+		require.Len(t, applied, 1, "the change before Run is rebuilt for")
+
+		cancel()
+		assert.ErrorIs(t, <-done, context.Canceled)
+		svc.Close()
+		require.NoError(t, b.Close(context.Background()))
+	})
+}
+
+// Close drops a subscription no Run took over.
+func TestWatcherClosedBeforeRun(t *testing.T) {
+	b := bus.New(bus.Options{})
+	w := &Watcher{Bus: b}
+	require.NoError(t, w.Subscribe())
+	w.Close()
+	w.Close() // twice is fine
+	require.NoError(t, b.Close(context.Background()))
+}

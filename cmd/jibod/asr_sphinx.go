@@ -93,6 +93,20 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop}
+	// The people's names are in the grammar: a change of the loop
+	// rebuilds it as a registration does. The watcher follows the bus
+	// from before the first build, so a change made during it is not
+	// missed.
+	w := &grammar.Watcher{Bus: r.bus, Build: gb.build, Logger: log, Topics: []string{loop.TopicChanged}}
+	if err := w.Subscribe(); err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	started := false
+	defer func() {
+		if !started {
+			w.Close()
+		}
+	}()
 	g, err := gb.build(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -123,22 +137,20 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, err
 	}
-	// The people's names are in the grammar: a change of the loop
-	// rebuilds it as a registration does.
-	w := &grammar.Watcher{Bus: r.bus, Build: gb.build, Logger: log, Topics: []string{loop.TopicChanged},
-		Apply: func(ctx context.Context, g *grammar.Grammar) error {
-			if err := rec.SetGrammar(ctx, g); err != nil {
-				return err
-			}
-			// Skills that come and go bring and take their answer rules.
-			a, err := gb.buildAnswers(ctx)
-			if err != nil {
-				return err
-			}
-			return rec.SetAnswerGrammar(ctx, a)
-		}}
+	w.Apply = func(ctx context.Context, g *grammar.Grammar) error {
+		if err := rec.SetGrammar(ctx, g); err != nil {
+			return err
+		}
+		// Skills that come and go bring and take their answer rules.
+		a, err := gb.buildAnswers(ctx)
+		if err != nil {
+			return err
+		}
+		return rec.SetAnswerGrammar(ctx, a)
+	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
+	started = true
 	go func() { // owned: free cancels it and waits
 		defer close(done)
 		if err := w.Run(wctx); err != nil && !errors.Is(err, context.Canceled) {
