@@ -386,8 +386,8 @@ func (gb *grammarBuilder) buildAnswers(ctx context.Context) (sphinx.Grammar, err
 	if len(intents) == 0 {
 		return nil, nil
 	}
-	if sentences := names; len(sentences) > 0 {
-		intents = append(intents, grammar.Intent{Skill: loopGrammarOwner, Name: loopNamesIntent, Lang: gb.lang, Templates: sentences})
+	if len(names) > 0 {
+		intents = append(intents, grammar.Intent{Skill: loopGrammarOwner, Name: loopNamesIntent, Lang: gb.lang, Templates: names})
 	}
 	g, err := gb.compile(ctx, intents)
 	if err != nil {
