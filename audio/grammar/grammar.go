@@ -10,7 +10,8 @@
 //
 // so "hey jibo" alone, "hey jibo, <command>" and (for the listener's
 // command window) a bare command are all sentences, and the wake phrase is
-// recognised as part of the sentence it starts.
+// recognised as part of the sentence it starts. With wake decoys
+// (Options.Decoys) the <wake> before a command becomes <wake_or_decoy>.
 //
 // Slots become rules of their own, chosen in this order:
 //
@@ -37,7 +38,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -84,6 +87,20 @@ type Options struct {
 	Lang string
 	// Wake is the wake phrase; "" builds a grammar of commands only.
 	Wake string
+	// Decoys are phrases that sound like the wake phrase but are not it
+	// ("hey jay"): they compete with it before a command, so speech
+	// addressed to someone else is heard as a decoy rather than forced
+	// onto the wake phrase. A decoy alone is a sentence only in a grammar
+	// without commands: in one with them it would also compete with the
+	// commands that start as it does ("hey there"). A sentence starting
+	// with a decoy is a sentence of the grammar (Accepts) that Decoyed
+	// reports; the recogniser drops it. Their words stay out of open
+	// slots. Ignored without a wake phrase.
+	Decoys []string
+	// DecoyWeight is the decoys' prior against the wake phrase's 1 (a
+	// JSGF weight): under 1, a decoy wins only where it fits the speech
+	// clearly better. 0 means 1.
+	DecoyWeight float64
 	// OpenWords is the most words an open slot takes; 0 means
 	// DefaultOpenWords, -1 leaves samples with open slots out.
 	OpenWords int
@@ -123,6 +140,7 @@ type Grammar struct {
 	samples int
 
 	wake    []string
+	decoys  [][]string
 	command []*rule // one per intent
 	rules   map[string]*rule
 	open    *openRule
@@ -309,6 +327,9 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 		}
 		b.g.open = &openRule{name: "open", max: opts.OpenWords, vocab: maps.Clone(b.vocab)}
 	}
+	if err := b.addDecoys(); err != nil {
+		return nil, err
+	}
 	if len(b.vocab) > MaxWords {
 		return nil, fmt.Errorf("grammar: %d words, more than %d: %w", len(b.vocab), MaxWords, errTooLarge)
 	}
@@ -317,6 +338,79 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 		return nil, err
 	}
 	return b.g, nil
+}
+
+// MaxDecoys bounds Options.Decoys.
+const MaxDecoys = 500
+
+// addDecoys checks the decoy phrases and adds their words to the
+// grammar's (after the open slots took theirs, so no slot hears one).
+func (b *builder) addDecoys() error {
+	if len(b.g.wake) == 0 || len(b.opts.Decoys) == 0 {
+		return nil
+	}
+	if w := b.opts.DecoyWeight; w < 0 || w > 1 || math.IsNaN(w) {
+		return fmt.Errorf("grammar: wake decoy weight %g not in (0, 1]", w)
+	}
+	if len(b.opts.Decoys) > MaxDecoys {
+		return fmt.Errorf("grammar: %d wake decoys, more than %d", len(b.opts.Decoys), MaxDecoys)
+	}
+	for _, d := range b.opts.Decoys {
+		words := strings.Fields(intent.Normalize(d))
+		if len(words) == 0 {
+			return fmt.Errorf("grammar: wake decoy %q has no words", d)
+		}
+		if slices.Equal(words, b.g.wake) {
+			return fmt.Errorf("grammar: wake decoy %q is the wake phrase", d)
+		}
+		for _, w := range words {
+			if why := b.unusable(w); why != "" {
+				return fmt.Errorf("grammar: wake decoy %q: %s", d, why)
+			}
+		}
+		if !slices.ContainsFunc(b.g.decoys, func(x []string) bool { return slices.Equal(x, words) }) {
+			b.g.decoys = append(b.g.decoys, words)
+		}
+	}
+	for _, d := range b.g.decoys {
+		for _, w := range d {
+			b.vocab[w] = true
+		}
+	}
+	return nil
+}
+
+// wakeOrDecoy is the body of the rule that starts a command: the wake
+// phrase or one of its decoys, weighted. pocketsphinx normalises the
+// weights of a rule's alternatives and applies them to the transition of
+// each one's first word (a weight on a rule reference is lost), so the
+// phrase and the decoys are alternatives of one rule, each starting with
+// a word. The decoys are a word tree, so those sharing a first word have
+// it once: the decoder spends time on every word that can start a
+// sentence all through the silence before it.
+func (b *builder) wakeOrDecoy() string {
+	wake := strings.Join(b.g.wake, " ")
+	if len(b.g.decoys) == 0 {
+		return wake
+	}
+	w := b.opts.DecoyWeight
+	if w == 0 {
+		w = 1
+	}
+	weight := "/" + strconv.FormatFloat(w, 'g', -1, 64) + "/ "
+	root := &node{}
+	for _, d := range b.g.decoys {
+		seq := make([]label, len(d))
+		for i, word := range d {
+			seq[i] = label{word: word}
+		}
+		root.add(seq)
+	}
+	alts := []string{"/1/ " + wake}
+	for _, l := range sortedLabels(root) {
+		alts = append(alts, weight+body(&node{next: map[label]*node{l: root.next[l]}}))
+	}
+	return strings.Join(alts, " | ")
 }
 
 // sameLanguage reports whether tag has want's primary subtag.
@@ -591,7 +685,13 @@ func (b *builder) render() error {
 			// not (fsg_history_end_frame); written so, the commands are
 			// there once and the grammar has half the states (3,074 →
 			// 1,540 with the built-in skills).
-			top = append(top, "[<wake>] <command>", "<wake>")
+			if len(b.g.decoys) > 0 {
+				top = append(top, "[<wake_or_decoy>] <command>", "<wake>")
+			} else {
+				top = append(top, "[<wake>] <command>", "<wake>")
+			}
+		} else if len(b.g.decoys) > 0 {
+			top = append(top, "<wake_or_decoy>")
 		} else {
 			top = append(top, "<wake>")
 		}
@@ -601,6 +701,9 @@ func (b *builder) render() error {
 	fmt.Fprintf(&sb, "public <utterance> = %s;\n", strings.Join(top, " | "))
 	if len(b.g.wake) > 0 {
 		fmt.Fprintf(&sb, "<wake> = %s;\n", strings.Join(b.g.wake, " "))
+		if len(b.g.decoys) > 0 {
+			fmt.Fprintf(&sb, "<wake_or_decoy> = %s;\n", b.wakeOrDecoy())
+		}
 	}
 	if len(b.g.command) > 0 {
 		refs := make([]string, len(b.g.command))
@@ -694,9 +797,33 @@ func (g *Grammar) Accepts(text string) bool {
 	if g.command0(w) {
 		return true
 	}
-	if len(g.wake) > 0 && len(w) >= len(g.wake) && slices.Equal(w[:len(g.wake)], g.wake) {
-		rest := w[len(g.wake):]
-		return len(rest) == 0 || g.command0(rest)
+	if len(g.wake) == 0 {
+		return false
+	}
+	for i, p := range append([][]string{g.wake}, g.decoys...) {
+		if len(w) < len(p) || !slices.Equal(w[:len(p)], p) {
+			continue
+		}
+		rest := w[len(p):]
+		switch {
+		case len(rest) > 0 && g.command0(rest):
+			return true
+		case len(rest) == 0 && (i == 0 || len(g.command) == 0):
+			// The wake phrase alone; a decoy alone only without commands.
+			return true
+		}
+	}
+	return false
+}
+
+// Decoyed reports whether text starts with one of the grammar's wake
+// decoys (Options.Decoys): speech that was not for the robot.
+func (g *Grammar) Decoyed(text string) bool {
+	w := strings.Fields(intent.Normalize(text))
+	for _, d := range g.decoys {
+		if len(w) >= len(d) && slices.Equal(w[:len(d)], d) {
+			return true
+		}
 	}
 	return false
 }

@@ -214,3 +214,60 @@ func BenchmarkAccepts(b *testing.B) {
 		}
 	}
 }
+
+// TestWakeDecoys: decoys compete with the wake phrase before a command,
+// weighted; a sentence starting with one is the grammar's (the decoder
+// may end on it) and Decoyed says so; a decoy alone is a sentence only
+// without commands; no open slot hears a decoy's word.
+func TestWakeDecoys(t *testing.T) {
+	in := []Intent{{Skill: "s", Name: "a", Lang: "en", Templates: []string{"turn it down", "call {who}", "hey there"}}}
+	g, err := Build(in, Options{Wake: "hey jibo", Decoys: []string{"hey jhey", "Hey jhow", "hey jhey", "hi jhey"}, DecoyWeight: 1e-20})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(g.JSGF(), "#JSGF V1.0;\ngrammar jibo;\n\n"+
+		"public <utterance> = [<wake_or_decoy>] <command> | <wake>;\n"+
+		"<wake> = hey jibo;\n"+
+		"<wake_or_decoy> = /1/ hey jibo | /1e-20/ hey (jhey | jhow) | /1e-20/ hi jhey;\n"), g.JSGF())
+	assert.Contains(t, g.Words(), "jhey")
+	assert.NotContains(t, g.JSGF()[strings.Index(g.JSGF(), "<open_word> ="):], "jhey", "an open slot takes no decoy word")
+	tests := []struct {
+		say             string
+		accepts, decoys bool
+	}{
+		{"hey jibo turn it down", true, false},
+		{"turn it down", true, false},
+		{"hey jibo", true, false},
+		{"hey there", true, false},
+		{"hey jhey turn it down", true, true},
+		{"hi jhey call hey", true, true},
+		{"hey jhow", false, true}, // a decoy alone would compete with "hey there"
+		{"hey jhey jibo", false, true},
+		{"call jhey", false, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.accepts, g.Accepts(tt.say), "accepts %q", tt.say)
+		assert.Equal(t, tt.decoys, g.Decoyed(tt.say), "decoyed %q", tt.say)
+	}
+
+	// Without commands, a decoy alone is a sentence; weight 0 is 1.
+	g, err = Build(nil, Options{Wake: "hey jibo", Decoys: []string{"hey jhey"}})
+	require.NoError(t, err)
+	assert.Contains(t, g.JSGF(), "public <utterance> = <wake_or_decoy>;\n<wake> = hey jibo;\n<wake_or_decoy> = /1/ hey jibo | /1/ hey jhey;\n")
+	assert.True(t, g.Accepts("hey jhey"))
+	assert.True(t, g.Decoyed("hey jhey"))
+
+	// Without a wake phrase there is nothing to stand in for.
+	g, err = Build(in, Options{Decoys: []string{"hey jhey"}})
+	require.NoError(t, err)
+	assert.NotContains(t, g.JSGF(), "decoy")
+	assert.False(t, g.Decoyed("hey jhey turn it down"))
+
+	for _, bad := range []Options{
+		{Decoys: []string{"hey jibo"}}, {Decoys: []string{" "}}, {Decoys: []string{"hey j4"}},
+		{Decoys: make([]string, MaxDecoys+1)}, {Decoys: []string{"hey jhey"}, DecoyWeight: 2},
+		{Decoys: []string{"hey jhey"}, DecoyWeight: -1},
+	} {
+		bad.Wake = "hey jibo"
+		_, err := Build(in, bad)
+		assert.Error(t, err, "%+v", bad)
+	}
+}

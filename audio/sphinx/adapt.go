@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,12 @@ type Provenance struct {
 	// model adapted before they were recorded) means the recogniser's
 	// defaults.
 	Floors *Floors `json:"floors,omitempty"`
+	// DenoiseBelowSNR is the signal-to-noise ratio (dB) under which the
+	// recordings' noise was suppressed before adapting, and the
+	// recogniser suppresses it with this model (Config.DenoiseBelowSNR;
+	// negative: never); 0 (a model adapted before it was recorded) means
+	// the recogniser's default.
+	DenoiseBelowSNR float64 `json:"denoise_below_snr,omitempty"`
 }
 
 // maxProvenanceBytes bounds the provenance file read.
@@ -103,6 +110,9 @@ func ReadProvenance(dir string) (Provenance, error) {
 		if err := p.Floors.Validate(); err != nil {
 			return p, fmt.Errorf("reading %s: %w", path, err)
 		}
+	}
+	if p.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(p.DenoiseBelowSNR) {
+		return p, fmt.Errorf("reading %s: noise suppression below %g dB: over %g", path, p.DenoiseBelowSNR, MaxDenoiseBelowSNR)
 	}
 	return p, nil
 }
@@ -161,6 +171,10 @@ type AdaptConfig struct {
 	// whole recording.
 	FloorBelowDB float64
 	TrimMargin   time.Duration
+	// DenoiseBelowSNR is as the Recognizer's, recorded in the model's
+	// ProvenanceFile for the recogniser to use with it: 0 means
+	// AdaptedDenoiseBelowSNR.
+	DenoiseBelowSNR float64
 	// Floors, when set, are recorded in the model's ProvenanceFile as the
 	// rejection floors to use with it; they must be valid.
 	Floors *Floors
@@ -198,6 +212,12 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 	}
 	if cfg.TrimMargin == 0 {
 		cfg.TrimMargin = DefaultAdaptTrimMargin
+	}
+	if cfg.DenoiseBelowSNR == 0 {
+		cfg.DenoiseBelowSNR = AdaptedDenoiseBelowSNR
+	}
+	if cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR) {
+		return rep, fmt.Errorf("adapting the acoustic model: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
 	}
 	if cfg.Lexicon == nil {
 		return rep, errors.New("adapting the acoustic model: no lexicon")
@@ -285,8 +305,7 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 			rep.Skips = append(rep.Skips, err.Error())
 			continue
 		}
-		lead, trail := trimMargins(cfg.TrimMargin)
-		pcm = trimToSpeech(withNoiseFloor(pcm, cfg.FloorBelowDB), lead, trail)
+		pcm = prepareAudio(pcm, cfg.DenoiseBelowSNR, cfg.FloorBelowDB, cfg.TrimMargin)
 		id := fmt.Sprintf("u%05d", rep.Used+1)
 		if err := writeAdaptWAV(filepath.Join(wavDir, id+".wav"), pcm); err != nil {
 			return rep, err
@@ -379,7 +398,8 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 		}
 	}
 	prov, _ := json.MarshalIndent(Provenance{BaseModel: base.dir, Method: "MAP (sphinxtrain map_adapt)", Tau: MAPTau,
-		Recordings: rep.Used, Skipped: rep.Skipped, NotAligned: rep.NotAligned, Seconds: rep.Seconds, Floors: cfg.Floors}, "", "  ")
+		Recordings: rep.Used, Skipped: rep.Skipped, NotAligned: rep.NotAligned, Seconds: rep.Seconds, Floors: cfg.Floors,
+		DenoiseBelowSNR: cfg.DenoiseBelowSNR}, "", "  ")
 	if err := os.WriteFile(filepath.Join(tmp, ProvenanceFile), append(prov, '\n'), 0o644); err != nil {
 		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
 	}

@@ -56,6 +56,7 @@ func TestAudioAdaptEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, p.Floors)
 	assert.Equal(t, 12, p.Recordings)
+	assert.Equal(t, AdaptedDenoiseBelowSNR, p.DenoiseBelowSNR, "the noise suppression it was adapted with, for the recogniser to use")
 
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "audio", "eval", "--dir", set, "--json", "--quiet")

@@ -95,6 +95,11 @@ type Config struct {
 	// decodes the utterance whole, and 0 the default: all of it before
 	// the words, DefaultTrailMargin after them.
 	TrimMargin time.Duration
+	// DenoiseBelowSNR suppresses an utterance's stationary noise before
+	// decoding when its speech stands less than this many dB over its
+	// quiet frames (see denoise): 0 means DefaultDenoiseBelowSNR, a
+	// negative number never.
+	DenoiseBelowSNR float64
 	// Args are extra pocketsphinx arguments as flag/value pairs
 	// ("-beam", "1e-60"), for tuning.
 	Args []string
@@ -150,7 +155,15 @@ type grammarState struct {
 type search struct {
 	jsgf    string
 	accepts func(string) bool
+	// decoyed reports a sentence that starts with a wake decoy; nil for
+	// a grammar without decoys.
+	decoyed func(string) bool
 	prons   map[string][]string
+}
+
+// decoyGrammar is a Grammar with wake decoys (grammar.Options.Decoys).
+type decoyGrammar interface {
+	Decoyed(sentence string) bool
 }
 
 // words returns the pronunciations of every word of g's grammars. The
@@ -199,7 +212,12 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.FloorBelowDB == 0 {
 		cfg.FloorBelowDB = DefaultFloorBelow
 	}
+	if cfg.DenoiseBelowSNR == 0 {
+		cfg.DenoiseBelowSNR = DefaultDenoiseBelowSNR
+	}
 	switch {
+	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
+		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
 	case cfg.TrimMargin > MaxTrimMargin:
 		return nil, fmt.Errorf("speech recognizer: trim margin %v over %v", cfg.TrimMargin, MaxTrimMargin)
 	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
@@ -290,7 +308,11 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if err != nil {
 		return search{}, fmt.Errorf("speech recognizer: grammar refused: %w", err)
 	}
-	return search{jsgf: jsgf, accepts: gr.Accepts, prons: prons}, nil
+	s := search{jsgf: jsgf, accepts: gr.Accepts, prons: prons}
+	if d, ok := gr.(decoyGrammar); ok {
+		s.decoyed = d.Decoyed
+	}
+	return s, nil
 }
 
 // build starts a decoder whose dictionary holds exactly g's words.
@@ -538,11 +560,7 @@ func (r *Recognizer) recognize(ctx context.Context, pcm []int16, answer bool) ([
 }
 
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16) ([]audio.Hypothesis, error) {
-	// The floor is measured on the whole utterance, whose pre-roll and
-	// trailing silence show the recording's noise; then, when a trim
-	// margin is set, the silence beyond it is cut off.
-	lead, trail := trimMargins(r.cfg.TrimMargin)
-	pcm = trimToSpeech(withNoiseFloor(pcm, r.cfg.FloorBelowDB), lead, trail)
+	pcm = prepareAudio(pcm, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	best, err := d.search(ctx, name, pcm)
 	if err != nil {
 		return nil, err
@@ -563,6 +581,12 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			return nil, nil
 		}
 	}
+	if g.decoyed != nil && g.decoyed(best.text) {
+		// Heard as a decoy of the wake phrase ("hey jay …"): speech for
+		// someone else, not a command without the wake phrase.
+		r.log.Debug("rejected: a wake decoy", "text", best.text)
+		return nil, nil
+	}
 	segs := d.align()
 	perFrame, conf := confidence(segs)
 	cover := coverage(segs, pcm)
@@ -578,7 +602,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			if len(texts) == r.cfg.NBest {
 				break
 			}
-			if h.text != best.text && g.accepts(h.text) {
+			if h.text != best.text && g.accepts(h.text) && (g.decoyed == nil || !g.decoyed(h.text)) {
 				texts = append(texts, h.text)
 				scores = append(scores, h.score)
 			}

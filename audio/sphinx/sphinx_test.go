@@ -309,6 +309,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"decoders", Config{Grammar: JSGF(testGrammar), Decoders: MaxDecoders + 1}, "decoders"},
 		{"confidence", Config{Grammar: JSGF(testGrammar), MinConfidence: 2}, "confidence"},
 		{"trim margin", Config{Grammar: JSGF(testGrammar), TrimMargin: MaxTrimMargin + time.Millisecond}, "trim margin 2.001s over 2s"},
+		{"noise suppression", Config{Grammar: JSGF(testGrammar), DenoiseBelowSNR: MaxDenoiseBelowSNR + 1}, "noise suppression below 41 dB over 40"},
 		{"odd args", Config{Grammar: JSGF(testGrammar), Args: []string{"-beam"}}, "pairs"},
 		{"reserved arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-dict", "x"}}, "set by the recognizer"},
 		{"unknown arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-nosuchflag", "1"}}, "arguments refused"},

@@ -21,6 +21,17 @@ const DefaultTrailMargin = 200 * time.Millisecond
 // MaxTrimMargin bounds Config.TrimMargin.
 const MaxTrimMargin = 2 * time.Second
 
+// prepareAudio readies an utterance for the decoder (and for adaptation, so
+// the model learns from what it will decode): its noise suppressed when
+// it is noisy, a noise floor under it when it is too clean, both
+// measured on the whole utterance, whose pre-roll and trailing silence
+// show the recording's noise; then the silence beyond the trim margins
+// cut off.
+func prepareAudio(pcm []int16, denoiseBelow, floorBelow float64, margin time.Duration) []int16 {
+	lead, trail := trimMargins(margin)
+	return trimToSpeech(withNoiseFloor(denoise(pcm, denoiseBelow), floorBelow), lead, trail)
+}
+
 // trimMargins turns a configured margin into trimToSpeech's: 0 is the
 // default (the lead whole, DefaultTrailMargin after), a positive margin
 // applies to both sides, a negative one to neither.

@@ -44,6 +44,13 @@ const (
 	// envSphinxTrim is how much audio (ms, 1..2000; "off" for all of it)
 	// is decoded either side of an utterance's loud frames.
 	envSphinxTrim = "JIBOD_SPHINX_TRIM_MS"
+	// envSphinxDenoise is the signal-to-noise ratio (dB, 1..40; "off" for
+	// never) under which an utterance's noise is suppressed before it is
+	// decoded.
+	envSphinxDenoise = "JIBOD_SPHINX_DENOISE_DB"
+	// envSphinxDecoys set to "off" leaves the wake decoys out of the
+	// grammar, for measuring what they do.
+	envSphinxDecoys = "JIBOD_SPHINX_DECOYS"
 )
 
 // answerRuleLister is what a skill host offers when it can list the
@@ -68,6 +75,11 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	}
 	dict := envOr(envSphinxDict, sphinx.DefaultDict)
 	lexOpts := sphinx.LexiconOptions{}
+	decoys, words, err := decoysFromEnv()
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	lexOpts.Words = words
 	if _, err := exec.LookPath("espeak-ng"); err == nil {
 		// Words cmudict lacks get espeak-ng's letter-to-sound rules.
 		lexOpts.Guesser = sphinx.EspeakGuesser{}
@@ -92,7 +104,11 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop}
+	denoise, err := denoiseFromEnv()
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, decoys: decoys}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
 	// from before the first build, so a change made during it is not
@@ -127,11 +143,15 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	if denoise == 0 {
+		denoise = modelDenoise(model)
+	}
 	if model != sphinx.DefaultModelDir {
-		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl)
+		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
+		DenoiseBelowSNR: denoise,
+		Grammar:         g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: audio.WakePhrase, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
@@ -245,6 +265,17 @@ func modelFloors(dir string) (sphinx.Floors, error) {
 	return floorsFromEnv(fl)
 }
 
+// modelDenoise returns the noise suppression threshold the acoustic model
+// in dir records (sphinx.Provenance); 0, the recogniser's default, for
+// Debian's model or a model adapted before it was recorded.
+func modelDenoise(dir string) float64 {
+	p, err := sphinx.ReadProvenance(dir)
+	if err != nil {
+		return 0
+	}
+	return p.DenoiseBelowSNR
+}
+
 // floorsFromEnv returns the rejection floors of $JIBOD_SPHINX_FLOORS, or
 // fl when it is unset.
 func floorsFromEnv(fl sphinx.Floors) (sphinx.Floors, error) {
@@ -298,6 +329,39 @@ func trimFromEnv() (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
+// decoysFromEnv returns the wake decoys and their words'
+// pronunciations (sphinx.WakeDecoys), or none when $JIBOD_SPHINX_DECOYS
+// is "off".
+func decoysFromEnv() ([]string, map[string]string, error) {
+	switch v := os.Getenv(envSphinxDecoys); v {
+	case "", "on":
+		phrases, words := sphinx.WakeDecoys(audio.WakePhrase)
+		return phrases, words, nil
+	case "off":
+		return nil, nil, nil
+	default:
+		return nil, nil, fmt.Errorf("%s=%q: want on or off", envSphinxDecoys, v)
+	}
+}
+
+// denoiseFromEnv returns the noise suppression threshold of
+// $JIBOD_SPHINX_DENOISE_DB: 0 (the recogniser's default) when unset,
+// negative for "off".
+func denoiseFromEnv() (float64, error) {
+	v := os.Getenv(envSphinxDenoise)
+	switch v {
+	case "":
+		return 0, nil
+	case "off":
+		return -1, nil
+	}
+	db, err := strconv.ParseFloat(v, 64)
+	if err != nil || db < 1 || db > sphinx.MaxDenoiseBelowSNR {
+		return 0, fmt.Errorf("%s=%q: want off or a number of dB from 1 to %g", envSphinxDenoise, v, sphinx.MaxDenoiseBelowSNR)
+	}
+	return db, nil
+}
+
 // adaptedModelName is the folder of the state folder where the robot
 // looks for an acoustic model adapted to its people (jibod audio adapt
 // --out STATE/acoustic-model).
@@ -338,6 +402,9 @@ type grammarBuilder struct {
 	// ("this is {loop_member_referent}"), and the answer grammar has each
 	// name alone (a bare "Ann"). Nil means nobody.
 	loop *loop.Store
+	// decoys are the wake decoys (grammar.Options.Decoys), whose words
+	// the lexicon pronounces.
+	decoys []string
 
 	// phonetic caches the pronunciations of phonetic spellings ("" for
 	// one that could not be pronounced, warned about once): grammars are
@@ -430,7 +497,7 @@ func withReferentNames(in grammar.Intent, names []string) (_ grammar.Intent, ok 
 // compile builds a grammar of intents, leaving out the sentences with
 // words the lexicon cannot pronounce.
 func (gb *grammarBuilder) compile(ctx context.Context, intents []grammar.Intent) (*grammar.Grammar, error) {
-	opts := grammar.Options{Lang: gb.lang, Wake: audio.WakePhrase}
+	opts := grammar.Options{Lang: gb.lang, Wake: audio.WakePhrase, Decoys: gb.decoys, DecoyWeight: sphinx.DecoyWeight}
 	opts.OpenVocabulary = loopNames(gb.loop)
 	g, err := grammar.Build(intents, opts)
 	if err != nil {

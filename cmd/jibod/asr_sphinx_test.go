@@ -41,6 +41,66 @@ func TestTrimFromEnv(t *testing.T) {
 	}
 }
 
+func TestDenoiseFromEnv(t *testing.T) {
+	tests := []struct {
+		value string
+		want  float64
+		err   string
+	}{
+		{"", 0, ""},
+		{"off", -1, ""},
+		{"12.5", 12.5, ""},
+		{"40", 40, ""},
+		{"0", 0, "JIBOD_SPHINX_DENOISE_DB=\"0\": want off or a number of dB from 1 to 40"},
+		{"41", 0, "from 1 to 40"},
+		{"loud", 0, "from 1 to 40"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			t.Setenv(envSphinxDenoise, tt.value)
+			got, err := denoiseFromEnv()
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			assert.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestModelDenoise: an adapted model's noise suppression threshold, from
+// its provenance; Debian's model and older adapted models take the
+// recogniser's default.
+func TestModelDenoise(t *testing.T) {
+	dir := t.TempDir()
+	assert.Zero(t, modelDenoise(dir), "Debian's model")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, sphinx.ProvenanceFile), []byte(`{"recordings": 3}`), 0o644))
+	assert.Zero(t, modelDenoise(dir), "adapted before it was recorded")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, sphinx.ProvenanceFile), []byte(`{"denoise_below_snr": 15}`), 0o644))
+	assert.Equal(t, 15.0, modelDenoise(dir))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, sphinx.ProvenanceFile), []byte(`{"denoise_below_snr": -1}`), 0o644))
+	assert.Equal(t, -1.0, modelDenoise(dir), "adapted with suppression off")
+}
+
+func TestDecoysFromEnv(t *testing.T) {
+	for _, v := range []string{"", "on"} {
+		t.Setenv(envSphinxDecoys, v)
+		phrases, words, err := decoysFromEnv()
+		require.NoError(t, err)
+		assert.Contains(t, phrases, "hey jhey")
+		assert.Equal(t, "JH EY", words["jhey"])
+	}
+	t.Setenv(envSphinxDecoys, "off")
+	phrases, words, err := decoysFromEnv()
+	require.NoError(t, err)
+	assert.Empty(t, phrases)
+	assert.Empty(t, words)
+	t.Setenv(envSphinxDecoys, "maybe")
+	_, _, err = decoysFromEnv()
+	assert.ErrorContains(t, err, `JIBOD_SPHINX_DECOYS="maybe": want on or off`)
+}
+
 func TestModelDir(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv(envSphinxModel, "")
@@ -81,6 +141,7 @@ func TestModelFloors(t *testing.T) {
 		{name: "the environment wins", dir: write(t, `{"floors": {"wake_confidence": 0.97}}`), env: "0.1,0.2,0.3,0.4",
 			want: sphinx.Floors{MinConfidence: 0.1, MinCoverage: 0.2, WakeMinConfidence: 0.3, WakeMinCoverage: 0.4}},
 		{name: "a bad environment", dir: t.TempDir(), env: "0.1,0.2", err: "want four numbers"},
+		{name: "noise suppression out of range", dir: write(t, `{"denoise_below_snr": 41}`), err: "noise suppression below 41 dB: over 40"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -75,9 +75,13 @@ func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("audio adapt: %w", err)
 	}
+	denoise, err := denoiseFromEnv()
+	if err != nil {
+		return fmt.Errorf("audio adapt: %w", err)
+	}
 	floors := adaptedFloors
 	rep, err := sphinx.Adapt(ctx, sphinx.AdaptConfig{BaseModel: *model, Out: *out, Utterances: utts, Lexicon: lex,
-		FloorBelowDB: floor, TrimMargin: trim, Floors: &floors, Log: log})
+		FloorBelowDB: floor, TrimMargin: trim, DenoiseBelowSNR: denoise, Floors: &floors, Log: log})
 	for _, s := range rep.Skips {
 		fmt.Fprintf(stderr, "audio adapt: skipped %s\n", s)
 	}

@@ -1,0 +1,91 @@
+package sphinx
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFFTRoundTrip: the inverse transform gives back the input, and a
+// tone lands in its bin.
+func TestFFTRoundTrip(t *testing.T) {
+	x := make([]complex128, 64)
+	for i := range x {
+		x[i] = complex(math.Sin(2*math.Pi*5*float64(i)/64), 0)
+	}
+	y := append([]complex128(nil), x...)
+	fft(y, false)
+	assert.InDelta(t, 32, math.Abs(imag(y[5])), 1e-9, "a sine of 5 cycles is in bin 5")
+	assert.InDelta(t, 0, sqAbs(y[7]), 1e-9)
+	fft(y, true)
+	for i := range x {
+		assert.InDelta(t, real(x[i]), real(y[i]), 1e-9)
+		assert.InDelta(t, 0, imag(y[i]), 1e-9)
+	}
+}
+
+// noisyTone is 3 s of white noise with a 440 Hz tone in its middle
+// second, at the tone-to-noise ratio snr (dB).
+func noisyTone(snr float64) (mixed, tone []int16) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 3 * 16000
+	mixed, tone = make([]int16, n), make([]int16, n)
+	amp := 3000.0
+	sigma := amp / math.Sqrt2 / math.Pow(10, snr/20)
+	for i := range n {
+		var s float64
+		if i >= 16000 && i < 32000 {
+			s = amp * math.Sin(2*math.Pi*440*float64(i)/16000)
+		}
+		tone[i] = int16(s)
+		mixed[i] = int16(max(-32768, min(32767, s+sigma*rng.NormFloat64())))
+	}
+	return mixed, tone
+}
+
+func rmsDB(pcm []int16) float64 {
+	var sum float64
+	for _, v := range pcm {
+		sum += float64(v) * float64(v)
+	}
+	return 10 * math.Log10(sum/float64(len(pcm))+1)
+}
+
+// TestDenoise: in noisy speech-like audio the noise between the sounds
+// is suppressed and the sound kept; audio whose sound stands far enough
+// over its noise, or too short to learn the noise from, is not touched.
+func TestDenoise(t *testing.T) {
+	mixed, tone := noisyTone(5)
+	out := denoise(mixed, 20)
+	require.Len(t, out, len(mixed))
+	// The noise alone (the first second, less its first half frame).
+	before, after := rmsDB(mixed[denoiseN:16000]), rmsDB(out[denoiseN:16000])
+	assert.Greater(t, before-after, 10.0, "noise suppressed: %.1f dB → %.1f dB", before, after)
+	// The tone: what is left differs from it by much less than the noise
+	// did.
+	diff := func(a []int16) float64 {
+		d := make([]int16, 16000)
+		for i := range d {
+			d[i] = a[16000+i] - tone[16000+i]
+		}
+		return rmsDB(d)
+	}
+	assert.Less(t, diff(out), diff(mixed)-6, "the tone is kept, the noise on it reduced")
+
+	clean, _ := noisyTone(40)
+	assert.Equal(t, clean, denoise(clean, 20), "40 dB over its noise: untouched")
+	assert.Equal(t, mixed, denoise(mixed, 0), "off")
+	short := mixed[:4*denoiseN]
+	assert.Equal(t, short, denoise(short, 20), "too short to learn the noise from")
+}
+
+func BenchmarkDenoise(b *testing.B) {
+	mixed, _ := noisyTone(5)
+	b.SetBytes(int64(2 * len(mixed)))
+	for b.Loop() {
+		denoise(mixed, 20)
+	}
+}
