@@ -102,7 +102,7 @@ wasm-skills:
 test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/...
-	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir|ModelFloors|TheLoopsNames|ReferentNames|ALoopChange|PhoneticName' ./cmd/jibod/
+	$(GO) test -tags sphinx -race -count=1 -run 'FromEnv|ModelDir|ModelFloors|ModelDenoise|TheLoopsNames|ReferentNames|ALoopChange|PhoneticName' ./cmd/jibod/
 
 # The hearing figures of the README: the tuning set and the held-out set
 # (generated once, about a minute each), heard through the sphinx build
