@@ -36,7 +36,10 @@ const (
 	denoiseHop = denoiseN / 2
 	// denoiseFloor is the least gain: deeper suppression leaves isolated
 	// spectral peaks ("musical noise") that the acoustic model takes for
-	// speech.
+	// speech. Its people enrolled (models adapted with each floor), four
+	// draws, both tuning sets: floors of 0.08, 0.15 and 0.3 gave 2137,
+	// 2149 and 2149 right commands of 2304, wake 1302, 1307 and 1311 of
+	// 1344, everyday speech taken for a command 23, 23 and 26 of 896.
 	denoiseFloor = 0.15
 	// denoiseAlpha weighs the decision-directed a priori SNR estimate
 	// towards the previous frame's clean speech, which smooths the gain.
