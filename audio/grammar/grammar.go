@@ -356,17 +356,16 @@ func (b *builder) addDecoys() error {
 		return fmt.Errorf("grammar: %d wake decoys, more than %d", len(b.opts.Decoys), MaxDecoys)
 	}
 	for _, d := range b.opts.Decoys {
-		words := strings.Fields(intent.Normalize(d))
-		if len(words) == 0 {
-			return fmt.Errorf("grammar: wake decoy %q has no words", d)
+		seq, why, _ := b.literal(d)
+		if why != "" {
+			return fmt.Errorf("grammar: wake decoy %q: %s", d, why)
+		}
+		words := make([]string, len(seq))
+		for i, l := range seq {
+			words[i] = l.word
 		}
 		if slices.Equal(words, b.g.wake) {
 			return fmt.Errorf("grammar: wake decoy %q is the wake phrase", d)
-		}
-		for _, w := range words {
-			if why := b.unusable(w); why != "" {
-				return fmt.Errorf("grammar: wake decoy %q: %s", d, why)
-			}
 		}
 		if !slices.ContainsFunc(b.g.decoys, func(x []string) bool { return slices.Equal(x, words) }) {
 			b.g.decoys = append(b.g.decoys, words)

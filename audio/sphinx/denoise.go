@@ -43,6 +43,8 @@ const (
 	denoiseFloor = 0.15
 	// denoiseAlpha weighs the decision-directed a priori SNR estimate
 	// towards the previous frame's clean speech, which smooths the gain.
+	// Measured as the floor was: 0.9 gave 2135 right commands against
+	// 2149 and wake 1284 against 1307 (everyday speech 17 against 23).
 	denoiseAlpha = 0.98
 )
 
