@@ -306,7 +306,7 @@ func noiseFloorFromEnv() (float64, error) {
 		return 0, nil
 	}
 	db, err := strconv.ParseFloat(v, 64)
-	if err != nil || db < 10 || db > 60 {
+	if err != nil || !(db >= 10 && db <= 60) { // NaN too
 		return 0, fmt.Errorf("%s=%q: want a number of dB from 10 to 60", envSphinxNoiseFloor, v)
 	}
 	return db, nil
@@ -356,7 +356,7 @@ func denoiseFromEnv() (float64, error) {
 		return -1, nil
 	}
 	db, err := strconv.ParseFloat(v, 64)
-	if err != nil || db < 1 || db > sphinx.MaxDenoiseBelowSNR {
+	if err != nil || !(db >= 1 && db <= sphinx.MaxDenoiseBelowSNR) { // NaN too
 		return 0, fmt.Errorf("%s=%q: want off or a number of dB from 1 to %g", envSphinxDenoise, v, sphinx.MaxDenoiseBelowSNR)
 	}
 	return db, nil

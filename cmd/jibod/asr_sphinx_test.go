@@ -41,6 +41,23 @@ func TestTrimFromEnv(t *testing.T) {
 	}
 }
 
+func TestNoiseFloorFromEnv(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  float64
+		ok    bool
+	}{{"", 0, true}, {"25", 25, true}, {"60", 60, true}, {"9", 0, false}, {"NaN", 0, false}, {"deep", 0, false}} {
+		t.Setenv(envSphinxNoiseFloor, tt.value)
+		got, err := noiseFloorFromEnv()
+		if !tt.ok {
+			assert.ErrorContains(t, err, "want a number of dB from 10 to 60", tt.value)
+			continue
+		}
+		assert.NoError(t, err, tt.value)
+		assert.Equal(t, tt.want, got, tt.value)
+	}
+}
+
 func TestDenoiseFromEnv(t *testing.T) {
 	tests := []struct {
 		value string
@@ -54,6 +71,7 @@ func TestDenoiseFromEnv(t *testing.T) {
 		{"0", 0, "JIBOD_SPHINX_DENOISE_DB=\"0\": want off or a number of dB from 1 to 40"},
 		{"41", 0, "from 1 to 40"},
 		{"loud", 0, "from 1 to 40"},
+		{"NaN", 0, "from 1 to 40"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
