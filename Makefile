@@ -5,12 +5,18 @@
 GO        ?= go
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
-GOFLAGS_B := -trimpath -ldflags '$(LDFLAGS)'
+# nethttpomithttp2 leaves Go's bundled HTTP/2 client out (about 330 KB):
+# the hub link is a websocket over HTTP/1.1 and skills' fetches work the
+# same over HTTP/1.1 (docs/size.md).
+TAGS      := nethttpomithttp2
+GOFLAGS_B := -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
+# The most the pure static ARM jibod may weigh, in bytes (docs/size.md).
+SIZE_LIMIT := 15000000
 PKG       := ./cmd/jibod
 
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx audio-eval
+.PHONY: all build cross size cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx audio-eval
 
 all: build
 
@@ -26,6 +32,12 @@ cross:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_B) -o bin/linux-arm64/jibod $(PKG)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) build $(GOFLAGS_B) -o bin/linux-armv7/jibod $(PKG)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_B) -o bin/linux-arm64/jibohub ./cmd/jibohub
+	scripts/sizecheck.sh $(SIZE_LIMIT) bin/linux-arm64/jibod bin/linux-armv7/jibod
+
+# Where the arm64 jibod's bytes go, per package (docs/size.md);
+# e.g. `make size SIZE_ARGS='armv7 -by module'`.
+size:
+	JIBOD_TAGS='$(TAGS)' scripts/binsize.sh $(SIZE_ARGS)
 
 # Full static ARM builds with portaudio and pocketsphinx linked in (cgo):
 # bin/linux-arm64-full/jibod, bin/linux-armv7-full/jibod. The first run

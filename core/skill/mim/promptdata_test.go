@@ -81,7 +81,7 @@ func TestPromptDataReferent(t *testing.T) {
 	assert.Equal(t, true, got)
 
 	_, err = eval(t, PromptData{}, `referent.gender=="male"`)
-	assert.ErrorContains(t, err, "cannot fetch gender", "no referent throws, as JavaScript would")
+	assert.ErrorContains(t, err, `cannot read property "gender" of null`, "no referent throws, as JavaScript would")
 }
 
 func TestPromptDataUnknowns(t *testing.T) {
