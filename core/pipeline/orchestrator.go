@@ -831,10 +831,23 @@ func (l *lc) survives(ctx context.Context, id string, m *Match) *Match {
 func (l *lc) callMatch(ctx context.Context, j int) (m *Match, mine bool, err error) {
 	p := l.plugins[j]
 	// Everything the plugin reads is prepared before the watchdog is armed,
-	// so the watchdog's goroutine sees it settled.
-	round := Round{Utterances: append([]string(nil), l.utterances...), Lang: l.lang, Session: l.sess}
+	// so the watchdog's goroutine sees it settled. The plugin gets its own
+	// copy of the session: a change it makes in place (non-conformant) is
+	// discarded with it, and only a claiming Match's updated_session is
+	// committed (PIPE-08), however long the plugin keeps running.
+	sess := l.sess.Clone()
+	round := Round{Utterances: append([]string(nil), l.utterances...), Lang: l.lang, Session: sess}
 	if _, ok := p.(RoundPlugin); ok {
-		round.Entry = l.roundEntry(l.utterances, l.lang)
+		e := l.roundEntry(l.utterances, l.lang)
+		c := make(map[string]any, len(e.Context))
+		for k, v := range e.Context {
+			if k != bus.KeySession {
+				c[k] = v
+			}
+		}
+		c = bus.CopyMap(c)
+		c[bus.KeySession] = sess.View()
+		round.Entry = bus.Message{Type: e.Type, Data: bus.CopyMap(e.Data), Context: c}
 	}
 	mctx, cancel := context.WithTimeout(ctx, l.o.cfg.MatchTimeout)
 	defer cancel()
@@ -889,8 +902,8 @@ func safeMatch(ctx context.Context, p Plugin, r Round) (m *Match, err error) {
 	return p.Match(ctx, r.Utterances, r.Lang, r.Session)
 }
 
-// roundEntry is the entry message RoundPlugins derive their polls from; one
-// view serves the whole match round (plugins only read it, Round says so).
+// roundEntry is the entry message RoundPlugins derive their polls from,
+// built once per match round; callMatch hands each plugin a copy.
 func (l *lc) roundEntry(utterances []string, lang string) bus.Message {
 	if l.entry.Type == "" {
 		l.entry = l.view(TopicHandle, map[string]any{"utterances": append([]string(nil), utterances...), "lang": lang})

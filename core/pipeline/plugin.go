@@ -53,8 +53,10 @@ type Round struct {
 	Session    session.Session
 	// Entry is the lifecycle's entry message as it stands at the match
 	// round: its context carries the utterance_id (PIPE-02), the routing and
-	// the session. Derive polls from it with Reply; it is shared and must
-	// not be changed.
+	// the session. Derive polls from it with Reply. Like Session it is the
+	// plugin's own copy: changing either changes nothing for the round
+	// (PIPE-08); a plugin changes the session only through its Match's
+	// updated_session.
 	Entry bus.Message
 }
 
