@@ -507,7 +507,6 @@ type meddler struct {
 	id    string
 	match *Match
 	fail  bool
-	round bool // changes Round.Entry's session too
 }
 
 func (p *meddler) ID() string { return p.id }
@@ -524,6 +523,7 @@ func (p *meddler) Match(_ context.Context, _ []string, _ string, s session.Sessi
 	return p.match, nil
 }
 
+// roundMeddler also changes the entry's session and context.
 type roundMeddler struct{ meddler }
 
 func (p *roundMeddler) MatchRound(ctx context.Context, r Round) (*Match, error) {
