@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,7 +47,9 @@ type Storage interface {
 // Config configures an Engine.
 type Config struct {
 	// CacheDir keeps compiled modules across restarts (created 0700); ""
-	// keeps them in memory for the engine's life.
+	// keeps them in memory for the engine's life. An entry that cannot be
+	// read (torn, empty, garbled) is replaced by compiling its module
+	// again, with a WARN.
 	CacheDir string
 	// Storage backs the storage host functions; nil means none (they
 	// fail with CodeInternal).
@@ -119,6 +124,7 @@ func New(cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("wasm engine: compile cache %s: %w", cfg.CacheDir, err)
 		}
 		e.cache = c
+		sweepRecompiles(cfg.CacheDir, time.Now())
 	}
 	e.http = newHTTPClient(cfg.Transport)
 	return e, nil
@@ -178,6 +184,27 @@ func (e *Engine) Close(ctx context.Context) error {
 	errs = append(errs, e.cache.Close(context.WithoutCancel(ctx)))
 	e.http.CloseIdleConnections()
 	return errors.Join(errs...)
+}
+
+// staleRecompile is the age past which a recompile folder is left over from
+// a process that stopped in the middle of one, not in use.
+const staleRecompile = time.Hour
+
+// sweepRecompiles removes the recompile folders (see Skill.recompile) that
+// processes stopped in the middle of one left in the cache folder.
+func sweepRecompiles(dir string, now time.Time) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if !de.IsDir() || !strings.HasPrefix(de.Name(), healPrefix) {
+			continue
+		}
+		if fi, err := de.Info(); err == nil && now.Sub(fi.ModTime()) > staleRecompile {
+			_ = os.RemoveAll(filepath.Join(dir, de.Name()))
+		}
+	}
 }
 
 func (e *Engine) forget(s *Skill) {
