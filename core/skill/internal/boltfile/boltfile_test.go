@@ -340,3 +340,59 @@ func TestTransactionsSayWhatIsWrong(t *testing.T) {
 	assert.ErrorIs(t, View(db, func(*bolt.Tx) error { return nil }), ErrClosed)
 	assert.ErrorIs(t, Update(db, func(*bolt.Tx) error { return nil }), ErrClosed)
 }
+
+// fullFile writes a file like a state file at its limits: 256 records of
+// 60 KiB and 64 of 12 KiB, about 16 MiB.
+func fullFile(b *testing.B) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "state.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	require.NoError(b, err)
+	require.NoError(b, db.Update(func(tx *bolt.Tx) error {
+		for _, bk := range []struct {
+			name  string
+			n, sz int
+		}{{"conversations", 256, 60 << 10}, {"timers", 64, 12 << 10}} {
+			bu, err := tx.CreateBucket([]byte(bk.name))
+			if err != nil {
+				return err
+			}
+			for i := range bk.n {
+				if err := bu.Put([]byte(fmt.Sprintf("k%04d", i)), bytes.Repeat([]byte{byte(i)}, bk.sz)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	require.NoError(b, db.Close())
+	return path
+}
+
+// Open of a full file: the structure check, bbolt's open and its
+// consistency check.
+func BenchmarkOpenFullFile(b *testing.B) {
+	path := fullFile(b)
+	for b.Loop() {
+		db, aside, err := Open(path, Options{LockTimeout: time.Second, MaxSize: 64 << 20})
+		if err != nil || aside != nil {
+			b.Fatal(err, aside)
+		}
+		_ = db.Close()
+	}
+}
+
+// The structure check alone on a full file.
+func BenchmarkCheckStructureFullFile(b *testing.B) {
+	path := fullFile(b)
+	f, err := os.Open(path)
+	require.NoError(b, err)
+	defer f.Close()
+	fi, err := f.Stat()
+	require.NoError(b, err)
+	for b.Loop() {
+		if err := checkStructure(f, fi.Size()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -221,11 +221,23 @@ func (c *checker) header(id uint64, what string, flags ...uint16) (flag, count u
 
 // read reads the whole of page id with its overflow.
 func (c *checker) read(id, overflow uint64) ([]byte, error) {
-	b := make([]byte, (overflow+1)*c.pageSize)
-	if _, err := c.r.ReadAt(b, int64(id*c.pageSize)); err != nil {
-		return nil, fmt.Errorf("reading page %d: %w", id, err)
+	return c.readAt(id*c.pageSize, (overflow+1)*c.pageSize)
+}
+
+func (c *checker) readAt(off, n uint64) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := c.r.ReadAt(b, int64(off)); err != nil {
+		return nil, fmt.Errorf("reading %d bytes at %d: %w", n, off, err)
 	}
 	return b, nil
+}
+
+// span is a branch or leaf page's bytes, read as needed: a page's
+// elements, not its values, are what the walk reads, and values may run
+// over many pages.
+type span struct {
+	size uint64
+	read func(off, n uint64) ([]byte, error)
 }
 
 func (c *checker) checkFreelist(id uint64) error {
@@ -263,21 +275,20 @@ func (c *checker) page(id uint64, what string) error {
 	if err != nil {
 		return err
 	}
-	b, err := c.read(id, overflow)
+	base := id * c.pageSize
+	sp := span{size: (overflow + 1) * c.pageSize, read: func(off, n uint64) ([]byte, error) { return c.readAt(base+off, n) }}
+	what = fmt.Sprintf("%s: page %d", what, id)
+	if flag == flagLeaf {
+		return c.leaf(sp, count, what)
+	}
+	elems, err := elements(sp, count, what)
 	if err != nil {
 		return err
 	}
-	what = fmt.Sprintf("%s: page %d", what, id)
-	if flag == flagLeaf {
-		return c.leaf(b, count, what)
-	}
-	if pageHeaderBytes+uint64(count)*elementBytes > uint64(len(b)) {
-		return damagef("%s: %d elements do not fit", what, count)
-	}
 	for i := range uint64(count) {
-		e := pageHeaderBytes + i*elementBytes
-		pos, ksize, child := uint64(order.Uint32(b[e:])), uint64(order.Uint32(b[e+4:])), order.Uint64(b[e+8:])
-		if e+pos+ksize > uint64(len(b)) {
+		e := elems[i*elementBytes:]
+		pos, ksize, child := uint64(order.Uint32(e)), uint64(order.Uint32(e[4:])), order.Uint64(e[8:])
+		if pageHeaderBytes+i*elementBytes+pos+ksize > sp.size {
 			return damagef("%s: element %d's key lies outside the page", what, i)
 		}
 		if err := c.page(child, what); err != nil {
@@ -287,25 +298,39 @@ func (c *checker) page(id uint64, what string) error {
 	return nil
 }
 
-// leaf checks a leaf page's elements (b is the page, or an inline
+// elements reads the count elements of a page.
+func elements(sp span, count uint16, what string) ([]byte, error) {
+	n := uint64(count) * elementBytes
+	if pageHeaderBytes+n > sp.size {
+		return nil, damagef("%s: %d elements do not fit", what, count)
+	}
+	return sp.read(pageHeaderBytes, n)
+}
+
+// leaf checks a leaf page's elements (sp is the page, or an inline
 // bucket's page inside its parent's value) and the buckets they hold.
-func (c *checker) leaf(b []byte, count uint16, what string) error {
-	if pageHeaderBytes+uint64(count)*elementBytes > uint64(len(b)) {
-		return damagef("%s: %d elements do not fit", what, count)
+func (c *checker) leaf(sp span, count uint16, what string) error {
+	elems, err := elements(sp, count, what)
+	if err != nil {
+		return err
 	}
 	for i := range uint64(count) {
-		e := pageHeaderBytes + i*elementBytes
-		flags := order.Uint32(b[e:])
-		pos, ksize, vsize := uint64(order.Uint32(b[e+4:])), uint64(order.Uint32(b[e+8:])), uint64(order.Uint32(b[e+12:]))
-		end := e + pos + ksize + vsize
-		if end > uint64(len(b)) {
+		e := elems[i*elementBytes:]
+		flags := order.Uint32(e)
+		pos, ksize, vsize := uint64(order.Uint32(e[4:])), uint64(order.Uint32(e[8:])), uint64(order.Uint32(e[12:]))
+		at := pageHeaderBytes + i*elementBytes + pos
+		if at+ksize+vsize > sp.size {
 			return damagef("%s: element %d's key and value lie outside the page", what, i)
 		}
 		if flags&bucketLeafFlag == 0 {
 			continue
 		}
-		v := b[e+pos+ksize : end]
-		bucket := fmt.Sprintf("%s: bucket %q", what, b[e+pos:e+pos+ksize])
+		kv, err := sp.read(at, ksize+vsize)
+		if err != nil {
+			return err
+		}
+		v := kv[ksize:]
+		bucket := fmt.Sprintf("%s: bucket %q", what, kv[:ksize])
 		if len(v) < bucketHeaderBytes {
 			return damagef("%s: its header is %d bytes", bucket, len(v))
 		}
@@ -323,7 +348,8 @@ func (c *checker) leaf(b []byte, count uint16, what string) error {
 		if f := order.Uint16(in[8:]); f != flagLeaf {
 			return damagef("%s: its inline page has type %#x", bucket, f)
 		}
-		if err := c.leaf(in, order.Uint16(in[10:]), bucket); err != nil {
+		inline := span{size: uint64(len(in)), read: func(off, n uint64) ([]byte, error) { return in[off : off+n], nil }}
+		if err := c.leaf(inline, order.Uint16(in[10:]), bucket); err != nil {
 			return err
 		}
 	}
