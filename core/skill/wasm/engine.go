@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
@@ -29,11 +30,19 @@ const (
 	DefaultMaxFailures = 3
 	// MaxMaxFailures bounds Config.MaxFailures.
 	MaxMaxFailures = 100
-	// LoadTimeout bounds compiling, instantiating and checking one module
-	// at load (compiling a 3 MB Go module takes about a second here, more
-	// on a board).
-	LoadTimeout = 2 * time.Minute
+	// CompileTimeout bounds compiling and checking one module at load
+	// (compiling a 3 MB Go module takes about a second here, more on a
+	// board). None of the module's code runs then.
+	CompileTimeout = 2 * time.Minute
+	// MaxConcurrentLoads bounds the packages LoadAll loads at once.
+	MaxConcurrentLoads = 4
 )
+
+// StartTimeout bounds starting an instance of a skill with manifest m (its
+// _initialize, then jibo_abi_version): the manifest's timeout, the same
+// as one call's (registry.DefaultTimeout, 10 s, when it gives none). A
+// module still running then is stopped and the start fails.
+func StartTimeout(m *registry.Manifest) time.Duration { return m.EffectiveTimeout() }
 
 // Storage is the skills' key-value storage (core/skill/wasm/kv), scoped by
 // manifest id.
@@ -130,11 +139,13 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// Load compiles and checks the package's module and starts its first
-// instance: the manifest is already valid (skillpkg.Read checked it), and
-// nothing of the module runs before its imports and exports are checked.
-// Errors wrap ErrBadModule, ErrMissingExport, ErrUnknownImport,
-// ErrABIVersion, ErrMemoryLimit, ErrTrap or ErrExit.
+// Load compiles and checks the package's module (within CompileTimeout)
+// and starts its first instance (within StartTimeout): the manifest is
+// already valid (skillpkg.Read checked it), and nothing of the module runs
+// before its imports and exports are checked. Errors wrap ErrBadModule,
+// ErrMissingExport, ErrUnknownImport, ErrABIVersion, ErrMemoryLimit,
+// ErrTrap, ErrExit or, for a start stopped at its deadline,
+// context.DeadlineExceeded.
 func (e *Engine) Load(ctx context.Context, p *skillpkg.Package) (*Skill, error) {
 	e.mu.Lock()
 	closed := e.closed
@@ -142,7 +153,7 @@ func (e *Engine) Load(ctx context.Context, p *skillpkg.Package) (*Skill, error) 
 	if closed {
 		return nil, fmt.Errorf("loading skill %s: wasm engine %w", p.Manifest.ID, ErrClosed)
 	}
-	ctx, cancel := context.WithTimeout(ctx, LoadTimeout)
+	ctx, cancel := context.WithTimeout(ctx, CompileTimeout)
 	defer cancel()
 	s, err := newSkill(ctx, e, p)
 	if err != nil {
@@ -156,6 +167,56 @@ func (e *Engine) Load(ctx context.Context, p *skillpkg.Package) (*Skill, error) 
 	}
 	e.skills[s] = struct{}{}
 	return s, nil
+}
+
+// Loaded is how the load of one package LoadAll was given went.
+type Loaded struct {
+	// Dir is the package's folder.
+	Dir string
+	// ID is its manifest's id; "" when the package could not be read.
+	ID string
+	// Skill is the loaded skill; nil when Err is set.
+	Skill *Skill
+	// Err says why it was not loaded.
+	Err error
+}
+
+// LoadAll reads the packages in dirs and loads them as Load does, several
+// at once (at most MaxConcurrentLoads), so a few modules that take their
+// whole start-up limit delay the robot by about one limit rather than one
+// each. check, when not nil, runs on each package read before its module
+// is loaded; a package it refuses is not loaded. LoadAll returns when every
+// load has ended, with how each went in the order of dirs.
+func (e *Engine) LoadAll(ctx context.Context, dirs []string, check func(context.Context, *skillpkg.Package) error) []Loaded {
+	out := make([]Loaded, len(dirs))
+	sem := make(chan struct{}, MaxConcurrentLoads)
+	var wg sync.WaitGroup
+	for i, dir := range dirs {
+		out[i].Dir = dir
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i].ID, out[i].Skill, out[i].Err = e.loadDir(ctx, dir, check)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (e *Engine) loadDir(ctx context.Context, dir string, check func(context.Context, *skillpkg.Package) error) (string, *Skill, error) {
+	p, err := skillpkg.Read(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	if check != nil {
+		if err := check(ctx, p); err != nil {
+			return p.Manifest.ID, nil, err
+		}
+	}
+	s, err := e.Load(ctx, p)
+	return p.Manifest.ID, s, err
 }
 
 // Check loads the package as Load does, then unloads it: what `jibod skills

@@ -227,8 +227,11 @@ func (s *Skill) hostFunc(fn func(*Skill, context.Context, *callState, api.Module
 }
 
 // start instantiates the module (running its _initialize) and checks its
-// ABI version. The holder of sem calls it.
+// ABI version, within StartTimeout. The holder of sem calls it.
 func (s *Skill) start(ctx context.Context) error {
+	limit := StartTimeout(s.m)
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	md := s.mod
 	md.out = &output{s: s}
 	cs := &callState{s: s, starting: true}
@@ -243,14 +246,22 @@ func (s *Skill) start(ctx context.Context) error {
 		WithSysWalltime().WithSysNanotime().
 		WithNanosleep(func(ns int64) { time.Sleep(min(time.Duration(ns), maxSleepSlice)) }).
 		WithRandSource(rand.Reader)
+	// explainStart says what a start that failed in fn did.
+	explainStart := func(fn string, err error) error {
+		err = s.explain(ctx, cs, md, err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%s did not return within %v (the manifest's timeout): %w", fn, limit, err)
+		}
+		return err
+	}
 	inst, err := md.rt.InstantiateModule(ctx, md.compiled, cfg)
 	if err != nil {
-		return fmt.Errorf("starting the module: %w", s.explain(ctx, cs, md, err))
+		return fmt.Errorf("starting the module: %w", explainStart("_initialize", err))
 	}
 	res, err := inst.ExportedFunction(wasmskill.ExportABIVersion).Call(ctx)
 	if err != nil {
 		_ = inst.Close(context.WithoutCancel(ctx))
-		return fmt.Errorf("asking the module's ABI version: %w", s.explain(ctx, cs, md, err))
+		return fmt.Errorf("asking the module's ABI version: %w", explainStart(wasmskill.ExportABIVersion, err))
 	}
 	if v := api.DecodeI32(res[0]); v != wasmskill.ABIVersion {
 		_ = inst.Close(context.WithoutCancel(ctx))
@@ -344,9 +355,7 @@ func (s *Skill) warm() {
 		if off || s.mod.inst != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), LoadTimeout)
-		defer cancel()
-		if err := s.start(ctx); err != nil {
+		if err := s.start(context.Background()); err != nil {
 			s.log.Warn("starting a fresh instance", "err", err) // the next call tries again
 		}
 	}()
@@ -468,7 +477,7 @@ func (s *Skill) usable(ctx context.Context) error {
 // when the manifest, locale and rules are unchanged (they are registered
 // with the robot, so changing them takes a restart).
 func (s *Skill) reload(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LoadTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CompileTimeout)
 	defer cancel()
 	p, err := skillpkg.Read(s.pkg.Dir)
 	setDisabled := func(err error) {
