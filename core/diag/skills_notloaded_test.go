@@ -19,17 +19,17 @@ func TestSkillsListsThoseNotLoaded(t *testing.T) {
 		c.Env.Skills = fakeSkills{m}
 		c.Env.NotLoaded = func() []SkillProblem {
 			return []SkillProblem{{ID: "acme/slow", Dir: "/state/skills/acme.slow",
-				Error: "loading skill acme/slow: starting the module: _initialize did not return within 1s (the manifest's timeout)"}}
+				Error: "loading skill acme/slow: starting the module: _initialize did not return within 5s, its start-up limit"}}
 		}
 	})
 	out := script(t, s, "skills")
 	assert.Contains(t, out, "jibo/clock")
-	assert.Regexp(t, `acme/slow +not loaded: loading skill acme/slow: starting the module: _initialize did not return within 1s`, out)
+	assert.Regexp(t, `acme/slow +not loaded: loading skill acme/slow: starting the module: _initialize did not return within 5s`, out)
 
 	list := jsonLines(t, script(t, s, "skills --json"))[0]
 	require.Len(t, list["not_loaded"], 1)
 	assert.Equal(t, map[string]any{"id": "acme/slow", "dir": "/state/skills/acme.slow",
-		"error": "loading skill acme/slow: starting the module: _initialize did not return within 1s (the manifest's timeout)"},
+		"error": "loading skill acme/slow: starting the module: _initialize did not return within 5s, its start-up limit"},
 		list["not_loaded"].([]any)[0])
 
 	// None left out: an empty list, not null.

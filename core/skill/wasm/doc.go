@@ -28,8 +28,9 @@
 // manifest's limits.memory_mib (DefaultMemoryMiB when it gives none). A
 // call runs under the invoker's deadline and is stopped there, even in an
 // endless loop; so does starting an instance (its _initialize, then
-// jibo_abi_version), under the manifest's timeout (StartTimeout), at load,
-// at `jibod skills install` and after a failed call. LoadAll loads several
+// jibo_abi_version), under StartTimeout (the manifest's timeout, at least
+// MinStartTimeout), at load, at `jibod skills install` and after a failed
+// call. LoadAll loads several
 // packages at once (MaxConcurrentLoads), so the robot starts with the
 // skills that load, at most about one start-up limit late.
 //

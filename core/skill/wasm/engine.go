@@ -38,11 +38,23 @@ const (
 	MaxConcurrentLoads = 4
 )
 
+// MinStartTimeout is the least StartTimeout gives a start. Starting is
+// mostly a language runtime setting itself up, whose time the board (the
+// interpreter on 32-bit ARM is about ten times slower) and its load at
+// boot decide more than the skill; a start that fails leaves the skill out
+// until jibod restarts, so a per-call timeout of 100 ms must not be its
+// whole budget.
+const MinStartTimeout = 5 * time.Second
+
 // StartTimeout bounds starting an instance of a skill with manifest m (its
-// _initialize, then jibo_abi_version): the manifest's timeout, the same
-// as one call's (registry.DefaultTimeout, 10 s, when it gives none). A
-// module still running then is stopped and the start fails.
-func StartTimeout(m *registry.Manifest) time.Duration { return m.EffectiveTimeout() }
+// _initialize, then jibo_abi_version) outside a call: the manifest's
+// timeout (registry.DefaultTimeout, 10 s, when it gives none), or
+// MinStartTimeout when that is longer. A module still running then is
+// stopped and the start fails. A start inside a call (after a failed one)
+// has the call's deadline too.
+func StartTimeout(m *registry.Manifest) time.Duration {
+	return max(m.EffectiveTimeout(), MinStartTimeout)
+}
 
 // Storage is the skills' key-value storage (core/skill/wasm/kv), scoped by
 // manifest id.

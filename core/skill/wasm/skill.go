@@ -250,7 +250,7 @@ func (s *Skill) start(ctx context.Context) error {
 	explainStart := func(fn string, err error) error {
 		err = s.explain(ctx, cs, md, err)
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s did not return within %v (the manifest's timeout): %w", fn, limit, err)
+			return fmt.Errorf("%s did not return within %v, its start-up limit: %w", fn, limit, err)
 		}
 		return err
 	}
