@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -368,11 +369,12 @@ func recoverDamage(err *error) {
 	}
 }
 
-// panicCause says what a recovered panic was: a memory fault (SetPanicOnFault
-// makes one a panic with the faulting address) is a read of the mapped
-// file past its end.
+// panicCause says what a recovered panic was: a memory fault
+// (SetPanicOnFault makes one a panic, with the faulting address where the
+// kernel gives one) is most likely a read of the mapped file past its end.
 func panicCause(r any) error {
-	if _, ok := r.(interface{ Addr() uintptr }); ok {
+	_, addr := r.(interface{ Addr() uintptr })
+	if re, ok := r.(runtime.Error); ok && (addr || strings.Contains(re.Error(), "invalid memory address")) {
 		return fmt.Errorf("reading the mapped file faulted (a page past its end?): %v", r)
 	}
 	return fmt.Errorf("%v", r)
