@@ -153,10 +153,11 @@ func open(path string, opts Options, check func(io.ReaderAt, int64) error) (*bol
 	if err == nil || !errors.As(err, &d) || o.aside != nil || o.info == nil {
 		return db, o.aside, err
 	}
-	if o.faulted {
-		// The mapping that faulted is bbolt's, lost with its state; it
-		// keeps the file and so its lock. No other process can have taken
-		// it since: set it aside by name.
+	if o.panicked {
+		// bbolt's mapping of the file is lost with its state when it
+		// panics (on a fault or a page it cannot parse) while opening; the
+		// mapping keeps the file, and so its lock, open. No other process
+		// can have taken it since: set it aside by name.
 		if pi, serr := os.Stat(path); serr != nil || !os.SameFile(pi, o.info) {
 			return nil, nil, err
 		}
@@ -188,8 +189,8 @@ type opener struct {
 	info os.FileInfo
 	// aside is the file set aside, if any.
 	aside *SetAside
-	// faulted: the file's mapping faulted while bbolt opened it.
-	faulted bool
+	// panicked: bbolt panicked while opening the file.
+	panicked bool
 }
 
 // attempt opens the file with bbolt and checks its consistency. Memory
@@ -202,7 +203,7 @@ func (o *opener) attempt() (db *bolt.DB, err error) {
 			if o.file != nil {
 				_ = o.file.Close()
 			}
-			o.faulted = true
+			o.panicked = true
 			db, err = nil, &DamagedError{Cause: panicCause(r)}
 		}
 	}()
