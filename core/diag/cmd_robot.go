@@ -363,8 +363,12 @@ func cmdSkills(c *call) error {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	notLoaded := []SkillProblem{}
+	if c.srv.env.NotLoaded != nil {
+		notLoaded = append(notLoaded, c.srv.env.NotLoaded()...)
+	}
 	if c.json {
-		return c.emit(map[string]any{"skills": out})
+		return c.emit(map[string]any{"skills": out, "not_loaded": notLoaded})
 	}
 	rows := [][]string{{"skill", "version", "safety", "permissions", "calls", "failed", "last"}}
 	for _, r := range out {
@@ -373,6 +377,14 @@ func cmdSkills(c *call) error {
 			last += ": " + clip(r.LastError, 60)
 		}
 		rows = append(rows, []string{r.ID, r.Version, r.Safety, strings.Join(r.Permissions, ","), strconv.Itoa(r.Calls), strconv.Itoa(r.Failed), last})
+	}
+	for _, p := range notLoaded {
+		id := p.ID
+		if id == "" {
+			id = p.Dir
+		}
+		// The reason is the point of the row: long, but kept on one line.
+		rows = append(rows, []string{id, "", "", "", "", "", "not loaded: " + clip(strings.ReplaceAll(p.Error, "\n", "; "), 400)})
 	}
 	return c.table(rows)
 }

@@ -110,7 +110,7 @@ func (s *Server) commands() []*command {
 		{name: "say", usage: "<text>", summary: "make the robot speak the text",
 			help: "Speaks the text on the robot's speaker, as plain words (no markup). Ctrl-C stops the speech.", run: cmdSay},
 		{name: "skills", summary: "the installed skills and how their recent calls went",
-			help: "Lists each skill: id, version, safety level, permissions, and of its recent calls how many there were, how many failed and the last outcome.", run: cmdSkills},
+			help: "Lists each skill: id, version, safety level, permissions, and of its recent calls how many there were, how many failed and the last outcome. Installed skills left out at start follow, each with why it was not loaded.", run: cmdSkills},
 		{name: "intents", usage: "[skill]", summary: "the intents the robot understands, of one skill or all",
 			help: "Asks the intent service what it has indexed (ovos.intent.list): skill, intent, language, engine, enabled. A skill is named by id (jibo/clock) or bus id (jibo.clock).",
 			run:  cmdIntents, complete: func(s *Server, args []string) []string { return s.skillIDs(args) }},
