@@ -80,7 +80,7 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request, ep endpoint) 
 	defer s.nConns.Add(-1)
 
 	c := &conn{s: s, id: id, endpoint: ep, txns: map[string]*txn{}}
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	ws, err := wire.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols: wire.AcceptSubprotocols(),
 		OnPingReceived: func(context.Context, []byte) bool {
 			c.touch()
