@@ -2,10 +2,13 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 
 	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/wire"
+	"github.com/openjibo/jibod/core/skill/protocol"
 )
 
 // upgradeRequest is a robot's websocket upgrade of /listen, written by
@@ -135,4 +139,90 @@ func TestDeclaredOversizedFragmentsCloseAtOnce(t *testing.T) {
 	_, err = nc.Write(append(first, cont...))
 	require.NoError(t, err)
 	assert.Equal(t, websocket.StatusMessageTooBig, readCloseFrame(t, br))
+}
+
+// countingHandler counts log records by level.
+type countingHandler struct {
+	mu     sync.Mutex
+	counts map[slog.Level]int
+}
+
+func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.counts[r.Level]++
+	return nil
+}
+func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
+
+func (h *countingHandler) count(l slog.Level) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.counts[l]
+}
+
+// A flood of bad frames on one link gets a bounded number of ERROR
+// replies and log lines, and the link is closed with CloseBadFrame and a
+// reason once the robot is over its tolerance (issue 22 item 6). The
+// hub's clock stands still, so no token comes back during the flood:
+// exactly the report burst is answered, and the frame after the
+// tolerance burst closes the link.
+func TestBadFrameFloodIsRateLimitedThenClosed(t *testing.T) {
+	logs := &countingHandler{counts: map[slog.Level]int{}}
+	frozen := time.Unix(1_700_000_000, 0)
+	hub, err := server.New(server.Config{Skills: []server.Skill{facts()}, Logger: slog.New(logs),
+		Now: func() time.Time { return frozen }})
+	require.NoError(t, err)
+	ts := newServer(t, hub)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, hub.Close(ctx))
+	})
+
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+	}{
+		{"malformed JSON", []byte(`{"type":"LISTEN",`)},
+		{"messages of no transaction", []byte(`{"type":"CONTEXT","msgID":"mid-1","ts":1,"transID":"tid-none","data":{"general":{},"runtime":{},"skill":{"id":null}}}`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := dial(t, ts, server.PathListen, wire.JSON, nil)
+			const flood = 5 * wire.BadFrameCloseBurst
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // hang guard only
+			defer cancel()
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				for range flood {
+					if r.ws.Write(ctx, websocket.MessageText, tc.frame) != nil {
+						return // the hub closed the link
+					}
+				}
+			})
+			errorsSeen := 0
+			var readErr error
+			for {
+				m, err := r.c.ReadResponse(ctx)
+				if err != nil {
+					readErr = err
+					break
+				}
+				require.Equal(t, protocol.TypeError, m.Type)
+				errorsSeen++
+			}
+			wg.Wait()
+			assert.Equal(t, wire.CloseBadFrame, websocket.CloseStatus(readErr), "closed for bad frames: %v", readErr)
+			var ce websocket.CloseError
+			if assert.ErrorAs(t, readErr, &ce) {
+				assert.Contains(t, ce.Reason, "too many bad frames")
+			}
+			assert.Equal(t, wire.BadFrameReportBurst, errorsSeen, "only the report burst is answered")
+		})
+	}
+	// Per link: the report burst, one summary line and one close line at
+	// most; never one line per frame.
+	assert.LessOrEqual(t, logs.count(slog.LevelInfo)+logs.count(slog.LevelWarn), 2*(wire.BadFrameReportBurst+4))
 }
