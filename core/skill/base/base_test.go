@@ -259,8 +259,11 @@ func TestResponseBuilders(t *testing.T) {
 
 	_, err = base.RedirectResponse(req, skill, base.Redirect{})
 	assert.EqualError(t, err, "build SKILL_REDIRECT: no target skill id")
-	_, err = base.RedirectResponse(req, skill, base.Redirect{SkillID: "x", Memo: json.RawMessage(`[1]`)})
-	assert.EqualError(t, err, "build SKILL_REDIRECT to x: memo must be a JSON object or null")
+	_, err = base.RedirectResponse(req, skill, base.Redirect{SkillID: "x", Memo: json.RawMessage(`[1`)})
+	assert.EqualError(t, err, "build SKILL_REDIRECT to x: memo is not valid JSON")
+	resp, err = base.RedirectResponse(req, skill, base.Redirect{SkillID: "x", Memo: json.RawMessage(`"Proactive"`)})
+	require.NoError(t, err, "a memo may be any JSON value")
+	assert.Equal(t, `"Proactive"`, string(resp.Redirect.Memo))
 
 	e := base.ErrorResponse(req, name, errors.New(strings.Repeat("é", protocol.MaxStringLen)))
 	require.NoError(t, e.Validate(), "an overlong message is cut to the limit")

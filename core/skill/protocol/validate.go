@@ -16,7 +16,8 @@ import (
 // itself with CLIENT_NLU, which jibo.md §1.6 classifies by its NLU or as no
 // input), a skill id wherever a session is
 // carried or an update is routed, well-formed sessions and traces, ASR
-// confidence in [0, 1], an object-or-null memo, and the package limits.
+// confidence in [0, 1], a memo that is any JSON value (real skills send
+// objects and strings such as "Proactive"), and the package limits.
 func (r *Request) Validate() error {
 	switch r.Type {
 	case TypeListenLaunch, TypeListenUpdate, TypeProactiveLaunch:
@@ -119,7 +120,7 @@ func (r *Result) validate(typ string) error {
 	return firstErr(
 		under("nlu", r.NLU.validate()),
 		under("asr", r.ASR.validate()),
-		objectOrNull("memo", r.Memo),
+		anyValue("memo", r.Memo),
 	)
 }
 
@@ -302,7 +303,7 @@ func (d *SkillRedirectData) validate() error {
 	}
 	return firstErr(
 		checkLen("skillID", d.SkillID),
-		objectOrNull("memo", d.Memo),
+		anyValue("memo", d.Memo),
 		under("asr", d.ASR.validate()),
 		under("nlu", d.NLU.validate()),
 		under("skill", d.Skill.validate()),
@@ -342,6 +343,18 @@ func objectOrNull(name string, raw json.RawMessage) error {
 	}
 	if k := kindOf(raw); (k != '{' && k != 'n') || !json.Valid(raw) {
 		return fieldErr(name, "want object or null")
+	}
+	return nil
+}
+
+// anyValue checks a verbatim member that, when present (non-nil), may be
+// any JSON value.
+func anyValue(name string, raw json.RawMessage) error {
+	if raw == nil {
+		return nil
+	}
+	if !json.Valid(raw) {
+		return fieldErr(name, "want a JSON value")
 	}
 	return nil
 }
