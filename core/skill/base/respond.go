@@ -95,11 +95,12 @@ func Track(a *protocol.Analytics, name, event string, properties any) error {
 
 // SkillEntry returns the Skill Entry properties GraphSkill reports for req
 // (§2.4): initial_intent "n/a", domain "", was_hey_jibo_launch and
-// user_initiated true for a LISTEN_LAUNCH, last_skill "" (the robot
+// user_initiated true for a LISTEN_LAUNCH, last_skill "n/a" (the robot
 // overwrites initial_intent and last_skill).
 func SkillEntry(req *protocol.Request) protocol.SkillEntryProperties {
 	launch := req != nil && req.Type == protocol.TypeListenLaunch
-	return protocol.SkillEntryProperties{InitialIntent: "n/a", WasHeyJiboLaunch: launch, UserInitiated: launch}
+	return protocol.SkillEntryProperties{InitialIntent: protocol.EntryNA, WasHeyJiboLaunch: launch, UserInitiated: launch,
+		LastSkill: protocol.EntryNA}
 }
 
 func isObjectOrNull(raw json.RawMessage) bool {
