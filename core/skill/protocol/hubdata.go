@@ -854,7 +854,7 @@ func (d *CommandData) validate() error {
 	)
 }
 
-func (d *ClientASRData) validate() error { return checkLen("text", d.Text) }
+func (d *ClientASRData) validate() error { return checkUtterance("text", d.Text) }
 
 func (d *ListenResultData) validate() error {
 	if d.NLU == nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Validation reports the first problem as a *FieldError. Each level checks
@@ -247,8 +249,8 @@ func (a *ASRResult) validate() error {
 	if a == nil {
 		return nil
 	}
-	if err := checkLens("text", a.Text, "annotation", a.Annotation, "lang", a.Lang,
-		"langConfidence", a.LangConfidence); err != nil {
+	if err := firstErr(checkUtterance("text", a.Text), checkLens("annotation", a.Annotation, "lang", a.Lang,
+		"langConfidence", a.LangConfidence)); err != nil {
 		return err
 	}
 	if !(a.Confidence >= 0 && a.Confidence <= 1) {
@@ -321,6 +323,20 @@ func (d *ErrorData) validate() error {
 func checkLen(name, s string) error {
 	if len(s) > MaxStringLen {
 		return fieldErr(name, "%d bytes, limit %d", len(s), MaxStringLen)
+	}
+	return nil
+}
+
+// checkUtterance checks what a person said (a transcript): within
+// MaxStringLen and free of control characters and invalid UTF-8
+// (textcheck.Line), which would match and read differently from how
+// they look.
+func checkUtterance(name, s string) error {
+	if err := checkLen(name, s); err != nil {
+		return err
+	}
+	if err := textcheck.Line(s); err != nil {
+		return fieldErr(name, "%v", err)
 	}
 	return nil
 }
