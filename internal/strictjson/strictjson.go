@@ -12,7 +12,8 @@
 //
 // Check also checks the syntax (one value, whitespace around it allowed),
 // reporting syntax errors as encoding/json does, so a reader can call it
-// in place of json.Valid. Unmarshal is Check then json.Unmarshal.
+// in place of json.Valid. Unmarshal is Check then json.Unmarshal;
+// CheckMembers suits readers with their own decoder.
 //
 // The package depends on the standard library only, so every package of
 // the module can use it whatever its layer.
@@ -83,6 +84,18 @@ func Unmarshal(data []byte, v any) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+// CheckMembers is Check for readers that keep their own decoder's
+// account of syntax errors: it returns only an *Error (a member given
+// twice, invalid UTF-8), and nil when data has none before its first
+// syntax error, which the reader's decoder then reports.
+func CheckMembers(data []byte) error {
+	var e *Error
+	if err := Check(data); errors.As(err, &e) {
+		return e
+	}
+	return nil
 }
 
 // maxDepth bounds nesting, as encoding/json does; readers apply their own

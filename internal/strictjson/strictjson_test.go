@@ -92,6 +92,13 @@ func TestCheckSyntaxErrorsAreEncodingJSONs(t *testing.T) {
 	}
 }
 
+func TestCheckMembers(t *testing.T) {
+	assert.NoError(t, CheckMembers([]byte(`{"a":1,"b":`)), "syntax errors are the reader's to report")
+	assert.NoError(t, CheckMembers([]byte(`{"a":1}`)))
+	assert.ErrorIs(t, CheckMembers([]byte(`{"a":1,"a":2,`)), ErrDuplicate, "found before the syntax error")
+	assert.ErrorIs(t, CheckMembers([]byte("[\"\xff\"]")), ErrInvalidUTF8)
+}
+
 func TestUnmarshal(t *testing.T) {
 	var v struct{ Type string }
 	require.NoError(t, Unmarshal([]byte(`{"type":"LISTEN"}`), &v))
