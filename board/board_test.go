@@ -144,6 +144,9 @@ func TestParseProfileBadJSON(t *testing.T) {
 		name, in, wantErr string
 	}{
 		{"syntax", `{"name":`, "invalid JSON"},
+		// Two readers must not see two boards (issue 22 item 9).
+		{"field twice", `{"name":"a","devices":{"speaker":{"driver":"sim","driver":"pwm"}}}`, `invalid JSON: devices.speaker.driver: member given twice ("driver")`},
+		{"not UTF-8", "{\"name\":\"caf\xe9\"}", "invalid JSON: name: invalid UTF-8"},
 		{"trailing", `{"name":"a"} {}`, "invalid JSON: trailing data after the profile"},
 		{"not object", `[]`, "profile is an array, want an object"},
 		{"too big", `{"description":"` + strings.Repeat("x", board.MaxProfileBytes) + `"}`, "profile is more than 65536 bytes"},

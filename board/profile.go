@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 //go:embed profiles/*.json
@@ -303,6 +304,11 @@ func LoadAny(ref string) (*Profile, error) {
 func ParseProfile(data []byte) (*Profile, error) {
 	if len(data) > MaxProfileBytes {
 		return nil, fmt.Errorf("profile is more than %d bytes", MaxProfileBytes)
+	}
+	// A field given twice or text that is not UTF-8 is refused: two
+	// readers must not see two boards.
+	if err := strictjson.CheckMembers(data); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

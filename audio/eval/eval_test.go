@@ -39,6 +39,10 @@ func TestParseManifest(t *testing.T) {
 		{"two objects", `{"file":"a.wav","text":"x"} {"file":"b.wav","text":"y"}`, "more than one"},
 		{"long line", `{"file":"a.wav","text":"` + strings.Repeat("x", MaxLineBytes) + `"}`, "longer than"},
 		{"long text", `{"file":"a.wav","text":"` + strings.Repeat("x", MaxTextBytes+1) + `"}`, "at most"},
+		// Strict input (issue 22 items 9 and 10).
+		{"text twice", `{"file":"a.wav","text":"x","text":"y"}`, `line 1: text: member given twice ("text")`},
+		{"text not UTF-8", "{\"file\":\"a.wav\",\"text\":\"caf\xe9\"}", "line 1: text: invalid UTF-8"},
+		{"text with a control character", `{"file":"a.wav","text":"stop\u001b[2J"}`, "line 1: text: control character U+001B (ESC)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -159,7 +159,7 @@ func TestFallbackContinuationThroughTheHost(t *testing.T) {
 			p, err := a["openjibo/trivia"][0].SkillEntry()
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantInitial, p.InitialIntent)
-			assert.Equal(t, "", p.LastSkill, "nothing was launched before")
+			assert.Equal(t, "n/a", p.LastSkill, "nothing was launched before")
 
 			conv, ok, err := kept.Conversation(session.DefaultID, busID)
 			require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Limits on an entry message (ovos.utterance.handle).
@@ -694,6 +695,8 @@ func readUtterances(v any) ([]string, string) {
 			problems = append(problems, fmt.Sprintf("data.utterances[%d] is %d bytes, limit %d", i, len(s), MaxUtteranceBytes))
 		case !utf8.ValidString(s):
 			problems = append(problems, fmt.Sprintf("data.utterances[%d] is not valid UTF-8", i))
+		case textcheck.Line(s) != nil:
+			problems = append(problems, fmt.Sprintf("data.utterances[%d]: %v", i, textcheck.Line(s)))
 		case s == "":
 			problems = append(problems, fmt.Sprintf("data.utterances[%d] is empty", i))
 		default:

@@ -267,6 +267,8 @@ func TestUnmatched_SequenceD(t *testing.T) {
 		{"utterances missing", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{}, nil, false, true},
 		{"utterances wrong type", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": "hello"}, nil, false, true},
 		{"only an empty string", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": []any{""}}, nil, false, true},
+		// Issue 22 item 10: matched text reads as it looks.
+		{"only control-character utterances", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": []any{"stop\a", "play \u202egnos"}}, nil, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -204,7 +204,8 @@ func TestAddValidates(t *testing.T) {
 
 // TestAnalyticsForwardedWithRobotFields: a SKILL_ACTION's analytics go on
 // the bus with Skill Entry's initial_intent and last_skill set by the
-// robot (jibo.md §2.4, §3.2 step 7).
+// robot (jibo.md §2.4, §3.2 step 7); last_skill is "n/a" when no skill was
+// launched before, as Pegasus sends it (issue 22 item 17).
 func TestAnalyticsForwardedWithRobotFields(t *testing.T) {
 	entry := func(id string) *fakeSkill {
 		return &fakeSkill{id: id, handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
@@ -223,7 +224,7 @@ func TestAnalyticsForwardedWithRobotFields(t *testing.T) {
 		_, err := r.host.Invoke(context.Background(), withSession(dispatch(id, "hello_"+id[2:]), defaultSession(t), "hi"))
 		require.NoError(t, err)
 	}
-	for _, want := range []struct{ skill, intent, last string }{{"t.a", "hello_a", ""}, {"t.b", "hello_b", "t.a"}} {
+	for _, want := range []struct{ skill, intent, last string }{{"t.a", "hello_a", "n/a"}, {"t.b", "hello_b", "t.a"}} {
 		m := <-got
 		assert.Equal(t, want.skill, m.DataString("skill_id"))
 		var a protocol.Analytics

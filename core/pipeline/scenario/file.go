@@ -17,6 +17,7 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Limits on a scenario file.
@@ -227,6 +228,9 @@ func Parse(r io.Reader) (*File, error) {
 	}
 	if len(raw) > MaxFileBytes {
 		return nil, fmt.Errorf("scenario is over %d bytes", MaxFileBytes)
+	}
+	if err := strictjson.CheckMembers(raw); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	var rf rawFile
 	if err := strict(raw, &rf, "scenario"); err != nil {

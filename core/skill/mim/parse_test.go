@@ -154,7 +154,14 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"not JSON", []byte(`{"mim_type":`), `T.mim: member "mim_type": not JSON: unexpected EOF`, -1, "", 0, ErrInvalid},
 		{"not an object", []byte(`[1]`), "T.mim: want a JSON object, got an array", -1, "", 0, ErrInvalid},
-		{"duplicate member", []byte(`{"mim_type":"question","mim_type":"announcement"}`), `T.mim: member "mim_type" appears twice`, -1, "", 0, ErrInvalid},
+		{"duplicate member", []byte(`{"mim_type":"question","mim_type":"announcement"}`), `T.mim: mim_type: member given twice ("mim_type")`, -1, "mim_type", 0, ErrInvalid},
+		// Anywhere, verbatim members included (issue 22 item 9).
+		{"duplicate in gui", []byte(`{"mim_type":"announcement","gui":{"type":"Menu","type":"Javascript"},"prompts":[]}`), `T.mim: gui.type: member given twice ("type")`, -1, "gui.type", 0, ErrInvalid},
+		{"duplicate in a prompt", []byte(`{"mim_type":"announcement","prompts":[{"prompt":"Hi.","prompt":"Bye."}]}`), `T.mim: prompts[0].prompt: member given twice ("prompt")`, -1, "prompts[0].prompt", 0, ErrInvalid},
+		// Spoken text refuses control characters (issue 22 item 10).
+		{"prompt with BEL", mimWith(nil, map[string]any{"prompt": "Ready?\a"}), "T.mim: prompts[0].prompt: ESML: offset 6: control character U+0007 (BEL)", 0, "prompt", 0, ErrInvalid},
+		{"prompt with a bidi override", mimWith(nil, map[string]any{"prompt": "\u202eReady?"}), "T.mim: prompts[0].prompt: ESML: offset 0: control character U+202E (RLO)", 0, "prompt", 0, ErrInvalid},
+		{"half a surrogate pair", []byte(`{"mim_type":"announcement","prompts":[{"prompt":"Hi \ud83e"}]}`), "", -1, "prompts[0].prompt", 0, ErrInvalid},
 		{"trailing data", []byte(`{} {}`), "T.mim: data after the JSON object", -1, "", 0, ErrInvalid},
 		{"invalid UTF-8", []byte("{\"notes\":\"\xff\"}"), "T.mim: not valid UTF-8", -1, "", 0, ErrInvalid},
 		{"too big", append([]byte(`{"notes":"`), make([]byte, MaxFileBytes)...), "T.mim: file is 262154 bytes, limit 262144", -1, "", 0, ErrLimit},

@@ -11,6 +11,7 @@
 package chitchat
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -211,7 +212,9 @@ type memo struct {
 
 // split reads what to answer: the launch memo, else the intent.
 func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error) {
-	if raw := d.Request.Data.Result.Memo; len(raw) > 0 && string(raw) != "null" {
+	// Memos may be any JSON value (a proactive launch's "Proactive"):
+	// only an object says what to answer.
+	if raw := d.Request.Data.Result.Memo; isObject(raw) {
 		var m memo
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return graph.ExitResult{}, fmt.Errorf("launch memo: %w", err)
@@ -306,4 +309,10 @@ func (s *Skill) promptData(_ context.Context, d *graph.Data) (mim.PromptData, er
 		pd.JiboBirthdate = s.birthdate
 	}
 	return pd, nil
+}
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw json.RawMessage) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
 }
