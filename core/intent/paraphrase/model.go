@@ -23,6 +23,8 @@ type Model struct {
 	w          []float32 // feature-major: w[row*k+class]
 	bias       []float32
 	temp       float32
+	// classWeight evens out the classes' sample counts in training.
+	classWeight []float32
 
 	minProb, minMargin float64
 	stats              TrainStats
@@ -94,6 +96,14 @@ type Decision struct {
 // word the intent's templates or entities know, and it leaves no more
 // words unexplained than it explains (an open slot may explain the rest).
 func (m *Model) Classify(utterance string) Decision {
+	return m.ClassifyAmong(utterance, nil)
+}
+
+// ClassifyAmong is Classify over the intents allow accepts (nil accepts
+// all): the others are out of the running, as an intent whose required
+// context is not live (CTX-11) is, and the probabilities are shared among
+// the rest.
+func (m *Model) ClassifyAmong(utterance string, allow func(Label) bool) Decision {
 	words := strings.Fields(intent.Normalize(utterance))
 	if len(words) == 0 {
 		return Decision{Reason: "empty utterance"}
@@ -116,6 +126,20 @@ func (m *Model) Classify(utterance string) Decision {
 	p := make([]float32, m.k)
 	m.scores(rows, vals, p)
 	softmax(p, m.temp)
+	if allow != nil {
+		var sum float32
+		for c := 1; c < m.k; c++ {
+			if !allow(m.labels[c]) {
+				p[c] = 0
+			}
+		}
+		for _, v := range p {
+			sum += v
+		}
+		for c := range p {
+			p[c] /= sum
+		}
+	}
 	order := make([]int, m.k)
 	for i := range order {
 		order[i] = i

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/openjibo/jibod/core/intent"
@@ -195,6 +196,9 @@ func (g *grammar) draw(rng *rand.Rand, seq []elem, depth int, b *strings.Builder
 	}
 }
 
+// articles open an open slot's value now and then: "do you like the rain".
+var articles = []string{"the", "a", "some", "my"}
+
 func marker(e elem) string {
 	return " " + string(slotOpen) + e.name + ":" + e.typ + string(slotClose) + " "
 }
@@ -295,10 +299,12 @@ func (g *grammar) fill(rng *rand.Rand, lang *Language, t token) []string {
 		// An untyped slot's list is a hint (GRM-15): any words may fill
 		// it, everyday ones included, and they say nothing against the
 		// intent.
-		n := 1 + rng.IntN(2)
-		out := make([]string, n)
-		for i := range out {
-			out[i] = lang.openWords[rng.IntN(len(lang.openWords))]
+		var out []string
+		if rng.IntN(3) == 0 {
+			out = append(out, articles[rng.IntN(len(articles))])
+		}
+		for range 1 + rng.IntN(2) {
+			out = append(out, lang.openWords[rng.IntN(len(lang.openWords))])
 		}
 		return out
 	}
@@ -306,6 +312,12 @@ func (g *grammar) fill(rng *rand.Rand, lang *Language, t token) []string {
 		var b strings.Builder
 		g.draw(rng, es[rng.IntN(len(es))], 0, &b)
 		if ws := strings.Fields(intent.Normalize(b.String())); len(ws) > 0 {
+			for i, w := range ws {
+				// A number is said in words and typed in digits.
+				if v, ok := numberValue[w]; ok && rng.IntN(2) == 0 {
+					ws[i] = strconv.Itoa(v)
+				}
+			}
 			return ws
 		}
 	}

@@ -34,40 +34,46 @@ func (m *Model) Slots(l Label, utterance string) map[string]string {
 	return out
 }
 
-// slotSpans finds each slot's value as a span of words. A typed slot takes
-// the longest value of its type, else the longest listed value, never
-// other words: "off" is no volume level. An untyped slot takes the longest
-// listed value, else (its list is a hint, GRM-15) the words that sit where
-// the slot sits in the best-aligned sample.
+// slotSpans finds each slot's value as a span of words. A slot of a type
+// the language reads (durations, numbers) takes the longest value of its
+// type, else the longest listed value, never other words. Any other slot
+// takes the longest listed value, else (its list is a hint, GRM-15) the
+// words that sit where the slot sits in the best-aligned sample, never a
+// blacklisted value: "off" is no volume level.
 func (m *Model) slotSpans(info *intentInfo, words []string) map[string][2]int {
 	used := make([]bool, len(words))
 	out := map[string][2]int{}
-	take := func(s string, i, n int) {
-		out[s] = [2]int{i, i + n}
-		mark(used, i, n)
-	}
-	var open []string
-	for _, s := range info.slots {
-		typ := info.types[s]
-		if find := m.lang.find[typ]; find != nil {
-			if i, n := longest(words, used, find); n > 0 {
-				take(s, i, n)
-				continue
+	// Typed and listed values first, the longest of them first, so "five
+	// minutes" is a duration before "five" can be a number.
+	pending := slices.Clone(info.slots)
+	for {
+		best, bi, bn := "", 0, 0
+		for _, s := range pending {
+			if find := m.lang.find[info.types[s]]; find != nil {
+				if i, n := longest(words, used, find); n > bn {
+					best, bi, bn = s, i, n
+				}
+			}
+			if vals := info.entities[s]; len(vals) > 0 {
+				if i, n := longest(words, used, func(ws []string, i int) int { return listed(ws, i, vals) }); n > bn {
+					best, bi, bn = s, i, n
+				}
 			}
 		}
-		if vals := info.entities[s]; len(vals) > 0 {
-			if i, n := longest(words, used, func(ws []string, i int) int { return listed(ws, i, vals) }); n > 0 {
-				take(s, i, n)
-				continue
-			}
+		if bn == 0 {
+			break
 		}
-		if typ == "" {
-			open = append(open, s)
-		}
+		out[best] = [2]int{bi, bi + bn}
+		mark(used, bi, bn)
+		pending = slices.DeleteFunc(pending, func(s string) bool { return s == best })
 	}
-	for _, s := range open {
+	for _, s := range pending {
+		if m.lang.find[info.types[s]] != nil {
+			continue // a slot of a type the language reads takes only that type or its list
+		}
 		if lo, hi := m.alignOpen(info, s, words, used); hi > lo {
-			take(s, lo, hi-lo)
+			out[s] = [2]int{lo, hi}
+			mark(used, lo, hi-lo)
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
@@ -31,6 +32,8 @@ type TierOptions struct {
 	Aligner SlotAligner
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Now is the clock context expiry is read by; nil means time.Now.
+	Now func() time.Time
 }
 
 // Tier offers the paraphrase classifier to the pipeline: it claims an
@@ -45,6 +48,7 @@ type Tier struct {
 	opts    TierOptions
 	aligner SlotAligner
 	log     *slog.Logger
+	now     func() time.Time
 
 	mu    sync.Mutex
 	langs map[string]*tierLang // lowercase tag → state
@@ -72,7 +76,10 @@ var (
 
 // NewTier returns a tier with no intents.
 func NewTier(o TierOptions) *Tier {
-	t := &Tier{id: o.ID, opts: o, aligner: o.Aligner, log: o.Logger, langs: map[string]*tierLang{}}
+	t := &Tier{id: o.ID, opts: o, aligner: o.Aligner, log: o.Logger, now: o.Now, langs: map[string]*tierLang{}}
+	if t.now == nil {
+		t.now = time.Now
+	}
 	if t.id == "" {
 		t.id = DefaultTierID
 	}
@@ -279,7 +286,7 @@ func (t *Tier) Intents(string) []pipeline.IntentRef {
 // Match claims the most probable of the candidate utterances that the
 // model claims and whose required slots are found; it abstains (nil)
 // otherwise.
-func (t *Tier) Match(ctx context.Context, utterances []string, lang string, _ session.Session) (*pipeline.Match, error) {
+func (t *Tier) Match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, error) {
 	tag, err := intent.NormalizeLang(lang)
 	if err != nil {
 		return nil, nil // not a language the tier serves
@@ -288,12 +295,13 @@ func (t *Tier) Match(ctx context.Context, utterances []string, lang string, _ se
 	if m == nil || err != nil {
 		return nil, nil // nothing learnt; training errors are logged once
 	}
+	allow := t.allowed(tag, s)
 	var best *pipeline.Match
 	for _, u := range utterances {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		d := m.Classify(u)
+		d := m.ClassifyAmong(u, allow)
 		if !d.Claim || (best != nil && d.Probability <= best.Confidence) {
 			continue
 		}
@@ -305,6 +313,34 @@ func (t *Tier) Match(ctx context.Context, utterances []string, lang string, _ se
 			Utterance: u, Confidence: d.Probability, Why: why(d)}
 	}
 	return best, nil
+}
+
+// allowed returns which of a language's intents the session's context
+// allows (CTX-11, CTX-12), nil when every one is.
+func (t *Tier) allowed(tag string, s session.Session) func(Label) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.langs[tag]
+	if st == nil {
+		return nil
+	}
+	var gated map[Label]Intent
+	for _, in := range st.intents {
+		if len(in.RequiresContext) > 0 || len(in.ExcludesContext) > 0 {
+			if gated == nil {
+				gated = map[Label]Intent{}
+			}
+			gated[Label{in.SkillID, in.Name}] = in
+		}
+	}
+	if gated == nil {
+		return nil
+	}
+	now := float64(t.now().UnixMilli()) / 1000
+	return func(l Label) bool {
+		in, ok := gated[l]
+		return !ok || s.ContextAllows(in.SkillID, in.RequiresContext, in.ExcludesContext, now)
+	}
 }
 
 // slots finds the claimed intent's slots: through the aligner when one is

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/session"
 )
 
 // Training defaults and limits.
@@ -41,6 +42,10 @@ const (
 	DefaultMinMargin      = 0.3
 	// learningRate is the first epoch's step; it decays as 1/(1+ep/2).
 	learningRate = 2
+	// finalEpochs passes at finalRate learn the held-out samples after
+	// calibration.
+	finalEpochs = 2
+	finalRate   = 0.3
 	// l2 pulls the weights a sample touches towards zero.
 	l2 = 1e-6
 	// maxHeldOutWrong is the share of wrong claims on held-out samples
@@ -65,6 +70,10 @@ type Intent struct {
 	RequiredSlots []string
 	// SlotBlacklist maps a slot to values that never fill it (RES-06).
 	SlotBlacklist map[string][]string
+	// RequiresContext and ExcludesContext are the registration's context
+	// rules (CTX-11, CTX-12): the tier leaves the intent out of the
+	// running for a session they do not allow. Training ignores them.
+	RequiresContext, ExcludesContext []session.ContextRef
 }
 
 // FromTemplateIntent is the tier's view of a template intent definition.
@@ -227,8 +236,12 @@ func Train(intents []Intent, opts Options) (*Model, error) {
 		buf = featurize(held[i].words, buf)
 		held[i].feats, held[i].vals = m.indexFeatures(buf, false)
 	}
-	m.fit(rng, train, cmpOr(opts.Epochs, DefaultEpochs))
+	m.initWeights(train)
+	m.fit(rng, train, cmpOr(opts.Epochs, DefaultEpochs), learningRate)
 	m.calibrate(held)
+	// The held-out samples are phrasings too: a short last pass learns
+	// them, at a step small enough to leave the calibration standing.
+	m.fit(rng, append(train, held...), finalEpochs, finalRate)
 	m.stats.MinProbability = m.minProb
 	m.stats.Intents = len(m.labels) - 1
 	m.stats.Samples = len(train)
@@ -558,9 +571,9 @@ func contentOnly(lang *Language, s []string) []string {
 	return out
 }
 
-// fit trains the softmax weights by stochastic gradient descent, classes
-// weighted so each intent counts alike however many samples it has.
-func (m *Model) fit(rng *rand.Rand, train []example, epochs int) {
+// initWeights sizes the weights for the features indexed and weighs the
+// classes so each intent counts alike however many samples it has.
+func (m *Model) initWeights(train []example) {
 	k := len(m.labels)
 	m.k = k
 	m.w = make([]float32, len(m.index)*k)
@@ -570,12 +583,19 @@ func (m *Model) fit(rng *rand.Rand, train []example, epochs int) {
 		counts[e.label]++
 	}
 	avg := float64(len(train)) / float64(k)
-	cw := make([]float32, k)
+	m.classWeight = make([]float32, k)
 	for c := range k {
 		if counts[c] > 0 {
-			cw[c] = float32(min(max(avg/counts[c], 0.3), 3))
+			m.classWeight[c] = float32(min(max(avg/counts[c], 0.3), 3))
 		}
 	}
+}
+
+// fit trains the softmax weights by stochastic gradient descent from a
+// first step of lr0, decaying as 1/(1+ep/2).
+func (m *Model) fit(rng *rand.Rand, train []example, epochs int, lr0 float32) {
+	k := m.k
+	cw := m.classWeight
 	scores := make([]float32, k)
 	grad := make([]float32, k)
 	order := make([]int, len(train))
@@ -584,7 +604,7 @@ func (m *Model) fit(rng *rand.Rand, train []example, epochs int) {
 	}
 	for ep := range epochs {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		lr := learningRate / (1 + 0.5*float32(ep))
+		lr := lr0 / (1 + 0.5*float32(ep))
 		for _, i := range order {
 			e := &train[i]
 			m.scores(e.feats, e.vals, scores)

@@ -17,6 +17,8 @@ import (
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/intent/paraphrase"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/clock"
 	"github.com/openjibo/jibod/core/skill/builtin/timer"
 	"github.com/openjibo/jibod/core/skill/builtin/volume"
 )
@@ -175,6 +177,7 @@ type stages struct {
 	plugins []*intent.TierPlugin
 	tier    *paraphrase.Tier
 	sess    session.Session
+	gated   map[string][]string
 }
 
 func newStages(t testing.TB) *stages {
@@ -182,17 +185,40 @@ func newStages(t testing.TB) *stages {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
 	defs := builtinIntents(t)
+	gated := gatedIntents(t)
 	var ins []paraphrase.Intent
 	for _, d := range defs {
 		_, err := eng.Register(d)
 		require.NoError(t, err, d.IntentName)
-		ins = append(ins, paraphrase.FromTemplateIntent(d))
+		in := paraphrase.FromTemplateIntent(d)
+		for _, k := range gated[d.SkillID+":"+d.IntentName] {
+			in.RequiresContext = append(in.RequiresContext, session.ContextRef{Key: k})
+		}
+		ins = append(ins, in)
 	}
 	tier := paraphrase.NewTier(paraphrase.TierOptions{Logger: log})
 	require.NoError(t, tier.Update("en-us", ins))
 	s, _, err := session.Parse(map[string]any{"session_id": session.DefaultID})
 	require.NoError(t, err)
-	return &stages{plugins: intent.TemplatePlugins(eng), tier: tier, sess: s}
+	return &stages{plugins: intent.TemplatePlugins(eng), tier: tier, sess: s, gated: gated}
+}
+
+// gatedIntents are the follow-up intents the skills gate on their context
+// (CTX-11), as "skill:intent" → keys: in a first utterance they match
+// nothing, and the orchestrator declines them.
+func gatedIntents(t testing.TB) map[string][]string {
+	t.Helper()
+	c, err := clock.New(clock.Options{})
+	require.NoError(t, err)
+	tm, err := timer.New(timer.Options{})
+	require.NoError(t, err)
+	out := map[string][]string{}
+	for id, g := range map[string]skill.ContextGated{clock.ID: c, timer.ID: tm} {
+		for in, keys := range g.RequiredContext() {
+			out[id+":"+in] = keys
+		}
+	}
+	return out
 }
 
 func (s *stages) templates(t testing.TB, u string) understood {
@@ -200,6 +226,9 @@ func (s *stages) templates(t testing.TB, u string) understood {
 		m, err := p.Match(context.Background(), []string{u}, "en-us", s.sess)
 		require.NoError(t, err)
 		if m != nil {
+			if s.gated[m.SkillID+":"+m.IntentName] != nil {
+				continue // declined by its context rules, as the orchestrator does
+			}
 			return understood{m.SkillID + ":" + m.IntentName, m.Slots}
 		}
 	}
@@ -209,7 +238,7 @@ func (s *stages) templates(t testing.TB, u string) understood {
 func (s *stages) paraphrase(t testing.TB, u string) understood {
 	m, err := s.tier.Match(context.Background(), []string{u}, "en-us", s.sess)
 	require.NoError(t, err)
-	if m == nil {
+	if m == nil || s.gated[m.SkillID+":"+m.IntentName] != nil {
 		return understood{}
 	}
 	return understood{m.SkillID + ":" + m.IntentName, m.Slots}
