@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -476,5 +477,40 @@ func BenchmarkClassify(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Classify("could you please switch the lamp off in the kitchen")
+	}
+}
+
+// An intent gated on context (CTX-11) is out of the running until the
+// session has the context: its probability goes to the others.
+func TestTierContextGating(t *testing.T) {
+	ctx := context.Background()
+	intents := append(homeIntents(), Intent{SkillID: "timer", Name: "change",
+		Templates:       []string{"(make it|change it to|actually) {duration:duration} [instead]"},
+		RequiresContext: []session.ContextRef{{Key: "set"}}})
+	now := time.Unix(1_700_000_000, 0)
+	tier := NewTier(TierOptions{Logger: quiet, Now: func() time.Time { return now }})
+	require.NoError(t, tier.Update("en-us", intents))
+
+	m, err := tier.Match(ctx, []string{"actually make it five minutes"}, "en-us", defaultSession(t))
+	require.NoError(t, err)
+	if m != nil {
+		assert.NotEqual(t, "change", m.IntentName, "gated out without the context")
+	}
+	s, _, err := session.Parse(map[string]any{"session_id": session.DefaultID, "intent_context": map[string]any{
+		"timer:set": map[string]any{"value": nil, "expires_at": float64(now.Unix() + 60)}}})
+	require.NoError(t, err)
+	m, err = tier.Match(ctx, []string{"actually make it five minutes"}, "en-us", s)
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, "timer:change", m.SkillID+":"+m.IntentName)
+	assert.Equal(t, map[string]string{"duration": "five minutes"}, m.Slots)
+
+	later := now.Add(2 * time.Minute)
+	tier2 := NewTier(TierOptions{Logger: quiet, Now: func() time.Time { return later }})
+	require.NoError(t, tier2.Update("en-us", intents))
+	m, err = tier2.Match(ctx, []string{"actually make it five minutes"}, "en-us", s)
+	require.NoError(t, err)
+	if m != nil {
+		assert.NotEqual(t, "change", m.IntentName, "the context expired (CTX-04)")
 	}
 }
