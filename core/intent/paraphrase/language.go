@@ -29,6 +29,10 @@ type LanguageData struct {
 	// Function are words that say nothing about which request is meant:
 	// closed-class words, politeness, hesitations, the robot's name.
 	Function []string
+	// Narrative are words that tell about someone or something else, or
+	// about the past ("he", "she", "was"): an utterance with one is not
+	// a request of an intent whose templates never say it.
+	Narrative []string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -42,6 +46,7 @@ type LanguageData struct {
 type Language struct {
 	background [][]string
 	function   map[string]bool
+	narrative  map[string]bool
 	prefixes   [][]string
 	suffixes   [][]string
 	indirect   [][]string
@@ -56,7 +61,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -64,7 +69,7 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		return nil, fmt.Errorf("language data: %d background sentences, limit %d", len(d.Background), MaxBackground)
 	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
-	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries:
+	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries:
 		return nil, fmt.Errorf("language data: function words or open values over %d", MaxListEntries)
 	}
 	for _, s := range d.Background {
@@ -75,6 +80,11 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	for _, w := range d.Function {
 		for _, f := range strings.Fields(intent.Normalize(w)) {
 			l.function[f] = true
+		}
+	}
+	for _, w := range d.Narrative {
+		for _, f := range strings.Fields(intent.Normalize(w)) {
+			l.narrative[f] = true
 		}
 	}
 	seen := map[string]bool{}
@@ -158,6 +168,9 @@ func EnglishData() (LanguageData, error) {
 	d := LanguageData{Background: read("background.txt"), OpenValues: read("open.txt")}
 	for _, line := range read("function.txt") {
 		d.Function = append(d.Function, strings.Fields(line)...)
+	}
+	for _, line := range read("narrative.txt") {
+		d.Narrative = append(d.Narrative, strings.Fields(line)...)
 	}
 	section := ""
 	for _, line := range read("wrappers.txt") {

@@ -47,6 +47,9 @@ type intentInfo struct {
 	// openSlot: some slot has neither a type nor an entity list, so words
 	// the intent does not know may be its value.
 	openSlot bool
+	// samples are its training samples made of function words only, as
+	// said.
+	samples map[string]bool
 }
 
 // Stats says what training did.
@@ -101,8 +104,8 @@ func (m *Model) Classify(utterance string) Decision {
 
 // ClassifyAmong is Classify over the intents allow accepts (nil accepts
 // all): the others are out of the running, as an intent whose required
-// context is not live (CTX-11) is, and the probabilities are shared among
-// the rest.
+// context is not live (CTX-11) is, and their probability counts for
+// "none".
 func (m *Model) ClassifyAmong(utterance string, allow func(Label) bool) Decision {
 	words := strings.Fields(intent.Normalize(utterance))
 	if len(words) == 0 {
@@ -127,17 +130,14 @@ func (m *Model) ClassifyAmong(utterance string, allow func(Label) bool) Decision
 	m.scores(rows, vals, p)
 	softmax(p, m.temp)
 	if allow != nil {
-		var sum float32
+		// What the model gives an intent out of the running goes to
+		// "none", not to the others: "make it snappy" sounds like a change
+		// to a timer, and with no timer just set it is nothing.
 		for c := 1; c < m.k; c++ {
 			if !allow(m.labels[c]) {
+				p[0] += p[c]
 				p[c] = 0
 			}
-		}
-		for _, v := range p {
-			sum += v
-		}
-		for c := range p {
-			p[c] /= sum
 		}
 	}
 	order := make([]int, m.k)
@@ -219,6 +219,8 @@ func (m *Model) evidence(c int, words []string) (bool, string) {
 	var knownWords, unknown, foreign []string
 	for i, w := range words {
 		switch {
+		case m.lang.narrative[w] && !info.words[w]:
+			return false, fmt.Sprintf("%q tells about someone or something else; %s never says it", w, m.labels[c])
 		case m.lang.isFunction(w):
 		case inSlot[i] || info.words[w]:
 			knownWords = append(knownWords, w)
@@ -232,9 +234,12 @@ func (m *Model) evidence(c int, words []string) (bool, string) {
 	case len(foreign) > 0:
 		return false, fmt.Sprintf("%s does not know %s, which everyday speech says", m.labels[c], strings.Join(foreign, ", "))
 	case len(knownWords) == 0 && len(unknown) == 0:
-		// Only function words ("what can you do"): the model's confidence
-		// is all there is, and the thresholds already held.
-		return true, ""
+		// Only function words: "what can you do" is the intent only as the
+		// intent says it; "it is what it is" is nothing.
+		if info.samples[strings.Join(words, " ")] {
+			return true, ""
+		}
+		return false, fmt.Sprintf("only function words, and not as %s says them", m.labels[c])
 	case len(knownWords) == 0:
 		return false, fmt.Sprintf("no word of it is one %s knows (%s)", m.labels[c], strings.Join(unknown, ", "))
 	case len(unknown) > len(knownWords):

@@ -514,3 +514,35 @@ func TestTierContextGating(t *testing.T) {
 		assert.NotEqual(t, "change", m.IntentName, "the context expired (CTX-04)")
 	}
 }
+
+// Evidence the model's probability cannot override: words that tell about
+// someone else, and utterances of function words only that the intent
+// does not say as they are.
+func TestEvidenceRules(t *testing.T) {
+	m, err := Train(append(homeIntents(), Intent{SkillID: "help", Name: "what", Templates: []string{
+		"what (can|else can) you do [for me]", "what are you able to do", "how can you help [me]"}}), Options{})
+	require.NoError(t, err)
+	tests := []struct {
+		say    string
+		claim  string
+		reason string
+	}{
+		{"what can you do for me", "help:what", ""},
+		{"it is what it is", "", ""},
+		{"he switched the lamp on", "", "tells about"},
+		{"she wants to hear some jazz", "", "tells about"},
+		{"could you switch the lamp on", "lights:on", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			d := m.Classify(tt.say)
+			if tt.claim != "" {
+				require.True(t, d.Claim, d.Reason)
+				assert.Equal(t, tt.claim, d.Label.String())
+				return
+			}
+			assert.False(t, d.Claim, "claimed %s", d.Label)
+			assert.Contains(t, d.Reason, tt.reason)
+		})
+	}
+}

@@ -193,6 +193,12 @@ func Train(intents []Intent, opts Options) (*Model, error) {
 		m.labels = append(m.labels, l)
 		info, base := g.study(rng, lang, per)
 		info.required = slices.Clone(in.RequiredSlots)
+		info.samples = map[string]bool{}
+		for _, b := range base {
+			if len(contentOnly(lang, b)) == 0 {
+				info.samples[strings.Join(b, " ")] = true
+			}
+		}
 
 		m.infos = append(m.infos, info)
 		tr, ho := split(rng, base)
