@@ -546,3 +546,16 @@ func TestEvidenceRules(t *testing.T) {
 		})
 	}
 }
+
+func TestTrainIgnoresRegistrationOrder(t *testing.T) {
+	in := homeIntents()
+	a, err := Train(in, Options{})
+	require.NoError(t, err)
+	slices.Reverse(in)
+	b, err := Train(in, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, a.Labels(), b.Labels())
+	for _, u := range []string{"could you switch the lamp off", "is it going to rain", "play some rock"} {
+		assert.Equal(t, a.Classify(u), b.Classify(u), u)
+	}
+}

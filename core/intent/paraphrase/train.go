@@ -1,6 +1,7 @@
 package paraphrase
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -170,6 +171,12 @@ func Train(intents []Intent, opts Options) (*Model, error) {
 	if opts.MinMargin > 0 {
 		m.minMargin = opts.MinMargin
 	}
+	// In label order, so the model depends on what is registered, not on
+	// the order it was registered in.
+	intents = slices.Clone(intents)
+	slices.SortStableFunc(intents, func(a, b Intent) int {
+		return cmp.Or(strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.Name, b.Name))
+	})
 	seen := map[Label]bool{}
 	var train, held []example
 	for _, in := range intents {
