@@ -559,3 +559,18 @@ func TestTrainIgnoresRegistrationOrder(t *testing.T) {
 		assert.Equal(t, a.Classify(u), b.Classify(u), u)
 	}
 }
+
+// isDuration reports whether text is exactly one length of time.
+func isDuration(text string) bool {
+	ws := strings.Fields(text)
+	return len(ws) > 0 && readDuration(ws, 0) == len(ws)
+}
+
+// isNumber reports whether text is exactly one number.
+func isNumber(text string) bool {
+	ws := strings.Fields(text)
+	if len(ws) == 0 || ws[0] == "a" || ws[0] == "an" {
+		return false
+	}
+	return readNumber(ws, 0) == len(ws)
+}

@@ -2,7 +2,6 @@ package paraphrase
 
 import (
 	"strconv"
-	"strings"
 )
 
 // English typed values: how numbers and lengths of time are said, to fill
@@ -188,19 +187,4 @@ func englishNumbers() []string {
 		}
 	}
 	return append(out, "a hundred", "one hundred")
-}
-
-// isDuration reports whether text is exactly one length of time.
-func isDuration(text string) bool {
-	ws := strings.Fields(text)
-	return len(ws) > 0 && readDuration(ws, 0) == len(ws)
-}
-
-// isNumber reports whether text is exactly one number.
-func isNumber(text string) bool {
-	ws := strings.Fields(text)
-	if len(ws) == 0 || ws[0] == "a" || ws[0] == "an" {
-		return false
-	}
-	return readNumber(ws, 0) == len(ws)
 }
