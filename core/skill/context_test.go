@@ -19,6 +19,15 @@ import (
 	"github.com/openjibo/jibod/jcp"
 )
 
+// patientSkill is a fakeSkill with time to answer on a loaded machine.
+type patientSkill struct{ fakeSkill }
+
+func (p *patientSkill) Manifest() *Manifest {
+	m := p.fakeSkill.Manifest()
+	m.Timeout = 30 * time.Second
+	return m
+}
+
 func inDefaultSession(t *testing.T, d pipeline.Dispatch) pipeline.Dispatch {
 	s, _, err := session.Parse(map[string]any{"session_id": session.DefaultID})
 	require.NoError(t, err)
@@ -34,7 +43,7 @@ func TestSetContextCTX07(t *testing.T) {
 	answer := "time"
 	var mu sync.Mutex
 	var setErrs []error
-	s := &fakeSkill{id: "t.s", handle: func(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	s := &patientSkill{fakeSkill{id: "t.s", handle: func(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		setErrs = []error{
@@ -43,7 +52,7 @@ func TestSetContextCTX07(t *testing.T) {
 			SetContext(ctx, ContextWrite{Key: "flag", Turns: 3}), // written twice: the last write counts
 		}
 		return say(t, req, jcp.Say("It's noon.")), nil
-	}}
+	}}}
 	errs := func() []error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -78,12 +87,12 @@ func TestSetContextCTX07(t *testing.T) {
 }
 
 func TestSetContextFailedTurnWritesNothing(t *testing.T) {
-	s := &fakeSkill{id: "t.s", handle: func(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	s := &patientSkill{fakeSkill{id: "t.s", handle: func(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 		if err := SetContext(ctx, ContextWrite{Key: "asked", Turns: 1}); err != nil {
 			return nil, err
 		}
 		return protocol.NewError(req, "broken"), nil
-	}}
+	}}}
 	r := newHostRig(t, s)
 	out, err := r.host.Invoke(context.Background(), inDefaultSession(t, dispatch("t.s", "time")))
 	require.Error(t, err)
@@ -117,7 +126,7 @@ func TestSetContextValidates(t *testing.T) {
 }
 
 // gatedSkill has a locale and gates one intent on its context.
-type gatedSkill struct{ fakeSkill }
+type gatedSkill struct{ patientSkill }
 
 func (g *gatedSkill) Locale() fs.FS {
 	return fstest.MapFS{
@@ -133,7 +142,7 @@ func (g *gatedSkill) RequiredContext() map[string][]string {
 // A ContextGated skill's intents are registered with requires_context, so
 // the orchestrator gates them (CTX-11).
 func TestRegisterRequiresContextCTX11(t *testing.T) {
-	g := &gatedSkill{fakeSkill{id: "t.s"}}
+	g := &gatedSkill{patientSkill{fakeSkill{id: "t.s"}}}
 	r := newHostRig(t, g)
 	svc := intent.NewService(r.bus, intent.NewTemplateEngine(intent.EngineOptions{}), nil)
 	require.NoError(t, svc.Start())
