@@ -82,6 +82,10 @@ func TestRegistersAndMatches(t *testing.T) {
 		{"Hey there, Jibo!", IntentGreet},
 		{"good morning jibo", IntentGreet},
 		{"hiya", IntentGreet},
+		{"hi jibo", IntentGreet},
+		{"howdy", IntentGreet},
+		{"good evening jibo", IntentGreet},
+		{"nice to meet you", IntentGreet},
 		{"what time is it", ""}, // the clock skill's now
 		{"flibbertigibbet", ""},
 	}

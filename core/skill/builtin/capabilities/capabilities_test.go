@@ -36,7 +36,8 @@ func TestNamesInstalledSkills(t *testing.T) {
 		" Timer: sets timers, says how much time is left, and rings when one is done." +
 		" Volume: turns my volume up or down, sets it from zero to ten, and mutes me. Just ask!"
 	for _, u := range []string{"what can you do", "What else can you do?", "help", "what can i ask you",
-		"what can you do for me", "what are you capable of", "what can you help me with", "how can you help"} {
+		"what can you do for me", "what are you capable of", "what can you help me with", "how can you help",
+		"what are you capable of doing", "what are your skills", "show me what you can do", "what kind of things can you do"} {
 		t.Run(u, func(t *testing.T) {
 			turn := newRig(t, installed, func(int) int { return 0 }).Say(u)
 			require.NoError(t, turn.Err)

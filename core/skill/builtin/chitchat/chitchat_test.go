@@ -292,3 +292,32 @@ func TestThingsTheEarCanHear(t *testing.T) {
 		assert.NotEqual(t, strings.ReplaceAll(generic.Said[0], "taxes", v), turn.Said[0], "%q gets its category's answer", v)
 	}
 }
+
+// TestHowPeopleSayIt: the small talk as people say it, with the robot's
+// name and the words around it (issue 23).
+func TestHowPeopleSayIt(t *testing.T) {
+	tests := []struct {
+		say    string
+		intent string
+		said   string
+	}{
+		{"thanks jibo", "thank_you", "You're welcome!"},
+		{"thank you so much", "thank_you", "You're welcome!"},
+		{"thanks for the help", "thank_you", "You're welcome!"},
+		{"goodnight jibo", "good_night", "Good night! Sleep well."},
+		{"i'm off to bed now", "good_night", "Good night! Sleep well."},
+		{"sweet dreams jibo", "good_night", "Good night! Sleep well."},
+		{"are you a big fan of opera", IntentLikes, "I love opera! Music makes me want to dance."},
+		{"how do you feel about dogs", IntentLikes, "I love dogs! From a safe distance. Robots and fur don't always mix."},
+		{"are you human", "are_you_a_robot", "I am! A robot with a big heart and one big eye."},
+		{"what's your favorite colour jibo", "favorite_color", "Blue. Like the light in my eye."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			turn := newRig(t, world{now: night}).Say(tt.say)
+			require.NoError(t, turn.Err)
+			assert.Equal(t, ID+":"+tt.intent, turn.Dispatched)
+			assert.Equal(t, []string{tt.said}, turn.Said)
+		})
+	}
+}

@@ -36,6 +36,7 @@ const (
 	IntentDown   = "volume_down"
 	IntentSet    = "volume_set"
 	IntentGet    = "volume_get"
+	IntentMax    = "volume_max"
 	IntentMute   = "mute"
 	IntentUnmute = "unmute"
 )
@@ -67,7 +68,7 @@ func Manifest() *registry.Manifest {
 		Timeout:           2 * time.Second,
 		SafetyLevel:       registry.SafetyLow,
 		SideEffectTags:    []string{"device.volume"},
-		IdempotentIntents: []string{IntentSet, IntentGet, IntentMute, IntentUnmute},
+		IdempotentIntents: []string{IntentSet, IntentGet, IntentMax, IntentMute, IntentUnmute},
 	}
 }
 
@@ -147,6 +148,11 @@ func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Re
 			return say("at_max", nil)
 		}
 		to = level + 1
+	case IntentMax:
+		if level == Levels {
+			return say("at_max", nil)
+		}
+		to = Levels
 	case IntentDown:
 		to = max(level-1, 0)
 	case IntentSet:
