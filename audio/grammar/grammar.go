@@ -253,12 +253,12 @@ var Classes = map[string][]string{
 }
 
 // classAliases maps slot names to the class they take: the names of
-// types only. A name that says what is counted ("level", "volume",
-// "amount") is no type: a volume level runs 0 to 10, a percentage to a
+// types and amounts only. A name that says what is counted ("level",
+// "volume") is no type: a volume level runs 0 to 10, a percentage to a
 // hundred, and the grammar offered "volume forty one" to a skill that
 // refuses it.
 var classAliases = map[string]string{
-	"number": "number", "num": "number",
+	"number": "number", "num": "number", "amount": "number", "quantity": "number",
 	"duration": "duration", "length": "duration",
 }
 
