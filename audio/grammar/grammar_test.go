@@ -59,6 +59,7 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 		{"set the volume to a hundred", false}, // levels are 0 to 10 (level.entity)
 		{"turn the volume back on", true},
 		{"volume off", true},
+		{"set the volume to ten", true},
 		{"do you like guinea pigs", true}, // an entity value
 		{"hey jibo what can you do for me", true},
 		{"how can you help me", true},
@@ -88,7 +89,7 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 
 func TestSlotStrategies(t *testing.T) {
 	lights := Intent{Skill: "home", Name: "light", Lang: "en-us",
-		Templates: []string{"turn (on|off) [the] {device}", "dim {device} to {number:pct} percent", "set {room} to {level}"},
+		Templates: []string{"turn (on|off) [the] {device}", "dim {device} to {number:pct} percent", "set {room} to {number}", "raise {room} by {level}"},
 		Entities:  map[string][]string{"device": {"kitchen light", "(bed|living) room lamp"}},
 		SlotTypes: map[string]string{"pct": "number"},
 	}
@@ -98,7 +99,8 @@ func TestSlotStrategies(t *testing.T) {
 	body := ruleOf(t, g, "home:light")
 	assert.Contains(t, body, "<e0>")
 	assert.Contains(t, body, "dim <e0> to <c_number> percent", "a typed slot takes its class")
-	assert.Contains(t, body, "set <open> to <c_number>", "an untyped slot named like a class takes it")
+	assert.Contains(t, body, "set <open> to <c_number>", "an untyped slot named as a type takes it")
+	assert.Contains(t, body, "raise <open> by <open>", "a name is no guess at the values: {level} of what?")
 	tests := []struct {
 		say  string
 		want bool
