@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,9 @@ type Config struct {
 	// millisecond late. It does not follow testing/synctest's fake clock,
 	// so tests leave it off.
 	PreciseSleep bool
+	// RealTime asks the operating system to serve the loop as a
+	// real-time task; it needs PreciseSleep.
+	RealTime RealTime
 	// Observer, if set, receives the controller's events.
 	Observer device.Observer
 	// Logger receives logs; nil discards them.
@@ -109,6 +113,8 @@ type Controller struct {
 	obs     device.Observer
 	log     *slog.Logger
 	precise bool
+	rtWant  RealTime
+	rt      realTime
 
 	stats   latency
 	tickSeq atomic.Uint64 // odd while a tick runs: two per tick
@@ -188,6 +194,14 @@ func New(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("new motion controller: home: %w", err)
 		}
 	}
+	if p := cfg.RealTime.Priority; p < 0 || p > 99 {
+		return nil, fmt.Errorf("new motion controller: real-time priority %d outside 1..99 (0: the default)", p)
+	}
+	if cfg.RealTime.Enabled && !cfg.PreciseSleep {
+		return nil, errors.New("new motion controller: real-time service needs PreciseSleep (a locked thread on Go timers wakes later, not sooner)")
+	}
+	c.rtWant = cfg.RealTime
+	c.rt = realTime{sys: newRTSystem(), status: RealTimeStatus{CPU: -1}}
 	c.rest = c.home
 	return c, nil
 }
@@ -218,10 +232,23 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.runCtx, c.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	c.notices = make(chan notice, 256)
 	c.wg.Add(3)
-	go c.loop()
+	ready := make(chan struct{})
+	go c.loop(ready)
 	go c.watchdog()
 	go c.reporter()
-	c.emit("start", map[string]any{"rate": int(time.Second / c.period)})
+	<-ready
+	start := map[string]any{"rate": int(time.Second / c.period)}
+	if c.rtWant.Enabled {
+		st := c.RealTime()
+		start["realtime"] = st.String()
+		if len(st.Refused) > 0 {
+			c.log.Warn("motion: control loop runs without part of its real-time service", "got", st.String(),
+				"not_permitted", strings.Join(st.Refused, "; "))
+		} else {
+			c.log.Info("motion: control loop real-time service", "got", st.String())
+		}
+	}
+	c.emit("start", start)
 	if err := c.homeBody(ctx); err != nil {
 		return fmt.Errorf("motion: start: %w", err)
 	}
@@ -355,6 +382,11 @@ func (c *Controller) Close(ctx context.Context) error {
 	c.wg.Wait()
 	c.ledWG.Wait()
 	c.mu.Lock()
+	if err := c.rt.leave(); err != nil {
+		errs = append(errs, err)
+	}
+	c.mu.Unlock()
+	c.mu.Lock()
 	if c.job != nil {
 		c.endLocked(c.job, ErrNotRunning)
 	}
@@ -373,6 +405,13 @@ func (c *Controller) Close(ctx context.Context) error {
 	}
 	c.emit("stop", map[string]any{})
 	return errors.Join(errs...)
+}
+
+// RealTime says what real-time service the loop got at Start.
+func (c *Controller) RealTime() RealTimeStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rt.status
 }
 
 // Stats returns the loop's timing since Start or ResetStats.

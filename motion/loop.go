@@ -45,8 +45,16 @@ func (c *Controller) notify(n notice) {
 	}
 }
 
-func (c *Controller) loop() {
+// loop runs the ticks. It closes ready once its real-time set-up (if
+// asked for) is done.
+func (c *Controller) loop(ready chan<- struct{}) {
 	defer c.wg.Done()
+	if c.rtWant.Enabled {
+		c.mu.Lock()
+		c.rt.enter(c.rtWant)
+		c.mu.Unlock()
+	}
+	close(ready)
 	ctx := c.runCtx
 	next := time.Now().Add(c.period)
 	var t *time.Timer
