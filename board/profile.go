@@ -198,9 +198,9 @@ type ServoSpec struct {
 type MotionSpec struct {
 	// RateHz is the loop rate.
 	RateHz int
-	// CommandTimeoutMs, LateHaltMs and StallTimeoutMs are the deadman,
+	// CommandTimeoutMs, LateRestMs and StallTimeoutMs are the deadman,
 	// late-tick and watchdog timings.
-	CommandTimeoutMs, LateHaltMs, StallTimeoutMs int
+	CommandTimeoutMs, LateRestMs, StallTimeoutMs int
 	// Home is the pose to home to, by axis name; absent axes home to 0.
 	Home map[string]float64
 }
@@ -564,7 +564,7 @@ func decodeMotor(raw any, at string) (MotorSpec, error) {
 
 func decodeMotion(o node) (MotionSpec, error) {
 	var m MotionSpec
-	if err := o.allow("rateHz", "commandTimeoutMs", "lateHaltMs", "stallTimeoutMs", "home"); err != nil {
+	if err := o.allow("rateHz", "commandTimeoutMs", "lateRestMs", "stallTimeoutMs", "home"); err != nil {
 		return m, err
 	}
 	var err error
@@ -574,7 +574,7 @@ func decodeMotion(o node) (MotionSpec, error) {
 	if m.CommandTimeoutMs, _, err = o.integer("commandTimeoutMs", false); err != nil {
 		return m, err
 	}
-	if m.LateHaltMs, _, err = o.integer("lateHaltMs", false); err != nil {
+	if m.LateRestMs, _, err = o.integer("lateRestMs", false); err != nil {
 		return m, err
 	}
 	if m.StallTimeoutMs, _, err = o.integer("stallTimeoutMs", false); err != nil {

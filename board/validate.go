@@ -191,7 +191,7 @@ func (p *Profile) checkMotion() error {
 	for _, f := range []struct {
 		key string
 		v   int
-	}{{"commandTimeoutMs", m.CommandTimeoutMs}, {"lateHaltMs", m.LateHaltMs}, {"stallTimeoutMs", m.StallTimeoutMs}} {
+	}{{"commandTimeoutMs", m.CommandTimeoutMs}, {"lateRestMs", m.LateRestMs}, {"stallTimeoutMs", m.StallTimeoutMs}} {
 		if f.v < 0 || f.v > MaxTimeoutMs {
 			return fieldErr("motion."+f.key, "%d is outside 0..%d", f.v, MaxTimeoutMs)
 		}

@@ -39,6 +39,9 @@ type bodyOptions struct {
 	// system-call sleeps: needed under testing/synctest, and enough where
 	// tick lateness does not matter.
 	GoTimers bool
+	// RealTime gives the motion loop real-time service where the system
+	// permits (motion.RealTime); it needs precise sleeps (not GoTimers).
+	RealTime bool
 	// WrapAudioOut, if set, is put in front of the board's sound output
 	// (before the volume), e.g. to record what it plays.
 	WrapAudioOut func(device.PCMSink) device.PCMSink
@@ -63,6 +66,7 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 	}
 	mc := b.board.MotionConfig()
 	mc.Observer, mc.Logger, mc.PreciseSleep = observe, log, !o.GoTimers
+	mc.RealTime.Enabled = o.RealTime && !o.GoTimers
 	if b.motion, err = motion.New(mc); err != nil {
 		return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 	}

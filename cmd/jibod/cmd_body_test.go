@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/motion"
 )
 
 // runInBubble runs the command line in a synctest bubble, so that speech,
@@ -171,6 +173,7 @@ func TestMotionLoop(t *testing.T) {
 	assert.Contains(t, out, "control loop: 200 Hz (go timer) for 2.0 s on the sim board, playing look-around, no other load")
 	assert.Regexp(t, `ticks (399|400), missed 0`, out, "a tick at the very end may fall either side")
 	assert.Contains(t, out, "lateness: p50 0 µs  p99 0 µs  max 0 µs", "fake time is never late")
+	assert.Contains(t, out, "real-time service: ordinary scheduling", "Go timers get none")
 
 	code, out, stderr = runInBubble(t, "motion", "loop", "--seconds", "1", "--rate", "100", "--move", "", "--json", "--timer", "go")
 	require.Equal(t, 0, code, stderr)
@@ -202,6 +205,21 @@ func TestMotionLoopUnderLoad(t *testing.T) {
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
 	assert.True(t, rep.Load)
 	assert.Positive(t, rep.Utterances)
+	assert.Positive(t, rep.Ticks)
+	// The loop asks for real-time service by default: granted (as root)
+	// or refused with a reason, item by item.
+	assert.True(t, rep.RealTime.Priority > 0 || len(rep.RealTime.Refused) > 0, "%+v", rep.RealTime)
+	assert.True(t, rep.RealTime.MemoryLocked || len(rep.RealTime.Refused) > 0, "%+v", rep.RealTime)
+}
+
+// --realtime=false leaves the loop an ordinary goroutine.
+func TestMotionLoopWithoutRealTime(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"motion", "loop", "--seconds", "0.2", "--realtime=false", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	var rep loopReport
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
+	assert.Equal(t, motion.RealTimeStatus{CPU: -1}, rep.RealTime)
 	assert.Positive(t, rep.Ticks)
 }
 

@@ -33,6 +33,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
 	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
+	realtime := fs.Bool("realtime", true, realtimeUsage)
 	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
 	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
@@ -88,7 +89,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	started := time.Now()
 	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg}
+		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg, RealTime: *realtime}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}

@@ -33,6 +33,8 @@ type robotConfig struct {
 	// GoTimers runs the motion loop on Go timers instead of precise sleeps
 	// (for testing/synctest).
 	GoTimers bool
+	// RealTime gives the motion loop real-time service where permitted.
+	RealTime bool
 	// SpeakWPM overrides the sim speaker's rate when >= 0 (0 = instant).
 	SpeakWPM int
 	Lang     string
@@ -174,7 +176,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers}
+	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers, RealTime: cfg.RealTime}
 	if r.speech, err = cfg.Speech.apply(&bo, log); err != nil {
 		return nil, err
 	}

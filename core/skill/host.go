@@ -352,6 +352,7 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 		reply, err := h.cfg.Invoker.Call(withTurn(ctx, t), lease.Manifest(), s.Handle, req)
 		if err != nil {
 			lease.Release()
+			h.refused(ctx, t, intentName, err)
 			return session.Session{}, err
 		}
 		resp := reply.Response
