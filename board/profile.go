@@ -564,8 +564,16 @@ func decodeMotor(raw any, at string) (MotorSpec, error) {
 
 func decodeMotion(o node) (MotionSpec, error) {
 	var m MotionSpec
-	if err := o.allow("rateHz", "commandTimeoutMs", "lateRestMs", "stallTimeoutMs", "home"); err != nil {
+	// lateHaltMs is lateRestMs's earlier name; profiles written for it
+	// keep working (the threshold is the same, only what a late tick does
+	// changed).
+	if err := o.allow("rateHz", "commandTimeoutMs", "lateRestMs", "lateHaltMs", "stallTimeoutMs", "home"); err != nil {
 		return m, err
+	}
+	if _, both := o.fields["lateHaltMs"]; both {
+		if _, rest := o.fields["lateRestMs"]; rest {
+			return m, fieldErr(o.at("lateHaltMs"), "give lateRestMs or its earlier name lateHaltMs, not both")
+		}
 	}
 	var err error
 	if m.RateHz, _, err = o.integer("rateHz", false); err != nil {
@@ -576,6 +584,11 @@ func decodeMotion(o node) (MotionSpec, error) {
 	}
 	if m.LateRestMs, _, err = o.integer("lateRestMs", false); err != nil {
 		return m, err
+	}
+	if _, old := o.fields["lateHaltMs"]; old {
+		if m.LateRestMs, _, err = o.integer("lateHaltMs", false); err != nil {
+			return m, err
+		}
 	}
 	if m.StallTimeoutMs, _, err = o.integer("stallTimeoutMs", false); err != nil {
 		return m, err
