@@ -645,3 +645,51 @@ func TestHandlerReturningGarbage_PIPE27(t *testing.T) {
 	assert.Equal(t, []string{TopicHandle, TopicMatched, "s:i", TopicHandlerStart, TopicHandlerDone, TopicHandled}, topics(msgs))
 	assert.Equal(t, "mine", msgs[5].Context["session"].(map[string]any)["session_id"], "a session for another session_id is ignored")
 }
+
+// gate is a listener that holds the orchestrator's subscription on its
+// first message until released.
+type gate struct {
+	once    sync.Once
+	held    chan struct{}
+	release chan struct{}
+}
+
+func (g *gate) Topics() []string { return []string{TopicHandle} }
+func (g *gate) Receive(ctx context.Context, _ bus.Message) {
+	g.once.Do(func() {
+		close(g.held)
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+		}
+	})
+}
+
+// An entry the orchestrator's full queue drops still ends with exactly one
+// ovos.utterance.handled saying why (PIPE-27), so a burst is never silent.
+func TestQueueOverflowStillEndsEveryEntry_PIPE27(t *testing.T) {
+	g := &gate{held: make(chan struct{}), release: make(chan struct{})}
+	r := newRig(t, Config{QueueLen: 1, Plugins: []Plugin{hi()}, Listeners: []Listener{g},
+		Invoker: handlerFunc(func(ctx context.Context, d Dispatch) (session.Session, error) {
+			return session.Session{}, nil
+		})})
+	r.utter(t, hello(), map[string]any{"n": int64(0)})
+	<-g.held
+	for i := 1; i < 4; i++ { // one fits the queue, two are dropped
+		r.utter(t, hello(), map[string]any{"n": int64(i)})
+	}
+	refused := r.rec.waitFor(t, func(m bus.Message) bool {
+		return m.Type == TopicHandled && m.Data["error"] != nil
+	}, 2)
+	for _, m := range refused {
+		assert.Contains(t, m.Data["error"], "queue of 1 messages is full")
+		assert.NotEmpty(t, m.ContextString(bus.KeyUtteranceID))
+	}
+	close(g.release)
+	msgs := r.rec.waitFor(t, func(m bus.Message) bool { return m.Type == TopicHandled }, 4)
+	perN := map[any]int{}
+	for _, m := range msgs {
+		perN[m.Context["n"]]++
+	}
+	assert.Equal(t, map[any]int{int64(0): 1, int64(1): 1, int64(2): 1, int64(3): 1}, perN, "one handled per entry")
+}

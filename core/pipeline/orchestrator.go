@@ -93,11 +93,19 @@ type Config struct {
 	ConverseTTL time.Duration
 	// MaxContextEntries caps intent_context (CTX-05).
 	MaxContextEntries int
+	// QueueLen is the length of the orchestrator's subscription queue; 0
+	// means DefaultQueueLen. An entry lost to a full queue still ends with
+	// one ovos.utterance.handled saying so.
+	QueueLen int
 }
 
-// orchestratorQueue is the length of the orchestrator's subscription queue.
-// Its handler never blocks, so the queue only absorbs bursts.
-const orchestratorQueue = 4096
+// DefaultQueueLen is the length of the orchestrator's subscription queue.
+// Its handler hardly blocks, so the queue only absorbs bursts.
+const DefaultQueueLen = 4096
+
+// overflowNotices bounds the entries lost to a full queue that wait for
+// their refusal to be published.
+const overflowNotices = 256
 
 // DefaultMaxQueued bounds entries waiting for a lifecycle slot.
 const DefaultMaxQueued = 1024
@@ -119,6 +127,12 @@ type Orchestrator struct {
 	running  int
 	backlog  []bus.Message
 	inflight map[string]*lc // by utterance_id
+
+	// overflow carries entries the subscription dropped to refuseOverflow;
+	// never closed, since publishers may still hold the drop hook.
+	overflow     chan bus.Message
+	overflowStop chan struct{}
+	overflowDone chan struct{}
 
 	lifecycles sync.WaitGroup // lifecycle goroutines
 	calls      sync.WaitGroup // match and handler calls, which a timeout may abandon
@@ -147,6 +161,9 @@ func New(cfg Config) (*Orchestrator, error) {
 	}
 	if cfg.MaxQueued <= 0 {
 		cfg.MaxQueued = DefaultMaxQueued
+	}
+	if cfg.QueueLen <= 0 {
+		cfg.QueueLen = DefaultQueueLen
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -212,13 +229,44 @@ func (o *Orchestrator) Start() error {
 		return errors.New("pipeline: already started")
 	}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
-	sub, err := o.cfg.Bus.SubscribeAll(o.topics(), o.receive, bus.WithName("pipeline"), bus.WithQueue(orchestratorQueue, bus.DropNewest))
+	o.overflow = make(chan bus.Message, overflowNotices)
+	o.overflowStop, o.overflowDone = make(chan struct{}), make(chan struct{})
+	sub, err := o.cfg.Bus.SubscribeAll(o.topics(), o.receive, bus.WithName("pipeline"),
+		bus.WithQueue(o.cfg.QueueLen, bus.DropNewest), bus.WithOnDrop(o.dropped))
 	if err != nil {
 		o.cancel()
 		return fmt.Errorf("pipeline: subscribing: %w", err)
 	}
 	o.sub, o.started = sub, true
+	go o.refuseOverflow(o.overflow, o.overflowStop, o.overflowDone)
 	return nil
+}
+
+// dropped is the subscription's drop hook: an entry lost to a full queue is
+// handed to refuseOverflow, since the hook may not publish.
+func (o *Orchestrator) dropped(m bus.Message) {
+	if m.Type != TopicHandle {
+		return
+	}
+	select {
+	case o.overflow <- m:
+	default:
+		o.log.Error("utterance lost to a full queue without its handled: too many at once", "limit", overflowNotices)
+	}
+}
+
+// refuseOverflow ends each entry the queue dropped with one
+// ovos.utterance.handled saying why, until stop; Close refuses the rest.
+func (o *Orchestrator) refuseOverflow(in <-chan bus.Message, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case m := <-in:
+			o.refuse(m, fmt.Sprintf("orchestrator overloaded: its queue of %d messages is full", o.cfg.QueueLen))
+		case <-stop:
+			return
+		}
+	}
 }
 
 // Close stops taking utterances, lets running lifecycles finish until ctx
@@ -237,6 +285,16 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	o.backlog = nil
 	o.mu.Unlock()
 	sub.Close()
+	close(o.overflowStop)
+	<-o.overflowDone
+	for drained := false; !drained; {
+		select {
+		case m := <-o.overflow:
+			queued = append(queued, m)
+		default:
+			drained = true
+		}
+	}
 	for _, m := range queued {
 		o.refuse(m, "the runtime is shutting down")
 	}
