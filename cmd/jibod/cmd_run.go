@@ -33,6 +33,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
 	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
+	webAddr := fs.String("web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
 	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
 	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
@@ -53,6 +54,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	if err := sf.check(); err != nil {
+		return err
+	}
+	if err := checkWebFlag(*webAddr); err != nil {
 		return err
 	}
 	hubCfg, err := hf.config()
@@ -127,6 +131,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		watch.Close()
 		return errors.Join(err, hear.stop(), freeBackends(), r.Close(context.Background()))
 	}
+	stopWeb := startWeb(r, shell, *webAddr, stderr, log)
 	if con.interactive {
 		fmt.Fprintf(out, "jibod %s on the %s board. Type to talk to the robot; Ctrl-D to leave.\n", version, r.body.Profile.Name)
 	}
@@ -139,6 +144,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	default:
 		loopErr = readUtterances(ctx, stdin, u, con, log)
 	}
+	stopWeb()
 	shell.stop()
 	hearErr := errors.Join(hear.stop(), freeBackends())
 
