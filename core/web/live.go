@@ -26,8 +26,8 @@ type live struct {
 
 	mu      sync.Mutex
 	clients map[*client]struct{}
-	history [][]byte // encoded conversation items, oldest first
-	display display // the screen, as far as the bus has told
+	history [][]byte  // encoded conversation items, oldest first
+	display display   // the screen, as far as the bus has told
 	body    bodyState // as last sent
 	stopped bool
 
