@@ -98,7 +98,9 @@ func TestWebPageInBrowser(t *testing.T) {
 	wait("the live link", `document.getElementById('link').textContent === 'live'`, `document.getElementById('link').textContent`)
 	wait("the robot drawn at rest", jsPose+` === '0.0000 0.0000 0.0000'`, jsPose)
 	wait("the LED ring drawn", `document.querySelectorAll('#leds circle').length === 12`, `document.getElementById('leds').dataset.colours`)
-	wait("the skills listed", `document.getElementById('skills').textContent.includes('greet')`, `document.getElementById('skills').textContent`)
+	wait("the skills listed", `document.getElementById('skills').textContent.includes('greet (template)')`, `document.getElementById('skills').textContent`)
+	wait("the status shown", `document.getElementById('status').textContent.includes('control loop') && document.querySelectorAll('#warnings li').length > 0`,
+		`document.getElementById('status').textContent`)
 
 	// A person types to the robot.
 	require.NoError(t, page.Eval(ctx, `document.getElementById('say-text').focus()`, nil))
@@ -164,4 +166,21 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestWebFlagChecked(t *testing.T) {
+	for _, bad := range []string{"5426", "localhost", "127.0.0.1:http", ":5426"} {
+		_, stderr, code := runJibod(t, "", "run", "--board", "sim", "--input", "stdin", "--web", bad)
+		assert.Equal(t, 2, code, bad)
+		assert.Contains(t, stderr, "--web: web address", bad)
+	}
+}
+
+// The browser driver is for tests only: it must not reach the robot's
+// binary.
+func TestBrowserDriverNotInTheBinary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "github.com/openjibo/jibod/core/web\n", "the page is in")
+	assert.NotContains(t, string(out), "browsertest")
 }

@@ -2,9 +2,10 @@ package web
 
 import (
 	"context"
-	"embed"
+	_ "embed" // the page's files
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -18,19 +19,22 @@ import (
 	"github.com/openjibo/jibod/core/diag"
 )
 
-//go:embed static
-var static embed.FS
+// The page: plain files, compiled in.
+var (
+	//go:embed static/index.html
+	indexHTML string
+	//go:embed static/app.js
+	appJS string
+	//go:embed static/style.css
+	styleCSS string
+)
 
-// page serves one of the embedded files.
-func (s *Server) page(name, contentType string) http.HandlerFunc {
-	body, err := static.ReadFile("static/" + name)
-	if err != nil { // the files are compiled in: only a broken build gets here
-		panic(fmt.Sprintf("web: embedded %s: %v", name, err))
-	}
+// file serves one of the page's files.
+func file(body, contentType string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Cache-Control", "no-cache")
-		_, _ = w.Write(body)
+		_, _ = io.WriteString(w, body)
 	}
 }
 

@@ -60,30 +60,28 @@ func (s *Server) hostAllowed(hostport string) bool {
 	return false
 }
 
-// post wraps a state-changing handler with what every POST must pass: a
-// JSON body (so a form on another site cannot send it, and a script on
-// another site must ask first, which this server never allows), the same
-// origin when the browser says where the request comes from, and the
-// rate limit.
-func (s *Server) post(b *bucket, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if err != nil || mt != "application/json" {
-			writeError(w, http.StatusUnsupportedMediaType, "send JSON (Content-Type: application/json)")
-			return
-		}
-		if !sameOrigin(r) {
-			writeError(w, http.StatusForbidden, "cross-origin requests may not change the robot")
-			return
-		}
-		if wait, ok := b.take(s.now()); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			writeError(w, http.StatusTooManyRequests, fmt.Sprintf("too many requests; try again in %s", wait.Round(100*time.Millisecond)))
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		h(w, r)
+// admitPost checks what every state-changing request must pass, and
+// answers it when it fails: a JSON body (so a form on another site cannot
+// send it, and a script on another site must ask first, which this
+// server never allows), the same origin when the browser says where the
+// request comes from, and the rate limit. The body is then bounded.
+func (s *Server) admitPost(w http.ResponseWriter, r *http.Request, b *bucket) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "send JSON (Content-Type: application/json)")
+		return false
 	}
+	if !sameOrigin(r) {
+		writeError(w, http.StatusForbidden, "cross-origin requests may not change the robot")
+		return false
+	}
+	if wait, ok := b.take(s.now()); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("too many requests; try again in %s", wait.Round(100*time.Millisecond)))
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	return true
 }
 
 // sameOrigin checks what the browser says about where a request comes

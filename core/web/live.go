@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,9 +28,9 @@ type live struct {
 
 	mu      sync.Mutex
 	clients map[*client]struct{}
-	history [][]byte  // encoded conversation items, oldest first
-	display display   // the screen, as far as the bus has told
-	body    bodyState // as last sent
+	history [][]byte          // encoded conversation updates, oldest first
+	screen  map[int]shownView // each layer's view, as far as the bus has told
+	body    bodyState         // as last sent
 	stopped bool
 
 	wake chan struct{} // a page arrived: sample again
@@ -42,29 +44,11 @@ type client struct {
 	dropped atomic.Uint64
 }
 
-// display is what the screen shows: each layer's view; the highest
-// layer shown is on top.
-type display struct {
-	Layers map[int]view
-}
-
-// view is one thing on the screen.
-type view struct {
-	Kind string `json:"kind"`
-	Text string `json:"text,omitempty"`
-	Name string `json:"-"`
-}
-
-// top is the view on the highest layer; the eye when nothing is shown.
-func (d display) top() view {
-	best := -1
-	for l := range d.Layers {
-		best = max(best, l)
-	}
-	if best < 0 {
-		return view{Kind: "EYE"}
-	}
-	return d.Layers[best]
+// shownView is a view on one layer of the screen: its name and the
+// update that showed it.
+type shownView struct {
+	name  string
+	frame []byte
 }
 
 // bodyState is the body as the page draws it.
@@ -74,15 +58,15 @@ type bodyState struct {
 	LEDs []string  `json:"leds,omitempty"`
 }
 
-// watchTopics are the bus messages the page shows.
-var watchTopics = []string{topicHandle, topicMatched, topicUnmatched, topicHandlerError, topicSpeak,
-	topicHandled, topicStop, topicRecognized, topicAudioError, topicWake, topicSkillError, "jibo.body.*"}
-
 func startLive(cfg Config, log *slog.Logger) (*live, error) {
-	l := &live{cfg: cfg, log: log, clients: map[*client]struct{}{}, display: display{Layers: map[int]view{}},
+	l := &live{cfg: cfg, log: log, clients: map[*client]struct{}{}, screen: map[int]shownView{},
 		wake: make(chan struct{}, 1), quit: make(chan struct{})}
 	var err error
-	l.sub, err = cfg.Bus.SubscribeAll(watchTopics, l.observe, bus.WithName("web"), bus.WithQueue(1024, bus.DropNewest))
+	patterns := []string{bodyPrefix + "*"}
+	for t := range conversationTopics {
+		patterns = append(patterns, t)
+	}
+	l.sub, err = cfg.Bus.SubscribeAll(patterns, l.observe, bus.WithName("web"), bus.WithQueue(1024, bus.DropNewest))
 	if err != nil {
 		return nil, fmt.Errorf("watching the bus: %w", err)
 	}
@@ -106,31 +90,29 @@ func (l *live) stop() {
 
 func (l *live) wait() { l.wg.Wait() }
 
-// observe turns one bus message into updates; it runs on the bus's
-// delivery goroutine for this subscription and never blocks.
+// observe turns one bus message into an update for the pages; it runs
+// on the bus's delivery goroutine for this subscription and never blocks.
 func (l *live) observe(_ context.Context, m bus.Message) {
-	if u, ok := displayUpdate(m); ok {
-		l.mu.Lock()
-		if u.hide {
-			if v, shown := l.display.Layers[u.layer]; shown && (u.view.Name == "" || v.Name == u.view.Name) {
-				delete(l.display.Layers, u.layer)
-			}
-		} else {
-			l.display.Layers[u.layer] = u.view
-		}
-		top := l.display.top()
-		l.mu.Unlock()
-		l.broadcast(frame("display", top))
-	}
-	it, ok := conversationItem(m, time.Now())
-	if !ok {
+	if !shown(m.Type) {
 		return
 	}
-	f := frame("turn", it)
+	f := frame("update", toUpdate(m, time.Now()))
 	l.mu.Lock()
-	l.history = append(l.history, f)
-	if len(l.history) > historyLen {
-		l.history = slices.Delete(l.history, 0, len(l.history)-historyLen)
+	if strings.HasPrefix(m.Type, topicDisplay) {
+		// The screen is kept by layer, not in the history: a page opened
+		// later must see what is shown however long ago it was shown.
+		layer, _ := m.Data["layer"].(int64)
+		name := m.DataString("name")
+		if m.Type == topicDisplay+"show" {
+			l.screen[int(layer)] = shownView{name: name, frame: f}
+		} else if v, ok := l.screen[int(layer)]; ok && (name == "" || v.name == name) {
+			delete(l.screen, int(layer))
+		}
+	} else {
+		l.history = append(l.history, f)
+		if len(l.history) > historyLen {
+			l.history = slices.Delete(l.history, 0, len(l.history)-historyLen)
+		}
 	}
 	l.mu.Unlock()
 	l.broadcast(f)
@@ -165,7 +147,9 @@ func (l *live) join(max int) (*client, [][]byte, error) {
 	}
 	l.clients[c] = struct{}{}
 	first := append([][]byte(nil), l.history...)
-	first = append(first, frame("display", l.display.top()))
+	for _, layer := range slices.Sorted(maps.Keys(l.screen)) {
+		first = append(first, l.screen[layer].frame)
+	}
 	l.mu.Unlock()
 	if b, ok := l.read(); ok {
 		first = append(first, frame("body", b))

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -28,6 +29,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.live.leave(c)
+	err = s.stream(r.Context(), w, c, first)
+	s.log.Debug("web: live page gone", "from", r.RemoteAddr, "why", err)
+}
+
+// stream writes first, then every update queued for c, until ctx ends,
+// the server closes or a write fails; it says why it ended.
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, c *client, first [][]byte) error {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -43,11 +51,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return rc.Flush()
 	}
 	if err := write([]byte("retry: 3000\n\n")); err != nil {
-		return
+		return err
 	}
 	for _, f := range first {
 		if err := write(f); err != nil {
-			return
+			return err
 		}
 	}
 	ping := time.NewTicker(keepAlive)
@@ -63,14 +71,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		case <-ping.C:
 			err = write([]byte(": still here\n\n"))
-		case <-r.Context().Done():
-			return
+		case <-ctx.Done():
+			return context.Cause(ctx)
 		case <-s.live.quit:
-			return
+			return errClosing
 		}
 		if err != nil {
-			s.log.Debug("web: live page gone", "from", r.RemoteAddr, "err", err)
-			return
+			return err
 		}
 	}
 }

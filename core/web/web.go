@@ -135,7 +135,6 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	now       func() time.Time
-	mux       *http.ServeMux
 	loopback  bool // served on a loopback address: talking is open
 	live      *live
 	tech      *techSessions
@@ -147,10 +146,21 @@ type Server struct {
 	nextInput uint64
 	inputMu   sync.Mutex
 
-	mu      sync.Mutex
-	httpSrv *http.Server
-	served  chan struct{} // closed when Serve returns
-	closed  bool
+	// base is every request's context; Close cancels it.
+	base   context.Context
+	cancel context.CancelFunc
+	// conns counts the accept loop and the connections being served.
+	conns sync.WaitGroup
+
+	// reqTimeout and maxConns are requestTimeout and maxConns (tests
+	// shorten them).
+	reqTimeout time.Duration
+	maxConns   int
+
+	mu     sync.Mutex
+	ln     net.Listener
+	open   map[net.Conn]struct{}
+	closed bool
 }
 
 // New checks cfg and starts the server's watch on the bus and the body;
@@ -169,7 +179,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.SampleEvery = DefaultSampleEvery
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, now: cfg.Now, inFlight: make(chan struct{}, maxInFlight),
-		unlocking: make(chan struct{}, 1)}
+		unlocking: make(chan struct{}, 1), open: map[net.Conn]struct{}{}, reqTimeout: requestTimeout, maxConns: maxConns}
+	s.base, s.cancel = context.WithCancel(context.Background())
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -180,7 +191,6 @@ func New(cfg Config) (*Server, error) {
 	s.loopback = isLoopbackHost(host)
 	s.tech = newTechSessions()
 	s.limits = newLimits()
-	s.routes()
 	var err error
 	if s.live, err = startLive(cfg, s.log); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
@@ -196,35 +206,23 @@ func (s *Server) Start() (net.Addr, error) {
 	if s.closed {
 		return nil, errors.New("web: closed")
 	}
-	if s.httpSrv != nil {
+	if s.ln != nil {
 		return nil, errors.New("web: already started")
 	}
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s.httpSrv = &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    8 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-	}
-	s.served = make(chan struct{})
-	go func() { // owned: Close shuts the server down and waits
-		defer close(s.served)
-		if err := s.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("web: serving stopped", "err", err)
-		}
-	}()
+	s.ln = ln
+	s.conns.Add(1)
+	go s.serve(ln) // owned: Close closes ln and waits
 	s.log.Info("web: serving", "addr", ln.Addr().String())
 	return ln.Addr(), nil
 }
 
 // Close ends every live page, stops serving and stops watching the bus
-// and the body, waiting for all of it; ctx bounds waiting for requests
-// being answered.
+// and the body, waiting for all of it. Requests still being answered
+// when ctx ends have their connections closed under them.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -232,15 +230,26 @@ func (s *Server) Close(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
-	srv, served := s.httpSrv, s.served
+	ln := s.ln
 	s.mu.Unlock()
-	s.live.stop() // live pages end first: Shutdown waits for them
+	if ln != nil {
+		_ = ln.Close()
+	}
+	s.live.stop()
+	s.cancel()
+	done := make(chan struct{})
+	go func() { s.conns.Wait(); close(done) }() // owned: ends once every connection has
 	var err error
-	if srv != nil {
-		if err = srv.Shutdown(ctx); err != nil {
-			err = errors.Join(fmt.Errorf("web: stopping: %w", err), srv.Close())
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("web: stopping: %w; connections closed under their requests", ctx.Err())
+		s.mu.Lock()
+		for c := range s.open {
+			_ = c.Close()
 		}
-		<-served
+		s.mu.Unlock()
+		<-done
 	}
 	s.live.wait()
 	return err
@@ -267,23 +276,61 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.mux.ServeHTTP(w, r)
+	s.dispatch(w, r)
 }
 
-func (s *Server) routes() {
-	m := http.NewServeMux()
-	m.HandleFunc("GET /{$}", s.page("index.html", "text/html; charset=utf-8"))
-	m.HandleFunc("GET /app.js", s.page("app.js", "text/javascript; charset=utf-8"))
-	m.HandleFunc("GET /style.css", s.page("style.css", "text/css; charset=utf-8"))
-	m.HandleFunc("GET /api/events", s.handleEvents)
-	m.HandleFunc("GET /api/session", s.handleSession)
-	m.HandleFunc("GET /api/status", s.handleStatus)
-	m.HandleFunc("GET /api/skills", s.handleSkills)
-	m.HandleFunc("GET /api/config", s.handleConfig)
-	m.HandleFunc("POST /api/say", s.post(s.limits.say, s.handleSay))
-	m.HandleFunc("POST /api/stop", s.post(s.limits.other, s.handleStop))
-	m.HandleFunc("POST /api/unlock", s.post(s.limits.unlock, s.handleUnlock))
-	m.HandleFunc("POST /api/lock", s.post(s.limits.other, s.handleLock))
-	m.HandleFunc("POST /api/config", s.post(s.limits.other, s.handleSetConfig))
-	s.mux = m
+// dispatch finds r's handler: 404 for an unknown path, 405 for a method
+// the path does not answer (GET answers HEAD too). A switch rather than
+// http.ServeMux: the paths are fixed, and the mux's pattern machinery
+// would weigh on the robot's binary for nothing.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	var get, post http.HandlerFunc
+	var limit *bucket
+	switch r.URL.Path {
+	case "/":
+		get = file(indexHTML, "text/html; charset=utf-8")
+	case "/app.js":
+		get = file(appJS, "text/javascript; charset=utf-8")
+	case "/style.css":
+		get = file(styleCSS, "text/css; charset=utf-8")
+	case "/api/events":
+		get = s.handleEvents
+	case "/api/session":
+		get = s.handleSession
+	case "/api/status":
+		get = s.handleStatus
+	case "/api/skills":
+		get = s.handleSkills
+	case "/api/config":
+		get, post, limit = s.handleConfig, s.handleSetConfig, s.limits.other
+	case "/api/say":
+		post, limit = s.handleSay, s.limits.say
+	case "/api/stop":
+		post, limit = s.handleStop, s.limits.other
+	case "/api/unlock":
+		post, limit = s.handleUnlock, s.limits.unlock
+	case "/api/lock":
+		post, limit = s.handleLock, s.limits.other
+	default:
+		writeError(w, http.StatusNotFound, "no such page: "+r.URL.Path)
+		return
+	}
+	switch {
+	case get != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		get(w, r)
+	case post != nil && r.Method == http.MethodPost:
+		if s.admitPost(w, r, limit) {
+			post(w, r)
+		}
+	default:
+		allow := http.MethodPost
+		if get != nil {
+			allow = http.MethodGet
+			if post != nil {
+				allow += ", " + http.MethodPost
+			}
+		}
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here; use "+allow)
+	}
 }

@@ -88,79 +88,112 @@ function drawLEDs(colours) {
   g.dataset.colours = colours.join(' ');
 }
 
-function drawDisplay(v) {
-  const text = $('screen-text');
-  $('eye').setAttribute('visibility', v.kind === 'EYE' ? 'visible' : 'hidden');
-  text.textContent = v.kind === 'TEXT' ? (v.text || '').slice(0, 24) : (v.kind === 'EYE' || v.kind === 'NONE' ? '' : v.kind.toLowerCase());
+// The screen: the view on the highest layer shown; the eye when none is.
+const layers = new Map();
+function updateScreen(u) {
+  const d = u.data || {};
+  const layer = Number(d.layer) || 0;
+  if (u.topic.endsWith('.show')) {
+    layers.set(layer, { kind: String(d.view || ''), text: String(d.text || ''), name: d.name });
+  } else if (layers.has(layer) && (!d.name || layers.get(layer).name === d.name)) {
+    layers.delete(layer);
+  }
+  const top = layers.size ? layers.get(Math.max(...layers.keys())) : { kind: 'EYE' };
+  $('eye').setAttribute('visibility', top.kind === 'EYE' ? 'visible' : 'hidden');
+  $('screen-text').textContent = top.kind === 'TEXT' ? top.text.slice(0, 24)
+    : (top.kind === 'EYE' || top.kind === 'NONE' ? '' : top.kind.toLowerCase());
 }
 
 // ---- the conversation ----
 
-function pct(c) { return c === undefined || c === null ? '' : ` ${Math.round(c * 100)}%`; }
+function pct(c) { return typeof c === 'number' ? ` ${Math.round(c * 100)}%` : ''; }
+const str = (v) => (v === undefined || v === null ? '' : String(v));
 
-function addItem(it) {
-  if (it.kind === 'handled' && !it.text) return;
+function poseText(d) {
+  return ['bottom', 'middle', 'top'].filter((a) => typeof d[a + 'Section_r'] === 'number')
+    .map((a) => `${a} ${deg(d[a + 'Section_r']).toFixed(0)}°`).join(', ');
+}
+
+// What the robot's body did, in a few words.
+function didText(what, d) {
+  switch (what) {
+    case 'led.set': return d.color ? 'LED ring ' + d.color : `LED ring: ${(d.pixels || []).length} colours`;
+    case 'led.play': return 'LED ring plays ' + str(d.name);
+    case 'motion.move': return 'moves to ' + poseText(d) + (d.name && d.name !== 'move' ? ` (${d.name})` : '');
+    case 'motion.lookat': return 'looks at ' + str(d.want);
+    case 'motion.animation': return 'animation ' + str(d.name);
+    case 'motion.halt': return 'stops moving: ' + str(d.reason);
+    case 'motion.recover': return 'motion recovers';
+    case 'speaker.interrupted': return 'speech cut short';
+    case 'volume.set': return d.gain > 0 ? `sound gain ${d.gain.toFixed(2)} (${(20 * Math.log10(d.gain)).toFixed(0)} dB)` : 'sound muted';
+    case 'motor-power.set': return d.on ? 'motors on' : 'motors off';
+    case 'display.show': return 'screen shows ' + str(d.view) + (d.text ? ` "${d.text}"` : '');
+    case 'display.hide': return 'screen hides ' + str(d.name);
+  }
+  return what.startsWith('button.') ? 'button ' + what.slice(7) : what;
+}
+
+// describe words one update of the bus for people; null to show nothing.
+function describe(u) {
+  const d = u.data || {};
+  switch (u.topic) {
+    case 'ovos.utterance.handle':
+      return { kind: 'typed', start: true, who: `you (${u.source || 'bus'})`, text: str((d.utterances || [])[0]) };
+    case 'jibo.audio.recognized': {
+      const h = d.hypotheses || [];
+      if (!h.length) return { kind: 'heard', start: true, who: 'heard', text: '(speech, but no words recognised)' };
+      return { kind: 'heard', start: true, who: 'heard', text: str(h[0].text),
+        meta: pct(h[0].confidence) + h.slice(1, 4).map((o) => ` · or "${str(o.text)}"${pct(o.confidence)}`).join('') };
+    }
+    case 'jibo.audio.wake': return { kind: 'wake', start: true, who: 'woke', meta: str(d.source) };
+    case 'jibo.audio.error': return { kind: 'error', who: 'hearing', text: str(d.error) };
+    case 'ovos.intent.matched': {
+      const slots = Object.entries(d.slots || {}).map(([k, v]) => `${k}=${v}`).join(', ');
+      return { kind: 'matched', who: '→', bold: `${str(d.skill_id)}:${str(d.intent_name)}`,
+        meta: `${str(d.pipeline_id)}${pct(u.confidence)}${u.why ? ' · ' + u.why : ''}${slots ? ' · ' + slots : ''}` };
+    }
+    case 'ovos.intent.unmatched': return { kind: 'unmatched', who: '→', text: 'no intent matched' };
+    case 'ovos.utterance.speak': return d.utterance ? { kind: 'said', who: 'jibo', text: str(d.utterance) } : null;
+    case 'ovos.intent.handler.error':
+      return { kind: 'error', who: 'error', text: str(d.exception), meta: `${str(d.skill_id)}:${str(d.intent_name)}` };
+    case 'jibo.skill.error': return { kind: 'error', who: 'error', text: str(d.error), meta: str(d.skill_id) };
+    case 'ovos.stop': return { kind: 'stop', start: true, who: 'stop', meta: u.source };
+    case 'ovos.utterance.handled': return d.error ? { kind: 'error', who: 'error', text: str(d.error) } : null;
+  }
+  if (u.topic.startsWith('jibo.body.')) {
+    return { kind: 'did', text: didText(u.topic.slice('jibo.body.'.length), d) };
+  }
+  return null;
+}
+
+function addItem(it, at) {
+  if (!it) return;
   const li = el('li', it.kind);
   li.dataset.kind = it.kind;
-  const who = (w) => li.appendChild(el('span', 'who', w));
-  const meta = (m) => { if (m) li.appendChild(el('span', 'meta', m)); };
-  switch (it.kind) {
-    case 'typed':
-      li.classList.add('start');
-      who(`you (${it.source})`);
-      li.appendChild(document.createTextNode(it.text));
-      break;
-    case 'heard':
-      li.classList.add('start');
-      who('heard');
-      li.appendChild(document.createTextNode(it.text));
-      meta(pct(it.confidence) + (it.others || []).map((o) => ` · or "${o.text}"${pct(o.confidence)}`).join(''));
-      break;
-    case 'wake':
-      li.classList.add('start');
-      who('woke');
-      meta(it.source);
-      break;
-    case 'matched':
-      who('→');
-      li.appendChild(el('b', '', `${it.skill}:${it.intent}`));
-      meta(`${it.stage}${pct(it.confidence)}${it.why ? ' · ' + it.why : ''}`);
-      if (it.slots) meta(Object.entries(it.slots).map(([k, v]) => `${k}=${v}`).join(', '));
-      break;
-    case 'unmatched':
-      who('→');
-      li.appendChild(document.createTextNode('no intent matched'));
-      break;
-    case 'said':
-      who('jibo');
-      li.appendChild(document.createTextNode(it.text));
-      break;
-    case 'did': {
-      const m = /#[0-9a-f]{6}/i.exec(it.text);
-      if (m) {
-        const s = el('span', 'swatch');
-        s.style.background = m[0];
-        li.appendChild(s);
-      }
-      li.appendChild(document.createTextNode(it.text));
-      break;
+  if (it.start) li.classList.add('start');
+  if (it.who) li.appendChild(el('span', 'who', it.who));
+  if (it.kind === 'did') {
+    const m = /#[0-9a-f]{6}/i.exec(it.text);
+    if (m) {
+      const s = el('span', 'swatch');
+      s.style.background = m[0];
+      li.appendChild(s);
     }
-    case 'stop':
-      li.classList.add('start');
-      who('stop');
-      meta(it.source);
-      break;
-    default:
-      who(it.kind === 'error' ? 'error' : it.kind);
-      li.appendChild(document.createTextNode(it.text || ''));
-      if (it.skill) meta(it.skill + (it.intent ? ':' + it.intent : ''));
   }
-  li.title = new Date(it.at).toLocaleTimeString();
+  if (it.bold) li.appendChild(el('b', '', it.bold));
+  if (it.text) li.appendChild(document.createTextNode(it.text));
+  if (it.meta) li.appendChild(el('span', 'meta', it.meta));
+  li.title = new Date(at).toLocaleTimeString();
   const list = $('conversation');
   const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 20;
   list.appendChild(li);
   while (list.childNodes.length > MAX_ITEMS) list.removeChild(list.firstChild);
   if (atEnd) list.scrollTop = list.scrollHeight;
+}
+
+function onUpdate(u) {
+  if (u.topic.startsWith('jibo.body.display.')) updateScreen(u);
+  addItem(describe(u), u.at);
 }
 
 // ---- live updates ----
@@ -174,6 +207,7 @@ function connect() {
     $('link').textContent = 'live';
     $('link').className = 'link up';
     $('conversation').textContent = ''; // the server sends the recent conversation again
+    layers.clear();
   };
   source.onerror = () => {
     $('link').textContent = 'reconnecting…';
@@ -183,10 +217,9 @@ function connect() {
       retry = setTimeout(() => { retry = null; connect(); }, 5000);
     }
   };
-  source.addEventListener('turn', (e) => addItem(JSON.parse(e.data)));
+  source.addEventListener('update', (e) => onUpdate(JSON.parse(e.data)));
   source.addEventListener('body', (e) => drawBody(JSON.parse(e.data)));
-  source.addEventListener('display', (e) => drawDisplay(JSON.parse(e.data)));
-  source.addEventListener('note', (e) => addItem({ kind: 'note', text: JSON.parse(e.data).text, at: Date.now() }));
+  source.addEventListener('note', (e) => addItem({ kind: 'note', who: 'note', text: JSON.parse(e.data).text }, Date.now()));
 }
 
 // ---- status, skills, technician ----
@@ -216,21 +249,31 @@ async function pollStatus() {
   try { showStatus(await api('GET', '/api/status')); } catch (e) { $('status').textContent = e.message; }
 }
 
+// The skills panel: each skill with its intents and a few of the ways to
+// say each, put together from the manifests and the intent service.
 async function loadSkills() {
   try {
     const d = await api('GET', '/api/skills');
+    const byBus = new Map();
+    const skill = (bus) => {
+      if (!byBus.has(bus)) byBus.set(bus, { id: bus, name: bus, intents: [] });
+      return byBus.get(bus);
+    };
+    d.skills.forEach((m) => Object.assign(skill(m.bus_id), m));
+    (d.intents || []).filter((i) => !i.session_id || i.session_id === 'default').forEach((i) => skill(i.skill_id).intents.push(i));
     const box = $('skills');
     box.textContent = '';
-    d.skills.forEach((s) => {
+    [...byBus.entries()].sort((a, b) => a[0].localeCompare(b[0])).forEach(([bus, s]) => {
       const det = el('details');
-      const sum = el('summary', '', s.name || s.id);
+      const sum = el('summary', '', s.name);
       sum.appendChild(el('span', 'meta', ` ${s.id} · ${s.intents.length} intents`));
       det.appendChild(sum);
       if (s.description) det.appendChild(el('div', 'meta', s.description));
       const ul = el('ul');
       s.intents.forEach((i) => {
-        const li = el('li', i.enabled ? '' : 'off', `${i.name} (${i.method})`);
-        (i.samples || []).forEach((x) => li.appendChild(el('div', 'sample', x)));
+        const li = el('li', i.enabled ? '' : 'off', `${i.intent_name} (${i.method})`);
+        const def = ((d.definitions || {})[bus] || []).find((x) => x.intent_name === i.intent_name && x.method === i.method);
+        ((def && def.definition && def.definition.samples) || []).slice(0, 3).forEach((x) => li.appendChild(el('div', 'sample', String(x))));
         ul.appendChild(li);
       });
       det.appendChild(ul);
