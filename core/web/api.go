@@ -50,7 +50,7 @@ type sessionInfo struct {
 	IdleLock int    `json:"idle_lock_s,omitempty"`
 }
 
-func (s *Server) sessionInfo(r *http.Request, technician bool) sessionInfo {
+func (s *Server) sessionInfo(technician bool) sessionInfo {
 	si := sessionInfo{Version: s.cfg.Version, Board: s.cfg.Board, Technician: technician, Talk: "technician",
 		MayTalk: s.loopback || technician}
 	if s.loopback {
@@ -64,7 +64,7 @@ func (s *Server) sessionInfo(r *http.Request, technician bool) sessionInfo {
 }
 
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.sessionInfo(r, s.technician(r)))
+	writeJSON(w, http.StatusOK, s.sessionInfo(s.technician(r)))
 }
 
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
@@ -227,7 +227,7 @@ func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, techCookieFor(tok, 0))
-	writeJSON(w, http.StatusOK, s.sessionInfo(r, true))
+	writeJSON(w, http.StatusOK, s.sessionInfo(true))
 }
 
 func (s *Server) handleLock(w http.ResponseWriter, r *http.Request) {
@@ -240,7 +240,7 @@ func (s *Server) handleLock(w http.ResponseWriter, r *http.Request) {
 		s.tech.remove(c.Value)
 	}
 	http.SetCookie(w, techCookieFor("", -1))
-	writeJSON(w, http.StatusOK, s.sessionInfo(r, false))
+	writeJSON(w, http.StatusOK, s.sessionInfo(false))
 }
 
 func (s *Server) handleSetConfig(w http.ResponseWriter, r *http.Request) {

@@ -193,6 +193,7 @@ func New(cfg Config) (*Server, error) {
 	s.limits = newLimits()
 	var err error
 	if s.live, err = startLive(cfg, s.log); err != nil {
+		s.cancel()
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	return s, nil
