@@ -45,9 +45,11 @@ size:
 cross-full:
 	VERSION=$(VERSION) scripts/cross-full.sh
 
+# The robot's web page is served on WEB (docs/web.md); WEB=off for none.
+WEB ?= 127.0.0.1:5426
 run: build
 	scripts/deps.sh --run
-	bin/jibod run --board sim --input console
+	bin/jibod run --board sim --input console --web $(WEB)
 
 # staticcheck (pinned) finds what vet does not: dead code, swallowed
 # errors, loops that never loop. The sphinx build's files too.
@@ -160,6 +162,10 @@ audio-eval:
 	JIBOD_SPHINX_MODEL=bin/model-hard-enrolled bin/jibod-sphinx audio eval --dir bin/audio-testset-hard --quiet
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
+
+# Under make test the web page's browser tests fail rather than skip when
+# no browser is installed (deps installs Debian's chromium).
+test: export JIBOD_REQUIRE_BROWSER := 1
 
 # Short fuzz smoke of the hub link's frame and catalog decoders
 # (core/hub/wire); FUZZTIME per target.

@@ -34,6 +34,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
 	realtime := fs.Bool("realtime", true, realtimeUsage)
+	webAddr := fs.String("web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
 	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
 	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
@@ -54,6 +55,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	if err := sf.check(); err != nil {
+		return err
+	}
+	if err := checkWebFlag(*webAddr); err != nil {
 		return err
 	}
 	hubCfg, err := hf.config()
@@ -128,6 +132,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		watch.Close()
 		return errors.Join(err, hear.stop(), freeBackends(), r.Close(context.Background()))
 	}
+	stopWeb := startWeb(r, shell, *webAddr, stderr, log)
 	if con.interactive {
 		fmt.Fprintf(out, "jibod %s on the %s board. Type to talk to the robot; Ctrl-D to leave.\n", version, r.body.Profile.Name)
 	}
@@ -140,6 +145,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	default:
 		loopErr = readUtterances(ctx, stdin, u, con, log)
 	}
+	stopWeb()
 	shell.stop()
 	hearErr := errors.Join(hear.stop(), freeBackends())
 

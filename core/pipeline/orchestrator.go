@@ -1034,7 +1034,12 @@ func (l *lc) dispatch(ctx context.Context, m *Match, pipelineID string, end func
 	slots := cloneSlots(m.Slots)
 	data := map[string]any{"skill_id": m.SkillID, "intent_name": m.IntentName, "lang": m.Lang,
 		"utterance": m.Utterance, "slots": slots, "pipeline_id": pipelineID}
-	l.publish(ctx, l.broadcast(TopicMatched, data)) // PIPE-25
+	mm := l.broadcast(TopicMatched, data) // PIPE-25
+	mm.Context[KeyMatchConfidence] = m.Confidence
+	if m.Why != "" {
+		mm.Context[KeyMatchWhy] = m.Why
+	}
+	l.publish(ctx, mm)
 
 	topic, err := bus.DispatchTopic(m.SkillID, m.IntentName)
 	if err != nil { // validate() makes this unreachable; fail the lifecycle cleanly anyway

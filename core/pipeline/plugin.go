@@ -45,6 +45,15 @@ const (
 	KeyCancelBy     = "cancel_by"
 )
 
+// Context keys on ovos.intent.matched: how sure the winning stage was and
+// why it chose the intent (Match's Confidence and Why), for people
+// watching the robot think. PIPE-25 fixes the data, so they ride in the
+// context; they are informational (DEF-11).
+const (
+	KeyMatchConfidence = "match_confidence"
+	KeyMatchWhy        = "match_why"
+)
+
 // Round is one match call's view of its lifecycle, for plugins that talk on
 // the bus while they match (stop, converse and fallback polls).
 type Round struct {
