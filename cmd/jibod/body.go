@@ -45,6 +45,9 @@ type bodyOptions struct {
 	// Voice, if set, replaces the board's voice; it is given the sound
 	// output behind the volume (nil when the board has none).
 	Voice func(out device.PCMSink, observe device.Observer) (device.Voice, error)
+	// Attention, if set, is asked for the robot's attention once the
+	// control loop runs: where the listener is, for the executor's turns.
+	Attention func(m *motion.Controller) (jcp.Attention, error)
 }
 
 // openBody opens prof's devices, starts the motion control loop (which
@@ -85,6 +88,13 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 	}
 	ec := b.board.ExecutorConfig()
 	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.motion, b.state, o.ExecObserve
+	// The body moves with its words (Jibo's auto-rules).
+	ec.AutoRules = true
+	if o.Attention != nil {
+		if ec.Attention, err = o.Attention(b.motion); err != nil {
+			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
+		}
+	}
 	if o.Voice != nil {
 		var out device.PCMSink
 		if b.volume != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/console"
 	"io"
 	"log/slog"
 	"maps"
@@ -340,8 +341,8 @@ func (c *corpus) readTests(v any) error {
 		if t.Utterance, err = str(o["utterance"], where+".utterance"); err != nil {
 			return err
 		}
-		if t.Utterance == "" || len(t.Utterance) > MaxLineBytes {
-			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, MaxLineBytes, len(t.Utterance))
+		if t.Utterance == "" || len(t.Utterance) > console.MaxLineBytes {
+			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, console.MaxLineBytes, len(t.Utterance))
 		}
 		iv, present := o["intent"]
 		switch {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/openjibo/jibod/core/console"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,7 @@ func TestIntentsMatchOverrideAndLang(t *testing.T) {
 // TestIntentsMatchBadInput: lines that are not utterances get an error
 // line naming them; the rest go on.
 func TestIntentsMatchBadInput(t *testing.T) {
-	in := "lights on\n\nbad\x01line\n" + strings.Repeat("x", MaxLineBytes+1) + "\nlights off"
+	in := "lights on\n\nbad\x01line\n" + strings.Repeat("x", console.MaxLineBytes+1) + "\nlights off"
 	out, errOut, code := runTool(t, in, "intents", "match", "--skills", testSkills)
 	require.Equal(t, 0, code, errOut)
 	lines := jsonLines(t, out)

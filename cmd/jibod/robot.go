@@ -10,9 +10,12 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/core/attention"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/hub"
+	"github.com/openjibo/jibod/core/idle"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
@@ -23,6 +26,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/store"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
+	"github.com/openjibo/jibod/motion"
 )
 
 // robotConfig is what the robot is built from.
@@ -76,7 +80,16 @@ type robot struct {
 	// recogniser's grammar is built from what they hold.
 	engines *intentEngines
 	orch    *pipeline.Orchestrator
-	tapSub  *bus.Subscription
+	// stop is the pipeline's stop plugin; the console asks it which lines
+	// stop the robot.
+	stop   *pipeline.Stop
+	tapSub *bus.Subscription
+	// attention knows where the listener is and faces them on wake; idle
+	// keeps the body alive between turns and at rest after a stop;
+	// buttons stop the robot from its head (or stop) button.
+	attention *attention.Attention
+	idle      *idle.Idle
+	buttons   *interrupt.Buttons
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
 	stopHost func()
 	// state is the on-disk skill state; nil when kept in memory.
@@ -174,7 +187,13 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers}
+	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers,
+		Attention: func(m *motion.Controller) (jcp.Attention, error) {
+			var err error
+			r.attention, err = attention.New(attention.Config{Bus: r.bus, Motion: m, Logger: log,
+				Listener: attention.Direction{YawDeg: prof.Listener.YawDeg, PitchDeg: prof.Listener.PitchDeg}})
+			return r.attention, err
+		}}
 	if r.speech, err = cfg.Speech.apply(&bo, log); err != nil {
 		return nil, err
 	}
@@ -275,6 +294,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.stop = stop
 	// Jibo skills take a follow-up answer through a listening SLIM, never a
 	// converse poll: only skills hosted elsewhere are polled, so a local
 	// skill never costs the poll window.
@@ -328,7 +348,32 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}()
 	r.stopSched = func() { stopSched(); <-schedDone }
 	r.stopLoopWatch = watchLoop(ctx, r.loop, r.bus, cfg.LoopWatch, log)
+	if err := r.startLife(ctx, log); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// startLife starts what keeps the robot alive between turns: facing who
+// wakes it, idle life, and the stop buttons.
+func (r *robot) startLife(ctx context.Context, log *slog.Logger) error {
+	if err := r.attention.Start(); err != nil {
+		return err
+	}
+	var err error
+	if r.idle, err = idle.New(idle.Config{Bus: r.bus, Motion: r.parts.motion, Animations: r.exec.Animations(),
+		Busy: r.exec.Busy, Logger: log}); err != nil {
+		return err
+	}
+	if err := r.idle.Start(ctx); err != nil {
+		return err
+	}
+	var names []string
+	for _, b := range r.body.Buttons {
+		names = append(names, b.Name())
+	}
+	r.buttons, err = interrupt.WatchButtons(r.bus, names, interrupt.DefaultButtons, log)
+	return err
 }
 
 // bodyEvent puts what the body does on the bus as jibo.body.<device>.<kind>.
@@ -356,6 +401,13 @@ func (r *robot) Close(ctx context.Context) error {
 	}
 	if r.stopLoopWatch != nil {
 		r.stopLoopWatch() // before the bus: it announces changes there
+	}
+	r.buttons.Close()
+	if r.idle != nil {
+		r.idle.Close() // before the body: it moves it
+	}
+	if r.attention != nil {
+		r.attention.Close()
 	}
 	if r.host != nil {
 		errs = append(errs, r.host.Close(ctx))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/openjibo/jibod/core/console"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,7 +15,7 @@ import (
 // keyInput is the context key the text inputs put on their entries. Every
 // lifecycle message derives its context from the entry's, so it comes back
 // on all of them and ties a lifecycle to the line that started it.
-const keyInput = "jibo_input"
+const keyInput = console.KeyInput
 
 // utterer sends typed utterances and collects their lifecycles.
 type utterer struct {
