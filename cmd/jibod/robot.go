@@ -19,6 +19,7 @@ import (
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/fallback"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/loop"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -90,6 +91,8 @@ type robot struct {
 	attention *attention.Attention
 	idle      *idle.Idle
 	buttons   *interrupt.Buttons
+	// fallback answers the fallback stage's pings for the fallback skill.
+	fallback *fallback.Responder
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
 	stopHost func()
 	// state is the on-disk skill state; nil when kept in memory.
@@ -130,12 +133,19 @@ type robot struct {
 // template match that is mostly open slot text.
 var defaultPipeline = []string{"templates-high", "keywords-high", "templates-medium", "keywords-medium", "templates-low", "keywords-low"}
 
+// fallbackUnknown is the last stage of all: the fallback skill that says
+// the robot did not understand (fallback.Priority and up), after the
+// cloud hub has had its chance.
+const fallbackUnknown = "fallback-unknown"
+
 // robotPipeline is the robot's default-session pipeline: stop and converse
 // first (STOP-10, CONV-10), then the intent tiers of defaultPipeline, each
 // fallback stage right after the last tier of its confidence band
-// (FALLBACK-1 §8.2): stop, converse, templates-high, keywords-high,
-// fallback-high, …, keywords-low, fallback-low.
-func robotPipeline() []string {
+// (FALLBACK-1 §8.2), then the cloud hub's stage when there is a hub, and
+// last fallback-unknown: stop, converse, templates-high, keywords-high,
+// fallback-high, …, keywords-low, fallback-low[, hub-fallback],
+// fallback-unknown.
+func robotPipeline(withHub bool) []string {
 	out := []string{"stop", "converse"}
 	band := func(id string) string { return id[strings.LastIndex(id, "-")+1:] }
 	for i, id := range defaultPipeline {
@@ -144,7 +154,30 @@ func robotPipeline() []string {
 			out = append(out, "fallback-"+band(id))
 		}
 	}
-	return out
+	if withHub {
+		out = append(out, hub.FallbackID)
+	}
+	return append(out, fallbackUnknown)
+}
+
+// fallbackStages are the fallback stages of robotPipeline, by priority:
+// high (..49), medium [50, 74], low [75, fallback.Priority), unknown
+// [fallback.Priority..).
+func fallbackStages(f *pipeline.Fallbacks) ([]pipeline.Plugin, error) {
+	b := func(v int) *int { return &v }
+	var out []pipeline.Plugin
+	for _, s := range []struct {
+		id     string
+		lo, hi *int
+	}{{"fallback-high", nil, b(49)}, {"fallback-medium", b(50), b(74)}, {"fallback-low", b(75), b(fallback.Priority - 1)},
+		{fallbackUnknown, b(fallback.Priority), nil}} {
+		st, err := f.Stage(s.id, s.lo, s.hi)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 func loadProfile(name string) (*board.Profile, error) {
@@ -266,7 +299,8 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume),
-		Skills: r.host.Skills, Log: log})
+		Skills: r.host.Skills, Log: log, Guesser: newTierGuesser(engines),
+		Offline: func() bool { return r.hub != nil && !r.hub.remote.Fallback().Available() }})
 	if err != nil {
 		return nil, err
 	}
@@ -311,13 +345,14 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	plugins := []pipeline.Plugin{stop, converse}
 	plugins = append(plugins, engines.inOrder(defaultPipeline)...)
-	for _, p := range fallbacks.DefaultStages() {
-		plugins = append(plugins, p)
+	stages, err := fallbackStages(fallbacks)
+	if err != nil {
+		return nil, err
 	}
-	r.pipeline = robotPipeline()
+	plugins = append(plugins, stages...)
+	r.pipeline = robotPipeline(r.hub != nil)
 	if r.hub != nil { // the hub hears what nothing on the robot understood
 		plugins = append(plugins, r.hub.remote.Fallback())
-		r.pipeline = append(r.pipeline, hub.FallbackID)
 	}
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
 		Listeners: []pipeline.Listener{fallbacks},
@@ -326,6 +361,11 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	if err := r.orch.Start(); err != nil {
+		return nil, err
+	}
+	// The fallback skill registers with the orchestrator's fallback
+	// registry, so after it starts.
+	if r.fallback, err = fallback.Respond(ctx, r.bus, fallback.ID, fallback.Priority, log); err != nil {
 		return nil, err
 	}
 	if err := r.hub.start(ctx); err != nil {
@@ -403,6 +443,7 @@ func (r *robot) Close(ctx context.Context) error {
 		r.stopLoopWatch() // before the bus: it announces changes there
 	}
 	r.buttons.Close()
+	r.fallback.Close()
 	if r.idle != nil {
 		r.idle.Close() // before the body: it moves it
 	}
