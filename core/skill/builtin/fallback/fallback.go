@@ -29,7 +29,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/bus"
@@ -72,8 +71,8 @@ const (
 	RunGap = 2 * time.Minute
 )
 
-// maxWhat bounds what the robot repeats of a guess (a skill's name, a
-// slot's name) in its question, in runes.
+// maxWhat bounds what the robot repeats of a slot's name in its question,
+// in runes.
 const maxWhat = 60
 
 //go:embed locale
@@ -310,26 +309,13 @@ func (s *Skill) say(req *protocol.Request, sd protocol.SkillData, lang, name str
 	return kit.Say(req, sd, esml(text))
 }
 
-// about names a skill as the question says it: "the timer" for a
-// one-word name, the name itself otherwise; "" for a skill it cannot
-// name.
+// about names a skill as the question says it ("the timer"); "" for a
+// skill it cannot name.
 func (s *Skill) about(busID string) string {
 	for _, m := range s.opts.Skills() {
-		if m == nil || m.BusID() != busID {
-			continue
+		if m != nil && m.BusID() == busID {
+			return skill.SpokenName(m)
 		}
-		name := strings.TrimSpace(m.Name)
-		if name == "" || utf8.RuneCountInString(name) > maxWhat {
-			return ""
-		}
-		if !strings.Contains(name, " ") {
-			return "the " + strings.ToLower(name)
-		}
-		r, n := utf8.DecodeRuneInString(name)
-		if next, _ := utf8.DecodeRuneInString(name[n:]); unicode.IsUpper(r) && !unicode.IsUpper(next) {
-			name = string(unicode.ToLower(r)) + name[n:]
-		}
-		return name
 	}
 	return ""
 }
