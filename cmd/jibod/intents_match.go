@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/openjibo/jibod/core/console"
 	"io"
 	"log/slog"
 	"math"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"

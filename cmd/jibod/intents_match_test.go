@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/openjibo/jibod/core/console"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/console"
 )
 
 const testSkills = "testdata/skills"

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/openjibo/jibod/core/console"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/pipeline"
 )
 

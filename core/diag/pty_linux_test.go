@@ -5,8 +5,6 @@ package diag
 import (
 	"context"
 	"errors"
-	"github.com/openjibo/jibod/core/lineedit"
-	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -19,6 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 )
 
 // openPTY opens a pseudo-terminal pair: the master is the technician's

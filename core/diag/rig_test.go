@@ -3,7 +3,6 @@ package diag
 import (
 	"bytes"
 	"context"
-	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"io"
 	"log/slog"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/openjibo/jibod/core/lineedit"
-	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"io"
 	"log/slog"
 	"os"
@@ -19,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/device"

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openjibo/jibod/core/lineedit"
 	"io"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/openjibo/jibod/core/lineedit"
 )
 
 // Session limits.

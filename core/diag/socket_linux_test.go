@@ -5,7 +5,6 @@ package diag
 import (
 	"context"
 	"errors"
-	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"io"
 	"net"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 )
 
 // serveSocket serves the rig's shell on a socket in a fresh folder.

@@ -1,12 +1,13 @@
 package lineedit
 
 import (
-	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 )
 
 // edRun feeds input to a fresh editor (history preloaded) at prompt "> "
