@@ -140,7 +140,7 @@ func builtinSkills(d skillDeps) ([]skill.Skill, error) {
 	add(timer.New(timer.Options{Timers: timers, Now: d.Now, Logger: d.Log}))
 	add(chitchat.New(chitchat.Options{Now: d.Now, Logger: d.Log}))
 	add(volume.New(volume.Options{Control: d.Volume, Logger: d.Log}))
-	add(capabilities.New(capabilities.Options{Skills: d.Skills, Logger: d.Log}))
+	add(capabilities.New(capabilities.Options{Skills: d.Skills, Hidden: []string{fallback.ManifestID}, Now: d.Now, Logger: d.Log}))
 	add(fallback.New(fallback.Options{Guesser: d.Guesser, Skills: d.Skills, Offline: d.Offline, Now: d.Now, Logger: d.Log}))
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("built-in skills: %w", err)
