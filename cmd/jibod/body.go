@@ -48,6 +48,8 @@ type bodyOptions struct {
 	// Attention, if set, is asked for the robot's attention once the
 	// control loop runs: where the listener is, for the executor's turns.
 	Attention func(m *motion.Controller) (jcp.Attention, error)
+	// Gain is the master volume's gain at start, 0..1; 0 means full.
+	Gain float64
 }
 
 // openBody opens prof's devices, starts the motion control loop (which
@@ -79,7 +81,11 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 		if o.WrapAudioOut != nil {
 			out = o.WrapAudioOut(out)
 		}
-		if b.volume, err = device.NewVolume(out, 1, observe); err != nil {
+		gain := o.Gain
+		if gain == 0 {
+			gain = 1
+		}
+		if b.volume, err = device.NewVolume(out, gain, observe); err != nil {
 			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 		}
 		if b.board.Sounds, err = sfx.NewPlayer(b.volume, nil); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/settings"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/builtin/fallback"
 	"github.com/openjibo/jibod/core/skill/invoke"
@@ -93,6 +94,9 @@ type robot struct {
 	buttons   *interrupt.Buttons
 	// fallback answers the fallback stage's pings for the fallback skill.
 	fallback *fallback.Responder
+	// settings are the owner's settings (the volume) kept in the state
+	// folder; nil when state is kept in memory.
+	settings *settings.File
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
 	stopHost func()
 	// state is the on-disk skill state; nil when kept in memory.
@@ -220,7 +224,17 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers,
+	// The owner's settings (the volume) are kept in the state folder.
+	if cfg.StateDir != "" && cfg.StateDir != noState {
+		if err := prepareStateDir(cfg.StateDir); err != nil {
+			return nil, err
+		}
+		if r.settings, err = settings.Open(filepath.Join(cfg.StateDir, settingsFileName)); err != nil {
+			log.Warn("settings unreadable; starting from the defaults", "err", err)
+			r.settings = nil
+		}
+	}
+	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers, Gain: gainOf(startVolume(r.settings)),
 		Attention: func(m *motion.Controller) (jcp.Attention, error) {
 			var err error
 			r.attention, err = attention.New(attention.Config{Bus: r.bus, Motion: m, Logger: log,
@@ -298,7 +312,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		}}); err != nil {
 		return nil, err
 	}
-	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume),
+	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume, r.settings, log),
 		Skills: r.host.Skills, Log: log, Guesser: newTierGuesser(engines),
 		Offline: func() bool { return r.hub != nil && !r.hub.remote.Fallback().Available() }})
 	if err != nil {
