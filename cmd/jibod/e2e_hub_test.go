@@ -247,7 +247,7 @@ func TestHubEndToEnd(t *testing.T) {
 			// says it did not understand, offering the next step on the
 			// first miss.
 			j.say(t, "flibbertigibbet wobbleshnook")
-			j.hear(t, "ask me what I can do")
+			j.hear(t, "what I can do")
 			h.proc.log(t, "CLIENT_ASR")
 
 			// Multi-turn: the question's answer goes back as a new
