@@ -25,7 +25,8 @@ import (
 //
 // Cues stand at the start of the clause they belong to, never inside one,
 // so the voice says each clause in one breath. A clause that already has
-// an <anim> or <es> tag gets no automatic cue: what the skill wrote wins.
+// an <anim> or <es> tag gets no automatic gesture: what the skill wrote
+// wins (the turn toward the listener still comes first).
 type AutoRules struct {
 	HotWords    bool
 	Punctuation bool
@@ -185,7 +186,7 @@ func autoTags(doc *ESML, r AutoRules, look bool) []Tag {
 			Start: at, End: end, auto: true})
 	}
 	cs := clauses(doc.Text)
-	if r.Beat && look && len(cs) > 0 && !explicit(cs[0]) {
+	if r.Beat && look && len(cs) > 0 {
 		out = append(out, Tag{Name: autoLook, Start: 0, End: 0, auto: true})
 	}
 	tilting := -1 // the sentence a question tilt covers

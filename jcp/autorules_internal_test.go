@@ -46,7 +46,7 @@ func TestAutoTags(t *testing.T) {
 		{"hot word moves its clause", "I looked everywhere. Sorry, I could not find it.", AllAutoRules, false,
 			[]string{"droop@21", "blink@28"}},
 		{"explicit tag wins its clause", "<anim name='dance' nonBlocking='true'/>Hello! Yes, that is me.", AllAutoRules, true,
-			[]string{"nod@7", "blink@12"}},
+			[]string{"look-at-listener@0", "nod@7", "blink@12"}},
 		{"beat only", "Hello. Really? Yes.", AutoRules{Beat: true}, true, []string{"look-at-listener@0", "beat@7", "beat@15"}},
 		{"all off", "Hello there. How are you?", AutoRules{}, true, nil},
 		{"voice alone moves nothing", "Hello there. How are you?", AutoRules{Voice: true}, true, nil},
