@@ -91,7 +91,23 @@ type Profile struct {
 	Motors []MotorSpec
 	// Motion configures the control loop.
 	Motion MotionSpec
+	// Listener is where the robot's people usually are, for a board that
+	// cannot hear where a voice comes from: the robot turns there when it
+	// wakes and as it starts to speak.
+	Listener ListenerSpec
 }
+
+// ListenerSpec is a direction from the robot's base, in degrees: yaw to
+// the left of straight ahead (negative: right), pitch above level.
+type ListenerSpec struct {
+	YawDeg, PitchDeg float64
+}
+
+// Listener limits, in degrees.
+const (
+	MaxListenerYawDeg   = 180
+	MaxListenerPitchDeg = 60
+)
 
 // Hardware locates a device driven by a hardware driver. The "sim" driver
 // uses none of it.
@@ -334,7 +350,7 @@ func ParseProfile(data []byte) (*Profile, error) {
 }
 
 func decodeProfile(root node) (*Profile, error) {
-	if err := root.allow("name", "description", "devices", "motion"); err != nil {
+	if err := root.allow("name", "description", "devices", "motion", "listener"); err != nil {
 		return nil, err
 	}
 	p := &Profile{}
@@ -467,6 +483,19 @@ func decodeProfile(root node) (*Profile, error) {
 		return nil, err
 	} else if ok {
 		if p.Motion, err = decodeMotion(mo); err != nil {
+			return nil, err
+		}
+	}
+	if lo, ok, err := root.object("listener", false); err != nil {
+		return nil, err
+	} else if ok {
+		if err := lo.allow("yawDeg", "pitchDeg"); err != nil {
+			return nil, err
+		}
+		if p.Listener.YawDeg, _, err = lo.number("yawDeg", false); err != nil {
+			return nil, err
+		}
+		if p.Listener.PitchDeg, _, err = lo.number("pitchDeg", false); err != nil {
 			return nil, err
 		}
 	}

@@ -162,6 +162,9 @@ func (p *Profile) Validate() error {
 			return fieldErr("devices.motors", "missing axis %s", axis)
 		}
 	}
+	if err := p.checkListener(); err != nil {
+		return err
+	}
 	return p.checkMotion()
 }
 
@@ -181,6 +184,17 @@ func (m MotorSpec) address() int {
 		return DefaultPCA9685Address
 	}
 	return *m.Address
+}
+
+func (p *Profile) checkListener() error {
+	l := p.Listener
+	if math.IsNaN(l.YawDeg) || math.Abs(l.YawDeg) > MaxListenerYawDeg {
+		return fieldErr("listener.yawDeg", "%g is outside ±%d", l.YawDeg, MaxListenerYawDeg)
+	}
+	if math.IsNaN(l.PitchDeg) || math.Abs(l.PitchDeg) > MaxListenerPitchDeg {
+		return fieldErr("listener.pitchDeg", "%g is outside ±%d", l.PitchDeg, MaxListenerPitchDeg)
+	}
+	return nil
 }
 
 func (p *Profile) checkMotion() error {

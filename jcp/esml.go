@@ -56,6 +56,9 @@ type Tag struct {
 	Start, End int
 	// Empty is true for a self-closing tag (<x/>).
 	Empty bool
+	// auto marks a tag the auto-rules added (AutoRules), not the skill:
+	// one the body cannot perform is dropped without a note.
+	auto bool
 }
 
 // Attr returns the value of the attribute called name.

@@ -372,7 +372,7 @@ func runSettings(r *robot, logs *runLogs) []diag.Setting {
 		},
 		Apply: func(v any) error { logs.level.Set(v.(slog.Level)); return nil },
 	}}
-	if vc := volumeControl(r.parts.volume); vc != nil {
+	if vc := volumeControl(r.parts.volume, r.settings, r.log); vc != nil {
 		settings = append(settings, diag.Setting{
 			Key: "volume", Help: "the master volume, 0 (silent) to 10",
 			Get: func() string { return strconv.Itoa(int(math.Round(vc.Volume() * 10))) },

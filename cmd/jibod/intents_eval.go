@@ -19,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
@@ -345,8 +346,8 @@ func (c *corpus) readTests(v any) error {
 		if t.Utterance, err = str(o["utterance"], where+".utterance"); err != nil {
 			return err
 		}
-		if t.Utterance == "" || len(t.Utterance) > MaxLineBytes {
-			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, MaxLineBytes, len(t.Utterance))
+		if t.Utterance == "" || len(t.Utterance) > console.MaxLineBytes {
+			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, console.MaxLineBytes, len(t.Utterance))
 		}
 		if err := textcheck.Line(t.Utterance); err != nil {
 			return fmt.Errorf("%s.utterance: %w", where, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/jcp"
@@ -294,6 +295,23 @@ func lifecycleLine(m bus.Message, since time.Duration) string {
 // escapeESML makes text plain words for a PLAY: nothing in it is markup.
 func escapeESML(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "'", "&apos;").Replace(s)
+}
+
+func cmdStop(c *call) error {
+	if len(c.args) > 0 {
+		return c.usageErr("stop takes no arguments")
+	}
+	b := c.srv.env.Bus
+	if b == nil {
+		return missing("bus")
+	}
+	if err := interrupt.Stop(c.ctx, b, "shell"); err != nil {
+		return err
+	}
+	if c.json {
+		return c.emit(map[string]any{"stopped": true})
+	}
+	return c.printf("stopped\n")
 }
 
 func cmdSay(c *call) error {

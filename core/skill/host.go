@@ -303,6 +303,15 @@ func dispatchTurn(d pipeline.Dispatch) turn {
 // LISTEN_UPDATE too.
 func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session, error) {
 	t := dispatchTurn(d)
+	s, err := h.invoke(ctx, t, d)
+	if err != nil && d.IntentName != IntentStop {
+		h.apologize(ctx, t, err)
+	}
+	return s, err
+}
+
+// invoke is Invoke without the apology for a failure.
+func (h *Host) invoke(ctx context.Context, t turn, d pipeline.Dispatch) (session.Session, error) {
 	switch d.IntentName {
 	case IntentStop: // STOP-07: stop that skill's activity in this session only
 		h.stopRunning(t.busSession, t.skillID)

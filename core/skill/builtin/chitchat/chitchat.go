@@ -71,14 +71,15 @@ const maxValue = 100
 //go:embed locale mims categories.json
 var files embed.FS
 
-// Manifest is what the skill declares: it only speaks.
+// Manifest is what the skill declares: it speaks, and some answers move
+// the body (a dance for music and birthdays, a droop on a bad day).
 func Manifest() *registry.Manifest {
 	return &registry.Manifest{
-		ID: ManifestID, Version: "1.0.0", Name: "Chitchat",
+		ID: ManifestID, Version: "1.1.0", Name: "Chitchat",
 		Description: "Chats about how I am, who I am, how old I am and what I like.",
-		Permissions: []registry.Permission{registry.PermSpeech},
+		Permissions: []registry.Permission{registry.PermSpeech, registry.PermMotion, registry.PermLED},
 		Timeout:     2 * time.Second,
-		SafetyLevel: registry.SafetyLow,
+		SafetyLevel: registry.SafetyModerate,
 	}
 }
 

@@ -76,19 +76,24 @@ const (
 	MaxAlarmRepeats     = 20
 	// AlarmSound is the sound effect of each ring.
 	AlarmSound = "chime"
+	// AlarmDance is the little dance of the first ring: the timer is done!
+	AlarmDance = "dance-small"
+	// StartedNod is the nod that says a timer is set.
+	StartedNod = "nod"
 )
 
 //go:embed locale rules mims
 var files embed.FS
 
 // Manifest is what the skill declares: it speaks, plays its alarm sound,
-// asks how long, schedules timers and rings on its own.
+// asks how long, schedules timers and rings on its own, nods when a timer
+// is set and dances (with the ring) when one is done.
 func Manifest() *registry.Manifest {
 	return &registry.Manifest{
-		ID: ManifestID, Version: "1.0.0", Name: "Timer",
+		ID: ManifestID, Version: "1.1.0", Name: "Timer",
 		Description: "Sets timers, says how much time is left, and rings when one is done.",
 		Permissions: []registry.Permission{registry.PermSpeech, registry.PermSound, registry.PermListen,
-			registry.PermProactive, registry.PermTimers},
+			registry.PermProactive, registry.PermTimers, registry.PermMotion, registry.PermLED},
 		Timeout:           5 * time.Second,
 		SafetyLevel:       registry.SafetyModerate,
 		SideEffectTags:    []string{"timer.schedule"},
@@ -356,7 +361,11 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 	if change {
 		dialog = "changed"
 	}
-	return s.say(d, dialog, map[string]string{"duration": SpokenDuration(dur)})
+	text, err := s.Render(d.General.Lang, dialog, map[string]string{"duration": SpokenDuration(dur)})
+	if err != nil {
+		return nil, err
+	}
+	return jcp.NewAction(jcp.Say("<anim name='" + StartedNod + "' nonBlocking='true'/>" + text)), nil
 }
 
 // latest is the timer set last, the zero Timer when none is pending.
@@ -519,7 +528,11 @@ func (s *Skill) alarm(_ context.Context, d *graph.Data) (*jcp.Action, error) {
 	}
 	rings := make([]jcp.Behavior, s.repeats)
 	for i := range rings {
-		rings[i] = jcp.Say("<sfx name='" + AlarmSound + "'/>" + text)
+		ring := "<sfx name='" + AlarmSound + "'/>" + text
+		if i == 0 {
+			ring = "<anim name='" + AlarmDance + "' nonBlocking='true'/>" + ring
+		}
+		rings[i] = jcp.Say(ring)
 	}
 	return jcp.NewAction(jcp.Sequence(rings...)), nil
 }

@@ -302,7 +302,9 @@ func TestAlarmWithoutMemo(t *testing.T) {
 		require.NoError(t, err)
 		rings := a.Behavior.(*jcp.SequenceBehavior).Children
 		require.Len(t, rings, 2)
-		assert.Equal(t, "<sfx name='chime'/>Your timer is done!", rings[0].(*jcp.SLIM).Play.ESML)
+		assert.Equal(t, "<anim name='dance-small' nonBlocking='true'/><sfx name='chime'/>Your timer is done!", rings[0].(*jcp.SLIM).Play.ESML,
+			"the first ring dances")
+		assert.Equal(t, "<sfx name='chime'/>Your timer is done!", rings[1].(*jcp.SLIM).Play.ESML)
 	}
 }
 

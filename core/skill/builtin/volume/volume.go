@@ -158,6 +158,13 @@ func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Re
 	case IntentSet:
 		text, _ := nlu.Entities[SlotLevel].(string)
 		l, err := ParseLevel(text)
+		if step, ok := Relative(text); err != nil && ok {
+			// "Turn the volume down a bit": a change, not a level.
+			if step > 0 && level == Levels {
+				return say("at_max", nil)
+			}
+			l, err = min(max(level+step, 0), Levels), nil
+		}
 		if err != nil {
 			return say("bad_level", nil)
 		}

@@ -130,7 +130,7 @@ func TestFailures(t *testing.T) {
 	k := &knob{v: 0.5, fail: errors.New("mixer gone")}
 	turn = newRig(t, k).Say("louder")
 	assert.ErrorContains(t, turn.Err, "setting the volume to 6: mixer gone")
-	assert.Empty(t, turn.Said)
+	assert.Equal(t, []string{"Sorry, something went wrong with the volume."}, turn.Said, "the robot says it failed")
 }
 
 func TestParseLevel(t *testing.T) {

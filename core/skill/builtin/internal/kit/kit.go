@@ -85,3 +85,11 @@ func Lang(req *protocol.Request) string {
 	}
 	return req.Data.General.Lang
 }
+
+// SayFeeling answers req with a SKILL_ACTION that nudges the robot's
+// emotion by valence (IMPACT_EMOTION, spec/jibo.md §3.1), then speaks
+// esml, and ends the skill.
+func SayFeeling(req *protocol.Request, sd protocol.SkillData, esml string, valence jcp.Impact) (*protocol.Response, error) {
+	feel := &jcp.ImpactEmotion{Base: jcp.Base{ID: jcp.NewID()}, Valence: valence}
+	return base.ActionResponse(req, sd, jcp.NewAction(jcp.Sequence(feel, jcp.Say(esml))), true)
+}

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 func TestLineReader(t *testing.T) {
 	long := strings.Repeat("a", 1<<20)
 	in := "hello\r\n\n  what time is it  \n" + long + "\n\xff\xfe\nbell\x07\nlast"
-	lr := newLineReader(strings.NewReader(in))
+	lr := NewLineReader(strings.NewReader(in))
 	type res struct {
 		text string
 		skip string
@@ -24,7 +24,7 @@ func TestLineReader(t *testing.T) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		var sk *errSkip
+		var sk *SkipError
 		if errors.As(err, &sk) {
 			got = append(got, res{skip: sk.Error()})
 			continue

@@ -1,4 +1,6 @@
-package diag
+// Package lineedittest is a dumb terminal for tests of line editing
+// programs: it shows what a person would see from the bytes sent.
+package lineedittest
 
 import (
 	"strings"
@@ -6,12 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// screen is a dumb terminal for tests: it shows what a technician would
-// see from the bytes the shell sends. It knows CR, LF, backspace (cursor
-// left, nothing erased) and BEL, as a glass teletype does, and prints
-// everything else; an escape sequence would show as garbage, which is the
-// point: the shell must not send any.
-type screen struct {
+// Screen is a dumb terminal for tests: it shows what a person would see
+// from the bytes a program sends. It knows CR, LF, backspace (cursor left,
+// nothing erased) and BEL, as a glass teletype does, and prints everything
+// else; an escape sequence would show as garbage, which is the point: a
+// line editor for any terminal must not send any.
+type Screen struct {
 	mu    sync.Mutex
 	lines [][]rune
 	row   int
@@ -21,9 +23,11 @@ type screen struct {
 	utf   []byte
 }
 
-func newScreen() *screen { return &screen{lines: [][]rune{nil}} }
+// NewScreen returns an empty screen.
+func NewScreen() *Screen { return &Screen{lines: [][]rune{nil}} }
 
-func (s *screen) Write(p []byte) (int, error) {
+// Write shows p.
+func (s *Screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.raw.Write(p)
@@ -59,7 +63,7 @@ func (s *screen) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (s *screen) put(r rune) {
+func (s *Screen) put(r rune) {
 	l := s.lines[s.row]
 	for len(l) < s.col {
 		l = append(l, ' ')
@@ -73,8 +77,8 @@ func (s *screen) put(r rune) {
 	s.col++
 }
 
-// text is the whole screen, lines trimmed on the right.
-func (s *screen) text() string {
+// Text is the whole screen, lines trimmed on the right.
+func (s *Screen) Text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
@@ -84,20 +88,22 @@ func (s *screen) text() string {
 	return strings.Join(out, "\n")
 }
 
-// last is the line the cursor is on.
-func (s *screen) last() string {
+// Last is the line the cursor is on.
+func (s *Screen) Last() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return strings.TrimRight(string(s.lines[s.row]), " ")
 }
 
-func (s *screen) bellCount() int {
+// Bells counts the bells rung.
+func (s *Screen) Bells() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bells
 }
 
-func (s *screen) rawText() string {
+// Raw is every byte written, as written.
+func (s *Screen) Raw() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.raw.String()

@@ -1,4 +1,4 @@
-package diag
+package lineedit
 
 import (
 	"strings"
@@ -6,15 +6,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 )
 
 // edRun feeds input to a fresh editor (history preloaded) at prompt "> "
 // and returns the results, the lines taken and the screen. Output goes
 // through "\n" → "\r\n" as a terminal's output processing would.
-func edRun(t *testing.T, hist []string, input string) (results []editResult, lines []string, scr *screen, ed *editor) {
+func edRun(t *testing.T, hist []string, input string) (results []Result, lines []string, scr *lineedittest.Screen, ed *Editor) {
 	t.Helper()
-	scr = newScreen()
-	ed = newEditor(func(s string) { _, _ = scr.Write([]byte(strings.ReplaceAll(s, "\n", "\r\n"))) },
+	scr = lineedittest.NewScreen()
+	ed = New(func(s string) { _, _ = scr.Write([]byte(strings.ReplaceAll(s, "\n", "\r\n"))) },
 		func(head []string, word string) []string {
 			if len(head) == 0 {
 				return []string{"status", "selftest", "session", "say", "skills", "help"}
@@ -25,22 +27,22 @@ func edRun(t *testing.T, hist []string, input string) (results []editResult, lin
 			return nil
 		})
 	ed.hist = append(ed.hist, hist...)
-	ed.begin("> ", false)
+	ed.Begin("> ", false)
 	for i := 0; i < len(input); i++ {
-		r := ed.feed(input[i])
-		if r == editMore {
+		r := ed.Feed(input[i])
+		if r == More {
 			continue
 		}
 		results = append(results, r)
-		if r == editLine {
-			if ed.tooLong() {
+		if r == Line {
+			if ed.TooLong() {
 				lines = append(lines, "<too long>")
 			} else {
-				lines = append(lines, ed.text())
+				lines = append(lines, ed.Text())
 			}
 		}
-		if r != editEOF {
-			ed.begin("> ", false)
+		if r != EOF {
+			ed.Begin("> ", false)
 		}
 	}
 	return results, lines, scr, ed
@@ -87,10 +89,10 @@ func TestEditorLines(t *testing.T) {
 			results, lines, scr, _ := edRun(t, tc.hist, tc.input)
 			assert.Equal(t, tc.lines, lines)
 			for _, r := range results {
-				assert.Equal(t, editLine, r)
+				assert.Equal(t, Line, r)
 			}
 			if tc.first != "" {
-				assert.Equal(t, tc.first, strings.Split(scr.text(), "\n")[0], "what the screen shows")
+				assert.Equal(t, tc.first, strings.Split(scr.Text(), "\n")[0], "what the screen shows")
 			}
 		})
 	}
@@ -100,28 +102,28 @@ func TestEditorListsCandidates(t *testing.T) {
 	_, _, scr, _ := edRun(t, nil, "s\t")
 	// "s" has several completions with no longer common prefix: listed,
 	// then the prompt and the line again.
-	assert.Equal(t, "> s\nsay  selftest  session  skills  status\n> s", scr.text())
+	assert.Equal(t, "> s\nsay  selftest  session  skills  status\n> s", scr.Text())
 }
 
 func TestEditorControlKeys(t *testing.T) {
 	results, lines, scr, _ := edRun(t, nil, "partial\x03\x04")
-	assert.Equal(t, []editResult{editInterrupt, editEOF}, results, "Ctrl-C abandons the line, Ctrl-D on an empty line leaves")
+	assert.Equal(t, []Result{Interrupt, EOF}, results, "Ctrl-C abandons the line, Ctrl-D on an empty line leaves")
 	assert.Empty(t, lines)
-	assert.Equal(t, "> partial^C\n>", scr.text())
+	assert.Equal(t, "> partial^C\n>", scr.Text())
 
 	results, _, scr, _ = edRun(t, nil, "x\x04")
 	assert.Empty(t, results, "Ctrl-D with text on the line does not leave")
-	assert.Equal(t, 1, scr.bellCount())
+	assert.Equal(t, 1, scr.Bells())
 }
 
 func TestEditorLineLimit(t *testing.T) {
 	// A 10 KB line: the screen shows the first MaxLineBytes, one bell, and
 	// the line is refused whole.
 	results, lines, scr, _ := edRun(t, nil, strings.Repeat("a", 10<<10)+"\rok\r")
-	require.Equal(t, []editResult{editLine, editLine}, results)
+	require.Equal(t, []Result{Line, Line}, results)
 	assert.Equal(t, []string{"<too long>", "ok"}, lines)
-	assert.Equal(t, 1, scr.bellCount())
-	rows := strings.Split(scr.text(), "\n")
+	assert.Equal(t, 1, scr.Bells())
+	rows := strings.Split(scr.Text(), "\n")
 	assert.Equal(t, "> "+strings.Repeat("a", MaxLineBytes), rows[0])
 	assert.Equal(t, "> ok", rows[1])
 
@@ -135,24 +137,24 @@ func TestEditorLineLimit(t *testing.T) {
 
 func TestEditorGarbageHint(t *testing.T) {
 	_, _, scr, ed := edRun(t, nil, "ab"+strings.Repeat("\xff", garbageHint)+"c"+strings.Repeat("\x01", 2*garbageHint))
-	assert.Equal(t, "> ab\n"+garbageHintText+"\n> abc", scr.text(), "the hint shows once, then the line again")
+	assert.Equal(t, "> ab\n"+garbageHintText+"\n> abc", scr.Text(), "the hint shows once, then the line again")
 	assert.True(t, ed.hinted)
 }
 
 func TestEditorSecret(t *testing.T) {
-	scr := newScreen()
-	ed := newEditor(func(s string) { _, _ = scr.Write([]byte(strings.ReplaceAll(s, "\n", "\r\n"))) }, nil)
+	scr := lineedittest.NewScreen()
+	ed := New(func(s string) { _, _ = scr.Write([]byte(strings.ReplaceAll(s, "\n", "\r\n"))) }, nil)
 	ed.hist = []string{"previous"}
-	ed.begin("PIN: ", true)
-	var got editResult
+	ed.Begin("PIN: ", true)
+	var got Result
 	for _, b := range []byte("12x\x7f34\x1b[A\t\r") {
-		if r := ed.feed(b); r != editMore {
+		if r := ed.Feed(b); r != More {
 			got = r
 		}
 	}
-	assert.Equal(t, editLine, got)
-	assert.Equal(t, "1234", ed.text())
-	assert.Equal(t, "PIN: ****", strings.Split(scr.text(), "\n")[0], "a secret is never echoed")
+	assert.Equal(t, Line, got)
+	assert.Equal(t, "1234", ed.Text())
+	assert.Equal(t, "PIN: ****", strings.Split(scr.Text(), "\n")[0], "a secret is never echoed")
 	assert.Equal(t, []string{"previous"}, ed.hist, "nor kept in history")
 }
 
@@ -169,13 +171,13 @@ func TestEditorHistoryBounded(t *testing.T) {
 }
 
 func TestEditorScriptMode(t *testing.T) {
-	ed := newEditor(nil, nil) // no echo: a script
-	ed.begin("", false)
+	ed := New(nil, nil) // no echo: a script
+	ed.Begin("", false)
 	var lines []string
 	for _, b := range []byte("a\tb\r\n") {
-		if ed.feed(b) == editLine {
-			lines = append(lines, ed.text())
-			ed.begin("", false)
+		if ed.Feed(b) == Line {
+			lines = append(lines, ed.Text())
+			ed.Begin("", false)
 		}
 	}
 	assert.Equal(t, []string{"a b"}, lines, "a tab in a script is a space")
@@ -196,14 +198,35 @@ func FuzzEditor(f *testing.F) {
 }
 
 func BenchmarkEditorFeed(b *testing.B) {
-	ed := newEditor(func(string) {}, nil)
+	ed := New(func(string) {}, nil)
 	line := []byte("bus tail ovos.utterance jibo.body.motion --count 10\r")
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	for b.Loop() {
-		ed.begin("> ", false)
+		ed.Begin("> ", false)
 		for _, c := range line {
-			ed.feed(c)
+			ed.Feed(c)
 		}
 	}
+}
+
+// Output that is not the editor's (the robot speaking while a line is
+// typed) goes on its own line, and the prompt and the half-typed line come
+// back after it, cursor where it was.
+func TestHideAndShowAroundOutput(t *testing.T) {
+	scr := lineedittest.NewScreen()
+	ed := New(func(s string) { _, _ = scr.Write([]byte(strings.ReplaceAll(s, "\n", "\r\n"))) }, nil)
+	ed.Begin("you> ", false)
+	for _, b := range []byte("what tim\x1b[D") { // cursor one left
+		require.Equal(t, More, ed.Feed(b))
+	}
+	ed.Hide()
+	_, _ = scr.Write([]byte("jibo: Your timer is done!\r\n"))
+	ed.Show()
+	assert.Equal(t, "jibo: Your timer is done!\nyou> what tim", scr.Text())
+	require.Equal(t, More, ed.Feed('e'))
+	assert.Equal(t, "you> what tiem", scr.Last(), "typing goes on where the cursor was")
+	require.Equal(t, Line, ed.Feed('\r'))
+	assert.Equal(t, "what tiem", ed.Text())
+	assert.Equal(t, []string{"what tiem"}, ed.History())
 }

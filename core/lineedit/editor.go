@@ -1,4 +1,12 @@
-package diag
+// Package lineedit is a line editor for any terminal: the diagnostics
+// shell's and the robot's text console. It turns the bytes a terminal
+// sends into lines, echoing as it goes, and works on a dumb terminal at
+// 115200 baud: it echoes, edits with backspace only (\b), keeps a history
+// the arrow keys browse when the terminal sends them, completes words with
+// Tab, bounds line length, and ignores binary garbage. It needs no terminal
+// capabilities beyond a backspace that moves the cursor left and a
+// carriage return.
+package lineedit
 
 import (
 	"slices"
@@ -25,10 +33,14 @@ const (
 	maxListed = 64
 )
 
+// KeyCtrlC is the byte a terminal sends for Ctrl-C: the editor abandons
+// the line; a program may also watch for it while no line is edited.
+const KeyCtrlC = 0x03
+
 // Control bytes the editor acts on. Everything else below 0x20 is ignored.
 const (
 	keyCtrlA = 0x01
-	keyCtrlC = 0x03
+	keyCtrlC = KeyCtrlC
 	keyCtrlD = 0x04
 	keyCtrlE = 0x05
 	keyBS    = 0x08
@@ -42,14 +54,15 @@ const (
 	keyDEL   = 0x7f
 )
 
-// editResult is what one byte fed to the editor produced.
-type editResult int
+// Result is what one byte fed to the editor produced.
+type Result int
 
+// The results of Feed.
 const (
-	editMore      editResult = iota // keep feeding
-	editLine                        // Enter: take the line
-	editInterrupt                   // Ctrl-C: the line was abandoned
-	editEOF                         // Ctrl-D on an empty line
+	More      Result = iota // keep feeding
+	Line                    // Enter: take the line with Text
+	Interrupt               // Ctrl-C: the line was abandoned
+	EOF                     // Ctrl-D on an empty line
 )
 
 type escState int
@@ -65,12 +78,14 @@ const (
 // unexpected bytes, the usual sign of a wrong baud rate.
 const garbageHintText = "(ignoring unexpected bytes: if this is a serial line, check the terminal is set to the robot's baud rate, 8N1, no flow control)"
 
-// editor turns the bytes a terminal sends into lines, echoing as it goes.
+// Editor turns the bytes a terminal sends into lines, echoing as it goes.
 // The screen model is the simplest there is: the cursor only ever moves
-// left with \b and right by printing, so it works on any terminal that
-// honours backspace; nothing depends on terminal capabilities. It is not
-// safe for concurrent use: its session feeds it from one goroutine.
-type editor struct {
+// left with \b and right by printing (and to the start of the line with
+// \r, to make room for output that is not the editor's), so it works on
+// any terminal that honours backspace; nothing depends on terminal
+// capabilities. It is not safe for concurrent use: feed it, and write
+// around it, from one goroutine or under one lock.
+type Editor struct {
 	w    func(string) // echo to the terminal; nil echoes nothing
 	hist []string
 
@@ -96,39 +111,43 @@ type editor struct {
 	afterCR bool
 }
 
-func newEditor(echo func(string), complete func([]string, string) []string) *editor {
-	return &editor{w: echo, complete: complete}
+// New returns an editor that echoes through echo (nil: no echo, for
+// scripts) and completes words with complete (nil: no completion).
+// complete returns the candidates for word, the last word of a line whose
+// earlier words are head.
+func New(echo func(string), complete func(head []string, word string) []string) *Editor {
+	return &Editor{w: echo, complete: complete}
 }
 
-func (e *editor) out(s string) {
+func (e *Editor) out(s string) {
 	if e.w != nil && s != "" {
 		e.w(s)
 	}
 }
 
-func (e *editor) ding() { e.out("\a") }
+func (e *Editor) ding() { e.out("\a") }
 
-// begin starts a new line: it shows prompt and clears the line state.
+// Begin starts a new line: it shows prompt and clears the line state.
 // A secret line echoes '*' for each character and is never kept in history.
-func (e *editor) begin(prompt string, secret bool) {
+func (e *Editor) Begin(prompt string, secret bool) {
 	e.prompt, e.secret = prompt, secret
 	e.line, e.pos, e.size, e.over, e.junk = e.line[:0], 0, 0, false, 0
 	e.hpos, e.draft = len(e.hist), nil
 	e.out(prompt)
 }
 
-// text returns the line typed so far.
-func (e *editor) text() string { return string(e.line) }
+// Text returns the line typed so far.
+func (e *Editor) Text() string { return string(e.line) }
 
-// tooLong reports whether the line went over MaxLineBytes.
-func (e *editor) tooLong() bool { return e.over }
+// TooLong reports whether the line went over MaxLineBytes.
+func (e *Editor) TooLong() bool { return e.over }
 
-// feed takes one byte from the terminal.
-func (e *editor) feed(b byte) editResult {
+// Feed takes one byte from the terminal.
+func (e *Editor) Feed(b byte) Result {
 	if e.afterCR {
 		e.afterCR = false
 		if b == keyLF || b == 0 { // CR LF and CR NUL are one Enter
-			return editMore
+			return More
 		}
 	}
 	switch e.esc {
@@ -136,12 +155,12 @@ func (e *editor) feed(b byte) editResult {
 		switch b {
 		case '[':
 			e.esc, e.seq = escCSI, e.seq[:0]
-			return editMore
+			return More
 		case 'O':
 			e.esc = escSS3
-			return editMore
+			return More
 		case keyEsc:
-			return editMore
+			return More
 		}
 		// A stray ESC, or Alt with a key: drop the ESC, take the key.
 		e.esc = escNone
@@ -150,33 +169,33 @@ func (e *editor) feed(b byte) editResult {
 		case b >= 0x40 && b <= 0x7e:
 			e.esc = escNone
 			e.csi(b)
-			return editMore
+			return More
 		case b >= 0x20 && b <= 0x3f && len(e.seq) < maxSeq:
 			e.seq = append(e.seq, b)
-			return editMore
+			return More
 		}
 		e.esc = escNone
 		e.garbage()
-		return editMore
+		return More
 	case escSS3:
 		e.esc = escNone
 		e.ss3(b)
-		return editMore
+		return More
 	}
 	if e.utfNeed > 0 {
 		if b >= 0x80 && b <= 0xbf {
 			e.utf = append(e.utf, b)
 			if len(e.utf) < e.utfNeed {
-				return editMore
+				return More
 			}
 			r, _ := utf8.DecodeRune(e.utf)
 			e.utf, e.utfNeed = e.utf[:0], 0
 			if r == utf8.RuneError || !unicode.IsPrint(r) {
 				e.garbage()
-				return editMore
+				return More
 			}
 			e.insert(r)
-			return editMore
+			return More
 		}
 		// The sequence broke off: drop it and take b afresh.
 		e.utf, e.utfNeed = e.utf[:0], 0
@@ -191,10 +210,10 @@ func (e *editor) feed(b byte) editResult {
 	case b == keyCtrlC:
 		e.out("^C\n")
 		e.line, e.pos, e.size, e.over = e.line[:0], 0, 0, false
-		return editInterrupt
+		return Interrupt
 	case b == keyCtrlD:
 		if len(e.line) == 0 && !e.over {
-			return editEOF
+			return EOF
 		}
 		e.ding()
 	case b == keyBS || b == keyDEL:
@@ -227,11 +246,11 @@ func (e *editor) feed(b byte) editResult {
 	default:
 		e.garbage()
 	}
-	return editMore
+	return More
 }
 
-// enter ends the line; the caller takes it with text and tooLong.
-func (e *editor) enter() editResult {
+// enter ends the line; the caller takes it with Text and TooLong.
+func (e *Editor) enter() Result {
 	e.out("\n")
 	if s := string(e.line); s != "" && !e.secret && !e.over && strings.TrimSpace(s) != "" &&
 		(len(e.hist) == 0 || e.hist[len(e.hist)-1] != s) {
@@ -240,12 +259,12 @@ func (e *editor) enter() editResult {
 		}
 		e.hist = append(e.hist, s)
 	}
-	return editLine
+	return Line
 }
 
 // garbage counts an ignored byte and, once per session, says what too many
 // of them usually mean.
-func (e *editor) garbage() {
+func (e *Editor) garbage() {
 	e.junk++
 	if e.junk == garbageHint && !e.hinted && e.w != nil {
 		e.hinted = true
@@ -255,14 +274,14 @@ func (e *editor) garbage() {
 }
 
 // shown is how rune r appears on the screen.
-func (e *editor) shown(r rune) string {
+func (e *Editor) shown(r rune) string {
 	if e.secret {
 		return "*"
 	}
 	return string(r)
 }
 
-func (e *editor) shownRunes(rs []rune) string {
+func (e *Editor) shownRunes(rs []rune) string {
 	if e.secret {
 		return strings.Repeat("*", len(rs))
 	}
@@ -271,7 +290,7 @@ func (e *editor) shownRunes(rs []rune) string {
 
 func back(n int) string { return strings.Repeat("\b", n) }
 
-func (e *editor) insert(r rune) {
+func (e *Editor) insert(r rune) {
 	n := utf8.RuneLen(r)
 	if e.over || e.size+n > MaxLineBytes {
 		if !e.over {
@@ -287,7 +306,7 @@ func (e *editor) insert(r rune) {
 	e.out(e.shown(r) + e.shownRunes(tail) + back(len(tail)))
 }
 
-func (e *editor) backspace() {
+func (e *Editor) backspace() {
 	if e.pos == 0 {
 		e.ding()
 		return
@@ -299,7 +318,7 @@ func (e *editor) backspace() {
 	e.out("\b" + e.shownRunes(tail) + " " + back(len(tail)+1))
 }
 
-func (e *editor) deleteUnder() {
+func (e *Editor) deleteUnder() {
 	if e.pos == len(e.line) {
 		e.ding()
 		return
@@ -310,7 +329,7 @@ func (e *editor) deleteUnder() {
 	e.out(e.shownRunes(tail) + " " + back(len(tail)+1))
 }
 
-func (e *editor) left() {
+func (e *Editor) left() {
 	if e.pos == 0 {
 		return
 	}
@@ -318,7 +337,7 @@ func (e *editor) left() {
 	e.out("\b")
 }
 
-func (e *editor) right() {
+func (e *Editor) right() {
 	if e.pos == len(e.line) {
 		return
 	}
@@ -326,18 +345,18 @@ func (e *editor) right() {
 	e.pos++
 }
 
-func (e *editor) home() {
+func (e *Editor) home() {
 	e.out(back(e.pos))
 	e.pos = 0
 }
 
-func (e *editor) end() {
+func (e *Editor) end() {
 	e.out(e.shownRunes(e.line[e.pos:]))
 	e.pos = len(e.line)
 }
 
 // setLine replaces the whole line with rs, cursor at its end.
-func (e *editor) setLine(rs []rune) {
+func (e *Editor) setLine(rs []rune) {
 	old := len(e.line)
 	s := e.shownRunes(rs)
 	pad := max(old-len(rs), 0)
@@ -347,7 +366,7 @@ func (e *editor) setLine(rs []rune) {
 	e.size = len(string(e.line))
 }
 
-func (e *editor) killWord() {
+func (e *Editor) killWord() {
 	i := e.pos
 	for i > 0 && e.line[i-1] == ' ' {
 		i--
@@ -364,17 +383,33 @@ func (e *editor) killWord() {
 	}
 }
 
+// Hide takes the prompt and the line off the screen, leaving the cursor at
+// the start of an empty screen line, so that output that is not the
+// editor's can be written there; Show puts them back. A line longer than
+// the terminal is wide wraps, and only its last screen line is cleared.
+func (e *Editor) Hide() {
+	n := utf8.RuneCountInString(e.prompt) + len(e.line)
+	e.out("\r" + strings.Repeat(" ", n) + "\r")
+}
+
+// Show draws the prompt and the line again after Hide, the cursor where it
+// was.
+func (e *Editor) Show() { e.redrawLine() }
+
+// History returns the lines kept, oldest first.
+func (e *Editor) History() []string { return slices.Clone(e.hist) }
+
 // redraw starts a fresh screen line with the prompt and the line.
-func (e *editor) redraw() {
+func (e *Editor) redraw() {
 	e.out("\n")
 	e.redrawLine()
 }
 
-func (e *editor) redrawLine() {
+func (e *Editor) redrawLine() {
 	e.out(e.prompt + e.shownRunes(e.line) + back(len(e.line)-e.pos))
 }
 
-func (e *editor) historyUp() {
+func (e *Editor) historyUp() {
 	if e.secret || e.hpos == 0 {
 		e.ding()
 		return
@@ -387,7 +422,7 @@ func (e *editor) historyUp() {
 	e.over = false
 }
 
-func (e *editor) historyDown() {
+func (e *Editor) historyDown() {
 	if e.secret || e.hpos >= len(e.hist) {
 		e.ding()
 		return
@@ -403,7 +438,7 @@ func (e *editor) historyDown() {
 // csi acts on ESC [ params final: the arrow, Home, End and Delete keys as
 // VT100 and xterm send them. Others (function keys, bracketed paste
 // markers, focus reports) are ignored.
-func (e *editor) csi(final byte) {
+func (e *Editor) csi(final byte) {
 	switch final {
 	case 'A':
 		e.historyUp()
@@ -430,7 +465,7 @@ func (e *editor) csi(final byte) {
 }
 
 // ss3 acts on ESC O final, the arrows in application cursor mode.
-func (e *editor) ss3(final byte) {
+func (e *Editor) ss3(final byte) {
 	switch final {
 	case 'A':
 		e.historyUp()
@@ -449,7 +484,7 @@ func (e *editor) ss3(final byte) {
 
 // tab completes the word before the cursor: a single candidate is filled
 // in, several are narrowed to their common prefix or listed.
-func (e *editor) tab() {
+func (e *Editor) tab() {
 	if e.secret || e.complete == nil || e.w == nil {
 		// Without a screen to complete on (scripts), a tab is a space.
 		if !e.secret && e.w == nil {
