@@ -136,6 +136,13 @@ func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Re
 	defer s.mu.Unlock()
 	level := LevelOf(s.ctl.Volume())
 	nlu := req.Data.Result.NLU
+	// "Much louder", "way too loud": how far up or down, as said.
+	step := 1
+	if a := req.Data.Result.ASR; a != nil {
+		if st, ok := Relative(a.Text); ok {
+			step = max(st, -st)
+		}
+	}
 	var to int
 	switch in := nlu.IntentName(); in {
 	case IntentGet:
@@ -147,14 +154,14 @@ func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Re
 		if level == Levels {
 			return say("at_max", nil)
 		}
-		to = level + 1
+		to = min(level+step, Levels)
 	case IntentMax:
 		if level == Levels {
 			return say("at_max", nil)
 		}
 		to = Levels
 	case IntentDown:
-		to = max(level-1, 0)
+		to = max(level-step, 0)
 	case IntentSet:
 		text, _ := nlu.Entities[SlotLevel].(string)
 		l, err := ParseLevel(text)
