@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -49,17 +50,34 @@ func (h *Host) apologize(ctx context.Context, t turn, cause error) {
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return // cancelled by whoever asked (shutting down): nobody to tell
 	}
-	text := "Sorry, something went wrong."
+	name := ""
 	if m, err := h.cfg.Registry.Get(t.skillID); err == nil {
-		if name := SpokenName(m); name != "" {
-			text = "Sorry, something went wrong with " + esmlText(name) + "."
-		}
+		name = esmlText(SpokenName(m))
 	}
+	text := apologyText(name, cause)
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), apologyTimeout)
 	defer cancel()
 	if _, err := h.act(actx, t, jcp.NewAction(jcp.Say("<sfx name='error'/>"+text))); err != nil {
 		h.log.Warn("apologising for a failed skill", "skill_id", t.skillID, "err", err)
 	}
+}
+
+// apologyText is what the robot says when the skill called name ("" when
+// it has none to say) failed with cause. A skill refused for being asked
+// too often is not broken, only busy for a moment; anything else (an
+// action beyond its permissions too) went wrong with the skill.
+func apologyText(name string, cause error) string {
+	var denied *registry.DeniedError
+	switch {
+	case errors.As(cause, &denied) && denied.RetryAfter > 0:
+		if name == "" {
+			return "Sorry, I can't do that again just yet. Please try again in a moment."
+		}
+		return "Sorry, " + name + " needs a moment. Please try again shortly."
+	case name == "":
+		return "Sorry, something went wrong."
+	}
+	return "Sorry, something went wrong with " + name + "."
 }
 
 // esmlText escapes text for ESML.

@@ -194,8 +194,8 @@ func TestInvokeFailures(t *testing.T) {
 // the robot says so on the bus: jibo.skill.refused, derived from the
 // dispatch (so it carries the utterance's context), names the skill, the
 // limit and when the skill takes calls again; the handler error says it
-// too. The skill is not called and the body does nothing (issue 22, item
-// 8: the refusal was only in the handler error's text).
+// too. The skill is not called; the robot says it needs a moment (issue
+// 22, item 8: the refusal was only in the handler error's text).
 func TestBurstBeyondCallsPerMinuteIsRefusedOnTheBus(t *testing.T) {
 	s := &fakeSkill{id: "t.s", limits: registry.Limits{CallsPerMinute: 3},
 		handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
@@ -220,7 +220,10 @@ func TestBurstBeyondCallsPerMinuteIsRefusedOnTheBus(t *testing.T) {
 		assert.ErrorContains(t, err, "skill t/s: over its calls_per_minute limit: 3 calls in the last minute, limit 3")
 	}
 	assert.Len(t, s.reqs, 3, "the refused calls never reach the skill")
-	assert.Len(t, r.voice.said, 3, "nor the body")
+	assert.Equal(t, []string{"it is noon", "it is noon", "it is noon",
+		"Sorry, the t.s needs a moment. Please try again shortly.",
+		"Sorry, the t.s needs a moment. Please try again shortly."}, r.voice.said,
+		"the robot says it is busy instead of staying silent")
 	for _, want := range []string{"u3", "u4"} {
 		m := next(t, refusals)
 		assert.Equal(t, want, m.ContextString(bus.KeyUtteranceID), "derived from the dispatch")
