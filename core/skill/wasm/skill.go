@@ -20,6 +20,8 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -46,6 +48,8 @@ type Skill struct {
 	sem chan struct{}
 	mod *module
 	pkg *skillpkg.Package
+	// dialogs are the package's .dialog files, expanded at load.
+	dialogs *skill.LocaleDialogs
 	// current is mod, for Close to stop a call it cannot wait for.
 	current atomic.Pointer[module]
 
@@ -97,6 +101,15 @@ func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, erro
 	m := p.Manifest.Normalized()
 	s := &Skill{e: e, m: m, pkg: p, sem: make(chan struct{}, 1),
 		log: e.log.With("skill", m.ID)}
+	loc, err := intent.LoadLocale(p.Locale, ".")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", skillpkg.ErrInvalid, skillpkg.LocaleDir, err)
+	}
+	// Expanded now, so a dialog that cannot render fails the install,
+	// not the conversation.
+	if s.dialogs, err = skill.NewLocaleDialogs(loc, nil); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", skillpkg.ErrInvalid, skillpkg.LocaleDir, err)
+	}
 	mod, err := s.compile(ctx, p.Module)
 	if err != nil {
 		return nil, err
@@ -326,10 +339,11 @@ func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 		return nil, err
 	}
 	var rc protocol.RuntimeContext
+	lang := ""
 	if req.Data != nil {
-		rc = req.Data.Runtime
+		rc, lang = req.Data.Runtime, req.Data.General.Lang
 	}
-	resp, err := s.call(ctx, in, rc)
+	resp, err := s.call(ctx, in, rc, lang)
 	s.account(ctx, err)
 	s.mu.Lock()
 	on := !s.closed && s.disabled == nil
@@ -362,14 +376,14 @@ func (s *Skill) warm() {
 }
 
 // call makes one call into the module; the holder of sem calls it.
-func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext) (*protocol.Response, error) {
+func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext, lang string) (*protocol.Response, error) {
 	if s.mod.inst == nil {
 		if err := s.start(ctx); err != nil {
 			return nil, err
 		}
 	}
 	md := s.mod
-	cs := &callState{s: s, request: in, runtime: rc}
+	cs := &callState{s: s, request: in, runtime: rc, lang: lang}
 	cctx := withCall(ctx, cs)
 	md.out.begin(cs)
 	res, err := md.handle.Call(cctx, uint64(len(in)))
