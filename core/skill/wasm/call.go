@@ -57,7 +57,7 @@ type callState struct {
 	abort error
 	// counts of calls limited per request.
 	logLines, writes, fetches, dialogs int
-	droppedLogs               int
+	droppedLogs                        int
 }
 
 type callKey struct{}
