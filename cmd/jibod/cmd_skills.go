@@ -24,9 +24,11 @@ const skillsUsage = `Usage:
   jibod skills list [--state DIR] [--permission P] [--json]
                                                 the robot's skills: versions, permissions, limits
   jibod skills install [--state DIR] DIR|FILE.zip
-                                                check a WebAssembly skill package and install it
+                                                check a WebAssembly skill package and install it; a running
+                                                jibod loads it at once (an older version is replaced)
   jibod skills uninstall [--state DIR] [--purge] ID
-                                                remove an installed WebAssembly skill (--purge: and its stored data)
+                                                remove an installed WebAssembly skill (--purge: and its stored
+                                                data); a running jibod unloads it at once
   jibod skills graph SKILL_ID [--png FILE]      a graph skill's graph as Graphviz DOT (--png renders it)
   jibod skills runs [--state DIR] [--skill ID] [--outcome O] [-n N] [--json]
                                                 the newest skill calls and how they ended
@@ -47,7 +49,7 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case "install":
 		return cmdSkillsInstall(ctx, args[1:], stdout, stderr)
 	case "uninstall":
-		return cmdSkillsUninstall(args[1:], stdout, stderr)
+		return cmdSkillsUninstall(ctx, args[1:], stdout, stderr)
 	case "graph":
 		return cmdSkillsGraph(ctx, args[1:], stdout, stderr)
 	case "runs":

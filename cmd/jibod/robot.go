@@ -21,6 +21,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/schedule"
 	"github.com/openjibo/jibod/core/skill/store"
+	"github.com/openjibo/jibod/core/skill/wasm/installed"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 )
@@ -97,8 +98,9 @@ type robot struct {
 	// sched fires skills' timers; stopSched stops its goroutine and waits.
 	sched     *schedule.Scheduler
 	stopSched func()
-	// wasm runs the installed WebAssembly skills; nil when none are.
-	wasm *wasmSkills
+	// wasm runs the installed WebAssembly skills; nil without a state
+	// folder.
+	wasm *installed.Skills
 	// hub is the link to the cloud hub and its skills; nil without one.
 	hub *hubLink
 	// pipeline is the default-session pipeline in use.

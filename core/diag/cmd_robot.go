@@ -335,12 +335,15 @@ type skillReport struct {
 }
 
 func cmdSkills(c *call) error {
+	if len(c.args) > 0 && c.args[0] == "sync" {
+		return cmdSkillsSync(c)
+	}
 	sl := c.srv.env.Skills
 	if sl == nil {
 		return missing("skill host")
 	}
 	if len(c.args) > 0 {
-		return c.usageErr("no arguments")
+		return c.usageErr("want no arguments, or sync [ID...]")
 	}
 	var out []skillReport
 	for _, m := range sl.Skills() {
@@ -602,3 +605,52 @@ func (c *call) logLine(e LogEntry) error {
 	}
 	return c.printf("%s\n", e.Line())
 }
+
+// cmdSkillsSync makes the running skills match what is installed in the
+// state folder. It changes nothing the state folder does not say, so it
+// needs no technician mode: installing is writing the folder.
+func cmdSkillsSync(c *call) error {
+	in := c.srv.env.Installed
+	if in == nil {
+		return missing("state folder with installed skills")
+	}
+	ids := c.args[1:]
+	if len(ids) > maxSyncIDs {
+		return c.usageErr("at most %d skill ids", maxSyncIDs)
+	}
+	res, err := in.SyncSkills(c.ctx, ids)
+	if err != nil {
+		return err
+	}
+	if res.Changes == nil {
+		res.Changes = []SkillChange{}
+	}
+	if c.json {
+		return c.emit(res)
+	}
+	if len(res.Changes) == 0 {
+		return c.printf("no skills installed in %s\n", res.StateDir)
+	}
+	for _, ch := range res.Changes {
+		var line string
+		switch ch.Change {
+		case "updated":
+			line = fmt.Sprintf("updated %s %s → %s", ch.ID, ch.Previous, ch.Version)
+		case "unloaded":
+			line = fmt.Sprintf("unloaded %s (was %s)", ch.ID, ch.Previous)
+		case "purged":
+			line = fmt.Sprintf("deleted the data %s stored", ch.ID)
+		case "not loaded":
+			line = fmt.Sprintf("not loaded %s: %s", ch.ID, ch.Error)
+		default:
+			line = strings.TrimSpace(fmt.Sprintf("%s %s %s", ch.Change, ch.ID, ch.Version))
+		}
+		if err := c.printf("%s\n", line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxSyncIDs bounds the ids one skills sync names.
+const maxSyncIDs = 64
