@@ -35,6 +35,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
 	realtime := fs.Bool("realtime", true, realtimeUsage)
 	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
+	var localSkills programList
+	fs.Var(&localSkills, "local-skill", "start this `PROGRAM`, a Go skill built with core/skill/local's Main, and host its skill (repeatable; docs/go-skills.md)")
 	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
 	sf := addShellFlags(fs)
@@ -89,7 +91,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	started := time.Now()
 	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg, RealTime: *realtime}
+		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg, RealTime: *realtime,
+		LocalSkills: localSkills}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}
@@ -336,4 +339,17 @@ func (c *console) show(_ context.Context, m bus.Message) {
 		fmt.Fprintf(&b, " %s=%v", k, m.Data[k])
 	}
 	c.printf("  [body] %s%s\n", what, b.String())
+}
+
+// programList is a repeatable flag of program paths.
+type programList []string
+
+func (l *programList) String() string { return strings.Join(*l, ",") }
+
+func (l *programList) Set(v string) error {
+	if v == "" {
+		return errors.New("empty program")
+	}
+	*l = append(*l, v)
+	return nil
 }

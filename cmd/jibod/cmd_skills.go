@@ -30,6 +30,9 @@ const skillsUsage = `Usage:
                                                 remove an installed WebAssembly skill (--purge: and its stored
                                                 data); a running jibod unloads it at once
   jibod skills graph SKILL_ID [--png FILE]      a graph skill's graph as Graphviz DOT (--png renders it)
+  jibod skills try FILE.mim|SKILL_ID|DIR [--answers FILE] [--json]
+  jibod skills try --local-skill PROGRAM        play a MIM or a skill turn by turn: each response, the
+                                                SLIMs played, the node trace (see 'jibod skills try -h')
   jibod skills runs [--state DIR] [--skill ID] [--outcome O] [-n N] [--json]
                                                 the newest skill calls and how they ended
 `
@@ -38,7 +41,7 @@ const skillsUsage = `Usage:
 const maxRunsShown = 10_000
 
 // cmdSkills dispatches the skill tools.
-func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdSkills(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, skillsUsage)
 		return usageError{"skills: missing command"}
@@ -52,6 +55,8 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return cmdSkillsUninstall(ctx, args[1:], stdout, stderr)
 	case "graph":
 		return cmdSkillsGraph(ctx, args[1:], stdout, stderr)
+	case "try":
+		return cmdSkillsTry(ctx, args[1:], stdin, stdout, stderr)
 	case "runs":
 		return cmdSkillsRuns(args[1:], stdout, stderr)
 	default:

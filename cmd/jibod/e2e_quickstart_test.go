@@ -93,7 +93,7 @@ func TestSkillsQuickstartGuide(t *testing.T) {
 		"GOPROXY=" + moduleProxy(t, filepath.Join("..", "..", "sdk", "wasmskill"), sdkModule, wasmskill.Version),
 		"GOSUMDB=off", "GOTOOLCHAIN=local", "GOFLAGS=-modcacherw",
 		"GOMODCACHE=" + filepath.Join(tmp, "modcache"), // never the developer's: the proxy's version is this tree's
-		"GOCACHE=" + goEnv("GOCACHE"),                 // shared: the standard library for wasip1 compiles once
+		"GOCACHE=" + goEnv("GOCACHE"),                  // shared: the standard library for wasip1 compiles once
 	}
 
 	dir := work

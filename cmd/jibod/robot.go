@@ -17,6 +17,7 @@ import (
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/core/skill/local"
 	"github.com/openjibo/jibod/core/skill/loop"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/schedule"
@@ -60,6 +61,9 @@ type robotConfig struct {
 	Hub hubConfig
 	// Skills are added after the built-in ones (tests bring their own).
 	Skills []skill.Skill
+	// LocalSkills are programs of local Go skills (core/skill/local's
+	// Main) the robot starts and hosts; one that fails is left out.
+	LocalSkills []string
 	// LoopWatch is how often the loop file is looked at for changes made
 	// by another process; 0 means loop.DefaultWatchInterval.
 	LoopWatch time.Duration
@@ -101,6 +105,8 @@ type robot struct {
 	// wasm runs the installed WebAssembly skills; nil without a state
 	// folder.
 	wasm *installed.Skills
+	// local runs the local Go skills' programs.
+	local *local.Processes
 	// hub is the link to the cloud hub and its skills; nil without one.
 	hub *hubLink
 	// pipeline is the default-session pipeline in use.
@@ -260,6 +266,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 			return nil, err
 		}
 	}
+	r.local = local.StartAll(ctx, r.host, cfg.LocalSkills, local.ProcessConfig{Logger: log})
 	if r.wasm, err = startWasmSkills(ctx, r.host, cfg.StateDir, cfg.Offline, runtimeContext(r.parts.state, now, r.loop.Loop), now, log); err != nil {
 		return nil, err
 	}
@@ -371,6 +378,7 @@ func (r *robot) Close(ctx context.Context) error {
 		errs = append(errs, r.invoker.Close(ctx))
 	}
 	errs = append(errs, r.wasm.Close(ctx)) // after the invoker: no call is left running
+	errs = append(errs, r.local.Close(ctx))
 
 	if r.stopHost != nil {
 		r.stopHost()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/local"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/wasm/installed"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
@@ -36,12 +37,16 @@ func startWasmSkills(ctx context.Context, host *skill.Host, stateDir string, off
 		State: state, Now: now, Logger: log})
 }
 
-// notLoaded lists the installed packages left out, for the shell.
-func notLoaded(w *installed.Skills) func() []diag.SkillProblem {
+// notLoaded lists the installed packages and local skill programs left
+// out, for the shell.
+func notLoaded(w *installed.Skills, ls *local.Processes) func() []diag.SkillProblem {
 	return func() []diag.SkillProblem {
 		var out []diag.SkillProblem
 		for _, p := range w.NotLoaded() {
 			out = append(out, diag.SkillProblem{ID: p.ID, Dir: p.Dir, Error: p.Error})
+		}
+		for _, f := range ls.Failed() {
+			out = append(out, diag.SkillProblem{Dir: f.Program, Error: f.Err.Error()})
 		}
 		return out
 	}

@@ -199,8 +199,9 @@ func (h *Host) SetListenWindow(d time.Duration) error {
 }
 
 // Add makes a skill available under its manifest's bus id. The manifest
-// must be valid and its id new; the skill's answer rules must compile.
-// Nothing is added when anything is wrong.
+// must be valid and its id new; the skill's answer rules must compile, and
+// a Questioner's questions must name rules the robot has. Nothing is added
+// when anything is wrong.
 func (h *Host) Add(s Skill) error {
 	m := s.Manifest()
 	if m == nil {
@@ -222,6 +223,12 @@ func (h *Host) Add(s Skill) error {
 	if rs, ok := s.(RuleSkill); ok && rs.Rules() != nil {
 		if err := h.rules.add(id, rs.Rules()); err != nil {
 			return fmt.Errorf("adding skill %s: %w", m.ID, err)
+		}
+	}
+	if q, ok := s.(Questioner); ok {
+		if err := h.rules.check(q.ListenRules()); err != nil {
+			h.rules.remove(id)
+			return fmt.Errorf("adding skill %s: its questions: %w", m.ID, err)
 		}
 	}
 	if err := h.cfg.Registry.Add(m); err != nil {
