@@ -176,24 +176,11 @@ func tellRobot(ctx context.Context, socket, stateDir, id string, stdout io.Write
 	}
 	var failed []string
 	for _, c := range res.Changes {
-		switch c.Change {
-		case installed.Loaded:
-			fmt.Fprintf(stdout, "The running jibod (%s) loaded %s %s: ask it now.\n", path, c.ID, c.Version)
-		case installed.Updated:
-			if c.Previous == c.Version {
-				fmt.Fprintf(stdout, "The running jibod (%s) reloaded %s %s.\n", path, c.ID, c.Version)
-			} else {
-				fmt.Fprintf(stdout, "The running jibod (%s) updated %s from %s to %s.\n", path, c.ID, c.Previous, c.Version)
-			}
-		case installed.Unloaded:
-			fmt.Fprintf(stdout, "The running jibod (%s) unloaded %s.\n", path, c.ID)
-		case installed.Purged:
-			fmt.Fprintf(stdout, "The running jibod deleted the data %s stored.\n", c.ID)
-		case installed.NotLoaded:
+		if c.Change == installed.NotLoaded {
 			failed = append(failed, c.ID+": "+c.Error)
-		default:
-			fmt.Fprintf(stdout, "The running jibod (%s): %s %s.\n", path, c.ID, c.Change)
+			continue
 		}
+		fmt.Fprintf(stdout, "The running jibod (%s): %s.\n", path, c)
 	}
 	if len(failed) > 0 {
 		return true, fmt.Errorf("the running jibod could not load it: %s", strings.Join(failed, "; "))

@@ -29,7 +29,7 @@ func TestInstallUpdateUninstallWithoutRestart(t *testing.T) {
 	out, stderr, code := runJibod(t, "", "skills", "install", "--state", state, "--socket", sock, pkg)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "installed community/memo 1.0.0")
-	assert.Contains(t, out, "The running jibod ("+sock+") loaded community/memo 1.0.0: ask it now.")
+	assert.Contains(t, out, "The running jibod ("+sock+"): loaded community/memo 1.0.0.")
 	robot.say(t, "remember that the keys are under the mat")
 	robot.hear(t, "I'll remember that the keys are under the mat.", 30*time.Second)
 
@@ -41,7 +41,7 @@ func TestInstallUpdateUninstallWithoutRestart(t *testing.T) {
 		[]byte("Today at {time} you told me: {memo}.\n"), 0o644))
 	out, stderr, code = runJibod(t, "", "skills", "install", "--state", state, "--socket", sock, v2)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "The running jibod ("+sock+") updated community/memo from 1.0.0 to 1.1.0.")
+	assert.Contains(t, out, "The running jibod ("+sock+"): updated community/memo 1.0.0 → 1.1.0.")
 	robot.say(t, "what did i ask you to remember")
 	robot.hear(t, "you told me: the keys are under the mat.", 30*time.Second)
 
@@ -59,8 +59,8 @@ func TestInstallUpdateUninstallWithoutRestart(t *testing.T) {
 
 	out, stderr, code = runJibod(t, "", "skills", "uninstall", "--state", state, "--socket", sock, "--purge", "community/memo")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "The running jibod ("+sock+") unloaded community/memo.")
-	assert.Contains(t, out, "The running jibod deleted the data community/memo stored.")
+	assert.Contains(t, out, "The running jibod ("+sock+"): unloaded community/memo (was 1.1.0).")
+	assert.Contains(t, out, "The running jibod ("+sock+"): deleted the data community/memo stored.")
 	robot.say(t, "what did i ask you to remember")
 	line := robot.hearMatch(t, "an answer", func(l string) bool { return strings.HasPrefix(l, "jibo: ") }, 30*time.Second)
 	assert.NotContains(t, line, "remember", "the memo skill is gone")

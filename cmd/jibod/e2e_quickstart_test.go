@@ -166,11 +166,11 @@ func TestSkillsQuickstartGuide(t *testing.T) {
 	require.NotNil(t, robot, "the guide starts a robot")
 	all := strings.Join(outputs, "\n")
 	assert.Contains(t, all, "installed me/dice 0.1.0")
-	assert.Regexp(t, `The running jibod \(.*jibod-shell\.sock\) loaded me/dice 0\.1\.0: ask it now\.`, all)
+	assert.Regexp(t, `The running jibod \(.*jibod-shell\.sock\): loaded me/dice 0\.1\.0\.`, all)
 	assert.Regexp(t, `jibo says: "(You rolled|It came up) [1-6]\."`, all, "the skill answers the first question")
 	assert.Regexp(t, `jibo says: "(You rolled|It came up|(And|Well,) the die says) [1-6]\."`, all)
-	assert.Contains(t, all, "reloaded me/dice 0.1.0", "installing again replaces the running skill")
-	assert.Contains(t, all, "unloaded me/dice")
+	assert.Contains(t, all, "): reloaded me/dice 0.1.0.", "installing again replaces the running skill")
+	assert.Contains(t, all, "): unloaded me/dice (was 0.1.0).")
 
 	// The guide's output block shows what install prints.
 	installOut := regexp.MustCompile(`(?m)^  limits: .*$`).FindString(all)

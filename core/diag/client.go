@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -98,7 +97,6 @@ func SyncSkills(ctx context.Context, path string, ids []string) (SkillSync, erro
 // passed over. When no jibod with stateDir answers, the error wraps
 // ErrNoShell and says which, if any, were found.
 func SyncSkillsOf(ctx context.Context, candidates []string, stateDir string, ids []string) (SkillSync, string, error) {
-	want := sameDir(stateDir)
 	var others []string
 	for _, path := range candidates {
 		if st, err := os.Stat(path); err != nil || st.Mode()&os.ModeSocket == 0 {
@@ -111,7 +109,7 @@ func SyncSkillsOf(ctx context.Context, candidates []string, stateDir string, ids
 		if err != nil {
 			return SkillSync{}, path, err
 		}
-		if sameDir(res.StateDir) == want {
+		if sameDir(res.StateDir, stateDir) {
 			return res, path, nil
 		}
 		others = append(others, fmt.Sprintf("%s (state folder %s)", path, res.StateDir))
@@ -122,13 +120,12 @@ func SyncSkillsOf(ctx context.Context, candidates []string, stateDir string, ids
 	return SkillSync{}, "", fmt.Errorf("%w for state folder %s: none serves at %s", ErrNoShell, stateDir, strings.Join(candidates, ", "))
 }
 
-// sameDir is dir as it can be compared: absolute, links resolved.
-func sameDir(dir string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+// sameDir reports whether two paths name the same folder.
+func sameDir(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
 	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	return dir
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }

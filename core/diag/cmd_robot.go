@@ -632,24 +632,29 @@ func cmdSkillsSync(c *call) error {
 		return c.printf("no skills installed in %s\n", res.StateDir)
 	}
 	for _, ch := range res.Changes {
-		var line string
-		switch ch.Change {
-		case "updated":
-			line = fmt.Sprintf("updated %s %s → %s", ch.ID, ch.Previous, ch.Version)
-		case "unloaded":
-			line = fmt.Sprintf("unloaded %s (was %s)", ch.ID, ch.Previous)
-		case "purged":
-			line = fmt.Sprintf("deleted the data %s stored", ch.ID)
-		case "not loaded":
-			line = fmt.Sprintf("not loaded %s: %s", ch.ID, ch.Error)
-		default:
-			line = strings.TrimSpace(fmt.Sprintf("%s %s %s", ch.Change, ch.ID, ch.Version))
-		}
-		if err := c.printf("%s\n", line); err != nil {
+		if err := c.printf("%s\n", ch); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// String says what happened to the skill, for people.
+func (ch SkillChange) String() string {
+	switch ch.Change {
+	case "updated":
+		if ch.Previous == ch.Version {
+			return "reloaded " + ch.ID + " " + ch.Version
+		}
+		return "updated " + ch.ID + " " + ch.Previous + " → " + ch.Version
+	case "unloaded":
+		return "unloaded " + ch.ID + " (was " + ch.Previous + ")"
+	case "purged":
+		return "deleted the data " + ch.ID + " stored"
+	case "not loaded":
+		return "not loaded " + ch.ID + ": " + ch.Error
+	}
+	return strings.TrimSpace(ch.Change + " " + ch.ID + " " + ch.Version)
 }
 
 // maxSyncIDs bounds the ids one skills sync names.

@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing/fstest"
 	"time"
 
 	"github.com/openjibo/jibod/core/intent"
@@ -26,6 +25,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/skillhttp"
+	"github.com/openjibo/jibod/internal/memfs"
 )
 
 // Limits on what a skill process tells the robot, as on a Wasm package.
@@ -220,7 +220,7 @@ func (p *Process) adopt(d *Description) error {
 	if len(d.Files) > MaxFiles {
 		return fmt.Errorf("%d files, limit %d", len(d.Files), MaxFiles)
 	}
-	trees := map[string]fstest.MapFS{}
+	trees := map[string]*memfs.FS{}
 	total := 0
 	for name, data := range d.Files {
 		top, rest, _ := strings.Cut(name, "/")
@@ -234,9 +234,11 @@ func (p *Process) adopt(d *Description) error {
 			return fmt.Errorf("its files hold more than %d bytes", MaxTreeBytes)
 		}
 		if trees[top] == nil {
-			trees[top] = fstest.MapFS{}
+			trees[top] = memfs.New()
 		}
-		trees[top][rest] = &fstest.MapFile{Data: []byte(data), Mode: 0o444}
+		if err := trees[top].File(rest, []byte(data)); err != nil {
+			return fmt.Errorf("file %q: %w", name, err)
+		}
 	}
 	p.manifest = m
 	if t := trees[LocaleDir]; t != nil {

@@ -21,7 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -245,23 +245,13 @@ func (s *Skills) NotLoaded() []Problem {
 	for _, p := range s.notLoaded {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b Problem) int {
-		if c := cmpString(a.ID, b.ID); c != 0 {
-			return c
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
 		}
-		return cmpString(a.Dir, b.Dir)
+		return out[i].Dir < out[j].Dir
 	})
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // StateDir is the state folder the skills are installed in.
@@ -295,8 +285,11 @@ func (s *Skills) Sync(ctx context.Context, ids ...string) ([]Change, error) {
 			broken[e.Dir] = e.Err
 		}
 	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
 	if len(ids) == 0 {
-		seen := map[string]bool{}
 		for id := range installed {
 			seen[id] = true
 		}
@@ -308,16 +301,14 @@ func (s *Skills) Sync(ctx context.Context, ids ...string) ([]Change, error) {
 				seen[p.ID] = true
 			}
 		}
-		ids = slices.Sorted(func(yield func(string) bool) {
-			for id := range seen {
-				if !yield(id) {
-					return
-				}
-			}
-		})
 	}
+	ids = make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
 	var out []Change
-	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+	for _, id := range ids {
 		dir, ok := installed[id]
 		if !ok {
 			dir = filepath.Join(s.skillsDir(), skillpkg.DirName(id))
@@ -332,83 +323,77 @@ func (s *Skills) Sync(ctx context.Context, ids ...string) ([]Change, error) {
 }
 
 // syncOne makes skill id run as installed in dir (or not at all when it is
-// not installed).
+// not installed; unread says why a folder of that name does not read).
 func (s *Skills) syncOne(ctx context.Context, id, dir string, isInstalled bool, unread error) Change {
 	cur, isRunning := s.running[id]
-	if !isInstalled && unread != nil { // a folder of that name that does not read
-		c := Change{ID: id, Change: NotLoaded, Error: unread.Error()}
-		if isRunning {
-			c.Version = cur.skill.Manifest().Version
-			c.Error += fmt.Sprintf(" (version %s keeps running)", c.Version)
+	was := ""
+	if isRunning {
+		was = cur.skill.Manifest().Version
+	}
+	// fail leaves the skill out, or the version running on, and says why.
+	fail := func(err error) Change {
+		c := Change{ID: id, Change: NotLoaded, Version: was, Error: err.Error()}
+		if was != "" {
+			c.Error += " (version " + was + " keeps running)"
 		}
 		s.leftOut(Problem{ID: id, Dir: dir, Error: c.Error})
 		return c
 	}
-	if !isInstalled {
+	switch {
+	case !isInstalled && unread != nil:
+		return fail(unread)
+	case !isInstalled:
 		delete(s.notLoaded, id)
 		delete(s.notLoaded, dir)
 		if !isRunning {
 			return Change{ID: id, Change: Absent}
 		}
-		ver := cur.skill.Manifest().Version
 		if err := s.unload(ctx, id, cur); err != nil {
-			return Change{ID: id, Change: NotLoaded, Version: ver, Error: "unloading it: " + err.Error()}
+			return fail(fmt.Errorf("unloading it: %w", err))
 		}
-		return Change{ID: id, Change: Unloaded, Previous: ver}
-	}
-	if isRunning {
+		return Change{ID: id, Change: Unloaded, Previous: was}
+	case isRunning:
 		if st, err := skillpkg.StampOf(dir); err == nil && st.Same(cur.stamp) {
-			return Change{ID: id, Change: Unchanged, Version: cur.skill.Manifest().Version}
+			return Change{ID: id, Change: Unchanged, Version: was}
 		}
 	}
 	next, stamp, err := s.load(ctx, dir)
 	if err != nil {
-		c := Change{ID: id, Change: NotLoaded, Error: err.Error()}
-		if isRunning {
-			c.Version = cur.skill.Manifest().Version // the running copy stays
-			c.Error += fmt.Sprintf(" (version %s keeps running)", c.Version)
-		}
-		s.leftOut(Problem{ID: id, Dir: dir, Error: c.Error})
-		return c
+		return fail(err)
 	}
-	if !isRunning {
-		if err := s.cfg.Host.Install(ctx, next); err != nil {
+	if isRunning {
+		if err := s.cfg.Host.Remove(ctx, id); err != nil {
 			_ = next.Close(context.WithoutCancel(ctx))
-			s.leftOut(Problem{ID: id, Dir: dir, Error: err.Error()})
-			return Change{ID: id, Change: NotLoaded, Error: err.Error()}
+			return fail(fmt.Errorf("unloading the running version: %w", err))
 		}
-		delete(s.notLoaded, id)
-		delete(s.notLoaded, dir)
-		s.running[id] = running{skill: next, stamp: stamp}
-		s.log.Info("installed skill loaded", "skill_id", id, "version", next.Manifest().Version)
-		return Change{ID: id, Change: Loaded, Version: next.Manifest().Version}
-	}
-	was := cur.skill.Manifest().Version
-	if err := s.cfg.Host.Remove(ctx, id); err != nil {
-		_ = next.Close(context.WithoutCancel(ctx))
-		return Change{ID: id, Change: NotLoaded, Version: was, Error: "unloading the running version: " + err.Error()}
 	}
 	if err := s.cfg.Host.Install(ctx, next); err != nil {
 		_ = next.Close(context.WithoutCancel(ctx))
-		msg := err.Error()
-		if rerr := s.cfg.Host.Install(context.WithoutCancel(ctx), cur.skill); rerr != nil {
-			delete(s.running, id)
-			_ = cur.skill.Close(context.WithoutCancel(ctx))
-			s.leftOut(Problem{ID: id, Dir: dir, Error: msg})
-			return Change{ID: id, Change: NotLoaded, Error: msg + "; and version " + was + " could not be put back: " + rerr.Error()}
+		if isRunning {
+			if rerr := s.cfg.Host.Install(context.WithoutCancel(ctx), cur.skill); rerr != nil {
+				delete(s.running, id)
+				_ = cur.skill.Close(context.WithoutCancel(ctx))
+				was = ""
+				err = fmt.Errorf("%w; and the running version could not be put back: %w", err, rerr)
+			}
 		}
-		s.leftOut(Problem{ID: id, Dir: dir, Error: msg + fmt.Sprintf(" (version %s keeps running)", was)})
-		return Change{ID: id, Change: NotLoaded, Version: was, Error: msg + fmt.Sprintf(" (version %s keeps running)", was)}
+		return fail(err)
 	}
-	// Remove waited for the old version's requests: nothing calls it now.
-	if err := cur.skill.Close(ctx); err != nil {
-		s.log.Warn("closing the replaced version", "skill_id", id, "err", err)
+	if isRunning {
+		// Remove waited for the old version's requests: nothing calls it now.
+		if err := cur.skill.Close(ctx); err != nil {
+			s.log.Warn("closing the replaced version", "skill_id", id, "err", err)
+		}
 	}
 	delete(s.notLoaded, id)
 	delete(s.notLoaded, dir)
 	s.running[id] = running{skill: next, stamp: stamp}
-	s.log.Info("installed skill updated", "skill_id", id, "version", next.Manifest().Version, "previous", was)
-	return Change{ID: id, Change: Updated, Version: next.Manifest().Version, Previous: was}
+	c := Change{ID: id, Change: Loaded, Version: next.Manifest().Version}
+	if isRunning {
+		c.Change, c.Previous = Updated, was
+	}
+	s.log.Info("installed skill "+c.Change, "skill_id", id, "version", c.Version, "previous", was)
+	return c
 }
 
 // load reads, checks and loads the package in dir.
