@@ -16,6 +16,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/try"
 	"github.com/openjibo/jibod/core/skill/wasm"
+	"github.com/openjibo/jibod/core/skill/wasm/kv"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
@@ -101,7 +102,8 @@ func trySkill(ctx context.Context, target, program string) (skill.Skill, func(),
 		if err != nil {
 			return nil, nil, err
 		}
-		e, err := wasm.New(wasm.Config{Logger: slog.New(slog.DiscardHandler)})
+		// Storage in memory: what the skill stores lasts the session.
+		e, err := wasm.New(wasm.Config{Storage: kv.NewMemory(), Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			return nil, nil, err
 		}

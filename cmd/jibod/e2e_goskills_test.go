@@ -121,6 +121,13 @@ func TestSkillsTry(t *testing.T) {
 	assert.Contains(t, out, "turn 2: answer \"yes\": intent yes\n  SLIM (Watered_AN_01, MIM Watered): Good. They will be happy.\n")
 	assert.Contains(t, out, "-Success-> 3 Answered? -True-> 4 AN:SL:Watered")
 
+	// A WebAssembly skill package, its storage kept for the session.
+	out, stderr, code = runJibod(t, "remember that the cat is fed\nwhat did i ask you to remember\n", "skills", "try", memoPackage(t))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "turn 1: launch \"remember that the cat is fed\": intent remember {\"memo\":\"the cat is fed\"}\n")
+	assert.Contains(t, out, "I'll remember that the cat is fed.")
+	assert.Contains(t, out, "you asked me to remember: the cat is fed.")
+
 	// A question naming a rule the robot does not have is refused at load.
 	bad, err := os.ReadFile(mimFile)
 	require.NoError(t, err)
