@@ -102,16 +102,30 @@ func trySkill(ctx context.Context, target, program string) (skill.Skill, func(),
 		if err != nil {
 			return nil, nil, err
 		}
-		// Storage in memory: what the skill stores lasts the session.
-		e, err := wasm.New(wasm.Config{Storage: kv.NewMemory(), Logger: slog.New(slog.DiscardHandler)})
+		// Storage of its own, for the session: what the skill stores in
+		// a try never reaches the robot's.
+		tmp, err := os.MkdirTemp("", "jibod-try-")
 		if err != nil {
+			return nil, nil, err
+		}
+		st, err := kv.Open(filepath.Join(tmp, skillDataFileName), kv.Options{})
+		if err != nil {
+			_ = os.RemoveAll(tmp)
+			return nil, nil, err
+		}
+		done := func() { _ = st.Close(); _ = os.RemoveAll(tmp) }
+		e, err := wasm.New(wasm.Config{Storage: st, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			done()
 			return nil, nil, err
 		}
 		s, err := e.Load(ctx, p)
 		if err != nil {
+			_ = e.Close(ctx)
+			done()
 			return nil, nil, err
 		}
-		return s, func() { _ = e.Close(context.WithoutCancel(ctx)) }, nil
+		return s, func() { _ = e.Close(context.WithoutCancel(ctx)); done() }, nil
 	}
 	skills, err := installedSkills()
 	if err != nil {
