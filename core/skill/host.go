@@ -271,6 +271,7 @@ func (h *Host) Remove(ctx context.Context, id string) error {
 	}
 	busID := m.BusID()
 	h.mu.Lock()
+	s, hosted := h.skills[busID]
 	delete(h.skills, busID)
 	h.mu.Unlock()
 	h.rules.remove(busID)
@@ -279,6 +280,11 @@ func (h *Host) Remove(ctx context.Context, id string) error {
 	dm.Context[bus.KeySkillID] = busID // REG-03
 	if err := h.cfg.Bus.Publish(ctx, dm); err != nil {
 		return fmt.Errorf("removing skill %s: deregistering its intents: %w", id, err)
+	}
+	if hosted && s.Locale() != nil {
+		if err := intent.ConfirmDeregistered(ctx, h.cfg.Bus, busID, DefaultRegisterTimeout); err != nil {
+			h.log.Warn("skill removed, but its intents may linger", "skill_id", busID, "err", err)
+		}
 	}
 	if err := h.endConversations(ctx, busID); err != nil {
 		h.log.Warn("skill removed, but ending its conversations", "skill_id", busID, "err", err)
