@@ -31,6 +31,10 @@ type field struct {
 
 func (f *field) Error() string { return f.name + ": " + f.msg }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(name, format string, args ...any) error {
 	return &field{name: name, msg: fmt.Sprintf(format, args...)}
 }
