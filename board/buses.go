@@ -15,12 +15,14 @@ import (
 	// The host drivers periph.io registers when imported: the kernel's
 	// generic interfaces, which reach the buses of any Linux board
 	// (/dev/i2c-*, /dev/spidev*, /dev/gpiochip* lines by their kernel
-	// names, sysfs GPIO), and the Raspberry Pi's own (BCM283x GPIO, the
-	// Pi's header names). periph.io's host package would also bring the
-	// drivers of boards without a profile here (Allwinner, Pine64, and
-	// on 32-bit ARM BeagleBone, C.H.I.P., ODROID-C1), about 0.2 MB.
+	// names, sysfs GPIO), and the Raspberry Pi's GPIO (BCM283x: pins by
+	// their names, GPIO17, and functions, SPI0_MOSI). periph.io's host
+	// package would also bring the drivers of boards without a profile
+	// here (Allwinner, Pine64, and on 32-bit ARM BeagleBone, C.H.I.P.,
+	// ODROID-C1) and its rpi package, which only describes the Pi's header
+	// layout (pinreg), which nothing here reads.
+	_ "periph.io/x/host/v3/bcm283x"
 	_ "periph.io/x/host/v3/gpioioctl"
-	_ "periph.io/x/host/v3/rpi"
 	_ "periph.io/x/host/v3/sysfs"
 )
 
@@ -37,7 +39,8 @@ type Buses interface {
 }
 
 // PeriphBuses are the machine's buses, through periph.io's host drivers
-// (the kernel's generic ones and the Raspberry Pi's), loaded on first use.
+// (the kernel's generic ones and the Raspberry Pi's GPIO), loaded on first
+// use.
 // The zero value is ready.
 type PeriphBuses struct {
 	once sync.Once
