@@ -36,6 +36,6 @@ build() {
 }
 build '-s -w' "$out/jibod"
 build '-w' "$out/jibod.sym"
-echo "linux/$arch jibod (CGO_ENABLED=0 -trimpath -tags '$tags' -ldflags '-s -w'): $(stat -c %s "$out/jibod") bytes"
+echo "linux/$arch jibod (CGO_ENABLED=0 -trimpath -tags '$tags' -ldflags '-s -w', scripts/cold-packages without inlining): $(stat -c %s "$out/jibod") bytes"
 echo
 go run ./scripts/binsize "$@" "$out/jibod.sym"
