@@ -84,13 +84,15 @@ var (
 	fileRest  = ascii.NewSet("A-Za-z0-9_.-")
 )
 
-// isLangTag: a language and at most three subtags, `^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$`.
+// isLangTag reports whether s is a language and at most three subtags:
+// `^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$`.
 func isLangTag(s string) bool { return ascii.Tag(s, 2, 3, 2, 8, 3) }
 
-// isRuleName: `^[A-Za-z0-9_][A-Za-z0-9_-]*$`.
+// isRuleName reports whether s is a plain folder name: `^[A-Za-z0-9_][A-Za-z0-9_-]*$`.
 func isRuleName(s string) bool { return ascii.Name(s, nameFirst, ruleRest, 0) }
 
-// isFileName: `^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(intent|entity|voc|dialog)$`.
+// isFileName reports whether s is a locale file's name:
+// `^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(intent|entity|voc|dialog)$`.
 func isFileName(s string) bool {
 	for _, ext := range []string{".intent", ".entity", ".voc", ".dialog"} {
 		if stem, ok := strings.CutSuffix(s, ext); ok {
