@@ -9,7 +9,10 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 # the hub link is a websocket over HTTP/1.1 and skills' fetches work the
 # same over HTTP/1.1 (docs/size.md).
 TAGS      := nethttpomithttp2
-GOFLAGS_B := -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
+# The packages in scripts/cold-packages are built without inlining, which
+# only grows code that is off the robot's hot paths (docs/size.md).
+COLD_GCFLAGS := $(foreach p,$(shell grep -v '^\#' scripts/cold-packages),-gcflags=$(p)=-l)
+GOFLAGS_B := -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' $(COLD_GCFLAGS)
 # The most the pure static ARM jibod may weigh, in bytes (docs/size.md).
 SIZE_LIMIT := 15000000
 PKG       := ./cmd/jibod
