@@ -147,17 +147,24 @@ func TestRegisterRequiresContextCTX11(t *testing.T) {
 	svc := intent.NewService(r.bus, intent.NewTemplateEngine(intent.EngineOptions{}), nil)
 	require.NoError(t, svc.Start())
 	t.Cleanup(svc.Close)
-	var mu sync.Mutex
-	got := map[string]any{}
+	// The bus delivers to each subscriber on its own; Register returns once
+	// the intent service confirmed, which says nothing of this subscriber.
+	seen := make(chan bus.Message, 16)
 	sub, err := r.bus.Subscribe(intent.TopicRegisterTemplate, func(_ context.Context, m bus.Message) {
-		mu.Lock()
-		defer mu.Unlock()
-		got[m.DataString("intent_name")] = m.Data["requires_context"]
+		seen <- m
 	}, bus.WithQueue(16, bus.Block))
 	require.NoError(t, err)
 	t.Cleanup(sub.Close)
 	require.NoError(t, r.host.Register(context.Background()))
-	mu.Lock()
-	defer mu.Unlock()
+	got := map[string]any{}
+	timeout := time.After(10 * time.Second)
+	for len(got) < 2 {
+		select {
+		case m := <-seen:
+			got[m.DataString("intent_name")] = m.Data["requires_context"]
+		case <-timeout:
+			t.Fatalf("registrations seen: %v", got)
+		}
+	}
 	assert.Equal(t, map[string]any{"followup": []any{"asked"}, "time": nil}, got)
 }
