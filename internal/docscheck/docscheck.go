@@ -9,6 +9,8 @@
 package docscheck
 
 import (
+	"go/scanner"
+	"go/token"
 	"regexp"
 	"strconv"
 	"strings"
@@ -174,6 +176,33 @@ func CitedIDs(text []byte) []string {
 			seen[id] = true
 			out = append(out, id)
 		}
+	}
+	return out
+}
+
+// GoProse returns the comments and string literals of Go source, one per
+// line: where a Go file can cite a requirement. Code is left out, so an
+// expression such as n&(NFFT-1) is no citation. Source that does not
+// scan is returned as it is.
+func GoProse(src []byte) []byte {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", fset.Base(), len(src))
+	var s scanner.Scanner
+	bad := false
+	s.Init(file, src, func(token.Position, string) { bad = true }, scanner.ScanComments)
+	var out []byte
+	for {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.COMMENT || tok == token.STRING || tok == token.CHAR {
+			out = append(out, lit...)
+			out = append(out, '\n')
+		}
+	}
+	if bad {
+		return src
 	}
 	return out
 }

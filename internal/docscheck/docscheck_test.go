@@ -65,6 +65,12 @@ func TestCitedIDs(t *testing.T) {
 	}
 }
 
+func TestGoProse(t *testing.T) {
+	src := "// Package p follows REG-09.\npackage p\n\nconst NFFT = 512\n\nfunc f(n int) bool { return n&(NFFT-1) == 0 } /* STOP-1 */\n\nvar e = \"refused (TRF-12)\"\nvar r = `raw CTX-11`\n"
+	assert.Equal(t, []string{"REG-09", "STOP-1", "TRF-12", "CTX-11"}, CitedIDs(GoProse([]byte(src))))
+	assert.Contains(t, CitedIDs([]byte(src)), "NFFT-1", "the whole text would cite the expression")
+}
+
 func TestIndex(t *testing.T) {
 	md := "| ID | meaning | checked by |\n|---|---|---|\n" +
 		"| `REG-09` | registrations are per session | `core/intent/service_test.go`, `TestX` |\n" +
@@ -182,6 +188,9 @@ func TestCitedRequirementsAreIndexed(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
+		if path.Ext(p) == ".go" {
+			text = GoProse(text)
+		}
 		texts[rel] = text
 		for _, id := range CitedIDs(text) {
 			citedBy[id] = append(citedBy[id], rel)
