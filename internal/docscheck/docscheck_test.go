@@ -218,3 +218,19 @@ func TestCitedRequirementsAreIndexed(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmePointsIntoDocs: the README stays a front page (at most 300
+// lines) and the guides live in docs/.
+func TestReadmePointsIntoDocs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	lines := strings.Count(string(b), "\n")
+	assert.LessOrEqual(t, lines, 300, "README.md has %d lines; put guides in docs/ and link them", lines)
+	guides := 0
+	for _, l := range Links(b) {
+		if strings.HasPrefix(l.Target, "docs/") && strings.HasSuffix(l.Target, ".md") {
+			guides++
+		}
+	}
+	assert.GreaterOrEqual(t, guides, 6, "README.md links %d guides in docs/", guides)
+}
