@@ -25,6 +25,7 @@ import (
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/device/ledring"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
@@ -288,7 +289,7 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	env := diag.Env{
 		Version: version, Board: r.body.Profile.Name, Started: d.Started,
 		Bus: r.bus, Logs: d.Logs.book, Skills: r.host, Runs: r.runs, NotLoaded: notLoaded(r.wasm, r.local), Sessions: r.orch, Pipeline: r.pipeline,
-		Motion: r.parts.motion, Motors: r.body.Motors, Home: r.body.MotionConfig().Home, Actions: r.exec,
+		Motion: shellMotion{r.parts.motion}, Motors: map[string]diag.Motor{}, Home: r.body.MotionConfig().Home, Actions: r.exec,
 		BoardCheck: func(ctx context.Context) []diag.DeviceCheck {
 			var out []diag.DeviceCheck
 			for _, c := range r.body.Check(ctx) {
@@ -330,11 +331,14 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	if r.loop != nil {
 		env.Loop = loopView{r.loop}
 	}
+	for axis, m := range r.body.Motors {
+		env.Motors[axis] = m
+	}
 	if r.body.Power != nil {
 		env.Power = r.body.Power
 	}
-	if r.body.Lights != nil { // a nil *Animator is not a nil Lights
-		env.Lights = r.body.Lights
+	if r.body.Lights != nil {
+		env.Lights = shellLights{r.body.Lights}
 	}
 	if d.Mic != nil {
 		env.Audio = d.Mic
@@ -714,12 +718,67 @@ func dbfs(peak int) float64 {
 	return 20 * math.Log10(float64(peak)/32768)
 }
 
+// shellMotion is the control loop as the shell sees it.
+type shellMotion struct{ *motion.Controller }
+
+// Limits are the axes' limits in the shell's terms.
+func (m shellMotion) Limits() (out [motion.NumAxes]diag.AxisLimits) {
+	for i, l := range m.Controller.Limits() {
+		out[i] = diag.AxisLimits(l)
+	}
+	return out
+}
+
+// shellLights is the LED ring as the shell drives it: colours by name.
+type shellLights struct{ a *ledring.Animator }
+
+func (l shellLights) Len() int          { return l.a.Len() }
+func (l shellLights) Colours() []string { return device.ColorNames() }
+
+func (l shellLights) Frame() []string {
+	var out []string
+	for _, p := range l.a.Frame() {
+		out = append(out, device.FormatRGB(p))
+	}
+	return out
+}
+
+func (l shellLights) Fill(ctx context.Context, colour string) (string, error) {
+	col := device.RGB{A: 0xff}
+	if colour != "off" {
+		var err error
+		if col, err = device.ParseRGB(colour); err != nil {
+			return "", fmt.Errorf("%w (names: %s)", err, strings.Join(device.ColorNames(), ", "))
+		}
+	}
+	if err := l.a.Set(ctx, device.Fill(l.a.Len(), col)); err != nil {
+		return "", fmt.Errorf("setting the ring: %w", err)
+	}
+	return device.FormatRGB(col), nil
+}
+
+func (l shellLights) Test(ctx context.Context, colours []string, step time.Duration) error {
+	prog := ledring.Program{Name: "shell-test"}
+	var at time.Duration
+	for _, name := range colours {
+		col, err := device.ParseRGB(name)
+		if err != nil {
+			return err
+		}
+		prog.Keys = append(prog.Keys, ledring.Key{At: at, Color: col})
+		at += step
+	}
+	prog.Keys = append(prog.Keys, ledring.Key{At: at, Pattern: ledring.PatternRainbow})
+	prog.Duration = at + 2*step
+	return l.a.Play(ctx, prog)
+}
+
 // The runtime's parts are what the shell's interfaces ask for.
 var (
 	_ diag.Audio         = (*micTap)(nil)
 	_ diag.Bus           = (*bus.Bus)(nil)
-	_ diag.Motion        = (*motion.Controller)(nil)
-	_ diag.Lights        = (*ledring.Animator)(nil)
+	_ diag.Motion        = shellMotion{}
+	_ diag.Lights        = shellLights{}
 	_ diag.ActionRunner  = (*jcp.Executor)(nil)
 	_ diag.SkillLister   = (*skill.Host)(nil)
 	_ diag.RunLister     = (*invoke.Log)(nil)

@@ -147,7 +147,11 @@ func (s *Server) commands() []*command {
 			help: "`led red` (or #rrggbb) lights the whole ring; `led off` darkens it; `led test` shows red, green, blue, white and a rainbow so every pixel and channel can be checked; `led` alone prints what the ring shows.",
 			run:  cmdLED, complete: func(s *Server, args []string) []string {
 				if len(args) == 0 {
-					return append(colourNames(), "off", "test")
+					var names []string
+					if s.env.Lights != nil {
+						names = s.env.Lights.Colours()
+					}
+					return append(names, "off", "test")
 				}
 				return nil
 			}},
