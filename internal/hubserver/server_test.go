@@ -1,4 +1,4 @@
-package server_test
+package hubserver_test
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/token"
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/skillhttp"
+	"github.com/openjibo/jibod/internal/hubserver"
 )
 
 // counter asks "next?" and counts in its session data until it ends.
@@ -56,8 +56,8 @@ func facts() *testSkill {
 func TestSingleTurnBothEncodings(t *testing.T) {
 	for _, enc := range []wire.Encoding{wire.JSON, wire.CBOR} {
 		t.Run(enc.String(), func(t *testing.T) {
-			_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}})
-			r := dial(t, ts, server.PathListenV1, enc, nil)
+			_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}})
+			r := dial(t, ts, hubserver.PathListenV1, enc, nil)
 			r.listenNLU("tid-1", "fact", []string{"launch"}, nil)
 			got := r.untilFinal()
 			require.Equal(t, []string{"SOS", "EOS", "LISTEN", "SKILL_ACTION"}, types(got))
@@ -75,8 +75,8 @@ func TestSingleTurnBothEncodings(t *testing.T) {
 }
 
 func TestClientASRUsesIntentEngines(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	r.listenASR("tid-a", "please tell me a fact", []string{"launch"}, true, nil)
 	got := r.untilFinal()
 	require.Equal(t, []string{"SOS", "EOS", "LISTEN", "SKILL_ACTION"}, types(got))
@@ -92,8 +92,8 @@ func TestClientASRUsesIntentEngines(t *testing.T) {
 
 // The session comes back in CONTEXT; the hub keeps nothing (jibo.md §2.5).
 func TestMultiTurnListenUpdate(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{counter()}})
-	r := dial(t, ts, server.PathListen, wire.CBOR, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{counter()}})
+	r := dial(t, ts, hubserver.PathListen, wire.CBOR, nil)
 	r.listenNLU("tid-1", "count", []string{"launch"}, nil)
 	got := r.untilFinal()
 	require.Equal(t, "one", spoken(t, got[3]))
@@ -122,8 +122,8 @@ func TestRedirectAndSecondRedirect(t *testing.T) {
 		handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 			return protocol.NewRedirect(req, "test/loop", nil, req.Data.Skill), nil
 		}}
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{target, redirector, loop}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{target, redirector, loop}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	r.listenNLU("tid-1", "redir", []string{"launch"}, nil)
 	got := r.untilFinal()
 	require.Equal(t, []string{"SOS", "EOS", "LISTEN", "SKILL_REDIRECT", "SKILL_ACTION"}, types(got))
@@ -153,8 +153,8 @@ func TestProactive(t *testing.T) {
 					}
 					return say("hello", true)(context.Background(), req)
 				}}}
-			_, ts := startHub(t, hubOpts{skills: []server.Skill{greeter}})
-			r := dial(t, ts, server.PathProactiveV1, wire.JSON, nil)
+			_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{greeter}})
+			r := dial(t, ts, hubserver.PathProactiveV1, wire.JSON, nil)
 			r.send(protocol.NewTrigger(protocol.TriggerNewArrival, "", protocol.WithTransID("tid-p")))
 			r.send(protocol.NewContext(robotContext(nil), protocol.WithTransID("tid-p")))
 			got := r.untilFinal()
@@ -174,7 +174,7 @@ func TestProactive(t *testing.T) {
 
 // Bad skills: invalid JCP, a panic, an ERROR, a slow one.
 func TestBadSkills(t *testing.T) {
-	skills := []server.Skill{
+	skills := []hubserver.Skill{
 		&testSkill{id: "test/badjcp", intents: map[string]string{"badjcp": "bad jcp"},
 			handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 				return protocol.NewSkillAction(req, req.Data.Skill, json.RawMessage(`{"type":"JCP","config":{"version":"2.0","jcp":{"type":"NOPE"}}}`), true), nil
@@ -192,7 +192,7 @@ func TestBadSkills(t *testing.T) {
 			}},
 	}
 	_, ts := startHub(t, hubOpts{skills: skills})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	for _, tc := range []struct{ intent, code, contains string }{
 		{"badjcp", protocol.HubErrorGeneral, "invalid response"},
 		{"panic", protocol.HubErrorGeneral, "panicked"},
@@ -216,8 +216,8 @@ func TestBadSkills(t *testing.T) {
 // Wrong message order and unknown transactions: ERROR GENERAL naming the
 // problem; the connection stays up.
 func TestWrongOrder(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	lis := func(tid string) *protocol.HubRequest {
 		return protocol.NewListen(protocol.ListenData{Lang: "en-US", Rules: []string{"launch"},
 			Mode: modePtr(protocol.ModeClientNLU)}, protocol.WithTransID(tid))
@@ -253,10 +253,10 @@ func TestWrongOrder(t *testing.T) {
 }
 
 func TestBadFrames(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}})
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}})
 	ctx := context.Background()
 	t.Run("malformed JSON", func(t *testing.T) {
-		r := dial(t, ts, server.PathListen, wire.JSON, nil)
+		r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 		require.NoError(t, r.ws.Write(ctx, websocket.MessageText, []byte(`{"type":"LISTEN",`)))
 		m := r.recv()
 		require.Equal(t, protocol.TypeError, m.Type)
@@ -265,21 +265,21 @@ func TestBadFrames(t *testing.T) {
 		assert.Equal(t, "SKILL_ACTION", r.untilFinal()[3].Type, "the link stays up")
 	})
 	t.Run("unknown type", func(t *testing.T) {
-		r := dial(t, ts, server.PathListen, wire.JSON, nil)
+		r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 		require.NoError(t, r.ws.Write(ctx, websocket.MessageText, []byte(`{"type":"HELLO","msgID":"mid-1","ts":1,"transID":"tid-u","data":{}}`)))
 		m := r.recv()
 		require.Equal(t, protocol.TypeError, m.Type)
 		assert.Contains(t, m.Error.Message, "HELLO")
 	})
 	t.Run("malformed CBOR", func(t *testing.T) {
-		r := dial(t, ts, server.PathListen, wire.CBOR, nil)
+		r := dial(t, ts, hubserver.PathListen, wire.CBOR, nil)
 		require.NoError(t, r.ws.Write(ctx, websocket.MessageBinary, []byte{0xbf, 0xff, 0x00, 0x13}))
 		m := r.recv()
 		require.Equal(t, protocol.TypeError, m.Type)
 		assert.Equal(t, protocol.HubErrorGeneral, m.Error.Code)
 	})
 	t.Run("audio after LISTEN", func(t *testing.T) {
-		r := dial(t, ts, server.PathListen, wire.JSON, nil)
+		r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 		r.send(protocol.NewListen(protocol.ListenData{Lang: "en-US", Rules: []string{"launch"}}, protocol.WithTransID("tid-audio")))
 		require.NoError(t, r.ws.Write(ctx, websocket.MessageBinary, []byte("OggS")))
 		m := r.recv()
@@ -288,7 +288,7 @@ func TestBadFrames(t *testing.T) {
 		assert.Equal(t, "tid-audio", m.TransID)
 	})
 	t.Run("oversized", func(t *testing.T) {
-		r := dial(t, ts, server.PathListen, wire.JSON, nil)
+		r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 		big := `{"type":"CLIENT_ASR","msgID":"m","ts":1,"data":{"text":"` + strings.Repeat("a", wire.MaxFrameSize) + `"}}`
 		_ = r.ws.Write(ctx, websocket.MessageText, []byte(big))
 		_, _, err := r.ws.Read(ctx)
@@ -318,12 +318,12 @@ func TestAuth(t *testing.T) {
 			seen = req.Data.General
 			return say("you", true)(ctx, req)
 		}}
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{sk}, verifier: iss})
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{sk}, verifier: iss})
 	for _, tc := range []struct{ name, header string }{
 		{"missing", ""}, {"expired", "Bearer " + expired}, {"forged", "Bearer " + forged}, {"garbage", "Bearer x.y.z"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, path := range []string{server.PathListen, wire.CatalogPath} {
+			for _, path := range []string{hubserver.PathListen, wire.CatalogPath} {
 				req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
 				if tc.header != "" {
 					req.Header.Set("Authorization", tc.header)
@@ -339,7 +339,7 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
-	r := dial(t, ts, server.PathListen, wire.JSON, http.Header{"Authorization": {"Bearer " + good}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, http.Header{"Authorization": {"Bearer " + good}})
 	r.listenNLU("tid-1", "who", []string{"launch"}, nil)
 	require.Equal(t, "SKILL_ACTION", r.untilFinal()[3].Type)
 	assert.Equal(t, "acct", seen.AccountID)
@@ -353,18 +353,18 @@ func TestNoAuthPlaceholders(t *testing.T) {
 			seen = req.Data.General
 			return say("you", true)(ctx, req)
 		}}
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{sk}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{sk}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	r.listenNLU("tid-1", "who", []string{"launch"}, nil)
 	r.untilFinal()
-	assert.Equal(t, server.PlaceholderAccountID, seen.AccountID)
-	assert.Equal(t, server.PlaceholderRobotID, seen.RobotID)
+	assert.Equal(t, hubserver.PlaceholderAccountID, seen.AccountID)
+	assert.Equal(t, hubserver.PlaceholderRobotID, seen.RobotID)
 	assert.Equal(t, "1.9.2", seen.Release)
 }
 
 func TestTimeoutContext(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}, timeouts: server.Timeouts{Context: 50 * time.Millisecond}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}, timeouts: hubserver.Timeouts{Context: 50 * time.Millisecond}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	r.send(protocol.NewListen(protocol.ListenData{Lang: "en-US", Rules: []string{"launch"},
 		Mode: modePtr(protocol.ModeClientNLU)}, protocol.WithTransID("tid-t")))
 	r.send(protocol.NewClientNLU(protocol.NLUFromSlots("fact", nil, nil), protocol.WithTransID("tid-t")))
@@ -375,13 +375,13 @@ func TestTimeoutContext(t *testing.T) {
 
 // One robot misbehaves; the other's multi-turn skill is unaffected.
 func TestTwoRobotsConcurrently(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{counter(), facts()}})
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{counter(), facts()}})
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		bad := dial(t, ts, server.PathListen, wire.JSON, nil)
+		bad := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 		for i := 0; i < 20; i++ {
 			_ = bad.ws.Write(context.Background(), websocket.MessageText, []byte(`{"type":`))
 		}
@@ -397,7 +397,7 @@ func TestTwoRobotsConcurrently(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		ctx := context.Background()
-		ws, _, err := websocket.Dial(ctx, wsURL(ts, server.PathListen), &websocket.DialOptions{Subprotocols: wire.Offer(wire.CBOR)})
+		ws, _, err := websocket.Dial(ctx, wsURL(ts, hubserver.PathListen), &websocket.DialOptions{Subprotocols: wire.Offer(wire.CBOR)})
 		if err != nil {
 			errs <- err
 			return
@@ -449,10 +449,10 @@ func TestCloseWithOpenTransaction(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}}
-	hub, err := server.New(server.Config{Skills: []server.Skill{slow}})
+	hub, err := hubserver.New(hubserver.Config{Skills: []hubserver.Skill{slow}})
 	require.NoError(t, err)
 	ts := newServer(t, hub)
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	r.listenNLU("tid-1", "slow", []string{"launch"}, nil)
 	<-started
 	done := make(chan error, 1)
@@ -471,7 +471,7 @@ func TestCloseWithOpenTransaction(t *testing.T) {
 }
 
 func TestCatalogAndHealth(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{facts(), counter()}})
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts(), counter()}})
 	resp, err := http.Get(ts.URL + wire.CatalogPath)
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
@@ -483,7 +483,7 @@ func TestCatalogAndHealth(t *testing.T) {
 	assert.Equal(t, "test/facts", id)
 	assert.Contains(t, cat.Skills[1].Locale["en-us"], "fact.intent")
 
-	resp, err = http.Get(ts.URL + server.PathHealth)
+	resp, err = http.Get(ts.URL + hubserver.PathHealth)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
@@ -492,7 +492,7 @@ func TestCatalogAndHealth(t *testing.T) {
 func TestNewRefusesDuplicateIntents(t *testing.T) {
 	a := &testSkill{id: "test/a", intents: map[string]string{"same": "say a"}, handle: say("a", true)}
 	b := &testSkill{id: "test/b", intents: map[string]string{"same": "say b"}, handle: say("b", true)}
-	_, err := server.New(server.Config{Skills: []server.Skill{a, b}})
+	_, err := hubserver.New(hubserver.Config{Skills: []hubserver.Skill{a, b}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `intent "same" is also an intent of test/a`)
 }
@@ -506,17 +506,17 @@ func TestHTTPSkill(t *testing.T) {
 		gotHeader = r.Header.Clone()
 		svc.ServeHTTP(w, r)
 	}))
-	remote := server.HTTPSkill{Manifest: facts().Manifest(), URL: hsrv.URL + skillhttp.Path, Locale: facts().Locale()}
-	missing := server.HTTPSkill{Manifest: (&testSkill{id: "test/gone"}).Manifest(), URL: hsrv.URL + "/nowhere",
+	remote := hubserver.HTTPSkill{Manifest: facts().Manifest(), URL: hsrv.URL + skillhttp.Path, Locale: facts().Locale()}
+	missing := hubserver.HTTPSkill{Manifest: (&testSkill{id: "test/gone"}).Manifest(), URL: hsrv.URL + "/nowhere",
 		Config: protocol.ManifestSkillConfig{Intents: []protocol.ManifestIntent{{Name: "gone"}}}}
-	_, ts := startHub(t, hubOpts{http: []server.HTTPSkill{remote, missing}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{http: []hubserver.HTTPSkill{remote, missing}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	r.listenNLU("tid-h", "fact", []string{"launch"}, nil)
 	got := r.untilFinal()
 	require.Equal(t, []string{"SOS", "EOS", "LISTEN", "SKILL_ACTION"}, types(got))
 	assert.Equal(t, "a fact", spoken(t, got[3]))
 	assert.Equal(t, "tid-h", gotHeader.Get(skillhttp.HeaderTransID))
-	assert.Equal(t, server.PlaceholderRobotID, gotHeader.Get(skillhttp.HeaderRobotID))
+	assert.Equal(t, hubserver.PlaceholderRobotID, gotHeader.Get(skillhttp.HeaderRobotID))
 
 	r.listenNLU("tid-g", "gone", []string{"launch"}, nil)
 	got = r.untilFinal()
@@ -526,8 +526,8 @@ func TestHTTPSkill(t *testing.T) {
 }
 
 func TestIdleConnectionDropped(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}, timeouts: server.Timeouts{Idle: 50 * time.Millisecond}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}, timeouts: hubserver.Timeouts{Idle: 50 * time.Millisecond}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	_, err := r.c.ReadResponse(context.Background())
 	assert.Equal(t, websocket.StatusNormalClosure, websocket.CloseStatus(err))
 }

@@ -1,4 +1,4 @@
-package server_test
+package hubserver_test
 
 import (
 	"context"
@@ -16,10 +16,10 @@ import (
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/hubserver"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -75,18 +75,18 @@ func say(text string, final bool) func(context.Context, *protocol.Request) (*pro
 }
 
 type hubOpts struct {
-	skills   []server.Skill
-	http     []server.HTTPSkill
-	verifier server.Verifier
-	limits   server.Limits
-	timeouts server.Timeouts
+	skills   []hubserver.Skill
+	http     []hubserver.HTTPSkill
+	verifier hubserver.Verifier
+	limits   hubserver.Limits
+	timeouts hubserver.Timeouts
 }
 
 // startHub serves a hub on a loopback httptest server; both stop with
 // the test.
-func startHub(t *testing.T, o hubOpts) (*server.Server, *httptest.Server) {
+func startHub(t *testing.T, o hubOpts) (*hubserver.Server, *httptest.Server) {
 	t.Helper()
-	hub, err := server.New(server.Config{Skills: o.skills, HTTPSkills: o.http, Verifier: o.verifier,
+	hub, err := hubserver.New(hubserver.Config{Skills: o.skills, HTTPSkills: o.http, Verifier: o.verifier,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Limits: o.limits, Timeouts: o.timeouts})
 	require.NoError(t, err)
 	ts := httptest.NewServer(hub.Handler())
@@ -210,7 +210,7 @@ func spoken(t *testing.T, m *protocol.HubResponse) string {
 }
 
 // newServer serves an already built hub; the test closes the listener.
-func newServer(t *testing.T, hub *server.Server) *httptest.Server {
+func newServer(t *testing.T, hub *hubserver.Server) *httptest.Server {
 	t.Helper()
 	ts := httptest.NewServer(hub.Handler())
 	t.Cleanup(ts.Close)

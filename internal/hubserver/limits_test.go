@@ -1,4 +1,4 @@
-package server_test
+package hubserver_test
 
 import (
 	"bufio"
@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/hubserver"
 )
 
 // upgradeRequest is a robot's websocket upgrade of /listen, written by
@@ -105,7 +105,7 @@ func TestDeclaredOversizedFrameClosesAtOnce(t *testing.T) {
 		{"header in the upgrade's packet", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}})
+			_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}})
 			first := []byte(upgradeRequest)
 			if tc.together {
 				first = append(first, frame...)
@@ -126,7 +126,7 @@ func TestDeclaredOversizedFrameClosesAtOnce(t *testing.T) {
 // A message fragmented into frames that each stay under the limit but
 // together declare more is refused at the header that crosses it.
 func TestDeclaredOversizedFragmentsCloseAtOnce(t *testing.T) {
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{facts()}})
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{facts()}})
 	nc, br := rawDial(t, ts, []byte(upgradeRequest))
 	resp, err := http.ReadResponse(br, nil)
 	require.NoError(t, err)
@@ -172,7 +172,7 @@ func (h *countingHandler) count(l slog.Level) int {
 func TestBadFrameFloodIsRateLimitedThenClosed(t *testing.T) {
 	logs := &countingHandler{counts: map[slog.Level]int{}}
 	frozen := time.Unix(1_700_000_000, 0)
-	hub, err := server.New(server.Config{Skills: []server.Skill{facts()}, Logger: slog.New(logs),
+	hub, err := hubserver.New(hubserver.Config{Skills: []hubserver.Skill{facts()}, Logger: slog.New(logs),
 		Now: func() time.Time { return frozen }})
 	require.NoError(t, err)
 	ts := newServer(t, hub)
@@ -190,7 +190,7 @@ func TestBadFrameFloodIsRateLimitedThenClosed(t *testing.T) {
 		{"messages of no transaction", []byte(`{"type":"CONTEXT","msgID":"mid-1","ts":1,"transID":"tid-none","data":{"general":{},"runtime":{},"skill":{"id":null}}}`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := dial(t, ts, server.PathListen, wire.JSON, nil)
+			r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 			const flood = 5 * wire.BadFrameCloseBurst
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // hang guard only
 			defer cancel()

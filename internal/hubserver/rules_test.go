@@ -1,4 +1,4 @@
-package server_test
+package hubserver_test
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/skillhttp"
+	"github.com/openjibo/jibod/internal/hubserver"
 )
 
 // ruled is a test skill with answer rules (skill.RuleSkill).
@@ -39,9 +39,9 @@ func quizRules() fs.FS {
 // is the same rule's.
 func TestCatalogPublishesAnswerRules(t *testing.T) {
 	quiz := ruled{&testSkill{id: "test/quiz", intents: map[string]string{"quiz": "start a quiz"}, handle: say("ok", true)}, quizRules()}
-	remote := server.HTTPSkill{Manifest: facts().Manifest(), URL: "http://127.0.0.1:1" + skillhttp.Path,
+	remote := hubserver.HTTPSkill{Manifest: facts().Manifest(), URL: "http://127.0.0.1:1" + skillhttp.Path,
 		Locale: facts().Locale(), Rules: fstest.MapFS{"more/en-us/more.intent": {Data: []byte("one more\n")}}}
-	hub, ts := startHub(t, hubOpts{skills: []server.Skill{quiz, counter()}, http: []server.HTTPSkill{remote}})
+	hub, ts := startHub(t, hubOpts{skills: []hubserver.Skill{quiz, counter()}, http: []hubserver.HTTPSkill{remote}})
 
 	resp, err := http.Get(ts.URL + wire.CatalogPath)
 	require.NoError(t, err)
@@ -79,8 +79,8 @@ func TestHubUnderstandsAnswerWithBusIDRule(t *testing.T) {
 		}
 		return say("ok", req.Type == protocol.TypeListenUpdate)(ctx, req)
 	}
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{quiz}})
-	r := dial(t, ts, server.PathListen, wire.JSON, nil)
+	_, ts := startHub(t, hubOpts{skills: []hubserver.Skill{quiz}})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON, nil)
 	r.listenNLU("tid-1", "quiz", []string{"launch"}, nil)
 	got := r.untilFinal()
 	stored := got[len(got)-1].Action.Skill

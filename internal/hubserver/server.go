@@ -1,4 +1,4 @@
-// Package server is the hub side of the hub link (spec/jibo.md §1, §2):
+// Package hubserver is the hub side of the hub link (spec/jibo.md §1, §2):
 // robots connect with websockets to /listen (/v1/listen) and /proactive
 // (/v1/proactive), authenticated by a bearer JWT on the upgrade; each
 // connection carries one or many transactions, told apart by transID
@@ -16,7 +16,7 @@
 // GET /v1/skills serves the hub's wire.Catalog (intents and their locale
 // files), so robots can match remote intents locally and send CLIENT_NLU;
 // GET /healthz answers 200 while the hub serves.
-package server
+package hubserver
 
 import (
 	"context"
