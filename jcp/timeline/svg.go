@@ -1,4 +1,4 @@
-package main
+package timeline
 
 import (
 	"bufio"
@@ -15,13 +15,6 @@ import (
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
 )
-
-type devRGB = device.RGB
-
-func formatRGB(c device.RGB) string { return device.FormatRGB(c) }
-
-// roundRad rounds an angle to 0.1 mrad for printing.
-func roundRad(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
 // The picture: joint angles over time on top, the ring's pixels as a
 // heat strip below, then one lane per behaviour and one for speech, all
@@ -49,13 +42,15 @@ type lane struct {
 	text       string
 }
 
-func writeSVGFile(path, title string, res *jcp.Result, tl *timeline) error {
+// WriteSVGFile draws the timeline to the file path (see WriteSVG), titled
+// with title's base name.
+func (tl *Timeline) WriteSVGFile(path, title string, res *jcp.Result) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing SVG: %w", err)
 	}
 	w := bufio.NewWriter(f)
-	werr := writeSVG(w, filepath.Base(title), res, tl)
+	werr := tl.WriteSVG(w, filepath.Base(title), res)
 	if err := w.Flush(); werr == nil {
 		werr = err
 	}
@@ -68,9 +63,13 @@ func writeSVGFile(path, title string, res *jcp.Result, tl *timeline) error {
 	return nil
 }
 
-func writeSVG(w io.Writer, title string, res *jcp.Result, tl *timeline) error {
-	events := tl.sorted()
-	samples := tl.snapshotSamples()
+// WriteSVG draws the timeline as an SVG picture: the joint angles over
+// time with the motion commands marked, the ring's pixels as a heat strip,
+// then one lane per behaviour and one for speech, all on one time axis;
+// res, the action's result (nil when there is none), goes in the title.
+func (tl *Timeline) WriteSVG(w io.Writer, title string, res *jcp.Result) error {
+	events := tl.Events()
+	samples := tl.Samples()
 	end := time.Duration(0)
 	if n := len(samples); n > 0 {
 		end = samples[n-1].T
@@ -217,7 +216,7 @@ func writeSVG(w io.Writer, title string, res *jcp.Result, tl *timeline) error {
 }
 
 // lanes turns behaviour and speaker events into bars.
-func lanes(events []tlEvent, end time.Duration) (behaviours, speech []lane) {
+func lanes(events []Event, end time.Duration) (behaviours, speech []lane) {
 	open := map[string]int{}
 	var said time.Duration
 	var text string
