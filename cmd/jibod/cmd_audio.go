@@ -221,15 +221,7 @@ func readFull(ctx context.Context, src audio.Source, buf []int16) (int, error) {
 }
 
 func (m *meter) show(at time.Duration, pcm []int16) {
-	level := audio.LevelDBFS(pcm)
-	var peak float64
-	for _, v := range pcm {
-		peak = max(peak, math.Abs(float64(v)))
-	}
-	peakDB := math.Inf(-1)
-	if peak > 0 {
-		peakDB = 20 * math.Log10(peak/32768)
-	}
+	level, peakDB := audio.LevelDBFS(pcm), audio.PeakDBFS(pcm)
 	const width = 40 // one column per 2 dB from -80 dBFS
 	bars := 0
 	if !math.IsInf(level, -1) {

@@ -177,7 +177,7 @@ type shellDeps struct {
 	Started  time.Time
 	// Mic is the robot's microphone for audio commands; nil when the
 	// build can open no capture device and none is in use.
-	Mic *micTap
+	Mic *audio.Tap
 	// Restart ends the run for a restart (--shell-reboot exit).
 	Restart func()
 	// Listener is the robot's running ear (hearing.listener), for the
@@ -341,7 +341,7 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 		env.Lights = shellLights{r.body.Lights}
 	}
 	if d.Mic != nil {
-		env.Audio = d.Mic
+		env.Audio = shellAudio{d.Mic}
 	}
 	switch f.Reboot {
 	case "exit":
@@ -505,217 +505,26 @@ func (v hubView) Skills() []diag.HubSkill {
 	return out
 }
 
-// Microphone tap: how long the shell's listeners may fall behind.
-const (
-	// tapQueue is each shell listener's queue of blocks; a listener that
-	// falls further behind loses blocks, never slows the robot's ear.
-	tapQueue = 256
-	// maxTapListeners bounds shell listeners at once.
-	maxTapListeners = 8
-)
+// shellAudio is the robot's microphone as the shell sees it.
+type shellAudio struct{ *audio.Tap }
 
-// micTap is the robot's microphone for the shell: it wraps the capture
-// backends so every block the robot's listener reads is also handed to
-// the shell's audio level and record, which therefore hear exactly what
-// the robot hears, without opening the device a second time.
-type micTap struct {
-	spec     string // the run's --audio
-	backends map[string]audio.Backend
-
-	mu      sync.Mutex
-	live    int // tapped sources open
-	readers map[chan []int16]struct{}
-}
-
-// newMicTap wraps backends; it returns nil when there is nothing the shell
-// could hear or list (no device backend and no --audio).
-func newMicTap(spec string, backends map[string]audio.Backend) *micTap {
-	if spec == "" && len(backends) == 0 {
-		return nil
+// Devices lists the capture devices, marking the one the robot listens on.
+func (a shellAudio) Devices(ctx context.Context) ([]diag.AudioDevice, error) {
+	devs, err := a.Tap.Devices(ctx)
+	out := make([]diag.AudioDevice, 0, len(devs))
+	for _, d := range devs {
+		out = append(out, diag.AudioDevice(d))
 	}
-	t := &micTap{spec: spec, readers: map[chan []int16]struct{}{}, backends: map[string]audio.Backend{}}
-	for name, b := range backends {
-		open := b.Open
-		if open != nil {
-			b.Open = func(ctx context.Context, arg string) (audio.Source, error) {
-				src, err := open(ctx, arg)
-				if err != nil {
-					return nil, err
-				}
-				return t.wrap(src), nil
-			}
-		}
-		t.backends[name] = b
-	}
-	return t
-}
-
-// Backends are the wrapped backends to open the robot's source with.
-func (t *micTap) Backends() map[string]audio.Backend {
-	if t == nil {
-		return nil
-	}
-	return t.backends
-}
-
-func (t *micTap) wrap(src audio.Source) audio.Source {
-	t.mu.Lock()
-	t.live++
-	t.mu.Unlock()
-	return &tappedSource{Source: src, tap: t}
-}
-
-// tappedSource hands a copy of every read to the tap.
-type tappedSource struct {
-	audio.Source
-	tap  *micTap
-	once sync.Once
-}
-
-func (s *tappedSource) Read(ctx context.Context, buf []int16) (int, error) {
-	n, err := s.Source.Read(ctx, buf)
-	if n > 0 {
-		s.tap.deliver(buf[:n])
-	}
-	return n, err
-}
-
-func (s *tappedSource) Close() error {
-	s.once.Do(func() {
-		s.tap.mu.Lock()
-		s.tap.live--
-		s.tap.mu.Unlock()
-	})
-	return s.Source.Close()
-}
-
-func (t *micTap) deliver(pcm []int16) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.readers) == 0 {
-		return
-	}
-	block := append([]int16(nil), pcm...)
-	for ch := range t.readers {
-		select {
-		case ch <- block:
-		default: // this listener fell behind: it loses the block
-		}
-	}
-}
-
-// errNoLiveInput is the audio commands' answer when the robot hears
-// nothing the shell can tap.
-func (t *micTap) errNoLiveInput() error {
-	if t.spec == "" {
-		return errors.New("no audio input in use: jibod runs without --audio")
-	}
-	return fmt.Errorf("the robot's audio input (%s) is not a capture device the shell can listen to", t.spec)
-}
-
-// listen collects d of what the robot hears.
-func (t *micTap) listen(ctx context.Context, d time.Duration) ([]int16, error) {
-	t.mu.Lock()
-	if t.live == 0 {
-		t.mu.Unlock()
-		return nil, t.errNoLiveInput()
-	}
-	if len(t.readers) >= maxTapListeners {
-		t.mu.Unlock()
-		return nil, fmt.Errorf("too many listeners on the microphone (at most %d)", maxTapListeners)
-	}
-	ch := make(chan []int16, tapQueue)
-	t.readers[ch] = struct{}{}
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.readers, ch)
-		t.mu.Unlock()
-	}()
-	want := int(d.Seconds() * audio.SampleRate)
-	out := make([]int16, 0, want)
-	for len(out) < want {
-		select {
-		case b := <-ch:
-			out = append(out, b[:min(len(b), want-len(out))]...)
-		case <-ctx.Done():
-			return out, ctx.Err()
-		}
-	}
-	return out, nil
-}
-
-// Devices lists the capture devices of the build's backends, marking the
-// one the robot listens on.
-func (t *micTap) Devices(ctx context.Context) ([]diag.AudioDevice, error) {
-	op := &audio.Opener{Backends: t.backends}
-	devs, errs := op.Devices(ctx)
-	name, arg, _ := audio.ParseSpec(t.spec)
-	var out []diag.AudioDevice
-	var names []string
-	for n := range devs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		for _, d := range devs[n] {
-			out = append(out, diag.AudioDevice{Backend: n, ID: d.ID, Name: d.Name, Default: d.Default,
-				InUse: n == name && (arg == d.ID || (arg == "" && d.Default)), Channels: d.Channels, SampleRate: d.SampleRate})
-		}
-	}
-	var errList []error
-	for n, err := range errs {
-		errList = append(errList, fmt.Errorf("%s: %w", n, err))
-	}
-	if len(out) == 0 && len(errList) > 0 {
-		return nil, errors.Join(errList...)
-	}
-	return out, nil
+	return out, err
 }
 
 // Level measures what the robot hears for d.
-func (t *micTap) Level(ctx context.Context, d time.Duration) (diag.AudioLevel, error) {
-	pcm, err := t.listen(ctx, d)
+func (a shellAudio) Level(ctx context.Context, d time.Duration) (diag.AudioLevel, error) {
+	l, err := a.Tap.Level(ctx, d)
 	if err != nil {
 		return diag.AudioLevel{}, err
 	}
-	peak := 0
-	for _, s := range pcm {
-		peak = max(peak, abs(int(s)))
-	}
-	return diag.AudioLevel{RMS: floorDB(audio.LevelDBFS(pcm)), Peak: floorDB(dbfs(peak)), Over: d, Source: t.spec}, nil
-}
-
-// Record writes d of what the robot hears to w as a 16 kHz mono WAV.
-func (t *micTap) Record(ctx context.Context, d time.Duration, w io.Writer) (int, int, error) {
-	pcm, err := t.listen(ctx, d)
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := audio.EncodeWAV(w, audio.SampleRate, 1, pcm); err != nil {
-		return 0, 0, fmt.Errorf("writing WAV: %w", err)
-	}
-	return len(pcm), audio.SampleRate, nil
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-// silenceDB is what digital silence reads as: JSON has no -Inf.
-const silenceDB = -120
-
-func floorDB(v float64) float64 { return math.Max(v, silenceDB) }
-
-// dbfs is a peak sample's level relative to full scale.
-func dbfs(peak int) float64 {
-	if peak == 0 {
-		return math.Inf(-1)
-	}
-	return 20 * math.Log10(float64(peak)/32768)
+	return diag.AudioLevel{RMS: l.RMS, Peak: l.Peak, Over: d, Source: a.Spec()}, nil
 }
 
 // shellMotion is the control loop as the shell sees it.
@@ -775,7 +584,7 @@ func (l shellLights) Test(ctx context.Context, colours []string, step time.Durat
 
 // The runtime's parts are what the shell's interfaces ask for.
 var (
-	_ diag.Audio         = (*micTap)(nil)
+	_ diag.Audio         = shellAudio{}
 	_ diag.Bus           = (*bus.Bus)(nil)
 	_ diag.Motion        = shellMotion{}
 	_ diag.Lights        = shellLights{}
