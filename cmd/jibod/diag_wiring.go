@@ -23,6 +23,7 @@ import (
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/selftest"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/device"
@@ -298,10 +299,10 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 			return out
 		},
 		Selftest: func(ctx context.Context, report func(diag.Check)) error {
-			runSelftest(ctx, "sim", discardLogger(), func(name, detail string, err error) {
-				c := diag.Check{Name: name, OK: err == nil, Detail: detail}
-				if err != nil {
-					c.Detail = err.Error()
+			selftest.Run(ctx, selftestRobot("sim", discardLogger()), func(s selftest.Step) {
+				c := diag.Check{Name: s.Name, OK: s.Err == nil, Detail: s.Detail}
+				if s.Err != nil {
+					c.Detail = s.Err.Error()
 				}
 				report(c)
 			})
