@@ -330,7 +330,7 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 		env.Hub = hubView{link: r.hub, host: r.host}
 	}
 	if r.loop != nil {
-		env.Loop = loopView{r.loop}
+		env.People = peopleView{r.loop}
 	}
 	for axis, m := range r.body.Motors {
 		env.Motors[axis] = m
@@ -594,7 +594,7 @@ var (
 	_ diag.RunLister     = (*invoke.Log)(nil)
 	_ diag.SessionReader = (*pipeline.Orchestrator)(nil)
 	_ diag.Hub           = hubView{}
-	_ diag.Loop          = loopView{}
+	_ diag.People        = peopleView{}
 	_ commandWindow      = (*listen.Listener)(nil)
 	_ answerWindow       = (*skill.Host)(nil)
 )

@@ -64,9 +64,9 @@ type Env struct {
 	// Hub is the robot's link to its cloud hub (status, hub); nil means
 	// no hub is configured.
 	Hub Hub
-	// Loop is the people the robot knows (loop); nil means the robot
-	// keeps no loop.
-	Loop Loop
+	// People are the people the robot knows, its loop (people); nil
+	// means the robot keeps no loop.
+	People People
 	// StateDir is the runtime's state folder ("" when state is kept in
 	// memory): status reports its free space, audio record writes there.
 	StateDir string
@@ -207,17 +207,17 @@ type HubSkill struct {
 	Name string `json:"name"`
 }
 
-// Loop is the robot's loop, the people it knows, as the shell sees it;
-// cmd/jibod builds one from its loop store.
-type Loop interface {
+// People are the people the robot knows (Jibo's loop) as the shell sees
+// them; cmd/jibod builds one from its core/skill/people store.
+type People interface {
 	// Members lists the members in the order they were added, with the
 	// loop file's problem when it has one (the members are then the last
 	// good ones, or none).
-	Members() ([]LoopMember, error)
+	Members() ([]Person, error)
 }
 
-// LoopMember is one person of the loop.
-type LoopMember struct {
+// Person is one person the robot knows.
+type Person struct {
 	ID        string `json:"id"`
 	FirstName string `json:"first_name"`
 	LastName  string `json:"last_name,omitempty"`

@@ -1,6 +1,6 @@
 //go:build unix
 
-package loop
+package people
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 const lockWait = 5 * time.Second
 
 // lockFile takes an exclusive advisory lock on path (created if missing),
-// so two processes changing the loop at once (jibod loop add while jibod
+// so two processes changing the loop at once (jibod people add while jibod
 // creates the file) take turns instead of one losing the other's change.
 // The kernel drops the lock if the process dies.
 func lockFile(path string) (unlock func(), err error) {

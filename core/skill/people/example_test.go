@@ -1,11 +1,11 @@
-package loop_test
+package people_test
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/openjibo/jibod/core/skill/loop"
+	"github.com/openjibo/jibod/core/skill/people"
 )
 
 // A loop kept in a state folder: the first person added is the owner,
@@ -13,13 +13,13 @@ import (
 func Example() {
 	dir, _ := os.MkdirTemp("", "loop-example")
 	defer os.RemoveAll(dir)
-	s, err := loop.Open(filepath.Join(dir, loop.FileName), loop.Options{})
+	s, err := people.Open(filepath.Join(dir, people.FileName), people.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	ann, _ := s.Add(loop.Member{FirstName: "Ann", LastName: "Lee"}, false)
-	_, _ = s.Add(loop.Member{FirstName: "cleo", Gender: "Female"}, false)
+	ann, _ := s.Add(people.Member{FirstName: "Ann", LastName: "Lee"}, false)
+	_, _ = s.Add(people.Member{FirstName: "cleo", Gender: "Female"}, false)
 
 	l := s.Loop()
 	fmt.Println(len(l.Users), l.Owner == ann.ID)

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package loop
+package people
 
 // lockFile is a no-op where there is no flock: changes from two processes
 // at once may lose one (the store's mutex still orders one process's).

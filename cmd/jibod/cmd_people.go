@@ -11,51 +11,51 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/openjibo/jibod/core/skill/loop"
+	"github.com/openjibo/jibod/core/skill/people"
 )
 
-const loopUsage = `Usage:
-  jibod loop list [--state DIR] [--json]        the people the robot knows; * marks the owner
-  jibod loop add [--state DIR] --first NAME [--last NAME] [--phonetic SAY] [--gender G]
+const peopleUsage = `Usage:
+  jibod people list [--state DIR] [--json]        the people the robot knows; * marks the owner
+  jibod people add [--state DIR] --first NAME [--last NAME] [--phonetic SAY] [--gender G]
                  [--birthdate YYYY-MM-DD] [--owner]
                                                 add someone (the first added is the owner; --owner: make them the owner)
-  jibod loop remove [--state DIR] ID|NAME       take someone out (the owner only last)
-  jibod loop owner [--state DIR] ID|NAME        make someone the owner
+  jibod people remove [--state DIR] ID|NAME       take someone out (the owner only last)
+  jibod people owner [--state DIR] ID|NAME        make someone the owner
 
 A running jibod on the same state folder sees each change within seconds.
 `
 
-// cmdLoop dispatches the loop tools.
-func cmdLoop(args []string, stdout, stderr io.Writer) error {
+// cmdPeople dispatches the tools for the people the robot knows (its loop).
+func cmdPeople(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, loopUsage)
-		return usageError{"loop: missing command"}
+		fmt.Fprint(stderr, peopleUsage)
+		return usageError{"people: missing command"}
 	}
 	switch args[0] {
 	case "list":
-		return cmdLoopList(args[1:], stdout, stderr)
+		return cmdPeopleList(args[1:], stdout, stderr)
 	case "add":
-		return cmdLoopAdd(args[1:], stdout, stderr)
+		return cmdPeopleAdd(args[1:], stdout, stderr)
 	case "remove":
-		return cmdLoopRemove(args[1:], stdout, stderr)
+		return cmdPeopleRemove(args[1:], stdout, stderr)
 	case "owner":
-		return cmdLoopOwner(args[1:], stdout, stderr)
+		return cmdPeopleOwner(args[1:], stdout, stderr)
 	default:
-		fmt.Fprint(stderr, loopUsage)
-		return usageError{fmt.Sprintf("loop: unknown command %q", args[0])}
+		fmt.Fprint(stderr, peopleUsage)
+		return usageError{fmt.Sprintf("people: unknown command %q", args[0])}
 	}
 }
 
-// loopFlags declares --state on a loop command's flags.
-func loopFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
-	fs := flag.NewFlagSet("loop "+name, flag.ContinueOnError)
+// peopleFlags declares --state on a loop command's flags.
+func peopleFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("people "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	return fs, fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state'), whose "+loop.FileName+" keeps the loop")
+	return fs, fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state'), whose "+people.FileName+" keeps the loop")
 }
 
-// openLoop opens the loop file of the state folder, making both if
+// openPeople opens the loop file of the state folder, making both if
 // missing; a bad file is an error here, unlike in a running robot.
-func openLoop(stateDir string) (*loop.Store, error) {
+func openPeople(stateDir string) (*people.Store, error) {
 	if stateDir == "" || stateDir == noState {
 		return nil, usageError{"--state: the robot keeps its loop only in a state folder"}
 	}
@@ -63,36 +63,36 @@ func openLoop(stateDir string) (*loop.Store, error) {
 		return nil, err
 	}
 	// Nothing to log: every problem is returned.
-	return loop.Open(filepath.Join(stateDir, loop.FileName), loop.Options{Logger: slog.New(slog.DiscardHandler)})
+	return people.Open(filepath.Join(stateDir, people.FileName), people.Options{Logger: slog.New(slog.DiscardHandler)})
 }
 
-// loopRef is a command's ID|NAME: the words of the arguments, so a full
+// personRef is a command's ID|NAME: the words of the arguments, so a full
 // name need not be quoted.
-func loopRef(fs *flag.FlagSet) (string, error) {
+func personRef(fs *flag.FlagSet) (string, error) {
 	if fs.NArg() == 0 {
-		return "", usageError{"want the id or name of a loop member (see 'jibod loop list')"}
+		return "", usageError{"want the id or name of a loop member (see 'jibod people list')"}
 	}
 	return strings.Join(fs.Args(), " "), nil
 }
 
-// loopChangeError makes a refused change a usage error when the command
+// peopleChangeError makes a refused change a usage error when the command
 // line was at fault (a bad name or date).
-func loopChangeError(err error) error {
-	var ferr *loop.FileError
-	if errors.Is(err, loop.ErrInvalid) && !errors.As(err, &ferr) {
+func peopleChangeError(err error) error {
+	var ferr *people.FileError
+	if errors.Is(err, people.ErrInvalid) && !errors.As(err, &ferr) {
 		return usageError{err.Error()}
 	}
 	return err
 }
 
-// loopMemberJSON is one member as `loop list --json` prints it.
-type loopMemberJSON struct {
-	loop.Member
+// personJSON is one member as `people list --json` prints it.
+type personJSON struct {
+	people.Member
 	Owner bool `json:"owner"`
 }
 
-func cmdLoopList(args []string, stdout, stderr io.Writer) error {
-	fs, stateDir := loopFlags("list", stderr)
+func cmdPeopleList(args []string, stdout, stderr io.Writer) error {
+	fs, stateDir := peopleFlags("list", stderr)
 	asJSON := fs.Bool("json", false, "print members as JSON lines")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -100,7 +100,7 @@ func cmdLoopList(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	s, err := openLoop(*stateDir)
+	s, err := openPeople(*stateDir)
 	if err != nil {
 		return err
 	}
@@ -108,14 +108,14 @@ func cmdLoopList(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, m := range members {
-			if err := enc.Encode(loopMemberJSON{Member: m, Owner: m.ID == owner}); err != nil {
+			if err := enc.Encode(personJSON{Member: m, Owner: m.ID == owner}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	if len(members) == 0 {
-		fmt.Fprintf(stdout, "nobody in the loop yet (%s); 'jibod loop add --first NAME' adds someone\n", s.Path())
+		fmt.Fprintf(stdout, "nobody in the loop yet (%s); 'jibod people add --first NAME' adds someone\n", s.Path())
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -137,9 +137,9 @@ func orDash(s string) string {
 	return s
 }
 
-func cmdLoopAdd(args []string, stdout, stderr io.Writer) error {
-	fs, stateDir := loopFlags("add", stderr)
-	var m loop.Member
+func cmdPeopleAdd(args []string, stdout, stderr io.Writer) error {
+	fs, stateDir := peopleFlags("add", stderr)
+	var m people.Member
 	fs.StringVar(&m.FirstName, "first", "", "first name (required): letters, spaces, apostrophes, hyphens")
 	fs.StringVar(&m.LastName, "last", "", "last name")
 	fs.StringVar(&m.PhoneticName, "phonetic", "", "how to say the first name, spelt as it sounds (e.g. Shivawn for Siobhan)")
@@ -155,13 +155,13 @@ func cmdLoopAdd(args []string, stdout, stderr io.Writer) error {
 	if strings.TrimSpace(m.FirstName) == "" {
 		return usageError{"--first: a first name is required"}
 	}
-	s, err := openLoop(*stateDir)
+	s, err := openPeople(*stateDir)
 	if err != nil {
 		return err
 	}
 	added, err := s.Add(m, *owner)
 	if err != nil {
-		return loopChangeError(err)
+		return peopleChangeError(err)
 	}
 	members, ownerID := s.Members()
 	role := ""
@@ -172,41 +172,41 @@ func cmdLoopAdd(args []string, stdout, stderr io.Writer) error {
 	// Two people the robot cannot tell apart by name: it asks rather than
 	// guesses when one says "this is Ann".
 	for _, o := range members {
-		if o.ID != added.ID && (loop.Called(o, added.FirstName) || loop.Called(o, added.Name())) {
+		if o.ID != added.ID && (people.Called(o, added.FirstName) || people.Called(o, added.Name())) {
 			fmt.Fprintf(stderr, "note: %s (%s) is called that too: said aloud, neither name picks one of them\n", o.Name(), o.ID)
 		}
 	}
 	return nil
 }
 
-func cmdLoopRemove(args []string, stdout, stderr io.Writer) error {
-	return changeLoopMember("remove", args, stdout, stderr, (*loop.Store).Remove, "removed %s (%s)\n")
+func cmdPeopleRemove(args []string, stdout, stderr io.Writer) error {
+	return changePerson("remove", args, stdout, stderr, (*people.Store).Remove, "removed %s (%s)\n")
 }
 
-func cmdLoopOwner(args []string, stdout, stderr io.Writer) error {
-	return changeLoopMember("owner", args, stdout, stderr, (*loop.Store).SetOwner, "%s (%s) is the owner\n")
+func cmdPeopleOwner(args []string, stdout, stderr io.Writer) error {
+	return changePerson("owner", args, stdout, stderr, (*people.Store).SetOwner, "%s (%s) is the owner\n")
 }
 
-// changeLoopMember runs a subcommand that names one member (by id or an
+// changePerson runs a subcommand that names one member (by id or an
 // unambiguous name) and changes the loop through it; done reports the
 // member with their name and id.
-func changeLoopMember(name string, args []string, stdout, stderr io.Writer,
-	change func(*loop.Store, string) (loop.Member, error), done string) error {
-	fs, stateDir := loopFlags(name, stderr)
+func changePerson(name string, args []string, stdout, stderr io.Writer,
+	change func(*people.Store, string) (people.Member, error), done string) error {
+	fs, stateDir := peopleFlags(name, stderr)
 	if err := parseFlags(fs, reorderFlags(args, "state")); err != nil {
 		return err
 	}
-	ref, err := loopRef(fs)
+	ref, err := personRef(fs)
 	if err != nil {
 		return err
 	}
-	s, err := openLoop(*stateDir)
+	s, err := openPeople(*stateDir)
 	if err != nil {
 		return err
 	}
 	m, err := change(s, ref)
 	if err != nil {
-		return loopChangeError(err)
+		return peopleChangeError(err)
 	}
 	fmt.Fprintf(stdout, done, m.Name(), m.ID)
 	return nil

@@ -1,4 +1,4 @@
-package loop
+package people
 
 import (
 	"context"
@@ -38,7 +38,7 @@ type Options struct {
 // Store keeps the loop in a JSON file, or in memory. Every read looks at
 // the file first (a stat) and reads it again only when it is another file
 // than the last one read (a rename replaced it) or its size or
-// modification time changed, so changes other processes make (jibod loop
+// modification time changed, so changes other processes make (jibod people
 // add) are seen by the next read. Every change is checked, then written
 // atomically under an advisory lock of the file beside it (loop.json.lock).
 // A bad file is never written over. Safe for concurrent use.

@@ -1,9 +1,10 @@
-// Package loop keeps the robot's loop: the people it knows (jibo.md §2.2
-// runtime.loop), with its own identity. On Jibo the cloud kept the loop;
-// an offline-first robot keeps it itself, in a JSON file of its state
-// folder (FileName), changed with `jibod loop` and read by the running
-// jibod, which gives it to every skill request and puts the members'
-// names in its speech grammar.
+// Package people keeps the people the robot knows, with its own identity:
+// what Jibo calls the robot's loop (jibo.md §2.2 runtime.loop), the name
+// its file, bus topic and skill requests keep. On Jibo the cloud kept the
+// loop; an offline-first robot keeps it itself, in a JSON file of its
+// state folder (FileName), changed with `jibod people` and read by the
+// running jibod, which gives it to every skill request and puts the
+// members' names in its speech grammar.
 //
 // The file (format version 1) is written for people to read:
 //
@@ -23,4 +24,4 @@
 // and a birthdate (YYYY-MM-DD, 1900 to today); ids are unique; at most
 // MaxMembers members; exactly one owner when there is anyone. Skills get
 // birthdates as epoch milliseconds (noon of the day in the robot's zone).
-package loop
+package people

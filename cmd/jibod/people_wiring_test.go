@@ -18,7 +18,7 @@ import (
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/graph"
-	"github.com/openjibo/jibod/core/skill/loop"
+	"github.com/openjibo/jibod/core/skill/people"
 	"github.com/openjibo/jibod/core/skill/mim/factory"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -30,9 +30,9 @@ var loopTestNow = time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
 
 func TestRuntimeContextCarriesTheLoop(t *testing.T) {
 	dir := t.TempDir()
-	s, err := loop.Open(filepath.Join(dir, loop.FileName), loop.Options{Location: time.UTC})
+	s, err := people.Open(filepath.Join(dir, people.FileName), people.Options{Location: time.UTC})
 	require.NoError(t, err)
-	ann, err := s.Add(loop.Member{FirstName: "Ann", LastName: "Lee", Gender: "female", Birthdate: "2001-02-03"}, false)
+	ann, err := s.Add(people.Member{FirstName: "Ann", LastName: "Lee", Gender: "female", Birthdate: "2001-02-03"}, false)
 	require.NoError(t, err)
 	st := character.New(character.Options{})
 	rc := runtimeContext(st, func() time.Time { return loopTestNow }, s.Loop)
@@ -45,8 +45,8 @@ func TestRuntimeContextCarriesTheLoop(t *testing.T) {
 	assert.Regexp(t, `^jibo-`, l.Jibo.ID)
 	assert.Regexp(t, `^loop-`, l.LoopID)
 
-	// A change made with `jibod loop` reaches the next request.
-	code, _, stderr := loopCmd(t, dir, "add", "--first", "Cleo")
+	// A change made with `jibod people` reaches the next request.
+	code, _, stderr := peopleCmd(t, dir, "add", "--first", "Cleo")
 	require.Equal(t, 0, code, stderr)
 	l = rc().Loop
 	require.Len(t, l.Users, 2)
@@ -66,7 +66,7 @@ func TestRuntimeContextCarriesTheLoop(t *testing.T) {
 // leaves the file alone.
 func TestRobotStartsWithABadLoopFile(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, loop.FileName)
+	path := filepath.Join(dir, people.FileName)
 	bad := []byte(`{"version": 1, "loopId": "loop-1", "jibo": {"id": "jibo-1"}, "owner": "u-ann", "members": [{"id": "u-ann", "firstName": "Ann", "birthdate": "yesterday"}]}`)
 	require.NoError(t, os.WriteFile(path, bad, 0o600))
 	var logs bytes.Buffer
@@ -78,7 +78,7 @@ func TestRobotStartsWithABadLoopFile(t *testing.T) {
 	assert.Empty(t, r.loop.Loop().Users)
 	assert.Contains(t, logs.String(), `level=ERROR msg="the loop file is unusable: nobody is in the loop until it is fixed"`)
 	assert.Contains(t, logs.String(), `birthdate \"yesterday\": want a date as YYYY-MM-DD`)
-	members, problem := loopView{r.loop}.Members()
+	members, problem := peopleView{r.loop}.Members()
 	assert.Empty(t, members)
 	assert.ErrorContains(t, problem, "loop file "+path)
 	b, err := os.ReadFile(path)
@@ -87,7 +87,7 @@ func TestRobotStartsWithABadLoopFile(t *testing.T) {
 
 	// Fixed by hand, it is taken at the next request.
 	require.NoError(t, os.WriteFile(path, bytes.Replace(bad, []byte("yesterday"), []byte("2001-02-03"), 1), 0o600))
-	members, problem = loopView{r.loop}.Members()
+	members, problem = peopleView{r.loop}.Members()
 	require.NoError(t, problem)
 	assert.Equal(t, []string{"Ann"}, []string{members[0].FirstName})
 	assert.True(t, members[0].Owner)
@@ -171,7 +171,7 @@ func said(t *testing.T, u *utterer, text string) []string {
 	return out
 }
 
-// TestWhoAmITalkingToEndToEnd: the loop made with `jibod loop add`, read
+// TestWhoAmITalkingToEndToEnd: the loop made with `jibod people add`, read
 // by the running robot from its state folder, names the person who says
 // who they are when a skill's opt-in asks (jibo.md §5.3 OptInFactory,
 // wrongID branch; §4 SetLooperIDNode; SET_PRESENT_PERSON), through the
@@ -180,10 +180,10 @@ func said(t *testing.T, u *utterer, text string) []string {
 // the bus for the speech grammar.
 func TestWhoAmITalkingToEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := loopCmd(t, dir, "add", "--first", "Ann", "--last", "Lee")
+	code, out, stderr := peopleCmd(t, dir, "add", "--first", "Ann", "--last", "Lee")
 	require.Equal(t, 0, code, stderr)
 	ann := looperID.FindString(out)
-	code, _, stderr = loopCmd(t, dir, "add", "--first", "Cleo")
+	code, _, stderr = peopleCmd(t, dir, "add", "--first", "Cleo")
 	require.Equal(t, 0, code, stderr)
 
 	rec := &recorder{}
@@ -219,11 +219,11 @@ func TestWhoAmITalkingToEndToEnd(t *testing.T) {
 	assert.Equal(t, []string{notInLoopLine}, said(t, u, "this is Dana"), "nobody called Dana yet")
 
 	// Dana is added while the robot runs.
-	code, out, stderr = loopCmd(t, dir, "add", "--first", "Dana")
+	code, out, stderr = peopleCmd(t, dir, "add", "--first", "Dana")
 	require.Equal(t, 0, code, stderr)
 	dana := looperID.FindString(out)
 	require.Eventually(t, func() bool {
-		for _, m := range rec.of(loop.TopicChanged) {
+		for _, m := range rec.of(people.TopicChanged) {
 			if m.Data["count"] == int64(3) { // the bus keeps integers as int64
 				return true
 			}
