@@ -38,8 +38,6 @@ const (
 	pinHashEnv = "JIBOD_SHELL_PIN_HASH"
 	// pinFileName is the PIN hash file in the state folder.
 	pinFileName = "shell-pin"
-	// maxPINFile bounds the PIN hash file.
-	maxPINFile = 1024
 	// restartExitCode is the status jibod exits with when the shell asks
 	// for a restart with --shell-reboot exit (EX_TEMPFAIL): the service
 	// manager starts it again (systemd: Restart=on-failure, or
@@ -133,42 +131,18 @@ func newRunLogger(w io.Writer, level string) (*runLogs, error) {
 
 // readPINHash reads the technician PIN's hash: $JIBOD_SHELL_PIN_HASH, else
 // the PIN file (flag, else shell-pin in the state folder). "" when none is
-// configured. A PIN file others may write is refused: anyone could set
-// their own PIN with it.
+// configured.
 func readPINHash(f *shellFlags, stateDir string) (string, error) {
 	if h := os.Getenv(pinHashEnv); h != "" {
 		return h, nil
 	}
-	path := f.PINFile
-	if path == "" {
-		if stateDir == "" || stateDir == noState {
-			return "", nil
-		}
-		path = filepath.Join(stateDir, pinFileName)
+	if f.PINFile != "" {
+		return diag.ReadPINFile(f.PINFile, true)
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) && f.PINFile == "" {
-			return "", nil
-		}
-		return "", fmt.Errorf("technician PIN file: %w", err)
+	if stateDir == "" || stateDir == noState {
+		return "", nil
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return "", fmt.Errorf("technician PIN file: %w", err)
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("technician PIN file %s: others may write it (mode %v); chmod 600 it", path, st.Mode().Perm())
-	}
-	b, err := io.ReadAll(io.LimitReader(fh, maxPINFile+1))
-	if err != nil {
-		return "", fmt.Errorf("technician PIN file: %w", err)
-	}
-	if len(b) > maxPINFile {
-		return "", fmt.Errorf("technician PIN file %s: over %d bytes", path, maxPINFile)
-	}
-	return strings.TrimSpace(string(b)), nil
+	return diag.ReadPINFile(filepath.Join(stateDir, pinFileName), false)
 }
 
 // shellDeps is what the shell needs beyond the robot.
@@ -426,45 +400,16 @@ type answerWindow interface {
 func windowSettings(cw commandWindow, aw answerWindow) []diag.Setting {
 	var out []diag.Setting
 	if cw != nil {
-		out = append(out, durationSetting("listen.command_window",
+		out = append(out, diag.DurationSetting("listen.command_window",
 			"how long the robot listens for a command after \"hey jibo\", a wake button or `audio listen`; from the next wake",
-			"12s", maxShellCommandWindow, cw.CommandWindow, cw.SetCommandWindow))
+			"12s", minShellWindow, maxShellCommandWindow, cw.CommandWindow, cw.SetCommandWindow))
 	}
 	if aw != nil {
-		out = append(out, durationSetting("listen.answer_window",
+		out = append(out, diag.DurationSetting("listen.answer_window",
 			"how long the robot waits for the answer to a skill's question; from the next question",
-			"45s", maxShellAnswerWindow, aw.ListenWindow, aw.SetListenWindow))
+			"45s", minShellWindow, maxShellAnswerWindow, aw.ListenWindow, aw.SetListenWindow))
 	}
 	return out
-}
-
-// durationSetting is a key holding a duration from minShellWindow to hi.
-func durationSetting(key, help, example string, hi time.Duration, get func() time.Duration, set func(time.Duration) error) diag.Setting {
-	rng := shortDuration(minShellWindow) + ".." + shortDuration(hi)
-	return diag.Setting{Key: key, Help: help + " (" + rng + ")",
-		Get: func() string { return get().String() },
-		Check: func(v string) (any, error) {
-			d, err := time.ParseDuration(v)
-			if err != nil || d < minShellWindow || d > hi {
-				return nil, fmt.Errorf("want a duration from %s to %s, like %s", shortDuration(minShellWindow), shortDuration(hi), example)
-			}
-			return d, nil
-		},
-		Apply: func(v any) error {
-			if err := set(v.(time.Duration)); err != nil {
-				return fmt.Errorf("%s: %w", key, err)
-			}
-			return nil
-		}}
-}
-
-// shortDuration prints whole minutes as people write them: 1m, not 1m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	return s
 }
 
 // hubView is the hub link as the shell sees it: the client's state with

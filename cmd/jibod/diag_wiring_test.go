@@ -47,7 +47,7 @@ func TestReadPINHash(t *testing.T) {
 	assert.ErrorContains(t, err, "no such file", "a PIN file named on the command line must exist")
 
 	big := filepath.Join(dir, "big")
-	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("a"), maxPINFile+1), 0o600))
+	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("a"), diag.MaxPINFile+1), 0o600))
 	_, err = readPINHash(&shellFlags{PINFile: big}, dir)
 	assert.ErrorContains(t, err, "over 1024 bytes")
 
