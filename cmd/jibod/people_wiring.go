@@ -9,7 +9,6 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/skill/people"
-	"github.com/openjibo/jibod/core/skill/protocol"
 )
 
 // openRobotLoop opens the loop of the state folder ("" keeps it in
@@ -31,26 +30,9 @@ func openRobotLoop(stateDir string, now func() time.Time, log *slog.Logger) *peo
 	return s
 }
 
-// watchLoop looks at the loop file every interval and announces each
-// change on the bus (people.TopicChanged, {count}), where the speech
-// grammar's watcher takes it. The function it returns stops it and
-// waits.
+// watchLoop announces each change of the loop file on the bus.
 func watchLoop(ctx context.Context, s *people.Store, b *bus.Bus, interval time.Duration, log *slog.Logger) func() {
-	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() { // owned: the returned function cancels it and waits
-		defer close(done)
-		s.Watch(wctx, interval, func(l protocol.Loop) {
-			log.Info("loop changed", "members", len(l.Users))
-			m := bus.NewMessage(people.TopicChanged, map[string]any{"count": len(l.Users)})
-			pctx, cancel := context.WithTimeout(wctx, time.Second)
-			defer cancel()
-			if err := b.Publish(pctx, m); err != nil {
-				log.Warn("loop change not announced", "err", err)
-			}
-		})
-	}()
-	return func() { cancel(); <-done }
+	return s.Announce(ctx, b, interval, log)
 }
 
 // peopleView is the people the robot knows as the diagnostics shell sees
