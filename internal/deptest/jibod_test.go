@@ -14,7 +14,7 @@ import (
 // them, and jibod must not carry them.
 var hubSide = []string{"internal/hubserver"}
 
-// jibodRules are the import rules of DESIGN.md ("Imports run one way"):
+// jibodRules are the package map's import rules ("imports run one way"):
 // cmd → core → jcp → motion → device, with audio and board beside them
 // and internal/ as leaves everyone may use.
 var jibodRules = Rules{
