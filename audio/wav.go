@@ -290,3 +290,16 @@ func LevelDBFS(samples []int16) float64 {
 	}
 	return 20 * math.Log10(rms)
 }
+
+// PeakDBFS is the loudest sample's level in dB relative to full scale;
+// silence is -Inf.
+func PeakDBFS(samples []int16) float64 {
+	peak := 0
+	for _, s := range samples {
+		peak = max(peak, int(s), -int(s))
+	}
+	if peak == 0 {
+		return math.Inf(-1)
+	}
+	return 20 * math.Log10(float64(peak)/32768)
+}

@@ -8,14 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/openjibo/jibod/audio"
-	"github.com/openjibo/jibod/audio/transform"
-	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/audio/capture"
 )
 
 const audioUsage = `Usage:
@@ -101,9 +98,6 @@ func cmdAudioDevices(ctx context.Context, args []string, backends map[string]aud
 	return nil
 }
 
-// meterInterval is how often the meter shows a reading.
-const meterInterval = 100 * time.Millisecond
-
 func cmdAudioLevel(ctx context.Context, args []string, backends map[string]audio.Backend, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger) error {
 	fs := flag.NewFlagSet("audio level", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -132,133 +126,14 @@ func cmdAudioLevel(ctx context.Context, args []string, backends map[string]audio
 		return err
 	}
 	defer src.Close()
-	m, err := newMeter(stdout)
+	m, err := capture.NewMeter(stdout)
 	if err != nil {
 		return err
 	}
 	limit := int64(*seconds * audio.SampleRate)
-	err = m.run(ctx, src, limit)
+	err = m.Run(ctx, src, limit)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		err = nil
 	}
-	return errors.Join(err, m.finish())
-}
-
-// meter shows the input level: one line per interval, redrawn in place on
-// a terminal.
-type meter struct {
-	w        io.Writer
-	terminal bool
-	det      *vad.Detector
-	chain    *transform.Run
-}
-
-func newMeter(w io.Writer) (*meter, error) {
-	chain, det, err := newLevelChain()
-	if err != nil {
-		return nil, err
-	}
-	m := &meter{w: w, det: det, chain: chain}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			m.terminal = true
-		}
-	}
-	return m, nil
-}
-
-// newLevelChain is the audio tools' view of the microphone: the audio
-// chain's DC block and a voice activity detector with the robot's
-// defaults (jibod audio level shows it, jibod audio enroll cuts with it).
-func newLevelChain() (*transform.Run, *vad.Detector, error) {
-	det, err := vad.New(vad.Config{})
-	if err != nil {
-		return nil, nil, err
-	}
-	chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
-	if err != nil {
-		return nil, nil, err
-	}
-	return chain.Compose(nil, nil), det, nil
-}
-
-// run reads src until it ends, ctx ends or limit samples (0: no limit),
-// showing one reading per interval of audio.
-func (m *meter) run(ctx context.Context, src audio.Source, limit int64) error {
-	per := int(meterInterval * audio.SampleRate / time.Second)
-	buf := make([]int16, per)
-	var read int64
-	for limit == 0 || read < limit {
-		want := buf
-		if limit > 0 {
-			want = buf[:min(int64(len(buf)), limit-read)]
-		}
-		n, err := readFull(ctx, src, want)
-		if n > 0 {
-			read += int64(n)
-			res := m.chain.Process(ctx, want[:n], "")
-			m.det.Feed(res.PCM)
-			m.show(time.Duration(read)*time.Second/audio.SampleRate, res.PCM)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readFull fills buf unless the source ends or fails first.
-func readFull(ctx context.Context, src audio.Source, buf []int16) (int, error) {
-	got := 0
-	for got < len(buf) {
-		n, err := src.Read(ctx, buf[got:])
-		got += n
-		if err != nil {
-			return got, err
-		}
-	}
-	return got, nil
-}
-
-func (m *meter) show(at time.Duration, pcm []int16) {
-	level := audio.LevelDBFS(pcm)
-	var peak float64
-	for _, v := range pcm {
-		peak = max(peak, math.Abs(float64(v)))
-	}
-	peakDB := math.Inf(-1)
-	if peak > 0 {
-		peakDB = 20 * math.Log10(peak/32768)
-	}
-	const width = 40 // one column per 2 dB from -80 dBFS
-	bars := 0
-	if !math.IsInf(level, -1) {
-		bars = max(0, min(width, int((level+80)/2)))
-	}
-	state := "      "
-	if m.det.InSpeech() {
-		state = "speech"
-	}
-	line := fmt.Sprintf("%7.1fs %6s dBFS  peak %6s  floor %6.1f  %s |%-*s|",
-		at.Seconds(), dbString(level), dbString(peakDB), m.det.Floor(), state, width, strings.Repeat("#", bars))
-	if m.terminal {
-		fmt.Fprintf(m.w, "\r%s", line)
-		return
-	}
-	fmt.Fprintln(m.w, line)
-}
-
-func (m *meter) finish() error {
-	if m.terminal {
-		_, err := fmt.Fprintln(m.w)
-		return err
-	}
-	return nil
-}
-
-func dbString(db float64) string {
-	if math.IsInf(db, -1) {
-		return "-inf"
-	}
-	return fmt.Sprintf("%.1f", db)
+	return errors.Join(err, m.Finish())
 }

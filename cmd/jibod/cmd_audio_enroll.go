@@ -14,10 +14,9 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/capture"
 	"github.com/openjibo/jibod/audio/eval"
 	"github.com/openjibo/jibod/audio/grammar"
-	"github.com/openjibo/jibod/audio/transform"
-	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/core/intent"
 )
 
@@ -170,7 +169,7 @@ func cmdAudioEnroll(ctx context.Context, args []string, backends map[string]audi
 		return fmt.Errorf("audio enroll: %w", err)
 	}
 	defer src.Close()
-	e, err := newEnroller(src, *wait)
+	e, err := capture.NewCutter(src, *wait)
 	if err != nil {
 		return fmt.Errorf("audio enroll: %w", err)
 	}
@@ -181,9 +180,9 @@ func cmdAudioEnroll(ctx context.Context, args []string, backends map[string]audi
 			continue
 		}
 		fmt.Fprintf(stdout, "[%d/%d] say: %s\n", i+1, len(prompts), p.Text)
-		seg, err := e.next(ctx, stdout)
+		seg, err := e.Next(ctx, stdout)
 		switch {
-		case errors.Is(err, errNothingSaid):
+		case errors.Is(err, capture.ErrNothingSaid):
 			fmt.Fprintf(stdout, "  nothing heard in %v: skipped\n", *wait)
 			skipped++
 			continue
@@ -255,74 +254,4 @@ func saveEnrolled(dir, file string, p grammar.Prompt, pcm []int16) error {
 		return fmt.Errorf("adding %s to the manifest: %w", file, werr)
 	}
 	return nil
-}
-
-// errNothingSaid: the wait for a sentence ran out.
-var errNothingSaid = errors.New("nothing said")
-
-// enroller cuts one utterance at a time out of a source with the robot's
-// own audio chain and voice activity detector.
-type enroller struct {
-	src   audio.Source
-	chain *transform.Run
-	det   *vad.Detector
-	wait  int64 // samples
-	buf   []int16
-}
-
-func newEnroller(src audio.Source, wait time.Duration) (*enroller, error) {
-	chain, det, err := newLevelChain()
-	if err != nil {
-		return nil, err
-	}
-	return &enroller{src: src, chain: chain, det: det,
-		wait: int64(wait.Seconds() * audio.SampleRate), buf: make([]int16, vad.FrameSamples)}, nil
-}
-
-// next returns the next whole utterance. Speech cut at the detector's
-// longest utterance is reported and asked for again, and what follows it
-// without a pause is dropped with it; an utterance the stream ends in the
-// middle of is an error.
-func (e *enroller) next(ctx context.Context, say io.Writer) ([]int16, error) {
-	start := e.det.Pos()
-	pause := int64(e.det.Config().SilenceTimeout.Seconds() * audio.SampleRate)
-	skipUntil := int64(-1) // segments starting before this continue a cut one
-	for {
-		n, err := readFull(ctx, e.src, e.buf)
-		if n > 0 {
-			res := e.chain.Process(ctx, e.buf[:n], "")
-			for _, ev := range e.det.Feed(res.PCM) {
-				if ev.Kind != vad.SpeechEnd {
-					continue
-				}
-				seg := ev.Segment
-				switch {
-				case seg.Reason == vad.EndMaxSpeech:
-					fmt.Fprintf(say, "  longer than %v: say it again\n", e.det.Config().MaxSpeech)
-					skipUntil = ev.Pos + pause
-				case seg.Start < skipUntil:
-					skipUntil = seg.End + pause
-				default:
-					return append([]int16(nil), seg.PCM...), nil
-				}
-				start = e.det.Pos()
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				seg, ferr := e.det.Flush()
-				if ferr != nil {
-					return nil, fmt.Errorf("the audio ended while the sentence was being said: %w", ferr)
-				}
-				if seg != nil && seg.Start >= skipUntil {
-					return append([]int16(nil), seg.PCM...), nil
-				}
-				return nil, errors.New("the audio ended")
-			}
-			return nil, err
-		}
-		if !e.det.InSpeech() && e.det.Pos()-start > e.wait {
-			return nil, errNothingSaid
-		}
-	}
 }

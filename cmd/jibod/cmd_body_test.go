@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/jcp/timeline"
 	"github.com/openjibo/jibod/motion"
 )
 
@@ -38,12 +39,12 @@ func writeFile(t *testing.T, name, content string) string {
 
 // timelineLines parses the printed timeline into "device event" strings,
 // plus the lines themselves.
-func timelineLines(t *testing.T, out string) ([]string, []tlEvent) {
+func timelineLines(t *testing.T, out string) ([]string, []timeline.Event) {
 	t.Helper()
 	var kinds []string
-	var events []tlEvent
+	var events []timeline.Event
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e tlEvent
+		var e timeline.Event
 		require.NoError(t, json.Unmarshal([]byte(line), &e), line)
 		events = append(events, e)
 		k := e.Device + " " + e.Event

@@ -9,12 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/jcp"
-	"github.com/openjibo/jibod/motion"
+	"github.com/openjibo/jibod/jcp/timeline"
 )
 
 const jcpUsage = `Usage:
@@ -75,9 +74,9 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil && res == nil {
 		return err
 	}
-	out := tl.sorted()
+	out := tl.Events()
 	if *samples {
-		out = withSamples(out, tl.snapshotSamples())
+		out = timeline.WithSamples(out, tl.Samples())
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
@@ -87,11 +86,11 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if *svg != "" {
-		if serr := writeSVGFile(*svg, fs.Arg(0), res, tl); serr != nil {
+		if serr := tl.WriteSVGFile(*svg, fs.Arg(0), res); serr != nil {
 			err = errors.Join(err, serr)
 		}
 	}
-	if derr := tl.droppedErr(); derr != nil {
+	if derr := tl.Dropped(); derr != nil {
 		err = errors.Join(err, derr)
 	}
 	return err
@@ -118,73 +117,24 @@ func readAction(file string) (*jcp.Action, error) {
 }
 
 // runTimeline opens the body, runs a on it while recording everything,
-// waits for the body to settle and closes it.
-func runTimeline(ctx context.Context, prof *board.Profile, a *jcp.Action, settle time.Duration, log *slog.Logger) (*jcp.Result, *timeline, error) {
-	tl := newTimeline()
+// and closes it.
+func runTimeline(ctx context.Context, prof *board.Profile, a *jcp.Action, settle time.Duration, log *slog.Logger) (*jcp.Result, *timeline.Timeline, error) {
+	tl := timeline.New()
 	// The timeline needs no tick precision; Go timers also keep the tool
 	// testable on a fake clock.
-	parts, err := openBody(ctx, prof, bodyOptions{Log: log, Observe: tl.device, ExecObserve: tl.behaviour, GoTimers: true})
+	parts, err := openBody(ctx, prof, bodyOptions{Log: log, Observe: tl.Device, ExecObserve: tl.Behaviour, GoTimers: true})
 	if err != nil {
 		return nil, tl, err
 	}
-	sctx, stopSampling := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	var frames interface {
-		Frame() []devRGB
-	}
+	b := timeline.Body{Exec: parts.exec, Motion: parts.motion}
 	if parts.board.Lights != nil {
-		frames = parts.board.Lights
+		b.Ring = parts.board.Lights
 	}
-	wg.Go(func() { tl.sample(sctx, parts.motion, frames) })
-
-	res, runErr := parts.exec.Run(ctx, a)
-	if res != nil {
-		v := map[string]any{"status": string(res.Status)}
-		if res.Error != "" {
-			v["error"] = res.Error
-		}
-		if len(res.Spoken) > 0 {
-			v["spoken"] = res.Spoken
-		}
-		tl.add(time.Now(), "jcp", "result", v)
-	}
-	waitRest(ctx, parts.motion, settle)
-	stopSampling()
-	wg.Wait()
+	res, runErr := tl.Record(ctx, b, a, settle)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if cerr := parts.Close(closeCtx); cerr != nil {
 		runErr = errors.Join(runErr, cerr)
 	}
 	return res, tl, runErr
-}
-
-// waitRest waits, at most d, until the body has stopped moving, so the
-// timeline shows a stop's deceleration to the end.
-func waitRest(ctx context.Context, c *motion.Controller, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for c.Moving() && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(c.Period())
-	}
-}
-
-// withSamples merges the state samples into the events as "sample" lines.
-func withSamples(ev []tlEvent, samples []tlSample) []tlEvent {
-	out := make([]tlEvent, 0, len(ev)+len(samples))
-	i := 0
-	for _, s := range samples {
-		for i < len(ev) && ev[i].T <= s.T {
-			out = append(out, ev[i])
-			i++
-		}
-		v := map[string]any{}
-		for k := range s.Pose {
-			v[motion.AxisName(k)] = roundRad(s.Pose[k])
-		}
-		if len(s.LED) > 0 {
-			v["led"] = formatRGB(s.LED[0])
-		}
-		out = append(out, tlEvent{T: s.T, Ms: s.T.Milliseconds(), Device: "sample", Event: "state", Values: v})
-	}
-	return append(out, ev[i:]...)
 }

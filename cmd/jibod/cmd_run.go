@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/core/bus"
 )
 
@@ -104,7 +105,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	defer closeConsole()
 	backends, freeBackends := audioBackends(log)
 	// The shell hears what the robot hears through a tap on the backends.
-	mic := newMicTap(af.Audio, backends)
+	mic := audio.NewTap(af.Audio, backends)
 	if mic != nil {
 		backends = mic.Backends()
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/local"
 	"github.com/openjibo/jibod/core/skill/mim"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	protocheck "github.com/openjibo/jibod/core/skill/protocol/check"
 	"github.com/openjibo/jibod/core/skill/try"
 	"github.com/openjibo/jibod/core/skill/wasm"
 	"github.com/openjibo/jibod/core/skill/wasm/kv"
@@ -68,7 +69,7 @@ func cmdSkillsTry(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return err
 	}
 	opts := try.RunOptions{JSON: *asJSON, ReadFile: func(name string) ([]byte, error) {
-		return readLimited(name, protocol.MaxMessageSize)
+		return protocheck.ReadLimited(name, protocol.MaxMessageSize)
 	}}
 	if f, ok := in.(*os.File); ok && *answers == "" {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {

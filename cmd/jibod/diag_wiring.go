@@ -23,8 +23,10 @@ import (
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/selftest"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/device/ledring"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
@@ -36,8 +38,6 @@ const (
 	pinHashEnv = "JIBOD_SHELL_PIN_HASH"
 	// pinFileName is the PIN hash file in the state folder.
 	pinFileName = "shell-pin"
-	// maxPINFile bounds the PIN hash file.
-	maxPINFile = 1024
 	// restartExitCode is the status jibod exits with when the shell asks
 	// for a restart with --shell-reboot exit (EX_TEMPFAIL): the service
 	// manager starts it again (systemd: Restart=on-failure, or
@@ -131,42 +131,18 @@ func newRunLogger(w io.Writer, level string) (*runLogs, error) {
 
 // readPINHash reads the technician PIN's hash: $JIBOD_SHELL_PIN_HASH, else
 // the PIN file (flag, else shell-pin in the state folder). "" when none is
-// configured. A PIN file others may write is refused: anyone could set
-// their own PIN with it.
+// configured.
 func readPINHash(f *shellFlags, stateDir string) (string, error) {
 	if h := os.Getenv(pinHashEnv); h != "" {
 		return h, nil
 	}
-	path := f.PINFile
-	if path == "" {
-		if stateDir == "" || stateDir == noState {
-			return "", nil
-		}
-		path = filepath.Join(stateDir, pinFileName)
+	if f.PINFile != "" {
+		return diag.ReadPINFile(f.PINFile, true)
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) && f.PINFile == "" {
-			return "", nil
-		}
-		return "", fmt.Errorf("technician PIN file: %w", err)
+	if stateDir == "" || stateDir == noState {
+		return "", nil
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return "", fmt.Errorf("technician PIN file: %w", err)
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("technician PIN file %s: others may write it (mode %v); chmod 600 it", path, st.Mode().Perm())
-	}
-	b, err := io.ReadAll(io.LimitReader(fh, maxPINFile+1))
-	if err != nil {
-		return "", fmt.Errorf("technician PIN file: %w", err)
-	}
-	if len(b) > maxPINFile {
-		return "", fmt.Errorf("technician PIN file %s: over %d bytes", path, maxPINFile)
-	}
-	return strings.TrimSpace(string(b)), nil
+	return diag.ReadPINFile(filepath.Join(stateDir, pinFileName), false)
 }
 
 // shellDeps is what the shell needs beyond the robot.
@@ -176,7 +152,7 @@ type shellDeps struct {
 	Started  time.Time
 	// Mic is the robot's microphone for audio commands; nil when the
 	// build can open no capture device and none is in use.
-	Mic *micTap
+	Mic *audio.Tap
 	// Restart ends the run for a restart (--shell-reboot exit).
 	Restart func()
 	// Listener is the robot's running ear (hearing.listener), for the
@@ -288,7 +264,7 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	env := diag.Env{
 		Version: version, Board: r.body.Profile.Name, Started: d.Started,
 		Bus: r.bus, Logs: d.Logs.book, Skills: r.host, Runs: r.runs, NotLoaded: notLoaded(r.wasm, r.local), Sessions: r.orch, Pipeline: r.pipeline,
-		Motion: r.parts.motion, Motors: r.body.Motors, Home: r.body.MotionConfig().Home, Actions: r.exec,
+		Motion: shellMotion{r.parts.motion}, Motors: map[string]diag.Motor{}, Home: r.body.MotionConfig().Home, Actions: r.exec,
 		BoardCheck: func(ctx context.Context) []diag.DeviceCheck {
 			var out []diag.DeviceCheck
 			for _, c := range r.body.Check(ctx) {
@@ -297,10 +273,10 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 			return out
 		},
 		Selftest: func(ctx context.Context, report func(diag.Check)) error {
-			runSelftest(ctx, "sim", discardLogger(), func(name, detail string, err error) {
-				c := diag.Check{Name: name, OK: err == nil, Detail: detail}
-				if err != nil {
-					c.Detail = err.Error()
+			selftest.Run(ctx, selftestRobot("sim", discardLogger()), func(s selftest.Step) {
+				c := diag.Check{Name: s.Name, OK: s.Err == nil, Detail: s.Detail}
+				if s.Err != nil {
+					c.Detail = s.Err.Error()
 				}
 				report(c)
 			})
@@ -328,16 +304,19 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 		env.Hub = hubView{link: r.hub, host: r.host}
 	}
 	if r.loop != nil {
-		env.Loop = loopView{r.loop}
+		env.People = peopleView{r.loop}
+	}
+	for axis, m := range r.body.Motors {
+		env.Motors[axis] = m
 	}
 	if r.body.Power != nil {
 		env.Power = r.body.Power
 	}
-	if r.body.Lights != nil { // a nil *Animator is not a nil Lights
-		env.Lights = r.body.Lights
+	if r.body.Lights != nil {
+		env.Lights = shellLights{r.body.Lights}
 	}
 	if d.Mic != nil {
-		env.Audio = d.Mic
+		env.Audio = shellAudio{d.Mic}
 	}
 	switch f.Reboot {
 	case "exit":
@@ -421,45 +400,16 @@ type answerWindow interface {
 func windowSettings(cw commandWindow, aw answerWindow) []diag.Setting {
 	var out []diag.Setting
 	if cw != nil {
-		out = append(out, durationSetting("listen.command_window",
+		out = append(out, diag.DurationSetting("listen.command_window",
 			"how long the robot listens for a command after \"hey jibo\", a wake button or `audio listen`; from the next wake",
-			"12s", maxShellCommandWindow, cw.CommandWindow, cw.SetCommandWindow))
+			"12s", minShellWindow, maxShellCommandWindow, cw.CommandWindow, cw.SetCommandWindow))
 	}
 	if aw != nil {
-		out = append(out, durationSetting("listen.answer_window",
+		out = append(out, diag.DurationSetting("listen.answer_window",
 			"how long the robot waits for the answer to a skill's question; from the next question",
-			"45s", maxShellAnswerWindow, aw.ListenWindow, aw.SetListenWindow))
+			"45s", minShellWindow, maxShellAnswerWindow, aw.ListenWindow, aw.SetListenWindow))
 	}
 	return out
-}
-
-// durationSetting is a key holding a duration from minShellWindow to hi.
-func durationSetting(key, help, example string, hi time.Duration, get func() time.Duration, set func(time.Duration) error) diag.Setting {
-	rng := shortDuration(minShellWindow) + ".." + shortDuration(hi)
-	return diag.Setting{Key: key, Help: help + " (" + rng + ")",
-		Get: func() string { return get().String() },
-		Check: func(v string) (any, error) {
-			d, err := time.ParseDuration(v)
-			if err != nil || d < minShellWindow || d > hi {
-				return nil, fmt.Errorf("want a duration from %s to %s, like %s", shortDuration(minShellWindow), shortDuration(hi), example)
-			}
-			return d, nil
-		},
-		Apply: func(v any) error {
-			if err := set(v.(time.Duration)); err != nil {
-				return fmt.Errorf("%s: %w", key, err)
-			}
-			return nil
-		}}
-}
-
-// shortDuration prints whole minutes as people write them: 1m, not 1m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	return s
 }
 
 // hubView is the hub link as the shell sees it: the client's state with
@@ -501,231 +451,95 @@ func (v hubView) Skills() []diag.HubSkill {
 	return out
 }
 
-// Microphone tap: how long the shell's listeners may fall behind.
-const (
-	// tapQueue is each shell listener's queue of blocks; a listener that
-	// falls further behind loses blocks, never slows the robot's ear.
-	tapQueue = 256
-	// maxTapListeners bounds shell listeners at once.
-	maxTapListeners = 8
-)
+// shellAudio is the robot's microphone as the shell sees it.
+type shellAudio struct{ *audio.Tap }
 
-// micTap is the robot's microphone for the shell: it wraps the capture
-// backends so every block the robot's listener reads is also handed to
-// the shell's audio level and record, which therefore hear exactly what
-// the robot hears, without opening the device a second time.
-type micTap struct {
-	spec     string // the run's --audio
-	backends map[string]audio.Backend
-
-	mu      sync.Mutex
-	live    int // tapped sources open
-	readers map[chan []int16]struct{}
-}
-
-// newMicTap wraps backends; it returns nil when there is nothing the shell
-// could hear or list (no device backend and no --audio).
-func newMicTap(spec string, backends map[string]audio.Backend) *micTap {
-	if spec == "" && len(backends) == 0 {
-		return nil
+// Devices lists the capture devices, marking the one the robot listens on.
+func (a shellAudio) Devices(ctx context.Context) ([]diag.AudioDevice, error) {
+	devs, err := a.Tap.Devices(ctx)
+	out := make([]diag.AudioDevice, 0, len(devs))
+	for _, d := range devs {
+		out = append(out, diag.AudioDevice(d))
 	}
-	t := &micTap{spec: spec, readers: map[chan []int16]struct{}{}, backends: map[string]audio.Backend{}}
-	for name, b := range backends {
-		open := b.Open
-		if open != nil {
-			b.Open = func(ctx context.Context, arg string) (audio.Source, error) {
-				src, err := open(ctx, arg)
-				if err != nil {
-					return nil, err
-				}
-				return t.wrap(src), nil
-			}
-		}
-		t.backends[name] = b
-	}
-	return t
-}
-
-// Backends are the wrapped backends to open the robot's source with.
-func (t *micTap) Backends() map[string]audio.Backend {
-	if t == nil {
-		return nil
-	}
-	return t.backends
-}
-
-func (t *micTap) wrap(src audio.Source) audio.Source {
-	t.mu.Lock()
-	t.live++
-	t.mu.Unlock()
-	return &tappedSource{Source: src, tap: t}
-}
-
-// tappedSource hands a copy of every read to the tap.
-type tappedSource struct {
-	audio.Source
-	tap  *micTap
-	once sync.Once
-}
-
-func (s *tappedSource) Read(ctx context.Context, buf []int16) (int, error) {
-	n, err := s.Source.Read(ctx, buf)
-	if n > 0 {
-		s.tap.deliver(buf[:n])
-	}
-	return n, err
-}
-
-func (s *tappedSource) Close() error {
-	s.once.Do(func() {
-		s.tap.mu.Lock()
-		s.tap.live--
-		s.tap.mu.Unlock()
-	})
-	return s.Source.Close()
-}
-
-func (t *micTap) deliver(pcm []int16) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.readers) == 0 {
-		return
-	}
-	block := append([]int16(nil), pcm...)
-	for ch := range t.readers {
-		select {
-		case ch <- block:
-		default: // this listener fell behind: it loses the block
-		}
-	}
-}
-
-// errNoLiveInput is the audio commands' answer when the robot hears
-// nothing the shell can tap.
-func (t *micTap) errNoLiveInput() error {
-	if t.spec == "" {
-		return errors.New("no audio input in use: jibod runs without --audio")
-	}
-	return fmt.Errorf("the robot's audio input (%s) is not a capture device the shell can listen to", t.spec)
-}
-
-// listen collects d of what the robot hears.
-func (t *micTap) listen(ctx context.Context, d time.Duration) ([]int16, error) {
-	t.mu.Lock()
-	if t.live == 0 {
-		t.mu.Unlock()
-		return nil, t.errNoLiveInput()
-	}
-	if len(t.readers) >= maxTapListeners {
-		t.mu.Unlock()
-		return nil, fmt.Errorf("too many listeners on the microphone (at most %d)", maxTapListeners)
-	}
-	ch := make(chan []int16, tapQueue)
-	t.readers[ch] = struct{}{}
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.readers, ch)
-		t.mu.Unlock()
-	}()
-	want := int(d.Seconds() * audio.SampleRate)
-	out := make([]int16, 0, want)
-	for len(out) < want {
-		select {
-		case b := <-ch:
-			out = append(out, b[:min(len(b), want-len(out))]...)
-		case <-ctx.Done():
-			return out, ctx.Err()
-		}
-	}
-	return out, nil
-}
-
-// Devices lists the capture devices of the build's backends, marking the
-// one the robot listens on.
-func (t *micTap) Devices(ctx context.Context) ([]diag.AudioDevice, error) {
-	op := &audio.Opener{Backends: t.backends}
-	devs, errs := op.Devices(ctx)
-	name, arg, _ := audio.ParseSpec(t.spec)
-	var out []diag.AudioDevice
-	var names []string
-	for n := range devs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		for _, d := range devs[n] {
-			out = append(out, diag.AudioDevice{Backend: n, ID: d.ID, Name: d.Name, Default: d.Default,
-				InUse: n == name && (arg == d.ID || (arg == "" && d.Default)), Channels: d.Channels, SampleRate: d.SampleRate})
-		}
-	}
-	var errList []error
-	for n, err := range errs {
-		errList = append(errList, fmt.Errorf("%s: %w", n, err))
-	}
-	if len(out) == 0 && len(errList) > 0 {
-		return nil, errors.Join(errList...)
-	}
-	return out, nil
+	return out, err
 }
 
 // Level measures what the robot hears for d.
-func (t *micTap) Level(ctx context.Context, d time.Duration) (diag.AudioLevel, error) {
-	pcm, err := t.listen(ctx, d)
+func (a shellAudio) Level(ctx context.Context, d time.Duration) (diag.AudioLevel, error) {
+	l, err := a.Tap.Level(ctx, d)
 	if err != nil {
 		return diag.AudioLevel{}, err
 	}
-	peak := 0
-	for _, s := range pcm {
-		peak = max(peak, abs(int(s)))
-	}
-	return diag.AudioLevel{RMS: floorDB(audio.LevelDBFS(pcm)), Peak: floorDB(dbfs(peak)), Over: d, Source: t.spec}, nil
+	return diag.AudioLevel{RMS: l.RMS, Peak: l.Peak, Over: d, Source: a.Spec()}, nil
 }
 
-// Record writes d of what the robot hears to w as a 16 kHz mono WAV.
-func (t *micTap) Record(ctx context.Context, d time.Duration, w io.Writer) (int, int, error) {
-	pcm, err := t.listen(ctx, d)
-	if err != nil {
-		return 0, 0, err
+// shellMotion is the control loop as the shell sees it.
+type shellMotion struct{ *motion.Controller }
+
+// Limits are the axes' limits in the shell's terms.
+func (m shellMotion) Limits() (out [motion.NumAxes]diag.AxisLimits) {
+	for i, l := range m.Controller.Limits() {
+		out[i] = diag.AxisLimits(l)
 	}
-	if err := audio.EncodeWAV(w, audio.SampleRate, 1, pcm); err != nil {
-		return 0, 0, fmt.Errorf("writing WAV: %w", err)
-	}
-	return len(pcm), audio.SampleRate, nil
+	return out
 }
 
-func abs(v int) int {
-	if v < 0 {
-		return -v
+// shellLights is the LED ring as the shell drives it: colours by name.
+type shellLights struct{ a *ledring.Animator }
+
+func (l shellLights) Len() int          { return l.a.Len() }
+func (l shellLights) Colours() []string { return device.ColorNames() }
+
+func (l shellLights) Frame() []string {
+	var out []string
+	for _, p := range l.a.Frame() {
+		out = append(out, device.FormatRGB(p))
 	}
-	return v
+	return out
 }
 
-// silenceDB is what digital silence reads as: JSON has no -Inf.
-const silenceDB = -120
-
-func floorDB(v float64) float64 { return math.Max(v, silenceDB) }
-
-// dbfs is a peak sample's level relative to full scale.
-func dbfs(peak int) float64 {
-	if peak == 0 {
-		return math.Inf(-1)
+func (l shellLights) Fill(ctx context.Context, colour string) (string, error) {
+	col := device.RGB{A: 0xff}
+	if colour != "off" {
+		var err error
+		if col, err = device.ParseRGB(colour); err != nil {
+			return "", fmt.Errorf("%w (names: %s)", err, strings.Join(device.ColorNames(), ", "))
+		}
 	}
-	return 20 * math.Log10(float64(peak)/32768)
+	if err := l.a.Set(ctx, device.Fill(l.a.Len(), col)); err != nil {
+		return "", fmt.Errorf("setting the ring: %w", err)
+	}
+	return device.FormatRGB(col), nil
+}
+
+func (l shellLights) Test(ctx context.Context, colours []string, step time.Duration) error {
+	prog := ledring.Program{Name: "shell-test"}
+	var at time.Duration
+	for _, name := range colours {
+		col, err := device.ParseRGB(name)
+		if err != nil {
+			return err
+		}
+		prog.Keys = append(prog.Keys, ledring.Key{At: at, Color: col})
+		at += step
+	}
+	prog.Keys = append(prog.Keys, ledring.Key{At: at, Pattern: ledring.PatternRainbow})
+	prog.Duration = at + 2*step
+	return l.a.Play(ctx, prog)
 }
 
 // The runtime's parts are what the shell's interfaces ask for.
 var (
-	_ diag.Audio         = (*micTap)(nil)
+	_ diag.Audio         = shellAudio{}
 	_ diag.Bus           = (*bus.Bus)(nil)
-	_ diag.Motion        = (*motion.Controller)(nil)
-	_ diag.Lights        = (*ledring.Animator)(nil)
+	_ diag.Motion        = shellMotion{}
+	_ diag.Lights        = shellLights{}
 	_ diag.ActionRunner  = (*jcp.Executor)(nil)
 	_ diag.SkillLister   = (*skill.Host)(nil)
 	_ diag.RunLister     = (*invoke.Log)(nil)
 	_ diag.SessionReader = (*pipeline.Orchestrator)(nil)
 	_ diag.Hub           = hubView{}
-	_ diag.Loop          = loopView{}
+	_ diag.People        = peopleView{}
 	_ commandWindow      = (*listen.Listener)(nil)
 	_ answerWindow       = (*skill.Host)(nil)
 )

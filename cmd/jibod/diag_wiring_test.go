@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,7 +47,7 @@ func TestReadPINHash(t *testing.T) {
 	assert.ErrorContains(t, err, "no such file", "a PIN file named on the command line must exist")
 
 	big := filepath.Join(dir, "big")
-	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("a"), maxPINFile+1), 0o600))
+	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("a"), diag.MaxPINFile+1), 0o600))
 	_, err = readPINHash(&shellFlags{PINFile: big}, dir)
 	assert.ErrorContains(t, err, "over 1024 bytes")
 
@@ -117,109 +115,6 @@ func TestShellVolumeSetting(t *testing.T) {
 	require.NoError(t, vol.Apply(v))
 	assert.Equal(t, "3", vol.Get())
 	assert.InDelta(t, 0.3, volumeControl(r.parts.volume, nil, nil).Volume(), 1e-9)
-}
-
-// fakeMic is a capture backend yielding a steady tone.
-type fakeMic struct {
-	mu     sync.Mutex
-	closed bool
-}
-
-func (m *fakeMic) Read(ctx context.Context, buf []int16) (int, error) {
-	m.mu.Lock()
-	closed := m.closed
-	m.mu.Unlock()
-	if closed {
-		return 0, audio.ErrClosed
-	}
-	select {
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	case <-time.After(time.Millisecond):
-	}
-	n := min(len(buf), 160)
-	for i := range n {
-		buf[i] = 3277 // -20 dBFS
-		if i%2 == 1 {
-			buf[i] = -3277
-		}
-	}
-	return n, nil
-}
-
-func (m *fakeMic) Close() error {
-	m.mu.Lock()
-	m.closed = true
-	m.mu.Unlock()
-	return nil
-}
-
-func TestMicTapHearsWhatTheRobotHears(t *testing.T) {
-	assert.Nil(t, newMicTap("", nil), "nothing to hear or list: no audio on this robot")
-
-	backends := map[string]audio.Backend{"fake": {
-		Open: func(context.Context, string) (audio.Source, error) { return &fakeMic{}, nil },
-		Devices: func(context.Context) ([]audio.Device, error) {
-			return []audio.Device{{ID: "0", Name: "Mic", Default: true, Channels: 1, SampleRate: 16000}, {ID: "1", Name: "Line in"}}, nil
-		},
-	}}
-	tap := newMicTap("fake", backends)
-	require.NotNil(t, tap)
-	devs, err := tap.Devices(context.Background())
-	require.NoError(t, err)
-	require.Len(t, devs, 2)
-	assert.True(t, devs[0].InUse, "the default device is the one --audio fake opens")
-	assert.False(t, devs[1].InUse)
-
-	_, err = tap.Level(context.Background(), 100*time.Millisecond)
-	assert.ErrorContains(t, err, "is not a capture device the shell can listen to", "nothing opened yet")
-
-	// The robot's listener opens the source through the tapped backend and
-	// reads it; the shell hears the same samples.
-	src, err := (&audio.Opener{Backends: tap.Backends()}).Open(context.Background(), "fake")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		buf := make([]int16, 320)
-		for {
-			if _, err := src.Read(ctx, buf); err != nil {
-				return
-			}
-		}
-	}()
-	lv, err := tap.Level(context.Background(), 50*time.Millisecond)
-	require.NoError(t, err)
-	assert.InDelta(t, -20, lv.RMS, 0.1)
-	assert.InDelta(t, -20, lv.Peak, 0.1)
-
-	var wav bytes.Buffer
-	n, rate, err := tap.Record(context.Background(), 100*time.Millisecond, &wav)
-	require.NoError(t, err)
-	assert.Equal(t, 1600, n)
-	assert.Equal(t, audio.SampleRate, rate)
-	clip, err := audio.DecodeWAV(&wav)
-	require.NoError(t, err)
-	assert.Equal(t, 16000, clip.Format.SampleRate)
-	assert.Len(t, clip.Samples, 1600)
-
-	// Cancelled while listening: the shell stops, the robot's reading goes on.
-	lctx, lcancel := context.WithCancel(context.Background())
-	lcancel()
-	_, err = tap.Level(lctx, time.Second)
-	assert.True(t, errors.Is(err, context.Canceled))
-
-	cancel()
-	<-readerDone
-	require.NoError(t, src.Close())
-	_, err = tap.Level(context.Background(), 50*time.Millisecond)
-	assert.Error(t, err, "the source is closed: nothing to hear")
-
-	noAudio := newMicTap("", backends)
-	_, err = noAudio.Level(context.Background(), time.Millisecond)
-	assert.EqualError(t, err, "no audio input in use: jibod runs without --audio")
-	assert.True(t, strings.HasPrefix(tap.errNoLiveInput().Error(), "the robot's audio input (fake)"))
 }
 
 // shellOn is a shell on r as jibod runs it, with a PIN for technician

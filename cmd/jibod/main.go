@@ -34,7 +34,7 @@ Usage:
   jibod protocol check FILE...  validate Jibo messages, JCP actions, manifests and MIMs; print canonical JSON
   jibod motion loop        run the motion control loop and report its tick lateness
   jibod skills ...         the robot's skills: list, install DIR|FILE, uninstall ID, graph SKILL_ID, try, runs
-  jibod loop ...           the people the robot knows: list, add --first NAME, remove ID|NAME, owner ID|NAME
+  jibod people ...         the people the robot knows: list, add --first NAME, remove ID|NAME, owner ID|NAME
   jibod board check        open every device of a board profile and report what answers
   jibod audio ...          audio tools: devices, level (a live input meter)
   jibod hub status|catalog  check the cloud hub link and list its skills (--hub URL --hub-token FILE)
@@ -75,8 +75,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdMotion(ctx, args[1:], stdout, stderr)
 	case "skills":
 		err = cmdSkills(ctx, args[1:], stdin, stdout, stderr)
-	case "loop":
-		err = cmdLoop(args[1:], stdout, stderr)
+	case "people", "loop": // loop: the former name, Jibo's word for them
+		err = cmdPeople(args[1:], stdout, stderr)
 	case "board":
 		err = cmdBoard(ctx, args[1:], stdout, stderr)
 	case "audio":

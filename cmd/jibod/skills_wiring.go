@@ -70,7 +70,7 @@ func prepareStateDir(dir string) error {
 // runtimeContext tells skills what the robot feels and who it attends to
 // (jibo.md §2.2 runtime), from the body's social state, who it knows
 // (loop, asked each request: the loop store looks at its file then, so a
-// change made with `jibod loop` reaches the next request; nil means
+// change made with `jibod people` reaches the next request; nil means
 // nobody), and where and when it is.
 func runtimeContext(st *character.State, now func() time.Time, loop func() protocol.Loop) func() protocol.RuntimeContext {
 	return func() protocol.RuntimeContext {

@@ -17,10 +17,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openjibo/jibod/core/hub/loadtest"
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/token"
 	"github.com/openjibo/jibod/core/hub/wire"
+	"github.com/openjibo/jibod/internal/hubserver"
+	"github.com/openjibo/jibod/internal/hubserver/loadtest"
 )
 
 const loadtestUsage = `Usage: jibohub loadtest [flags]
@@ -88,7 +88,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		cfg.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	var verifier server.Verifier
+	var verifier hubserver.Verifier
 	if *keyFile != "" {
 		key, err := token.ReadKeyFile(*keyFile)
 		if err != nil {
@@ -164,12 +164,12 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // startLoadtestHub serves a hub with the shipped skills (deterministic
 // seed) on a loopback port, sized for robots, logging only errors. stop
 // closes it.
-func startLoadtestHub(verifier server.Verifier, robots int, stderr io.Writer) (string, func(), error) {
+func startLoadtestHub(verifier hubserver.Verifier, robots int, stderr io.Writer) (string, func(), error) {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	// Unmetered: a simulated robot makes a turn every few milliseconds,
 	// far past calls_per_minute, which is meant for people.
-	hub, err := newHub("", 1, server.Config{Verifier: verifier, Logger: log, Unmetered: true,
-		Limits: server.Limits{MaxConnections: robots + 16, Transactions: max(server.DefaultTransactions, 2*robots)}})
+	hub, err := newHub("", 1, hubserver.Config{Verifier: verifier, Logger: log, Unmetered: true,
+		Limits: hubserver.Limits{MaxConnections: robots + 16, Transactions: max(hubserver.DefaultTransactions, 2*robots)}})
 	if err != nil {
 		return "", nil, err
 	}
@@ -191,5 +191,5 @@ func startLoadtestHub(verifier server.Verifier, robots int, stderr io.Writer) (s
 		_ = srv.Shutdown(ctx)
 		<-served
 	}
-	return "ws://" + ln.Addr().String() + server.PathListenV1, stop, nil
+	return "ws://" + ln.Addr().String() + hubserver.PathListenV1, stop, nil
 }

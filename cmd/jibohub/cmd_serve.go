@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/token"
+	"github.com/openjibo/jibod/internal/hubserver"
 )
 
 // shutdownTimeout bounds a graceful stop.
@@ -20,7 +20,7 @@ const shutdownTimeout = 10 * time.Second
 
 // newHub builds the hub of cfg (its verifier, logger, limits…): the
 // shipped skills plus those of configPath.
-func newHub(configPath string, seed uint64, cfg server.Config) (*server.Server, error) {
+func newHub(configPath string, seed uint64, cfg hubserver.Config) (*hubserver.Server, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -29,14 +29,14 @@ func newHub(configPath string, seed uint64, cfg server.Config) (*server.Server, 
 	if err != nil {
 		return nil, err
 	}
-	var remote []server.HTTPSkill
+	var remote []hubserver.HTTPSkill
 	if configPath != "" {
 		if remote, err = readSkillsConfig(configPath); err != nil {
 			return nil, err
 		}
 	}
 	cfg.Skills, cfg.HTTPSkills = skills, remote
-	return server.New(cfg)
+	return hubserver.New(cfg)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,7 +49,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	key := fs.String("tls-key", "", "TLS private key file")
 	config := fs.String("skills-config", "", "JSON file of skills served over HTTP")
 	seed := fs.Uint64("seed", 0, "make the skills' choices deterministic (0: random)")
-	maxConns := fs.Int("max-connections", server.DefaultMaxConnections, "most robots connected at once")
+	maxConns := fs.Int("max-connections", hubserver.DefaultMaxConnections, "most robots connected at once")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -68,7 +68,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("serve: --max-connections %d: want at least 1", *maxConns)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
-	var verifier server.Verifier
+	var verifier hubserver.Verifier
 	if *keyFile != "" {
 		k, err := token.ReadKeyFile(*keyFile)
 		if err != nil {
@@ -80,8 +80,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		verifier = iss
 	}
-	hub, err := newHub(*config, *seed, server.Config{Verifier: verifier, Logger: log,
-		Limits: server.Limits{MaxConnections: *maxConns}})
+	hub, err := newHub(*config, *seed, hubserver.Config{Verifier: verifier, Logger: log,
+		Limits: hubserver.Limits{MaxConnections: *maxConns}})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/openjibo/jibod/core/hub/server"
+	"github.com/openjibo/jibod/internal/hubserver"
 )
 
 // runSkills lists the skills `jibohub serve` would host, one line each:
@@ -20,7 +20,7 @@ func runSkills(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub, err := newHub(*config, 0, server.Config{Logger: log})
+	hub, err := newHub(*config, 0, hubserver.Config{Logger: log})
 	if err != nil {
 		return err
 	}

@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/token"
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/internal/hubserver"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
@@ -127,7 +127,7 @@ func TestSkillsListing(t *testing.T) {
 // would give them ("let's" → "lets"). The control shows the check sees a
 // sample that is not.
 func TestCatalogRegistersCleanly(t *testing.T) {
-	hub, err := newHub("", 1, server.Config{})
+	hub, err := newHub("", 1, hubserver.Config{})
 	require.NoError(t, err)
 	cat, err := wire.DecodeCatalog(hub.Catalog())
 	require.NoError(t, err)

@@ -12,15 +12,15 @@ import (
 	"github.com/openjibo/jibod/cmd/jibohub/skills/fact"
 	"github.com/openjibo/jibod/cmd/jibohub/skills/greeter"
 	"github.com/openjibo/jibod/cmd/jibohub/skills/trivia"
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/hubserver"
 	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // builtinSkills are the skills jibohub ships, hosted in process. seed
 // makes their choices deterministic (0: random).
-func builtinSkills(seed uint64, log *slog.Logger) ([]server.Skill, error) {
+func builtinSkills(seed uint64, log *slog.Logger) ([]hubserver.Skill, error) {
 	f, err := fact.New(fact.Options{Seed: seed, Logger: log})
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func builtinSkills(seed uint64, log *slog.Logger) ([]server.Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []server.Skill{f, t, g}, nil
+	return []hubserver.Skill{f, t, g}, nil
 }
 
 // Limits of a --skills-config file.
@@ -66,7 +66,7 @@ type skillEntry struct {
 
 // readSkillsConfig reads and checks a --skills-config file; errors name
 // the file and the entry.
-func readSkillsConfig(path string) ([]server.HTTPSkill, error) {
+func readSkillsConfig(path string) ([]hubserver.HTTPSkill, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("skills config: %w", err)
@@ -92,7 +92,7 @@ func readSkillsConfig(path string) ([]server.HTTPSkill, error) {
 		return nil, fmt.Errorf("skills config %s: %d skills, limit %d", path, len(sc.Skills), maxHTTPSkills)
 	}
 	dir := filepath.Dir(path)
-	out := make([]server.HTTPSkill, 0, len(sc.Skills))
+	out := make([]hubserver.HTTPSkill, 0, len(sc.Skills))
 	for i, e := range sc.Skills {
 		hs, err := e.skill(dir)
 		if err != nil {
@@ -103,8 +103,8 @@ func readSkillsConfig(path string) ([]server.HTTPSkill, error) {
 	return out, nil
 }
 
-func (e skillEntry) skill(dir string) (server.HTTPSkill, error) {
-	var hs server.HTTPSkill
+func (e skillEntry) skill(dir string) (hubserver.HTTPSkill, error) {
+	var hs hubserver.HTTPSkill
 	if e.URL == "" {
 		return hs, fmt.Errorf("url: required")
 	}

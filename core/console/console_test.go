@@ -260,3 +260,30 @@ func TestWake(t *testing.T) {
 		assert.Equal(t, tt.rest, rest, tt.line)
 	}
 }
+
+// An utterer sends what it is given as an utterance from its source and
+// returns the lifecycle that utterance caused, up to its handled.
+func TestUttererCollectsTheLifecycle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRobot(t)
+		u, err := NewUtterer(r.bus, "check")
+		require.NoError(t, err)
+		defer u.Close()
+		id, msgs, err := u.Say(context.Background(), "hello")
+		require.NoError(t, err)
+		assert.Equal(t, "check-1", id)
+		var topics []string
+		for _, m := range msgs {
+			topics = append(topics, m.Type)
+			assert.Equal(t, id, m.Context[KeyInput])
+		}
+		assert.Equal(t, []string{pipeline.TopicHandle, pipeline.TopicSpeak, pipeline.TopicHandled}, topics)
+		assert.Equal(t, "You said hello", msgs[1].DataString("utterance"))
+		assert.Equal(t, []string{"hello"}, r.told())
+
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, _, err = u.Say(ctx, "hello again")
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+}

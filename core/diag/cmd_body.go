@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openjibo/jibod/device"
-	"github.com/openjibo/jibod/device/ledring"
 	"github.com/openjibo/jibod/motion"
 )
 
@@ -41,16 +39,24 @@ Angles are radians, or degrees with "deg" (30deg). The shell's range is each axi
 (config motor.margin, 0.1 rad by default); --override allows the rest of the way to the limits, which
 nothing can exceed. Every motor command but limits needs technician mode and is logged.`
 
-func axisNames() []string { return device.Axes() }
+func axisNames() []string {
+	out := make([]string, motion.NumAxes)
+	for i := range out {
+		out[i] = motion.AxisName(i)
+	}
+	return out
+}
 
 // shortAxis names an axis as people say it.
 func shortAxis(a string) string {
-	switch a {
-	case device.BottomSection:
+	i, _ := motion.AxisIndex(a)
+	switch {
+	case a != motion.AxisName(i):
+	case i == motion.Bottom:
 		return "bottom"
-	case device.MiddleSection:
+	case i == motion.Middle:
 		return "middle"
-	case device.TopSection:
+	case i == motion.Top:
 		return "top"
 	}
 	return a
@@ -94,7 +100,7 @@ func angleText(rad float64) string {
 }
 
 // envelope is the shell's range of an axis: its limits less the margin.
-func envelope(l device.Limits, margin float64) (lo, hi float64) {
+func envelope(l AxisLimits, margin float64) (lo, hi float64) {
 	lo, hi = l.Min+margin, l.Max-margin
 	if lo > hi {
 		mid := (l.Min + l.Max) / 2
@@ -322,8 +328,6 @@ func (c *call) motorLimits(m Motion) error {
 	return c.table(rows)
 }
 
-func colourNames() []string { return device.ColorNames() }
-
 // ledTestSteps is what `led test` shows, each for ledTestStep.
 var ledTestSteps = []string{"red", "green", "blue", "white"}
 
@@ -338,58 +342,36 @@ func cmdLED(c *call) error {
 		return c.usageErr("one colour")
 	}
 	if len(c.args) == 0 {
-		px := l.Frame()
-		var cols []string
-		for _, p := range px {
-			cols = append(cols, device.FormatRGB(p))
-		}
+		cols := l.Frame()
 		if c.json {
 			return c.emit(map[string]any{"pixels": cols})
 		}
-		return c.printf("%d pixels: %s\n", len(px), strings.Join(cols, " "))
+		return c.printf("%d pixels: %s\n", len(cols), strings.Join(cols, " "))
 	}
 	switch arg := c.args[0]; arg {
 	case "test":
 		return c.ledTest(l)
 	default:
-		col := device.RGB{A: 0xff}
-		if arg != "off" {
-			var err error
-			if col, err = device.ParseRGB(arg); err != nil {
-				return fmt.Errorf("%w (names: %s)", err, strings.Join(colourNames(), ", "))
-			}
-		}
-		if err := l.Set(c.ctx, device.Fill(l.Len(), col)); err != nil {
-			return fmt.Errorf("setting the ring: %w", err)
+		col, err := l.Fill(c.ctx, arg)
+		if err != nil {
+			return err
 		}
 		if c.json {
-			return c.emit(map[string]any{"led": device.FormatRGB(col), "pixels": l.Len()})
+			return c.emit(map[string]any{"led": col, "pixels": l.Len()})
 		}
-		return c.printf("ring: %d pixels %s\n", l.Len(), device.FormatRGB(col))
+		return c.printf("ring: %d pixels %s\n", l.Len(), col)
 	}
 }
 
 func (c *call) ledTest(l Lights) error {
 	step := c.srv.ledStep
-	prog := ledring.Program{Name: "shell-test"}
-	var at time.Duration
-	for _, name := range ledTestSteps {
-		col, err := device.ParseRGB(name)
-		if err != nil {
-			return err
-		}
-		prog.Keys = append(prog.Keys, ledring.Key{At: at, Color: col})
-		at += step
-	}
-	prog.Keys = append(prog.Keys, ledring.Key{At: at, Pattern: ledring.PatternRainbow})
-	at += 2 * step
-	prog.Duration = at
+	at := time.Duration(len(ledTestSteps)+2) * step
 	if !c.json {
 		if err := c.printf("showing %s, then a rainbow, on %d pixels (%.1f s)...\n", strings.Join(ledTestSteps, ", "), l.Len(), at.Seconds()); err != nil {
 			return err
 		}
 	}
-	if err := l.Play(c.ctx, prog); err != nil {
+	if err := l.Test(c.ctx, ledTestSteps, step); err != nil {
 		if c.ctx.Err() != nil {
 			return context.Cause(c.ctx)
 		}

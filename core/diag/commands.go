@@ -14,6 +14,8 @@ import (
 // command is one shell command.
 type command struct {
 	name string
+	// aliases are other names the command answers to, not listed.
+	aliases []string
 	// usage is the synopsis after the name: "<axis> <angle>|home|limits|off|on".
 	usage string
 	// summary is one line for `help`; help is the rest of `help <name>`.
@@ -130,8 +132,8 @@ func (s *Server) commands() []*command {
 		{name: "hub", usage: "[status] | trigger NEW_ARRIVAL|SURPRISE", summary: "the cloud hub link and its remote skills; * ask the hub for a proactive skill",
 			help: hubHelp, privileged: func(args []string) bool { return len(args) > 0 && args[0] == "trigger" },
 			run: cmdHub, complete: hubComplete},
-		{name: "loop", summary: "the people the robot knows: id, name, the owner",
-			help: loopHelp, run: cmdLoop},
+		{name: "people", aliases: []string{"loop"}, summary: "the people the robot knows (its loop): id, name, the owner",
+			help: peopleHelp, run: cmdPeople},
 		{name: "motor", usage: "<axis> <angle> [--override] | home | on | off | limits", summary: "* move an axis, home, power the motors, or show the limits",
 			help: motorHelp, privileged: func(args []string) bool { return len(args) > 0 && args[0] != "limits" },
 			run: cmdMotor, complete: func(s *Server, args []string) []string {
@@ -147,7 +149,11 @@ func (s *Server) commands() []*command {
 			help: "`led red` (or #rrggbb) lights the whole ring; `led off` darkens it; `led test` shows red, green, blue, white and a rainbow so every pixel and channel can be checked; `led` alone prints what the ring shows.",
 			run:  cmdLED, complete: func(s *Server, args []string) []string {
 				if len(args) == 0 {
-					return append(colourNames(), "off", "test")
+					var names []string
+					if s.env.Lights != nil {
+						names = s.env.Lights.Colours()
+					}
+					return append(names, "off", "test")
 				}
 				return nil
 			}},

@@ -9,8 +9,6 @@ import (
 	ovos "github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/registry"
-	"github.com/openjibo/jibod/device"
-	"github.com/openjibo/jibod/device/ledring"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
 )
@@ -41,8 +39,8 @@ type Env struct {
 	// axes by name (for power) and Power their power switch (nil when the
 	// body has none); Home is the pose the body homes to.
 	Motion Motion
-	Motors map[string]device.Motor
-	Power  device.Switch
+	Motors map[string]Motor
+	Power  Switch
 	Home   motion.Pose
 	// Lights is the LED ring; nil when the body has none.
 	Lights Lights
@@ -66,9 +64,9 @@ type Env struct {
 	// Hub is the robot's link to its cloud hub (status, hub); nil means
 	// no hub is configured.
 	Hub Hub
-	// Loop is the people the robot knows (loop); nil means the robot
-	// keeps no loop.
-	Loop Loop
+	// People are the people the robot knows, its loop (people); nil
+	// means the robot keeps no loop.
+	People People
 	// StateDir is the runtime's state folder ("" when state is kept in
 	// memory): status reports its free space, audio record writes there.
 	StateDir string
@@ -141,10 +139,10 @@ type SessionReader interface {
 }
 
 // Motion is the control loop the shell moves the body through, so every
-// move keeps the loop's velocity and acceleration limits; *motion.Controller
-// is one.
+// move keeps the loop's velocity and acceleration limits. cmd/jibod builds
+// one from a *motion.Controller.
 type Motion interface {
-	Limits() [motion.NumAxes]device.Limits
+	Limits() [motion.NumAxes]AxisLimits
 	Pose() motion.Pose
 	MoveTo(p motion.Pose, sel motion.Axes) (*motion.Job, error)
 	Halt(reason string)
@@ -153,6 +151,24 @@ type Motion interface {
 	Fault() error
 	Stats() motion.Stats
 	Period() time.Duration
+}
+
+// AxisLimits are one axis's limits: its angles in radians, its fastest
+// speed in rad/s and acceleration in rad/s².
+type AxisLimits struct {
+	Min, Max, MaxVelocity, MaxAcceleration float64
+}
+
+// Motor is one axis's motor as the shell powers it; a device.Motor is one.
+type Motor interface {
+	Enabled() bool
+	Enable(ctx context.Context, on bool) error
+}
+
+// Switch is the motors' power switch; a device.Switch is one.
+type Switch interface {
+	Set(ctx context.Context, on bool) error
+	On() bool
 }
 
 // Hub is the robot's link to its cloud hub as the shell sees it;
@@ -191,29 +207,39 @@ type HubSkill struct {
 	Name string `json:"name"`
 }
 
-// Loop is the robot's loop, the people it knows, as the shell sees it;
-// cmd/jibod builds one from its loop store.
-type Loop interface {
+// People are the people the robot knows (Jibo's loop) as the shell sees
+// them; cmd/jibod builds one from its core/skill/people store.
+type People interface {
 	// Members lists the members in the order they were added, with the
 	// loop file's problem when it has one (the members are then the last
 	// good ones, or none).
-	Members() ([]LoopMember, error)
+	Members() ([]Person, error)
 }
 
-// LoopMember is one person of the loop.
-type LoopMember struct {
+// Person is one person the robot knows.
+type Person struct {
 	ID        string `json:"id"`
 	FirstName string `json:"first_name"`
 	LastName  string `json:"last_name,omitempty"`
 	Owner     bool   `json:"owner"`
 }
 
-// Lights is the LED ring; *ledring.Animator is one.
+// Lights is the LED ring as the shell drives it, colours by name or as
+// #rrggbb; cmd/jibod builds one from the body's LED animator.
 type Lights interface {
+	// Len is how many pixels the ring has.
 	Len() int
-	Set(ctx context.Context, px []device.RGB) error
-	Frame() []device.RGB
-	Play(ctx context.Context, p ledring.Program) error
+	// Colours are the colour names Fill knows.
+	Colours() []string
+	// Frame is each pixel's colour now, as #rrggbb.
+	Frame() []string
+	// Fill sets every pixel to colour ("off" darkens the ring) and
+	// returns the colour as #rrggbb; an unknown colour is an error naming
+	// the colours known.
+	Fill(ctx context.Context, colour string) (string, error)
+	// Test shows each of colours on the whole ring for step, then a
+	// rainbow for two steps, and returns when it is over.
+	Test(ctx context.Context, colours []string, step time.Duration) error
 }
 
 // ActionRunner runs a JCP action; *jcp.Executor is one.

@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -114,4 +116,37 @@ func (h *pinHash) verify(pin string) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare(key, h.key) == 1
+}
+
+// MaxPINFile bounds a PIN hash file.
+const MaxPINFile = 1024
+
+// ReadPINFile reads the technician PIN's hash from the file path, trimmed.
+// A missing file is "" and no error unless mustExist (a file named on the
+// command line must be there). A file others may write is refused: anyone
+// could set their own PIN with it.
+func ReadPINFile(path string, mustExist bool) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !mustExist {
+			return "", nil
+		}
+		return "", fmt.Errorf("technician PIN file: %w", err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return "", fmt.Errorf("technician PIN file: %w", err)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("technician PIN file %s: others may write it (mode %v); chmod 600 it", path, st.Mode().Perm())
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, MaxPINFile+1))
+	if err != nil {
+		return "", fmt.Errorf("technician PIN file: %w", err)
+	}
+	if len(b) > MaxPINFile {
+		return "", fmt.Errorf("technician PIN file %s: over %d bytes", path, MaxPINFile)
+	}
+	return strings.TrimSpace(string(b)), nil
 }

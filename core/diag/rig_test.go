@@ -15,7 +15,6 @@ import (
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/lineedit/lineedittest"
-	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
 )
@@ -91,12 +90,12 @@ func newRig(t *testing.T) *rig {
 
 // env is the shell's view of the rig.
 func (r *rig) env() Env {
-	motors := map[string]device.Motor{}
+	motors := map[string]Motor{}
 	for k, v := range r.body.Motors {
 		motors[k] = v
 	}
-	return Env{Version: "test", Board: "sim", Bus: r.bus, Logs: r.logs, Motion: r.motion, Motors: motors,
-		Power: r.body.Power, Home: r.body.MotionConfig().Home, Lights: r.body.Lights, Actions: r.exec,
+	return Env{Version: "test", Board: "sim", Bus: r.bus, Logs: r.logs, Motion: rigMotion{r.motion}, Motors: motors,
+		Power: r.body.Power, Home: r.body.MotionConfig().Home, Lights: rigLights{r.body.Lights}, Actions: r.exec,
 		Pipeline: []string{"stop", "converse", "templates-high"}}
 }
 

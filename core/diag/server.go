@@ -164,6 +164,9 @@ func NewServer(cfg Config) (*Server, error) {
 	for _, c := range s.commands() {
 		s.cmds[c.name] = c
 		s.names = append(s.names, c.name)
+		for _, a := range c.aliases {
+			s.cmds[a] = c
+		}
 	}
 	sort.Strings(s.names)
 	s.cpu.start(time.Now())

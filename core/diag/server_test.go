@@ -51,7 +51,7 @@ func TestScriptHasNoPromptsOrEcho(t *testing.T) {
 func TestHelpCoversEveryCommand(t *testing.T) {
 	s := newRig(t).server(t, nil)
 	want := []string{"status", "version", "log", "bus", "utter", "say", "skills", "intents", "session", "pipeline",
-		"hub", "loop", "motor", "led", "audio", "board", "selftest", "config", "reboot", "unlock", "lock", "exit", "help"}
+		"hub", "people", "motor", "led", "audio", "board", "selftest", "config", "reboot", "unlock", "lock", "exit", "help"}
 	for _, name := range want {
 		out := script(t, s, "help "+name+" --json")
 		o := jsonLines(t, out)[0]
@@ -489,7 +489,7 @@ func TestNoRobotParts(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	out := script(t, s, strings.Join([]string{"status", "bus tail", "utter hi", "say hi", "skills", "intents", "session",
-		"pipeline", "motor limits", "led red", "audio level", "board check", "selftest", "log", "hub", "loop"}, "\n"))
+		"pipeline", "motor limits", "led red", "audio level", "board check", "selftest", "log", "hub", "people"}, "\n"))
 	for _, want := range []string{"this robot has no message bus", "this robot has no voice", "this robot has no skill host",
 		"this robot has no pipeline", "this robot has no motors", "this robot has no LED ring", "no audio input on this robot",
 		"this robot has no body to check", "this robot has no self-test", "this robot has no log book", "this robot has no hub configured", "this robot has no loop", "recent utterances: none yet"} {

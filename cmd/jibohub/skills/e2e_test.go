@@ -20,15 +20,15 @@ import (
 	"github.com/openjibo/jibod/cmd/jibohub/skills/fact"
 	"github.com/openjibo/jibod/cmd/jibohub/skills/greeter"
 	"github.com/openjibo/jibod/cmd/jibohub/skills/trivia"
-	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/hubserver"
 	"github.com/openjibo/jibod/jcp"
 )
 
 const seed = 7
 
-func startHub(tb testing.TB, timeouts server.Timeouts) *httptest.Server {
+func startHub(tb testing.TB, timeouts hubserver.Timeouts) *httptest.Server {
 	tb.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f, err := fact.New(fact.Options{Seed: seed, Logger: log})
@@ -37,7 +37,7 @@ func startHub(tb testing.TB, timeouts server.Timeouts) *httptest.Server {
 	require.NoError(tb, err)
 	g, err := greeter.New(greeter.Options{Logger: log})
 	require.NoError(tb, err)
-	hub, err := server.New(server.Config{Skills: []server.Skill{f, tr, g}, Logger: log, Timeouts: timeouts})
+	hub, err := hubserver.New(hubserver.Config{Skills: []hubserver.Skill{f, tr, g}, Logger: log, Timeouts: timeouts})
 	require.NoError(tb, err)
 	ts := httptest.NewServer(hub.Handler())
 	tb.Cleanup(func() {
@@ -142,8 +142,8 @@ func TestTriviaGame(t *testing.T) {
 	order := trivia.Order(seed, trivia.DefaultQuestion)
 	for _, enc := range []wire.Encoding{wire.JSON, wire.CBOR} {
 		t.Run(enc.String(), func(t *testing.T) {
-			ts := startHub(t, server.Timeouts{})
-			r := dial(t, ts, server.PathListenV1, enc)
+			ts := startHub(t, hubserver.Timeouts{})
+			r := dial(t, ts, hubserver.PathListenV1, enc)
 			got := r.asr("let's play trivia", []string{"launch", "globals/global_commands_launch"}, true, nil)
 			require.Equal(t, []string{"SOS", "EOS", "LISTEN", "SKILL_ACTION"}, types(got))
 			assert.Equal(t, trivia.ID, got[2].Listen.Match.SkillID)
@@ -179,8 +179,8 @@ func TestTriviaGame(t *testing.T) {
 }
 
 func TestTriviaStop(t *testing.T) {
-	ts := startHub(t, server.Timeouts{})
-	r := dial(t, ts, server.PathListen, wire.JSON)
+	ts := startHub(t, hubserver.Timeouts{})
+	r := dial(t, ts, hubserver.PathListen, wire.JSON)
 	got := r.asr("play trivia", []string{"launch"}, true, nil)
 	_, listen := said(t, got[3])
 	skill := got[3].Action.Skill
@@ -190,8 +190,8 @@ func TestTriviaStop(t *testing.T) {
 }
 
 func TestFactClientNLU(t *testing.T) {
-	ts := startHub(t, server.Timeouts{})
-	r := dial(t, ts, server.PathListen, wire.CBOR)
+	ts := startHub(t, hubserver.Timeouts{})
+	r := dial(t, ts, hubserver.PathListen, wire.CBOR)
 	tid := protocol.NewTransID()
 	r.send(protocol.NewListen(protocol.ListenData{Lang: "en-US", Rules: []string{"launch"}, Mode: mode(protocol.ModeClientNLU)}, protocol.WithTransID(tid)),
 		protocol.NewClientNLU(protocol.NLUFromSlots(fact.IntentFunFact, nil, []string{"launch"}), protocol.WithTransID(tid)),
@@ -206,8 +206,8 @@ func TestFactClientNLU(t *testing.T) {
 // PROACTIVE on a trigger; "yes" redirects to trivia.
 func TestGreeterRedirectsToTrivia(t *testing.T) {
 	order := trivia.Order(seed, trivia.DefaultQuestion)
-	ts := startHub(t, server.Timeouts{})
-	p := dial(t, ts, server.PathProactive, wire.JSON)
+	ts := startHub(t, hubserver.Timeouts{})
+	p := dial(t, ts, hubserver.PathProactive, wire.JSON)
 	tid := protocol.NewTransID()
 	p.send(protocol.NewTrigger(protocol.TriggerNewArrival, "", protocol.WithTransID(tid)),
 		protocol.NewContext(general(), protocol.WithTransID(tid)))
@@ -218,7 +218,7 @@ func TestGreeterRedirectsToTrivia(t *testing.T) {
 	assert.Equal(t, "Hi there, welcome back! Do you want to play trivia?", text)
 	assert.Equal(t, []string{"globals/yes_no"}, listen)
 
-	r := dial(t, ts, server.PathListen, wire.JSON)
+	r := dial(t, ts, hubserver.PathListen, wire.JSON)
 	skill := got[1].Action.Skill
 	got = r.asr("yes please", listen, false, &skill)
 	require.Equal(t, []string{"SOS", "EOS", "LISTEN", "SKILL_REDIRECT", "SKILL_ACTION"}, types(got))
@@ -250,7 +250,7 @@ func TestRecordedExchanges(t *testing.T) {
 	files, err := filepath.Glob("../../../examples/hub/*.jsonl")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	ts := startHub(t, server.Timeouts{Context: 200 * time.Millisecond})
+	ts := startHub(t, hubserver.Timeouts{Context: 200 * time.Millisecond})
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			f, err := os.Open(file)
@@ -305,7 +305,7 @@ func recTID(r wire.Recorded) string {
 func transaction(r wire.Recorded) (string, string) {
 	ep := r.Endpoint
 	if ep == "" {
-		ep = server.PathListenV1
+		ep = hubserver.PathListenV1
 	}
 	return recTID(r), ep
 }
@@ -316,7 +316,7 @@ func transaction(r wire.Recorded) (string, string) {
 // (600) times a minute, so the benchmark takes a fresh link every 500
 // transactions, as that many robots would.
 func BenchmarkClientNLUFact(b *testing.B) {
-	ts := startHub(b, server.Timeouts{})
+	ts := startHub(b, hubserver.Timeouts{})
 	for _, enc := range []wire.Encoding{wire.JSON, wire.CBOR} {
 		b.Run(enc.String(), func(b *testing.B) {
 			var r *robot
@@ -325,7 +325,7 @@ func BenchmarkClientNLUFact(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				if n%500 == 0 {
-					r = dial(b, ts, server.PathListen, enc)
+					r = dial(b, ts, hubserver.PathListen, enc)
 				}
 				n++
 				tid := protocol.NewTransID()

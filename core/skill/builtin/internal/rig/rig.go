@@ -11,6 +11,7 @@ package rig
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -29,7 +30,6 @@ import (
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/schedule"
 	"github.com/openjibo/jibod/core/skill/store"
-	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -283,7 +283,7 @@ func (v *Voice) Say(ctx context.Context, text string) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return &device.InterruptedError{Text: text, Err: ctx.Err()}
+		return fmt.Errorf("saying %q: %w", text, ctx.Err())
 	}
 }
 

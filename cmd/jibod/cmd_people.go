@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/openjibo/jibod/core/skill/people"
+)
+
+const peopleUsage = `Usage:
+  jibod people list [--state DIR] [--json]        the people the robot knows; * marks the owner
+  jibod people add [--state DIR] --first NAME [--last NAME] [--phonetic SAY] [--gender G]
+                 [--birthdate YYYY-MM-DD] [--owner]
+                                                add someone (the first added is the owner; --owner: make them the owner)
+  jibod people remove [--state DIR] ID|NAME       take someone out (the owner only last)
+  jibod people owner [--state DIR] ID|NAME        make someone the owner
+
+A running jibod on the same state folder sees each change within seconds.
+`
+
+// cmdPeople dispatches the tools for the people the robot knows (its loop).
+func cmdPeople(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, peopleUsage)
+		return usageError{"people: missing command"}
+	}
+	switch args[0] {
+	case "list":
+		return cmdPeopleList(args[1:], stdout, stderr)
+	case "add":
+		return cmdPeopleAdd(args[1:], stdout, stderr)
+	case "remove":
+		return cmdPeopleRemove(args[1:], stdout, stderr)
+	case "owner":
+		return cmdPeopleOwner(args[1:], stdout, stderr)
+	default:
+		fmt.Fprint(stderr, peopleUsage)
+		return usageError{fmt.Sprintf("people: unknown command %q", args[0])}
+	}
+}
+
+// peopleFlags declares --state on a loop command's flags.
+func peopleFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("people "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs, fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state'), whose "+people.FileName+" keeps the loop")
+}
+
+// openPeople opens the loop file of the state folder, making both if
+// missing; a bad file is an error here, unlike in a running robot.
+func openPeople(stateDir string) (*people.Store, error) {
+	if stateDir == "" || stateDir == noState {
+		return nil, usageError{"--state: the robot keeps its loop only in a state folder"}
+	}
+	if err := prepareStateDir(stateDir); err != nil {
+		return nil, err
+	}
+	// Nothing to log: every problem is returned.
+	return people.Open(filepath.Join(stateDir, people.FileName), people.Options{Logger: slog.New(slog.DiscardHandler)})
+}
+
+// personRef is a command's ID|NAME: the words of the arguments, so a full
+// name need not be quoted.
+func personRef(fs *flag.FlagSet) (string, error) {
+	if fs.NArg() == 0 {
+		return "", usageError{"want the id or name of a loop member (see 'jibod people list')"}
+	}
+	return strings.Join(fs.Args(), " "), nil
+}
+
+// peopleChangeError makes a refused change a usage error when the command
+// line was at fault (a bad name or date).
+func peopleChangeError(err error) error {
+	var ferr *people.FileError
+	if errors.Is(err, people.ErrInvalid) && !errors.As(err, &ferr) {
+		return usageError{err.Error()}
+	}
+	return err
+}
+
+// personJSON is one member as `people list --json` prints it.
+type personJSON struct {
+	people.Member
+	Owner bool `json:"owner"`
+}
+
+func cmdPeopleList(args []string, stdout, stderr io.Writer) error {
+	fs, stateDir := peopleFlags("list", stderr)
+	asJSON := fs.Bool("json", false, "print members as JSON lines")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	s, err := openPeople(*stateDir)
+	if err != nil {
+		return err
+	}
+	members, owner := s.Members()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, m := range members {
+			if err := enc.Encode(personJSON{Member: m, Owner: m.ID == owner}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(members) == 0 {
+		fmt.Fprintf(stdout, "nobody in the loop yet (%s); 'jibod people add --first NAME' adds someone\n", s.Path())
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tOWNER\tSAY\tGENDER\tBIRTHDATE")
+	for _, m := range members {
+		mark := ""
+		if m.ID == owner {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Name(), mark, orDash(m.PhoneticName), orDash(m.Gender), orDash(m.Birthdate))
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func cmdPeopleAdd(args []string, stdout, stderr io.Writer) error {
+	fs, stateDir := peopleFlags("add", stderr)
+	var m people.Member
+	fs.StringVar(&m.FirstName, "first", "", "first name (required): letters, spaces, apostrophes, hyphens")
+	fs.StringVar(&m.LastName, "last", "", "last name")
+	fs.StringVar(&m.PhoneticName, "phonetic", "", "how to say the first name, spelt as it sounds (e.g. Shivawn for Siobhan)")
+	fs.StringVar(&m.Gender, "gender", "", "gender, free text (skills' conditions compare e.g. female, male)")
+	fs.StringVar(&m.Birthdate, "birthdate", "", "birthdate as YYYY-MM-DD")
+	owner := fs.Bool("owner", false, "make them the owner (the first person added is the owner anyway)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q (a name with spaces needs quotes: --first \"Mary Jane\")", fs.Arg(0))}
+	}
+	if strings.TrimSpace(m.FirstName) == "" {
+		return usageError{"--first: a first name is required"}
+	}
+	s, err := openPeople(*stateDir)
+	if err != nil {
+		return err
+	}
+	added, err := s.Add(m, *owner)
+	if err != nil {
+		return peopleChangeError(err)
+	}
+	members, ownerID := s.Members()
+	role := ""
+	if added.ID == ownerID {
+		role = ", the owner"
+	}
+	fmt.Fprintf(stdout, "added %s (%s%s)\n", added.Name(), added.ID, role)
+	// Two people the robot cannot tell apart by name: it asks rather than
+	// guesses when one says "this is Ann".
+	for _, o := range members {
+		if o.ID != added.ID && (people.Called(o, added.FirstName) || people.Called(o, added.Name())) {
+			fmt.Fprintf(stderr, "note: %s (%s) is called that too: said aloud, neither name picks one of them\n", o.Name(), o.ID)
+		}
+	}
+	return nil
+}
+
+func cmdPeopleRemove(args []string, stdout, stderr io.Writer) error {
+	return changePerson("remove", args, stdout, stderr, (*people.Store).Remove, "removed %s (%s)\n")
+}
+
+func cmdPeopleOwner(args []string, stdout, stderr io.Writer) error {
+	return changePerson("owner", args, stdout, stderr, (*people.Store).SetOwner, "%s (%s) is the owner\n")
+}
+
+// changePerson runs a subcommand that names one member (by id or an
+// unambiguous name) and changes the loop through it; done reports the
+// member with their name and id.
+func changePerson(name string, args []string, stdout, stderr io.Writer,
+	change func(*people.Store, string) (people.Member, error), done string) error {
+	fs, stateDir := peopleFlags(name, stderr)
+	if err := parseFlags(fs, reorderFlags(args, "state")); err != nil {
+		return err
+	}
+	ref, err := personRef(fs)
+	if err != nil {
+		return err
+	}
+	s, err := openPeople(*stateDir)
+	if err != nil {
+		return err
+	}
+	m, err := change(s, ref)
+	if err != nil {
+		return peopleChangeError(err)
+	}
+	fmt.Fprintf(stdout, done, m.Name(), m.ID)
+	return nil
+}
