@@ -35,6 +35,9 @@ const (
 	// thread of the process; collecting when the heap reaches a fixed size
 	// rather than a multiple of the live heap (a few MB) makes that rare.
 	DefaultHeapLimit = 256 << 20
+	// MinHeapLimit bounds RealTime.HeapLimit: below a few times the live
+	// heap the collector would run all the time.
+	MinHeapLimit = 16 << 20
 )
 
 // RealTime asks for the control loop what a real-time loop gets on Linux.
@@ -69,8 +72,8 @@ type RealTime struct {
 	GCPercent int
 	// HeapLimit is the heap size in bytes at which the collector runs
 	// while the loop runs: GOGC off and a memory limit (GOMEMLIMIT) of
-	// this size. 0 means DefaultHeapLimit (at most a quarter of the
-	// machine's memory); negative uses GCPercent instead. The heap grows
+	// this size, at least MinHeapLimit. 0 means DefaultHeapLimit (at most
+	// a quarter of the machine's memory); negative uses GCPercent instead. The heap grows
 	// to about this size between collections.
 	HeapLimit int64
 	// NoMemoryLock leaves memory unlocked.

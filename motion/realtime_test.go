@@ -307,6 +307,7 @@ func TestNewChecksRealTime(t *testing.T) {
 		{Config{Motors: three, RealTime: RealTime{Enabled: true}}, "real-time service needs PreciseSleep"},
 		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, Priority: 100}}, "real-time priority 100 outside 1..99"},
 		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, Priority: -1}}, "real-time priority -1 outside 1..99"},
+		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, HeapLimit: 1 << 20}}, "real-time heap limit 1048576 bytes below 16777216"},
 	} {
 		_, err := New(tt.cfg)
 		assert.ErrorContains(t, err, tt.want, fmt.Sprint(tt.cfg.RealTime))
