@@ -27,14 +27,6 @@ const (
 	// loop runs, where RealTime.HeapLimit is negative: fewer collections,
 	// for a heap up to five times the live one.
 	DefaultGCPercent = 400
-	// DefaultHeapLimit is the heap size at which the collector runs while
-	// the loop runs (GOGC off, a memory limit), or a quarter of the
-	// machine's memory if that is less. Each collection asks every
-	// goroutine, the loop's too, to stop or to run the collector's
-	// requests, and answering can leave the loop waiting for another
-	// thread of the process; collecting when the heap reaches a fixed size
-	// rather than a multiple of the live heap (a few MB) makes that rare.
-	DefaultHeapLimit = 256 << 20
 	// MinHeapLimit bounds RealTime.HeapLimit: below a few times the live
 	// heap the collector would run all the time.
 	MinHeapLimit = 16 << 20
@@ -66,15 +58,19 @@ type RealTime struct {
 	// per CPU, negative keeps its present value. Close puts back the
 	// value it had.
 	Procs int
-	// GCPercent is the collector's target while the loop runs, where
-	// HeapLimit is negative; 0 means DefaultGCPercent. Negative leaves the
+	// GCPercent is the collector's target while the loop runs, unless
+	// HeapLimit is set; 0 means DefaultGCPercent. Negative leaves the
 	// collector as it is (HeapLimit too).
 	GCPercent int
-	// HeapLimit is the heap size in bytes at which the collector runs
-	// while the loop runs: GOGC off and a memory limit (GOMEMLIMIT) of
-	// this size, at least MinHeapLimit. 0 means DefaultHeapLimit (at most
-	// a quarter of the machine's memory); negative uses GCPercent instead. The heap grows
-	// to about this size between collections.
+	// HeapLimit, when positive, makes the collector run when the heap
+	// reaches this size in bytes (GOGC off and a memory limit, GOMEMLIMIT),
+	// at least MinHeapLimit, instead of at GCPercent. Each collection asks
+	// every goroutine, the loop's too, to stop or to run the collector's
+	// requests, and answering can leave the loop waiting for another thread
+	// of the process; collecting at a fixed size rather than a multiple of
+	// the live heap (a few MB) makes that rarer. The price is memory: the
+	// heap grows to about this size between collections, locked in RAM, so
+	// it is not the default (docs/motion.md).
 	HeapLimit int64
 	// NoMemoryLock leaves memory unlocked.
 	NoMemoryLock bool
@@ -159,8 +155,6 @@ type rtSystem interface {
 	setGCPercent(p int) int
 	// setMemoryLimit is debug.SetMemoryLimit.
 	setMemoryLimit(n int64) int64
-	// totalMemory is the machine's memory in bytes.
-	totalMemory() (int64, error)
 	// getenv reads the environment.
 	getenv(key string) string
 }
@@ -255,7 +249,7 @@ func (rt *realTime) enter(o RealTime) {
 
 // setCollector sets when the collector runs, as o asks.
 func (rt *realTime) setCollector(o RealTime, st *RealTimeStatus) {
-	if o.HeapLimit < 0 {
+	if o.HeapLimit <= 0 {
 		p := o.GCPercent
 		if p == 0 {
 			p = DefaultGCPercent
@@ -264,12 +258,6 @@ func (rt *realTime) setCollector(o RealTime, st *RealTimeStatus) {
 		return
 	}
 	limit := o.HeapLimit
-	if limit == 0 {
-		limit = DefaultHeapLimit
-		if total, err := rt.sys.totalMemory(); err == nil && total > 0 {
-			limit = min(limit, total/4)
-		}
-	}
 	rt.prevLimit = rt.sys.setMemoryLimit(limit)
 	rt.prevGC = rt.sys.setGCPercent(-1)
 	st.HeapLimitMiB = max(limit>>20, 1)

@@ -87,13 +87,5 @@ func (linuxRT) unlockMemory() error { return unix.Munlockall() }
 
 func (linuxRT) getenv(key string) string { return os.Getenv(key) }
 
-func (linuxRT) totalMemory() (int64, error) {
-	var si unix.Sysinfo_t
-	if err := unix.Sysinfo(&si); err != nil {
-		return 0, err
-	}
-	return int64(si.Totalram) * int64(si.Unit), nil
-}
-
 // threadGone reports an error about a thread that has ended meanwhile.
 func threadGone(err error) bool { return errors.Is(err, unix.ESRCH) }

@@ -27,5 +27,4 @@ func (otherRT) self() int                   { return 0 }
 func (otherRT) lockMemory() error           { return errRTUnsupported }
 func (otherRT) unlockMemory() error         { return errRTUnsupported }
 func (otherRT) getenv(key string) string    { return os.Getenv(key) }
-func (otherRT) totalMemory() (int64, error) { return 0, errRTUnsupported }
 func threadGone(error) bool                 { return false }

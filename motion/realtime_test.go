@@ -36,12 +36,11 @@ type fakeRT struct {
 	procs   int // 0: never set
 	gc      int
 	limit   int64
-	memory  int64 // the machine's
 }
 
 func newFakeRT(ncpu int) *fakeRT {
 	return &fakeRT{ncpu: ncpu, env: map[string]string{}, tids: []int{100, 101, 102}, pins: map[int][]int{}, gc: 100,
-		limit: math.MaxInt64, memory: 4 << 30}
+		limit: math.MaxInt64}
 }
 
 func (f *fakeRT) lockThread() { f.mu.Lock(); f.locked = true; f.mu.Unlock() }
@@ -110,8 +109,7 @@ func (f *fakeRT) setMemoryLimit(n int64) int64 {
 	}
 	return prev
 }
-func (f *fakeRT) totalMemory() (int64, error) { return f.memory, nil }
-func (f *fakeRT) getenv(key string) string    { return f.env[key] }
+func (f *fakeRT) getenv(key string) string { return f.env[key] }
 
 // rtController is a controller on sim motors with precise sleeps and
 // real-time service from sys, logging to the returned buffer.
@@ -172,7 +170,7 @@ func TestRealTimeFallsBackWhereNotPermitted(t *testing.T) {
 	assert.Equal(t, 3, st.CPU, "the last CPU")
 	assert.True(t, st.Isolated)
 	assert.Equal(t, []string{"SCHED_FIFO priority 40: operation not permitted", "locking memory: cannot allocate memory"}, st.Refused)
-	assert.Equal(t, "pinned to CPU 3 (other threads kept off), GOMAXPROCS 16, GC at a 256 MiB heap", st.String())
+	assert.Equal(t, "pinned to CPU 3 (other threads kept off), GOMAXPROCS 16, GOGC 400", st.String())
 	assert.Equal(t, 1, bytes.Count([]byte(logs.String()), []byte("level=WARN")), logs.String())
 	assert.Contains(t, logs.String(), `msg="motion: control loop runs without part of its real-time service"`)
 	assert.Contains(t, logs.String(), `not_permitted="SCHED_FIFO priority 40: operation not permitted; locking memory: cannot allocate memory"`)
@@ -192,15 +190,15 @@ func TestRealTimeGrantedAndUndoneAtClose(t *testing.T) {
 	c, logs, _ := rtController(t, RealTime{}, sys)
 	require.NoError(t, c.Start(context.Background()))
 	st := c.RealTime()
-	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 8, HeapLimitMiB: 256, MemoryLocked: true}, st)
+	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 8, GCPercent: DefaultGCPercent, MemoryLocked: true}, st)
 	assert.NotContains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "motion: control loop real-time service")
 	sys.mu.Lock()
 	assert.True(t, sys.locked, "the loop has a thread of its own")
 	assert.Equal(t, map[int][]int{0: {1}, 101: {0}, 102: {0}}, sys.pins, "the loop on CPU 1, every other thread off it")
 	assert.Equal(t, 8, sys.procs)
-	assert.Equal(t, -1, sys.gc, "GOGC off")
-	assert.Equal(t, int64(DefaultHeapLimit), sys.limit, "the collector runs at the heap limit")
+	assert.Equal(t, DefaultGCPercent, sys.gc)
+	assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit by default")
 	assert.True(t, sys.mlocked)
 	sys.mu.Unlock()
 
@@ -241,42 +239,36 @@ func TestRealTimeOnlyOneLoopPerProcess(t *testing.T) {
 func TestRealTimeOptions(t *testing.T) {
 	const unlimited = math.MaxInt64
 	tests := []struct {
-		name   string
-		o      RealTime
-		ncpu   int
-		memory int64 // the machine's; 0: 4 GiB
-		env    map[string]string
-		want   RealTimeStatus
-		pins   int // pin calls while running
-		procs  int // GOMAXPROCS while running; 0: left
-		gc     int
-		limit  int64
+		name  string
+		o     RealTime
+		ncpu  int
+		env   map[string]string
+		want  RealTimeStatus
+		pins  int // pin calls while running
+		procs int // GOMAXPROCS while running; 0: left
+		gc    int
+		limit int64
 	}{
-		{"defaults", RealTime{}, 4, 0, nil,
-			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 16, HeapLimitMiB: 256, MemoryLocked: true}, 3, 16, -1, 256 << 20},
-		{"a small machine: a quarter of its memory", RealTime{}, 2, 512 << 20, nil,
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, HeapLimitMiB: 128, MemoryLocked: true}, 3, 8, -1, 128 << 20},
-		{"own heap limit", RealTime{HeapLimit: 1 << 30}, 2, 0, nil,
+		{"defaults", RealTime{}, 4, nil,
+			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 16, GCPercent: 400, MemoryLocked: true}, 3, 16, 400, unlimited},
+		{"own heap limit", RealTime{HeapLimit: 1 << 30}, 2, nil,
 			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, HeapLimitMiB: 1024, MemoryLocked: true}, 3, 8, -1, 1 << 30},
-		{"own priority, procs and GOGC", RealTime{Priority: 70, Procs: 6, GCPercent: 200, HeapLimit: -1}, 2, 0, nil,
+		{"own priority, procs and GOGC", RealTime{Priority: 70, Procs: 6, GCPercent: 200, HeapLimit: -1}, 2, nil,
 			RealTimeStatus{Priority: 70, CPU: 1, Isolated: true, Procs: 6, GCPercent: 200, MemoryLocked: true}, 3, 6, 200, unlimited},
-		{"GOGC default without a heap limit", RealTime{HeapLimit: -1}, 2, 0, nil,
+		{"GOGC default without a heap limit", RealTime{HeapLimit: -1}, 2, nil,
 			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, GCPercent: 400, MemoryLocked: true}, 3, 8, 400, unlimited},
-		{"no pinning, GOMAXPROCS and GC left", RealTime{NoPin: true, Procs: -1, GCPercent: -1, NoMemoryLock: true}, 2, 0, nil,
+		{"no pinning, GOMAXPROCS and GC left", RealTime{NoPin: true, Procs: -1, GCPercent: -1, NoMemoryLock: true}, 2, nil,
 			RealTimeStatus{Priority: 40, CPU: -1, Procs: 2}, 0, 2, 100, unlimited},
-		{"one CPU: nothing to pin", RealTime{}, 1, 0, nil,
-			RealTimeStatus{Priority: 40, CPU: -1, Procs: 4, HeapLimitMiB: 256, MemoryLocked: true}, 0, 4, -1, 256 << 20},
-		{"the operator's GOMAXPROCS and GOGC stand", RealTime{}, 2, 0, map[string]string{"GOMAXPROCS": "3", "GOGC": "50"},
+		{"one CPU: nothing to pin", RealTime{}, 1, nil,
+			RealTimeStatus{Priority: 40, CPU: -1, Procs: 4, GCPercent: 400, MemoryLocked: true}, 0, 4, 400, unlimited},
+		{"the operator's GOMAXPROCS and GOGC stand", RealTime{}, 2, map[string]string{"GOMAXPROCS": "3", "GOGC": "50"},
 			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, MemoryLocked: true}, 3, 0, 100, unlimited},
-		{"the operator's GOMEMLIMIT stands", RealTime{}, 2, 0, map[string]string{"GOMEMLIMIT": "1GiB"},
+		{"the operator's GOMEMLIMIT stands", RealTime{}, 2, map[string]string{"GOMEMLIMIT": "1GiB"},
 			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, MemoryLocked: true}, 3, 8, 100, unlimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sys := newFakeRT(tt.ncpu)
-			if tt.memory > 0 {
-				sys.memory = tt.memory
-			}
 			for k, v := range tt.env {
 				sys.env[k] = v
 			}
