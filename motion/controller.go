@@ -197,6 +197,9 @@ func New(cfg Config) (*Controller, error) {
 	if p := cfg.RealTime.Priority; p < 0 || p > 99 {
 		return nil, fmt.Errorf("new motion controller: real-time priority %d outside 1..99 (0: the default)", p)
 	}
+	if l := cfg.RealTime.HeapLimit; l > 0 && l < MinHeapLimit {
+		return nil, fmt.Errorf("new motion controller: real-time heap limit %d bytes below %d (0: the default, negative: none)", l, MinHeapLimit)
+	}
 	if cfg.RealTime.Enabled && !cfg.PreciseSleep {
 		return nil, errors.New("new motion controller: real-time service needs PreciseSleep (a locked thread on Go timers wakes later, not sooner)")
 	}

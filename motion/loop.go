@@ -58,14 +58,17 @@ func (c *Controller) loop(ready chan<- struct{}) {
 	ctx := c.runCtx
 	next := time.Now().Add(c.period)
 	var t *time.Timer
-	if !c.precise {
+	var clock preciseClock
+	if c.precise {
+		clock = newPreciseClock()
+	} else {
 		t = time.NewTimer(c.period)
 		defer t.Stop()
 	}
 	for {
 		if c.precise {
 			// A stop is noticed within a period.
-			preciseSleep(time.Until(next))
+			clock.sleepUntil(next)
 			if ctx.Err() != nil {
 				return
 			}

@@ -24,9 +24,12 @@ const (
 	// idle one at once.
 	DefaultProcsPerCPU = 4
 	// DefaultGCPercent is the garbage collector's target (GOGC) while the
-	// loop runs: fewer collections, so fewer stop-the-world pauses that
-	// the loop has to wait out, for a heap up to five times the live one.
+	// loop runs, where RealTime.HeapLimit is negative: fewer collections,
+	// for a heap up to five times the live one.
 	DefaultGCPercent = 400
+	// MinHeapLimit bounds RealTime.HeapLimit: below a few times the live
+	// heap the collector would run all the time.
+	MinHeapLimit = 16 << 20
 )
 
 // RealTime asks for the control loop what a real-time loop gets on Linux.
@@ -55,9 +58,20 @@ type RealTime struct {
 	// per CPU, negative keeps its present value. Close puts back the
 	// value it had.
 	Procs int
-	// GCPercent is the collector's target while the loop runs; 0 means
-	// DefaultGCPercent, negative leaves it as it is.
+	// GCPercent is the collector's target while the loop runs, unless
+	// HeapLimit is set; 0 means DefaultGCPercent. Negative leaves the
+	// collector as it is (HeapLimit too).
 	GCPercent int
+	// HeapLimit, when positive, makes the collector run when the heap
+	// reaches this size in bytes (GOGC off and a memory limit, GOMEMLIMIT),
+	// at least MinHeapLimit, instead of at GCPercent. Each collection asks
+	// every goroutine, the loop's too, to stop or to run the collector's
+	// requests, and answering can leave the loop waiting for another thread
+	// of the process; collecting at a fixed size rather than a multiple of
+	// the live heap (a few MB) makes that rarer. The price is memory: the
+	// heap grows to about this size between collections, locked in RAM, so
+	// it is not the default (docs/motion.md).
+	HeapLimit int64
 	// NoMemoryLock leaves memory unlocked.
 	NoMemoryLock bool
 }
@@ -74,8 +88,11 @@ type RealTimeStatus struct {
 	// Procs is the GOMAXPROCS fixed for the loop; 0 when left alone.
 	Procs int `json:"procs,omitempty"`
 	// GCPercent is the collector's target set for the loop; 0 when left
-	// alone.
+	// alone or when the collector runs at HeapLimitMiB.
 	GCPercent int `json:"gc_percent,omitempty"`
+	// HeapLimitMiB is the heap size in MiB at which the collector runs;
+	// 0 when not set.
+	HeapLimitMiB int64 `json:"heap_limit_mib,omitempty"`
 	// MemoryLocked is true when the process's memory is locked.
 	MemoryLocked bool `json:"memory_locked"`
 	// Refused names what was asked for and not granted, and why.
@@ -100,6 +117,9 @@ func (s RealTimeStatus) String() string {
 	}
 	if s.GCPercent > 0 {
 		parts = append(parts, fmt.Sprintf("GOGC %d", s.GCPercent))
+	}
+	if s.HeapLimitMiB > 0 {
+		parts = append(parts, fmt.Sprintf("GC at a %d MiB heap", s.HeapLimitMiB))
 	}
 	if s.MemoryLocked {
 		parts = append(parts, "memory locked")
@@ -133,6 +153,8 @@ type rtSystem interface {
 	gomaxprocs(n int) int
 	// setGCPercent sets the collector's target and returns the previous.
 	setGCPercent(p int) int
+	// setMemoryLimit is debug.SetMemoryLimit.
+	setMemoryLimit(n int64) int64
 	// getenv reads the environment.
 	getenv(key string) string
 }
@@ -144,6 +166,8 @@ func (goRuntime) lockThread()          { runtime.LockOSThread() }
 func (goRuntime) gomaxprocs(n int) int { return runtime.GOMAXPROCS(n) }
 
 func (goRuntime) setGCPercent(p int) int { return debug.SetGCPercent(p) }
+
+func (goRuntime) setMemoryLimit(n int64) int64 { return debug.SetMemoryLimit(n) }
 
 // rtTaken is held by the controller whose loop has real-time service: the
 // measures act on the whole process (its threads' CPUs, GOMAXPROCS, the
@@ -157,6 +181,7 @@ type realTime struct {
 	status    RealTimeStatus
 	all       []int // the CPUs the process could use before isolating
 	prevGC    int   // the collector's target to put back
+	prevLimit int64 // the memory limit to put back
 	prevProcs int   // GOMAXPROCS to put back
 	held      bool  // this set-up holds rtTaken
 }
@@ -193,12 +218,8 @@ func (rt *realTime) enter(o RealTime) {
 		refuse("reading the CPUs", err)
 	}
 	rt.setProcs(o, len(cpus), &st)
-	if o.GCPercent >= 0 && rt.sys.getenv("GOGC") == "" {
-		p := o.GCPercent
-		if p == 0 {
-			p = DefaultGCPercent
-		}
-		rt.prevGC, st.GCPercent = rt.sys.setGCPercent(p), p
+	if o.GCPercent >= 0 && rt.sys.getenv("GOGC") == "" && rt.sys.getenv("GOMEMLIMIT") == "" {
+		rt.setCollector(o, &st)
 	}
 	if len(cpus) > 1 && !o.NoPin {
 		// Pinned without the others kept off, the loop thread preempts
@@ -224,6 +245,22 @@ func (rt *realTime) enter(o RealTime) {
 			st.MemoryLocked = true
 		}
 	}
+}
+
+// setCollector sets when the collector runs, as o asks.
+func (rt *realTime) setCollector(o RealTime, st *RealTimeStatus) {
+	if o.HeapLimit <= 0 {
+		p := o.GCPercent
+		if p == 0 {
+			p = DefaultGCPercent
+		}
+		rt.prevGC, st.GCPercent = rt.sys.setGCPercent(p), p
+		return
+	}
+	limit := o.HeapLimit
+	rt.prevLimit = rt.sys.setMemoryLimit(limit)
+	rt.prevGC = rt.sys.setGCPercent(-1)
+	st.HeapLimitMiB = max(limit>>20, 1)
 }
 
 // setProcs sets GOMAXPROCS as o asks, given ncpu CPUs. It is fixed even
@@ -265,8 +302,8 @@ func (rt *realTime) isolate(others []int) error {
 }
 
 // leave undoes what enter did to the process: the other threads may use
-// every CPU again, GOMAXPROCS and the collector are as they were, memory
-// is unlocked. The loop's thread ends with the loop and takes its own
+// every CPU again, GOMAXPROCS, the collector and the memory limit are as
+// they were, memory is unlocked. The loop's thread ends with the loop and takes its own
 // settings with it.
 func (rt *realTime) leave() error {
 	var errs []error
@@ -285,8 +322,11 @@ func (rt *realTime) leave() error {
 	if st.Procs > 0 {
 		rt.sys.gomaxprocs(rt.prevProcs)
 	}
-	if st.GCPercent > 0 {
+	if st.GCPercent > 0 || st.HeapLimitMiB > 0 {
 		rt.sys.setGCPercent(rt.prevGC)
+	}
+	if st.HeapLimitMiB > 0 {
+		rt.sys.setMemoryLimit(rt.prevLimit)
 	}
 	if st.MemoryLocked {
 		if err := rt.sys.unlockMemory(); err != nil {

@@ -20,12 +20,13 @@ import (
 // refusal says why, and Close leaves the process as it found it. It
 // asserts no timing.
 func TestRealTimeOnThisSystem(t *testing.T) {
-	if os.Getenv("GOMAXPROCS") != "" || os.Getenv("GOGC") != "" {
-		t.Skip("GOMAXPROCS or GOGC set: the set-up leaves them alone")
+	if os.Getenv("GOMAXPROCS") != "" || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMAXPROCS, GOGC or GOMEMLIMIT set: the set-up leaves them alone")
 	}
 	procs := runtime.GOMAXPROCS(0)
 	gc := debug.SetGCPercent(100)
 	debug.SetGCPercent(gc)
+	limit := debug.SetMemoryLimit(-1)
 	cpus := affinities(t)
 
 	c, logs, _ := rtController(t, RealTime{}, newRTSystem())
@@ -44,6 +45,7 @@ func TestRealTimeOnThisSystem(t *testing.T) {
 	assert.Equal(t, procs, runtime.GOMAXPROCS(0), "GOMAXPROCS as it was")
 	got := debug.SetGCPercent(gc)
 	assert.Equal(t, gc, got, "the collector as it was")
+	assert.Equal(t, limit, debug.SetMemoryLimit(-1), "the memory limit as it was")
 	for tid, set := range affinities(t) {
 		if before, ok := cpus[tid]; ok {
 			assert.Equal(t, before, set, "thread %d may use the CPUs it could before", tid)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -34,10 +35,12 @@ type fakeRT struct {
 	mlocked bool
 	procs   int // 0: never set
 	gc      int
+	limit   int64
 }
 
 func newFakeRT(ncpu int) *fakeRT {
-	return &fakeRT{ncpu: ncpu, env: map[string]string{}, tids: []int{100, 101, 102}, pins: map[int][]int{}, gc: 100}
+	return &fakeRT{ncpu: ncpu, env: map[string]string{}, tids: []int{100, 101, 102}, pins: map[int][]int{}, gc: 100,
+		limit: math.MaxInt64}
 }
 
 func (f *fakeRT) lockThread() { f.mu.Lock(); f.locked = true; f.mu.Unlock() }
@@ -95,6 +98,15 @@ func (f *fakeRT) setGCPercent(p int) int {
 	defer f.mu.Unlock()
 	prev := f.gc
 	f.gc = p
+	return prev
+}
+func (f *fakeRT) setMemoryLimit(n int64) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.limit
+	if n >= 0 {
+		f.limit = n
+	}
 	return prev
 }
 func (f *fakeRT) getenv(key string) string { return f.env[key] }
@@ -171,21 +183,22 @@ func TestRealTimeFallsBackWhereNotPermitted(t *testing.T) {
 }
 
 // Everything granted: no warning; Close undoes what acted on the whole
-// process (the other threads' CPUs, GOMAXPROCS, the collector, locked
-// memory) and frees the service for another controller.
+// process (the other threads' CPUs, GOMAXPROCS, the collector and memory
+// limit, locked memory) and frees the service for another controller.
 func TestRealTimeGrantedAndUndoneAtClose(t *testing.T) {
 	sys := newFakeRT(2)
 	c, logs, _ := rtController(t, RealTime{}, sys)
 	require.NoError(t, c.Start(context.Background()))
 	st := c.RealTime()
-	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 8, GCPercent: 400, MemoryLocked: true}, st)
+	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 8, GCPercent: DefaultGCPercent, MemoryLocked: true}, st)
 	assert.NotContains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "motion: control loop real-time service")
 	sys.mu.Lock()
 	assert.True(t, sys.locked, "the loop has a thread of its own")
 	assert.Equal(t, map[int][]int{0: {1}, 101: {0}, 102: {0}}, sys.pins, "the loop on CPU 1, every other thread off it")
 	assert.Equal(t, 8, sys.procs)
-	assert.Equal(t, 400, sys.gc)
+	assert.Equal(t, DefaultGCPercent, sys.gc)
+	assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit by default")
 	assert.True(t, sys.mlocked)
 	sys.mu.Unlock()
 
@@ -194,6 +207,7 @@ func TestRealTimeGrantedAndUndoneAtClose(t *testing.T) {
 	assert.Equal(t, map[int][]int{0: {1}, 100: {0, 1}, 101: {0, 1}, 102: {0, 1}}, sys.pins, "every thread may use every CPU again")
 	assert.Equal(t, 2, sys.procs, "GOMAXPROCS as it was")
 	assert.Equal(t, 100, sys.gc, "the collector as it was")
+	assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit, as before")
 	assert.False(t, sys.mlocked)
 	sys.mu.Unlock()
 	assert.Equal(t, RealTimeStatus{CPU: -1}, c.RealTime())
@@ -223,6 +237,7 @@ func TestRealTimeOnlyOneLoopPerProcess(t *testing.T) {
 
 // The options and the environment decide what is asked for.
 func TestRealTimeOptions(t *testing.T) {
+	const unlimited = math.MaxInt64
 	tests := []struct {
 		name  string
 		o     RealTime
@@ -232,17 +247,24 @@ func TestRealTimeOptions(t *testing.T) {
 		pins  int // pin calls while running
 		procs int // GOMAXPROCS while running; 0: left
 		gc    int
+		limit int64
 	}{
 		{"defaults", RealTime{}, 4, nil,
-			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 16, GCPercent: 400, MemoryLocked: true}, 3, 16, 400},
-		{"own priority, procs and GC", RealTime{Priority: 70, Procs: 6, GCPercent: 200}, 2, nil,
-			RealTimeStatus{Priority: 70, CPU: 1, Isolated: true, Procs: 6, GCPercent: 200, MemoryLocked: true}, 3, 6, 200},
+			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 16, GCPercent: 400, MemoryLocked: true}, 3, 16, 400, unlimited},
+		{"own heap limit", RealTime{HeapLimit: 1 << 30}, 2, nil,
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, HeapLimitMiB: 1024, MemoryLocked: true}, 3, 8, -1, 1 << 30},
+		{"own priority, procs and GOGC", RealTime{Priority: 70, Procs: 6, GCPercent: 200, HeapLimit: -1}, 2, nil,
+			RealTimeStatus{Priority: 70, CPU: 1, Isolated: true, Procs: 6, GCPercent: 200, MemoryLocked: true}, 3, 6, 200, unlimited},
+		{"GOGC default without a heap limit", RealTime{HeapLimit: -1}, 2, nil,
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, GCPercent: 400, MemoryLocked: true}, 3, 8, 400, unlimited},
 		{"no pinning, GOMAXPROCS and GC left", RealTime{NoPin: true, Procs: -1, GCPercent: -1, NoMemoryLock: true}, 2, nil,
-			RealTimeStatus{Priority: 40, CPU: -1, Procs: 2}, 0, 2, 100},
+			RealTimeStatus{Priority: 40, CPU: -1, Procs: 2}, 0, 2, 100, unlimited},
 		{"one CPU: nothing to pin", RealTime{}, 1, nil,
-			RealTimeStatus{Priority: 40, CPU: -1, Procs: 4, GCPercent: 400, MemoryLocked: true}, 0, 4, 400},
+			RealTimeStatus{Priority: 40, CPU: -1, Procs: 4, GCPercent: 400, MemoryLocked: true}, 0, 4, 400, unlimited},
 		{"the operator's GOMAXPROCS and GOGC stand", RealTime{}, 2, map[string]string{"GOMAXPROCS": "3", "GOGC": "50"},
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, MemoryLocked: true}, 3, 0, 100},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, MemoryLocked: true}, 3, 0, 100, unlimited},
+		{"the operator's GOMEMLIMIT stands", RealTime{}, 2, map[string]string{"GOMEMLIMIT": "1GiB"},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, MemoryLocked: true}, 3, 8, 100, unlimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,6 +281,7 @@ func TestRealTimeOptions(t *testing.T) {
 			assert.Len(t, sys.pins, tt.pins)
 			assert.Equal(t, tt.procs, sys.procs)
 			assert.Equal(t, tt.gc, sys.gc)
+			assert.Equal(t, tt.limit, sys.limit)
 		})
 	}
 }
@@ -276,6 +299,7 @@ func TestNewChecksRealTime(t *testing.T) {
 		{Config{Motors: three, RealTime: RealTime{Enabled: true}}, "real-time service needs PreciseSleep"},
 		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, Priority: 100}}, "real-time priority 100 outside 1..99"},
 		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, Priority: -1}}, "real-time priority -1 outside 1..99"},
+		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, HeapLimit: 1 << 20}}, "real-time heap limit 1048576 bytes below 16777216"},
 	} {
 		_, err := New(tt.cfg)
 		assert.ErrorContains(t, err, tt.want, fmt.Sprint(tt.cfg.RealTime))

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// preciseSleep sleeps d with clock_nanosleep(2) on the calling thread: the
+// preciseClock sleeps with clock_nanosleep(2) on the calling thread: the
 // kernel's high-resolution timer wakes it within microseconds, where Go's
 // runtime timers, serviced by its network poller, can wake up to about a
 // millisecond late. It does not lock the thread to the goroutine: alone,
@@ -22,33 +22,47 @@ import (
 // wrong both ways: an uninitialised remainder once became an 8-hour sleep
 // that hung shutdown, and in CI a 3 ms sleep under a stream of signals
 // ended after 2.4 ms.
-func preciseSleep(d time.Duration) {
-	if d <= 0 {
+//
+// The sleep is the only system call per tick: deadlines come from Go's
+// monotonic clock (the same CLOCK_MONOTONIC, read without a system call),
+// offset once. Each system call gives the Go scheduler a chance to take
+// the loop's processor away or run a pending collector request on the
+// loop's thread, and getting it back can mean waiting for another thread.
+type preciseClock struct {
+	base   time.Time // a Go clock reading...
+	baseNs int64     // ...and CLOCK_MONOTONIC at the same moment
+	ok     bool      // clock_nanosleep is usable
+}
+
+// newPreciseClock ties Go's monotonic clock to CLOCK_MONOTONIC.
+func newPreciseClock() preciseClock {
+	var ts unix.Timespec
+	before := time.Now()
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return preciseClock{}
+	}
+	after := time.Now()
+	return preciseClock{base: before.Add(after.Sub(before) / 2), baseNs: ts.Nano(), ok: true}
+}
+
+// sleepUntil returns at t or soon after, never before. It allocates
+// nothing.
+func (p preciseClock) sleepUntil(t time.Time) {
+	if !p.ok {
+		time.Sleep(time.Until(t))
 		return
 	}
-	var now unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &now); err != nil {
-		time.Sleep(d)
-		return
-	}
-	deadline := unix.NsecToTimespec(now.Nano() + d.Nanoseconds())
-	for {
+	deadline := unix.NsecToTimespec(p.baseNs + t.Sub(p.base).Nanoseconds())
+	for time.Now().Before(t) {
 		err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &deadline, nil)
-		if err == nil || err == unix.EINTR {
-			// Check the clock rather than the call's word for it; the
-			// deadline is fixed, so going round again never oversleeps.
-			if unix.ClockGettime(unix.CLOCK_MONOTONIC, &now) != nil || now.Nano() >= deadline.Nano() {
-				return
-			}
-			continue
+		if err != nil && err != unix.EINTR {
+			// No usable clock_nanosleep: sleep what is left the
+			// runtime's way.
+			time.Sleep(time.Until(t))
+			return
 		}
-		// No usable clock_nanosleep: sleep what is left the runtime's way.
-		if unix.ClockGettime(unix.CLOCK_MONOTONIC, &now) == nil {
-			time.Sleep(time.Duration(deadline.Nano() - now.Nano()))
-		} else {
-			time.Sleep(d)
-		}
-		return
+		// Check Go's clock rather than the call's word for it; the
+		// deadline is fixed, so going round again never oversleeps.
 	}
 }
 

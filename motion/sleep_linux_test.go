@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// preciseSleep sleeps the whole request when signals interrupt it, and
-// returns (rather than sleeping for hours) however the interruptions fall:
-// under qemu-user a shared request/remainder timespec once became an
+// The precise clock sleeps the whole request when signals interrupt it,
+// and returns (rather than sleeping for hours) however the interruptions
+// fall: under qemu-user a shared request/remainder timespec once became an
 // 8-hour sleep.
 func TestPreciseSleepSurvivesSignals(t *testing.T) {
 	stop := make(chan struct{})
@@ -35,9 +36,20 @@ func TestPreciseSleepSurvivesSignals(t *testing.T) {
 	}()
 	defer func() { close(stop); wg.Wait() }()
 
+	clock := newPreciseClock()
+	require.True(t, clock.ok, "clock_nanosleep usable")
 	for _, d := range []time.Duration{0, -time.Second, 100 * time.Microsecond, 3 * time.Millisecond} {
 		start := time.Now()
-		preciseSleep(d)
+		clock.sleepUntil(start.Add(d))
 		assert.GreaterOrEqual(t, time.Since(start), d, "slept less than asked")
 	}
+}
+
+// The loop's sleep allocates nothing: an allocation can start a
+// collection, which stops the loop with everything else.
+func TestPreciseSleepAllocatesNothing(t *testing.T) {
+	clock := newPreciseClock()
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		clock.sleepUntil(time.Now().Add(10 * time.Microsecond))
+	}))
 }

@@ -4,7 +4,12 @@ package motion
 
 import "time"
 
-// preciseSleep falls back to time.Sleep where nanosleep(2) is not wired.
-func preciseSleep(d time.Duration) { time.Sleep(d) }
+// preciseClock falls back to time.Sleep where clock_nanosleep(2) is not
+// wired.
+type preciseClock struct{}
+
+func newPreciseClock() preciseClock { return preciseClock{} }
+
+func (preciseClock) sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
 const havePreciseSleep = false
