@@ -46,6 +46,10 @@ type Body interface {
 	RunChecked(ctx context.Context, a *jcp.Checked, observe func(jcp.Event)) (*jcp.Result, error)
 }
 
+// The executor is the robot's Body: it takes the action as the invoker
+// checked it, so nothing between the invoker and the motors parses it again.
+var _ Body = (*jcp.Executor)(nil)
+
 // Robot is what the robot says about itself in every request's general data.
 type Robot struct {
 	AccountID string
