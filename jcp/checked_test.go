@@ -121,6 +121,10 @@ func TestRunCheckedRunsWhatWasChecked(t *testing.T) {
 
 	_, err = newExecutor(t, jcp.ExecutorConfig{Voice: v}).RunChecked(context.Background(), nil, nil)
 	assert.EqualError(t, err, "run JCP action: action is nil")
+	forged := &jcp.Checked{Action: jcp.NewAction(jcp.Say("<anim>"))}
+	res, err = newExecutor(t, jcp.ExecutorConfig{Voice: v}).RunChecked(context.Background(), forged, nil)
+	assert.Nil(t, res, "nothing ran")
+	assert.EqualError(t, err, "run JCP action: not checked (make it with Check or ParseChecked)")
 }
 
 // A Checked decoded from JSON is parsed and checked like any other.

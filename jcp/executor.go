@@ -242,8 +242,11 @@ func (e *Executor) Run(ctx context.Context, a *Action) (*Result, error) {
 // after ExecutorConfig.Observer, under the same serialisation, and must
 // return quickly.
 func (e *Executor) RunChecked(ctx context.Context, c *Checked, observe func(Event)) (*Result, error) {
-	if c == nil || c.Action == nil {
+	switch {
+	case c == nil || c.Action == nil:
 		return nil, errors.New("run JCP action: action is nil")
+	case c.esml == nil:
+		return nil, errors.New("run JCP action: not checked (make it with Check or ParseChecked)")
 	}
 	a := c.Action
 	e.inFlight.Add(1)
