@@ -20,7 +20,8 @@ var typicalSLIM = []byte(env(`{"id":"0123456789abcdef0123456789abcdef","type":"S
 		"autoRuleConfig":true,"meta":{"prompt_id":"Weather_AN_01","prompt_sub_category":"AN","mim_id":"Weather","mim_type":"announcement"}}}}`))
 
 // BenchmarkParseAndRunSLIM measures the per-turn cost of the executor on
-// the hot path: parse a typical SLIM and run it (speech itself is instant).
+// the hot path: parse and check a typical SLIM once and run it as checked
+// (speech itself is instant).
 func BenchmarkParseAndRunSLIM(b *testing.B) {
 	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: instantVoice{}, Lights: newFakeLights(12, color.RGBA{A: 0xff})})
 	if err != nil {
@@ -29,11 +30,11 @@ func BenchmarkParseAndRunSLIM(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := jcp.ParseAction(typicalSLIM)
+		a, err := jcp.ParseChecked(typicalSLIM)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ex.Run(ctx, a); err != nil {
+		if _, err := ex.RunChecked(ctx, a, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

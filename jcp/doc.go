@@ -4,6 +4,11 @@
 // and an Executor that runs actions on the body through interfaces defined
 // here (Voice, Lights, Listener, State, Motion, Screen, Sounds).
 //
+// An action is parsed and validated once: ParseChecked (or Check, for one
+// built in Go) returns a Checked that keeps what validation parsed (ESML,
+// views, inline animations), and Executor.RunChecked runs it without
+// parsing or validating again.
+//
 // The package does not know which board it runs on: package board adapts a
 // body's devices to these interfaces.
 //

@@ -222,21 +222,36 @@ func (e *Executor) Animations() *motion.Library { return e.lib }
 // once. An invalid action returns (nil, error) and runs nothing.
 // Otherwise the Result is always returned, and the error is nil exactly
 // when the run succeeded.
+//
+// Run is for an action built in Go: it validates it (Check) once. An
+// action that was parsed or checked before goes to RunChecked, which does
+// not validate it again.
 func (e *Executor) Run(ctx context.Context, a *Action) (*Result, error) {
-	return e.RunObserved(ctx, a, nil)
-}
-
-// RunObserved is Run with an extra observer for this run's events only, so a
-// caller (the skill host) can tie what the body does to the request that
-// asked for it. It is called after ExecutorConfig.Observer, under the same
-// serialisation, and must return quickly.
-func (e *Executor) RunObserved(ctx context.Context, a *Action, observe func(Event)) (*Result, error) {
-	if err := a.Validate(); err != nil {
+	c, err := Check(a)
+	if err != nil {
 		return nil, fmt.Errorf("run JCP action: %w", err)
 	}
+	return e.RunChecked(ctx, c, nil)
+}
+
+// RunChecked runs an action checked before (by ParseChecked or Check) as
+// Run does, reading the ESML, views and animations its check parsed
+// rather than parsing them again. observe, unless nil, is an extra
+// observer for this run's events only, so a caller (the skill host) can
+// tie what the body does to the request that asked for it. It is called
+// after ExecutorConfig.Observer, under the same serialisation, and must
+// return quickly.
+func (e *Executor) RunChecked(ctx context.Context, c *Checked, observe func(Event)) (*Result, error) {
+	switch {
+	case c == nil || c.Action == nil:
+		return nil, errors.New("run JCP action: action is nil")
+	case c.esml == nil:
+		return nil, errors.New("run JCP action: not checked (make it with Check or ParseChecked)")
+	}
+	a := c.Action
 	e.inFlight.Add(1)
 	defer e.inFlight.Add(-1)
-	r := &run{ex: e, id: e.runs.Add(1), obs: observe, res: &Result{Behaviors: []BehaviorResult{}}}
+	r := &run{ex: e, id: e.runs.Add(1), chk: c, obs: observe, res: &Result{Behaviors: []BehaviorResult{}}}
 	st, err := r.exec(ctx, a.Behavior)
 	r.res.Status = st
 	if st == StatusSkipped {
@@ -253,6 +268,7 @@ func (e *Executor) RunObserved(ctx context.Context, a *Action, observe func(Even
 type run struct {
 	ex  *Executor
 	id  uint64
+	chk *Checked    // the action, with what its check parsed
 	obs func(Event) // per-run observer; may be nil
 	mu  sync.Mutex  // guards res and spoke
 	res *Result
@@ -501,9 +517,9 @@ func (r *run) display(ctx context.Context, d *Display) *shownView {
 		if d.Visible != nil && !*d.Visible {
 			return skip("not visible")
 		}
-		view, err := ParseView(d.View)
-		if err != nil {
-			return fmt.Errorf("view: %w", err)
+		view, ok := r.chk.View(d)
+		if !ok {
+			return fmt.Errorf("view of DISPLAY %s: not checked", d.ID)
 		}
 		layer := 0
 		if d.Layer != nil {

@@ -54,7 +54,7 @@ func (r *run) playAnimation(ctx context.Context, cancel context.CancelCauseFunc,
 	if m == nil {
 		return skip("no motion on this body")
 	}
-	a, err := r.ex.findAnimation(p.Animation)
+	a, err := r.findAnimation(p)
 	if err != nil {
 		return err
 	}
@@ -101,13 +101,13 @@ func (r *run) playAnimation(ctx context.Context, cancel context.CancelCauseFunc,
 // findAnimation resolves a PLAY_ANIMATION's animation. One this robot
 // does not have is a skip, not a failure: the words of a skill written for
 // Jibo's animation library still get said.
-func (e *Executor) findAnimation(ref AnimationRef) (*motion.Animation, error) {
+func (r *run) findAnimation(p *PlayAnimation) (*motion.Animation, error) {
+	e, ref := r.ex, p.Animation
 	switch {
 	case ref.Data != nil:
-		a, err := motion.ParseAnimation(ref.Data)
-		if err != nil {
-			// Validate parsed it already; this is a bug if it happens.
-			return nil, fmt.Errorf("animation data: %w", err)
+		a, ok := r.chk.InlineAnimation(p)
+		if !ok {
+			return nil, fmt.Errorf("animation data of PLAY_ANIMATION %s: not checked", p.ID)
 		}
 		return a, nil
 	case ref.URL != "":

@@ -26,12 +26,15 @@ import (
 // fields inside behaviours are ignored. A behaviour without an id gets a
 // fresh one (see NewID): the community cloud omits ids and real robots
 // accepted that.
+//
+// ParseChecked does the same and keeps the proof: use it where the action
+// goes on to the permission gate or the executor.
 func ParseAction(data []byte) (*Action, error) {
-	a, err := parseAction(data)
+	c, err := ParseChecked(data)
 	if err != nil {
-		return nil, fmt.Errorf("parse JCP action: %w", err)
+		return nil, err
 	}
-	return a, nil
+	return c.Action, nil
 }
 
 // UnmarshalJSON parses data with ParseAction, so an Action embedded in a
@@ -54,11 +57,21 @@ func (a *Action) UnmarshalJSON(data []byte) error {
 // object whose type is neither "JCP" nor a behaviour's is refused, naming
 // what is wanted.
 func ParseActionOrBehavior(data []byte) (a *Action, bare bool, err error) {
+	c, bare, err := ParseCheckedOrBehavior(data)
+	if err != nil {
+		return nil, bare, err
+	}
+	return c.Action, bare, nil
+}
+
+// ParseCheckedOrBehavior is ParseActionOrBehavior returning the action
+// checked (see Checked), for a caller that runs it.
+func ParseCheckedOrBehavior(data []byte) (c *Checked, bare bool, err error) {
 	typ, typed := topType(data)
 	switch {
 	case len(data) > MaxActionBytes, !typed, typ == ActionType:
-		a, err = ParseAction(data)
-		return a, false, err
+		c, err = ParseChecked(data)
+		return c, false, err
 	case !IsBehaviorType(typ):
 		return nil, false, fmt.Errorf("parse JCP action: %w", fieldErr("type",
 			"is %q: want %q (an action, {\"type\":\"JCP\",\"config\":{\"jcp\":…}}) or a behaviour type (%s)",
@@ -73,15 +86,15 @@ func ParseActionOrBehavior(data []byte) (a *Action, bare bool, err error) {
 	if err != nil {
 		return nil, true, fmt.Errorf("parse JCP behaviour: %w", err)
 	}
-	a = &Action{Version: Version, Behavior: b}
-	if err := a.Validate(); err != nil {
+	c, err = Check(&Action{Version: Version, Behavior: b})
+	if err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) { // Validate names paths from an envelope this behaviour did not have
 			fe.Path = strings.TrimPrefix(strings.TrimPrefix(fe.Path, "config.jcp"), ".")
 		}
 		return nil, true, fmt.Errorf("parse JCP behaviour: %w", err)
 	}
-	return a, true, nil
+	return c, true, nil
 }
 
 // topType is the string "type" member of an object, when it has one.
@@ -129,7 +142,7 @@ func checkStrict(data []byte) error {
 	return nil
 }
 
-func parseAction(data []byte) (*Action, error) {
+func parseAction(data []byte) (*Checked, error) {
 	if len(data) > MaxActionBytes {
 		return nil, fmt.Errorf("action is %d bytes, limit %d", len(data), MaxActionBytes)
 	}
@@ -167,10 +180,7 @@ func parseAction(data []byte) (*Action, error) {
 	if a.Behavior, err = p.behavior(root, "config.jcp", 1); err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return Check(a)
 }
 
 // parser reads behaviours, counting them so that a huge action is refused

@@ -118,9 +118,9 @@ func planPlay(doc *ESML, auto []Tag) []playAction {
 var prosodyTags = []string{"pitch", "duration", "style", "phoneme", "say-as"}
 
 func (r *run) play(ctx context.Context, cancel context.CancelCauseFunc, p *Play) error {
-	doc, err := ParseESML(p.ESML)
-	if err != nil {
-		return fmt.Errorf("parse ESML: %w", err)
+	doc, ok := r.chk.ESML(p)
+	if !ok {
+		return fmt.Errorf("ESML of PLAY %s: not checked", p.ID)
 	}
 	var auto []Tag
 	if r.ex.cfg.AutoRules && r.ex.cfg.Motion != nil {

@@ -17,10 +17,15 @@ func (a *Action) Validate() error {
 	if a == nil {
 		return errors.New("action is nil")
 	}
+	return a.validate(nil)
+}
+
+// validate checks a, keeping what it parses in c unless c is nil.
+func (a *Action) validate(c *Checked) error {
 	if err := checkString("config.version", a.Version); err != nil {
 		return err
 	}
-	v := validator{ids: map[string]string{}}
+	v := validator{ids: map[string]string{}, keep: c}
 	return v.behavior("config.jcp", a.Behavior, 1)
 }
 
@@ -28,6 +33,7 @@ func (a *Action) Validate() error {
 type validator struct {
 	ids   map[string]string // id -> path of its first use
 	count int
+	keep  *Checked // receives the parsed ESML, views and animations; may be nil
 }
 
 // isNil reports whether b is nil or a typed nil pointer.
@@ -118,7 +124,11 @@ func (v *validator) behavior(path string, b Behavior, depth int) error {
 	case *LookAt:
 		return checkLookAt(path, b)
 	case *PlayAnimation:
-		return checkPlayAnimation(path, b)
+		anim, err := checkPlayAnimation(path, b)
+		if err == nil && anim != nil && v.keep != nil {
+			v.keep.anims[b] = anim
+		}
+		return err
 	}
 	return fieldErr(join(path, "type"), "unknown behaviour type %q", b.BehaviorType())
 }
@@ -146,8 +156,12 @@ func (v *validator) slim(path string, s *SLIM, depth int) error {
 		if err := v.common(p, s.Play, depth+1); err != nil {
 			return err
 		}
-		if err := checkPlay(p, s.Play); err != nil {
+		doc, err := checkPlay(p, s.Play)
+		if err != nil {
 			return err
+		}
+		if v.keep != nil {
+			v.keep.esml[s.Play] = doc
 		}
 	}
 	if s.Listen != nil {
@@ -164,8 +178,12 @@ func (v *validator) slim(path string, s *SLIM, depth int) error {
 		if err := v.common(p, s.Display, depth+1); err != nil {
 			return err
 		}
-		if err := checkDisplay(p, s.Display); err != nil {
+		view, err := checkDisplay(p, s.Display)
+		if err != nil {
 			return err
+		}
+		if v.keep != nil {
+			v.keep.views[s.Display] = view
 		}
 	}
 	if s.Options != nil {
@@ -178,21 +196,23 @@ func (v *validator) slim(path string, s *SLIM, depth int) error {
 	return nil
 }
 
-func checkPlay(path string, p *Play) error {
+// checkPlay checks a PLAY and returns its parsed ESML.
+func checkPlay(path string, p *Play) (*ESML, error) {
 	ep := join(path, "esml")
 	if len(p.ESML) > MaxESMLBytes {
-		return fieldErr(ep, "is %d bytes, limit %d", len(p.ESML), MaxESMLBytes)
+		return nil, fieldErr(ep, "is %d bytes, limit %d", len(p.ESML), MaxESMLBytes)
 	}
-	if _, err := ParseESML(p.ESML); err != nil {
-		return fieldErr(ep, "%v", err)
+	doc, err := ParseESML(p.ESML)
+	if err != nil {
+		return nil, fieldErr(ep, "%v", err)
 	}
 	if err := checkRaw(join(path, "autoRuleConfig"), p.AutoRuleConfig, kindObject, kindBool); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkRaw(join(path, "speakOptions"), p.SpeakOptions, kindObject); err != nil {
-		return err
+		return nil, err
 	}
-	return checkRaw(join(path, "meta"), p.Meta)
+	return doc, checkRaw(join(path, "meta"), p.Meta)
 }
 
 func checkListen(path string, l *Listen) error {
@@ -217,31 +237,33 @@ func checkListen(path string, l *Listen) error {
 	return checkRaw(join(path, "meta"), l.Meta)
 }
 
-func checkDisplay(path string, d *Display) error {
+// checkDisplay checks a DISPLAY and returns its parsed view.
+func checkDisplay(path string, d *Display) (View, error) {
 	if err := checkString(join(path, "name"), d.Name); err != nil {
-		return err
+		return View{}, err
 	}
 	if d.View == nil {
-		return fieldErr(join(path, "view"), "missing")
+		return View{}, fieldErr(join(path, "view"), "missing")
 	}
 	if err := checkRaw(join(path, "view"), d.View, kindObject); err != nil {
-		return err
+		return View{}, err
 	}
-	if _, err := ParseView(d.View); err != nil {
-		return fieldErr(join(path, "view"), "%v", err)
+	view, err := ParseView(d.View)
+	if err != nil {
+		return View{}, fieldErr(join(path, "view"), "%v", err)
 	}
 	if d.Layer != nil && (*d.Layer < 0 || *d.Layer > MaxDisplayLayer) {
-		return fieldErr(join(path, "layer"), "%d is outside 0..%d", *d.Layer, MaxDisplayLayer)
+		return View{}, fieldErr(join(path, "layer"), "%d is outside 0..%d", *d.Layer, MaxDisplayLayer)
 	}
 	if err := checkRaw(join(path, "onCancel"), d.OnCancel, kindArray); err != nil {
-		return err
+		return View{}, err
 	}
 	switch d.Overlay {
 	case "", OverlayDim, OverlayClear:
 	default:
-		return fieldErr(join(path, "overlay"), "%q is not one of %s, %s", d.Overlay, OverlayDim, OverlayClear)
+		return View{}, fieldErr(join(path, "overlay"), "%q is not one of %s, %s", d.Overlay, OverlayDim, OverlayClear)
 	}
-	return checkRaw(join(path, "meta"), d.Meta)
+	return view, checkRaw(join(path, "meta"), d.Meta)
 }
 
 func checkSetPresentPerson(path string, s *SetPresentPerson) error {
@@ -349,7 +371,10 @@ func checkLookAt(path string, l *LookAt) error {
 	return checkRaw(join(path, "meta"), l.Meta)
 }
 
-func checkPlayAnimation(path string, p *PlayAnimation) error {
+// checkPlayAnimation checks a PLAY_ANIMATION and returns its inline
+// animation parsed, nil when it names one another way.
+func checkPlayAnimation(path string, p *PlayAnimation) (*motion.Animation, error) {
+	var anim *motion.Animation
 	ap := join(path, "animation")
 	a := p.Animation
 	set := 0
@@ -359,53 +384,54 @@ func checkPlayAnimation(path string, p *PlayAnimation) error {
 		}
 	}
 	if set != 1 {
-		return fieldErr(ap, "needs exactly one of url, data, query or categories (got %d)", set)
+		return nil, fieldErr(ap, "needs exactly one of url, data, query or categories (got %d)", set)
 	}
 	switch {
 	case a.URL != "":
 		if err := checkString(join(ap, "url"), a.URL); err != nil {
-			return err
+			return nil, err
 		}
 	case a.Query != "":
 		if err := checkString(join(ap, "query"), a.Query); err != nil {
-			return err
+			return nil, err
 		}
 	case a.Data != nil:
 		if err := checkRaw(join(ap, "data"), a.Data, kindObject); err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := motion.ParseAnimation(a.Data); err != nil {
-			return fieldErr(join(ap, "data"), "%v", err)
+		var err error
+		if anim, err = motion.ParseAnimation(a.Data); err != nil {
+			return nil, fieldErr(join(ap, "data"), "%v", err)
 		}
 	default:
 		cp := join(ap, "categories")
 		switch n := len(a.Categories); {
 		case n == 0:
-			return fieldErr(cp, "must not be empty")
+			return nil, fieldErr(cp, "must not be empty")
 		case n > MaxAnimationCategories:
-			return fieldErr(cp, "%d categories, limit %d", n, MaxAnimationCategories)
+			return nil, fieldErr(cp, "%d categories, limit %d", n, MaxAnimationCategories)
 		}
 		for i, c := range a.Categories {
 			if c == "" {
-				return fieldErr(index(cp, i), "must not be empty")
+				return nil, fieldErr(index(cp, i), "must not be empty")
 			}
 			if err := checkString(index(cp, i), c); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	if o := p.Options; o != nil {
 		if !o.DOFs.valid() {
-			return fieldErr(join(path, "options.dofs"), "%q is not one of %s, %s, %s, %s", o.DOFs, DOFBase, DOFEye, DOFBody, DOFAll)
+			return nil, fieldErr(join(path, "options.dofs"), "%q is not one of %s, %s, %s, %s", o.DOFs, DOFBase, DOFEye, DOFBody, DOFAll)
 		}
 		if s := o.Speed; s != nil && (math.IsNaN(*s) || *s < 0.1 || *s > 10) {
-			return fieldErr(join(path, "options.speed"), "%g is outside 0.1..10", *s)
+			return nil, fieldErr(join(path, "options.speed"), "%g is outside 0.1..10", *s)
 		}
 		if l := o.Loops; l != nil && (*l < -1 || *l > MaxLoops) {
-			return fieldErr(join(path, "options.loops"), "%d: want -1 (until stopped) or 0..%d", *l, MaxLoops)
+			return nil, fieldErr(join(path, "options.loops"), "%d: want -1 (until stopped) or 0..%d", *l, MaxLoops)
 		}
 	}
-	return checkRaw(join(path, "meta"), p.Meta)
+	return anim, checkRaw(join(path, "meta"), p.Meta)
 }
 
 // checkString enforces MaxStringBytes and UTF-8 on a free-form string.

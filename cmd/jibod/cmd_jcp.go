@@ -99,7 +99,7 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // readAction reads and validates an action file (a JCP action or a bare
 // behaviour, as protocol check takes them); an invalid one is refused
 // whole, before the body is touched.
-func readAction(file string) (*jcp.Action, error) {
+func readAction(file string) (*jcp.Checked, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("reading action: %w", err)
@@ -109,7 +109,7 @@ func readAction(file string) (*jcp.Action, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading action %s: %w", file, err)
 	}
-	a, _, err := jcp.ParseActionOrBehavior(data)
+	a, _, err := jcp.ParseCheckedOrBehavior(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -118,7 +118,7 @@ func readAction(file string) (*jcp.Action, error) {
 
 // runTimeline opens the body, runs a on it while recording everything,
 // and closes it.
-func runTimeline(ctx context.Context, prof *board.Profile, a *jcp.Action, settle time.Duration, log *slog.Logger) (*jcp.Result, *timeline.Timeline, error) {
+func runTimeline(ctx context.Context, prof *board.Profile, a *jcp.Checked, settle time.Duration, log *slog.Logger) (*jcp.Result, *timeline.Timeline, error) {
 	tl := timeline.New()
 	// The timeline needs no tick precision; Go timers also keep the tool
 	// testable on a fake clock.

@@ -57,7 +57,11 @@ func (h *Host) apologize(ctx context.Context, t turn, cause error) {
 	text := apologyText(name, cause)
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), apologyTimeout)
 	defer cancel()
-	if _, err := h.act(actx, t, jcp.NewAction(jcp.Say("<sfx name='error'/>"+text))); err != nil {
+	a, err := jcp.Check(jcp.NewAction(jcp.Say("<sfx name='error'/>" + text)))
+	if err == nil {
+		_, err = h.act(actx, t, a)
+	}
+	if err != nil {
 		h.log.Warn("apologising for a failed skill", "skill_id", t.skillID, "err", err)
 	}
 }

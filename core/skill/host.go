@@ -40,10 +40,15 @@ type Skill interface {
 	Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
 }
 
-// Body runs JCP actions, reporting each behaviour event of the run.
+// Body runs JCP actions the invoker has checked, without checking them
+// again, reporting each behaviour event of the run.
 type Body interface {
-	RunObserved(ctx context.Context, a *jcp.Action, observe func(jcp.Event)) (*jcp.Result, error)
+	RunChecked(ctx context.Context, a *jcp.Checked, observe func(jcp.Event)) (*jcp.Result, error)
 }
+
+// The executor is the robot's Body: it takes the action as the invoker
+// checked it, so nothing between the invoker and the motors parses it again.
+var _ Body = (*jcp.Executor)(nil)
 
 // Robot is what the robot says about itself in every request's general data.
 type Robot struct {

@@ -26,14 +26,21 @@ import (
 type fakeSkill struct {
 	id     string
 	limits registry.Limits
-	handle func(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
-	mu     sync.Mutex
-	reqs   []*protocol.Request
+	// timeout is the manifest's; 0 means 10s, ample on a loaded machine
+	// for a skill that answers at once.
+	timeout time.Duration
+	handle  func(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
+	mu      sync.Mutex
+	reqs    []*protocol.Request
 }
 
 func (f *fakeSkill) Manifest() *Manifest {
+	timeout := f.timeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
 	return &Manifest{ID: strings.Replace(f.id, ".", "/", 1), Name: f.id, Version: "1.0.0", Description: "A test skill.",
-		Permissions: []registry.Permission{registry.PermSpeech, registry.PermListen}, Timeout: 100 * time.Millisecond,
+		Permissions: []registry.Permission{registry.PermSpeech, registry.PermListen}, Timeout: timeout,
 		SafetyLevel: registry.SafetyLow, Limits: f.limits}
 }
 func (f *fakeSkill) Locale() fs.FS { return nil }
@@ -164,7 +171,11 @@ func TestInvokeFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newHostRig(t, &fakeSkill{id: "t.s", handle: tt.handle}, okSkill("t.t"))
+			f := &fakeSkill{id: "t.s", handle: tt.handle}
+			if tt.name == "timeout" { // the one skill that waits for its deadline
+				f.timeout = 100 * time.Millisecond
+			}
+			r := newHostRig(t, f, okSkill("t.t"))
 			_, err := r.host.Invoke(context.Background(), dispatch("t.s", "x"))
 			if tt.want == "" {
 				assert.NoError(t, err)

@@ -204,14 +204,14 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 // invoker) on the body. It returns the contexts of the question the action
 // ended on, nil when it asked none (or was stopped). A nil action does
 // nothing.
-func (h *Host) act(ctx context.Context, t turn, action *jcp.Action) ([]string, error) {
+func (h *Host) act(ctx context.Context, t turn, action *jcp.Checked) ([]string, error) {
 	if action == nil {
 		return nil, nil
 	}
 	listens := questionPlays(action.Behavior)
 	ctx, done := h.track(ctx, t.busSession, t.skillID)
 	defer done()
-	res, err := h.cfg.Body.RunObserved(ctx, action, func(ev jcp.Event) {
+	res, err := h.cfg.Body.RunChecked(ctx, action, func(ev jcp.Event) {
 		if ev.Kind != jcp.EventSpeaking {
 			return
 		}
@@ -245,7 +245,7 @@ func statusOf(r *jcp.Result) string {
 // plannedListen returns the contexts of the question an action will end
 // on, nil when it asks none: its last SLIM in running order, when that
 // SLIM listens (a question anywhere else ends the run, jibo.md §3.2).
-func plannedListen(a *jcp.Action) []string {
+func plannedListen(a *jcp.Checked) []string {
 	if a == nil {
 		return nil
 	}

@@ -120,17 +120,17 @@ type Body struct {
 	Ring   Frames
 }
 
-// Record runs a on the body while sampling its state, records the result,
-// and waits, at most settle, for the body to come to rest, so the timeline
-// shows a stop's deceleration to the end.
-func (tl *Timeline) Record(ctx context.Context, b Body, a *jcp.Action, settle time.Duration) (*jcp.Result, error) {
+// Record runs a, checked when it was read, on the body while sampling its
+// state, records the result, and waits, at most settle, for the body to
+// come to rest, so the timeline shows a stop's deceleration to the end.
+func (tl *Timeline) Record(ctx context.Context, b Body, a *jcp.Checked, settle time.Duration) (*jcp.Result, error) {
 	if b.Exec == nil || b.Motion == nil {
 		return nil, errors.New("timeline: record needs an executor and a control loop")
 	}
 	sctx, stopSampling := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { tl.sample(sctx, b.Motion, b.Ring) })
-	res, err := b.Exec.Run(ctx, a)
+	res, err := b.Exec.RunChecked(ctx, a, nil)
 	tl.Result(res)
 	waitRest(ctx, b.Motion, settle)
 	stopSampling()

@@ -54,3 +54,38 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// sayNothing is a voice that speaks instantly, so BenchmarkCallAndRun
+// measures the path to the body rather than speech.
+type sayNothing struct{}
+
+func (sayNothing) Say(context.Context, string) error { return nil }
+
+// The invoker → executor path of a turn: the skill answers at once, the
+// invoker validates the response and parses, checks and permits the
+// action (once), and the executor runs it as checked.
+func BenchmarkCallAndRun(b *testing.B) {
+	iv, err := New(Config{Recorder: NewLog(0), Logger: quiet})
+	require.NoError(b, err)
+	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: sayNothing{}, Logger: quiet})
+	require.NoError(b, err)
+	m := manifest(registry.PermSpeech, registry.PermListen, registry.PermMotion)
+	m.Limits.CallsPerMinute = registry.MaxCallsPerMinute
+	req := launch("weather")
+	resp := sayResponse(b, req, jcp.Sequence(
+		jcp.Say("<speak><es cat='happy' filter='!ssa-only, !sfx-only' endNeutral='true'>It's sunny and 72 degrees in Boston today.</es> <anim cat='dance' nonBlocking='true'/> Enjoy it!</speak>"),
+		jcp.Question("Anything else?", "weather/followup")))
+	h := func(context.Context, *protocol.Request) (*protocol.Response, error) { return resp, nil }
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		iv.rates = map[string]*window{}
+		reply, err := iv.Call(ctx, m, h, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ex.RunChecked(ctx, reply.Action, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,7 +5,8 @@
 // registry.Manifest) with the manifest's timeout, contains a panic (the
 // error names the skill; the stack goes to the log only), validates the
 // answer (protocol.Response.Validate, then the SKILL_ACTION's JCP action
-// with jcp.ParseAction and the registry.Gate), and retries only what the
+// with jcp.ParseChecked and the registry.Gate: the one parse of the action
+// on its way to the body), and retries only what the
 // manifest declares idempotent, only after a transient failure (a timeout
 // or a handler error), with bounded attempts and backoff that honours the
 // context. A handler that ignores its context cannot hold the robot: at

@@ -108,9 +108,11 @@ func OutcomeOf(err error) Outcome {
 type Reply struct {
 	// Response is the skill's valid answer; nil when the call failed.
 	Response *protocol.Response
-	// Action is a SKILL_ACTION's JCP action, parsed and permitted; nil
-	// for any other answer or a null action (the skill is done).
-	Action *jcp.Action
+	// Action is a SKILL_ACTION's JCP action, parsed, checked and
+	// permitted once here: the body runs it as it is
+	// (jcp.Executor.RunChecked). Nil for any other answer or a null
+	// action (the skill is done).
+	Action *jcp.Checked
 	// Record is the call's record, as given to the Recorder; always set.
 	Record Record
 }
@@ -226,7 +228,7 @@ func (iv *Invoker) Call(ctx context.Context, m *registry.Manifest, h Handler, re
 }
 
 func (iv *Invoker) call(ctx context.Context, m *registry.Manifest, h Handler, req *protocol.Request) (
-	resp *protocol.Response, action *jcp.Action, attempts int, err error) {
+	resp *protocol.Response, action *jcp.Checked, attempts int, err error) {
 	id := m.ID
 	fail := func(o Outcome, err error) error { return &Error{Skill: id, Outcome: o, Err: err} }
 	if iv.closed.Load() {
@@ -286,12 +288,13 @@ func (iv *Invoker) call(ctx context.Context, m *registry.Manifest, h Handler, re
 	return resp, action, attempts, nil
 }
 
-// checkAction parses a SKILL_ACTION's action and checks it against m.
-func (iv *Invoker) checkAction(m *registry.Manifest, raw []byte) (*jcp.Action, error) {
+// checkAction parses and validates a SKILL_ACTION's action, the one time
+// it is, and checks it against m.
+func (iv *Invoker) checkAction(m *registry.Manifest, raw []byte) (*jcp.Checked, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	a, err := jcp.ParseAction(raw)
+	a, err := jcp.ParseChecked(raw)
 	if err != nil {
 		return nil, &Error{Skill: m.ID, Outcome: OutcomeInvalid,
 			Err: fmt.Errorf("skill %s: %w: data.action: %w", m.ID, ErrInvalidResponse, err)}

@@ -52,38 +52,40 @@ type Gate struct {
 // stays within m's limits, measuring its size in canonical JSON. See Gate.
 func Check(m *Manifest, a *jcp.Action) error { return Gate{}.Check(m, a) }
 
-// Check validates an action built in Go (jcp.Action.Validate; an invalid
-// one is an ErrInvalid error) and checks it with CheckSized at its
-// canonical JSON size.
+// Check validates an action built in Go (jcp.Check; an invalid one is an
+// ErrInvalid error) and checks it with CheckSized at its canonical JSON
+// size.
 func (g Gate) Check(m *Manifest, a *jcp.Action) error {
 	if a == nil {
 		return nil
 	}
-	if err := a.Validate(); err != nil {
+	c, err := jcp.Check(a)
+	if err != nil {
 		return fmt.Errorf("checking the action of skill %s: %w: %w", m.ID, err, ErrInvalid)
 	}
 	b, err := json.Marshal(a)
 	if err != nil {
 		return fmt.Errorf("checking the action of skill %s: encoding it: %w", m.ID, err)
 	}
-	return g.CheckSized(m, a, len(b))
+	return g.CheckSized(m, c, len(b))
 }
 
 // CheckSized refuses the action unless m grants every permission it needs
 // and it stays within m's limits, size being its encoded length as
-// received; the action is one jcp.ParseAction returned (CheckSized does not
-// validate it again). It walks the whole tree before deciding, so the answer is for
-// the action as a whole: a *DeniedError (errors.Is ErrDenied) naming the
-// first offending behaviour in document order and every missing
-// permission, or nil. A nil action (the skill is done) needs nothing.
-// ESML that does not parse is an ErrInvalid error.
-func (g Gate) CheckSized(m *Manifest, a *jcp.Action, size int) error {
-	if a == nil {
+// received. The action was checked before (jcp.ParseChecked), so the gate
+// neither validates it nor parses its ESML or animations again: it reads
+// what the check kept. It walks the whole tree before deciding, so the
+// answer is for the action as a whole: a *DeniedError (errors.Is
+// ErrDenied) naming the first offending behaviour in document order and
+// every missing permission, or nil. A nil action (the skill is done)
+// needs nothing.
+func (g Gate) CheckSized(m *Manifest, c *jcp.Checked, size int) error {
+	if c == nil || c.Action == nil {
 		return nil
 	}
 	lim := m.effectiveLimits()
-	w := walker{g: g, maxBehaviors: lim.MaxBehaviors, maxSpeech: lim.MaxSpeechChars}
-	w.behavior("config.jcp", a.Behavior)
+	w := walker{g: g, c: c, maxBehaviors: lim.MaxBehaviors, maxSpeech: lim.MaxSpeechChars}
+	w.behavior("config.jcp", c.Behavior)
 	if w.err != nil {
 		return fmt.Errorf("checking the action of skill %s: %w: %w", m.ID, w.err, ErrInvalid)
 	}
@@ -167,6 +169,7 @@ type need struct {
 
 type walker struct {
 	g     Gate
+	c     *jcp.Checked // the action, with its parsed ESML and animations
 	needs []need
 	err   error
 
@@ -263,10 +266,10 @@ func (w *walker) play(path string, p *jcp.Play) {
 	}
 	w.counted(path)
 	ep := path + ".esml"
-	doc, err := jcp.ParseESML(p.ESML)
-	if err != nil {
+	doc, ok := w.c.ESML(p)
+	if !ok {
 		if w.err == nil {
-			w.err = fmt.Errorf("%s: %w", ep, err)
+			w.err = fmt.Errorf("%s: not checked", ep)
 		}
 		return
 	}
@@ -325,9 +328,7 @@ func (w *walker) playAnimation(path string, p *jcp.PlayAnimation) {
 	ref := p.Animation
 	switch {
 	case ref.Data != nil:
-		var err error
-		a, err = motion.ParseAnimation(ref.Data)
-		ok = err == nil
+		a, ok = w.c.InlineAnimation(p)
 		what = "PLAY_ANIMATION of inline data"
 	case ref.URL != "":
 		what = fmt.Sprintf("PLAY_ANIMATION %q", ref.URL)

@@ -12,9 +12,9 @@ import (
 	"github.com/openjibo/jibod/motion"
 )
 
-func mustAction(t testing.TB, s string) *jcp.Action {
+func mustAction(t testing.TB, s string) *jcp.Checked {
 	t.Helper()
-	a, err := jcp.ParseAction([]byte(s))
+	a, err := jcp.ParseChecked([]byte(s))
 	require.NoError(t, err)
 	return a
 }
@@ -84,13 +84,13 @@ func TestGateNeeds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := mustAction(t, tt.action)
-			assert.NoError(t, g.Check(manifest("acme/all", tt.needs...), a), "granted exactly what it needs")
-			assert.NoError(t, g.Check(manifest("acme/all", AllPermissions()...), a))
+			assert.NoError(t, g.Check(manifest("acme/all", tt.needs...), a.Action), "granted exactly what it needs")
+			assert.NoError(t, g.Check(manifest("acme/all", AllPermissions()...), a.Action))
 			if len(tt.needs) == 0 {
-				assert.NoError(t, g.Check(manifest("acme/none"), a))
+				assert.NoError(t, g.Check(manifest("acme/none"), a.Action))
 				return
 			}
-			err := g.Check(manifest("acme/none"), a)
+			err := g.Check(manifest("acme/none"), a.Action)
 			require.ErrorIs(t, err, ErrDenied)
 			var d *DeniedError
 			require.ErrorAs(t, err, &d)
@@ -104,7 +104,7 @@ func TestGateNeeds(t *testing.T) {
 						others = append(others, q)
 					}
 				}
-				err := g.Check(manifest("acme/most", others...), a)
+				err := g.Check(manifest("acme/most", others...), a.Action)
 				require.ErrorAs(t, err, &d, "without %s", p)
 				assert.Equal(t, p, d.Permission)
 				assert.Equal(t, []Permission{p}, d.Missing)
@@ -116,12 +116,12 @@ func TestGateNeeds(t *testing.T) {
 // Without an animation library every animation counts as motion.
 func TestGateWithoutLibrary(t *testing.T) {
 	a := mustAction(t, slim(`{"play":{"id":"p","esml":"<anim name='led-glow'/>"}}`))
-	err := Check(manifest("acme/lights", PermLED), a)
+	err := Check(manifest("acme/lights", PermLED), a.Action)
 	var d *DeniedError
 	require.ErrorAs(t, err, &d)
 	assert.Equal(t, PermMotion, d.Permission)
 	assert.Contains(t, d.Reason, "cannot tell")
-	assert.NoError(t, Check(manifest("acme/mover", PermMotion), a))
+	assert.NoError(t, Check(manifest("acme/mover", PermMotion), a.Action))
 }
 
 // A forbidden action is refused whole, naming the first offending behaviour
@@ -131,7 +131,7 @@ func TestGateDeniedError(t *testing.T) {
 		{"id":"a","type":"SLIM","config":{"play":{"id":"p","esml":"Watch me dance! <sfx name='ta-da'/>"}}},
 		{"id":"b","type":"PLAY_ANIMATION","animation":{"url":"nod"}},
 		{"id":"c","type":"LOOKAT","target":{"angleVector":{"x":1,"y":0}}}]}`))
-	err := Gate{Animations: library(t)}.Check(manifest("jibo/clock", PermSpeech), a)
+	err := Gate{Animations: library(t)}.Check(manifest("jibo/clock", PermSpeech), a.Action)
 	require.ErrorIs(t, err, ErrDenied)
 	var d *DeniedError
 	require.ErrorAs(t, err, &d)
@@ -192,24 +192,24 @@ func TestGateLimits(t *testing.T) {
 	m := manifest("jibo/clock", PermSpeech)
 	m.Limits.MaxActionBytes = 100
 	var d *DeniedError
-	require.ErrorAs(t, Check(m, a), &d)
+	require.ErrorAs(t, Check(m, a.Action), &d)
 	assert.Equal(t, "max_action_bytes", d.Limit)
 }
 
 func TestGateNothingToCheck(t *testing.T) {
 	assert.NoError(t, Check(manifest("jibo/clock"), nil), "a nil action ends the skill")
-	// A tree built in Go with holes is refused by Check, and CheckSized
-	// (for parsed actions) does not crash on one.
+	assert.NoError(t, Gate{}.CheckSized(manifest("jibo/clock"), nil, 0), "nor does a nil checked action")
+	// A tree built in Go with holes is refused by Check; CheckSized only
+	// takes an action that passed jcp.Check or jcp.ParseChecked.
 	a := jcp.NewAction(&jcp.SequenceBehavior{Base: jcp.Base{ID: "q"}, Children: []jcp.Behavior{nil, (*jcp.SLIM)(nil)}})
 	err := Check(manifest("jibo/clock"), a)
 	assert.ErrorIs(t, err, ErrInvalid)
 	assert.Contains(t, err.Error(), "config.jcp.children[0]: missing")
-	assert.NoError(t, Gate{}.CheckSized(manifest("jibo/clock"), a, 100))
 }
 
 func TestGateBadESML(t *testing.T) {
 	a := jcp.NewAction(jcp.Say("<anim name='nod'>unclosed"))
-	err := Gate{}.CheckSized(manifest("jibo/clock", AllPermissions()...), a, 100)
+	err := Gate{}.Check(manifest("jibo/clock", AllPermissions()...), a)
 	assert.ErrorIs(t, err, ErrInvalid)
 	assert.Contains(t, err.Error(), "config.jcp.config.play.esml: offset 0: <anim> is never closed")
 }
