@@ -87,19 +87,18 @@ func TestScenarioUsageAndBadFiles(t *testing.T) {
 	}
 }
 
-// TestRobotPipeline: the robot's default pipeline puts stop and converse
-// first and each fallback stage after its band, and every id in it is a
-// loaded plugin, which answers its intents.list query (PIPE-31: silence
-// would mean not loaded).
+// TestRobotPipeline: the robot's default pipeline, from the intent stack's
+// order policy, puts stop and converse first and each fallback stage after
+// its band, and every id in it is a loaded plugin, which answers its
+// intents.list query (PIPE-31: silence would mean not loaded).
 func TestRobotPipeline(t *testing.T) {
-	assert.Equal(t, []string{"stop", "converse", "templates-high", "keywords-high", "fallback-high",
-		"templates-medium", "keywords-medium", "fallback-medium", "templates-low", "keywords-low", "fallback-low"}, robotPipeline())
-
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(context.Background())
+	assert.Equal(t, []string{"stop", "converse", "intents-high", "fallback-high", "intents-medium", "fallback-medium",
+		"intents-low", "fallback-low"}, r.pipeline)
 	answered := make(chan string, 32)
 	sub, err := r.bus.Subscribe("ovos.pipeline.*", func(_ context.Context, m bus.Message) {
 		if strings.HasSuffix(m.Type, ".intents.list.response") {
@@ -108,11 +107,11 @@ func TestRobotPipeline(t *testing.T) {
 	})
 	require.NoError(t, err)
 	defer sub.Close()
-	for _, id := range robotPipeline() {
+	for _, id := range r.pipeline {
 		require.NoError(t, r.bus.Publish(ctx, bus.NewMessage("ovos.pipeline."+id+".intents.list", nil)))
 	}
 	var got []string
-	for range robotPipeline() {
+	for range r.pipeline {
 		select {
 		case id := <-answered:
 			got = append(got, id)
@@ -120,5 +119,5 @@ func TestRobotPipeline(t *testing.T) {
 			t.Fatalf("only %v answered", got)
 		}
 	}
-	assert.ElementsMatch(t, robotPipeline(), got)
+	assert.ElementsMatch(t, r.pipeline, got)
 }

@@ -61,9 +61,11 @@ func TestIntentsEvalSmallCorpus(t *testing.T) {
 	assert.LessOrEqual(t, rep["p95_us"], rep["max_us"])
 
 	tiers := rep["tiers"].(map[string]any)
-	assert.Equal(t, map[string]any{"claimed": 1.0, "correct": 1.0}, tiers["keywords-high"])
-	assert.Equal(t, map[string]any{"claimed": 1.0, "correct": 1.0}, tiers["keywords-low"], "how is the weather: 1 word of 4")
+	assert.Equal(t, map[string]any{"claimed": 4.0, "correct": 4.0}, tiers["intents-high"])
+	assert.Equal(t, map[string]any{"claimed": 3.0, "correct": 3.0}, tiers["intents-medium"],
+		"how is the weather: 1 word of 4; the garage: a room outside the list")
 	assert.Equal(t, map[string]any{"claimed": 3.0, "correct": 2.0}, tiers["none"])
+	assert.NotEmpty(t, rep["calibration"], "score bands against right answers")
 	claimed := 0.0
 	for _, v := range tiers {
 		claimed += v.(map[string]any)["claimed"].(float64)
@@ -88,8 +90,9 @@ func TestIntentsEvalReport(t *testing.T) {
 		"intent accuracy   90.0% (9/10); without needs_context 88.9% (8/9)",
 		"exact accuracy    70.0% (7/10); without needs_context 77.8% (7/9)",
 		"match latency     p50 ",
-		"keywords-high 1/1",
+		"intents-high 4/4",
 		"none 2/3",
+		"calibration       best candidate's score: right/tests",
 		`rejected template lights_on: "broken (template": line 1 col 8`,
 	} {
 		assert.Contains(t, out, want)
@@ -97,11 +100,11 @@ func TestIntentsEvalReport(t *testing.T) {
 	assert.NotContains(t, out, "FAIL", "failures only with --failures")
 }
 
-// TestIntentsEvalRefusals: the report counts, per low tier, the guesses it
-// refused as implausible (intent.Plausible) and how many of those would
-// have been right, and each failure lists the refusals before it, so the
-// cost of the rule is in plain view.
-func TestIntentsEvalRefusals(t *testing.T) {
+// TestIntentsEvalAbstentions: the report counts the tests where the stack
+// abstained (the best candidate scored below the claim floor) and how many
+// of those candidates were right, and each failure shows the abstained
+// candidate, so the cost of abstaining is in plain view.
+func TestIntentsEvalAbstentions(t *testing.T) {
 	const corpus = `{"lang": "en-us", "vocab": {"w": ["weather"]},
  "intents": {"turn_on": {"templates": ["{name} in {area}"]}, "play": {"templates": ["play {q}"]}},
  "keyword_intents": {"weather": {"required": ["w"]}},
@@ -111,38 +114,40 @@ func TestIntentsEvalRefusals(t *testing.T) {
   {"utterance": "play the breaking bad tv show", "intent": "play", "slots": {"q": "the breaking bad tv show"}},
   {"utterance": "i love stormy weather", "intent": null},
   {"utterance": "weather", "intent": "weather", "slots": {"w": "weather"}}]}`
-	path := filepath.Join(t.TempDir(), "refusals.json")
+	path := filepath.Join(t.TempDir(), "abstentions.json")
 	require.NoError(t, os.WriteFile(path, []byte(corpus), 0o600))
 
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"intents", "eval", "--corpus", path, "--json", "--failures"}, nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	var rep struct {
-		Tiers    map[string]evalTier `json:"tiers"`
-		Failures []evalFailure       `json:"failures"`
+		Tiers          map[string]evalTier `json:"tiers"`
+		Abstained      int                 `json:"abstained"`
+		AbstainedRight int                 `json:"abstained_right"`
+		Failures       []evalFailure       `json:"failures"`
 	}
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
 	assert.Equal(t, map[string]evalTier{
-		"templates-low": {Claimed: 1, Correct: 1, Refused: 2, RefusedRight: 1},
-		"keywords-low":  {Refused: 1},
-		"keywords-high": {Claimed: 1, Correct: 1},
-		"none":          {Claimed: 3, Correct: 2},
+		"intents-high":   {Claimed: 1, Correct: 1},
+		"intents-medium": {Claimed: 1, Correct: 1},
+		"none":           {Claimed: 3, Correct: 2},
 	}, rep.Tiers)
-	require.Len(t, rep.Failures, 1, "only the refused right answer fails")
+	assert.Equal(t, 3, rep.Abstained, "turn_on twice (no evidence), weather once (two words unexplained)")
+	assert.Equal(t, 1, rep.AbstainedRight)
+	require.Len(t, rep.Failures, 1, "only the abstained right answer fails")
 	f := rep.Failures[0]
 	assert.Equal(t, "please turn the lights on in here", f.Utterance)
 	assert.Equal(t, "none", f.Tier)
-	require.Len(t, f.Refused, 1)
-	assert.Equal(t, "templates-low", f.Refused[0].Tier)
-	assert.Equal(t, "turn_on", f.Refused[0].Intent)
-	assert.Contains(t, f.Refused[0].Reason, "no evidence")
+	require.NotNil(t, f.Abstained)
+	assert.Equal(t, "turn_on", f.Abstained.Intent)
+	assert.Less(t, f.Abstained.Score, 0.5)
 
 	stdout.Reset()
 	code = run(context.Background(), []string{"intents", "eval", "--corpus", path, "--failures"}, nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
-	assert.Contains(t, stdout.String(), "right/claimed     keywords-high 1/1, templates-low 1/1, none 2/3")
-	assert.Contains(t, stdout.String(), "refused guesses   templates-low 2 (1 would have been right), keywords-low 1 (0 would have been right)")
-	assert.Contains(t, stdout.String(), "     templates-low refused turn_on at 0.57: no evidence")
+	assert.Contains(t, stdout.String(), "right/claimed     intents-high 1/1, intents-medium 1/1, none 2/3")
+	assert.Contains(t, stdout.String(), "abstained         3 below the claim floor (1 would have been right)")
+	assert.Contains(t, stdout.String(), "     abstained from turn_on at 0.45: template \"{name} in {area}\"")
 }
 
 // TestIntentsEvalBadCorpus: a bad corpus gets an error naming the file and
@@ -233,11 +238,11 @@ func TestRobotCorpusLoads(t *testing.T) {
 	assert.Zero(t, rep.IntentsRejected)
 }
 
-// TestRobotKeywordTiers: the robot loads the keyword engine and its tiers
-// in the default pipeline, so a keyword registration on the bus (INTENT-4)
-// is matched and dispatched to the skill's handler (DEF-01: both methods of
-// an intent share one handler), and templates still come first.
-func TestRobotKeywordTiers(t *testing.T) {
+// TestRobotKeywordIntents: the robot's intent stack has the keyword
+// engine, so a keyword registration on the bus (INTENT-4) is matched and
+// dispatched to the skill's handler (DEF-01: both methods of an intent
+// share one handler), ranked with the templates by calibrated score.
+func TestRobotKeywordIntents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
@@ -246,9 +251,6 @@ func TestRobotKeywordTiers(t *testing.T) {
 	u, err := newUtterer(r.bus, "test")
 	require.NoError(t, err)
 	defer u.Close()
-
-	assert.Len(t, evalPipeline(intent.NewTemplateEngine(intent.EngineOptions{}), intent.NewKeywordEngine(intent.KeywordOptions{})),
-		len(defaultPipeline), "every id of the default pipeline is a loaded tier")
 
 	reg := bus.NewMessage(intent.TopicRegisterKeyword, map[string]any{"skill_id": "jibo.basics", "intent_name": "greet",
 		"lang": "en-US", "required": []any{map[string]any{"name": "wave", "samples": []any{"wave", "wave hello"}}}})
@@ -270,9 +272,9 @@ func TestRobotKeywordTiers(t *testing.T) {
 	}
 
 	tests := []struct{ utterance, pipelineID string }{
-		{"hello", "templates-high"},
-		{"wave hello", "keywords-high"},
-		{"give us a little wave", "keywords-low"},
+		{"hello", "intents-high"},
+		{"wave hello", "intents-high"},
+		{"give us a wave", "intents-medium"},
 	}
 	for _, tc := range tests {
 		_, msgs, err := u.Say(ctx, tc.utterance)

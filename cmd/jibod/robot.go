@@ -65,16 +65,15 @@ type robotConfig struct {
 // robot is the whole runtime wired together: bus, body, skills, intents and
 // the utterance pipeline. cmd/jibod owns it; Close stops everything it started.
 type robot struct {
-	log     *slog.Logger
-	bus     *bus.Bus
-	body    *board.Body
-	parts   *bodyParts // body, motion controller and social state
-	exec    *jcp.Executor
-	host    *skill.Host
-	intents *intent.Service
-	// engines are the intent engines behind the service; the speech
-	// recogniser's grammar is built from what they hold.
-	engines *intentEngines
+	log   *slog.Logger
+	bus   *bus.Bus
+	body  *board.Body
+	parts *bodyParts // body, motion controller and social state
+	exec  *jcp.Executor
+	host  *skill.Host
+	// intents is the intent stack; the speech recogniser's grammar is
+	// built from what its engines hold.
+	intents *intent.Stack
 	orch    *pipeline.Orchestrator
 	tapSub  *bus.Subscription
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
@@ -107,31 +106,6 @@ type robot struct {
 	// or memory. stopLoopWatch stops looking at the file for changes.
 	loop          *loop.Store
 	stopLoopWatch func()
-}
-
-// defaultPipeline is the default-session pipeline (PIPE-13). The two
-// engines are interleaved band by band: within a band the template engine
-// goes first, as it accounts for every word in order while a keyword match
-// leaves words unexplained; across bands the surer band of either engine
-// goes first, so a keyword match explaining three words in four beats a
-// template match that is mostly open slot text.
-var defaultPipeline = []string{"templates-high", "keywords-high", "templates-medium", "keywords-medium", "templates-low", "keywords-low"}
-
-// robotPipeline is the robot's default-session pipeline: stop and converse
-// first (STOP-10, CONV-10), then the intent tiers of defaultPipeline, each
-// fallback stage right after the last tier of its confidence band
-// (FALLBACK-1 §8.2): stop, converse, templates-high, keywords-high,
-// fallback-high, …, keywords-low, fallback-low.
-func robotPipeline() []string {
-	out := []string{"stop", "converse"}
-	band := func(id string) string { return id[strings.LastIndex(id, "-")+1:] }
-	for i, id := range defaultPipeline {
-		out = append(out, id)
-		if i == len(defaultPipeline)-1 || band(defaultPipeline[i+1]) != band(id) {
-			out = append(out, "fallback-"+band(id))
-		}
-	}
-	return out
 }
 
 func loadProfile(name string) (*board.Profile, error) {
@@ -183,11 +157,9 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	r.body, r.exec = r.parts.board, r.parts.exec
 
-	engines, err := startIntentEngines(r.bus, log)
-	if err != nil {
+	if r.intents, err = startIntentStack(r.bus, log, false); err != nil {
 		return nil, err
 	}
-	r.intents, r.engines = engines.service, engines
 
 	now := cfg.Now
 	if now == nil {
@@ -290,18 +262,18 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	plugins := []pipeline.Plugin{stop, converse}
-	plugins = append(plugins, engines.inOrder(defaultPipeline)...)
+	plugins = append(plugins, r.intents.Plugins()...)
 	for _, p := range fallbacks.DefaultStages() {
 		plugins = append(plugins, p)
 	}
-	r.pipeline = robotPipeline()
+	r.pipeline = r.intents.Pipeline()
 	if r.hub != nil { // the hub hears what nothing on the robot understood
 		plugins = append(plugins, r.hub.remote.Fallback())
 		r.pipeline = append(r.pipeline, hub.FallbackID)
 	}
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
-		Listeners: []pipeline.Listener{fallbacks},
-		Defaults:  session.Defaults{Lang: cfg.Lang, Pipeline: r.pipeline}})
+		Listeners: []pipeline.Listener{fallbacks}, Rules: r.intents.Rules(),
+		Defaults: session.Defaults{Lang: cfg.Lang, Pipeline: r.pipeline}})
 	if err != nil {
 		return nil, err
 	}

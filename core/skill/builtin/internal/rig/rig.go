@@ -52,19 +52,20 @@ type Options struct {
 
 // Rig is a robot reduced to what skills need.
 type Rig struct {
-	t      testing.TB
-	Bus    *bus.Bus
-	Engine *intent.TemplateEngine
-	Host   *skill.Host
-	Sched  *schedule.Scheduler
-	State  *skill.MemoryState
-	Voice  *Voice
-	Sounds *Sounds
-	Now    func() time.Time
+	t   testing.TB
+	Bus *bus.Bus
+	// Intents is the robot's intent stack, fed by the skills'
+	// registrations on Bus.
+	Intents *intent.Stack
+	Host    *skill.Host
+	Sched   *schedule.Scheduler
+	State   *skill.MemoryState
+	Voice   *Voice
+	Sounds  *Sounds
+	Now     func() time.Time
 
-	lang    string
-	sess    session.Session
-	plugins []*intent.TierPlugin
+	lang string
+	sess session.Session
 
 	mu sync.Mutex
 	// responder is the skill in response mode, "" when none.
@@ -90,11 +91,11 @@ func New(t testing.TB, o Options) *Rig {
 	}
 	r.Bus = bus.New(bus.Options{Logger: log})
 	t.Cleanup(func() { _ = r.Bus.Close(context.Background()) })
-	r.Engine = intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	svc := intent.NewService(r.Bus, r.Engine, log)
-	require.NoError(t, svc.Start())
-	t.Cleanup(svc.Close)
-	r.plugins = intent.TemplatePlugins(r.Engine)
+	var err error
+	r.Intents, err = intent.NewStack(intent.StackConfig{Bus: r.Bus, Logger: log})
+	require.NoError(t, err)
+	require.NoError(t, r.Intents.Start())
+	t.Cleanup(r.Intents.Close)
 
 	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: r.Voice, Sounds: r.Sounds, Logger: log})
 	require.NoError(t, err)
@@ -183,13 +184,10 @@ func (r *Rig) Say(utterance string) Turn {
 	if responder != "" {
 		d = r.dispatch(responder, skill.IntentResponse, utterance, nil)
 	} else {
-		for _, p := range r.plugins {
-			m, err := p.Match(ctx, []string{utterance}, r.lang, r.sess)
-			require.NoError(r.t, err)
-			if m != nil {
-				d = r.dispatch(m.SkillID, m.IntentName, utterance, m.Slots)
-				break
-			}
+		m, _, _, err := r.Intents.Claim(ctx, intent.Query{Hypotheses: intent.Texts(utterance), Lang: r.lang, Session: r.sess})
+		require.NoError(r.t, err)
+		if m != nil {
+			d = r.dispatch(m.SkillID, m.IntentName, utterance, m.Slots)
 		}
 	}
 	if d.SkillID == "" {

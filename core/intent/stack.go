@@ -1,0 +1,624 @@
+package intent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/session"
+)
+
+// Pipeline ids of the stack's bands (PIPE-04): each claims the best
+// candidate of one utterance round whose score falls in its band, so a
+// deployment can put other stages (fallback skills) between a sure match
+// and a less sure one.
+const (
+	BandHigh   = "intents-high"
+	BandMedium = "intents-medium"
+	BandLow    = "intents-low"
+)
+
+// Band thresholds on a candidate's score (its calibrated confidence times
+// its hypothesis's acoustic confidence). Below ClaimFloor nothing is
+// claimed: such a match is more often wrong than right, and a wrong action
+// is worse than "I didn't understand" (see docs/intents.md).
+const (
+	HighFloor   = 0.85
+	MediumFloor = 0.65
+	ClaimFloor  = 0.5
+)
+
+// ContextASRScores is the entry context key (ovos.utterance.handle) under
+// which a speech recogniser may give its confidence in each hypothesis: an
+// object from the utterance text to a number in [0, 1]. Keyed by text, it
+// survives utterance transformers that drop or reorder hypotheses.
+const ContextASRScores = "asr_scores"
+
+// Source names of the built-in sources.
+const (
+	SourceTemplates = "templates"
+	SourceKeywords  = "keywords"
+)
+
+// MaxHypotheses caps the hypotheses of one round the stack looks at; the
+// rest of a longer n-best list is ignored.
+const MaxHypotheses = 16
+
+// Hypothesis is one candidate transcript of what was said, with the
+// speech recogniser's confidence in it.
+type Hypothesis struct {
+	Text string
+	// Acoustic is the recogniser's confidence in (0, 1]; 0 means unknown
+	// and counts as 1.
+	Acoustic float64
+}
+
+// Candidate is one intent a source found for one hypothesis.
+type Candidate struct {
+	Source     string
+	SkillID    string
+	IntentName string
+	Lang       string
+	Slots      map[string]string
+	Utterance  string // the hypothesis, as given
+	Hypothesis int    // its index in the round
+	// Confidence is the source's calibrated estimate that this is the
+	// intent meant, given the words (see docs/intents.md).
+	Confidence float64
+	// Acoustic is the hypothesis's acoustic confidence, 1 when unknown.
+	Acoustic float64
+	// Score is Confidence × Acoustic, what candidates are ranked by.
+	Score float64
+	// Why says how the source found it; see Explain.
+	Why string
+	// Rank is the template parse's rank; nil for other sources.
+	Rank *Rank
+	// explain writes Why when a source left it to be written on demand.
+	explain func() string
+}
+
+// Explain returns Why, written now when the source deferred it. A
+// recognition may be shared by concurrent rounds, so it is not stored.
+func (c *Candidate) Explain() string {
+	if c.Why == "" && c.explain != nil {
+		return c.explain()
+	}
+	return c.Why
+}
+
+// Source is one ranked source of intent candidates: the template engine,
+// the keyword engine, a paraphrase classifier. The stack asks every source
+// about every hypothesis once per round and ranks their candidates
+// together, so a source's Confidence must mean what the built-in ones'
+// does: the estimated probability that the intent is the one meant.
+type Source interface {
+	// Name identifies the source in candidates and explanations.
+	Name() string
+	// Candidates returns the source's candidates for one hypothesis, best
+	// first, at most one per intent, at most req.Limit, and only intents
+	// req.Keep keeps.
+	Candidates(ctx context.Context, req Request) ([]Candidate, error)
+}
+
+// Request is what a source is asked about one hypothesis.
+type Request struct {
+	Utterance string
+	Lang      string // lowercase BCP-47 tag
+	SessionID string
+	// Limit is how many candidates to return, at least 1.
+	Limit int
+	// Keep reports whether an intent may be dispatched in this round
+	// (session denylists, context rules); a source offers no other.
+	Keep func(skillID, intentName string) bool
+	// Explain asks for candidates whose Why is written.
+	Explain bool
+}
+
+// Query is one utterance round put to the stack.
+type Query struct {
+	Hypotheses []Hypothesis
+	Lang       string
+	Session    session.Session
+	// Round identifies the round (the entry's context.utterance_id): the
+	// stack remembers the recognition of a round, so that every band of
+	// the pipeline reads the same one. Empty: not remembered.
+	Round string
+	// Limit is how many candidates each source gives per hypothesis; 0
+	// means 1, the best a band would claim. Tools ask for more, to show
+	// the runners-up.
+	Limit int
+	// Explain asks for candidates whose Why is written, and claims whose
+	// Why says why they beat the runner-up.
+	Explain bool
+}
+
+// Recognition is one round's ranked candidates, best first, at most one
+// per intent: the best over all hypotheses and sources. Every candidate is
+// admissible in the round's session (see Admissible).
+type Recognition struct {
+	Lang       string
+	SessionID  string
+	Hypotheses []Hypothesis
+	Candidates []Candidate
+	explain    bool
+}
+
+// StackConfig configures NewStack.
+type StackConfig struct {
+	// Bus carries the registration topics (INTENT-4) to the stack's
+	// registration service; nil builds no service, and definitions are
+	// registered with the engines directly (jibohub, tools).
+	Bus    *bus.Bus
+	Logger *slog.Logger
+	// Templates configures the template engine; its Logger and Lexicons
+	// default to the stack's.
+	Templates EngineOptions
+	// Keywords configures the keyword engine likewise.
+	Keywords KeywordOptions
+	// Lexicons are the skip words per language; nil means BuiltinLexicons.
+	Lexicons map[string]*Lexicon
+	// Now is the clock for context rules; nil means time.Now.
+	Now func() time.Time
+	// Explain makes the bands write Match.Why: how the match was made and
+	// why it beat the runner-up. Tools want it; the robot does not pay for
+	// it.
+	Explain bool
+}
+
+// Stack is the robot's understanding of text: the template and keyword
+// engines, the registration service that feeds them from the bus (the one
+// reader of the registration topics), further sources, and the pipeline
+// bands that claim from one ranked recognition per utterance round. The
+// robot, the tools, the scenario runner, the skills' test rig and jibohub
+// all build it with NewStack.
+type Stack struct {
+	log       *slog.Logger
+	Templates *TemplateEngine
+	Keywords  *KeywordEngine
+	// Service is the registration service; nil without a bus.
+	Service *Service
+	now     func() time.Time
+	explain bool
+
+	mu      sync.Mutex
+	sources []Source
+	bands   []*Band
+	cache   [8]cached
+	next    int
+}
+
+type cached struct {
+	round string
+	rec   *Recognition
+}
+
+// NewStack builds the stack. With a bus, Start subscribes its
+// registration service.
+func NewStack(cfg StackConfig) (*Stack, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	lex := cfg.Lexicons
+	if lex == nil {
+		var err error
+		if lex, err = BuiltinLexicons(); err != nil {
+			return nil, fmt.Errorf("intent stack: %w", err)
+		}
+	}
+	to := cfg.Templates
+	if to.Logger == nil {
+		to.Logger = log
+	}
+	if to.Lexicons == nil {
+		to.Lexicons = lex
+	}
+	ko := cfg.Keywords
+	if ko.Logger == nil {
+		ko.Logger = log
+	}
+	if ko.Lexicons == nil {
+		ko.Lexicons = lex
+	}
+	s := &Stack{log: log, Templates: NewTemplateEngine(to), Keywords: NewKeywordEngine(ko), now: cfg.Now, explain: cfg.Explain}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if cfg.Bus != nil {
+		s.Service = NewService(cfg.Bus, s.Templates, log, WithKeywordEngine(s.Keywords))
+	}
+	s.sources = []Source{templateSource{s.Templates}, keywordSource{s.Keywords}}
+	s.bands = []*Band{
+		{id: BandHigh, level: "high", min: HighFloor, max: math.Inf(1), stack: s},
+		{id: BandMedium, level: "medium", min: MediumFloor, max: HighFloor, stack: s},
+		{id: BandLow, level: "low", min: ClaimFloor, max: MediumFloor, stack: s},
+	}
+	return s, nil
+}
+
+// Start subscribes the registration service, when there is one.
+func (s *Stack) Start() error {
+	if s.Service == nil {
+		return nil
+	}
+	return s.Service.Start()
+}
+
+// Close stops the registration service.
+func (s *Stack) Close() {
+	if s.Service != nil {
+		s.Service.Close()
+	}
+}
+
+// AddSource adds a further ranked source, consulted after the built-in
+// ones for every hypothesis.
+func (s *Stack) AddSource(src Source) error {
+	if src == nil || src.Name() == "" {
+		return errors.New("intent stack: a source needs a name")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.sources {
+		if o.Name() == src.Name() {
+			return fmt.Errorf("intent stack: source %q added twice", src.Name())
+		}
+	}
+	s.sources = append(s.sources, src)
+	return nil
+}
+
+// Rules returns what the orchestrator checks every match against
+// (CTX-11, CTX-12, CTX-13, PIPE-15): the registration service's view, or
+// nil without one.
+func (s *Stack) Rules() pipeline.IntentRules {
+	if s.Service == nil {
+		return nil
+	}
+	return s.Service
+}
+
+// Bands returns the stack's pipeline plugins, surest first.
+func (s *Stack) Bands() []*Band { return slices.Clone(s.bands) }
+
+// Plugins returns the bands as pipeline plugins, surest first.
+func (s *Stack) Plugins() []pipeline.Plugin {
+	out := make([]pipeline.Plugin, len(s.bands))
+	for i, b := range s.bands {
+		out[i] = b
+	}
+	return out
+}
+
+// Band returns the band with a pipeline id, or nil.
+func (s *Stack) Band(id string) *Band {
+	for _, b := range s.bands {
+		if b.id == id {
+			return b
+		}
+	}
+	return nil
+}
+
+// Pipeline is the robot's default-session pipeline (PIPE-13): stop and
+// converse first (STOP-10, CONV-10), then each band followed by the
+// fallback stage of the same confidence (FALLBACK-1 §8.2): stop, converse,
+// intents-high, fallback-high, intents-medium, fallback-medium,
+// intents-low, fallback-low.
+func (s *Stack) Pipeline() []string {
+	out := []string{"stop", "converse"}
+	for _, b := range s.bands {
+		out = append(out, b.id, "fallback-"+b.level)
+	}
+	return out
+}
+
+// Recognize ranks the candidates of every source for every hypothesis of
+// one round. A round asked again (each band of the pipeline asks) is
+// answered from memory, so the engines run once per utterance.
+func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
+	hyps := q.Hypotheses
+	if len(hyps) > MaxHypotheses {
+		hyps = hyps[:MaxHypotheses]
+	}
+	lang := strings.ToLower(q.Lang)
+	sess := q.Session
+	if q.Round != "" {
+		s.mu.Lock()
+		for _, c := range s.cache {
+			if c.rec != nil && c.round == q.Round {
+				s.mu.Unlock()
+				return c.rec, nil
+			}
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	sources := slices.Clone(s.sources)
+	s.mu.Unlock()
+	limit := max(1, q.Limit)
+	rules, now := s.Rules(), float64(s.now().UnixNano())/1e9
+	keep := func(skillID, intentName string) bool {
+		if sess.SkillBlocked(skillID) || sess.IntentBlocked(skillID, intentName) {
+			return false
+		}
+		m := &pipeline.Match{SkillID: skillID, IntentName: intentName, Lang: lang}
+		return pipeline.ContextAdmits(rules, sess, m, now)
+	}
+
+	rec := &Recognition{Lang: lang, SessionID: sess.ID(), Hypotheses: slices.Clone(hyps), explain: q.Explain}
+	best := map[nameKey]int{}
+	for hi, h := range hyps {
+		acoustic := h.Acoustic
+		if acoustic <= 0 || acoustic > 1 || math.IsNaN(acoustic) {
+			acoustic = 1
+		}
+		for _, src := range sources {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			cands, err := src.Candidates(ctx, Request{Utterance: h.Text, Lang: lang, SessionID: sess.ID(),
+				Limit: limit, Keep: keep, Explain: q.Explain})
+			if err != nil {
+				return nil, fmt.Errorf("intent source %s: %w", src.Name(), err)
+			}
+			for _, c := range cands {
+				c.Source, c.Utterance, c.Hypothesis, c.Acoustic = src.Name(), h.Text, hi, acoustic
+				c.Lang = lang
+				c.Score = c.Confidence * acoustic
+				nk := nameKey{c.SkillID, c.IntentName}
+				if i, ok := best[nk]; ok {
+					if c.Score > rec.Candidates[i].Score {
+						rec.Candidates[i] = c
+					}
+					continue
+				}
+				best[nk] = len(rec.Candidates)
+				rec.Candidates = append(rec.Candidates, c)
+			}
+		}
+	}
+	order := map[string]int{}
+	for i, src := range sources {
+		order[src.Name()] = i
+	}
+	slices.SortStableFunc(rec.Candidates, func(a, b Candidate) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Hypothesis, b.Hypothesis),
+			cmp.Compare(order[a.Source], order[b.Source]), rankCompare(a.Rank, b.Rank),
+			strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName))
+	})
+	if q.Round != "" {
+		s.mu.Lock()
+		s.cache[s.next] = cached{round: q.Round, rec: rec}
+		s.next = (s.next + 1) % len(s.cache)
+		s.mu.Unlock()
+	}
+	return rec, nil
+}
+
+func rankCompare(a, b *Rank) int {
+	if a == nil || b == nil {
+		return 0
+	}
+	return a.Compare(*b)
+}
+
+// intents lists the enabled intents of both engines for a session (PIPE-31).
+func (s *Stack) intents(sessionID string) []pipeline.IntentRef {
+	var out []pipeline.IntentRef
+	for _, r := range s.Templates.Registrations(sessionID) {
+		if r.Enabled {
+			out = append(out, pipeline.IntentRef{SkillID: r.SkillID, IntentName: r.IntentName, Lang: r.Lang})
+		}
+	}
+	for _, r := range s.Keywords.Registrations(sessionID) {
+		if r.Enabled {
+			out = append(out, pipeline.IntentRef{SkillID: r.SkillID, IntentName: r.IntentName, Lang: r.Lang})
+		}
+	}
+	slices.SortFunc(out, func(a, b pipeline.IntentRef) int {
+		return cmp.Or(strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName), strings.Compare(a.Lang, b.Lang))
+	})
+	return slices.Compact(out)
+}
+
+// Band is one confidence band of the stack as a pipeline plugin. It claims
+// the best admissible candidate of the round whose score falls in the
+// band; every band reads the same recognition, so the engines run once.
+type Band struct {
+	id       string
+	level    string
+	min, max float64
+	stack    *Stack
+}
+
+var (
+	_ pipeline.RoundPlugin  = (*Band)(nil)
+	_ pipeline.IntentLister = (*Band)(nil)
+)
+
+// ID is the band's pipeline id.
+func (b *Band) ID() string { return b.id }
+
+// Bounds returns the scores the band claims: at least min, below max.
+func (b *Band) Bounds() (min, max float64) { return b.min, b.max }
+
+// Intents lists the stack's enabled intents in the session's pool
+// (PIPE-31). Every band lists them all: which band claims an intent
+// depends on the utterance, not on the intent.
+func (b *Band) Intents(sessionID string) []pipeline.IntentRef { return b.stack.intents(sessionID) }
+
+// Match recognises the utterances (without acoustic scores) and claims as
+// MatchRound does.
+func (b *Band) Match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, error) {
+	return b.MatchRound(ctx, pipeline.Round{Utterances: utterances, Lang: lang, Session: s})
+}
+
+// MatchRound recognises the round's hypotheses, with the acoustic scores
+// the entry carries under ContextASRScores, and claims the round's best
+// candidate when its score is in the band. The recognition is shared by
+// the round's bands (by the entry's utterance_id).
+func (b *Band) MatchRound(ctx context.Context, r pipeline.Round) (*pipeline.Match, error) {
+	rec, err := b.stack.Recognize(ctx, Query{Hypotheses: Hypotheses(r), Lang: r.Lang, Session: r.Session,
+		Round: r.Entry.ContextString(bus.KeyUtteranceID), Explain: b.stack.explain})
+	if err != nil {
+		return nil, err
+	}
+	m, _ := b.Claim(rec)
+	return m, nil
+}
+
+// Hypotheses reads a round's utterances and the acoustic scores its entry
+// carries (ContextASRScores).
+func Hypotheses(r pipeline.Round) []Hypothesis {
+	scores, _ := r.Entry.Context[ContextASRScores].(map[string]any)
+	out := make([]Hypothesis, len(r.Utterances))
+	for i, u := range r.Utterances {
+		out[i].Text = u
+		switch v := scores[u].(type) {
+		case float64:
+			out[i].Acoustic = v
+		case int64:
+			out[i].Acoustic = float64(v)
+		}
+	}
+	return out
+}
+
+// Claim returns what the band claims from a recognition: its best
+// candidate, when that candidate's score is in the band. The bands
+// partition the scores above ClaimFloor, so exactly one band claims a
+// recognition whose best candidate scores that high.
+func (b *Band) Claim(rec *Recognition) (*pipeline.Match, *Candidate) {
+	if len(rec.Candidates) == 0 {
+		return nil, nil
+	}
+	c := &rec.Candidates[0]
+	if c.Score < b.min || c.Score >= b.max {
+		return nil, nil
+	}
+	m := &pipeline.Match{SkillID: c.SkillID, IntentName: c.IntentName, Lang: rec.Lang, Slots: c.Slots,
+		Utterance: c.Utterance, Confidence: c.Score}
+	if rec.explain {
+		m.Why = c.Explain()
+		if ru := rec.runnerUp(c); ru != nil {
+			m.Why += "; " + explainWin(c, ru)
+		}
+	}
+	return m, c
+}
+
+// runnerUp is the best candidate of another intent than c.
+func (rec *Recognition) runnerUp(c *Candidate) *Candidate {
+	for i := range rec.Candidates {
+		o := &rec.Candidates[i]
+		if o.SkillID != c.SkillID || o.IntentName != c.IntentName {
+			return o
+		}
+	}
+	return nil
+}
+
+// explainWin says why candidate a ranks above b.
+func explainWin(a, b *Candidate) string {
+	if a.Rank != nil && b.Rank != nil && a.Hypothesis == b.Hypothesis {
+		if w := a.Rank.Beats(*b.Rank); w != "" {
+			return fmt.Sprintf("beat %s:%s (%.2f): %s", b.SkillID, b.IntentName, b.Score, w)
+		}
+	}
+	if a.Score > b.Score {
+		return fmt.Sprintf("beat %s:%s: score %.2f against %.2f", b.SkillID, b.IntentName, a.Score, b.Score)
+	}
+	return fmt.Sprintf("tied with %s:%s at %.2f; the earlier hypothesis, source and name go first", b.SkillID, b.IntentName, b.Score)
+}
+
+// templateSource offers the template engine's ranked parses.
+type templateSource struct{ e *TemplateEngine }
+
+func (t templateSource) Name() string { return SourceTemplates }
+
+func (t templateSource) Candidates(_ context.Context, req Request) ([]Candidate, error) {
+	rs := t.e.recognize(req.Utterance, req.Lang, req.SessionID, req.Limit, req.Explain, req.Keep)
+	out := make([]Candidate, len(rs))
+	for i, r := range rs {
+		out[i] = Candidate{SkillID: r.SkillID, IntentName: r.IntentName, Slots: r.Slots,
+			Confidence: r.Confidence, Rank: &r.Rank, Why: r.Why, explain: r.explain}
+	}
+	return out, nil
+}
+
+// keywordSource offers the keyword engine's match (REG-05).
+type keywordSource struct{ e *KeywordEngine }
+
+func (k keywordSource) Name() string { return SourceKeywords }
+
+func (k keywordSource) Candidates(_ context.Context, req Request) ([]Candidate, error) {
+	r := k.e.match(req.Utterance, req.Lang, req.SessionID, req.Keep)
+	if r == nil {
+		return nil, nil
+	}
+	return []Candidate{{SkillID: r.SkillID, IntentName: r.IntentName, Slots: r.Slots,
+		Confidence: keywordConfidence(r), Why: r.Why}}, nil
+}
+
+// keywordConfidence calibrates a keyword match (docs/intents.md): it is
+// as likely right as its phrases account for the words said; a content
+// word it leaves unexplained makes it a coin toss, two make it unlikely.
+func keywordConfidence(r *Result) float64 {
+	var p float64
+	switch r.Unexplained {
+	case 0:
+		p = 0.6 + 0.3*r.Confidence
+	case 1:
+		p = 0.52 + 0.1*r.Confidence
+	default:
+		p = 0.3 - 0.05*float64(r.Unexplained-2)
+	}
+	if r.Evidence == 0 {
+		p -= 0.1 // its phrases are only function words
+	}
+	return min(0.95, max(0.01, p))
+}
+
+// Plugin returns the band with a pipeline id as a pipeline plugin, or nil.
+func (s *Stack) Plugin(id string) pipeline.Plugin {
+	if b := s.Band(id); b != nil {
+		return b
+	}
+	return nil
+}
+
+// Claim is what the stack's bands, asked surest first, claim for a round:
+// the match, the claiming band's id and the recognition it came from; a
+// nil match when every band declines. Tools and test rigs use it in place
+// of a pipeline, which would put other stages between the bands.
+func (s *Stack) Claim(ctx context.Context, q Query) (*pipeline.Match, string, *Recognition, error) {
+	rec, err := s.Recognize(ctx, q)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	for _, b := range s.bands {
+		if m, _ := b.Claim(rec); m != nil {
+			return m, b.id, rec, nil
+		}
+	}
+	return nil, "", rec, nil
+}
+
+// Texts turns utterances into hypotheses without acoustic scores.
+func Texts(utterances ...string) []Hypothesis {
+	out := make([]Hypothesis, len(utterances))
+	for i, u := range utterances {
+		out[i].Text = u
+	}
+	return out
+}
