@@ -35,6 +35,7 @@ import (
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 )
 
@@ -529,6 +530,7 @@ func (l *Listener) wake(ctx context.Context, source string, at int64, speaking b
 // command sends the utterance to the pipeline and closes the window.
 func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) {
 	var utts []any
+	scores := map[string]any{} // the recogniser's confidence per hypothesis, for the intent stack
 	seen := map[string]bool{}
 	for _, h := range hyps {
 		w := words(h.Text)
@@ -541,6 +543,9 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 		}
 		seen[u] = true
 		utts = append(utts, u)
+		if h.Confidence > 0 && h.Confidence <= 1 {
+			scores[u] = h.Confidence
+		}
 	}
 	l.mu.Lock()
 	l.win = window{}
@@ -556,6 +561,9 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 	m := bus.NewMessage(pipeline.TopicHandle, data)
 	m.Context[bus.KeySource] = "audio"
 	m.Context[KeyInput] = id
+	if len(scores) > 0 {
+		m.Context[intent.ContextASRScores] = scores
+	}
 	if len(j.ids) > 0 {
 		ids := make([]any, len(j.ids))
 		for i, s := range j.ids {

@@ -47,12 +47,14 @@ func edgeOf(g *gnode, last bool, memo map[*gnode]*edge) *edge {
 		e.words[g.word] = true
 		e.null = g.opt
 	case gTrie:
-		e.null = g.null
-		for _, p := range triePhrases(g.trie, nil) {
-			if last {
-				e.words[p[len(p)-1]] = true
-			} else {
-				e.words[p[0]] = true
+		e.null = g.null || g.opt
+		if last {
+			for _, w := range g.last {
+				e.words[w] = true
+			}
+		} else {
+			for w := range g.trie.next {
+				e.words[w] = true
 			}
 		}
 	case gSlot:
@@ -89,9 +91,17 @@ func edgeOf(g *gnode, last bool, memo map[*gnode]*edge) *edge {
 	return e
 }
 
+// edgeMemo keeps the start and end words of nodes shared by the templates
+// of one definition.
+type edgeMemo struct{ first, last map[*gnode]*edge }
+
+func newEdgeMemo() *edgeMemo {
+	return &edgeMemo{first: map[*gnode]*edge{}, last: map[*gnode]*edge{}}
+}
+
 // summarize collects a template's summary after its slots' entity values
 // and types are known.
-func summarize(root *gnode) summary {
+func summarize(root *gnode, em *edgeMemo) summary {
 	var s summary
 	seen := map[*gnode]bool{}
 	lits := map[string]bool{}
@@ -106,7 +116,9 @@ func summarize(root *gnode) summary {
 		case gWord:
 			lits[g.word] = true
 		case gTrie:
-			trieWords(g.trie, lits)
+			for _, w := range g.words {
+				lits[w] = true
+			}
 		case gSlot:
 			slots[g.slot.info] = true
 		}
@@ -124,36 +136,53 @@ func summarize(root *gnode) summary {
 		case info.ent == nil:
 			s.free = true
 		}
-		if info.ent != nil {
-			graphWords(info.ent, ents, map[*gnode]bool{})
-			for _, p := range entityPhrases(info.ent) {
-				for _, w := range p[1:] {
-					rest[w] = true
-				}
-			}
+		info.summarize()
+		for _, w := range info.entWords {
+			ents[w] = true
+		}
+		for _, w := range info.entRest {
+			rest[w] = true
 		}
 	}
-	for w := range rest {
-		s.entRest = append(s.entRest, w)
-	}
-	slices.Sort(s.entRest)
-	for w := range lits {
-		s.lits = append(s.lits, w)
-	}
-	fe, le := edgeOf(root, false, map[*gnode]*edge{}), edgeOf(root, true, map[*gnode]*edge{})
+	s.lits = sortedKeys(lits)
+	s.entWords = sortedKeys(ents)
+	s.entRest = sortedKeys(rest)
+	fe, le := edgeOf(root, false, em.first), edgeOf(root, true, em.last)
 	s.firstSlot, s.lastSlot = fe.slot, le.slot
-	for w := range fe.words {
-		s.first = append(s.first, w)
-	}
-	for w := range le.words {
-		s.last = append(s.last, w)
-	}
-	for w := range ents {
-		s.entWords = append(s.entWords, w)
-	}
-	slices.Sort(s.lits)
-	slices.Sort(s.entWords)
+	s.first = sortedKeys(fe.words)
+	s.last = sortedKeys(le.words)
 	return s
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summarize works out the slot's entity words once: every template that
+// uses the slot shares them.
+func (info *slotInfo) summarize() {
+	if info.summarized {
+		return
+	}
+	info.summarized = true
+	if info.ent == nil {
+		return
+	}
+	words := map[string]bool{}
+	graphWords(info.ent, words, map[*gnode]bool{})
+	info.entWords = sortedKeys(words)
+	rest := map[string]bool{}
+	for _, p := range entityPhrases(info.ent) {
+		for _, w := range p[1:] {
+			rest[w] = true
+		}
+	}
+	info.entRest = sortedKeys(rest)
 }
 
 // entityPhrases lists the phrases of an entity graph when it is a word
@@ -176,13 +205,6 @@ func entityPhrases(g *gnode) [][]string {
 	return [][]string{append([]string{""}, all...)}
 }
 
-func trieWords(t *trieNode, into map[string]bool) {
-	for w, n := range t.next {
-		into[w] = true
-		trieWords(n, into)
-	}
-}
-
 func graphWords(g *gnode, into map[string]bool, seen map[*gnode]bool) {
 	if seen[g] {
 		return
@@ -192,7 +214,9 @@ func graphWords(g *gnode, into map[string]bool, seen map[*gnode]bool) {
 	case gWord:
 		into[g.word] = true
 	case gTrie:
-		trieWords(g.trie, into)
+		for _, w := range g.words {
+			into[w] = true
+		}
 	}
 	for _, k := range g.kids {
 		graphWords(k, into, seen)
@@ -383,10 +407,15 @@ func (c *chart) bound(t *ctemplate, ids []int32) int64 {
 		case s.anySlot:
 			take(-wUnlisted)
 		}
-		if c.wfill[i] {
+		// A skipped word needs something after it that is not free text
+		// (skip words never open it): a literal, a listed or typed value, a
+		// further skip word, or the end.
+		canSkip := i == 0 || i+1 == len(ids) || t.litBits.has(ids[i+1]) || t.entBits.has(ids[i+1]) ||
+			(s.numeric && c.wnum[i+1]) || c.wfill[i+1] || c.wopt[i+1]
+		if canSkip && c.wfill[i] {
 			take(-wSkip)
 		}
-		if c.wopt[i] {
+		if canSkip && c.wopt[i] {
 			take(-wTol)
 		}
 		if best == noBound {
@@ -410,7 +439,7 @@ func (c *chart) possible(g *gnode, present bitset, dict map[string]int32) bool {
 	case gWord:
 		ok = g.opt || c.says(g.word, present, dict)
 	case gTrie:
-		ok = g.null
+		ok = g.null || g.opt
 		for _, w := range c.words {
 			if ok {
 				break

@@ -137,6 +137,8 @@ type chart struct {
 	ids               [][]int32
 	present           []bitset
 	cands             []candidate
+	groups            []group
+	groupAt           map[*compiledIntent]int
 	nparsed           int
 	nevals, nadds     int
 }
@@ -420,7 +422,7 @@ func (c *chart) evalWord(g *gnode, p int) {
 	}
 	switch {
 	case g.opt:
-		c.add(mark, pcand{int32(p), 0, -wTol, -1, c.record(pbind{kind: bindMissing, word: g.word, from: int32(p), to: int32(p)}, -1)})
+		c.add(mark, pcand{int32(p), bitMissed, -wTol, -1, c.record(pbind{kind: bindMissing, word: g.word, from: int32(p), to: int32(p)}, -1)})
 	case c.relaxed:
 		c.add(mark, pcand{int32(p), 0, -wLost, -1, c.record(pbind{kind: bindLost, word: g.word, from: int32(p), to: int32(p)}, -1)})
 	}
@@ -441,9 +443,12 @@ func (c *chart) evalTrie(g *gnode, p int) {
 			}
 		}
 	}
-	if g.null {
+	switch {
+	case g.null:
 		c.add(mark, pcand{end: int32(p), lb: -1, rb: -1})
-	} else if c.relaxed {
+	case g.opt:
+		c.add(mark, pcand{int32(p), bitMissed, -wTol, -1, c.record(pbind{kind: bindMissing, word: g.word, from: int32(p), to: int32(p)}, -1)})
+	case c.relaxed:
 		c.add(mark, pcand{int32(p), 0, -wLost, -1, c.record(pbind{kind: bindLost, word: firstPhrase(g.trie), from: int32(p), to: int32(p)}, -1)})
 	}
 }

@@ -127,6 +127,7 @@ type compiledIntent struct {
 	required  []string
 	need      uint32 // mask bits a whole parse must have
 	nodes     int32  // node ids run below this
+	order     string // sorts definitions for ties (tieBreak)
 }
 
 // ctemplate is one compiled template of a definition.
@@ -208,7 +209,7 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 		c.enabled = old.enabled
 		s.remove(old)
 	}
-	s.add(c)
+	s.add(c, lexiconFor(e.opts.Lexicons, c.def.Lang))
 	e.version.Add(1)
 	return warns, nil
 }
@@ -375,7 +376,7 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 		return nil, nil, fmt.Errorf("vocab has %d templates, limit is %d", nv, MaxVocabTemplates)
 	}
 
-	c := &compiledIntent{def: def, enabled: true}
+	c := &compiledIntent{def: def, enabled: true, order: orderKey(def)}
 	b := newBuilder(def.Vocab, lexiconFor(e.opts.Lexicons, def.Lang))
 	var warns []Warning
 	declared := map[string]bool{}
@@ -465,8 +466,9 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 	}
 	c.slots = b.slots
 	c.nodes = b.nextID
+	em := newEdgeMemo()
 	for _, t := range c.templates {
-		t.sum = summarize(t.root)
+		t.sum = summarize(t.root, em)
 	}
 	return c, dedupeWarnings(warns), nil
 }
@@ -484,7 +486,7 @@ func dedupeWarnings(ws []Warning) []Warning {
 	return out
 }
 
-func (s *scopeIndex) add(c *compiledIntent) {
+func (s *scopeIndex) add(c *compiledIntent, lex *Lexicon) {
 	s.intents[nameKey{c.def.SkillID, c.def.IntentName}] = c
 	for _, t := range c.templates {
 		if len(t.clauses) == 0 {
@@ -498,9 +500,10 @@ func (s *scopeIndex) add(c *compiledIntent) {
 			}
 		}
 		// The clause whose words the fewest templates use keeps the lists
-		// an utterance walks short.
+		// an utterance walks short; a clause of content words comes before
+		// one with a word of the lexicon, which most utterances say.
 		t.anchor = slices.MinFunc(t.clauses, func(a, b []string) int {
-			return cmp.Or(cmp.Compare(s.weight(a), s.weight(b)), cmp.Compare(len(a), len(b)))
+			return cmp.Or(cmp.Compare(lex.common(a), lex.common(b)), cmp.Compare(s.weight(a), s.weight(b)), cmp.Compare(len(a), len(b)))
 		})
 		for _, w := range t.anchor {
 			s.byWord[w] = append(s.byWord[w], t)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Structure limits of the template engine. A template is compiled into a
@@ -40,15 +41,18 @@ const (
 // so the matcher computes each once per utterance position.
 type gnode struct {
 	kind gkind
-	id   int32 // index into the matcher's memo table
-	word string
+	id   int32  // index into the matcher's memo table
+	word string // gWord: the word; an optional gTrie: its optional word
 	// opt marks a word of the language's lexicon that a speaker may drop
-	// ("the", "my"): it may go unsaid at a tolerance cost.
-	opt  bool
-	kids []*gnode
-	null bool // gAlt, gTrie: may match no words at all
-	trie *trieNode
-	slot *gslot
+	// ("the", "for"), or a choice with such a word ("(for|on)"): it may go
+	// unsaid at a tolerance cost, as that word alone may.
+	opt   bool
+	kids  []*gnode
+	null  bool // gAlt, gTrie: may match no words at all
+	trie  *trieNode
+	words []string // gTrie: every word of its phrases, sorted
+	last  []string // gTrie: the last words of its phrases
+	slot  *gslot
 
 	minW    int        // fewest utterance words it can take
 	lit     bool       // some path takes a whole literal word
@@ -93,6 +97,11 @@ type slotInfo struct {
 	ent   *gnode // entity values, nil when none
 	black *gnode // slot_blacklist values, nil when none
 	bit   uint32 // its bit in a parse's mask when required, else 0
+
+	// The words of its entity values, and those that follow another word
+	// in some value, for the bound; worked out once (see summarize).
+	entWords, entRest []string
+	summarized        bool
 }
 
 // builder compiles the templates of one definition against its
@@ -164,10 +173,18 @@ func (b *builder) template(t *Template) (*gnode, error) {
 
 // phrases compiles slot-free templates (entity values, blacklists) into
 // one node, skipping bad ones with a warning; nil when none is usable.
+// Plain word lists, the common case, go straight into a trie.
 func (b *builder) phrases(templates []string, field string) *gnode {
 	var branches []*gnode
+	var plain [][]string
 	for i, src := range templates {
 		where := fmt.Sprintf("%s[%d]", field, i)
+		if !strings.ContainsAny(src, "()[]{}<>|") && len(src) <= MaxTemplateBytes && utf8.ValidString(src) {
+			if norm := Normalize(src); norm != "" {
+				plain = append(plain, strings.Split(norm, " "))
+				continue
+			}
+		}
 		t, err := parse(src, 1, 1)
 		if err == nil && len(t.slots) > 0 {
 			err = fmt.Errorf("has slot {%s}; phrases are slot-free", t.slots[0].Name)
@@ -200,6 +217,9 @@ func (b *builder) phrases(templates []string, field string) *gnode {
 		}
 		b.warnings = append(b.warnings, withFile(t.Warnings(), where)...)
 		branches = append(branches, g)
+	}
+	if len(plain) > 0 {
+		branches = append(branches, b.trie(plain, false))
 	}
 	if len(branches) == 0 {
 		return nil
@@ -671,24 +691,42 @@ func (b *builder) trie(phrases [][]string, null bool) *gnode {
 	}
 	slices.Sort(joined)
 	joined = slices.Compact(joined)
+	// A choice with an optional word of the lexicon ("(for|on)") may go
+	// unsaid, as that word alone may: "the weather tomorrow" drops the
+	// "for" of "the weather for tomorrow".
+	opt, optWord := false, ""
+	for _, j := range joined {
+		if !opt && !null && b.lex != nil && b.lex.optional[j] {
+			opt, optWord = true, j
+		}
+	}
 	key := "t" + strings.Join(joined, "|")
 	if null {
 		key = "T" + key
 	}
+	if opt {
+		key = "o" + key
+	}
 	if old, ok := b.shared[key]; ok {
 		return old
 	}
-	g := &gnode{kind: gTrie, trie: &trieNode{}, null: null, minW: -1, lit: true}
+	g := &gnode{kind: gTrie, trie: &trieNode{}, null: null, opt: opt, word: optWord, minW: -1, lit: true}
 	first := map[string]bool{}
 	for _, j := range joined {
 		p := strings.Split(j, " ")
 		g.trie.insert(p)
+		g.words = append(g.words, p...)
+		g.last = append(g.last, p[len(p)-1])
 		first[p[0]] = true
 		if g.minW < 0 || len(p) < g.minW {
 			g.minW = len(p)
 		}
 	}
-	if null {
+	slices.Sort(g.words)
+	g.words = slices.Compact(g.words)
+	slices.Sort(g.last)
+	g.last = slices.Compact(g.last)
+	if null || opt {
 		g.minW = 0
 	} else if len(first) <= maxClauseWords {
 		clause := make([]string, 0, len(first))

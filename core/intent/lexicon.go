@@ -239,6 +239,21 @@ func (l *Lexicon) isContent(words []string, j int) bool {
 	return true
 }
 
+// common counts the words of a clause the lexicon knows (filler, optional
+// or function words): words most utterances say.
+func (l *Lexicon) common(words []string) int {
+	if l == nil {
+		return 0
+	}
+	n := 0
+	for _, w := range words {
+		if l.optional[w] || l.function[w] || len(l.fillers[w]) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // lexiconFor returns the lexicon of a lowercase language tag's primary
 // subtag, or nil.
 func lexiconFor(lexicons map[string]*Lexicon, lang string) *Lexicon {

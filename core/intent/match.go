@@ -147,12 +147,16 @@ func (f *parsed) better(o *parsed) bool {
 }
 
 func tieBreak(a, b *compiledIntent) int {
-	return cmp.Or(
-		strings.Compare(a.def.SkillID, b.def.SkillID),
-		strings.Compare(a.def.IntentName, b.def.IntentName),
-		cmp.Compare(sessionRank(a.def.SessionID), sessionRank(b.def.SessionID)),
-		strings.Compare(a.def.SessionID, b.def.SessionID),
-	)
+	return strings.Compare(a.order, b.order)
+}
+
+// orderKey sorts definitions by skill, intent and session, "default" first.
+func orderKey(d TemplateIntent) string {
+	rank := "1"
+	if d.SessionID == DefaultSession {
+		rank = "0"
+	}
+	return d.SkillID + "\x00" + d.IntentName + "\x00" + rank + d.SessionID
 }
 
 // Match returns the best enabled, unsuppressed intent for the utterance in
@@ -224,6 +228,13 @@ func (e *TemplateEngine) pools(lang, sessionID string) []*scopeIndex {
 		pools = append(pools, s)
 	}
 	return pools
+}
+
+// group is the candidate templates of one intent and their best bound.
+type group struct {
+	ci    *compiledIntent
+	cands []candidate
+	bound int64
 }
 
 // candidate is a template the utterance may match, with its bound.
@@ -324,38 +335,63 @@ func (c *chart) lookup(pi int, s *scopeIndex) ([]int32, bitset) {
 // the results kept are never parsed. e.mu must be held.
 func (e *TemplateEngine) parseAll(c *chart, pools []*scopeIndex, limit int, keep func(skill, intent string) bool) []parsed {
 	cands := e.candidates(c, pools)
-	// Intents by their best template's bound, templates by bound within.
-	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmp.Or(tieBreak(a.t.intent, b.t.intent), cmp.Compare(b.bound, a.bound), cmp.Compare(a.t.index, b.t.index))
-	})
-	type group struct {
-		from, to int
-		bound    int64
+	// Templates grouped by intent, intents by their best template's bound
+	// (names break ties, as better does), templates by bound within.
+	groups := c.groups[:0]
+	if c.groupAt == nil {
+		c.groupAt = map[*compiledIntent]int{}
 	}
-	var groups []group
-	for i := 0; i < len(cands); {
-		j := i
-		for j < len(cands) && cands[j].t.intent == cands[i].t.intent {
-			j++
+	at := c.groupAt
+	clear(at)
+	for _, cd := range cands {
+		gi, ok := at[cd.t.intent]
+		if !ok {
+			gi = len(groups)
+			at[cd.t.intent] = gi
+			groups = append(groups, group{ci: cd.t.intent, bound: cd.bound})
 		}
-		groups = append(groups, group{i, j, cands[i].bound})
-		i = j
+		g := &groups[gi]
+		g.cands = append(g.cands, cd)
+		g.bound = max(g.bound, cd.bound)
 	}
-	slices.SortStableFunc(groups, func(a, b group) int { return cmp.Compare(b.bound, a.bound) })
+	c.groups = groups
+	// Groups are taken best bound first, ties in the order better breaks
+	// them; the search usually stops after a few, so they are picked one
+	// by one rather than sorted.
+	before := func(a, b *group) bool {
+		if a.bound != b.bound {
+			return a.bound > b.bound
+		}
+		return tieBreak(a.ci, b.ci) < 0
+	}
 	var top []parsed
-	for _, g := range groups {
-		if limit > 0 && len(top) >= limit && g.bound < top[len(top)-1].score {
+	for n := range groups {
+		next := n
+		for k := n + 1; k < len(groups); k++ {
+			if before(&groups[k], &groups[next]) {
+				next = k
+			}
+		}
+		groups[n], groups[next] = groups[next], groups[n]
+		g := &groups[n]
+		// A group whose bound is no better than the worst kept can at
+		// best tie it and lose.
+		if limit > 0 && len(top) >= limit && g.bound <= top[len(top)-1].score {
 			break
 		}
-		ci := cands[g.from].t.intent
+		ci := g.ci
 		if (keep != nil && !keep(ci.def.SkillID, ci.def.IntentName)) || c.suppressed(ci) {
 			continue
 		}
+		slices.SortFunc(g.cands, func(a, b candidate) int {
+			return cmp.Or(cmp.Compare(b.bound, a.bound), cmp.Compare(a.t.index, b.t.index))
+		})
 		c.begin(ci.nodes)
 		var best parsed
 		ok := false
-		for _, cd := range cands[g.from:g.to] {
-			if ok && cd.bound < best.score {
+		for _, cd := range g.cands {
+			// Likewise within: a later template can at best tie and lose.
+			if ok && cd.bound <= best.score {
 				break
 			}
 			if !c.possible(cd.t.root, c.present[cd.pool], pools[cd.pool].dict) {

@@ -26,6 +26,8 @@ func skipDefs() []TemplateIntent {
 		{SkillID: "greet", IntentName: "morning", Lang: "en-us", Samples: []string{"good morning"}},
 		{SkillID: "radio", IntentName: "tune", Lang: "en-us", Samples: []string{"play {station} radio"},
 			Entities: map[string][]string{"station": {"jazz"}}},
+		{SkillID: "weather", IntentName: "forecast", Lang: "en-us", Samples: []string{"whats the weather (for|on) {day}"},
+			Entities: map[string][]string{"day": {"tomorrow", "friday"}}},
 	}
 }
 
@@ -76,6 +78,10 @@ func TestSkipWords(t *testing.T) {
 			[]string{`skipped "please"`}},
 		{"note for buy milk please", "note for buy milk", "notes:take", map[string]string{"text": "buy milk"}, []string{`skipped "please"`}},
 		{"please play jazz radio", "play jazz radio", "radio:tune", map[string]string{"station": "jazz"}, nil},
+		// A choice with an optional word may go unsaid as that word may:
+		// "(for|on) {day}" reads "for {day}" too.
+		{"whats the weather tomorrow", "whats the weather for tomorrow", "weather:forecast", map[string]string{"day": "tomorrow"},
+			[]string{`missing "for"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.utterance, func(t *testing.T) {
