@@ -3,6 +3,7 @@ package intent
 import (
 	"math"
 	"slices"
+	"strings"
 )
 
 // Before a template is parsed, a cheap optimistic bound on its score says
@@ -16,12 +17,13 @@ import (
 
 // summary is what the bound needs to know about one template.
 type summary struct {
-	lits     []string // literal words on any path
-	entWords []string // words of its slots' entity values
-	entRest  []string // those that follow another word in some value
-	free     bool     // has a slot without entity values or a parsed type
-	anySlot  bool
-	numeric  bool // has a number or duration slot
+	lits []string // literal words on any path
+	// ents are its slots with entity values, whose words the template
+	// may take (slotInfo.entWords, entRest).
+	ents    []*slotInfo
+	free    bool // has a slot without entity values or a parsed type
+	anySlot bool
+	numeric bool // has a number or duration slot
 	// first and last are the words a sample can start and end with;
 	// firstSlot and lastSlot say a sample can start or end with a slot,
 	// which takes any word.
@@ -127,7 +129,6 @@ func summarize(root *gnode, em *edgeMemo) summary {
 		}
 	}
 	walk(root)
-	ents, rest := map[string]bool{}, map[string]bool{}
 	for info := range slots {
 		s.anySlot = true
 		switch {
@@ -137,16 +138,11 @@ func summarize(root *gnode, em *edgeMemo) summary {
 			s.free = true
 		}
 		info.summarize()
-		for _, w := range info.entWords {
-			ents[w] = true
-		}
-		for _, w := range info.entRest {
-			rest[w] = true
+		if len(info.entWords) > 0 {
+			s.ents = append(s.ents, info)
 		}
 	}
 	s.lits = sortedKeys(lits)
-	s.entWords = sortedKeys(ents)
-	s.entRest = sortedKeys(rest)
 	fe, le := edgeOf(root, false, em.first), edgeOf(root, true, em.last)
 	s.firstSlot, s.lastSlot = fe.slot, le.slot
 	s.first = sortedKeys(fe.words)
@@ -177,32 +173,27 @@ func (info *slotInfo) summarize() {
 	graphWords(info.ent, words, map[*gnode]bool{})
 	info.entWords = sortedKeys(words)
 	rest := map[string]bool{}
-	for _, p := range entityPhrases(info.ent) {
-		for _, w := range p[1:] {
-			rest[w] = true
-		}
-	}
+	entityRest(info.ent, rest)
 	info.entRest = sortedKeys(rest)
 }
 
-// entityPhrases lists the phrases of an entity graph when it is a word
-// list (a trie or one word), the common case; otherwise every word of it
-// counts as possibly following another.
-func entityPhrases(g *gnode) [][]string {
+// entityRest adds the words of an entity graph that may follow another of
+// its words: those after the first of each phrase when the graph is a word
+// list (a trie or one word), the common case; otherwise every word of it.
+func entityRest(g *gnode, into map[string]bool) {
 	switch g.kind {
 	case gTrie:
-		return triePhrases(g.trie, nil)
+		for _, p := range g.phrases {
+			if i := strings.IndexByte(p, ' '); i >= 0 {
+				for _, w := range strings.Fields(p[i+1:]) {
+					into[w] = true
+				}
+			}
+		}
 	case gWord:
-		return [][]string{{g.word}}
+	default:
+		graphWords(g, into, map[*gnode]bool{})
 	}
-	words := map[string]bool{}
-	graphWords(g, words, map[*gnode]bool{})
-	var all []string
-	for w := range words {
-		all = append(all, w)
-	}
-	slices.Sort(all)
-	return [][]string{append([]string{""}, all...)}
 }
 
 func graphWords(g *gnode, into map[string]bool, seen map[*gnode]bool) {
@@ -255,11 +246,13 @@ func (s *scopeIndex) encode(t *ctemplate) {
 	for _, w := range t.sum.lits {
 		t.litBits.set(s.wordID(w))
 	}
-	for _, w := range t.sum.entWords {
-		t.entBits.set(s.wordID(w))
-	}
-	for _, w := range t.sum.entRest {
-		t.restBits.set(s.wordID(w))
+	for _, info := range t.sum.ents {
+		for _, w := range info.entWords {
+			t.entBits.set(s.wordID(w))
+		}
+		for _, w := range info.entRest {
+			t.restBits.set(s.wordID(w))
+		}
 	}
 	t.firstBits, t.lastBits = nil, nil
 	for _, w := range t.sum.first {
@@ -288,7 +281,10 @@ func (s *scopeIndex) compact() {
 	live := 0
 	for _, c := range s.intents {
 		for _, t := range c.templates {
-			live += len(t.sum.lits) + len(t.sum.entWords)
+			live += len(t.sum.lits)
+			for _, info := range t.sum.ents {
+				live += len(info.entWords)
+			}
 		}
 	}
 	if len(s.dict) <= 1024 || len(s.dict) <= 2*live {

@@ -449,16 +449,8 @@ func (c *chart) evalTrie(g *gnode, p int) {
 	case g.opt:
 		c.add(mark, pcand{int32(p), bitMissed, -wTol, -1, c.record(pbind{kind: bindMissing, word: g.word, from: int32(p), to: int32(p)}, -1)})
 	case c.relaxed:
-		c.add(mark, pcand{int32(p), 0, -wLost, -1, c.record(pbind{kind: bindLost, word: firstPhrase(g.trie), from: int32(p), to: int32(p)}, -1)})
+		c.add(mark, pcand{int32(p), 0, -wLost, -1, c.record(pbind{kind: bindLost, word: g.phrases[0], from: int32(p), to: int32(p)}, -1)})
 	}
-}
-
-func firstPhrase(t *trieNode) string {
-	ps := triePhrases(t, nil)
-	if len(ps) == 0 {
-		return ""
-	}
-	return strings.Join(ps[0], " ")
 }
 
 func (c *chart) evalSlot(g *gnode, p int) {

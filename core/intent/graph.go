@@ -46,13 +46,14 @@ type gnode struct {
 	// opt marks a word of the language's lexicon that a speaker may drop
 	// ("the", "for"), or a choice with such a word ("(for|on)"): it may go
 	// unsaid at a tolerance cost, as that word alone may.
-	opt   bool
-	kids  []*gnode
-	null  bool // gAlt, gTrie: may match no words at all
-	trie  *trieNode
-	words []string // gTrie: every word of its phrases, sorted
-	last  []string // gTrie: the last words of its phrases
-	slot  *gslot
+	opt     bool
+	kids    []*gnode
+	null    bool // gAlt, gTrie: may match no words at all
+	trie    *trieNode
+	phrases []string // gTrie: its phrases, words joined by spaces, sorted
+	words   []string // gTrie: every word of its phrases, sorted
+	last    []string // gTrie: the last words of its phrases
+	slot    *gslot
 
 	minW    int        // fewest utterance words it can take
 	lit     bool       // some path takes a whole literal word
@@ -176,12 +177,12 @@ func (b *builder) template(t *Template) (*gnode, error) {
 // Plain word lists, the common case, go straight into a trie.
 func (b *builder) phrases(templates []string, field string) *gnode {
 	var branches []*gnode
-	var plain [][]string
+	var plain []string
 	for i, src := range templates {
 		where := fmt.Sprintf("%s[%d]", field, i)
 		if !strings.ContainsAny(src, "()[]{}<>|") && len(src) <= MaxTemplateBytes && utf8.ValidString(src) {
 			if norm := Normalize(src); norm != "" {
-				plain = append(plain, strings.Split(norm, " "))
+				plain = append(plain, norm)
 				continue
 			}
 		}
@@ -527,6 +528,9 @@ func (b *builder) word(w string, opt bool) *gnode {
 	if opt {
 		key = "o" + w
 	}
+	if old, ok := b.shared[key]; ok {
+		return old
+	}
 	g := &gnode{kind: gWord, word: w, opt: opt, lit: true}
 	if !opt {
 		g.minW = 1
@@ -570,10 +574,15 @@ func (b *builder) seqOf(items []*gnode) *gnode {
 	}
 	var key strings.Builder
 	key.WriteByte('s')
-	g := &gnode{kind: gSeq, kids: kids}
 	for _, k := range kids {
 		key.WriteString(strconv.Itoa(int(k.id)))
 		key.WriteByte(',')
+	}
+	if old, ok := b.shared[key.String()]; ok {
+		return old
+	}
+	g := &gnode{kind: gSeq, kids: kids}
+	for _, k := range kids {
 		g.minW += k.minW
 		g.lit = g.lit || k.lit
 		g.clauses = append(g.clauses, k.clauses...)
@@ -610,12 +619,17 @@ func (b *builder) alt(branches []*gnode, null bool) *gnode {
 	if null {
 		key.WriteByte('?')
 	}
+	for _, k := range kids {
+		key.WriteString(strconv.Itoa(int(k.id)))
+		key.WriteByte(',')
+	}
+	if old, ok := b.shared[key.String()]; ok {
+		return old
+	}
 	g := &gnode{kind: gAlt, kids: kids, null: null, minW: -1}
 	var clause []string
 	clauseOK := !null
 	for _, k := range kids {
-		key.WriteString(strconv.Itoa(int(k.id)))
-		key.WriteByte(',')
 		if g.minW < 0 || k.minW < g.minW {
 			g.minW = k.minW
 		}
@@ -643,24 +657,27 @@ func (b *builder) alt(branches []*gnode, null bool) *gnode {
 }
 
 // literalPhrases returns the word sequences of branches that are all
-// literal words, for a trie.
-func literalPhrases(kids []*gnode) ([][]string, bool) {
-	var out [][]string
+// literal words, for a trie, each joined by spaces.
+func literalPhrases(kids []*gnode) ([]string, bool) {
+	var out []string
 	for _, k := range kids {
 		switch {
 		case k.kind == gWord:
-			out = append(out, []string{k.word})
+			out = append(out, k.word)
 		case k.kind == gTrie && !k.null:
-			out = append(out, triePhrases(k.trie, nil)...)
+			out = append(out, k.phrases...)
 		case k.kind == gSeq:
-			var p []string
-			for _, w := range k.kids {
+			var p strings.Builder
+			for i, w := range k.kids {
 				if w.kind != gWord {
 					return nil, false
 				}
-				p = append(p, w.word)
+				if i > 0 {
+					p.WriteByte(' ')
+				}
+				p.WriteString(w.word)
 			}
-			out = append(out, p)
+			out = append(out, p.String())
 		default:
 			return nil, false
 		}
@@ -668,27 +685,10 @@ func literalPhrases(kids []*gnode) ([][]string, bool) {
 	return out, true
 }
 
-func triePhrases(t *trieNode, prefix []string) [][]string {
-	var out [][]string
-	if t.end {
-		out = append(out, slices.Clone(prefix))
-	}
-	keys := make([]string, 0, len(t.next))
-	for w := range t.next {
-		keys = append(keys, w)
-	}
-	slices.Sort(keys)
-	for _, w := range keys {
-		out = append(out, triePhrases(t.next[w], append(prefix, w))...)
-	}
-	return out
-}
-
-func (b *builder) trie(phrases [][]string, null bool) *gnode {
-	joined := make([]string, len(phrases))
-	for i, p := range phrases {
-		joined[i] = strings.Join(p, " ")
-	}
+// trie compiles a choice of literal phrases, each its words joined by
+// spaces. It sorts phrases in place and keeps them.
+func (b *builder) trie(phrases []string, null bool) *gnode {
+	joined := phrases
 	slices.Sort(joined)
 	joined = slices.Compact(joined)
 	// A choice with an optional word of the lexicon ("(for|on)") may go
@@ -710,7 +710,7 @@ func (b *builder) trie(phrases [][]string, null bool) *gnode {
 	if old, ok := b.shared[key]; ok {
 		return old
 	}
-	g := &gnode{kind: gTrie, trie: &trieNode{}, null: null, opt: opt, word: optWord, minW: -1, lit: true}
+	g := &gnode{kind: gTrie, trie: &trieNode{}, phrases: joined, null: null, opt: opt, word: optWord, minW: -1, lit: true}
 	first := map[string]bool{}
 	for _, j := range joined {
 		p := strings.Split(j, " ")
