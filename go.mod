@@ -4,7 +4,6 @@ go 1.25.0
 
 require (
 	github.com/coder/websocket v1.8.15
-	github.com/expr-lang/expr v1.17.8
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/gordonklaus/portaudio v0.0.0-20250206071425-98a94950218b

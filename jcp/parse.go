@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // ParseAction decodes and validates a JCP action.
@@ -14,7 +16,8 @@ import (
 // (if present it must be "JCP"), "config.version" may be missing (it then
 // reads as Version), and unknown envelope fields are ignored.
 //
-// Behaviours are read strictly. An unknown behaviour type, a missing or
+// Behaviours are read strictly. A member given twice anywhere, text that is
+// not UTF-8, an unknown behaviour type, a missing or
 // wrongly typed required field, an empty children list, a duplicate id, a
 // bad enum value, malformed ESML or a value beyond the package limits
 // rejects the whole action with a *FieldError naming the JSON path. Unknown
@@ -44,12 +47,15 @@ func parseAction(data []byte) (*Action, error) {
 	if len(data) > MaxActionBytes {
 		return nil, fmt.Errorf("action is %d bytes, limit %d", len(data), MaxActionBytes)
 	}
-	if !json.Valid(data) {
-		// Unmarshal again only to get the decoder's account of the error.
-		var v any
-		err := json.Unmarshal(data, &v)
+	// Strictly: a member given twice (two parsers could read different
+	// behaviours) or text that is not UTF-8 is refused, naming the path.
+	if err := strictjson.Check(data); err != nil {
+		var sj *strictjson.Error
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		switch {
+		case errors.As(err, &sj):
+			return nil, fieldErr(sj.Path, "%s", sj.Problem())
+		case errors.As(err, &se):
 			return nil, fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
 		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)

@@ -83,6 +83,13 @@ func TestParseActionErrors(t *testing.T) {
 		{"play wrong type", env(slim("a", `{"play":{"type":"LISTEN","esml":"hi"}}`)), `config.jcp.config.play.type: is "LISTEN", want "PLAY"`},
 		{"play type not string", env(slim("a", `{"play":{"type":1,"esml":"hi"}}`)), `config.jcp.config.play.type: is a number, want a string`},
 		{"esml malformed", env(say("a", "<es>hi")), "config.jcp.config.play.esml: offset 0: <es> is never closed"},
+		// Two parsers must not read different behaviours (issue 22 item 9).
+		{"esml twice", env(slim("a", `{"play":{"esml":"hi","esml":"bye"}}`)), `config.jcp.config.play.esml: member given twice ("esml")`},
+		{"behaviour type twice", env(`{"id":"a","type":"IMPACT_EMOTION","type":"SLIM","config":{"play":{"esml":"hi"}}}`), `config.jcp.type: member given twice ("type")`},
+		{"envelope config twice", `{"config":{"jcp":` + say("a", "hi") + `},"config":{"jcp":` + say("b", "yo") + `}}`, `config: member given twice ("config")`},
+		{"esml not UTF-8", env(slim("a", "{\"play\":{\"esml\":\"caf\xe9\"}}")), "config.jcp.config.play.esml: invalid UTF-8"},
+		{"esml lone surrogate", env(slim("a", `{"play":{"esml":"\ud83e"}}`)), "config.jcp.config.play.esml: invalid UTF-8"},
+		{"esml control character", env(say("a", "hi\u0007")), "config.jcp.config.play.esml: offset 2: control character U+0007 (BEL)"},
 		{"esml too long", env(say("a", strings.Repeat("a", jcp.MaxESMLBytes+1))), "config.jcp.config.play.esml: is 8193 bytes, limit 8192"},
 		{"autoRuleConfig string", env(slim("a", `{"play":{"esml":"hi","autoRuleConfig":"yes"}}`)), "config.jcp.config.play.autoRuleConfig: is a string, want an object or a boolean"},
 		{"speakOptions array", env(slim("a", `{"play":{"esml":"hi","speakOptions":[]}}`)), "config.jcp.config.play.speakOptions: is an array, want an object"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/device/ledring"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Limits on animations (the file format is described in FORMAT.md).
@@ -214,6 +215,9 @@ func ParseAnimation(data []byte) (*Animation, error) {
 func parseAnimation(data []byte) (*Animation, error) {
 	if len(data) > MaxAnimationBytes {
 		return nil, fmt.Errorf("animation is %d bytes, limit %d", len(data), MaxAnimationBytes)
+	}
+	if err := strictjson.CheckMembers(data); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

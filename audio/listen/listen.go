@@ -66,6 +66,17 @@ const (
 // started it ("audio-1", "audio-2", …), as the text inputs do.
 const KeyInput = "jibo_input"
 
+// KeyASR is the context key of what the recogniser made of a spoken
+// command (intent.ContextASR, which the intent stack reads): {"scores":
+// [confidence in [0,1] per entry of data.utterances, in order], "pass":
+// "grammar" | "open"}. "open" marks transcripts of the open-vocabulary
+// pass (any words, the grammar having refused the speech): the intent
+// engines decide what they mean, or nothing does and the robot asks. The
+// scores ride in context, not data: the entry's data is {utterances,
+// lang} (PIPE-01), and unknown context keys are ignored by every consumer
+// (MSG-08).
+const KeyASR = intent.ContextASR
+
 // Limits.
 const (
 	// DefaultCommandWindow is how long the window stays open.
@@ -436,10 +447,25 @@ func (l *Listener) handle(ctx context.Context, j job) {
 		return
 	}
 	hyps = l.clean(hyps)
+	if len(hyps) == 0 && inWindow && !j.speaking {
+		// A command the grammar refused: what was it? The open pass
+		// transcribes it in any words, and the intent engines decide; a
+		// request no skill takes goes unmatched, and the robot asks.
+		if hyps, err = l.transcribe(ctx, j); err != nil {
+			if ctx.Err() == nil {
+				l.report(ctx, fmt.Errorf("transcribing speech: %w", err))
+			}
+			return
+		}
+	}
 	latency := time.Since(j.ended)
 	list := make([]any, len(hyps))
 	for i, h := range hyps {
-		list[i] = map[string]any{"text": h.Text, "confidence": h.Confidence}
+		e := map[string]any{"text": h.Text, "confidence": h.Confidence}
+		if h.Open {
+			e["open"] = true
+		}
+		list[i] = e
 	}
 	l.publish(ctx, TopicRecognized, map[string]any{"hypotheses": list, "latency_ms": latency.Milliseconds()})
 	if len(hyps) == 0 {
@@ -509,6 +535,24 @@ func (l *Listener) recognize(ctx context.Context, j job, answer bool) ([]audio.H
 	return l.cfg.Recognizer.Recognize(ctx, j.seg.PCM)
 }
 
+// transcribe is the open-vocabulary pass over an utterance, when the
+// recogniser has one.
+func (l *Listener) transcribe(ctx context.Context, j job) ([]audio.Hypothesis, error) {
+	tr, ok := l.cfg.Recognizer.(audio.Transcriber)
+	if !ok {
+		return nil, nil
+	}
+	hyps, err := tr.Transcribe(ctx, j.seg.PCM)
+	if err != nil {
+		return nil, err
+	}
+	hyps = l.clean(hyps)
+	for i := range hyps {
+		hyps[i].Open = true
+	}
+	return hyps, nil
+}
+
 // wake opens the command window at stream position at, and stops the
 // robot's speech when it is talking (barge-in).
 func (l *Listener) wake(ctx context.Context, source string, at int64, speaking bool) {
@@ -529,9 +573,9 @@ func (l *Listener) wake(ctx context.Context, source string, at int64, speaking b
 
 // command sends the utterance to the pipeline and closes the window.
 func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) {
-	var utts []any
-	scores := map[string]any{} // the recogniser's confidence per hypothesis, for the intent stack
+	var utts, scores []any
 	seen := map[string]bool{}
+	pass := "grammar"
 	for _, h := range hyps {
 		w := words(h.Text)
 		if hasWake(w) {
@@ -543,8 +587,9 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 		}
 		seen[u] = true
 		utts = append(utts, u)
-		if h.Confidence > 0 && h.Confidence <= 1 {
-			scores[u] = h.Confidence
+		scores = append(scores, h.Confidence)
+		if h.Open {
+			pass = "open"
 		}
 	}
 	l.mu.Lock()
@@ -561,9 +606,7 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 	m := bus.NewMessage(pipeline.TopicHandle, data)
 	m.Context[bus.KeySource] = "audio"
 	m.Context[KeyInput] = id
-	if len(scores) > 0 {
-		m.Context[intent.ContextASRScores] = scores
-	}
+	m.Context[KeyASR] = map[string]any{"scores": scores, "pass": pass}
 	if len(j.ids) > 0 {
 		ids := make([]any, len(j.ids))
 		for i, s := range j.ids {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // ProvenanceFile is the file an adapted model folder holds that says
@@ -103,7 +104,7 @@ func ReadProvenance(dir string) (Provenance, error) {
 	if len(b) > maxProvenanceBytes {
 		return p, fmt.Errorf("reading %s: more than %d bytes", path, maxProvenanceBytes)
 	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := strictjson.Unmarshal(b, &p); err != nil {
 		return p, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if p.Floors != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openjibo/jibod/core/skill/mim"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/strictjson"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -181,6 +182,10 @@ func readLimited(file string, limit int) ([]byte, error) {
 func checkData(data []byte, name string, kind checkKind) (*checked, error) {
 	if err := syntaxError(data); err != nil {
 		return nil, err
+	}
+	var se *strictjson.Error
+	if err := strictjson.Check(data); errors.As(err, &se) {
+		return nil, &checkError{path: se.Path, problem: se.Problem()}
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {

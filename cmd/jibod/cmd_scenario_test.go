@@ -97,8 +97,10 @@ func TestRobotPipeline(t *testing.T) {
 	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(context.Background())
-	assert.Equal(t, []string{"stop", "converse", "intents-high", "fallback-high", "intents-medium", "fallback-medium",
-		"intents-low", "fallback-low"}, r.pipeline)
+	assert.Equal(t, []string{"stop", "converse", "intents-high", "paraphrase", "fallback-high",
+		"intents-medium", "fallback-medium", "intents-low", "fallback-low", "fallback-unknown"}, r.pipeline)
+	assert.Equal(t, []string{"fallback-low", "hub-fallback", "fallback-unknown"}, r.intents.Pipeline("hub-fallback")[8:],
+		"the cloud hub's stage goes after the robot's own, before fallback-unknown")
 	answered := make(chan string, 32)
 	sub, err := r.bus.Subscribe("ovos.pipeline.*", func(_ context.Context, m bus.Message) {
 		if strings.HasSuffix(m.Type, ".intents.list.response") {

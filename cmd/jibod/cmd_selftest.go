@@ -168,15 +168,8 @@ func selftestChecks() []check {
 			}
 			return first + "; " + second, nil
 		}},
-		{"nonsense unmatched", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
-			_, msgs, err := u.Say(ctx, "flibbertigibbet")
-			if err != nil {
-				return "", err
-			}
-			if got := lifecycleTopics(msgs); !contains(got, pipeline.TopicUnmatched) || contains(got, pipeline.TopicMatched) {
-				return "", fmt.Errorf("lifecycle %v", got)
-			}
-			return "ovos.intent.unmatched, then handled", nil
+		{"nonsense gets a spoken answer", func(ctx context.Context, _ *robot, u *utterer) (string, error) {
+			return expectAnswer(ctx, u, "flibbertigibbet", "jibo.fallback:fallback", regexp.MustCompile(`.`))
 		}},
 		{"bad entry gets an error and one handled", func(ctx context.Context, r *robot, u *utterer) (string, error) {
 			return badEntry(ctx, r, u)

@@ -19,9 +19,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/strictjson"
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Corpus limits: a corpus is a file a person hands the tool, so everything
@@ -71,6 +74,7 @@ func cmdIntentsEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	path := fs.String("corpus", "", "corpus `file` (JSON; see README)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a report")
 	failures := fs.Bool("failures", false, "also list every test that failed")
+	para := fs.Bool("paraphrase", true, "include the paraphrase tier (false: the template and keyword engines alone)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,7 +85,7 @@ func cmdIntentsEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	rep, err := evaluate(ctx, c, progressTo(stderr))
+	rep, err := evaluate(ctx, c, *para, progressTo(stderr))
 	if err != nil {
 		return err
 	}
@@ -124,6 +128,9 @@ func loadCorpus(path string) (*corpus, error) {
 func parseCorpus(data []byte) (*corpus, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("not valid UTF-8")
+	}
+	if err := strictjson.CheckMembers(data); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var root any
@@ -340,8 +347,11 @@ func (c *corpus) readTests(v any) error {
 		if t.Utterance, err = str(o["utterance"], where+".utterance"); err != nil {
 			return err
 		}
-		if t.Utterance == "" || len(t.Utterance) > MaxLineBytes {
-			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, MaxLineBytes, len(t.Utterance))
+		if t.Utterance == "" || len(t.Utterance) > console.MaxLineBytes {
+			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, console.MaxLineBytes, len(t.Utterance))
+		}
+		if err := textcheck.Line(t.Utterance); err != nil {
+			return fmt.Errorf("%s.utterance: %w", where, err)
 		}
 		iv, present := o["intent"]
 		switch {
@@ -463,35 +473,45 @@ func lineCol(data []byte, off int64) (int, int) {
 
 // evalReport is what eval measured; its JSON form is the --json output.
 type evalReport struct {
-	Tests                        int                  `json:"tests"`
-	IntentAccuracy               float64              `json:"intent_accuracy"`
-	ExactAccuracy                float64              `json:"exact_accuracy"`
-	TestsWithoutContext          int                  `json:"tests_without_context"`
-	IntentAccuracyWithoutContext float64              `json:"intent_accuracy_without_context"`
-	ExactAccuracyWithoutContext  float64              `json:"exact_accuracy_without_context"`
-	P50us                        float64              `json:"p50_us"`
-	P95us                        float64              `json:"p95_us"`
-	MaxUs                        float64              `json:"max_us"`
-	BuildMs                      float64              `json:"build_ms"`
-	HeapMB                       float64              `json:"heap_mb"`
-	Intents                      int                  `json:"intents"`
-	KeywordIntents               int                  `json:"keyword_intents"`
-	Templates                    int                  `json:"templates"`
-	TemplatesRejected            int                  `json:"templates_rejected"`
-	IntentsRejected              int                  `json:"intents_rejected"`
-	Rejected                     []evalRejected       `json:"rejected"`
-	Tiers                        map[string]*evalTier `json:"tiers"`
+	Tests                        int     `json:"tests"`
+	IntentAccuracy               float64 `json:"intent_accuracy"`
+	ExactAccuracy                float64 `json:"exact_accuracy"`
+	TestsWithoutContext          int     `json:"tests_without_context"`
+	IntentAccuracyWithoutContext float64 `json:"intent_accuracy_without_context"`
+	ExactAccuracyWithoutContext  float64 `json:"exact_accuracy_without_context"`
+	P50us                        float64 `json:"p50_us"`
+	P95us                        float64 `json:"p95_us"`
+	MaxUs                        float64 `json:"max_us"`
+	BuildMs                      float64 `json:"build_ms"`
+	HeapMB                       float64 `json:"heap_mb"`
+	// LearnMs and LearntHeapMB are the paraphrase tier's training time and
+	// the heap its models keep; zero without it.
+	LearnMs           float64              `json:"learn_ms,omitempty"`
+	LearntHeapMB      float64              `json:"learnt_heap_mb,omitempty"`
+	Intents           int                  `json:"intents"`
+	KeywordIntents    int                  `json:"keyword_intents"`
+	Templates         int                  `json:"templates"`
+	TemplatesRejected int                  `json:"templates_rejected"`
+	IntentsRejected   int                  `json:"intents_rejected"`
+	Rejected          []evalRejected       `json:"rejected"`
+	Tiers             map[string]*evalTier `json:"tiers"`
 	// Abstained counts tests where the best candidate scored below the
 	// claim floor, so nothing was claimed; AbstainedRight, how many of
 	// those candidates had the expected intent.
 	Abstained      int `json:"abstained"`
 	AbstainedRight int `json:"abstained_right"`
+	// Asked counts the tests nothing claimed that the robot would ask
+	// about ("Were you asking about …?", intent.Stack.Guess); AskedRight,
+	// how many of those asked about the expected intent.
+	Asked      int `json:"asked"`
+	AskedRight int `json:"asked_right"`
 	// Calibration compares each test's best candidate's score with how
 	// often its intent was right, in bands of 0.1.
 	Calibration                 []evalBin     `json:"calibration"`
 	Failures                    []evalFailure `json:"failures,omitempty"`
 	intentOK, exactOK           int
 	intentOKNoCtx, exactOKNoCtx int
+	bands                       []string // the stack's, in claim order
 }
 
 // evalTier counts the tests one band ("none": no band) claimed, and how
@@ -545,7 +565,7 @@ type evalAbstained struct {
 // test through its bands, surest first, as the robot's pipeline does
 // without its fallback stages. progress, if not nil, hears how many tests
 // are done.
-func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*evalReport, error) {
+func evaluate(ctx context.Context, c *corpus, withParaphrase bool, progress func(done, total int)) (*evalReport, error) {
 	rep := &evalReport{Tests: len(c.Tests), Intents: len(c.Intents), KeywordIntents: len(c.KeywordIntents),
 		Tiers: map[string]*evalTier{}, Rejected: []evalRejected{}}
 	quiet := slog.New(slog.DiscardHandler)
@@ -597,7 +617,13 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	st, err := intent.NewStack(intent.StackConfig{Logger: quiet})
+	var st *intent.Stack
+	var err error
+	if withParaphrase {
+		st, err = buildIntentStack(nil, quiet, false)
+	} else {
+		st, err = intent.NewStack(intent.StackConfig{Logger: quiet})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -618,6 +644,21 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 	runtime.ReadMemStats(&after)
 	// Clamped: on a tiny corpus the collector can free more than was built.
 	rep.HeapMB = roundTo(max(0, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)))/(1<<20), 1)
+	if withParaphrase {
+		start = time.Now()
+		if err := st.Learn(ctx); err != nil {
+			return nil, fmt.Errorf("learning the corpus: %w", err)
+		}
+		rep.LearnMs = roundTo(float64(time.Since(start).Microseconds())/1000, 1)
+		before = after
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		rep.LearntHeapMB = roundTo(max(0, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)))/(1<<20), 1)
+	}
+	rep.bands = nil
+	for _, b := range st.Bands() {
+		rep.bands = append(rep.bands, b.ID())
+	}
 
 	sess := session.Empty()
 	bins := make([]evalBin, 10)
@@ -665,6 +706,12 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 		}
 		if band == "" {
 			band = "none"
+			if g, ok, err := st.Guess(ctx, q); err == nil && ok {
+				rep.Asked++
+				if g.IntentName == t.Intent {
+					rep.AskedRight++
+				}
+			}
 		}
 		rep.score(t, m, band, abstained)
 	}
@@ -788,8 +835,11 @@ func (r *evalReport) print(w io.Writer, path string) {
 	fmt.Fprintf(w, "match latency     p50 %.1f µs, p95 %.1f µs, max %.1f µs (all tiers, per utterance)\n", r.P50us, r.P95us, r.MaxUs)
 	fmt.Fprintf(w, "build             %.1f ms\n", r.BuildMs)
 	fmt.Fprintf(w, "heap              %.1f MB retained by the engines\n", r.HeapMB)
+	if r.LearnMs > 0 {
+		fmt.Fprintf(w, "paraphrase tier   learnt in %.1f ms, %.1f MB retained\n", r.LearnMs, r.LearntHeapMB)
+	}
 	var tiers []string
-	for _, id := range []string{intent.BandHigh, intent.BandMedium, intent.BandLow, "none"} {
+	for _, id := range append(slices.Clone(r.bands), "none") {
 		if tc := r.Tiers[id]; tc != nil && tc.Claimed > 0 {
 			tiers = append(tiers, fmt.Sprintf("%s %d/%d", id, tc.Correct, tc.Claimed))
 		}
@@ -797,6 +847,9 @@ func (r *evalReport) print(w io.Writer, path string) {
 	fmt.Fprintf(w, "right/claimed     %s\n", strings.Join(tiers, ", "))
 	if r.Abstained > 0 {
 		fmt.Fprintf(w, "abstained         %d below the claim floor (%d would have been right)\n", r.Abstained, r.AbstainedRight)
+	}
+	if r.Asked > 0 {
+		fmt.Fprintf(w, "asked about       %d of the tests nothing claimed (%d about the right intent)\n", r.Asked, r.AskedRight)
 	}
 	var cal []string
 	for _, b := range r.Calibration {

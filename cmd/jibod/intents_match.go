@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/session"
 )
@@ -117,18 +118,18 @@ func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout
 
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
-	lr := newLineReader(stdin)
+	lr := console.NewLineReader(stdin)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		u, err := lr.Next()
-		var skip *errSkip
+		var skip *console.SkipError
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil
 		case errors.As(err, &skip):
-			err = enc.Encode(lineError{Line: skip.line, Error: skip.why})
+			err = enc.Encode(lineError{Line: skip.Line, Error: skip.Why})
 		case err != nil:
 			return fmt.Errorf("intents match: reading standard input: %w", err)
 		case u == "":
@@ -243,6 +244,9 @@ func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger)
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("registering skills: %w", errors.Join(errs...))
+	}
+	if err := st.intents.Learn(ctx); err != nil {
+		log.Warn("the paraphrase tier did not learn the skills; the engines alone answer", "err", err)
 	}
 	return st, nil
 }

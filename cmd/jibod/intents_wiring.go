@@ -6,14 +6,23 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/intent/paraphrase"
 	"github.com/openjibo/jibod/core/pipeline/scenario"
 )
 
-// startIntentStack builds the robot's intent stack on b and starts its
-// registration service. The robot, `jibod intents match` and the scenario
-// runner all get theirs here.
+// buildIntentStack builds the robot's intent stack: the template and keyword
+// engines, the registration service on b (none when b is nil), and the
+// paraphrase tier. The robot, `jibod intents match` and `eval` and the
+// scenario runner all get theirs here.
+func buildIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
+	return intent.NewStack(intent.StackConfig{Bus: b, Logger: log, Explain: explain,
+		Sources: []intent.Source{paraphrase.NewTier(paraphrase.TierOptions{Logger: log})}})
+}
+
+// startIntentStack builds the intent stack on b and starts it: its
+// registration service, and the learning of what registers.
 func startIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
-	st, err := intent.NewStack(intent.StackConfig{Bus: b, Logger: log, Explain: explain})
+	st, err := buildIntentStack(b, log, explain)
 	if err != nil {
 		return nil, err
 	}
@@ -25,5 +34,5 @@ func startIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack
 
 // scenarioIntents is the scenario runner's intent stack (scenario.Options).
 func scenarioIntents(b *bus.Bus, log *slog.Logger) (scenario.IntentStack, error) {
-	return intent.NewStack(intent.StackConfig{Bus: b, Logger: log})
+	return buildIntentStack(b, log, false)
 }

@@ -10,12 +10,17 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/core/attention"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/hub"
+	"github.com/openjibo/jibod/core/idle"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/settings"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/fallback"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/loop"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -23,6 +28,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/store"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
+	"github.com/openjibo/jibod/motion"
 )
 
 // robotConfig is what the robot is built from.
@@ -33,6 +39,8 @@ type robotConfig struct {
 	// GoTimers runs the motion loop on Go timers instead of precise sleeps
 	// (for testing/synctest).
 	GoTimers bool
+	// RealTime gives the motion loop real-time service where permitted.
+	RealTime bool
 	// SpeakWPM overrides the sim speaker's rate when >= 0 (0 = instant).
 	SpeakWPM int
 	Lang     string
@@ -75,7 +83,21 @@ type robot struct {
 	// built from what its engines hold.
 	intents *intent.Stack
 	orch    *pipeline.Orchestrator
-	tapSub  *bus.Subscription
+	// stop is the pipeline's stop plugin; the console asks it which lines
+	// stop the robot.
+	stop   *pipeline.Stop
+	tapSub *bus.Subscription
+	// attention knows where the listener is and faces them on wake; idle
+	// keeps the body alive between turns and at rest after a stop;
+	// buttons stop the robot from its head (or stop) button.
+	attention *attention.Attention
+	idle      *idle.Idle
+	buttons   *interrupt.Buttons
+	// fallback answers the fallback stage's pings for the fallback skill.
+	fallback *fallback.Responder
+	// settings are the owner's settings (the volume) kept in the state
+	// folder; nil when state is kept in memory.
+	settings *settings.File
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
 	stopHost func()
 	// state is the on-disk skill state; nil when kept in memory.
@@ -148,7 +170,23 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers}
+	// The owner's settings (the volume) are kept in the state folder.
+	if cfg.StateDir != "" && cfg.StateDir != noState {
+		if err := prepareStateDir(cfg.StateDir); err != nil {
+			return nil, err
+		}
+		if r.settings, err = settings.Open(filepath.Join(cfg.StateDir, settingsFileName)); err != nil {
+			log.Warn("settings unreadable; starting from the defaults", "err", err)
+			r.settings = nil
+		}
+	}
+	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers, RealTime: cfg.RealTime, Gain: gainOf(startVolume(r.settings)),
+		Attention: func(m *motion.Controller) (jcp.Attention, error) {
+			var err error
+			r.attention, err = attention.New(attention.Config{Bus: r.bus, Motion: m, Logger: log,
+				Listener: attention.Direction{YawDeg: prof.Listener.YawDeg, PitchDeg: prof.Listener.PitchDeg}})
+			return r.attention, err
+		}}
 	if r.speech, err = cfg.Speech.apply(&bo, log); err != nil {
 		return nil, err
 	}
@@ -218,8 +256,9 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		}}); err != nil {
 		return nil, err
 	}
-	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume),
-		Skills: r.host.Skills, Log: log})
+	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume, r.settings, log),
+		Skills: r.host.Skills, Log: log, Guesser: stackGuesser{r.intents},
+		Offline: func() bool { return r.hub != nil && !r.hub.remote.Fallback().Available() }})
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +286,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.stop = stop
 	// Jibo skills take a follow-up answer through a listening SLIM, never a
 	// converse poll: only skills hosted elsewhere are polled, so a local
 	// skill never costs the poll window.
@@ -266,11 +306,12 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	for _, p := range fallbacks.DefaultStages() {
 		plugins = append(plugins, p)
 	}
-	r.pipeline = r.intents.Pipeline()
+	var remote []string
 	if r.hub != nil { // the hub hears what nothing on the robot understood
 		plugins = append(plugins, r.hub.remote.Fallback())
-		r.pipeline = append(r.pipeline, hub.FallbackID)
+		remote = append(remote, hub.FallbackID)
 	}
+	r.pipeline = r.intents.Pipeline(remote...)
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
 		Listeners: []pipeline.Listener{fallbacks}, Rules: r.intents.Rules(),
 		Defaults: session.Defaults{Lang: cfg.Lang, Pipeline: r.pipeline}})
@@ -278,6 +319,11 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	if err := r.orch.Start(); err != nil {
+		return nil, err
+	}
+	// The fallback skill registers with the orchestrator's fallback
+	// registry, so after it starts.
+	if r.fallback, err = fallback.Respond(ctx, r.bus, fallback.ID, fallback.Priority, log); err != nil {
 		return nil, err
 	}
 	if err := r.hub.start(ctx); err != nil {
@@ -300,7 +346,32 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}()
 	r.stopSched = func() { stopSched(); <-schedDone }
 	r.stopLoopWatch = watchLoop(ctx, r.loop, r.bus, cfg.LoopWatch, log)
+	if err := r.startLife(ctx, log); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// startLife starts what keeps the robot alive between turns: facing who
+// wakes it, idle life, and the stop buttons.
+func (r *robot) startLife(ctx context.Context, log *slog.Logger) error {
+	if err := r.attention.Start(); err != nil {
+		return err
+	}
+	var err error
+	if r.idle, err = idle.New(idle.Config{Bus: r.bus, Motion: r.parts.motion, Animations: r.exec.Animations(),
+		Busy: r.exec.Busy, Logger: log}); err != nil {
+		return err
+	}
+	if err := r.idle.Start(ctx); err != nil {
+		return err
+	}
+	var names []string
+	for _, b := range r.body.Buttons {
+		names = append(names, b.Name())
+	}
+	r.buttons, err = interrupt.WatchButtons(r.bus, names, interrupt.DefaultButtons, log)
+	return err
 }
 
 // bodyEvent puts what the body does on the bus as jibo.body.<device>.<kind>.
@@ -328,6 +399,14 @@ func (r *robot) Close(ctx context.Context) error {
 	}
 	if r.stopLoopWatch != nil {
 		r.stopLoopWatch() // before the bus: it announces changes there
+	}
+	r.buttons.Close()
+	r.fallback.Close()
+	if r.idle != nil {
+		r.idle.Close() // before the body: it moves it
+	}
+	if r.attention != nil {
+		r.attention.Close()
 	}
 	if r.host != nil {
 		errs = append(errs, r.host.Close(ctx))

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/wasm"
@@ -34,12 +35,17 @@ type wasmSkills struct {
 	// offline is the switch the robot sets: while it is on, fetches fail.
 	// `jibod run --offline` sets it; the hub link will drive it.
 	offline atomic.Bool
+	// notLoaded are the installed packages left out at start, for the
+	// shell's `skills`.
+	notLoaded []diag.SkillProblem
 }
 
 // startWasmSkills loads every skill package installed in the state
-// folder's skills/ into host. A package that cannot be loaded is logged
-// and left out: the robot carries on with the others. Without a state
-// folder there is nothing installed and nothing is started.
+// folder's skills/ into host, several at once, each start bounded by its
+// manifest's timeout. A package that cannot be loaded is logged, kept for
+// the shell's `skills`, and left out: the robot carries on with the
+// others. Without a state folder there is nothing installed and nothing is
+// started.
 func startWasmSkills(ctx context.Context, host *skill.Host, stateDir string, offline bool,
 	state func() protocol.RuntimeContext, now func() time.Time, log *slog.Logger) (*wasmSkills, error) {
 	if stateDir == "" || stateDir == noState {
@@ -54,7 +60,7 @@ func startWasmSkills(ctx context.Context, host *skill.Host, stateDir string, off
 	}
 	w := &wasmSkills{}
 	w.offline.Store(offline)
-	if w.storage, err = kv.Open(filepath.Join(stateDir, skillDataFileName), kv.Options{}); err != nil {
+	if w.storage, err = kv.Open(filepath.Join(stateDir, skillDataFileName), kv.Options{Logger: log}); err != nil {
 		return nil, err
 	}
 	if w.engine, err = wasm.New(wasm.Config{CacheDir: filepath.Join(stateDir, wasmCacheDirName), Storage: w.storage,
@@ -62,36 +68,43 @@ func startWasmSkills(ctx context.Context, host *skill.Host, stateDir string, off
 		_ = w.storage.Close()
 		return nil, err
 	}
+	var dirs []string
 	for _, e := range entries {
 		if e.Err != nil {
-			log.Error("installed skill not loaded", "dir", e.Dir, "err", e.Err)
+			w.notLoadedBecause(log, wasm.Loaded{Dir: e.Dir, Err: e.Err})
 			continue
 		}
-		if err := w.load(ctx, host, e.Dir); err != nil {
-			log.Error("installed skill not loaded", "skill_id", e.Manifest.ID, "dir", e.Dir, "err", err)
+		dirs = append(dirs, e.Dir)
+	}
+	// Registered on a bus of its own first: an intent the engines refuse
+	// leaves this skill out, not the robot down.
+	check := func(ctx context.Context, p *skillpkg.Package) error {
+		return checkRegistration(ctx, p, slog.New(slog.DiscardHandler))
+	}
+	for _, l := range w.engine.LoadAll(ctx, dirs, check) {
+		if l.Err == nil {
+			if err := host.Add(l.Skill); err != nil {
+				l.Err = errors.Join(err, l.Skill.Close(ctx))
+			}
+		}
+		if l.Err != nil {
+			w.notLoadedBecause(log, l)
 		}
 	}
 	return w, nil
 }
 
-func (w *wasmSkills) load(ctx context.Context, host *skill.Host, dir string) error {
-	p, err := skillpkg.Read(dir)
-	if err != nil {
-		return err
+func (w *wasmSkills) notLoadedBecause(log *slog.Logger, l wasm.Loaded) {
+	log.Error("installed skill not loaded", "skill_id", l.ID, "dir", l.Dir, "err", l.Err)
+	w.notLoaded = append(w.notLoaded, diag.SkillProblem{ID: l.ID, Dir: l.Dir, Error: l.Err.Error()})
+}
+
+// NotLoaded lists the installed packages left out at start.
+func (w *wasmSkills) NotLoaded() []diag.SkillProblem {
+	if w == nil {
+		return nil
 	}
-	// Registered on a bus of its own first: an intent the engines refuse
-	// leaves this skill out, not the robot down.
-	if err := checkRegistration(ctx, p, slog.New(slog.DiscardHandler)); err != nil {
-		return err
-	}
-	s, err := w.engine.Load(ctx, p)
-	if err != nil {
-		return err
-	}
-	if err := host.Add(s); err != nil {
-		return errors.Join(err, s.Close(ctx))
-	}
-	return nil
+	return w.notLoaded
 }
 
 // Close unloads the skills (after the invoker has stopped calling them)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/jcp"
@@ -296,6 +297,23 @@ func escapeESML(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "'", "&apos;").Replace(s)
 }
 
+func cmdStop(c *call) error {
+	if len(c.args) > 0 {
+		return c.usageErr("stop takes no arguments")
+	}
+	b := c.srv.env.Bus
+	if b == nil {
+		return missing("bus")
+	}
+	if err := interrupt.Stop(c.ctx, b, "shell"); err != nil {
+		return err
+	}
+	if c.json {
+		return c.emit(map[string]any{"stopped": true})
+	}
+	return c.printf("stopped\n")
+}
+
 func cmdSay(c *call) error {
 	a := c.srv.env.Actions
 	if a == nil {
@@ -363,8 +381,12 @@ func cmdSkills(c *call) error {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	notLoaded := []SkillProblem{}
+	if c.srv.env.NotLoaded != nil {
+		notLoaded = append(notLoaded, c.srv.env.NotLoaded()...)
+	}
 	if c.json {
-		return c.emit(map[string]any{"skills": out})
+		return c.emit(map[string]any{"skills": out, "not_loaded": notLoaded})
 	}
 	rows := [][]string{{"skill", "version", "safety", "permissions", "calls", "failed", "last"}}
 	for _, r := range out {
@@ -373,6 +395,14 @@ func cmdSkills(c *call) error {
 			last += ": " + clip(r.LastError, 60)
 		}
 		rows = append(rows, []string{r.ID, r.Version, r.Safety, strings.Join(r.Permissions, ","), strconv.Itoa(r.Calls), strconv.Itoa(r.Failed), last})
+	}
+	for _, p := range notLoaded {
+		id := p.ID
+		if id == "" {
+			id = p.Dir
+		}
+		// The reason is the point of the row: long, but kept on one line.
+		rows = append(rows, []string{id, "", "", "", "", "", "not loaded: " + clip(strings.ReplaceAll(p.Error, "\n", "; "), 400)})
 	}
 	return c.table(rows)
 }

@@ -28,9 +28,11 @@ type Env struct {
 	Bus Bus
 	// Logs keeps the runtime's recent log records (log, status).
 	Logs *LogBook
-	// Skills lists the installed skills; Runs their recent calls.
-	Skills SkillLister
-	Runs   RunLister
+	// Skills lists the installed skills; Runs their recent calls;
+	// NotLoaded the installed skills left out at start (nil: none).
+	Skills    SkillLister
+	Runs      RunLister
+	NotLoaded func() []SkillProblem
 	// Sessions reads the default session; Pipeline is the default
 	// session's stage order as configured.
 	Sessions SessionReader
@@ -82,6 +84,16 @@ type Bus interface {
 // SkillLister lists installed skills; *skill.Host is one.
 type SkillLister interface {
 	Skills() []*registry.Manifest
+}
+
+// SkillProblem is an installed skill the robot left out at start.
+type SkillProblem struct {
+	// ID is its manifest's id; "" when the manifest could not be read.
+	ID string `json:"id,omitempty"`
+	// Dir is its package's folder.
+	Dir string `json:"dir"`
+	// Error says why it was left out.
+	Error string `json:"error"`
 }
 
 // RunLister lists recent skill calls; *invoke.Log is one.

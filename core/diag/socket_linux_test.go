@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 )
 
 // serveSocket serves the rig's shell on a socket in a fresh folder.
@@ -83,7 +84,7 @@ func TestSocketTerminalThroughAttach(t *testing.T) {
 	slave, err := os.OpenFile(slavePath, os.O_RDWR|unix.O_NOCTTY, 0)
 	require.NoError(t, err)
 	defer slave.Close()
-	scr := newScreen()
+	scr := lineedittest.NewScreen()
 	go func() { _, _ = io.Copy(scr, master) }()
 
 	attached := make(chan error, 1)
@@ -92,8 +93,8 @@ func TestSocketTerminalThroughAttach(t *testing.T) {
 	_, err = master.Write([]byte("stat\t\r"))
 	require.NoError(t, err)
 	waitScreen(t, scr, "last errors:")
-	assert.Contains(t, scr.text(), "\njibo> status\n", "Tab completed on the socket too")
-	assert.Contains(t, scr.text(), "#1 unix uid ")
+	assert.Contains(t, scr.Text(), "\njibo> status\n", "Tab completed on the socket too")
+	assert.Contains(t, scr.Text(), "#1 unix uid ")
 	_, err = master.Write([]byte("\x04"))
 	require.NoError(t, err)
 	select {

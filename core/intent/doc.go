@@ -22,7 +22,12 @@
 //     scenario runner, the skills' test rig and jibohub use: one
 //     recognition per utterance round, ranked over every source and every
 //     hypothesis of the speech recogniser's n-best, read by the pipeline
-//     bands ([Band]) that claim by calibrated score.
+//     bands ([Band]) that claim by calibrated score. Further sources plug
+//     in: a [Generaliser] (the paraphrase tier, package paraphrase) claims
+//     in a stage of its own after intents-high, a [Learner] learns the
+//     registered intents off the utterance path, and [Stack.Guess] says
+//     what a round nothing claimed was half understood as. [Stack.Pipeline]
+//     is the robot's pipeline order.
 //
 // See docs/intents.md for the design, the score order, the limits and the
 // measured figures.

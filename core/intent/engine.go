@@ -80,6 +80,10 @@ type EngineOptions struct {
 	// skip or tolerate per primary language subtag ("en"). Nil means
 	// BuiltinLexicons; an empty map turns skipping off.
 	Lexicons map[string]*Lexicon
+	// OnChange, if set, is called after every change to what is
+	// registered or enabled, outside the engine's lock; it must not block
+	// (the intent stack wakes its learners with it).
+	OnChange func()
 }
 
 // TemplateEngine indexes template intents and matches utterances against
@@ -196,7 +200,6 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 		e.log.Warn("template intent: "+w.String(), attrs...)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	sk := scopeKey{c.def.SessionID, c.def.Lang}
 	s := e.scopes[sk]
 	if s == nil {
@@ -211,26 +214,43 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 	}
 	s.add(c, lexiconFor(e.opts.Lexicons, c.def.Lang))
 	e.version.Add(1)
+	e.mu.Unlock()
+	e.changed()
 	return warns, nil
 }
+
+// changed tells OnChange about a change made.
+func (e *TemplateEngine) changed() {
+	if e.opts.OnChange != nil {
+		e.opts.OnChange()
+	}
+}
+
+// Version counts the changes to what is registered or enabled: equal
+// versions hold the same definitions.
+func (e *TemplateEngine) Version() uint64 { return e.version.Load() }
 
 // Deregister removes the definition (session, skill, intent, lang), or the
 // intent in every language when lang is "" (REG-09). It returns how many
 // definitions it removed; removing what is not registered is a no-op.
 func (e *TemplateEngine) Deregister(sessionID, skillID, intentName, lang string) int {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.version.Add(1)
-	return deregisterScoped(e.scopes, sessionID, skillID, intentName, lang)
+	n := deregisterScoped(e.scopes, sessionID, skillID, intentName, lang)
+	e.mu.Unlock()
+	e.changed()
+	return n
 }
 
 // RemoveSkill removes every definition of the skill in the session's scope
 // only (REG-09, DEF-09) and returns how many it removed.
 func (e *TemplateEngine) RemoveSkill(sessionID, skillID string) int {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.version.Add(1)
-	return removeSkillScoped(e.scopes, sessionID, skillID)
+	n := removeSkillScoped(e.scopes, sessionID, skillID)
+	e.mu.Unlock()
+	e.changed()
+	return n
 }
 
 // SetEnabled enables or disables matching of (session, skill, intent,
@@ -239,9 +259,27 @@ func (e *TemplateEngine) RemoveSkill(sessionID, skillID string) int {
 // are a no-op.
 func (e *TemplateEngine) SetEnabled(sessionID, skillID, intentName, lang string, enabled bool) int {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.version.Add(1)
-	return setEnabledScoped(e.scopes, sessionID, skillID, intentName, lang, enabled)
+	n := setEnabledScoped(e.scopes, sessionID, skillID, intentName, lang, enabled)
+	e.mu.Unlock()
+	e.changed()
+	return n
+}
+
+// Enabled reports whether the session's pool (REG-12) holds an enabled
+// definition of the intent in the language: what a source that learnt
+// the intents earlier checks before it offers one.
+func (e *TemplateEngine) Enabled(sessionID, skillID, intentName, lang string) bool {
+	lang = strings.ToLower(lang)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var ci *compiledIntent
+	for _, s := range e.pools(lang, sessionOrDefault(sessionID)) {
+		if x := s.intents[nameKey{skillID, intentName}]; x != nil {
+			ci = x // the session's own definition overrides the default's
+		}
+	}
+	return ci != nil && ci.enabled
 }
 
 // Registrations lists indexed definitions sorted by session ("default"

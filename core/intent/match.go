@@ -582,14 +582,6 @@ func (r *Result) explain() string {
 	return b.String()
 }
 
-// quote quotes utterance words [from, to).
-func (c *chart) quote(from, to int) string {
-	if from >= to || to > c.n {
-		return `""`
-	}
-	return strconv.Quote(c.norm[c.start[from]:c.end[to-1]])
-}
-
 // templateConfidence estimates the probability that a template parse is
 // the intent meant, from how its words were taken. The coefficients come
 // from the evaluation corpora (docs/intents.md): a parse whose slots took

@@ -168,12 +168,24 @@ const DefaultConfirmTimeout = 5 * time.Second
 // how many of the skill's intents are registered. timeout bounds the wait
 // (DefaultConfirmTimeout when <= 0).
 func RegisterLocale(ctx context.Context, b *bus.Bus, loc *Locale, skillID string, timeout time.Duration) (int, error) {
+	return RegisterLocaleExtra(ctx, b, loc, skillID, nil, timeout)
+}
+
+// RegisterLocaleExtra is RegisterLocale with extra fields on the REG-06
+// payloads of some intents, by intent name: requires_context and
+// excludes_context (CTX-11, CTX-12), which no locale file carries.
+func RegisterLocaleExtra(ctx context.Context, b *bus.Bus, loc *Locale, skillID string, extra map[string]map[string]any, timeout time.Duration) (int, error) {
 	msgs, err := RegistrationMessages(loc, skillID)
 	if err != nil {
 		return 0, fmt.Errorf("skill %s: %w", skillID, err)
 	}
 	want := map[string]string{} // "intent/lang" → file
 	for _, m := range msgs {
+		if m.Type == TopicRegisterTemplate {
+			for k, v := range extra[m.DataString("intent_name")] {
+				m.Data[k] = v
+			}
+		}
 		if err := b.Publish(ctx, m); err != nil {
 			return 0, fmt.Errorf("skill %s: publishing %s: %w", skillID, m.Type, err)
 		}

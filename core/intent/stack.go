@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
@@ -37,11 +38,27 @@ const (
 	ClaimFloor  = 0.5
 )
 
-// ContextASRScores is the entry context key (ovos.utterance.handle) under
-// which a speech recogniser may give its confidence in each hypothesis: an
-// object from the utterance text to a number in [0, 1]. Keyed by text, it
-// survives utterance transformers that drop or reorder hypotheses.
-const ContextASRScores = "asr_scores"
+// GuessFloor is the least score of a guess (Stack.Guess): a candidate its
+// source found likely but would not act on is worth asking about ("Were
+// you asking about the timer?") when at least this likely; anything less
+// is not asked about.
+const GuessFloor = 0.5
+
+// LearnQuiet is how long registrations must have been quiet before the
+// stack's learners learn from them: a skill registers its intents one
+// message at a time, and learning once per burst is enough.
+const LearnQuiet = 250 * time.Millisecond
+
+// ContextASR is the entry context key (ovos.utterance.handle) under which
+// a speech recogniser says what it made of a spoken command: {"scores":
+// [its confidence in [0, 1] in each entry of data.utterances, in order],
+// "pass": "grammar" | "open"} (docs/hearing.md). The stack reads the
+// scores as the hypotheses' acoustic confidence. They follow
+// data.utterances by position, so an utterance transformer that changes
+// the list must give scores for the new one (it may rewrite the context)
+// or drop them; a list of another length than the round's utterances is
+// ignored.
+const ContextASR = "jibo_asr"
 
 // Source names of the built-in sources.
 const (
@@ -82,8 +99,20 @@ type Candidate struct {
 	Why string
 	// Rank is the template parse's rank; nil for other sources.
 	Rank *Rank
+	// Refused says why the source would not act on the candidate though it
+	// found the intent likely (below its own calibrated threshold, or a
+	// required slot not said); such a candidate is never claimed, only
+	// asked about (Stack.Guess). Empty for a candidate that may be claimed.
+	Refused string
+	// Missing lists the required slots not said, when that is why it was
+	// refused.
+	Missing []string
 	// explain writes Why when a source left it to be written on demand.
 	explain func() string
+	// staged marks a Generaliser's candidate; group is its place in the
+	// claim order (see claimGroup).
+	staged bool
+	group  int
 }
 
 // Explain returns Why, written now when the source deferred it. A
@@ -107,6 +136,31 @@ type Source interface {
 	// first, at most one per intent, at most req.Limit, and only intents
 	// req.Keep keeps.
 	Candidates(ctx context.Context, req Request) ([]Candidate, error)
+}
+
+// Generaliser is a Source that knows which intent is meant without a parse
+// of the words against a template (a paraphrase classifier). A structural
+// parse outranks it when sure: its candidates are claimed by a pipeline
+// stage of its own, id Stage(), which comes right after intents-high and
+// claims only when no template or keyword candidate reaches that band;
+// then it outranks the less sure bands.
+type Generaliser interface {
+	Source
+	// Stage is the pipeline id of the source's stage (PIPE-04).
+	Stage() string
+}
+
+// Learner is a Source that learns from the template intents registered
+// with the stack's template engine. The stack has it learn off the
+// utterance path: Start runs a goroutine that does so whenever
+// registrations change and have been quiet for LearnQuiet, and Learn does
+// so at once. Between learnings it answers from what it learnt last.
+type Learner interface {
+	Source
+	// Learn learns the engine's current registrations; it may keep the
+	// engine to align slots with (TemplateEngine.AlignSlots) and to check
+	// that an intent it learnt is still enabled (TemplateEngine.Enabled).
+	Learn(ctx context.Context, e *TemplateEngine) error
 }
 
 // Request is what a source is asked about one hypothesis.
@@ -141,9 +195,12 @@ type Query struct {
 	Explain bool
 }
 
-// Recognition is one round's ranked candidates, best first, at most one
-// per intent: the best over all hypotheses and sources. Every candidate is
-// admissible in the round's session (see Admissible).
+// Recognition is one round's ranked candidates in claim order: a
+// template or keyword parse in the high band first, then a generaliser's
+// candidate it would act on (see Generaliser), then the rest, each group
+// by score. It holds each intent's best candidate over all hypotheses,
+// one from the structural sources and one from the generalisers. Every
+// candidate is admissible in the round's session.
 type Recognition struct {
 	Lang       string
 	SessionID  string
@@ -168,10 +225,13 @@ type StackConfig struct {
 	Lexicons map[string]*Lexicon
 	// Now is the clock for context rules; nil means time.Now.
 	Now func() time.Time
-	// Explain makes the bands write Match.Why: how the match was made and
-	// why it beat the runner-up. Tools want it; the robot does not pay for
-	// it.
+	// Explain makes every candidate's Why written, and the bands' Match.Why
+	// say why the claim beat the runner-up. Tools want it; the robot does
+	// not pay for it (its Match.Why says how the claim was made).
 	Explain bool
+	// Sources are further ranked sources, added as AddSource adds them: a
+	// paraphrase tier (paraphrase.NewTier) is one.
+	Sources []Source
 }
 
 // Stack is the robot's understanding of text: the template and keyword
@@ -191,9 +251,19 @@ type Stack struct {
 
 	mu      sync.Mutex
 	sources []Source
-	bands   []*Band
+	bands   []*Band // the structural bands, surest first
+	stages  []*Band // the generalisers' stages, in the order added
 	cache   [8]cached
 	next    int
+
+	// learn serialises learning; learnt is the template engine's version
+	// the learners last learnt.
+	learn   sync.Mutex
+	learnt  uint64
+	stale   atomic.Bool // a learner was added since
+	changed chan struct{}
+	// stopLearning stops the learning goroutine and waits for it.
+	stopLearning func()
 }
 
 type cached struct {
@@ -215,7 +285,18 @@ func NewStack(cfg StackConfig) (*Stack, error) {
 			return nil, fmt.Errorf("intent stack: %w", err)
 		}
 	}
+	changed := make(chan struct{}, 1)
 	to := cfg.Templates
+	user := to.OnChange
+	to.OnChange = func() {
+		if user != nil {
+			user()
+		}
+		select {
+		case changed <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
 	if to.Logger == nil {
 		to.Logger = log
 	}
@@ -229,7 +310,8 @@ func NewStack(cfg StackConfig) (*Stack, error) {
 	if ko.Lexicons == nil {
 		ko.Lexicons = lex
 	}
-	s := &Stack{log: log, Templates: NewTemplateEngine(to), Keywords: NewKeywordEngine(ko), now: cfg.Now, explain: cfg.Explain}
+	s := &Stack{log: log, Templates: NewTemplateEngine(to), Keywords: NewKeywordEngine(ko), now: cfg.Now, explain: cfg.Explain,
+		changed: changed}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -242,26 +324,117 @@ func NewStack(cfg StackConfig) (*Stack, error) {
 		{id: BandMedium, level: "medium", min: MediumFloor, max: HighFloor, stack: s},
 		{id: BandLow, level: "low", min: ClaimFloor, max: MediumFloor, stack: s},
 	}
+	for _, src := range cfg.Sources {
+		if err := s.AddSource(src); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
-// Start subscribes the registration service, when there is one.
+// Start subscribes the registration service, when there is one, and
+// starts the goroutine that has the learners learn when registrations
+// change (Close stops it).
 func (s *Stack) Start() error {
-	if s.Service == nil {
+	if s.Service != nil {
+		if err := s.Service.Start(); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopLearning != nil || len(s.learnersLocked()) == 0 {
 		return nil
 	}
-	return s.Service.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.learnLoop(ctx)
+	}()
+	s.stopLearning = func() { cancel(); <-done }
+	return nil
 }
 
-// Close stops the registration service.
+// Close stops the registration service and the learning goroutine,
+// waiting for a learning under way.
 func (s *Stack) Close() {
 	if s.Service != nil {
 		s.Service.Close()
 	}
+	s.mu.Lock()
+	stop := s.stopLearning
+	s.stopLearning = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// learnLoop has the learners learn whenever the registrations changed and
+// then stayed quiet for LearnQuiet, until ctx ends. Registrations made
+// before it started count as a change.
+func (s *Stack) learnLoop(ctx context.Context) {
+	quiet := time.NewTimer(LearnQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.changed:
+			quiet.Reset(LearnQuiet)
+		case <-quiet.C:
+			if err := s.learnIfChanged(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("intent stack: learning the registered intents", "err", err)
+			}
+		}
+	}
+}
+
+// Learn has every learner learn the registered intents now, unless they
+// already learnt this very set. Tools and tests call it after
+// registering; the robot's stack learns on its own once started.
+func (s *Stack) Learn(ctx context.Context) error {
+	return s.learnIfChanged(ctx)
+}
+
+func (s *Stack) learnIfChanged(ctx context.Context) error {
+	s.learn.Lock()
+	defer s.learn.Unlock()
+	v := s.Templates.Version()
+	if !s.stale.Swap(false) && v == s.learnt {
+		return nil
+	}
+	s.mu.Lock()
+	learners := s.learnersLocked()
+	s.mu.Unlock()
+	var errs []error
+	for _, l := range learners {
+		if err := l.Learn(ctx, s.Templates); err != nil {
+			errs = append(errs, fmt.Errorf("intent source %s: %w", l.Name(), err))
+		}
+	}
+	if len(errs) > 0 {
+		s.stale.Store(true) // try again on the next change or Learn
+	}
+	s.learnt = v
+	return errors.Join(errs...)
+}
+
+func (s *Stack) learnersLocked() []Learner {
+	var out []Learner
+	for _, src := range s.sources {
+		if l, ok := src.(Learner); ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // AddSource adds a further ranked source, consulted after the built-in
-// ones for every hypothesis.
+// ones for every hypothesis. A Generaliser gets a stage of its own (see
+// Generaliser); a Learner learns the registered intents (see Learner),
+// from the next change on or at the next Learn.
 func (s *Stack) AddSource(src Source) error {
 	if src == nil || src.Name() == "" {
 		return errors.New("intent stack: a source needs a name")
@@ -273,7 +446,26 @@ func (s *Stack) AddSource(src Source) error {
 			return fmt.Errorf("intent stack: source %q added twice", src.Name())
 		}
 	}
+	if g, ok := src.(Generaliser); ok {
+		id := g.Stage()
+		if err := pipeline.ValidatePluginID(id); err != nil {
+			return fmt.Errorf("intent stack: source %q: %w", src.Name(), err)
+		}
+		for _, b := range append(slices.Clone(s.bands), s.stages...) {
+			if b.id == id {
+				return fmt.Errorf("intent stack: source %q: stage id %q is taken", src.Name(), id)
+			}
+		}
+		s.stages = append(s.stages, &Band{id: id, source: src.Name(), min: ClaimFloor, max: math.Inf(1), stack: s})
+	}
 	s.sources = append(s.sources, src)
+	if _, ok := src.(Learner); ok {
+		s.stale.Store(true)
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 
@@ -287,21 +479,35 @@ func (s *Stack) Rules() pipeline.IntentRules {
 	return s.Service
 }
 
-// Bands returns the stack's pipeline plugins, surest first.
-func (s *Stack) Bands() []*Band { return slices.Clone(s.bands) }
+// Bands returns the stack's pipeline plugins in claim order: intents-high,
+// the generalisers' stages, intents-medium, intents-low.
+func (s *Stack) Bands() []*Band {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.claimOrderLocked()
+}
 
-// Plugins returns the bands as pipeline plugins, surest first.
+func (s *Stack) claimOrderLocked() []*Band {
+	out := make([]*Band, 0, len(s.bands)+len(s.stages))
+	out = append(out, s.bands[0])
+	out = append(out, s.stages...)
+	return append(out, s.bands[1:]...)
+}
+
+// Plugins returns the bands and stages as pipeline plugins, in claim
+// order.
 func (s *Stack) Plugins() []pipeline.Plugin {
-	out := make([]pipeline.Plugin, len(s.bands))
-	for i, b := range s.bands {
+	bands := s.Bands()
+	out := make([]pipeline.Plugin, len(bands))
+	for i, b := range bands {
 		out[i] = b
 	}
 	return out
 }
 
-// Band returns the band with a pipeline id, or nil.
+// Band returns the band or stage with a pipeline id, or nil.
 func (s *Stack) Band(id string) *Band {
-	for _, b := range s.bands {
+	for _, b := range s.Bands() {
 		if b.id == id {
 			return b
 		}
@@ -309,17 +515,32 @@ func (s *Stack) Band(id string) *Band {
 	return nil
 }
 
-// Pipeline is the robot's default-session pipeline (PIPE-13): stop and
-// converse first (STOP-10, CONV-10), then each band followed by the
-// fallback stage of the same confidence (FALLBACK-1 §8.2): stop, converse,
-// intents-high, fallback-high, intents-medium, fallback-medium,
-// intents-low, fallback-low.
-func (s *Stack) Pipeline() []string {
+// Pipeline is the robot's default-session pipeline (PIPE-13), the one
+// place its order is decided: stop and converse first (STOP-10, CONV-10);
+// then each band followed by the fallback stage of the same confidence
+// (FALLBACK-1 §8.2), with the generalisers' stages right after
+// intents-high; then the remote stages given (the cloud hub's), and last
+// fallback-unknown, where the fallback skill says the robot did not
+// understand:
+//
+//	stop, converse, intents-high, paraphrase, fallback-high,
+//	intents-medium, fallback-medium, intents-low, fallback-low,
+//	[hub-fallback,] fallback-unknown
+func (s *Stack) Pipeline(remote ...string) []string {
 	out := []string{"stop", "converse"}
-	for _, b := range s.bands {
-		out = append(out, b.id, "fallback-"+b.level)
+	s.mu.Lock()
+	for i, b := range s.bands {
+		out = append(out, b.id)
+		if i == 0 {
+			for _, st := range s.stages {
+				out = append(out, st.id)
+			}
+		}
+		out = append(out, pipeline.FallbackStageID(b.level))
 	}
-	return out
+	s.mu.Unlock()
+	out = append(out, remote...)
+	return append(out, pipeline.FallbackUnknown)
 }
 
 // Recognize ranks the candidates of every source for every hypothesis of
@@ -356,34 +577,55 @@ func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
 	}
 
 	rec := &Recognition{Lang: lang, SessionID: sess.ID(), Hypotheses: slices.Clone(hyps), explain: q.Explain}
-	best := map[nameKey]int{}
-	for hi, h := range hyps {
-		acoustic := h.Acoustic
-		if acoustic <= 0 || acoustic > 1 || math.IsNaN(acoustic) {
-			acoustic = 1
+	type key struct {
+		nameKey
+		staged bool
+	}
+	best := map[key]int{}
+	// The structural sources first. A generaliser's candidate is never
+	// claimed (nor asked about) once a parse is sure, so then it is not
+	// asked at all, unless the caller wants every candidate explained.
+	sure := false
+	for _, staged := range []bool{false, true} {
+		if staged && sure && !q.Explain {
+			break
 		}
-		for _, src := range sources {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+		for hi, h := range hyps {
+			acoustic := h.Acoustic
+			if acoustic <= 0 || acoustic > 1 || math.IsNaN(acoustic) {
+				acoustic = 1
 			}
-			cands, err := src.Candidates(ctx, Request{Utterance: h.Text, Lang: lang, SessionID: sess.ID(),
-				Limit: limit, Keep: keep, Explain: q.Explain})
-			if err != nil {
-				return nil, fmt.Errorf("intent source %s: %w", src.Name(), err)
-			}
-			for _, c := range cands {
-				c.Source, c.Utterance, c.Hypothesis, c.Acoustic = src.Name(), h.Text, hi, acoustic
-				c.Lang = lang
-				c.Score = c.Confidence * acoustic
-				nk := nameKey{c.SkillID, c.IntentName}
-				if i, ok := best[nk]; ok {
-					if c.Score > rec.Candidates[i].Score {
-						rec.Candidates[i] = c
-					}
+			for _, src := range sources {
+				if _, ok := src.(Generaliser); ok != staged {
 					continue
 				}
-				best[nk] = len(rec.Candidates)
-				rec.Candidates = append(rec.Candidates, c)
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				cands, err := src.Candidates(ctx, Request{Utterance: h.Text, Lang: lang, SessionID: sess.ID(),
+					Limit: limit, Keep: keep, Explain: q.Explain})
+				if err != nil {
+					return nil, fmt.Errorf("intent source %s: %w", src.Name(), err)
+				}
+				for _, c := range cands {
+					c.Source, c.Utterance, c.Hypothesis, c.Acoustic = src.Name(), h.Text, hi, acoustic
+					c.Lang, c.staged = lang, staged
+					c.Score = c.Confidence * acoustic
+					c.group = claimGroup(&c)
+					sure = sure || c.group == groupSure
+					// Each intent's best candidate of each kind: a structural
+					// parse and a generaliser's guess at the same intent are
+					// claimed by different stages.
+					k := key{nameKey{c.SkillID, c.IntentName}, staged}
+					if i, ok := best[k]; ok {
+						if o := &rec.Candidates[i]; c.group < o.group || c.group == o.group && c.Score > o.Score {
+							*o = c
+						}
+						continue
+					}
+					best[k] = len(rec.Candidates)
+					rec.Candidates = append(rec.Candidates, c)
+				}
 			}
 		}
 	}
@@ -392,7 +634,7 @@ func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
 		order[src.Name()] = i
 	}
 	slices.SortStableFunc(rec.Candidates, func(a, b Candidate) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Hypothesis, b.Hypothesis),
+		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(b.Score, a.Score), cmp.Compare(a.Hypothesis, b.Hypothesis),
 			cmp.Compare(order[a.Source], order[b.Source]), rankCompare(a.Rank, b.Rank),
 			strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName))
 	})
@@ -403,6 +645,27 @@ func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
 		s.mu.Unlock()
 	}
 	return rec, nil
+}
+
+// Claim groups, in the order candidates are claimed (Recognition):
+const (
+	groupSure        = iota // a structural parse in the high band
+	groupGeneralised        // a generaliser's claimable candidate
+	groupRest               // every other: a less sure parse, a refused guess
+)
+
+// claimGroup places a candidate in the claim order: a structural parse
+// sure enough for the high band first, then a generaliser's candidate it
+// would act on, then everything else by score. So a generaliser outranks
+// the medium and low bands, never a sure parse.
+func claimGroup(c *Candidate) int {
+	switch {
+	case !c.staged && c.Score >= HighFloor:
+		return groupSure
+	case c.staged && c.Refused == "" && c.Score >= ClaimFloor:
+		return groupGeneralised
+	}
+	return groupRest
 }
 
 func rankCompare(a, b *Rank) int {
@@ -431,12 +694,16 @@ func (s *Stack) intents(sessionID string) []pipeline.IntentRef {
 	return slices.Compact(out)
 }
 
-// Band is one confidence band of the stack as a pipeline plugin. It claims
-// the best admissible candidate of the round whose score falls in the
-// band; every band reads the same recognition, so the engines run once.
+// Band is one confidence band of the stack as a pipeline plugin, or a
+// generaliser's stage. A band claims the round's best template or keyword
+// candidate when its score falls in the band; a stage claims its source's
+// best candidate that the source would act on, when no template or
+// keyword candidate reaches the high band. Every band and stage reads the
+// same recognition, so the sources run once per round.
 type Band struct {
 	id       string
-	level    string
+	level    string // "high", "medium", "low"; "" for a stage
+	source   string // a stage's source; "" for a band
 	min, max float64
 	stack    *Stack
 }
@@ -464,7 +731,7 @@ func (b *Band) Match(ctx context.Context, utterances []string, lang string, s se
 }
 
 // MatchRound recognises the round's hypotheses, with the acoustic scores
-// the entry carries under ContextASRScores, and claims the round's best
+// the entry carries under ContextASR, and claims the round's best
 // candidate when its score is in the band. The recognition is shared by
 // the round's bands (by the entry's utterance_id).
 func (b *Band) MatchRound(ctx context.Context, r pipeline.Round) (*pipeline.Match, error) {
@@ -478,13 +745,20 @@ func (b *Band) MatchRound(ctx context.Context, r pipeline.Round) (*pipeline.Matc
 }
 
 // Hypotheses reads a round's utterances and the acoustic scores its entry
-// carries (ContextASRScores).
+// carries (ContextASR).
 func Hypotheses(r pipeline.Round) []Hypothesis {
-	scores, _ := r.Entry.Context[ContextASRScores].(map[string]any)
+	asr, _ := r.Entry.Context[ContextASR].(map[string]any)
+	scores, _ := asr["scores"].([]any)
+	if len(scores) != len(r.Utterances) {
+		scores = nil // not this list's: unknown
+	}
 	out := make([]Hypothesis, len(r.Utterances))
 	for i, u := range r.Utterances {
 		out[i].Text = u
-		switch v := scores[u].(type) {
+		if scores == nil {
+			continue
+		}
+		switch v := scores[i].(type) {
 		case float64:
 			out[i].Acoustic = v
 		case int64:
@@ -497,24 +771,41 @@ func Hypotheses(r pipeline.Round) []Hypothesis {
 // Claim returns what the band claims from a recognition: its best
 // candidate, when that candidate's score is in the band. The bands
 // partition the scores above ClaimFloor, so exactly one band claims a
-// recognition whose best candidate scores that high.
+// recognition whose best template or keyword candidate scores that high;
+// a stage asked before the lower bands may claim first.
 func (b *Band) Claim(rec *Recognition) (*pipeline.Match, *Candidate) {
-	if len(rec.Candidates) == 0 {
-		return nil, nil
-	}
-	c := &rec.Candidates[0]
-	if c.Score < b.min || c.Score >= b.max {
+	c := b.candidate(rec)
+	if c == nil || c.Score < b.min || c.Score >= b.max {
 		return nil, nil
 	}
 	m := &pipeline.Match{SkillID: c.SkillID, IntentName: c.IntentName, Lang: rec.Lang, Slots: c.Slots,
 		Utterance: c.Utterance, Confidence: c.Score}
+	// Why rides on ovos.intent.matched for people watching (the web
+	// page); why it beat the runner-up only for tools.
+	m.Why = c.Explain()
 	if rec.explain {
-		m.Why = c.Explain()
 		if ru := rec.runnerUp(c); ru != nil {
 			m.Why += "; " + explainWin(c, ru)
 		}
 	}
 	return m, c
+}
+
+// candidate is the best candidate the band or stage may claim, or nil.
+func (b *Band) candidate(rec *Recognition) *Candidate {
+	for i := range rec.Candidates {
+		c := &rec.Candidates[i]
+		switch {
+		case b.source == "" && !c.staged:
+			return c
+		case b.source == "" || c.Source != b.source:
+		case c.group == groupGeneralised && (i == 0 || rec.Candidates[0].group != groupSure):
+			return c
+		default:
+			return nil // a sure parse outranks it, or its source would not act on it
+		}
+	}
+	return nil
 }
 
 // runnerUp is the best candidate of another intent than c.
@@ -606,12 +897,42 @@ func (s *Stack) Claim(ctx context.Context, q Query) (*pipeline.Match, string, *R
 	if err != nil {
 		return nil, "", nil, err
 	}
-	for _, b := range s.bands {
+	for _, b := range s.Bands() {
 		if m, _ := b.Claim(rec); m != nil {
 			return m, b.id, rec, nil
 		}
 	}
 	return nil, "", rec, nil
+}
+
+// Guess returns what the robot half understood of a round no band or
+// stage claims: the best candidate its source found likely but refused to
+// act on (a paraphrase below its calibrated threshold or lead, with
+// evidence in the words; or one whose required slot was not said, which
+// Candidate.Missing names), at least GuessFloor likely. The fallback skill
+// asks about it ("Were you asking about the timer?"). ok is false when a
+// band or stage would claim the round, or there is no such candidate:
+// nothing is asked about junk. A template or keyword parse below
+// ClaimFloor is never a guess: such parses bind words their slots do not
+// list, or leave content words unexplained, and are seldom right
+// (docs/intents.md).
+func (s *Stack) Guess(ctx context.Context, q Query) (Candidate, bool, error) {
+	rec, err := s.Recognize(ctx, q)
+	if err != nil {
+		return Candidate{}, false, err
+	}
+	for _, b := range s.Bands() {
+		if m, _ := b.Claim(rec); m != nil {
+			return Candidate{}, false, nil
+		}
+	}
+	for _, c := range rec.Candidates {
+		if c.Refused != "" && c.Score >= GuessFloor {
+			c.Lang = rec.Lang
+			return c, true, nil
+		}
+	}
+	return Candidate{}, false, nil
 }
 
 // Texts turns utterances into hypotheses without acoustic scores.

@@ -83,7 +83,7 @@ func sess(t *testing.T, fields map[string]any) session.Session {
 // TestStackBands: the stack's bands claim the round's best candidate by
 // its calibrated score; templates and keywords compete in one ranking, and
 // the pipeline order interleaves each band with the fallback stage of the
-// same confidence.
+// same confidence, the cloud hub's stage and fallback-unknown last.
 func TestStackBands(t *testing.T) {
 	r := newStackRig(t, false)
 	r.register(t,
@@ -93,7 +93,9 @@ func TestStackBands(t *testing.T) {
 		keywordReg("weather", "now", "weather"))
 	st := r.stack
 	assert.Equal(t, []string{"stop", "converse", "intents-high", "fallback-high", "intents-medium", "fallback-medium",
-		"intents-low", "fallback-low"}, st.Pipeline())
+		"intents-low", "fallback-low", "fallback-unknown"}, st.Pipeline())
+	assert.Equal(t, []string{"stop", "converse", "intents-high", "fallback-high", "intents-medium", "fallback-medium",
+		"intents-low", "fallback-low", "hub-fallback", "fallback-unknown"}, st.Pipeline("hub-fallback"))
 	var ids []string
 	for _, p := range st.Plugins() {
 		ids = append(ids, p.ID())
@@ -133,7 +135,8 @@ func TestStackBands(t *testing.T) {
 			lo, hi := st.Band(band).Bounds()
 			assert.GreaterOrEqual(t, m.Confidence, lo)
 			assert.Less(t, m.Confidence, hi)
-			assert.Empty(t, m.Why, "without Explain the robot pays for no explanation")
+			assert.NotEmpty(t, m.Why, "how the claim was made, for ovos.intent.matched's context")
+			assert.NotContains(t, m.Why, "beat", "why it beat the runner-up is for tools")
 		}
 	}
 }
@@ -178,13 +181,14 @@ func TestStackRecognizesOncePerRound(t *testing.T) {
 
 // TestStackNBest: every hypothesis of the n-best is recognised; a
 // candidate's score is its intent confidence times its hypothesis's
-// acoustic confidence (ContextASRScores), and the best score wins.
+// acoustic confidence (ContextASR), and the best score wins; scores that
+// are not the round's list are unknown.
 func TestStackNBest(t *testing.T) {
 	r := newStackRig(t, false)
 	r.register(t, templateReg("clock", "time", nil, "what time is it"), templateReg("music", "play", nil, "play {song}"))
 	entry := bus.NewMessage(pipeline.TopicHandle, nil)
 	entry.Context[bus.KeyUtteranceID] = "n1"
-	entry.Context[ContextASRScores] = map[string]any{"play time is it": 0.6, "what time is it": 0.8}
+	entry.Context[ContextASR] = map[string]any{"scores": []any{0.6, 0.8}, "pass": "open"}
 	round := pipeline.Round{Utterances: []string{"play time is it", "what time is it"}, Lang: "en-US", Session: session.Empty(), Entry: entry}
 	rec, err := r.stack.Recognize(context.Background(), Query{Hypotheses: Hypotheses(round), Lang: "en-US", Session: session.Empty()})
 	require.NoError(t, err)
@@ -202,6 +206,10 @@ func TestStackNBest(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, m, "0.97 × 0.8 is a medium score")
 	assert.Equal(t, "what time is it", m.Utterance)
+
+	entry.Context[ContextASR] = map[string]any{"scores": []any{0.6}, "pass": "open"}
+	assert.Equal(t, Texts("play time is it", "what time is it"), Hypotheses(round),
+		"scores for another list than the round's are unknown")
 
 	hyps := make([]Hypothesis, MaxHypotheses+3)
 	for i := range hyps {

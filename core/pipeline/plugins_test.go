@@ -354,7 +354,7 @@ func TestFallbackRegistry_FALLBACK1(t *testing.T) {
 func TestFallbackPool_FALLBACK1_5(t *testing.T) {
 	b := bus.New(bus.Options{})
 	defer b.Close(context.Background())
-	f := fallbackRegistry(t, b, []any{"z", int64(10)}, []any{"a", int64(10)}, []any{"m", int64(60)}, []any{"low", int64(95)}, []any{"neg", int64(-5)})
+	f := fallbackRegistry(t, b, []any{"z", int64(10)}, []any{"a", int64(10)}, []any{"m", int64(60)}, []any{"low", int64(95)}, []any{"neg", int64(-5)}, []any{"unknown", int64(UnknownPriority)})
 	stages := f.DefaultStages()
 	reg := f.registered("default")
 	s, _, _ := session.Parse(map[string]any{"fallback_handlers": []any{"m", "z", "ghost"}, "blacklisted_skills": []any{"low"}})
@@ -363,6 +363,8 @@ func TestFallbackPool_FALLBACK1_5(t *testing.T) {
 	assert.Equal(t, []string{"m"}, stages[1].pool(s, reg))
 	assert.Empty(t, stages[2].pool(s, reg), "blacklisted skills are removed")
 	assert.Equal(t, []string{"low"}, stages[2].pool(session.Empty(), reg))
+	assert.Equal(t, FallbackUnknown, stages[3].ID())
+	assert.Equal(t, []string{"unknown"}, stages[3].pool(session.Empty(), reg), "the last stage is open above")
 	assert.Equal(t, []string{"neg", "a", "z"}, stages[0].pool(session.Empty(), reg), "equal priorities: ascending skill_id")
 	_, err := f.Stage("x", intp(5), intp(1))
 	assert.Error(t, err)
@@ -447,4 +449,19 @@ func TestLateMatchIgnoredForever_PIPE11(t *testing.T) {
 		_, poisoned := r.o.DefaultSession().Get("poison")
 		assert.False(t, poisoned, "no commit of a late answer's updated_session")
 	})
+}
+
+// Says tells a console which lines the plugin takes as a stop (STOP-02).
+func TestStopSays(t *testing.T) {
+	s, err := NewStop(StopConfig{Bus: bus.New(bus.Options{})})
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		text, lang string
+		want       bool
+	}{
+		{"stop", "en-US", true}, {"Never mind!", "en-us", true}, {"stop everything", "en", true},
+		{"stop the timer", "en-US", false}, {"stop", "pt-PT", false}, {"", "en-US", false},
+	} {
+		assert.Equal(t, tt.want, s.Says(tt.text, tt.lang), "%q in %s", tt.text, tt.lang)
+	}
 }

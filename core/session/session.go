@@ -156,6 +156,15 @@ func stringList(v any) ([]string, error) {
 	return nil, fmt.Errorf("is %s, want array of strings", typeName(v))
 }
 
+// Clone returns a deep copy: what is done to the copy's carrier, even
+// against the rules, never reaches s.
+func (s Session) Clone() Session {
+	if s.raw == nil {
+		return s
+	}
+	return Session{raw: bus.CopyMap(s.raw)}
+}
+
 // Map returns a deep copy of the carrier, as it goes on the wire.
 func (s Session) Map() map[string]any { return bus.CopyMap(s.raw) }
 

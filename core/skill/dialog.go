@@ -55,9 +55,31 @@ func (d *Dialogs) Render(name string, values map[string]string) (string, error) 
 			return "", fmt.Errorf("dialog %q: slot {%s} has no value", name, s)
 		}
 	}
-	p := phrases[d.rnd(len(phrases))]
+	return fill(phrases[d.rnd(len(phrases))], values), nil
+}
+
+// RenderOther is Render avoiding last: when the dialog has another phrase,
+// the one picked reads differently from last, so a line said again and
+// again is varied (Jibo's no-match prompts never repeat back to back).
+func (d *Dialogs) RenderOther(name string, values map[string]string, last string) (string, error) {
+	if _, err := d.Render(name, values); err != nil {
+		return "", err
+	}
+	var fresh []string
+	for _, p := range d.choices[name] {
+		if f := fill(p, values); f != last {
+			fresh = append(fresh, f)
+		}
+	}
+	if len(fresh) == 0 {
+		return last, nil
+	}
+	return fresh[d.rnd(len(fresh))], nil
+}
+
+func fill(p string, values map[string]string) string {
 	for k, v := range values {
 		p = strings.ReplaceAll(p, "{"+k+"}", v)
 	}
-	return p, nil
+	return p
 }

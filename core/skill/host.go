@@ -281,10 +281,17 @@ type turn struct {
 	sess session.Session
 	// origin is the message speech and errors are derived from.
 	origin bus.Message
+	// writes collects the context the skill sets in a turn that has a
+	// session to carry it; nil otherwise.
+	writes *contextWrites
 }
 
 func dispatchTurn(d pipeline.Dispatch) turn {
-	return turn{skillID: d.SkillID, busSession: d.Session.ID(), lang: d.Lang, sess: d.Session, origin: d.Message}
+	t := turn{skillID: d.SkillID, busSession: d.Session.ID(), lang: d.Lang, sess: d.Session, origin: d.Message}
+	if !d.Session.IsZero() {
+		t.writes = &contextWrites{}
+	}
+	return t
 }
 
 // Invoke runs the dispatched intent's skill: LISTEN_LAUNCH in, then the
@@ -296,6 +303,15 @@ func dispatchTurn(d pipeline.Dispatch) turn {
 // LISTEN_UPDATE too.
 func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session, error) {
 	t := dispatchTurn(d)
+	s, err := h.invoke(ctx, t, d)
+	if err != nil && d.IntentName != IntentStop {
+		h.apologize(ctx, t, err)
+	}
+	return s, err
+}
+
+// invoke is Invoke without the apology for a failure.
+func (h *Host) invoke(ctx context.Context, t turn, d pipeline.Dispatch) (session.Session, error) {
 	switch d.IntentName {
 	case IntentStop: // STOP-07: stop that skill's activity in this session only
 		h.stopRunning(t.busSession, t.skillID)
@@ -329,7 +345,12 @@ func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session
 // exchange sends req to s through the invoker, follows a redirect, runs
 // the action on the body and keeps the skill's session. It returns the bus
 // session to commit.
-func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Request, intentName string) (session.Session, error) {
+func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Request, intentName string) (out session.Session, err error) {
+	defer func() {
+		if err == nil {
+			out = h.writeContext(t, out)
+		}
+	}()
 	for redirects := 0; ; redirects++ {
 		// The lease holds the skill in the registry from the call until
 		// its action has run: it cannot be removed or replaced meanwhile.
@@ -340,6 +361,7 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 		reply, err := h.cfg.Invoker.Call(withTurn(ctx, t), lease.Manifest(), s.Handle, req)
 		if err != nil {
 			lease.Release()
+			h.refused(ctx, t, intentName, err)
 			return session.Session{}, err
 		}
 		resp := reply.Response
@@ -410,6 +432,7 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 				return session.Session{}, fmt.Errorf("skill %s: redirect to unknown skill %q", t.skillID, resp.Redirect.SkillID)
 			}
 			h.log.Info("skill redirect", "from", t.skillID, "to", to)
+			t.writes.take() // what the redirecting skill set is not the target's
 			_ = h.forget(t.busSession, t.skillID)
 			nlu, asr := protocol.NLUResult{}, protocol.ASRResult{}
 			if rn := req.Data.Result.NLU; rn != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // CatalogPath is where a hub serves its Catalog (GET, bearer auth).
@@ -93,7 +94,7 @@ func DecodeCatalog(b []byte) (*Catalog, error) {
 		return nil, errors.New("decode skill catalog: not valid UTF-8")
 	}
 	var c Catalog
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := strictjson.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("decode skill catalog: %w", err)
 	}
 	if err := c.Validate(); err != nil {

@@ -149,6 +149,10 @@ type IntentStack interface {
 	Plugin(id string) pipeline.Plugin
 	// Rules are the registered intents' rules, for the orchestrator.
 	Rules() pipeline.IntentRules
+	// Learn has the stack's learning sources (the paraphrase tier) learn
+	// what is registered now; the runner asks before every utterance, so
+	// what a run understands never depends on how fast they learn.
+	Learn(ctx context.Context) error
 }
 
 // Run starts the real orchestrator with the scenario's plugins,
@@ -300,6 +304,11 @@ func Run(ctx context.Context, f *File, out io.Writer, opts Options) (err error) 
 		m.Data = bus.CopyMap(m.Data)
 		m.Context = bus.CopyMap(m.Context)
 		m.Context[StepKey] = i + 1
+		if stack != nil && m.Type == pipeline.TopicHandle {
+			if err := stack.Learn(ctx); err != nil {
+				return fmt.Errorf("steps[%d]: %w", i, err)
+			}
+		}
 		mark = obs.mark()
 		if err := b.Publish(ctx, m); err != nil {
 			return fmt.Errorf("steps[%d]: emitting %s: %w", i, m.Type, err)

@@ -3,12 +3,15 @@ package mim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Limits of a category list.
@@ -49,13 +52,16 @@ func ParseCategories(data []byte, name string) (*Categories, error) {
 	if !utf8.Valid(data) {
 		return nil, fail("not valid UTF-8")
 	}
+	var se *strictjson.Error
+	if err := strictjson.Check(data); errors.As(err, &se) {
+		return nil, &Error{File: name, Prompt: -1, Field: se.Path, Reason: se.Problem(), Err: ErrInvalid}
+	}
 	// Members are read in file order: it is the order categories are tried.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, fail("want a JSON object of category names to arrays of values")
 	}
 	c := &Categories{byValue: map[string][]string{}}
-	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -65,10 +71,6 @@ func ParseCategories(data []byte, name string) (*Categories, error) {
 		if !categoryName.MatchString(cat) {
 			return nil, fail("category %q: name must be letters, digits, _ and -", cat)
 		}
-		if seen[cat] {
-			return nil, fail("category %q appears twice", cat)
-		}
-		seen[cat] = true
 		if len(c.order) == MaxCategories {
 			return nil, &Error{File: name, Prompt: -1, Reason: fmt.Sprintf("more than %d categories", MaxCategories), Err: ErrLimit}
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // FieldError reports a member of a message that is missing, of the wrong
@@ -74,16 +76,18 @@ func kindOf(raw []byte) byte {
 
 func isNull(raw []byte) bool { return kindOf(raw) == 'n' }
 
-// entry checks that data is one valid JSON value and copies it. Parsers
+// entry checks that data is one valid JSON value, strictly
+// (strictjson.Check: no member given twice anywhere in it, verbatim
+// members included, and valid UTF-8 throughout), and copies it. Parsers
 // below it assume valid JSON and hand out sub-slices, which then alias the
 // copy rather than the caller's buffer.
 func entry(data []byte) ([]byte, error) {
-	if !json.Valid(data) {
-		var v json.RawMessage
-		if err := json.Unmarshal(data, &v); err != nil {
-			return nil, err
+	if err := strictjson.Check(data); err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) {
+			return nil, &FieldError{Path: se.Path, Problem: se.Problem()}
 		}
-		return nil, errors.New("invalid JSON")
+		return nil, err
 	}
 	return bytes.Clone(data), nil
 }
@@ -250,8 +254,8 @@ func readObject(raw []byte) (*objReader, error) {
 	return o, nil
 }
 
-// find returns the index of the last untaken member called name, or -1;
-// with duplicate names the last one wins, as in encoding/json.
+// find returns the index of the last untaken member called name, or -1.
+// entry has refused duplicate names, so there is at most one.
 func (o *objReader) find(name string) int {
 	for i := len(o.members) - 1; i >= 0; i-- {
 		if m := &o.members[i]; !m.taken && string(m.key) == name {

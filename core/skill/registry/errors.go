@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinel errors; every error of this package wraps one of them.
@@ -67,6 +68,9 @@ type DeniedError struct {
 	// Missing lists every permission the action needs and the skill lacks
 	// (Permission among them), sorted, so an author can fix all at once.
 	Missing []Permission
+	// RetryAfter is, for a rate limit (calls_per_minute), how long until
+	// the skill takes a call again; 0 otherwise.
+	RetryAfter time.Duration
 }
 
 // Error says who was refused what, where and why.

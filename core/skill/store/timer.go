@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Timer limits.
@@ -157,7 +159,7 @@ func decodeTimer(key, val []byte) (Timer, error) {
 		return Timer{}, bad(fmt.Errorf("%d bytes, limit %d", len(val), MaxTimerBytes))
 	}
 	var t Timer
-	if err := json.Unmarshal(val, &t); err != nil {
+	if err := strictjson.Unmarshal(val, &t); err != nil {
 		return Timer{}, bad(fmt.Errorf("decoding: %w", err))
 	}
 	if err := t.Validate(); err != nil {

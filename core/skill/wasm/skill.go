@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,7 +62,10 @@ type Skill struct {
 // module is a compiled module in its own runtime, and its instance once
 // started.
 type module struct {
-	rt       wazero.Runtime
+	rt wazero.Runtime
+	// cache is the compile cache of this module alone, when it has one
+	// (see recompile); closed with it.
+	cache    wazero.CompilationCache
 	compiled wazero.CompiledModule
 	limit    uint32 // memory limit, bytes
 	inst     api.Module
@@ -69,7 +74,11 @@ type module struct {
 }
 
 func (md *module) close(ctx context.Context) error {
-	return md.rt.Close(ctx) // closes the instance too
+	err := md.rt.Close(ctx) // closes the instance too
+	if md.cache != nil {
+		err = errors.Join(err, md.cache.Close(ctx))
+	}
+	return err
 }
 
 // memoryMiB is the memory limit of m.
@@ -103,17 +112,82 @@ func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, erro
 }
 
 // compile builds the module's runtime (memory cap, WASI, host API) and
-// compiles and checks the module in it.
+// compiles and checks the module in it, through the engine's compile
+// cache. The cache is derived data: a module that does not compile through
+// it is compiled again beside it (see recompile).
 func (s *Skill) compile(ctx context.Context, code []byte) (*module, error) {
+	md, compileErr, err := s.compileWith(ctx, code, s.e.cache)
+	if err == nil || !compileErr || s.e.cfg.CacheDir == "" {
+		return md, err
+	}
+	return s.recompile(ctx, code, err)
+}
+
+// recompile compiles a module that failed to compile through the engine's
+// compile cache with a cache of its own in a new folder beside it. When it
+// compiles there, the module is sound and the cache's entry for it was not
+// (a torn, empty or garbled file): the entry just written replaces it, with
+// a WARN, and the module runs from this compilation. When it does not, the
+// module itself is bad and first, its error, is returned.
+func (s *Skill) recompile(ctx context.Context, code []byte, first error) (*module, error) {
+	dir := s.e.cfg.CacheDir
+	tmp, err := os.MkdirTemp(dir, healPrefix)
+	if err != nil {
+		return nil, first
+	}
+	defer os.RemoveAll(tmp)
+	c, err := wazero.NewCompilationCacheWithDir(tmp)
+	if err != nil {
+		return nil, first
+	}
+	md, _, err := s.compileWith(ctx, code, c)
+	if err != nil {
+		_ = c.Close(context.WithoutCancel(ctx))
+		return nil, first
+	}
+	md.cache = c
+	s.log.Warn("wasm compile cache entry unreadable: discarded, and the module compiled again", "cache", dir, "err", first)
+	if err := replaceEntries(tmp, dir); err != nil {
+		s.log.Warn("wasm compile cache entry not replaced; the module is compiled again at the next start", "cache", dir, "err", err)
+	}
+	return md, nil
+}
+
+// healPrefix starts the names of the folders recompile works in.
+const healPrefix = ".recompile-"
+
+// replaceEntries moves the cache entries under from to the same places
+// under to, each replacing what was there in one rename.
+func replaceEntries(from, to string) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || strings.HasSuffix(p, ".tmp") {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		return os.Rename(p, dst)
+	})
+}
+
+// compileWith is compile through cache; compileErr says the module itself
+// did not compile (rather than the runtime around it not start, or the
+// compiled module not pass the checks).
+func (s *Skill) compileWith(ctx context.Context, code []byte, cache wazero.CompilationCache) (_ *module, compileErr bool, _ error) {
 	limit := uint32(memoryMiB(s.m)) * (1 << 20 / pageBytes)
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(limit).
-		WithCompilationCache(s.e.cache))
+		WithCompilationCache(cache))
 	md := &module{rt: rt, limit: limit * pageBytes}
-	fail := func(err error) (*module, error) {
+	fail := func(err error) (*module, bool, error) {
 		_ = rt.Close(context.WithoutCancel(ctx))
-		return nil, err
+		return nil, false, err
 	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		return fail(fmt.Errorf("starting WASI: %w", err))
@@ -127,16 +201,17 @@ func (s *Skill) compile(ctx context.Context, code []byte) (*module, error) {
 	}
 	compiled, err := rt.CompileModule(ctx, code)
 	if err != nil {
+		_ = rt.Close(context.WithoutCancel(ctx))
 		if strings.Contains(err.Error(), "memory") && strings.Contains(err.Error(), "limit") {
-			return fail(fmt.Errorf("%w: its initial memory is over limits.memory_mib (%d MiB): %v", ErrMemoryLimit, memoryMiB(s.m), err))
+			return nil, true, fmt.Errorf("%w: its initial memory is over limits.memory_mib (%d MiB): %v", ErrMemoryLimit, memoryMiB(s.m), err)
 		}
-		return fail(fmt.Errorf("%w: %v", ErrBadModule, err))
+		return nil, true, fmt.Errorf("%w: %v", ErrBadModule, err)
 	}
 	md.compiled = compiled
 	if err := checkModule(compiled); err != nil {
 		return fail(err)
 	}
-	return md, nil
+	return md, false, nil
 }
 
 // hostFunc adapts a host function: it finds the call's state and logs
@@ -152,8 +227,11 @@ func (s *Skill) hostFunc(fn func(*Skill, context.Context, *callState, api.Module
 }
 
 // start instantiates the module (running its _initialize) and checks its
-// ABI version. The holder of sem calls it.
+// ABI version, within StartTimeout. The holder of sem calls it.
 func (s *Skill) start(ctx context.Context) error {
+	limit := StartTimeout(s.m)
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	md := s.mod
 	md.out = &output{s: s}
 	cs := &callState{s: s, starting: true}
@@ -168,14 +246,22 @@ func (s *Skill) start(ctx context.Context) error {
 		WithSysWalltime().WithSysNanotime().
 		WithNanosleep(func(ns int64) { time.Sleep(min(time.Duration(ns), maxSleepSlice)) }).
 		WithRandSource(rand.Reader)
+	// explainStart says what a start that failed in fn did.
+	explainStart := func(fn string, err error) error {
+		err = s.explain(ctx, cs, md, err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%s did not return within %v, its start-up limit: %w", fn, limit, err)
+		}
+		return err
+	}
 	inst, err := md.rt.InstantiateModule(ctx, md.compiled, cfg)
 	if err != nil {
-		return fmt.Errorf("starting the module: %w", s.explain(ctx, cs, md, err))
+		return fmt.Errorf("starting the module: %w", explainStart("_initialize", err))
 	}
 	res, err := inst.ExportedFunction(wasmskill.ExportABIVersion).Call(ctx)
 	if err != nil {
 		_ = inst.Close(context.WithoutCancel(ctx))
-		return fmt.Errorf("asking the module's ABI version: %w", s.explain(ctx, cs, md, err))
+		return fmt.Errorf("asking the module's ABI version: %w", explainStart(wasmskill.ExportABIVersion, err))
 	}
 	if v := api.DecodeI32(res[0]); v != wasmskill.ABIVersion {
 		_ = inst.Close(context.WithoutCancel(ctx))
@@ -269,9 +355,7 @@ func (s *Skill) warm() {
 		if off || s.mod.inst != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), LoadTimeout)
-		defer cancel()
-		if err := s.start(ctx); err != nil {
+		if err := s.start(context.Background()); err != nil {
 			s.log.Warn("starting a fresh instance", "err", err) // the next call tries again
 		}
 	}()
@@ -393,7 +477,7 @@ func (s *Skill) usable(ctx context.Context) error {
 // when the manifest, locale and rules are unchanged (they are registered
 // with the robot, so changing them takes a restart).
 func (s *Skill) reload(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LoadTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CompileTimeout)
 	defer cancel()
 	p, err := skillpkg.Read(s.pkg.Dir)
 	setDisabled := func(err error) {

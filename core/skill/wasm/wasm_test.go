@@ -28,13 +28,15 @@ import (
 )
 
 // hostileManifest is the manifest of the hostile test skill; extra adds
-// members (`"permissions": [...]` replaces the default).
+// members (`"permissions": [...]` replaces the default). Its timeout is
+// long so that calls which should answer do so on a loaded CI machine;
+// tests of the deadline give their own.
 func hostileManifest(extra string) string {
 	m := map[string]json.RawMessage{
 		"id": json.RawMessage(`"test/hostile"`), "version": json.RawMessage(`"1.0.0"`),
 		"name": json.RawMessage(`"Hostile"`), "description": json.RawMessage(`"Misbehaves on purpose."`),
 		"permissions": json.RawMessage(`["speech", "listen"]`), "safety_level": json.RawMessage(`"low"`),
-		"timeout": json.RawMessage(`"500ms"`), "limits": json.RawMessage(`{"memory_mib": 16, "calls_per_minute": 600}`),
+		"timeout": json.RawMessage(`"10s"`), "limits": json.RawMessage(`{"memory_mib": 16, "calls_per_minute": 600}`),
 	}
 	if extra != "" {
 		var o map[string]json.RawMessage

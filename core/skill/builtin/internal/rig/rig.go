@@ -2,7 +2,7 @@
 // a bus, the intent service and template engine they register with, the
 // skill host with a JCP executor over a recording voice and sound output,
 // and a timer scheduler firing proactive launches. Say plays a user's
-// utterance: it is matched as the pipeline's template tiers match it (or,
+// utterance: it is matched as the intent stack's bands claim it (or,
 // while a skill waits for an answer, handed to that skill as
 // "<skill>:response"), dispatched to the host, and what the robot said is
 // returned. It works inside a testing/synctest bubble.
@@ -22,6 +22,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/intent/paraphrase"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
@@ -48,6 +49,13 @@ type Options struct {
 	// State keeps conversations and timers; nil means a new one. Give a
 	// second rig the first one's State to play a restart of jibod.
 	State *skill.MemoryState
+	// Fallback, if set, is the bus id of the skill that gets what nothing
+	// matched, as "<Fallback>:fallback" (the pipeline's fallback stage).
+	Fallback string
+	// Paraphrase adds the robot's paraphrase tier to the intent stack; it
+	// learns the skills' intents at every Add, which takes a fraction of
+	// a second, so only tests of paraphrases ask for it.
+	Paraphrase bool
 }
 
 // Rig is a robot reduced to what skills need.
@@ -64,8 +72,9 @@ type Rig struct {
 	Sounds  *Sounds
 	Now     func() time.Time
 
-	lang string
-	sess session.Session
+	lang     string
+	fallback string
+	sess     session.Session
 
 	mu sync.Mutex
 	// responder is the skill in response mode, "" when none.
@@ -79,7 +88,7 @@ type Rig struct {
 func New(t testing.TB, o Options) *Rig {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r := &Rig{t: t, Voice: &Voice{wait: o.SayTime}, Sounds: &Sounds{}, State: o.State, Now: o.Now, lang: o.Lang}
+	r := &Rig{t: t, Voice: &Voice{wait: o.SayTime}, Sounds: &Sounds{}, State: o.State, Now: o.Now, lang: o.Lang, fallback: o.Fallback}
 	if r.State == nil {
 		r.State = skill.NewMemoryState()
 	}
@@ -92,7 +101,11 @@ func New(t testing.TB, o Options) *Rig {
 	r.Bus = bus.New(bus.Options{Logger: log})
 	t.Cleanup(func() { _ = r.Bus.Close(context.Background()) })
 	var err error
-	r.Intents, err = intent.NewStack(intent.StackConfig{Bus: r.Bus, Logger: log})
+	cfg := intent.StackConfig{Bus: r.Bus, Logger: log}
+	if o.Paraphrase {
+		cfg.Sources = append(cfg.Sources, paraphrase.NewTier(paraphrase.TierOptions{Logger: log}))
+	}
+	r.Intents, err = intent.NewStack(cfg)
 	require.NoError(t, err)
 	require.NoError(t, r.Intents.Start())
 	t.Cleanup(r.Intents.Close)
@@ -119,13 +132,15 @@ func New(t testing.TB, o Options) *Rig {
 	return r
 }
 
-// Add hosts skills and registers their intents with the intent service.
+// Add hosts skills and registers their intents with the intent service;
+// the paraphrase tier, if there is one, learns them before it returns.
 func (r *Rig) Add(skills ...skill.Skill) {
 	r.t.Helper()
 	for _, s := range skills {
 		require.NoError(r.t, r.Host.Add(s))
 	}
 	require.NoError(r.t, r.Host.Register(context.Background()))
+	require.NoError(r.t, r.Intents.Learn(context.Background()))
 }
 
 // Start runs the scheduler until the test ends.
@@ -189,6 +204,9 @@ func (r *Rig) Say(utterance string) Turn {
 		if m != nil {
 			d = r.dispatch(m.SkillID, m.IntentName, utterance, m.Slots)
 		}
+	}
+	if d.SkillID == "" && r.fallback != "" {
+		d = r.dispatch(r.fallback, "fallback", utterance, nil)
 	}
 	if d.SkillID == "" {
 		return Turn{}
