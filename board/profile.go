@@ -247,6 +247,10 @@ type FieldError struct {
 // Error reports the path and the reason.
 func (e *FieldError) Error() string { return e.Path + ": " + e.Reason }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }

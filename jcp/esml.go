@@ -183,6 +183,10 @@ type esmlParser struct {
 	unknown map[string]bool
 }
 
+// fail is not inlined: it runs on error paths only, and inlining would copy
+// its body into each of its many callers.
+//
+//go:noinline
 func (p *esmlParser) fail(offset int, format string, args ...any) error {
 	return &ESMLError{Offset: offset, Reason: fmt.Sprintf(format, args...)}
 }

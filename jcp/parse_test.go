@@ -359,3 +359,49 @@ func TestFieldErrorWithoutPath(t *testing.T) {
 	assert.Equal(t, "bad", err.Error())
 	assert.True(t, errors.As(err, new(*jcp.FieldError)))
 }
+
+// Tools take a JCP action or a bare behaviour alike (`jibod protocol check`
+// and `jibod jcp run` agree); a bare behaviour's errors name paths from the
+// behaviour, and a type that is neither is refused, naming both.
+func TestParseActionOrBehavior(t *testing.T) {
+	slim := `{"type":"SLIM","id":"s1","config":{"play":{"esml":"Hello."}}}`
+	for _, tt := range []struct {
+		name, in string
+		bare     bool
+		err      string
+	}{
+		{"action", `{"type":"JCP","config":{"version":"2.0","jcp":` + slim + `}}`, false, ""},
+		{"action without type", `{"config":{"jcp":` + slim + `}}`, false, ""},
+		{"bare SLIM", slim, true, ""},
+		{"bare SEQUENCE", `{"type":"SEQUENCE","children":[` + slim + `]}`, true, ""},
+		{"bare, bad inside", `{"type":"SLIM","config":{"play":{"esml":5}}}`, true, "config.play.esml"},
+		{"bare PLAY", `{"type":"PLAY","esml":"x"}`, true, "PLAY is only allowed inside a SLIM's config"},
+		{"bare, member twice", `{"type":"SLIM","type":"SLIM","config":{}}`, true, "type"},
+		{"unknown type", `{"type":"SKILL_ACTION","data":{}}`, false,
+			`type: is "SKILL_ACTION": want "JCP" (an action, {"type":"JCP","config":{"jcp":…}}) or a behaviour type (SLIM, SEQUENCE, PARALLEL,`},
+		{"action, bad inside", `{"type":"JCP","config":{"jcp":{"type":"SLIM","config":{"play":{"esml":5}}}}}`, false, "config.jcp.config.play.esml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, bare, err := jcp.ParseActionOrBehavior([]byte(tt.in))
+			assert.Equal(t, tt.bare, bare)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.ErrorContains(t, err, tt.err)
+				if tt.bare {
+					assert.NotContains(t, err.Error(), "config.jcp", "a bare behaviour's paths start at the behaviour")
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.NotNil(t, a.Behavior)
+		})
+	}
+}
+
+func TestParseActionOrBehaviorValidationPaths(t *testing.T) {
+	_, bare, err := jcp.ParseActionOrBehavior([]byte(`{"type":"SLIM","config":{"play":{"esml":"Hi"},"listen":{"contexts":[]}}}`))
+	assert.True(t, bare)
+	var fe *jcp.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "config.listen.contexts", fe.Path)
+}

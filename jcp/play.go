@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,8 +94,9 @@ func planPlay(doc *ESML, auto []Tag) []playAction {
 	}
 	// By position in the text; at one position, bounded tags end before
 	// others start, then document order.
-	slices.SortStableFunc(acts, func(a, b playAction) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order))
+	sort.SliceStable(acts, func(i, j int) bool {
+		a, b := acts[i], acts[j]
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order)) < 0
 	})
 	var out []playAction
 	prev := 0

@@ -25,11 +25,17 @@ esac
 
 out=bin/size/$arch
 mkdir -p "$out"
+# As the Makefile does: scripts/cold-packages are built without inlining.
+gcflags=()
+while read -r p; do
+	case $p in '' | '#'*) continue ;; esac
+	gcflags+=("-gcflags=$p=-l")
+done <scripts/cold-packages
 build() {
-	env CGO_ENABLED=0 GOOS=linux "${env[@]}" go build -trimpath -tags "$tags" -ldflags "$1" -o "$2" ./cmd/jibod
+	env CGO_ENABLED=0 GOOS=linux "${env[@]}" go build -trimpath -tags "$tags" "${gcflags[@]}" -ldflags "$1" -o "$2" ./cmd/jibod
 }
 build '-s -w' "$out/jibod"
 build '-w' "$out/jibod.sym"
-echo "linux/$arch jibod (CGO_ENABLED=0 -trimpath -tags '$tags' -ldflags '-s -w'): $(stat -c %s "$out/jibod") bytes"
+echo "linux/$arch jibod (CGO_ENABLED=0 -trimpath -tags '$tags' -ldflags '-s -w', scripts/cold-packages without inlining): $(stat -c %s "$out/jibod") bytes"
 echo
 go run ./scripts/binsize "$@" "$out/jibod.sym"

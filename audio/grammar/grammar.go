@@ -43,6 +43,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -313,8 +314,9 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 		}
 	}
 	sorted := slices.Clone(intents)
-	slices.SortFunc(sorted, func(a, c Intent) int {
-		return cmp.Or(cmp.Compare(a.Skill, c.Skill), cmp.Compare(a.Name, c.Name), cmp.Compare(a.Lang, c.Lang))
+	sort.Slice(sorted, func(i, j int) bool {
+		a, c := sorted[i], sorted[j]
+		return cmp.Or(cmp.Compare(a.Skill, c.Skill), cmp.Compare(a.Name, c.Name), cmp.Compare(a.Lang, c.Lang)) < 0
 	})
 	for _, in := range sorted {
 		if !sameLanguage(in.Lang, opts.Lang) {
@@ -731,8 +733,9 @@ func (b *builder) render() error {
 	}
 	names := slices.Sorted(maps.Keys(b.g.rules))
 	// Classes, entities, then intents, each in the order made.
-	slices.SortFunc(names, func(x, y string) int {
-		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(len(x), len(y)), cmp.Compare(x, y))
+	sort.Slice(names, func(i, j int) bool {
+		x, y := names[i], names[j]
+		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(len(x), len(y)), cmp.Compare(x, y)) < 0
 	})
 	for _, n := range names {
 		r := b.g.rules[n]
@@ -775,8 +778,9 @@ func openBody(word string, max int) string {
 // alphabetically, so the text is deterministic.
 func sortedLabels(n *node) []label {
 	ls := slices.Collect(maps.Keys(n.next))
-	slices.SortFunc(ls, func(a, c label) int {
-		return cmp.Or(cmp.Compare(a.rule, c.rule), cmp.Compare(a.word, c.word))
+	sort.Slice(ls, func(i, j int) bool {
+		a, c := ls[i], ls[j]
+		return cmp.Or(cmp.Compare(a.rule, c.rule), cmp.Compare(a.word, c.word)) < 0
 	})
 	return ls
 }

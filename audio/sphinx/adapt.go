@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -463,13 +462,17 @@ func readBaseModel(dir string) (baseModel, error) {
 	return b, nil
 }
 
-var nonWord = regexp.MustCompile(`[^a-z' ]+`)
-
 // adaptWords spells a transcript as the dictionary does: lower case,
-// letters and apostrophes.
+// letters and apostrophes; anything else separates words.
 func adaptWords(text string) []string {
+	b := []byte(strings.ToLower(text))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && c != '\'' {
+			b[i] = ' '
+		}
+	}
 	var out []string
-	for _, w := range strings.Fields(nonWord.ReplaceAllString(strings.ToLower(text), " ")) {
+	for _, w := range strings.Fields(string(b)) {
 		if w = strings.Trim(w, "'"); w != "" {
 			out = append(out, w)
 		}

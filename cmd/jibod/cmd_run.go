@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
@@ -26,6 +27,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	realtime := fs.Bool("realtime", true, realtimeUsage)
 	webAddr := fs.String("web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
 	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
+	var localSkills programList
+	fs.Var(&localSkills, "local-skill", "start this `PROGRAM`, a Go skill built with core/skill/local's Main, and host its skill (repeatable; docs/go-skills.md)")
 	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
 	sf := addShellFlags(fs)
@@ -83,7 +86,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	started := time.Now()
 	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg, RealTime: *realtime}
+		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg, RealTime: *realtime,
+		LocalSkills: localSkills}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}
@@ -148,4 +152,17 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return errors.Join(loopErr, err)
 	}
 	return err
+}
+
+// programList is a repeatable flag of program paths.
+type programList []string
+
+func (l *programList) String() string { return strings.Join(*l, ",") }
+
+func (l *programList) Set(v string) error {
+	if v == "" {
+		return errors.New("empty program")
+	}
+	*l = append(*l, v)
+	return nil
 }

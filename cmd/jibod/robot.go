@@ -22,10 +22,12 @@ import (
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/builtin/fallback"
 	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/core/skill/local"
 	"github.com/openjibo/jibod/core/skill/loop"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/schedule"
 	"github.com/openjibo/jibod/core/skill/store"
+	"github.com/openjibo/jibod/core/skill/wasm/installed"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
@@ -65,6 +67,9 @@ type robotConfig struct {
 	Hub hubConfig
 	// Skills are added after the built-in ones (tests bring their own).
 	Skills []skill.Skill
+	// LocalSkills are programs of local Go skills (core/skill/local's
+	// Main) the robot starts and hosts; one that fails is left out.
+	LocalSkills []string
 	// LoopWatch is how often the loop file is looked at for changes made
 	// by another process; 0 means loop.DefaultWatchInterval.
 	LoopWatch time.Duration
@@ -116,8 +121,11 @@ type robot struct {
 	// sched fires skills' timers; stopSched stops its goroutine and waits.
 	sched     *schedule.Scheduler
 	stopSched func()
-	// wasm runs the installed WebAssembly skills; nil when none are.
-	wasm *wasmSkills
+	// wasm runs the installed WebAssembly skills; nil without a state
+	// folder.
+	wasm *installed.Skills
+	// local runs the local Go skills' programs.
+	local *local.Processes
 	// hub is the link to the cloud hub and its skills; nil without one.
 	hub *hubLink
 	// pipeline is the default-session pipeline in use.
@@ -267,6 +275,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 			return nil, err
 		}
 	}
+	r.local = local.StartAll(ctx, r.host, cfg.LocalSkills, local.ProcessConfig{Logger: log})
 	if r.wasm, err = startWasmSkills(ctx, r.host, cfg.StateDir, cfg.Offline, runtimeContext(r.parts.state, now, r.loop.Loop), now, log); err != nil {
 		return nil, err
 	}
@@ -418,6 +427,7 @@ func (r *robot) Close(ctx context.Context) error {
 		errs = append(errs, r.invoker.Close(ctx))
 	}
 	errs = append(errs, r.wasm.Close(ctx)) // after the invoker: no call is left running
+	errs = append(errs, r.local.Close(ctx))
 
 	if r.stopHost != nil {
 		r.stopHost()

@@ -353,12 +353,15 @@ type skillReport struct {
 }
 
 func cmdSkills(c *call) error {
+	if len(c.args) > 0 && c.args[0] == "sync" {
+		return cmdSkillsSync(c)
+	}
 	sl := c.srv.env.Skills
 	if sl == nil {
 		return missing("skill host")
 	}
 	if len(c.args) > 0 {
-		return c.usageErr("no arguments")
+		return c.usageErr("want no arguments, or sync [ID...]")
 	}
 	var out []skillReport
 	for _, m := range sl.Skills() {
@@ -620,3 +623,57 @@ func (c *call) logLine(e LogEntry) error {
 	}
 	return c.printf("%s\n", e.Line())
 }
+
+// cmdSkillsSync makes the running skills match what is installed in the
+// state folder. It changes nothing the state folder does not say, so it
+// needs no technician mode: installing is writing the folder.
+func cmdSkillsSync(c *call) error {
+	in := c.srv.env.Installed
+	if in == nil {
+		return missing("state folder with installed skills")
+	}
+	ids := c.args[1:]
+	if len(ids) > maxSyncIDs {
+		return c.usageErr("at most %d skill ids", maxSyncIDs)
+	}
+	res, err := in.SyncSkills(c.ctx, ids)
+	if err != nil {
+		return err
+	}
+	if res.Changes == nil {
+		res.Changes = []SkillChange{}
+	}
+	if c.json {
+		return c.emit(res)
+	}
+	if len(res.Changes) == 0 {
+		return c.printf("no skills installed in %s\n", res.StateDir)
+	}
+	for _, ch := range res.Changes {
+		if err := c.printf("%s\n", ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// String says what happened to the skill, for people.
+func (ch SkillChange) String() string {
+	switch ch.Change {
+	case "updated":
+		if ch.Previous == ch.Version {
+			return "reloaded " + ch.ID + " " + ch.Version
+		}
+		return "updated " + ch.ID + " " + ch.Previous + " → " + ch.Version
+	case "unloaded":
+		return "unloaded " + ch.ID + " (was " + ch.Previous + ")"
+	case "purged":
+		return "deleted the data " + ch.ID + " stored"
+	case "not loaded":
+		return "not loaded " + ch.ID + ": " + ch.Error
+	}
+	return strings.TrimSpace(ch.Change + " " + ch.ID + " " + ch.Version)
+}
+
+// maxSyncIDs bounds the ids one skills sync names.
+const maxSyncIDs = 64

@@ -72,6 +72,10 @@ type Env struct {
 	// StateDir is the runtime's state folder ("" when state is kept in
 	// memory): status reports its free space, audio record writes there.
 	StateDir string
+	// Installed loads, updates and unloads the skills installed in the
+	// state folder while the robot runs (skills sync); nil when the robot
+	// keeps no state folder.
+	Installed SkillSyncer
 }
 
 // Bus is the part of the robot's bus the shell uses; *bus.Bus is one.
@@ -94,6 +98,36 @@ type SkillProblem struct {
 	Dir string `json:"dir"`
 	// Error says why it was left out.
 	Error string `json:"error"`
+}
+
+// SkillSyncer makes the running skills match the packages installed in
+// the state folder: `jibod skills install` and `uninstall` ask the running
+// robot to, through `skills sync`.
+type SkillSyncer interface {
+	// SyncSkills syncs the skills ids (manifest ids), every installed or
+	// running one when ids is empty.
+	SyncSkills(ctx context.Context, ids []string) (SkillSync, error)
+}
+
+// SkillSync is what a skills sync did.
+type SkillSync struct {
+	// StateDir is the state folder the robot read.
+	StateDir string `json:"state_dir"`
+	// Changes says what happened to each skill.
+	Changes []SkillChange `json:"changes"`
+}
+
+// SkillChange is what a skills sync did to one skill.
+type SkillChange struct {
+	ID string `json:"id"`
+	// Change is "loaded", "updated", "unloaded", "unchanged", "not
+	// loaded", "not installed" or "purged".
+	Change string `json:"change"`
+	// Version runs now; Previous ran before.
+	Version  string `json:"version,omitempty"`
+	Previous string `json:"previous,omitempty"`
+	// Error says why a package was not loaded.
+	Error string `json:"error,omitempty"`
 }
 
 // RunLister lists recent skill calls; *invoke.Log is one.

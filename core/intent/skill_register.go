@@ -215,6 +215,22 @@ func RegisterLocaleExtra(ctx context.Context, b *bus.Bus, loc *Locale, skillID s
 	return len(want), nil
 }
 
+// ConfirmDeregistered waits until the intent service lists none of a
+// skill's intents, which it does once it has handled the deregistrations
+// published before (the service handles its topics in order). Without it a
+// removed skill's phrases could still match for a moment after its removal
+// was reported.
+func ConfirmDeregistered(ctx context.Context, b *bus.Bus, skillID string, timeout time.Duration) error {
+	got, err := listIntents(ctx, b, skillID, timeout)
+	if err != nil {
+		return fmt.Errorf("skill %s: confirming the deregistration: %w", skillID, err)
+	}
+	if len(got) > 0 {
+		return fmt.Errorf("skill %s: the intent service still lists %d of its intents", skillID, len(got))
+	}
+	return nil
+}
+
 // listIntents asks ovos.intent.list for a skill's intents (REG-12) and
 // returns them as "intent/lang".
 func listIntents(ctx context.Context, b *bus.Bus, skillID string, timeout time.Duration) (map[string]bool, error) {

@@ -9,11 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
 // Topics the orchestrator consumes and produces (spec/ovos.md §12).
@@ -136,11 +136,11 @@ type Plugin interface {
 	Match(ctx context.Context, utterances []string, lang string, s session.Session) (*Match, error)
 }
 
-var pipelineIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var pluginIDChars = ascii.NewSet("A-Za-z0-9_-")
 
 // ValidatePluginID checks PIPE-04: non-empty, [A-Za-z0-9_-]+.
 func ValidatePluginID(id string) error {
-	if !pipelineIDPattern.MatchString(id) {
+	if id == "" || !pluginIDChars.All(id) {
 		return fmt.Errorf("pipeline id %q: want [A-Za-z0-9_-]+ (PIPE-04)", id)
 	}
 	return nil

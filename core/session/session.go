@@ -11,13 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
 // DefaultID is the id of the device-local session (SES-04, SES-10).
@@ -249,10 +249,9 @@ type Defaults struct {
 	Pipeline []string
 }
 
-var langTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
-
-// ValidLang reports whether tag looks like a BCP-47 language tag.
-func ValidLang(tag string) bool { return langTag.MatchString(tag) }
+// ValidLang reports whether tag looks like a BCP-47 language tag:
+// `^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`.
+func ValidLang(tag string) bool { return ascii.Tag(tag, 2, 3, 2, 8, -1) }
 
 // Validate checks the defaults before the runtime starts.
 func (d Defaults) Validate() error {

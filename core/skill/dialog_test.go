@@ -1,4 +1,4 @@
-package skill
+package skill_test
 
 import (
 	"testing"
@@ -8,28 +8,51 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill"
 )
 
-// RenderOther never says the same line twice in a row while the dialog has
-// another.
-func TestRenderOther(t *testing.T) {
-	loc, err := intent.LoadLocale(fstest.MapFS{
-		"en-us/sorry.dialog": {Data: []byte("Sorry, {name}.\n(Hmm|Oops), {name}.\n")},
-		"en-us/only.dialog":  {Data: []byte("Just this.\n")},
-	}, ".")
-	require.NoError(t, err)
-	d, err := NewDialogs(loc.Langs["en-us"], func(n int) int { return 0 })
-	require.NoError(t, err)
-	last := ""
-	for range 6 {
-		got, err := d.RenderOther("sorry", map[string]string{"name": "Ann"}, last)
-		require.NoError(t, err)
-		assert.NotEqual(t, last, got)
-		last = got
+func localeDialogs(t *testing.T, files map[string]string) *skill.LocaleDialogs {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, text := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(text)}
 	}
-	got, err := d.RenderOther("only", nil, "Just this.")
+	loc, err := intent.LoadLocale(fsys, ".")
 	require.NoError(t, err)
-	assert.Equal(t, "Just this.", got, "one phrase: said again")
-	_, err = d.RenderOther("sorry", nil, "")
-	assert.EqualError(t, err, `dialog "sorry": slot {name} has no value`)
+	d, err := skill.NewLocaleDialogs(loc, func(int) int { return 0 })
+	require.NoError(t, err)
+	return d
+}
+
+// A skill's dialogs render in the turn's language, falling back to one
+// with the same primary language; slots are filled from the caller's
+// values, which are never read as slots themselves (GRM-13).
+func TestLocaleDialogs(t *testing.T) {
+	d := localeDialogs(t, map[string]string{
+		"en-us/saved.dialog": "(OK|Right), I'll remember {memo}.\n",
+		"en-us/hi.intent":    "hi\n",
+		"fr-fr/saved.dialog": "D'accord, je retiens {memo}.\n",
+		"fr-fr/hi.intent":    "salut\n",
+	})
+	for _, tt := range []struct{ lang, want string }{
+		{"en-US", "OK, I'll remember {slot} and {memo}."},
+		{"en-gb", "OK, I'll remember {slot} and {memo}."},
+		{"fr-CA", "D'accord, je retiens {slot} and {memo}."},
+	} {
+		got, err := d.Render(tt.lang, "saved", map[string]string{"memo": "{slot} and {memo}", "extra": "x"})
+		require.NoError(t, err, tt.lang)
+		assert.Equal(t, tt.want, got, tt.lang)
+	}
+
+	_, err := d.Render("en-US", "saved", nil)
+	assert.ErrorIs(t, err, skill.ErrDialogSlot)
+	assert.ErrorContains(t, err, `dialog "saved": slot {memo}`)
+	_, err = d.Render("en-US", "gone", nil)
+	assert.ErrorIs(t, err, skill.ErrNoDialog)
+	assert.ErrorContains(t, err, `"gone" in en-us`)
+	_, err = d.Render("de-DE", "saved", map[string]string{"memo": "x"})
+	assert.ErrorIs(t, err, skill.ErrNoDialog)
+	assert.ErrorContains(t, err, "no dialogs in de-de (the skill has en-us, fr-fr)")
+	_, err = d.Render("not a tag", "saved", nil)
+	assert.ErrorIs(t, err, skill.ErrNoDialog)
 }

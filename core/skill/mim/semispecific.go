@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/openjibo/jibod/internal/ascii"
 	"github.com/openjibo/jibod/internal/strictjson"
 )
 
@@ -24,8 +24,9 @@ const (
 	MaxCategoryValueBytes = 256
 )
 
-// categoryName is what a category may be called: it ends a MIM id.
-var categoryName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+// categoryRest, after a letter or digit, is what a category may be called,
+// `^[A-Za-z0-9][A-Za-z0-9_-]*$`: it ends a MIM id.
+var categoryRest = ascii.NewSet("A-Za-z0-9_-")
 
 // Categories says which category each entity value belongs to, for
 // semi-specific responses. Its file is a JSON object of category names to
@@ -68,7 +69,7 @@ func ParseCategories(data []byte, name string) (*Categories, error) {
 			return nil, fail("%v", notJSON(err))
 		}
 		cat := tok.(string)
-		if !categoryName.MatchString(cat) {
+		if !ascii.Name(cat, ascii.Alnum, categoryRest, 0) {
 			return nil, fail("category %q: name must be letters, digits, _ and -", cat)
 		}
 		if len(c.order) == MaxCategories {

@@ -86,6 +86,10 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return e.field + ": " + e.reason }
 
+// invalid is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func invalid(field, format string, args ...any) *fieldError {
 	return &fieldError{prompt: -1, field: field, reason: fmt.Sprintf(format, args...), err: ErrInvalid}
 }

@@ -376,6 +376,11 @@ func anyValue(name string, raw json.RawMessage) error {
 }
 
 // under places a relative error inside member name; nil stays nil.
+//
+// It is not inlined: its many callers validate input, where a call costs
+// nothing that matters, and inlining would copy its body into each.
+//
+//go:noinline
 func under(name string, err error) error {
 	if err == nil {
 		return nil

@@ -33,6 +33,10 @@ func (e *FieldError) Error() string {
 	return e.Path + ": " + e.Problem
 }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(path, format string, args ...any) error {
 	return &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)}
 }
@@ -606,6 +610,10 @@ func (w *objWriter) key(name string) {
 	}
 }
 
+// fail is not inlined: it runs on error paths only, and inlining would copy
+// its body into each of its many callers.
+//
+//go:noinline
 func (w *objWriter) fail(name string, err error) {
 	if w.err == nil {
 		w.err = within(name, err)

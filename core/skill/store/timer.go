@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/openjibo/jibod/internal/ascii"
 	"github.com/openjibo/jibod/internal/strictjson"
 )
 
@@ -47,14 +47,14 @@ type Timer struct {
 	Created time.Time `json:"created"`
 }
 
-var timerIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var timerIDRest = ascii.NewSet("A-Za-z0-9._-")
 
 // Validate checks a timer as PutTimer stores it. Errors name the member.
 func (t *Timer) Validate() error {
 	if err := checkText("id", t.ID, MaxTimerIDLen, true); err != nil {
 		return err
 	}
-	if !timerIDPattern.MatchString(t.ID) {
+	if !ascii.Name(t.ID, ascii.Alnum, timerIDRest, 0) {
 		return fieldErr("id", "%q: want [A-Za-z0-9][A-Za-z0-9._-]*", t.ID)
 	}
 	if err := firstErr(

@@ -43,6 +43,7 @@
 // instance, reused between calls; an instance that failed (trap, exit,
 // deadline, refused host call) is thrown away and the next call starts a
 // fresh one. A skill that fails MaxFailures calls in a row is disabled: its
-// calls fail at once until its package is installed again (jibod notices
-// the new files at the next call) or jibod restarts.
+// calls fail at once until it is replaced: its package installed again (the
+// install has the running robot load the new copy, package installed) or
+// jibod restarted.
 package wasm

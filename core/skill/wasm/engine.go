@@ -187,6 +187,8 @@ type Loaded struct {
 	Dir string
 	// ID is its manifest's id; "" when the package could not be read.
 	ID string
+	// Stamp identifies the copy of the package that was read.
+	Stamp skillpkg.Stamp
 	// Skill is the loaded skill; nil when Err is set.
 	Skill *Skill
 	// Err says why it was not loaded.
@@ -210,25 +212,25 @@ func (e *Engine) LoadAll(ctx context.Context, dirs []string, check func(context.
 		go func() { // owned here: waited for below
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i].ID, out[i].Skill, out[i].Err = e.loadDir(ctx, dir, check)
+			out[i].ID, out[i].Stamp, out[i].Skill, out[i].Err = e.loadDir(ctx, dir, check)
 		}()
 	}
 	wg.Wait()
 	return out
 }
 
-func (e *Engine) loadDir(ctx context.Context, dir string, check func(context.Context, *skillpkg.Package) error) (string, *Skill, error) {
+func (e *Engine) loadDir(ctx context.Context, dir string, check func(context.Context, *skillpkg.Package) error) (string, skillpkg.Stamp, *Skill, error) {
 	p, err := skillpkg.Read(dir)
 	if err != nil {
-		return "", nil, err
+		return "", skillpkg.Stamp{}, nil, err
 	}
 	if check != nil {
 		if err := check(ctx, p); err != nil {
-			return p.Manifest.ID, nil, err
+			return p.Manifest.ID, p.Stamp, nil, err
 		}
 	}
 	s, err := e.Load(ctx, p)
-	return p.Manifest.ID, s, err
+	return p.Manifest.ID, p.Stamp, s, err
 }
 
 // Check loads the package as Load does, then unloads it: what `jibod skills

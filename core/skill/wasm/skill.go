@@ -1,7 +1,6 @@
 package wasm
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -20,6 +19,8 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -41,11 +42,13 @@ type Skill struct {
 	m   *registry.Manifest
 	log *slog.Logger
 
-	// sem admits one call (or reload, or close) at a time; mod and pkg
+	// sem admits one call (or close) at a time; mod and pkg
 	// belong to its holder.
 	sem chan struct{}
 	mod *module
 	pkg *skillpkg.Package
+	// dialogs are the package's .dialog files, expanded at load.
+	dialogs *skill.LocaleDialogs
 	// current is mod, for Close to stop a call it cannot wait for.
 	current atomic.Pointer[module]
 
@@ -97,6 +100,15 @@ func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, erro
 	m := p.Manifest.Normalized()
 	s := &Skill{e: e, m: m, pkg: p, sem: make(chan struct{}, 1),
 		log: e.log.With("skill", m.ID)}
+	loc, err := intent.LoadLocale(p.Locale, ".")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", skillpkg.ErrInvalid, skillpkg.LocaleDir, err)
+	}
+	// Expanded now, so a dialog that cannot render fails the install,
+	// not the conversation.
+	if s.dialogs, err = skill.NewLocaleDialogs(loc, nil); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", skillpkg.ErrInvalid, skillpkg.LocaleDir, err)
+	}
 	mod, err := s.compile(ctx, p.Module)
 	if err != nil {
 		return nil, err
@@ -322,14 +334,15 @@ func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 		return nil, fmt.Errorf("waiting for the module's previous call: %w", context.Cause(ctx))
 	}
 	defer func() { <-s.sem }()
-	if err := s.usable(ctx); err != nil {
+	if err := s.usable(); err != nil {
 		return nil, err
 	}
 	var rc protocol.RuntimeContext
+	lang := ""
 	if req.Data != nil {
-		rc = req.Data.Runtime
+		rc, lang = req.Data.Runtime, req.Data.General.Lang
 	}
-	resp, err := s.call(ctx, in, rc)
+	resp, err := s.call(ctx, in, rc, lang)
 	s.account(ctx, err)
 	s.mu.Lock()
 	on := !s.closed && s.disabled == nil
@@ -362,14 +375,14 @@ func (s *Skill) warm() {
 }
 
 // call makes one call into the module; the holder of sem calls it.
-func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext) (*protocol.Response, error) {
+func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext, lang string) (*protocol.Response, error) {
 	if s.mod.inst == nil {
 		if err := s.start(ctx); err != nil {
 			return nil, err
 		}
 	}
 	md := s.mod
-	cs := &callState{s: s, request: in, runtime: rc}
+	cs := &callState{s: s, request: in, runtime: rc, lang: lang}
 	cctx := withCall(ctx, cs)
 	md.out.begin(cs)
 	res, err := md.handle.Call(cctx, uint64(len(in)))
@@ -452,111 +465,17 @@ func (s *Skill) account(ctx context.Context, err error) {
 	}
 }
 
-// usable reports why the skill cannot be called. A disabled skill whose
-// package was installed again since it was loaded is reloaded first. The
-// holder of sem calls it.
-func (s *Skill) usable(ctx context.Context) error {
-	s.mu.Lock()
-	closed, disabled := s.closed, s.disabled
-	s.mu.Unlock()
-	if closed {
-		return fmt.Errorf("skill %s: %w", s.m.ID, ErrClosed)
-	}
-	if disabled == nil {
-		return nil
-	}
-	if st, err := skillpkg.StampOf(s.pkg.Dir); err == nil && !st.Same(s.pkg.Stamp) {
-		s.reload(ctx)
-	}
+// usable reports why the skill cannot be called. The holder of sem calls
+// it. A disabled skill stays off until it is replaced: installed again (the
+// install makes the running robot load the new copy, package installed)
+// or loaded at a restart.
+func (s *Skill) usable() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("skill %s: %w", s.m.ID, ErrClosed)
+	}
 	return s.disabled
-}
-
-// reload replaces a disabled skill's module by the one installed since,
-// when the manifest, locale and rules are unchanged (they are registered
-// with the robot, so changing them takes a restart).
-func (s *Skill) reload(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CompileTimeout)
-	defer cancel()
-	p, err := skillpkg.Read(s.pkg.Dir)
-	setDisabled := func(err error) {
-		s.mu.Lock()
-		s.disabled = err
-		s.mu.Unlock()
-	}
-	if err != nil {
-		s.log.Warn("wasm skill reinstalled, but its package is unusable", "err", err)
-		return
-	}
-	// Later calls need not read the package again for the same copy.
-	stale := func() {
-		cp := *s.pkg
-		cp.Stamp = p.Stamp
-		s.pkg = &cp
-	}
-	if !sameManifest(p.Manifest, s.m) || !sameTree(p.Locale, s.pkg.Locale) || !sameTree(p.Rules, s.pkg.Rules) {
-		stale()
-		setDisabled(fmt.Errorf("skill %s is %w: it was installed again with a different manifest, locale or rules; restart jibod to load it",
-			s.m.ID, ErrDisabled))
-		return
-	}
-	md, err := s.compile(ctx, p.Module)
-	if err == nil {
-		old := s.mod
-		s.mod = md
-		if err = s.start(ctx); err != nil {
-			s.mod = old
-			_ = md.close(ctx)
-		} else {
-			s.current.Store(md)
-			_ = old.close(ctx)
-		}
-	}
-	if err != nil {
-		stale()
-		setDisabled(fmt.Errorf("skill %s is %w: its reinstalled module does not load: %w", s.m.ID, ErrDisabled, err))
-		return
-	}
-	s.pkg = p
-	s.mu.Lock()
-	s.failures, s.disabled = 0, nil
-	s.mu.Unlock()
-	s.log.Info("wasm skill reloaded after reinstall", "dir", p.Dir)
-}
-
-func sameManifest(a, b *registry.Manifest) bool {
-	ja, erra := a.Normalized().MarshalJSON()
-	jb, errb := b.Normalized().MarshalJSON()
-	return erra == nil && errb == nil && bytes.Equal(ja, jb)
-}
-
-// sameTree reports whether two in-memory trees hold the same files.
-func sameTree(a, b fs.FS) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	files := func(t fs.FS) map[string]string {
-		out := map[string]string{}
-		_ = fs.WalkDir(t, ".", func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				data, _ := fs.ReadFile(t, p)
-				out[p] = string(data)
-			}
-			return nil
-		})
-		return out
-	}
-	fa, fb := files(a), files(b)
-	if len(fa) != len(fb) {
-		return false
-	}
-	for k, v := range fa {
-		if w, ok := fb[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // Close unloads the skill once the call in progress has ended, or, when

@@ -79,6 +79,10 @@ type structureError struct{ msg string }
 
 func (e *structureError) Error() string { return e.msg }
 
+// damagef is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func damagef(format string, args ...any) error {
 	return &structureError{msg: fmt.Sprintf(format, args...)}
 }
