@@ -28,7 +28,9 @@ func TestRobotAsksWhenHalfUnderstood(t *testing.T) {
 	require.NoError(t, err)
 	defer u.Close()
 
-	assert.Equal(t, []string{"Were you asking about the clock?"}, said(t, u, "what time have we got"))
+	asked := said(t, u, "what time have we got")
+	require.Len(t, asked, 1)
+	assert.Regexp(t, `^(Were you asking about|Did you mean something about) the clock\?$`, asked[0])
 	answer := said(t, u, "yes")
 	require.Len(t, answer, 1)
 	assert.Regexp(t, clockAnswer, answer[0], "yes does what it was asked about")
@@ -36,6 +38,6 @@ func TestRobotAsksWhenHalfUnderstood(t *testing.T) {
 	for _, junk := range []string{"flibbertigibbet", "the cat sat on the mat"} {
 		got := said(t, u, junk)
 		require.Len(t, got, 1, junk)
-		assert.NotContains(t, got[0], "asking about", "%q is no half-understanding", junk)
+		assert.NotRegexp(t, `asking about|mean something about`, got[0], "%q is no half-understanding", junk)
 	}
 }

@@ -15,8 +15,8 @@ import (
 // paraphrase tier. The robot, `jibod intents match` and `eval` and the
 // scenario runner all get theirs here.
 func buildIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
-	return intent.NewStack(intent.StackConfig{Bus: b, Logger: log, Explain: explain,
-		Sources: []intent.Source{paraphrase.NewTier(paraphrase.TierOptions{Logger: log})}})
+	st, _, err := paraphrase.NewStack(intent.StackConfig{Bus: b, Logger: log, Explain: explain}, paraphrase.TierOptions{})
+	return st, err
 }
 
 // startIntentStack builds the intent stack on b and starts it: its

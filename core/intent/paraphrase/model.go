@@ -41,7 +41,9 @@ type intentInfo struct {
 	entities map[string][][]string
 	// blacklist holds the values that never fill a slot (RES-06).
 	blacklist map[string]map[string]bool
-	required  []string
+	// required are its required slots and those every template binds
+	// (bound).
+	required, bound []string
 	// skeletons are sampled template expansions with slot markers, for
 	// finding open slot values.
 	skeletons []skeleton
@@ -219,11 +221,13 @@ func (m *Model) decide(words []string, p []float32) (int, bool) {
 // intent's templates or entities say, no content word may be one that
 // only everyday sentences say ("turn off the oven": the background knows
 // "oven", the mute intent does not), and unknown words may not outnumber
-// known ones. Slot values count as known, but one slot's value alone is
-// no request: a word the intent's templates say (a function word too), or
-// the values of two of its slots, must be said too ("blue" is a value of "do you like
-// {thing}", not a question about it), unless the utterance is one of its
-// samples as it stands.
+// known ones. The word a determiner introduces names what the request is
+// about, so it must be one the intent knows ("turn down the offer" is not
+// about the volume). Slot values count as known, but one slot's value
+// alone is no request: a word the intent's templates say (a function word
+// too), or the values of two of its slots, must be said too ("blue" is a
+// value of "do you like {thing}", not a question about it), unless the
+// utterance is one of its samples as it stands.
 func (m *Model) evidence(c int, words []string) (bool, string) {
 	info := m.infos[c]
 	inSlot := make([]bool, len(words))
@@ -237,6 +241,9 @@ func (m *Model) evidence(c int, words []string) (bool, string) {
 	own := false // a template word outside the slots, function words too
 	for i, w := range words {
 		own = own || !inSlot[i] && info.literal[w]
+		if i > 0 && m.lang.determiners[words[i-1]] && !inSlot[i] && !info.words[w] && !m.lang.isFunction(w) {
+			return false, fmt.Sprintf("%q names something %s never talks about", words[i-1]+" "+w, m.labels[c])
+		}
 		switch {
 		case m.lang.narrative[w] && !info.words[w]:
 			return false, fmt.Sprintf("%q tells about someone or something else; %s never says it", w, m.labels[c])

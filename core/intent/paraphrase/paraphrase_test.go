@@ -324,7 +324,7 @@ func TestTierCandidates(t *testing.T) {
 
 	require.NoError(t, tier.Update("en-US", homeIntents()))
 	assert.Empty(t, ask(t, tier, "turn the lamp on", "en-US", nil), "nothing is trained on the utterance path")
-	require.NoError(t, tier.Build())
+	require.NoError(t, tier.Build(context.Background()))
 	assert.Positive(t, tier.Stats("en-us").Samples)
 
 	cs := ask(t, tier, "could you switch the lamp on", "en-US", nil)
@@ -354,7 +354,7 @@ func TestTierAlignerAndUpdates(t *testing.T) {
 	al := &fakeAligner{slots: map[string]string{"duration": "ten minutes"}}
 	tier := NewTier(TierOptions{Aligner: al, Logger: quiet})
 	require.NoError(t, tier.Update("en-us", homeIntents()))
-	require.NoError(t, tier.Build())
+	require.NoError(t, tier.Build(context.Background()))
 	cs := ask(t, tier, "please set a timer for 10 minutes", "en-us", nil)
 	require.Len(t, cs, 1)
 	assert.Equal(t, map[string]string{"duration": "ten minutes"}, cs[0].Slots, "the aligner's slots")
@@ -368,7 +368,7 @@ func TestTierAlignerAndUpdates(t *testing.T) {
 		}
 	}
 	require.NoError(t, tier.Update("en-us", rest))
-	require.NoError(t, tier.Build())
+	require.NoError(t, tier.Build(context.Background()))
 	for _, c := range ask(t, tier, "could you switch the lamp on", "en-us", nil) {
 		assert.NotEqual(t, "lights", c.SkillID)
 	}
@@ -424,7 +424,7 @@ func TestTierConcurrentUpdates(t *testing.T) {
 	tier := NewTier(TierOptions{Train: Options{SamplesPerIntent: 40, Epochs: 2}, Logger: quiet})
 	all := homeIntents()
 	require.NoError(t, tier.Update("en-us", all))
-	require.NoError(t, tier.Build())
+	require.NoError(t, tier.Build(context.Background()))
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Add(1)
@@ -438,7 +438,7 @@ func TestTierConcurrentUpdates(t *testing.T) {
 	}
 	for k := range 3 {
 		require.NoError(t, tier.Update("en-us", all[:len(all)-k]))
-		require.NoError(t, tier.Build())
+		require.NoError(t, tier.Build(context.Background()))
 	}
 	wg.Wait()
 	for _, c := range ask(t, tier, "could you please put on some hip hop", "en-us", nil) {
@@ -493,7 +493,7 @@ func TestTierKeep(t *testing.T) {
 		Templates: []string{"(make it|change it to|actually) {duration:duration} [instead]"}})
 	tier := NewTier(TierOptions{Logger: quiet})
 	require.NoError(t, tier.Update("en-us", intents))
-	require.NoError(t, tier.Build())
+	require.NoError(t, tier.Build(context.Background()))
 	gated := func(skillID, intentName string) bool { return skillID+":"+intentName != "timer:change" }
 
 	for _, c := range ask(t, tier, "actually make it five minutes", "en-us", gated) {
@@ -575,4 +575,44 @@ func isNumber(text string) bool {
 		return false
 	}
 	return readNumber(ws, 0) == len(ws)
+}
+
+// A training stopped by its context keeps no half-made model and leaves
+// the language to be trained by the next Build: the robot stops at once
+// even while it learns.
+func TestBuildStopsWithItsContext(t *testing.T) {
+	tier := NewTier(TierOptions{Logger: quiet})
+	require.NoError(t, tier.Update("en-US", homeIntents()))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, tier.Build(ctx), context.Canceled)
+	assert.Zero(t, tier.Stats("en-us").Samples, "no model from a stopped training")
+	_, err := TrainContext(ctx, homeIntents(), Options{})
+	require.ErrorIs(t, err, context.Canceled)
+
+	require.NoError(t, tier.Build(context.Background()))
+	assert.Positive(t, tier.Stats("en-us").Samples, "the next Build trains")
+}
+
+// Intents that a template always binds a slot of are asked about, not
+// acted on, when a paraphrase leaves that slot unsaid: the skill never
+// hears the intent without it.
+func TestSlotEveryTemplateBindsIsRequired(t *testing.T) {
+	ins := []Intent{
+		{SkillID: "weather", Name: "forecast", Templates: []string{"what is the weather (in|at) {place}", "weather for {place} [please]",
+			"(will it|is it going to) rain in {place}"}},
+		{SkillID: "clock", Name: "time", Templates: []string{"what time is it", "(tell me|whats) the time"}},
+	}
+	m, err := Train(ins, Options{})
+	require.NoError(t, err)
+	c := slices.Index(m.labels, Label{"weather", "forecast"})
+	require.Positive(t, c)
+	assert.Equal(t, []string{"place"}, m.infos[c].required)
+	c = slices.Index(m.labels, Label{"clock", "time"})
+	assert.Empty(t, m.infos[c].required)
+
+	opt := Intent{SkillID: "weather", Name: "forecast", Templates: []string{"what is the weather [in {place}]", "weather for {place}"}}
+	m, err = Train([]Intent{opt, ins[1]}, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, m.infos[slices.Index(m.labels, Label{"weather", "forecast"})].required, "a slot some template leaves out is not required")
 }

@@ -167,23 +167,28 @@ func (t *Tier) UpdateFromEngine(e *intent.TemplateEngine) error {
 
 // Learn learns the template engine's registrations (intent.Learner):
 // UpdateFromEngine, then Build.
-func (t *Tier) Learn(_ context.Context, e *intent.TemplateEngine) error {
+func (t *Tier) Learn(ctx context.Context, e *intent.TemplateEngine) error {
 	if err := t.UpdateFromEngine(e); err != nil {
 		return err
 	}
-	return t.Build()
+	return t.Build(ctx)
 }
 
 // Build trains every language whose intents changed. It returns the
-// first training error; that language's tier then abstains.
-func (t *Tier) Build() error {
+// first training error; that language's tier then abstains. When ctx
+// ends it stops, keeps the models it had and returns ctx's error; the
+// next Build trains again.
+func (t *Tier) Build(ctx context.Context) error {
 	t.mu.Lock()
 	tags := slices.Sorted(maps.Keys(t.langs))
 	t.mu.Unlock()
 	var first error
 	for _, tag := range tags {
-		if err := t.train(tag); err != nil && first == nil {
+		if err := t.train(ctx, tag); err != nil && first == nil {
 			first = err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
 	return first
@@ -211,7 +216,7 @@ func (t *Tier) language(tag string) *Language {
 
 // train trains a language's model when its intents changed since it was
 // last trained.
-func (t *Tier) train(tag string) error {
+func (t *Tier) train(ctx context.Context, tag string) error {
 	t.build.Lock()
 	defer t.build.Unlock()
 	t.mu.Lock()
@@ -232,9 +237,11 @@ func (t *Tier) train(tag string) error {
 	} else {
 		o := t.opts.Train
 		o.Language = lang
-		m, err = Train(intents, o)
+		m, err = TrainContext(ctx, intents, o)
 	}
 	switch {
+	case ctx.Err() != nil:
+		return ctx.Err() // stopped: not a failure of the data; trained next time
 	case lang == nil:
 	case err != nil:
 		t.log.Warn("paraphrase tier: training failed; the tier abstains in this language", "lang", tag, "err", err)

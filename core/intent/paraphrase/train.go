@@ -2,6 +2,7 @@ package paraphrase
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -136,6 +137,13 @@ type example struct {
 // and entity lists, sampled with a fixed seed; no network, no other
 // model. A malformed template is an error naming the intent.
 func Train(intents []Intent, opts Options) (*Model, error) {
+	return TrainContext(context.Background(), intents, opts)
+}
+
+// TrainContext is Train that stops, with ctx's error, when ctx ends: the
+// robot learns off the utterance path and must not be held up at exit by
+// a training under way.
+func TrainContext(ctx context.Context, intents []Intent, opts Options) (*Model, error) {
 	start := time.Now()
 	if len(intents) == 0 {
 		return nil, errors.New("training: no intents")
@@ -190,11 +198,19 @@ func Train(intents []Intent, opts Options) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("training: intent %s: %w", l, err)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("training: %w", err)
+		}
 		rng := rand.New(rand.NewPCG(seed, hashString(hashStart(0), l.String())))
 		idx := len(m.labels)
 		m.labels = append(m.labels, l)
 		info, base := g.study(rng, lang, per)
 		info.required = slices.Clone(in.RequiredSlots)
+		for _, b := range info.bound {
+			if !slices.Contains(info.required, b) {
+				info.required = append(info.required, b)
+			}
+		}
 		info.samples = map[string]bool{}
 		for _, b := range base {
 			if len(contentOnly(lang, b)) == 0 {
@@ -245,11 +261,15 @@ func Train(intents []Intent, opts Options) (*Model, error) {
 		held[i].feats, held[i].vals = m.indexFeatures(buf, false)
 	}
 	m.initWeights(train)
-	m.fit(rng, train, cmpOr(opts.Epochs, DefaultEpochs), learningRate)
+	if err := m.fit(ctx, rng, train, cmpOr(opts.Epochs, DefaultEpochs), learningRate); err != nil {
+		return nil, err
+	}
 	m.calibrate(held)
 	// The held-out samples are phrasings too: a short last pass learns
 	// them, at a step small enough to leave the calibration standing.
-	m.fit(rng, append(train, held...), finalEpochs, finalRate)
+	if err := m.fit(ctx, rng, append(train, held...), finalEpochs, finalRate); err != nil {
+		return nil, err
+	}
 	m.stats.MinProbability = m.minProb
 	m.stats.Intents = len(m.labels) - 1
 	m.stats.Samples = len(train)
@@ -374,6 +394,23 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 		walkSlots(line, func(e elem) { slots[e.name] = true })
 	}
 	info.slots = slices.Sorted(maps.Keys(slots))
+	// A slot every template binds is required in effect: the skill never
+	// hears its intent without it, so a paraphrase that leaves it unsaid
+	// is asked about, not acted on.
+	var always map[string]bool
+	for i, line := range g.lines {
+		b := boundSlots(line)
+		if i == 0 {
+			always = b
+			continue
+		}
+		for n := range always {
+			if !b[n] {
+				delete(always, n)
+			}
+		}
+	}
+	info.bound = slices.Sorted(maps.Keys(always))
 	for _, s := range info.slots {
 		if len(g.entities[s]) == 0 && g.types[s] == "" {
 			info.openSlot = true
@@ -605,8 +642,9 @@ func (m *Model) initWeights(train []example) {
 }
 
 // fit trains the softmax weights by stochastic gradient descent from a
-// first step of lr0, decaying as 1/(1+ep/2).
-func (m *Model) fit(rng *rand.Rand, train []example, epochs int, lr0 float32) {
+// first step of lr0, decaying as 1/(1+ep/2). It stops between epochs
+// when ctx ends.
+func (m *Model) fit(ctx context.Context, rng *rand.Rand, train []example, epochs int, lr0 float32) error {
 	k := m.k
 	cw := m.classWeight
 	scores := make([]float32, k)
@@ -616,6 +654,9 @@ func (m *Model) fit(rng *rand.Rand, train []example, epochs int, lr0 float32) {
 		order[i] = i
 	}
 	for ep := range epochs {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("training: %w", err)
+		}
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		lr := lr0 / (1 + 0.5*float32(ep))
 		for _, i := range order {
@@ -645,6 +686,7 @@ func (m *Model) fit(rng *rand.Rand, train []example, epochs int, lr0 float32) {
 			}
 		}
 	}
+	return nil
 }
 
 // scores computes the raw class scores of a feature bag.

@@ -37,7 +37,7 @@ const turnBound = time.Minute
 
 func newRobot(t *testing.T) *robot {
 	t.Helper()
-	r := rig.New(t, rig.Options{Paraphrase: true})
+	r := rig.New(t, rig.Options{})
 	plugins := r.Intents.Plugins()
 	var ids []string
 	for _, p := range plugins {

@@ -187,8 +187,7 @@ func newStages(t testing.TB) *stages {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	templates, err := intent.NewStack(intent.StackConfig{Logger: log})
 	require.NoError(t, err)
-	tier := paraphrase.NewTier(paraphrase.TierOptions{Logger: log})
-	robot, err := intent.NewStack(intent.StackConfig{Logger: log, Sources: []intent.Source{tier}})
+	robot, tier, err := paraphrase.NewStack(intent.StackConfig{Logger: log}, paraphrase.TierOptions{})
 	require.NoError(t, err)
 	for _, d := range builtinIntents(t) {
 		for _, st := range []*intent.Stack{templates, robot} {

@@ -1,8 +1,9 @@
 // Package rig runs built-in skills in tests the way the robot runs them:
-// a bus, the intent service and template engine they register with, the
-// skill host with a JCP executor over a recording voice and sound output,
-// and a timer scheduler firing proactive launches. Say plays a user's
-// utterance: it is matched as the intent stack's bands claim it (or,
+// a bus, the robot's intent stack they register with (its paraphrase tier
+// included, paraphrase.NewStack), the skill host with a JCP executor over
+// a recording voice and sound output, and a timer scheduler firing
+// proactive launches. Say plays a user's utterance: it is matched as the
+// intent stack's bands and paraphrase stage claim it (or,
 // while a skill waits for an answer, handed to that skill as
 // "<skill>:response"), dispatched to the host, and what the robot said is
 // returned. It works inside a testing/synctest bubble.
@@ -52,10 +53,6 @@ type Options struct {
 	// Fallback, if set, is the bus id of the skill that gets what nothing
 	// matched, as "<Fallback>:fallback" (the pipeline's fallback stage).
 	Fallback string
-	// Paraphrase adds the robot's paraphrase tier to the intent stack; it
-	// learns the skills' intents at every Add, which takes a fraction of
-	// a second, so only tests of paraphrases ask for it.
-	Paraphrase bool
 }
 
 // Rig is a robot reduced to what skills need.
@@ -101,11 +98,7 @@ func New(t testing.TB, o Options) *Rig {
 	r.Bus = bus.New(bus.Options{Logger: log})
 	t.Cleanup(func() { _ = r.Bus.Close(context.Background()) })
 	var err error
-	cfg := intent.StackConfig{Bus: r.Bus, Logger: log}
-	if o.Paraphrase {
-		cfg.Sources = append(cfg.Sources, paraphrase.NewTier(paraphrase.TierOptions{Logger: log}))
-	}
-	r.Intents, err = intent.NewStack(cfg)
+	r.Intents, _, err = paraphrase.NewStack(intent.StackConfig{Bus: r.Bus, Logger: log}, paraphrase.TierOptions{})
 	require.NoError(t, err)
 	require.NoError(t, r.Intents.Start())
 	t.Cleanup(r.Intents.Close)
@@ -133,7 +126,7 @@ func New(t testing.TB, o Options) *Rig {
 }
 
 // Add hosts skills and registers their intents with the intent service;
-// the paraphrase tier, if there is one, learns them before it returns.
+// the paraphrase tier learns them before it returns.
 func (r *Rig) Add(skills ...skill.Skill) {
 	r.t.Helper()
 	for _, s := range skills {
