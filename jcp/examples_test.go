@@ -10,7 +10,7 @@ import (
 	"github.com/openjibo/jibod/jcp"
 )
 
-// The example actions in testdata/examples (used in the README with
+// The example actions in testdata/examples (used in docs/body.md with
 // `jibod jcp run`) are valid.
 func TestExampleActionsParse(t *testing.T) {
 	files, err := filepath.Glob("testdata/examples/*.json")

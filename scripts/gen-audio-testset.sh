@@ -171,7 +171,7 @@ other=(
 # espeak-ng voices, speeds (words per minute) and pitches, taken in turn
 # so that every voice meets every noise level. Six male-sounding voices
 # and two female variants (pocketsphinx's model fits espeak's female
-# variants badly: see the README's figures).
+# variants badly: see docs/hearing.md).
 voices=(en-us en-us+m3 en-gb en-us+f2 en-gb-x-rp en-us+m1 en-029 en-us+f5)
 speeds=(150 175 200 165 185)
 pitches=(50 35 70 45 60 55)

@@ -15,8 +15,8 @@ import (
 // noise at 3, 5, 10 and 20 dB measure about 7, 8.5, 13 and 22 this way.
 // pocketsphinx's own noise removal (-remove_noise) works on the mel bands
 // of each frame as it comes; in that much noise it leaves enough for the
-// acoustic model to hear words in. Chosen on the tuning sets (README,
-// "What changed"): with Debian's model, suppressing at 10 dB SNR as well
+// acoustic model to hear words in. Chosen on the tuning sets
+// (docs/hearing.md): with Debian's model, suppressing at 10 dB SNR as well
 // cost wake phrases at 10 dB (tuning set 152 → 142 of 168, hard set 96
 // → 85); adapted models, which learn from the suppressed recordings,
 // gained commands from it (four enrollments, both sets: 2115 → 2149 of

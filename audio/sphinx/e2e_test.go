@@ -146,7 +146,7 @@ func TestSpokenAnswerEndToEnd(t *testing.T) {
 
 // TestAudioEvalOnGeneratedSet runs scripts/gen-audio-testset.sh --quick
 // and `jibod audio eval` on it: the tool works end to end (the figures
-// themselves are in the README, from the full set).
+// themselves are in docs/hearing.md, from the full set).
 func TestAudioEvalOnGeneratedSet(t *testing.T) {
 	bin := buildJibod(t)
 	dir := t.TempDir()

@@ -585,9 +585,8 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		// the one that would have, for a path that fitted the speech
 		// better halfway. Search again with a wider word beam. Wider
 		// beams on every utterance cost a quarter more time and, with
-		// Debian's model, lost more than they found (README, "What
-		// limits it"); here they only cost when the first search found
-		// nothing.
+		// Debian's model, lost more than they found (docs/hearing.md);
+		// here they only cost when the first search found nothing.
 		r.log.Debug("no sentence; searching again with a wider word beam", "partial", best.text)
 		if best, err = d.search(ctx, name+wideSuffix, pcm); err != nil {
 			return nil, err
@@ -684,7 +683,7 @@ func hasPrefix(sentence string, prefix []string) bool {
 // Confidence mapping: the mean acoustic score per frame of the best
 // path's words (silences and fillers left out), relative to the best
 // senone of each frame, through a logistic centred on -55. On the
-// generated test set, through the listener (README, "Hearing: figures"),
+// generated test set, through the listener (docs/hearing.md),
 // sentences recognised right had a median of -35 (a tenth below -50) and
 // everyday speech forced onto a sentence a median of -50; the score
 // depends on the voice as much as on the fit, so it is a weak guard on

@@ -33,9 +33,8 @@ type SpotterConfig struct {
 
 // Spotter tells whether an utterance holds a keyphrase, with
 // pocketsphinx's keyphrase search: the alternative to reading the wake
-// phrase off the start of a grammar sentence (see the README's wake word
-// figures). It is safe for concurrent use; one utterance is spotted at a
-// time.
+// phrase off the start of a grammar sentence (docs/hearing.md). It is
+// safe for concurrent use; one utterance is spotted at a time.
 type Spotter struct {
 	pool chan *decoder
 }

@@ -14,8 +14,7 @@ import (
 // shows; after the words the decoder needs only the silence that ends
 // its sentence. Its people enrolled, over four enrollment draws, the hard
 // tuning set gave 976 right commands of 1152 this way, against 954 with
-// 200 ms kept of the detector's former 300 ms pre-roll (README,
-// "Hearing").
+// 200 ms kept of the detector's former 300 ms pre-roll (docs/hearing.md).
 const DefaultTrailMargin = 200 * time.Millisecond
 
 // MaxTrimMargin bounds Config.TrimMargin.

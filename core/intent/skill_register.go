@@ -158,7 +158,7 @@ func (in *inliner) group(name string) (string, error) {
 
 // DefaultConfirmTimeout bounds RegisterLocale's wait for the intent
 // service's answer.
-const DefaultConfirmTimeout = 5 * time.Second
+const DefaultConfirmTimeout = 30 * time.Second
 
 // RegisterLocale publishes a skill's RegistrationMessages on b, then asks
 // ovos.intent.list (REG-12) which of its intents the engines accepted. The

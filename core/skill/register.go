@@ -9,8 +9,10 @@ import (
 )
 
 // DefaultRegisterTimeout bounds waiting for the intent service to confirm a
-// skill's registrations.
-const DefaultRegisterTimeout = 5 * time.Second
+// skill's registrations. The service handles every skill's registrations in
+// order before it answers, which on a busy board takes seconds; the bound
+// is there to name a service that is not running, not to time it.
+const DefaultRegisterTimeout = 30 * time.Second
 
 // Register announces every skill's intents and entities from its locale on
 // the registration topics (INTENT-4), as any skill would, and checks that
