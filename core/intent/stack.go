@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -384,8 +385,15 @@ func (s *Stack) learnLoop(ctx context.Context) {
 		case <-s.changed:
 			quiet.Reset(LearnQuiet)
 		case <-quiet.C:
-			if err := s.learnIfChanged(ctx); err != nil && ctx.Err() == nil {
+			learnt, err := s.learnIfChanged(ctx)
+			if err != nil && ctx.Err() == nil {
 				s.log.Warn("intent stack: learning the registered intents", "err", err)
+			}
+			if learnt {
+				// Learning leaves megabytes of garbage behind; a long-running
+				// process gives the pages back now rather than keep them
+				// as idle memory (docs/intents.md, "The robot").
+				debug.FreeOSMemory()
 			}
 		}
 	}
@@ -395,15 +403,18 @@ func (s *Stack) learnLoop(ctx context.Context) {
 // already learnt this very set. Tools and tests call it after
 // registering; the robot's stack learns on its own once started.
 func (s *Stack) Learn(ctx context.Context) error {
-	return s.learnIfChanged(ctx)
+	_, err := s.learnIfChanged(ctx)
+	return err
 }
 
-func (s *Stack) learnIfChanged(ctx context.Context) error {
+// learnIfChanged has the learners learn unless they already learnt the
+// current registrations; learnt says whether they were asked to.
+func (s *Stack) learnIfChanged(ctx context.Context) (learnt bool, err error) {
 	s.learn.Lock()
 	defer s.learn.Unlock()
 	v := s.Templates.Version()
 	if !s.stale.Swap(false) && v == s.learnt {
-		return nil
+		return false, nil
 	}
 	s.mu.Lock()
 	learners := s.learnersLocked()
@@ -418,7 +429,7 @@ func (s *Stack) learnIfChanged(ctx context.Context) error {
 		s.stale.Store(true) // try again on the next change or Learn
 	}
 	s.learnt = v
-	return errors.Join(errs...)
+	return true, errors.Join(errs...)
 }
 
 func (s *Stack) learnersLocked() []Learner {
