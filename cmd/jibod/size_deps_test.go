@@ -18,7 +18,6 @@ func TestPureBuildLeavesOutHeavyPackages(t *testing.T) {
 		"regexp":                        "internal/ascii and byte loops check names",
 		"text/template":                 "it calls reflect's Method by name, which keeps every exported method",
 		"html/template":                 "it calls reflect's Method by name, which keeps every exported method",
-		"github.com/fxamacker/cbor/v2":  "internal/cbor encodes and decodes CBOR",
 		"github.com/expr-lang/expr":     "core/skill/mim interprets MIM expressions",
 		"periph.io/x/host/v3":           "board imports the host drivers it uses",
 		"periph.io/x/host/v3/rpi":       "bcm283x names the Pi's pins; rpi only describes its headers",
