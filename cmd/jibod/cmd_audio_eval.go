@@ -107,6 +107,11 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		heard = &sphinx.WakeCheck{Recognizer: rec, Spotter: spot, Method: *wake}
 	}
 	chain := &eval.ListenerChain{Recognizer: heard, VAD: vcfg, Lang: tag, Logger: log}
+	// What the stack understands must not depend on how soon the robot
+	// learns its skills in the background.
+	if err := r.intents.Learn(ctx); err != nil {
+		return fmt.Errorf("audio eval: learning the skills' intents: %w", err)
+	}
 	und := &engineUnderstander{intents: r.intents, lang: tag}
 	opts := eval.Options{}
 	if !*quiet {

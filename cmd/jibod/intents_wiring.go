@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
@@ -15,9 +16,15 @@ import (
 // paraphrase tier. The robot, `jibod intents match` and `eval` and the
 // scenario runner all get theirs here.
 func buildIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
-	st, _, err := paraphrase.NewStack(intent.StackConfig{Bus: b, Logger: log, Explain: explain}, paraphrase.TierOptions{})
+	st, _, err := paraphrase.NewStack(intent.StackConfig{Bus: b, Logger: log, Explain: explain},
+		paraphrase.TierOptions{Trainer: paraphraseTrainer})
 	return st, err
 }
+
+// paraphraseTrainer is how the paraphrase tier trains: nil (its own
+// training) in jibod; the tests, which start many robots on the same
+// skills in one process, remember the models (paraphrase.Memo).
+var paraphraseTrainer func(ctx context.Context, tag string, intents []paraphrase.Intent, o paraphrase.Options) (*paraphrase.Model, error)
 
 // startIntentStack builds the intent stack on b and starts it: its
 // registration service, and the learning of what registers.

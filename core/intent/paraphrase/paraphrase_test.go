@@ -616,3 +616,35 @@ func TestSlotEveryTemplateBindsIsRequired(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, m.infos[slices.Index(m.labels, Label{"weather", "forecast"})].required, "a slot some template leaves out is not required")
 }
+
+// A Memo trains each language's intents once and hands the same model to
+// every tier that learns them; other intents get a model of their own.
+func TestMemoTrainsOnce(t *testing.T) {
+	memo := NewMemo()
+	ctx := context.Background()
+	a, err := memo.Train(ctx, "en-us", homeIntents(), Options{})
+	require.NoError(t, err)
+	b, err := memo.Train(ctx, "en-us", homeIntents(), Options{})
+	require.NoError(t, err)
+	assert.Same(t, a, b, "the same intents: the model remembered")
+	c, err := memo.Train(ctx, "en-us", homeIntents()[:2], Options{})
+	require.NoError(t, err)
+	assert.NotSame(t, a, c)
+	plain, err := Train(homeIntents(), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, plain.Classify("could you switch the lamp on").Ranked, a.Classify("could you switch the lamp on").Ranked,
+		"a remembered model is the one training makes")
+
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = memo.Train(stopped, "en-us", homeIntents()[:1], Options{})
+	require.ErrorIs(t, err, context.Canceled)
+	d, err := memo.Train(ctx, "en-us", homeIntents()[:1], Options{})
+	require.NoError(t, err, "a stopped training is not remembered")
+	assert.NotNil(t, d)
+
+	tier := NewTier(TierOptions{Logger: quiet, Trainer: memo.Train})
+	require.NoError(t, tier.Update("en-US", homeIntents()))
+	require.NoError(t, tier.Build(ctx))
+	assert.Same(t, a, tier.current("en-us"), "a tier trains through its Trainer")
+}

@@ -32,6 +32,11 @@ type TierOptions struct {
 	Aligner SlotAligner
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Trainer trains a language's model (tag, a lowercase language tag,
+	// says which); nil means TrainContext. A process that builds many
+	// tiers on the same skills, as a test binary does, may share one
+	// Memo's Train.
+	Trainer func(ctx context.Context, tag string, intents []Intent, o Options) (*Model, error)
 }
 
 // Tier is the paraphrase classifier as a source of the intent stack
@@ -237,7 +242,11 @@ func (t *Tier) train(ctx context.Context, tag string) error {
 	} else {
 		o := t.opts.Train
 		o.Language = lang
-		m, err = TrainContext(ctx, intents, o)
+		if t.opts.Trainer != nil {
+			m, err = t.opts.Trainer(ctx, tag, intents, o)
+		} else {
+			m, err = TrainContext(ctx, intents, o)
+		}
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -55,6 +55,11 @@ type Options struct {
 	Fallback string
 }
 
+// models are the paraphrase models the rigs of one test binary trained:
+// most rigs host the same skills, and training under the race detector
+// takes seconds.
+var models = paraphrase.NewMemo()
+
 // Rig is a robot reduced to what skills need.
 type Rig struct {
 	t   testing.TB
@@ -98,7 +103,7 @@ func New(t testing.TB, o Options) *Rig {
 	r.Bus = bus.New(bus.Options{Logger: log})
 	t.Cleanup(func() { _ = r.Bus.Close(context.Background()) })
 	var err error
-	r.Intents, _, err = paraphrase.NewStack(intent.StackConfig{Bus: r.Bus, Logger: log}, paraphrase.TierOptions{})
+	r.Intents, _, err = paraphrase.NewStack(intent.StackConfig{Bus: r.Bus, Logger: log}, paraphrase.TierOptions{Trainer: models.Train})
 	require.NoError(t, err)
 	require.NoError(t, r.Intents.Start())
 	t.Cleanup(r.Intents.Close)
