@@ -214,3 +214,28 @@ func TestStackLearns(t *testing.T) {
 		st.Close()
 	})
 }
+
+// TestGeneraliserTakesSlotsFromTheParse: when a generaliser's stage claims
+// an intent that a template also parses, too unsure for the high band, the
+// match's slots are the parse's: it places every word said, where the
+// generaliser's slot finder may drop some ("say the rain is coming" keeps
+// "the").
+func TestGeneraliserTakesSlotsFromTheParse(t *testing.T) {
+	g := &fakeGeneraliser{answers: map[string]Candidate{
+		"say the rain is coming": {SkillID: "notes", IntentName: "say", Confidence: 0.95, Slots: map[string]string{"words": "rain is coming"}},
+		"tell me the hour":       {SkillID: "clock", IntentName: "time", Confidence: 0.9, Slots: map[string]string{}},
+	}}
+	st := newGeneraliserStack(t, g)
+	ctx := context.Background()
+	m, band, _, err := st.Claim(ctx, Query{Hypotheses: Texts("say the rain is coming"), Lang: "en-us", Session: session.Empty()})
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, "guesser", band, "the open slot takes most words: the parse is below the high band")
+	assert.Equal(t, map[string]string{"words": "the rain is coming"}, m.Slots)
+	assert.Contains(t, m.Why, "slots from template")
+
+	m, _, _, err = st.Claim(ctx, Query{Hypotheses: Texts("tell me the hour"), Lang: "en-us", Session: session.Empty()})
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Empty(t, m.Slots, "no parse of the intent: the generaliser's own slots")
+}

@@ -794,12 +794,35 @@ func (b *Band) Claim(rec *Recognition) (*pipeline.Match, *Candidate) {
 	// Why rides on ovos.intent.matched for people watching (the web
 	// page); why it beat the runner-up only for tools.
 	m.Why = c.Explain()
+	if p := rec.parseOf(c); p != nil {
+		// A stage's intent that a template also parses, too unsure for its
+		// band: the parse places every word, so its slots are the words
+		// said ("remember that the keys…" keeps "the").
+		m.Slots, m.Utterance = p.Slots, p.Utterance
+		m.Why += "; slots from " + p.Explain()
+	}
 	if rec.explain {
 		if ru := rec.runnerUp(c); ru != nil {
 			m.Why += "; " + explainWin(c, ru)
 		}
 	}
 	return m, c
+}
+
+// parseOf returns, for a generaliser's candidate c, the structural
+// sources' parse of the same intent when one scores at least ClaimFloor
+// and is not refused; nil otherwise, and for a structural candidate.
+func (rec *Recognition) parseOf(c *Candidate) *Candidate {
+	if !c.staged {
+		return nil
+	}
+	for i := range rec.Candidates {
+		p := &rec.Candidates[i]
+		if !p.staged && p.SkillID == c.SkillID && p.IntentName == c.IntentName && p.Refused == "" && p.Score >= ClaimFloor {
+			return p
+		}
+	}
+	return nil
 }
 
 // candidate is the best candidate the band or stage may claim, or nil.
