@@ -1145,15 +1145,22 @@ func (o *Orchestrator) sync(m bus.Message) {
 	if l != nil {
 		l.mu.Lock()
 		fromHandler = l.dispatched
-		if fromHandler && l.fromStore {
-			l.base = session.MergeFields(l.base, s)
-		}
 		l.mu.Unlock()
 	}
 	if !fromHandler {
 		s = s.Without(session.FieldIntentContext)
 	}
+	// The store first, then the lifecycle's base: a commit in between
+	// then writes the synced fields itself, rather than find them in its
+	// base and leave the store without them until this merge (SES2-05).
 	o.store.Merge(s)
+	if fromHandler {
+		l.mu.Lock()
+		if l.fromStore {
+			l.base = session.MergeFields(l.base, s)
+		}
+		l.mu.Unlock()
+	}
 }
 
 // answer publishes a reply to a query, bounded in time.
