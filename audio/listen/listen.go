@@ -35,6 +35,7 @@ import (
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 )
 
@@ -66,14 +67,15 @@ const (
 const KeyInput = "jibo_input"
 
 // KeyASR is the context key of what the recogniser made of a spoken
-// command: {"scores": [confidence in [0,1] per entry of data.utterances,
-// in order], "pass": "grammar" | "open"}. "open" marks transcripts of the
-// open-vocabulary pass (any words, the grammar having refused the
-// speech): the intent engines decide what they mean, or nothing does and
-// the robot asks. The scores ride in context, not data: the entry's data
-// is {utterances, lang} (PIPE-01), and unknown context keys are ignored
-// by every consumer (MSG-08).
-const KeyASR = "jibo_asr"
+// command (intent.ContextASR, which the intent stack reads): {"scores":
+// [confidence in [0,1] per entry of data.utterances, in order], "pass":
+// "grammar" | "open"}. "open" marks transcripts of the open-vocabulary
+// pass (any words, the grammar having refused the speech): the intent
+// engines decide what they mean, or nothing does and the robot asks. The
+// scores ride in context, not data: the entry's data is {utterances,
+// lang} (PIPE-01), and unknown context keys are ignored by every consumer
+// (MSG-08).
+const KeyASR = intent.ContextASR
 
 // Limits.
 const (

@@ -18,6 +18,7 @@ import (
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 )
 
@@ -302,6 +303,8 @@ func TestListenerMessages(t *testing.T) {
 		require.Len(t, h, 1)
 		assert.Equal(t, "audio", h[0].Context[bus.KeySource])
 		assert.Equal(t, []any{"dc-block", "gain"}, h[0].Context[transform.KeyIDs], "TRF-03")
+		assert.Equal(t, map[string]any{"scores": []any{0.9}, "pass": "grammar"}, h[0].Context[intent.ContextASR],
+			"the recogniser's confidence per hypothesis, for the intent stack to combine with its own")
 		// Order on the bus: start, end, recognized, wake, handle.
 		var order []string
 		for _, m := range w.topics("") {

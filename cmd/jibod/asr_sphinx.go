@@ -91,7 +91,7 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if log == nil {
 		log = slog.Default()
 	}
-	if r.engines == nil {
+	if r.intents == nil {
 		return nil, nil, errors.New("speech recognition: the robot has no intent engines")
 	}
 	dict := envOr(envSphinxDict, sphinx.DefaultDict)

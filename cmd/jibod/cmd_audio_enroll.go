@@ -30,8 +30,8 @@ func robotGrammar(r *robot, lang string) (*grammar.Grammar, error) {
 // robotGrammarIntents lists the robot's template and keyword intents as
 // the speech grammar reads them.
 func robotGrammarIntents(r *robot) []grammar.Intent {
-	intents := grammar.FromTemplates(r.engines.templates.Registrations(""))
-	return append(intents, grammar.FromKeywords(r.engines.keywords.Registrations(""))...)
+	intents := grammar.FromTemplates(r.intents.Templates.Registrations(""))
+	return append(intents, grammar.FromKeywords(r.intents.Keywords.Registrations(""))...)
 }
 
 const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--json]

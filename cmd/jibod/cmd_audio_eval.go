@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"strconv"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/openjibo/jibod/audio/sphinx"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/builtin/timer"
 	"github.com/openjibo/jibod/core/skill/builtin/volume"
@@ -109,7 +107,12 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		heard = &sphinx.WakeCheck{Recognizer: rec, Spotter: spot, Method: *wake}
 	}
 	chain := &eval.ListenerChain{Recognizer: heard, VAD: vcfg, Lang: tag, Logger: log}
-	und := &engineUnderstander{plugins: r.engines.inOrder(defaultPipeline), lang: tag}
+	// What the stack understands must not depend on how soon the robot
+	// learns its skills in the background.
+	if err := r.intents.Learn(ctx); err != nil {
+		return fmt.Errorf("audio eval: learning the skills' intents: %w", err)
+	}
+	und := &engineUnderstander{intents: r.intents, lang: tag}
 	opts := eval.Options{}
 	if !*quiet {
 		start := time.Now()
@@ -129,32 +132,25 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return rep.WriteText(stdout)
 }
 
-// engineUnderstander matches a command through the robot's intent tiers
-// in the default pipeline's order, as `jibod intents match` does: the
-// first match wins (PIPE-09).
+// engineUnderstander matches a command through the robot's intent bands,
+// surest first, as `jibod intents match` does.
 type engineUnderstander struct {
-	plugins []pipeline.Plugin
+	intents *intent.Stack
 	lang    string
 }
 
 func (u *engineUnderstander) Understand(ctx context.Context, text string) (eval.Meaning, bool, error) {
-	if len(u.plugins) == 0 {
-		return eval.Meaning{}, false, errors.New("no intent engines")
+	if u.intents == nil {
+		return eval.Meaning{}, false, errors.New("no intent stack")
 	}
-	for _, p := range u.plugins {
-		m, err := p.Match(ctx, []string{text}, u.lang, session.Empty())
-		if err != nil {
-			if ctx.Err() != nil {
-				return eval.Meaning{}, false, ctx.Err()
-			}
-			slog.Debug("intent tier failed", "tier", p.ID(), "err", err)
-			continue
-		}
-		if m != nil {
-			return readSlots(eval.Meaning{Intent: m.SkillID + ":" + m.IntentName, Slots: m.Slots}), true, nil
-		}
+	m, _, _, err := u.intents.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: u.lang, Session: session.Empty()})
+	if err != nil {
+		return eval.Meaning{}, false, err
 	}
-	return eval.Meaning{}, false, nil
+	if m == nil {
+		return eval.Meaning{}, false, nil
+	}
+	return readSlots(eval.Meaning{Intent: m.SkillID + ":" + m.IntentName, Slots: m.Slots}), true, nil
 }
 
 // slotReaders read a slot as the skill consuming it does, so the eval

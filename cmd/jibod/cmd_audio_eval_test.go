@@ -52,7 +52,7 @@ func TestEngineUnderstander(t *testing.T) {
 	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	u := &engineUnderstander{plugins: r.engines.inOrder(defaultPipeline), lang: "en-us"}
+	u := &engineUnderstander{intents: r.intents, lang: "en-us"}
 	m, ok, err := u.Understand(ctx, "set the volume to seven")
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -71,8 +71,8 @@ func TestRobotGrammar(t *testing.T) {
 	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	intents := grammar.FromTemplates(r.engines.templates.Registrations(""))
-	intents = append(intents, grammar.FromKeywords(r.engines.keywords.Registrations(""))...)
+	intents := grammar.FromTemplates(r.intents.Templates.Registrations(""))
+	intents = append(intents, grammar.FromKeywords(r.intents.Keywords.Registrations(""))...)
 	g, err := grammar.Build(intents, grammar.Options{Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	assert.Empty(t, g.Dropped())

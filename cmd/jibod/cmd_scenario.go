@@ -52,10 +52,10 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
 	if !*summary {
-		return scenario.Run(ctx, sc, stdout, scenario.Options{Logger: log})
+		return scenario.Run(ctx, sc, stdout, scenario.Options{Logger: log, Intents: scenarioIntents})
 	}
 	var trace bytes.Buffer
-	runErr := scenario.Run(ctx, sc, &trace, scenario.Options{Logger: log})
+	runErr := scenario.Run(ctx, sc, &trace, scenario.Options{Logger: log, Intents: scenarioIntents})
 	lines, err := scenario.Summarize(&trace)
 	if err != nil {
 		return err

@@ -87,21 +87,20 @@ func TestScenarioUsageAndBadFiles(t *testing.T) {
 	}
 }
 
-// TestRobotPipeline: the robot's default pipeline puts stop and converse
-// first and each fallback stage after its band, and every id in it is a
-// loaded plugin, which answers its intents.list query (PIPE-31: silence
-// would mean not loaded).
+// TestRobotPipeline: the robot's default pipeline, from the intent stack's
+// order policy, puts stop and converse first and each fallback stage after
+// its band, and every id in it is a loaded plugin, which answers its
+// intents.list query (PIPE-31: silence would mean not loaded).
 func TestRobotPipeline(t *testing.T) {
-	assert.Equal(t, []string{"stop", "converse", "templates-high", "keywords-high", "fallback-high",
-		"templates-medium", "keywords-medium", "fallback-medium", "templates-low", "keywords-low", "fallback-low",
-		"fallback-unknown"}, robotPipeline(false))
-	assert.Equal(t, []string{"fallback-low", "hub-fallback", "fallback-unknown"}, robotPipeline(true)[10:])
-
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(context.Background())
+	assert.Equal(t, []string{"stop", "converse", "intents-high", "paraphrase", "fallback-high",
+		"intents-medium", "fallback-medium", "intents-low", "fallback-low", "fallback-unknown"}, r.pipeline)
+	assert.Equal(t, []string{"fallback-low", "hub-fallback", "fallback-unknown"}, r.intents.Pipeline("hub-fallback")[8:],
+		"the cloud hub's stage goes after the robot's own, before fallback-unknown")
 	answered := make(chan string, 32)
 	sub, err := r.bus.Subscribe("ovos.pipeline.*", func(_ context.Context, m bus.Message) {
 		if strings.HasSuffix(m.Type, ".intents.list.response") {
@@ -110,11 +109,11 @@ func TestRobotPipeline(t *testing.T) {
 	})
 	require.NoError(t, err)
 	defer sub.Close()
-	for _, id := range robotPipeline(false) {
+	for _, id := range r.pipeline {
 		require.NoError(t, r.bus.Publish(ctx, bus.NewMessage("ovos.pipeline."+id+".intents.list", nil)))
 	}
 	var got []string
-	for range robotPipeline(false) {
+	for range r.pipeline {
 		select {
 		case id := <-answered:
 			got = append(got, id)
@@ -122,5 +121,5 @@ func TestRobotPipeline(t *testing.T) {
 			t.Fatalf("only %v answered", got)
 		}
 	}
-	assert.ElementsMatch(t, robotPipeline(false), got)
+	assert.ElementsMatch(t, r.pipeline, got)
 }

@@ -126,7 +126,7 @@ func TestShellAgainstRunningJibod(t *testing.T) {
 	require.Equal(t, "(watching ovos.utterance* ovos.intent*; Ctrl-C stops)", <-tailLines)
 
 	out := shell("utter what time is it\n")
-	assert.Regexp(t, `ovos\.intent\.matched jibo\.clock:time_now via templates-high`, out)
+	assert.Regexp(t, `ovos\.intent\.matched jibo\.clock:time_now via intents-high`, out)
 	assert.Regexp(t, `jibo says: ".*`+clockAnswer.String(), out)
 	assert.Contains(t, out, "ovos.utterance.handled")
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/intent/paraphrase"
 )
 
 // jibodBin is the real binary, built once for the end-to-end tests.
@@ -28,6 +30,9 @@ func TestMain(m *testing.M) {
 	if out, err := build.CombinedOutput(); err != nil {
 		panic("building jibod: " + err.Error() + "\n" + string(out))
 	}
+	// The robots the tests start in this process learn the same skills:
+	// their paraphrase tiers train once.
+	paraphraseTrainer = paraphrase.NewMemo().Train
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -108,7 +108,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	require.NoError(t, page.PressEnter(ctx))
 	wait("the typed line", `[...document.querySelectorAll('#conversation li.typed')].some(li => li.textContent.includes('hello'))`, jsConversation)
 	wait("the intent matched and why", `[...document.querySelectorAll('#conversation li.matched')].some(li =>
-		li.textContent.includes('jibo.basics:greet') && li.textContent.includes('templates-high') && li.textContent.includes('exact match'))`, jsConversation)
+		li.textContent.includes('jibo.basics:greet') && li.textContent.includes('intents-high') && li.textContent.includes('every word literal'))`, jsConversation)
 	wait("the answer", `document.querySelectorAll('#conversation li.said').length > 0`, jsConversation)
 	wait("the ring lit for the greeting", `[...document.querySelectorAll('#conversation li.did')].some(li => li.textContent.includes('#00aaff'))`, jsConversation)
 	assert.Equal(t, "", evalString(ctx, t, page, `document.getElementById('say-text').value`), "the box is cleared once the robot took the line")

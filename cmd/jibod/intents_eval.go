@@ -74,6 +74,7 @@ func cmdIntentsEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	path := fs.String("corpus", "", "corpus `file` (JSON; see README)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a report")
 	failures := fs.Bool("failures", false, "also list every test that failed")
+	para := fs.Bool("paraphrase", true, "include the paraphrase tier (false: the template and keyword engines alone)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func cmdIntentsEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	rep, err := evaluate(ctx, c, progressTo(stderr))
+	rep, err := evaluate(ctx, c, *para, progressTo(stderr))
 	if err != nil {
 		return err
 	}
@@ -472,47 +473,61 @@ func lineCol(data []byte, off int64) (int, int) {
 
 // evalReport is what eval measured; its JSON form is the --json output.
 type evalReport struct {
-	Tests                        int                  `json:"tests"`
-	IntentAccuracy               float64              `json:"intent_accuracy"`
-	ExactAccuracy                float64              `json:"exact_accuracy"`
-	TestsWithoutContext          int                  `json:"tests_without_context"`
-	IntentAccuracyWithoutContext float64              `json:"intent_accuracy_without_context"`
-	ExactAccuracyWithoutContext  float64              `json:"exact_accuracy_without_context"`
-	P50us                        float64              `json:"p50_us"`
-	P95us                        float64              `json:"p95_us"`
-	MaxUs                        float64              `json:"max_us"`
-	BuildMs                      float64              `json:"build_ms"`
-	HeapMB                       float64              `json:"heap_mb"`
-	Intents                      int                  `json:"intents"`
-	KeywordIntents               int                  `json:"keyword_intents"`
-	Templates                    int                  `json:"templates"`
-	TemplatesRejected            int                  `json:"templates_rejected"`
-	IntentsRejected              int                  `json:"intents_rejected"`
-	Rejected                     []evalRejected       `json:"rejected"`
-	Tiers                        map[string]*evalTier `json:"tiers"`
-	Failures                     []evalFailure        `json:"failures,omitempty"`
-	intentOK, exactOK            int
-	intentOKNoCtx, exactOKNoCtx  int
+	Tests                        int     `json:"tests"`
+	IntentAccuracy               float64 `json:"intent_accuracy"`
+	ExactAccuracy                float64 `json:"exact_accuracy"`
+	TestsWithoutContext          int     `json:"tests_without_context"`
+	IntentAccuracyWithoutContext float64 `json:"intent_accuracy_without_context"`
+	ExactAccuracyWithoutContext  float64 `json:"exact_accuracy_without_context"`
+	P50us                        float64 `json:"p50_us"`
+	P95us                        float64 `json:"p95_us"`
+	MaxUs                        float64 `json:"max_us"`
+	BuildMs                      float64 `json:"build_ms"`
+	HeapMB                       float64 `json:"heap_mb"`
+	// LearnMs and LearntHeapMB are the paraphrase tier's training time and
+	// the heap its models keep; zero without it.
+	LearnMs           float64              `json:"learn_ms,omitempty"`
+	LearntHeapMB      float64              `json:"learnt_heap_mb,omitempty"`
+	Intents           int                  `json:"intents"`
+	KeywordIntents    int                  `json:"keyword_intents"`
+	Templates         int                  `json:"templates"`
+	TemplatesRejected int                  `json:"templates_rejected"`
+	IntentsRejected   int                  `json:"intents_rejected"`
+	Rejected          []evalRejected       `json:"rejected"`
+	Tiers             map[string]*evalTier `json:"tiers"`
+	// Abstained counts tests where the best candidate scored below the
+	// claim floor, so nothing was claimed; AbstainedRight, how many of
+	// those candidates had the expected intent.
+	Abstained      int `json:"abstained"`
+	AbstainedRight int `json:"abstained_right"`
+	// Asked counts the tests nothing claimed that the robot would ask
+	// about ("Were you asking about …?", intent.Stack.Guess); AskedRight,
+	// how many of those asked about the expected intent.
+	Asked      int `json:"asked"`
+	AskedRight int `json:"asked_right"`
+	// Calibration compares each test's best candidate's score with how
+	// often its intent was right, in bands of 0.1.
+	Calibration                 []evalBin     `json:"calibration"`
+	Failures                    []evalFailure `json:"failures,omitempty"`
+	intentOK, exactOK           int
+	intentOKNoCtx, exactOKNoCtx int
+	bands                       []string // the stack's, in claim order
 }
 
-// evalTier counts the tests one pipeline tier ("none": no tier) claimed,
-// and how many of those it got right (the intent; slots not compared).
-// A low tier also counts the guesses it refused as implausible
-// (intent.Plausible) and how many of those would have been right, so the
-// cost of the refusals is in plain view.
+// evalTier counts the tests one band ("none": no band) claimed, and how
+// many of those it got right (the intent; slots not compared).
 type evalTier struct {
-	Claimed      int `json:"claimed"`
-	Correct      int `json:"correct"`
-	Refused      int `json:"refused,omitempty"`
-	RefusedRight int `json:"refused_right,omitempty"`
+	Claimed int `json:"claimed"`
+	Correct int `json:"correct"`
 }
 
-// evalRefusal is a guess a low tier refused for one test.
-type evalRefusal struct {
-	Tier       string  `json:"tier"`
-	Intent     string  `json:"intent"`
-	Confidence float64 `json:"confidence"`
-	Reason     string  `json:"reason"`
+// evalBin is one score band of the calibration table: the tests whose best
+// candidate scored in [from, to), and how many had the expected intent.
+type evalBin struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Tests int     `json:"tests"`
+	Right int     `json:"right"`
 }
 
 // evalRejected is a template the grammar refused or an intent an engine
@@ -531,22 +546,29 @@ type evalFailure struct {
 	Got       string            `json:"got"`
 	GotSlots  map[string]string `json:"got_slots"`
 	Tier      string            `json:"tier"`
-	// Confidence and Why are the claiming tier's; absent without a claim.
+	// Confidence and Why are the claim's; absent without a claim.
 	Confidence float64 `json:"confidence,omitempty"`
 	Why        string  `json:"why,omitempty"`
-	// Refused lists the guesses low tiers declined before the claim.
-	Refused []evalRefusal `json:"refused,omitempty"`
+	// Abstained is the best candidate when nothing was claimed.
+	Abstained *evalAbstained `json:"abstained,omitempty"`
 }
 
-// evaluate loads the corpus into a template and a keyword engine and runs
-// every test through their pipeline tiers in the robot's default order.
-// progress, if not nil, hears how many tests are done.
-func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*evalReport, error) {
+// evalAbstained is a candidate the stack did not claim: it scored below
+// the claim floor.
+type evalAbstained struct {
+	Intent string  `json:"intent"`
+	Score  float64 `json:"score"`
+	Why    string  `json:"why"`
+}
+
+// evaluate loads the corpus into the intent stack's engines and runs every
+// test through its bands, surest first, as the robot's pipeline does
+// without its fallback stages. progress, if not nil, hears how many tests
+// are done.
+func evaluate(ctx context.Context, c *corpus, withParaphrase bool, progress func(done, total int)) (*evalReport, error) {
 	rep := &evalReport{Tests: len(c.Tests), Intents: len(c.Intents), KeywordIntents: len(c.KeywordIntents),
 		Tiers: map[string]*evalTier{}, Rejected: []evalRejected{}}
 	quiet := slog.New(slog.DiscardHandler)
-	te := intent.NewTemplateEngine(intent.EngineOptions{Logger: quiet})
-	ke := intent.NewKeywordEngine(intent.KeywordOptions{Logger: quiet})
 
 	// The grammar check is done first and apart, so the build time is what
 	// the engines cost.
@@ -556,7 +578,7 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 		def := intent.TemplateIntent{SkillID: evalSkill, IntentName: name, Lang: c.Lang, Vocab: c.Vocab}
 		for _, t := range in.Templates {
 			rep.Templates++
-			if _, _, err := intent.Expand(t, c.Vocab, intent.ExpandOptions{}); err != nil {
+			if _, err := intent.Check(t, c.Vocab); err != nil {
 				rep.TemplatesRejected++
 				rep.Rejected = append(rep.Rejected, evalRejected{Intent: name, Template: t, Error: err.Error()})
 				continue
@@ -595,14 +617,24 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
+	var st *intent.Stack
+	var err error
+	if withParaphrase {
+		st, err = buildIntentStack(nil, quiet, false)
+	} else {
+		st, err = intent.NewStack(intent.StackConfig{Logger: quiet})
+	}
+	if err != nil {
+		return nil, err
+	}
 	for _, def := range tdefs {
-		if _, err := te.Register(def); err != nil {
+		if _, err := st.Templates.Register(def); err != nil {
 			rep.IntentsRejected++
 			rep.Rejected = append(rep.Rejected, evalRejected{Intent: def.IntentName, Error: err.Error()})
 		}
 	}
 	for _, def := range kdefs {
-		if _, err := ke.Register(def); err != nil {
+		if _, err := st.Keywords.Register(def); err != nil {
 			rep.IntentsRejected++
 			rep.Rejected = append(rep.Rejected, evalRejected{Intent: def.IntentName, Error: err.Error()})
 		}
@@ -612,9 +644,27 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 	runtime.ReadMemStats(&after)
 	// Clamped: on a tiny corpus the collector can free more than was built.
 	rep.HeapMB = roundTo(max(0, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)))/(1<<20), 1)
+	if withParaphrase {
+		start = time.Now()
+		if err := st.Learn(ctx); err != nil {
+			return nil, fmt.Errorf("learning the corpus: %w", err)
+		}
+		rep.LearnMs = roundTo(float64(time.Since(start).Microseconds())/1000, 1)
+		before = after
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		rep.LearntHeapMB = roundTo(max(0, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)))/(1<<20), 1)
+	}
+	rep.bands = nil
+	for _, b := range st.Bands() {
+		rep.bands = append(rep.bands, b.ID())
+	}
 
-	plugins := evalPipeline(te, ke)
 	sess := session.Empty()
+	bins := make([]evalBin, 10)
+	for i := range bins {
+		bins[i] = evalBin{From: float64(i) / 10, To: float64(i+1) / 10}
+	}
 	lat := make([]time.Duration, 0, len(c.Tests))
 	step := max(1, len(c.Tests)/200)
 	for i, t := range c.Tests {
@@ -624,39 +674,51 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 		if progress != nil && i%step == 0 {
 			progress(i, len(c.Tests))
 		}
-		var m *pipeline.Match
-		tier := "none"
-		tried := len(plugins)
+		q := intent.Query{Hypotheses: intent.Texts(t.Utterance), Lang: c.Lang, Session: sess}
 		t0 := time.Now()
-		for k, p := range plugins {
-			var err error
-			if m, err = p.Match(ctx, []string{t.Utterance}, c.Lang, sess); err != nil {
-				return nil, fmt.Errorf("test %d: %s: %w", i, p.ID(), err)
-			}
-			if m != nil {
-				tier, tried = p.ID(), k
-				break
-			}
-		}
+		m, band, rec, err := st.Claim(ctx, q)
 		lat = append(lat, time.Since(t0))
-		// Asked again after the clock stopped: the refusals cost the robot
-		// nothing, only the report.
-		var refusals []evalRefusal
-		for _, p := range plugins[:tried] {
-			tp, ok := p.(*intent.TierPlugin)
-			if !ok {
-				continue
+		if err == nil && !rep.right(t, m) {
+			// Asked again after the clock stopped, with the runners-up and
+			// their explanations: they cost the robot nothing, only the
+			// report.
+			q.Limit, q.Explain = 3, true
+			m, band, rec, err = st.Claim(ctx, q)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("test %d: %w", i, err)
+		}
+		var abstained *evalAbstained
+		if len(rec.Candidates) > 0 {
+			best := rec.Candidates[0]
+			b := &bins[min(9, int(best.Score*10))]
+			b.Tests++
+			if best.IntentName == t.Intent {
+				b.Right++
 			}
-			ref, err := tp.Refused(ctx, []string{t.Utterance}, c.Lang, sess)
-			if err != nil {
-				return nil, fmt.Errorf("test %d: %s: %w", i, p.ID(), err)
-			}
-			if ref != nil {
-				refusals = append(refusals, evalRefusal{Tier: p.ID(), Intent: ref.Match.IntentName,
-					Confidence: roundTo(ref.Match.Confidence, 4), Reason: ref.Reason})
+			if m == nil {
+				abstained = &evalAbstained{Intent: best.IntentName, Score: roundTo(best.Score, 4), Why: best.Explain()}
+				rep.Abstained++
+				if best.IntentName == t.Intent {
+					rep.AbstainedRight++
+				}
 			}
 		}
-		rep.score(t, m, tier, refusals)
+		if band == "" {
+			band = "none"
+			if g, ok, err := st.Guess(ctx, q); err == nil && ok {
+				rep.Asked++
+				if g.IntentName == t.Intent {
+					rep.AskedRight++
+				}
+			}
+		}
+		rep.score(t, m, band, abstained)
+	}
+	for _, b := range bins {
+		if b.Tests > 0 {
+			rep.Calibration = append(rep.Calibration, b)
+		}
 	}
 	if progress != nil {
 		progress(len(c.Tests), len(c.Tests))
@@ -672,39 +734,13 @@ func evaluate(ctx context.Context, c *corpus, progress func(done, total int)) (*
 	return rep, nil
 }
 
-// evalPipeline returns both engines' tiers in the order of the robot's
-// default pipeline.
-func evalPipeline(te *intent.TemplateEngine, ke *intent.KeywordEngine) []pipeline.Plugin {
-	byID := map[string]pipeline.Plugin{}
-	for _, p := range intent.TemplatePlugins(te) {
-		byID[p.ID()] = p
-	}
-	for _, p := range intent.KeywordPlugins(ke) {
-		byID[p.ID()] = p
-	}
-	var out []pipeline.Plugin
-	for _, id := range defaultPipeline {
-		if p, ok := byID[id]; ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // score counts one test: the intent is right when it names the expected
 // intent (or nothing claimed an utterance that should stay unmatched), and
 // exact when the slots are also exactly the expected ones.
-func (r *evalReport) score(t corpusTest, m *pipeline.Match, tier string, refusals []evalRefusal) {
+func (r *evalReport) score(t corpusTest, m *pipeline.Match, tier string, abstained *evalAbstained) {
 	got, gotSlots := "", map[string]string{}
 	if m != nil {
 		got, gotSlots = m.IntentName, m.Slots
-	}
-	for _, ref := range refusals {
-		tc := r.tier(ref.Tier)
-		tc.Refused++
-		if ref.Intent == t.Intent {
-			tc.RefusedRight++
-		}
 	}
 	want := t.Slots
 	if want == nil {
@@ -734,11 +770,23 @@ func (r *evalReport) score(t corpusTest, m *pipeline.Match, tier string, refusal
 		return
 	}
 	f := evalFailure{Utterance: t.Utterance, Want: t.Intent, WantSlots: want,
-		Got: got, GotSlots: gotSlots, Tier: tier, Refused: refusals}
+		Got: got, GotSlots: gotSlots, Tier: tier, Abstained: abstained}
 	if m != nil {
 		f.Confidence, f.Why = roundTo(m.Confidence, 4), m.Why
 	}
 	r.Failures = append(r.Failures, f)
+}
+
+// right reports whether a claim is exactly what the test expects.
+func (r *evalReport) right(t corpusTest, m *pipeline.Match) bool {
+	if m == nil {
+		return t.Intent == ""
+	}
+	want := t.Slots
+	if want == nil {
+		want = map[string]string{}
+	}
+	return m.IntentName == t.Intent && maps.Equal(m.Slots, want)
 }
 
 // tier returns the counts of a tier, creating them.
@@ -787,23 +835,27 @@ func (r *evalReport) print(w io.Writer, path string) {
 	fmt.Fprintf(w, "match latency     p50 %.1f µs, p95 %.1f µs, max %.1f µs (all tiers, per utterance)\n", r.P50us, r.P95us, r.MaxUs)
 	fmt.Fprintf(w, "build             %.1f ms\n", r.BuildMs)
 	fmt.Fprintf(w, "heap              %.1f MB retained by the engines\n", r.HeapMB)
-	var tiers, refused []string
-	for _, id := range append(slices.Clone(defaultPipeline), "none") {
-		tc := r.Tiers[id]
-		if tc == nil {
-			continue
-		}
-		if tc.Claimed > 0 {
+	if r.LearnMs > 0 {
+		fmt.Fprintf(w, "paraphrase tier   learnt in %.1f ms, %.1f MB retained\n", r.LearnMs, r.LearntHeapMB)
+	}
+	var tiers []string
+	for _, id := range append(slices.Clone(r.bands), "none") {
+		if tc := r.Tiers[id]; tc != nil && tc.Claimed > 0 {
 			tiers = append(tiers, fmt.Sprintf("%s %d/%d", id, tc.Correct, tc.Claimed))
-		}
-		if tc.Refused > 0 {
-			refused = append(refused, fmt.Sprintf("%s %d (%d would have been right)", id, tc.Refused, tc.RefusedRight))
 		}
 	}
 	fmt.Fprintf(w, "right/claimed     %s\n", strings.Join(tiers, ", "))
-	if len(refused) > 0 {
-		fmt.Fprintf(w, "refused guesses   %s\n", strings.Join(refused, ", "))
+	if r.Abstained > 0 {
+		fmt.Fprintf(w, "abstained         %d below the claim floor (%d would have been right)\n", r.Abstained, r.AbstainedRight)
 	}
+	if r.Asked > 0 {
+		fmt.Fprintf(w, "asked about       %d of the tests nothing claimed (%d about the right intent)\n", r.Asked, r.AskedRight)
+	}
+	var cal []string
+	for _, b := range r.Calibration {
+		cal = append(cal, fmt.Sprintf("[%.1f,%.1f) %d/%d", b.From, b.To, b.Right, b.Tests))
+	}
+	fmt.Fprintf(w, "calibration       best candidate's score: right/tests %s\n", strings.Join(cal, ", "))
 	for _, x := range r.Rejected {
 		if x.Template != "" {
 			fmt.Fprintf(w, "rejected template %s: %q: %s\n", x.Intent, x.Template, x.Error)
@@ -813,8 +865,8 @@ func (r *evalReport) print(w io.Writer, path string) {
 	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "FAIL %q: want %s %v, got %s %v (%s)\n", f.Utterance, orNone(f.Want), f.WantSlots, orNone(f.Got), f.GotSlots, f.Tier)
-		for _, ref := range f.Refused {
-			fmt.Fprintf(w, "     %s refused %s at %.2f: %s\n", ref.Tier, ref.Intent, ref.Confidence, ref.Reason)
+		if a := f.Abstained; a != nil {
+			fmt.Fprintf(w, "     abstained from %s at %.2f: %s\n", a.Intent, a.Score, a.Why)
 		}
 	}
 }

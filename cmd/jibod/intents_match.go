@@ -16,7 +16,6 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/internal/ascii"
 )
@@ -41,26 +40,29 @@ type matchAnswer struct {
 	Confidence float64           `json:"confidence"`
 	PipelineID string            `json:"pipeline_id"`
 	Why        string            `json:"why,omitempty"`
+	// Candidates, with --explain, are the round's ranked candidates.
+	Candidates []candidateAnswer `json:"candidates,omitempty"`
 }
 
 // noMatchAnswer is the line for an utterance nothing matched: "match" is
-// always null. Refused lists the guesses low tiers declined as implausible
-// (intent.Plausible), so an author sees what a looser robot would have done.
+// always null. Abstained is the best candidate when it scored below the
+// claim floor, so an author sees what a looser robot would have done.
 type noMatchAnswer struct {
-	Utterance  string           `json:"utterance"`
-	Match      *struct{}        `json:"match"`
-	NearMisses []nearMissAnswer `json:"near_misses"`
-	Refused    []refusedAnswer  `json:"refused,omitempty"`
+	Utterance  string            `json:"utterance"`
+	Match      *struct{}         `json:"match"`
+	NearMisses []nearMissAnswer  `json:"near_misses"`
+	Abstained  *candidateAnswer  `json:"abstained,omitempty"`
+	Candidates []candidateAnswer `json:"candidates,omitempty"`
 }
 
-type refusedAnswer struct {
-	PipelineID string            `json:"pipeline_id"`
+// candidateAnswer is one ranked candidate of a round.
+type candidateAnswer struct {
+	Source     string            `json:"source"`
 	SkillID    string            `json:"skill_id"`
 	IntentName string            `json:"intent_name"`
 	Slots      map[string]string `json:"slots"`
-	Confidence float64           `json:"confidence"`
+	Score      float64           `json:"score"`
 	Why        string            `json:"why,omitempty"`
-	Reason     string            `json:"reason"`
 }
 
 type nearMissAnswer struct {
@@ -88,6 +90,7 @@ func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout
 	lang := fs.String("lang", "en-US", "utterance language (BCP-47)")
 	override := fs.String("override", "", "user override `folder`: <folder>/<skill_id>/locale/<lang>/… replaces the skill's files one by one (RES-02)")
 	near := fs.Int("near", intent.DefaultNearMisses, fmt.Sprintf("near misses to list for an unmatched utterance (1–%d)", intent.MaxNearMisses))
+	explain := fs.Bool("explain", false, "also list the round's ranked candidates; the match's why says why it beat the runner-up")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -136,7 +139,7 @@ func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout
 		case u == "":
 			continue
 		default:
-			err = enc.Encode(st.answer(ctx, u, tag, *near))
+			err = enc.Encode(st.answer(ctx, u, tag, *near, *explain))
 		}
 		if err != nil {
 			return fmt.Errorf("intents match: writing: %w", err)
@@ -218,30 +221,25 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// intentStack is the robot's intent side without the rest of the robot: a
-// bus, the engines behind the intent service, and the pipeline plugins in
-// the default pipeline's order.
-type intentStack struct {
-	bus       *bus.Bus
-	service   *intent.Service
-	templates *intent.TemplateEngine
-	plugins   []pipeline.Plugin
+// matchStack is the robot's intent side without the rest of the robot: a
+// bus and the intent stack behind it.
+type matchStack struct {
+	bus     *bus.Bus
+	intents *intent.Stack
 }
 
-// newIntentStack wires the engines as newRobot does and registers the
-// skills through the service, as the skill host does.
-func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger) (_ *intentStack, err error) {
-	st := &intentStack{bus: bus.New(bus.Options{Logger: log})}
+// newIntentStack builds the intent stack as newRobot does and registers the
+// skills through its service, as the skill host does.
+func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger) (_ *matchStack, err error) {
+	st := &matchStack{bus: bus.New(bus.Options{Logger: log})}
 	defer func() {
 		if err != nil {
 			st.close()
 		}
 	}()
-	engines, err := startIntentEngines(st.bus, log)
-	if err != nil {
+	if st.intents, err = startIntentStack(st.bus, log, true); err != nil {
 		return nil, err
 	}
-	st.templates, st.service = engines.templates, engines.service
 	var errs []error
 	for _, s := range skills {
 		if _, err := intent.RegisterLocale(ctx, st.bus, s.loc, s.id, 0); err != nil {
@@ -251,34 +249,36 @@ func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("registering skills: %w", errors.Join(errs...))
 	}
-	st.plugins = engines.inOrder(defaultPipeline)
+	if err := st.intents.Learn(ctx); err != nil {
+		log.Warn("the paraphrase tier did not learn the skills; the engines alone answer", "err", err)
+	}
 	return st, nil
 }
 
-// answer matches one utterance through the plugins in order; the first
-// match wins (PIPE-09). With none, the template engine explains the near
-// misses.
-func (st *intentStack) answer(ctx context.Context, u, lang string, near int) any {
-	for _, p := range st.plugins {
-		m, err := p.Match(ctx, []string{u}, lang, session.Empty())
-		if err != nil || m == nil {
-			continue
+// explainLimit is how many candidates per source a match line considers:
+// enough to show the runners-up.
+const explainLimit = 5
+
+// answer matches one utterance through the stack's bands, surest first.
+// With none claiming, the template engine explains the near misses.
+func (st *matchStack) answer(ctx context.Context, u, lang string, near int, explain bool) any {
+	m, band, rec, err := st.intents.Claim(ctx, intent.Query{Hypotheses: intent.Texts(u), Lang: lang, Session: session.Empty(),
+		Limit: explainLimit, Explain: true})
+	var cands []candidateAnswer
+	if err == nil && explain {
+		for _, c := range rec.Candidates {
+			cands = append(cands, candidate(c))
 		}
-		return matchAnswer{Utterance: u, SkillID: m.SkillID, IntentName: m.IntentName, Slots: m.Slots,
-			Confidence: round4(m.Confidence), PipelineID: p.ID(), Why: m.Why}
 	}
-	ex := st.templates.Explain(u, lang, "", near)
-	ans := noMatchAnswer{Utterance: u, NearMisses: []nearMissAnswer{}}
-	for _, p := range st.plugins {
-		tp, ok := p.(*intent.TierPlugin)
-		if !ok {
-			continue
-		}
-		if ref, err := tp.Refused(ctx, []string{u}, lang, session.Empty()); err == nil && ref != nil {
-			ans.Refused = append(ans.Refused, refusedAnswer{PipelineID: p.ID(), SkillID: ref.Match.SkillID,
-				IntentName: ref.Match.IntentName, Slots: ref.Match.Slots, Confidence: round4(ref.Match.Confidence),
-				Why: ref.Match.Why, Reason: ref.Reason})
-		}
+	if err == nil && m != nil {
+		return matchAnswer{Utterance: u, SkillID: m.SkillID, IntentName: m.IntentName, Slots: m.Slots,
+			Confidence: round4(m.Confidence), PipelineID: band, Why: m.Why, Candidates: cands}
+	}
+	ex := st.intents.Templates.Explain(u, lang, "", near)
+	ans := noMatchAnswer{Utterance: u, NearMisses: []nearMissAnswer{}, Candidates: cands}
+	if err == nil && len(rec.Candidates) > 0 {
+		a := candidate(rec.Candidates[0])
+		ans.Abstained = &a
 	}
 	for _, n := range ex.NearMisses {
 		ans.NearMisses = append(ans.NearMisses, nearMissAnswer{SkillID: n.SkillID, IntentName: n.IntentName,
@@ -287,9 +287,14 @@ func (st *intentStack) answer(ctx context.Context, u, lang string, near int) any
 	return ans
 }
 
-func (st *intentStack) close() {
-	if st.service != nil {
-		st.service.Close()
+func candidate(c intent.Candidate) candidateAnswer {
+	return candidateAnswer{Source: c.Source, SkillID: c.SkillID, IntentName: c.IntentName, Slots: c.Slots,
+		Score: round4(c.Score), Why: c.Explain()}
+}
+
+func (st *matchStack) close() {
+	if st.intents != nil {
+		st.intents.Close()
 	}
 	_ = st.bus.Close(context.Background())
 }

@@ -15,7 +15,7 @@ import (
 const testSkills = "testdata/skills"
 
 // TestIntentsMatch runs utterances against the example skills through the
-// pipeline tiers and checks what a skill author sees on each line.
+// intent stack's bands and checks what a skill author sees on each line.
 func TestIntentsMatch(t *testing.T) {
 	tests := []struct {
 		utterance string
@@ -24,21 +24,19 @@ func TestIntentsMatch(t *testing.T) {
 		reason    string         // substring of its reason
 	}{
 		{"Turn on the lamp!", map[string]any{"skill_id": "lights.openjibo", "intent_name": "turn_on",
-			"slots": map[string]any{"device": "lamp"}, "confidence": 0.9625, "pipeline_id": "templates-high"}, "", ""},
+			"slots": map[string]any{"device": "lamp"}, "confidence": 0.97, "pipeline_id": "intents-high"}, "", ""},
 		{"lights off", map[string]any{"skill_id": "lights.openjibo", "intent_name": "turn_off",
-			"slots": map[string]any{}, "confidence": 1.0, "pipeline_id": "templates-high"}, "", ""},
+			"slots": map[string]any{}, "confidence": 0.97, "pipeline_id": "intents-high"}, "", ""},
 		{"please switch on the kitchen light", map[string]any{"skill_id": "lights.openjibo", "intent_name": "turn_on",
-			"slots": map[string]any{"device": "kitchen light"}, "pipeline_id": "templates-high"}, "", ""},
+			"slots": map[string]any{"device": "kitchen light"}, "pipeline_id": "intents-high"}, "", ""},
 		{"please set a timer for five minutes", map[string]any{"skill_id": "timer.openjibo", "intent_name": "start_timer",
-			"slots": map[string]any{"length": "five minutes"}, "pipeline_id": "templates-medium"}, "", ""},
+			"slots": map[string]any{"length": "five minutes"}, "pipeline_id": "intents-high"}, "", ""},
 		{"play bohemian rhapsody by queen", map[string]any{"skill_id": "music.openjibo", "intent_name": "play",
-			"slots": map[string]any{"song": "bohemian rhapsody", "artist": "queen"}, "pipeline_id": "templates-high"}, "", ""},
-		{"play something nobody knows at all today", map[string]any{"skill_id": "music.openjibo", "intent_name": "play",
-			"pipeline_id": "templates-low"}, "", ""},
-		{"dont turn on the lamp", map[string]any{"match": nil}, "lights.openjibo:turn_on", `words not in the sample: "dont"`},
-		{"turn on the alarm", map[string]any{"match": nil}, "lights.openjibo:turn_on", "blacklist phrase"},
-		{"set a timer for ever", map[string]any{"match": nil}, "timer.openjibo:start_timer", "is blacklisted for it (RES-06)"},
-		{"light me up", map[string]any{"match": nil}, "lights.openjibo:turn_off", "sample words not said"},
+			"slots": map[string]any{"song": "bohemian rhapsody", "artist": "queen"}, "pipeline_id": "intents-high"}, "", ""},
+		{"dont turn on the lamp", map[string]any{"match": nil}, "lights.openjibo:turn_on", `unexplained "dont"`},
+		{"turn on the alarm", map[string]any{"match": nil}, "lights.openjibo:turn_on", "suppressed by its blacklist (RES-06)"},
+		{"set a timer for ever", map[string]any{"match": nil}, "timer.openjibo:start_timer", `"ever" is blacklisted for it (RES-06)`},
+		{"light me up", map[string]any{"match": nil}, "lights.openjibo:turn_off", `template word "off" not said`},
 	}
 	var in strings.Builder
 	for _, tc := range tests {
@@ -64,7 +62,7 @@ func TestIntentsMatch(t *testing.T) {
 				assert.Equal(t, tc.near, first["skill_id"].(string)+":"+first["intent_name"].(string))
 				assert.Contains(t, first["reason"], tc.reason)
 				assert.NotEmpty(t, first["sample"])
-				assert.Greater(t, first["score"], 0.0)
+				assert.GreaterOrEqual(t, first["score"], 0.0)
 				return
 			}
 			assert.NotContains(t, got, "match")
@@ -91,7 +89,7 @@ func TestIntentsMatchOverrideAndLang(t *testing.T) {
 	lines = jsonLines(t, out)
 	require.Len(t, lines, 2)
 	assert.Equal(t, "turn_on", lines[0]["intent_name"])
-	assert.Equal(t, map[string]any{"device": "den fernseher"}, lines[0]["slots"])
+	assert.Equal(t, map[string]any{"device": "fernseher"}, lines[0]["slots"], "German's optional \"den\" is tolerated; the device is the listed value")
 	assert.Nil(t, lines[1]["match"], "English does not match in German")
 }
 
@@ -172,10 +170,11 @@ func TestIntentsMatchUsage(t *testing.T) {
 	}
 }
 
-// TestIntentsMatchRefused: when a low tier refuses its guess as
-// implausible (intent.Plausible), the no-match line says what it refused
-// and why, so an author sees what a looser robot would have done.
-func TestIntentsMatchRefused(t *testing.T) {
+// TestIntentsMatchAbstained: when the stack abstains (the best candidate
+// scores below the claim floor), the no-match line shows that candidate
+// and how it was made, so an author sees what a looser robot would have
+// done; --explain lists the round's ranked candidates.
+func TestIntentsMatchAbstained(t *testing.T) {
 	dir := t.TempDir()
 	for p, data := range map[string]string{
 		"home/locale/en-us/turn_on.intent": "{name} in {area}\n",
@@ -185,24 +184,25 @@ func TestIntentsMatchRefused(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
 		require.NoError(t, os.WriteFile(full, []byte(data), 0o644))
 	}
-	out, errOut, code := runTool(t, "please turn the lights off in here\nplay the breaking bad tv show\n", "intents", "match", "--skills", dir)
+	out, errOut, code := runTool(t, "please turn the lights off in here\nplay the breaking bad tv show\n", "intents", "match", "--skills", dir, "--explain")
 	require.Equal(t, 0, code, errOut)
 	lines := jsonLines(t, out)
 	require.Len(t, lines, 2)
 
 	assert.Contains(t, lines[0], "match")
 	assert.Nil(t, lines[0]["match"])
-	refused, ok := lines[0]["refused"].([]any)
-	require.True(t, ok, "refused guesses listed: %v", lines[0])
-	require.Len(t, refused, 1)
-	r := refused[0].(map[string]any)
-	assert.Equal(t, "templates-low", r["pipeline_id"])
-	assert.Equal(t, "home", r["skill_id"])
-	assert.Equal(t, "turn_on", r["intent_name"])
-	assert.Equal(t, map[string]any{"name": "please turn the lights off", "area": "here"}, r["slots"])
-	assert.Contains(t, r["reason"], "no evidence")
-	assert.NotEmpty(t, r["why"])
+	a, ok := lines[0]["abstained"].(map[string]any)
+	require.True(t, ok, "the abstained candidate is shown: %v", lines[0])
+	assert.Equal(t, "home", a["skill_id"])
+	assert.Equal(t, "turn_on", a["intent_name"])
+	assert.Equal(t, map[string]any{"name": "turn the lights off", "area": "here"}, a["slots"])
+	assert.Less(t, a["score"], 0.5)
+	assert.Contains(t, a["why"], `skipped "please"`)
 
-	assert.Equal(t, "templates-low", lines[1]["pipeline_id"], "a verb is evidence: claimed")
-	assert.NotContains(t, lines[1], "refused")
+	assert.Equal(t, "intents-medium", lines[1]["pipeline_id"], "a verb is evidence: claimed")
+	assert.NotContains(t, lines[1], "abstained")
+	cands, ok := lines[1]["candidates"].([]any)
+	require.True(t, ok, "--explain lists the candidates")
+	require.Len(t, cands, 1)
+	assert.Equal(t, "templates", cands[0].(map[string]any)["source"])
 }

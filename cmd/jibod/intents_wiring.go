@@ -1,53 +1,45 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/intent/paraphrase"
+	"github.com/openjibo/jibod/core/pipeline/scenario"
 )
 
-// intentEngines is the robot's understanding of text: both engines behind
-// the registration service on a bus, and their pipeline tiers. The robot
-// and `jibod intents match` build it the same way, here.
-type intentEngines struct {
-	templates *intent.TemplateEngine
-	keywords  *intent.KeywordEngine
-	service   *intent.Service
-	// tiers are the engines' pipeline plugins by id.
-	tiers map[string]pipeline.Plugin
+// buildIntentStack builds the robot's intent stack: the template and keyword
+// engines, the registration service on b (none when b is nil), and the
+// paraphrase tier. The robot, `jibod intents match` and `eval` and the
+// scenario runner all get theirs here.
+func buildIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
+	st, _, err := paraphrase.NewStack(intent.StackConfig{Bus: b, Logger: log, Explain: explain},
+		paraphrase.TierOptions{Trainer: paraphraseTrainer})
+	return st, err
 }
 
-// startIntentEngines builds the engines and starts the service on b.
-func startIntentEngines(b *bus.Bus, log *slog.Logger) (*intentEngines, error) {
-	ie := &intentEngines{
-		templates: intent.NewTemplateEngine(intent.EngineOptions{Logger: log}),
-		keywords:  intent.NewKeywordEngine(intent.KeywordOptions{Logger: log}),
-		tiers:     map[string]pipeline.Plugin{},
+// paraphraseTrainer is how the paraphrase tier trains: nil (its own
+// training) in jibod; the tests, which start many robots on the same
+// skills in one process, remember the models (paraphrase.Memo).
+var paraphraseTrainer func(ctx context.Context, tag string, intents []paraphrase.Intent, o paraphrase.Options) (*paraphrase.Model, error)
+
+// startIntentStack builds the intent stack on b and starts it: its
+// registration service, and the learning of what registers.
+func startIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
+	st, err := buildIntentStack(b, log, explain)
+	if err != nil {
+		return nil, err
 	}
-	ie.service = intent.NewService(b, ie.templates, log, intent.WithKeywordEngine(ie.keywords))
-	if err := ie.service.Start(); err != nil {
+	if err := st.Start(); err != nil {
 		return nil, fmt.Errorf("starting the intent service: %w", err)
 	}
-	for _, p := range intent.TemplatePlugins(ie.templates) {
-		ie.tiers[p.ID()] = p
-	}
-	for _, p := range intent.KeywordPlugins(ie.keywords) {
-		ie.tiers[p.ID()] = p
-	}
-	return ie, nil
+	return st, nil
 }
 
-// inOrder returns the tiers named by ids, in that order, skipping ids that
-// are not tiers (other pipeline stages).
-func (ie *intentEngines) inOrder(ids []string) []pipeline.Plugin {
-	var out []pipeline.Plugin
-	for _, id := range ids {
-		if p, ok := ie.tiers[id]; ok {
-			out = append(out, p)
-		}
-	}
-	return out
+// scenarioIntents is the scenario runner's intent stack (scenario.Options).
+func scenarioIntents(b *bus.Bus, log *slog.Logger) (scenario.IntentStack, error) {
+	return buildIntentStack(b, log, false)
 }

@@ -78,16 +78,15 @@ type robotConfig struct {
 // robot is the whole runtime wired together: bus, body, skills, intents and
 // the utterance pipeline. cmd/jibod owns it; Close stops everything it started.
 type robot struct {
-	log     *slog.Logger
-	bus     *bus.Bus
-	body    *board.Body
-	parts   *bodyParts // body, motion controller and social state
-	exec    *jcp.Executor
-	host    *skill.Host
-	intents *intent.Service
-	// engines are the intent engines behind the service; the speech
-	// recogniser's grammar is built from what they hold.
-	engines *intentEngines
+	log   *slog.Logger
+	bus   *bus.Bus
+	body  *board.Body
+	parts *bodyParts // body, motion controller and social state
+	exec  *jcp.Executor
+	host  *skill.Host
+	// intents is the intent stack; the speech recogniser's grammar is
+	// built from what its engines hold.
+	intents *intent.Stack
 	orch    *pipeline.Orchestrator
 	// stop is the pipeline's stop plugin; the console asks it which lines
 	// stop the robot.
@@ -137,61 +136,6 @@ type robot struct {
 	// or memory. stopLoopWatch stops looking at the file for changes.
 	loop          *loop.Store
 	stopLoopWatch func()
-}
-
-// defaultPipeline is the default-session pipeline (PIPE-13). The two
-// engines are interleaved band by band: within a band the template engine
-// goes first, as it accounts for every word in order while a keyword match
-// leaves words unexplained; across bands the surer band of either engine
-// goes first, so a keyword match explaining three words in four beats a
-// template match that is mostly open slot text.
-var defaultPipeline = []string{"templates-high", "keywords-high", "templates-medium", "keywords-medium", "templates-low", "keywords-low"}
-
-// fallbackUnknown is the last stage of all: the fallback skill that says
-// the robot did not understand (fallback.Priority and up), after the
-// cloud hub has had its chance.
-const fallbackUnknown = "fallback-unknown"
-
-// robotPipeline is the robot's default-session pipeline: stop and converse
-// first (STOP-10, CONV-10), then the intent tiers of defaultPipeline, each
-// fallback stage right after the last tier of its confidence band
-// (FALLBACK-1 §8.2), then the cloud hub's stage when there is a hub, and
-// last fallback-unknown: stop, converse, templates-high, keywords-high,
-// fallback-high, …, keywords-low, fallback-low[, hub-fallback],
-// fallback-unknown.
-func robotPipeline(withHub bool) []string {
-	out := []string{"stop", "converse"}
-	band := func(id string) string { return id[strings.LastIndex(id, "-")+1:] }
-	for i, id := range defaultPipeline {
-		out = append(out, id)
-		if i == len(defaultPipeline)-1 || band(defaultPipeline[i+1]) != band(id) {
-			out = append(out, "fallback-"+band(id))
-		}
-	}
-	if withHub {
-		out = append(out, hub.FallbackID)
-	}
-	return append(out, fallbackUnknown)
-}
-
-// fallbackStages are the fallback stages of robotPipeline, by priority:
-// high (..49), medium [50, 74], low [75, fallback.Priority), unknown
-// [fallback.Priority..).
-func fallbackStages(f *pipeline.Fallbacks) ([]pipeline.Plugin, error) {
-	b := func(v int) *int { return &v }
-	var out []pipeline.Plugin
-	for _, s := range []struct {
-		id     string
-		lo, hi *int
-	}{{"fallback-high", nil, b(49)}, {"fallback-medium", b(50), b(74)}, {"fallback-low", b(75), b(fallback.Priority - 1)},
-		{fallbackUnknown, b(fallback.Priority), nil}} {
-		st, err := f.Stage(s.id, s.lo, s.hi)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, nil
 }
 
 func loadProfile(name string) (*board.Profile, error) {
@@ -259,11 +203,9 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	r.body, r.exec = r.parts.board, r.parts.exec
 
-	engines, err := startIntentEngines(r.bus, log)
-	if err != nil {
+	if r.intents, err = startIntentStack(r.bus, log, false); err != nil {
 		return nil, err
 	}
-	r.intents, r.engines = engines.service, engines
 
 	now := cfg.Now
 	if now == nil {
@@ -323,7 +265,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume, r.settings, log),
-		Skills: r.host.Skills, Log: log, Guesser: newTierGuesser(engines),
+		Skills: r.host.Skills, Log: log, Guesser: stackGuesser{r.intents},
 		Offline: func() bool { return r.hub != nil && !r.hub.remote.Fallback().Available() }})
 	if err != nil {
 		return nil, err
@@ -369,19 +311,19 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	plugins := []pipeline.Plugin{stop, converse}
-	plugins = append(plugins, engines.inOrder(defaultPipeline)...)
-	stages, err := fallbackStages(fallbacks)
-	if err != nil {
-		return nil, err
+	plugins = append(plugins, r.intents.Plugins()...)
+	for _, p := range fallbacks.DefaultStages() {
+		plugins = append(plugins, p)
 	}
-	plugins = append(plugins, stages...)
-	r.pipeline = robotPipeline(r.hub != nil)
+	var remote []string
 	if r.hub != nil { // the hub hears what nothing on the robot understood
 		plugins = append(plugins, r.hub.remote.Fallback())
+		remote = append(remote, hub.FallbackID)
 	}
+	r.pipeline = r.intents.Pipeline(remote...)
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
-		Listeners: []pipeline.Listener{fallbacks},
-		Defaults:  session.Defaults{Lang: cfg.Lang, Pipeline: r.pipeline}})
+		Listeners: []pipeline.Listener{fallbacks}, Rules: r.intents.Rules(),
+		Defaults: session.Defaults{Lang: cfg.Lang, Pipeline: r.pipeline}})
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,16 @@
 package intent
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openjibo/jibod/core/session"
 )
 
 var benchVocab = map[string][]string{
@@ -83,7 +88,7 @@ func BenchmarkMatch(b *testing.B) {
 		"entity":   "what is the status of device999 in the living room",
 		"crowded":  "tell me about the weather tomorrow",
 		"no_match": "how tall is the eiffel tower",
-		// Tolerant matching: only after the strict lookup found nothing.
+		// Skip words and tolerated optional words.
 		"filler":      "um could you please switch on the device500",
 		"filler_slot": "please set device500 to 40 percent for me",
 		"missing":     "what is status of device999 in living room",
@@ -128,5 +133,107 @@ func BenchmarkExplain(b *testing.B) {
 		if ex := e.Explain("please switch the device500 on", "en-us", "", 3); len(ex.NearMisses) == 0 {
 			b.Fatal("no near misses")
 		}
+	}
+}
+
+// evalCorpus is the part of an evaluation corpus (the format `jibod intents
+// eval` reads) the benchmarks use.
+type evalCorpus struct {
+	Lang    string              `json:"lang"`
+	Vocab   map[string][]string `json:"vocab"`
+	Intents map[string]struct {
+		Templates []string       `json:"templates"`
+		Slots     map[string]any `json:"slots"`
+	} `json:"intents"`
+	Tests []struct {
+		Utterance string `json:"utterance"`
+	} `json:"tests"`
+}
+
+// corpusDefs reads a corpus's template intents. The Home Assistant corpus
+// is not in the repository: BenchmarkCorpus reads it from
+// $JIBOD_HA_CORPUS when set (../shared/eval/ha_en.json beside it).
+func corpusDefs(b *testing.B, path string) ([]TemplateIntent, []string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var c evalCorpus
+	if err := json.Unmarshal(data, &c); err != nil {
+		b.Fatal(err)
+	}
+	var defs []TemplateIntent
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range c.Intents {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		in := c.Intents[name]
+		def := TemplateIntent{SkillID: "eval", IntentName: name, Lang: c.Lang, Samples: in.Templates, Vocab: c.Vocab}
+		for slot, v := range in.Slots {
+			if list, ok := v.([]any); ok {
+				if def.Entities == nil {
+					def.Entities = map[string][]string{}
+				}
+				for _, x := range list {
+					def.Entities[slot] = append(def.Entities[slot], x.(string))
+				}
+			}
+		}
+		defs = append(defs, def)
+	}
+	var us []string
+	for _, t := range c.Tests {
+		us = append(us, t.Utterance)
+	}
+	return defs, us
+}
+
+// BenchmarkCorpus builds the intent stack from a corpus's templates and
+// matches its tests through the stack, one recognition and one claim per
+// utterance, as the robot's bands do.
+func BenchmarkCorpus(b *testing.B) {
+	corpora := map[string]string{"robot_en": "../../testdata/corpus/robot_en.json"}
+	if p := os.Getenv("JIBOD_HA_CORPUS"); p != "" {
+		corpora["ha_en"] = p
+	}
+	for name, path := range corpora {
+		defs, us := corpusDefs(b, path)
+		b.Run(name+"/build", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				st, err := NewStack(StackConfig{Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, d := range defs {
+					if _, err := st.Templates.Register(d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		st, err := NewStack(StackConfig{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range defs {
+			if _, err := st.Templates.Register(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(name+"/match", func(b *testing.B) {
+			b.ReportAllocs()
+			ctx, s := context.Background(), session.Empty()
+			i := 0
+			for b.Loop() {
+				if _, _, _, err := st.Claim(ctx, Query{Hypotheses: Texts(us[i%len(us)]), Lang: "en-us", Session: s}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }

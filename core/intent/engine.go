@@ -9,8 +9,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // Engine limits used when EngineOptions leaves a field zero.
@@ -18,12 +21,19 @@ const (
 	// DefaultMaxTemplates caps the templates of one definition: samples,
 	// blacklist, entity and slot-blacklist entries together.
 	DefaultMaxTemplates = 10_000
-	// DefaultMaxIntentSamples caps the expanded samples of one definition.
-	DefaultMaxIntentSamples = 100_000
+	// DefaultMaxIntentNodes caps the compiled graph nodes of one
+	// definition, its vocabularies and entity values included (GRM-12 as
+	// a limit on structure).
+	DefaultMaxIntentNodes = 200_000
 	// DefaultMaxUtteranceWords is the longest utterance, in words, that
-	// template samples with slots are matched against. Longer utterances
-	// still match exact samples.
+	// templates with slots are matched against. Longer utterances still
+	// match templates without slots, up to MaxMatchWords.
 	DefaultMaxUtteranceWords = 64
+	// MaxMatchWords is the longest utterance, in words, matched at all.
+	MaxMatchWords = 200
+	// MaxRequiredSlots caps the required slots of one definition: a parse
+	// tracks them in a bit mask.
+	MaxRequiredSlots = 28
 	// MaxVocabTemplates caps the vocabulary templates of one definition.
 	MaxVocabTemplates = 10_000
 	// MaxIDBytes caps session, skill and intent identifiers.
@@ -33,9 +43,6 @@ const (
 // DefaultSession is the session scope of registrations and utterances that
 // name none (REG-04).
 const DefaultSession = "default"
-
-// reservedIntentNames may not be registered by skills (REG-05, REG-06).
-var reservedIntentNames = []string{"common_query", "converse", "fallback", "response", "stop"}
 
 // TemplateIntent is one template intent definition: the REG-06 payload plus
 // the scope it was registered in and the resources it refers to.
@@ -66,87 +73,85 @@ type Registration struct {
 // EngineOptions configures a TemplateEngine. Zero values pick defaults.
 type EngineOptions struct {
 	Logger            *slog.Logger // nil means slog.Default()
-	MaxSamples        int          // expansion limit per template; see ExpandOptions
 	MaxTemplates      int          // templates per definition; DefaultMaxTemplates
-	MaxIntentSamples  int          // expanded samples per definition; DefaultMaxIntentSamples
+	MaxIntentNodes    int          // graph nodes per definition; DefaultMaxIntentNodes
 	MaxUtteranceWords int          // see DefaultMaxUtteranceWords
-	// Lexicons are the filler phrases and optional words tolerated per
-	// primary language subtag ("en") when an utterance matches no sample as
-	// it stands. Nil means BuiltinLexicons; an empty map turns tolerant
-	// matching off.
+	// Lexicons are the filler phrases and optional words the engine may
+	// skip or tolerate per primary language subtag ("en"). Nil means
+	// BuiltinLexicons; an empty map turns skipping off.
 	Lexicons map[string]*Lexicon
+	// OnChange, if set, is called after every change to what is
+	// registered or enabled, outside the engine's lock; it must not block
+	// (the intent stack wakes its learners with it).
+	OnChange func()
 }
 
 // TemplateEngine indexes template intents and matches utterances against
-// them. Match may run concurrently with registration changes: readers share
-// a read lock, and a registration expands and compiles its templates before
-// it takes the write lock for the index update.
+// them. Templates are compiled into word graphs and matched as they stand
+// (see chart): nothing is expanded, at registration or at match time.
+// Match may run concurrently with registration changes: readers share a
+// read lock, and a registration compiles its templates before it takes the
+// write lock for the index update.
 type TemplateEngine struct {
 	log  *slog.Logger
 	opts EngineOptions
 
 	mu     sync.RWMutex
 	scopes map[scopeKey]*scopeIndex
+	// version counts changes to what is registered or enabled.
+	version atomic.Uint64
+
+	charts sync.Pool
 }
 
 type scopeKey struct{ session, lang string }
 
 type nameKey struct{ skill, intent string }
 
-// scopeIndex holds the intents of one (session, lang) scope and the lookup
-// structures Match uses instead of scanning samples.
+// scopeIndex holds the intents of one (session, lang) scope and the index
+// that finds the templates an utterance can match: each template is held
+// under the words of one of its clauses (a set of words one of which every
+// sample contains), the rarest when it was added, so an utterance only
+// tries templates whose words it has.
 type scopeIndex struct {
 	intents map[nameKey]*compiledIntent
-	// exact maps a slot-free normalised sample to the intents that have it.
-	exact map[string][]*compiledIntent
-	// edges maps the literal words a slot sample starts and ends with to
-	// the samples; an utterance can only match samples under its own first
-	// and last words, so this is where nearly all slot samples live.
-	edges map[edgeKey][]*slotSample
-	// edgeLens counts edge-indexed samples by the word counts of their
-	// literal start and end, so Match looks up only lengths in use.
-	edgeLens map[[2]int]int
-	// anchors holds slot samples that start and end with a slot, each under
-	// one of its literal words, the rarest when it was added; such a
-	// sample is only tried when the utterance contains that word.
-	anchors map[string][]*slotSample
-	// freq counts anchored samples per literal word, to choose rare anchors.
-	freq map[string]int
-
-	// The loose index serves tolerant matching, which runs only when the
-	// index above finds nothing. looseExact maps the words of a slot-free
-	// sample that are not in the language's lexicon to the sample;
-	// Slot samples are grouped by the sequence of their words outside the
-	// lexicon (looseGroups), since many share it, and each group is held
-	// under one of those words, the rarest when the group was made,
-	// counted per sample in looseFreq.
-	looseExact  map[string][]*slotSample
-	looseGroups map[string]*looseGroup
-	looseSlot   map[string][]*looseGroup
-	looseFreq   map[string]int
-}
-
-// looseGroup is the slot samples of a scope that have the same words
-// outside the lexicon, in the same order: a tolerant match needs every one
-// said, in order, so the group is checked once for all of them.
-type looseGroup struct {
-	key     string
-	words   []string
-	anchor  string
-	samples []*slotSample
+	byWord  map[string][]*ctemplate
+	always  []*ctemplate // templates without a clause: tried on every utterance
+	freq    map[string]int
+	dict    map[string]int32 // word ids for the bound's bit sets
 }
 
 // compiledIntent is a definition ready for matching.
 type compiledIntent struct {
-	def           TemplateIntent
-	enabled       bool
-	exact         []string
-	plain         []*slotSample // the exact samples, compiled, for tolerant matching
-	slotted       []*slotSample
-	blacklist     [][]string
-	required      []string
-	entities      map[string]map[string]bool
-	slotBlacklist map[string]map[string]bool
+	def       TemplateIntent
+	enabled   bool
+	templates []*ctemplate
+	slots     map[string]*slotInfo
+	blacklist *gnode // phrases that suppress the intent (RES-06), nil when none
+	required  []string
+	need      uint32 // mask bits a whole parse must have
+	nodes     int32  // node ids run below this
+	order     string // sorts definitions for ties (tieBreak)
+}
+
+// ctemplate is one compiled template of a definition.
+type ctemplate struct {
+	intent  *compiledIntent
+	src     string
+	index   int
+	root    *gnode
+	clauses [][]string
+	anchor  []string // the clause it is indexed under; nil when always tried
+	minW    int
+	slotted bool
+
+	sum              summary // for the bound
+	litBits, entBits bitset  // sum's words by scope id
+	restBits         bitset
+	firstBits        bitset
+	lastBits         bitset
+	clauseIDs        [][]int32
+	anchorIDs        []int32
 }
 
 // NewTemplateEngine returns an empty engine.
@@ -154,31 +159,31 @@ func NewTemplateEngine(opts EngineOptions) *TemplateEngine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.MaxSamples <= 0 {
-		opts.MaxSamples = DefaultMaxSamples
-	}
 	if opts.MaxTemplates <= 0 {
 		opts.MaxTemplates = DefaultMaxTemplates
 	}
-	if opts.MaxIntentSamples <= 0 {
-		opts.MaxIntentSamples = DefaultMaxIntentSamples
+	if opts.MaxIntentNodes <= 0 {
+		opts.MaxIntentNodes = DefaultMaxIntentNodes
 	}
 	if opts.MaxUtteranceWords <= 0 {
 		opts.MaxUtteranceWords = DefaultMaxUtteranceWords
 	}
+	opts.MaxUtteranceWords = min(opts.MaxUtteranceWords, MaxMatchWords)
 	if opts.Lexicons == nil {
 		lex, err := BuiltinLexicons()
 		if err != nil {
 			// Only a broken build gets here (a test loads them); matching
-			// still works, without tolerance.
-			opts.Logger.Error("built-in lexicons unusable; tolerant matching is off", "err", err)
+			// still works, without skipping.
+			opts.Logger.Error("built-in lexicons unusable; skip words are off", "err", err)
 		}
 		opts.Lexicons = lex
 	}
-	return &TemplateEngine{log: opts.Logger, opts: opts, scopes: map[scopeKey]*scopeIndex{}}
+	e := &TemplateEngine{log: opts.Logger, opts: opts, scopes: map[scopeKey]*scopeIndex{}}
+	e.charts.New = func() any { return &chart{} }
+	return e
 }
 
-// Register validates, expands and indexes def under the key (session,
+// Register validates, compiles and indexes def under the key (session,
 // skill, intent, lang) (REG-04), replacing any definition with that key but
 // keeping its enabled state. It rejects, changing nothing, a definition with
 // a bad key, a reserved intent name, no samples, no sample that expands, or
@@ -195,23 +200,11 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 		e.log.Warn("template intent: "+w.String(), attrs...)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	sk := scopeKey{c.def.SessionID, c.def.Lang}
 	s := e.scopes[sk]
 	if s == nil {
-		s = &scopeIndex{
-			intents:  map[nameKey]*compiledIntent{},
-			exact:    map[string][]*compiledIntent{},
-			edges:    map[edgeKey][]*slotSample{},
-			edgeLens: map[[2]int]int{},
-			anchors:  map[string][]*slotSample{},
-			freq:     map[string]int{},
-
-			looseExact:  map[string][]*slotSample{},
-			looseGroups: map[string]*looseGroup{},
-			looseSlot:   map[string][]*looseGroup{},
-			looseFreq:   map[string]int{},
-		}
+		s = &scopeIndex{intents: map[nameKey]*compiledIntent{}, byWord: map[string][]*ctemplate{}, freq: map[string]int{},
+			dict: map[string]int32{}}
 		e.scopes[sk] = s
 	}
 	nk := nameKey{c.def.SkillID, c.def.IntentName}
@@ -219,25 +212,45 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 		c.enabled = old.enabled
 		s.remove(old)
 	}
-	s.add(c)
+	s.add(c, lexiconFor(e.opts.Lexicons, c.def.Lang))
+	e.version.Add(1)
+	e.mu.Unlock()
+	e.changed()
 	return warns, nil
 }
+
+// changed tells OnChange about a change made.
+func (e *TemplateEngine) changed() {
+	if e.opts.OnChange != nil {
+		e.opts.OnChange()
+	}
+}
+
+// Version counts the changes to what is registered or enabled: equal
+// versions hold the same definitions.
+func (e *TemplateEngine) Version() uint64 { return e.version.Load() }
 
 // Deregister removes the definition (session, skill, intent, lang), or the
 // intent in every language when lang is "" (REG-09). It returns how many
 // definitions it removed; removing what is not registered is a no-op.
 func (e *TemplateEngine) Deregister(sessionID, skillID, intentName, lang string) int {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return deregisterScoped(e.scopes, sessionID, skillID, intentName, lang)
+	e.version.Add(1)
+	n := deregisterScoped(e.scopes, sessionID, skillID, intentName, lang)
+	e.mu.Unlock()
+	e.changed()
+	return n
 }
 
 // RemoveSkill removes every definition of the skill in the session's scope
 // only (REG-09, DEF-09) and returns how many it removed.
 func (e *TemplateEngine) RemoveSkill(sessionID, skillID string) int {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return removeSkillScoped(e.scopes, sessionID, skillID)
+	e.version.Add(1)
+	n := removeSkillScoped(e.scopes, sessionID, skillID)
+	e.mu.Unlock()
+	e.changed()
+	return n
 }
 
 // SetEnabled enables or disables matching of (session, skill, intent,
@@ -246,8 +259,27 @@ func (e *TemplateEngine) RemoveSkill(sessionID, skillID string) int {
 // are a no-op.
 func (e *TemplateEngine) SetEnabled(sessionID, skillID, intentName, lang string, enabled bool) int {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return setEnabledScoped(e.scopes, sessionID, skillID, intentName, lang, enabled)
+	e.version.Add(1)
+	n := setEnabledScoped(e.scopes, sessionID, skillID, intentName, lang, enabled)
+	e.mu.Unlock()
+	e.changed()
+	return n
+}
+
+// Enabled reports whether the session's pool (REG-12) holds an enabled
+// definition of the intent in the language: what a source that learnt
+// the intents earlier checks before it offers one.
+func (e *TemplateEngine) Enabled(sessionID, skillID, intentName, lang string) bool {
+	lang = strings.ToLower(lang)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var ci *compiledIntent
+	for _, s := range e.pools(lang, sessionOrDefault(sessionID)) {
+		if x := s.intents[nameKey{skillID, intentName}]; x != nil {
+			ci = x // the session's own definition overrides the default's
+		}
+	}
+	return ci != nil && ci.enabled
 }
 
 // Registrations lists indexed definitions sorted by session ("default"
@@ -351,7 +383,7 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 	if err := validID("intent_name", def.IntentName, false); err != nil {
 		return nil, nil, err
 	}
-	if _, reserved := slices.BinarySearch(reservedIntentNames, strings.ToLower(def.IntentName)); reserved {
+	if pipeline.IsReservedIntent(def.IntentName) {
 		return nil, nil, fmt.Errorf("intent_name %q is reserved (REG-06)", def.IntentName)
 	}
 	lang, err := NormalizeLang(def.Lang)
@@ -373,7 +405,7 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 		return nil, nil, fmt.Errorf("definition has %d templates, limit is %d", n, e.opts.MaxTemplates)
 	}
 	// Vocabularies are counted apart: a loader hands every intent the whole
-	// language's vocabularies, and only referenced ones are expanded.
+	// language's vocabularies, and only referenced ones are compiled.
 	nv := 0
 	for _, v := range def.Vocab {
 		nv += len(v)
@@ -382,37 +414,36 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 		return nil, nil, fmt.Errorf("vocab has %d templates, limit is %d", nv, MaxVocabTemplates)
 	}
 
-	c := &compiledIntent{def: def, enabled: true}
-	ex := newExpander(def.Vocab, e.opts.MaxSamples)
+	c := &compiledIntent{def: def, enabled: true, order: orderKey(def)}
+	b := newBuilder(def.Vocab, lexiconFor(e.opts.Lexicons, def.Lang))
 	var warns []Warning
 	declared := map[string]bool{}
-	type expandedTemplate struct {
-		field   string
-		samples []string
-	}
-	var expanded []expandedTemplate
-	total := 0
 	for i, src := range def.Samples {
 		field := fmt.Sprintf("samples[%d]", i)
-		t, samples, err := expandOne(ex, src)
+		t, err := parse(src, 1, 1)
+		var root *gnode
+		if err == nil {
+			root, err = b.template(t)
+		}
 		if err != nil {
 			warns = append(warns, Warning{File: field, Msg: fmt.Sprintf("template %q skipped: %v", src, err)})
+			b.warnings = nil
 			continue
 		}
 		warns = append(warns, withFile(t.Warnings(), field)...)
+		warns = append(warns, withFile(b.warnings, field)...)
+		b.warnings = nil
 		for _, name := range t.SlotNames() {
 			declared[name] = true
 		}
-		expanded = append(expanded, expandedTemplate{field, samples})
-		total += len(samples)
-		if total > e.opts.MaxIntentSamples {
-			return nil, nil, fmt.Errorf("samples expand to more than %d samples", e.opts.MaxIntentSamples)
+		ct := &ctemplate{intent: c, src: src, index: i, root: root, clauses: root.clauses, minW: root.minW, slotted: len(t.slots) > 0}
+		c.templates = append(c.templates, ct)
+		if b.nextID > int32(e.opts.MaxIntentNodes) {
+			return nil, nil, fmt.Errorf("templates compile to more than %d nodes", e.opts.MaxIntentNodes)
 		}
 	}
-	warns = append(warns, withFile(ex.warnings, "vocab")...)
-	ex.warnings = nil
-	if len(expanded) == 0 {
-		return nil, nil, errors.New("no sample parses and expands to a non-empty sample set (REG-06)")
+	if len(c.templates) == 0 {
+		return nil, nil, errors.New("no sample parses and compiles to a matchable template (REG-06)")
 	}
 	for _, r := range def.RequiredSlots {
 		if !validName(r) {
@@ -425,6 +456,14 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 	c.required = slices.Clone(def.RequiredSlots)
 	slices.Sort(c.required)
 	c.required = slices.Compact(c.required)
+	if len(c.required) > MaxRequiredSlots {
+		return nil, nil, fmt.Errorf("%d required slots, limit is %d", len(c.required), MaxRequiredSlots)
+	}
+	c.need = bitLit
+	for i, r := range c.required {
+		b.slots[r].bit = 1 << (i + 1)
+		c.need |= b.slots[r].bit
+	}
 
 	for _, name := range slices.Sorted(maps.Keys(def.SlotTypes)) {
 		typ := def.SlotTypes[name]
@@ -433,76 +472,46 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 			warns = append(warns, Warning{File: "slot_types", Msg: fmt.Sprintf("slot %q is not declared by any valid template; ignored", name)})
 		case !IsRegisteredSlotType(typ):
 			warns = append(warns, Warning{File: "slot_types", Msg: fmt.Sprintf("slot %q has unregistered type %q (GRM-05)", name, typ)})
+		default:
+			b.slots[name].typ = typ
 		}
 	}
 
-	c.blacklist, warns = phrases(ex, def.Blacklist, "blacklist", warns)
-	c.entities, warns = slotValues(ex, def.Entities, declared, "entities", warns)
-	c.slotBlacklist, warns = slotValues(ex, def.SlotBlacklist, declared, "slot_blacklist", warns)
-	warns = append(warns, withFile(ex.warnings, "vocab")...)
-
-	seenExact := map[string]bool{}
-	seenSlotted := map[string]bool{}
-	for _, x := range expanded {
-		warnedGRM02 := false
-		for _, s := range x.samples {
-			cs, changed, reason := compileSample(s, c)
-			if cs == nil {
-				warns = append(warns, Warning{File: x.field, Msg: reason})
+	c.blacklist = b.phrases(def.Blacklist, "blacklist")
+	warns = append(warns, b.warnings...)
+	b.warnings = nil
+	for _, kind := range []struct {
+		field string
+		m     map[string][]string
+		set   func(*slotInfo, *gnode)
+	}{
+		{"entities", def.Entities, func(s *slotInfo, g *gnode) { s.ent = g }},
+		{"slot_blacklist", def.SlotBlacklist, func(s *slotInfo, g *gnode) { s.black = g }},
+	} {
+		for _, slot := range slices.Sorted(maps.Keys(kind.m)) {
+			where := kind.field + "." + slot
+			if !validName(slot) || !declared[slot] {
+				warns = append(warns, Warning{File: where, Msg: fmt.Sprintf("slot %q is not declared by any valid template; ignored", slot)})
 				continue
 			}
-			if changed && !warnedGRM02 {
-				// Once per template: its other samples differ the same way.
-				warnedGRM02 = true
-				warns = append(warns, Warning{File: x.field, Msg: fmt.Sprintf(
-					"sample %q is not ASR-normalised (GRM-02); indexed as %q", s, cs.text)})
-			}
-			if missing := missingRequired(cs, c.required); len(missing) > 0 {
-				warns = append(warns, Warning{File: x.field, Msg: fmt.Sprintf(
-					"sample %q can never match: it does not bind required slots %v (DEF-08)", s, missing)})
-				continue
-			}
-			switch {
-			case len(cs.slots) == 0:
-				if !seenExact[cs.text] {
-					seenExact[cs.text] = true
-					c.exact = append(c.exact, cs.text)
-					c.plain = append(c.plain, cs)
-				}
-			case !seenSlotted[cs.text]:
-				seenSlotted[cs.text] = true
-				c.slotted = append(c.slotted, cs)
-			}
+			kind.set(b.slots[slot], b.phrases(kind.m[slot], where))
+			warns = append(warns, b.warnings...)
+			b.warnings = nil
 		}
 	}
-	if len(c.exact) == 0 && len(c.slotted) == 0 {
-		return nil, nil, errors.New("no sample can be matched after normalisation (REG-06)")
+	if b.nextID > int32(e.opts.MaxIntentNodes) {
+		return nil, nil, fmt.Errorf("templates and values compile to more than %d nodes", e.opts.MaxIntentNodes)
 	}
-	if lex := lexiconFor(e.opts.Lexicons, def.Lang); lex != nil {
-		for _, ss := range c.plain {
-			ss.loosen(lex)
-		}
-		for _, ss := range c.slotted {
-			ss.loosen(lex)
-		}
+	c.slots = b.slots
+	c.nodes = b.nextID
+	em := newEdgeMemo()
+	for _, t := range c.templates {
+		t.sum = summarize(t.root, em)
 	}
 	return c, dedupeWarnings(warns), nil
 }
 
-func expandOne(ex *expander, src string) (*Template, []string, error) {
-	t, err := parse(src, 1, 1)
-	if err != nil {
-		return nil, nil, err
-	}
-	samples, err := ex.expand(t)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, samples, nil
-}
-
-// dedupeWarnings drops repeats, which normalisation produces when many
-// samples of one template share the same oddity.
+// dedupeWarnings drops repeats.
 func dedupeWarnings(ws []Warning) []Warning {
 	seen := map[Warning]bool{}
 	out := ws[:0]
@@ -515,178 +524,65 @@ func dedupeWarnings(ws []Warning) []Warning {
 	return out
 }
 
-// phrases expands slot-free phrase templates into normalised word runs,
-// skipping bad ones with a warning.
-func phrases(ex *expander, templates []string, field string, warns []Warning) ([][]string, []Warning) {
-	var out [][]string
-	seen := map[string]bool{}
-	for i, src := range templates {
-		where := fmt.Sprintf("%s[%d]", field, i)
-		t, samples, err := expandOne(ex, src)
-		if err == nil && len(t.slots) > 0 {
-			err = fmt.Errorf("has slot {%s}; phrases are slot-free", t.slots[0].Name)
-		}
-		if err != nil {
-			warns = append(warns, Warning{File: where, Msg: fmt.Sprintf("phrase %q skipped: %v", src, err)})
-			continue
-		}
-		warns = append(warns, withFile(t.Warnings(), where)...)
-		for _, s := range samples {
-			n := Normalize(s)
-			if n == "" {
-				warns = append(warns, Warning{File: where, Msg: fmt.Sprintf("phrase %q has no words after normalisation; skipped", s)})
-				continue
-			}
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, strings.Split(n, " "))
-			}
-		}
-	}
-	return out, warns
-}
-
-// slotValues expands per-slot value templates into sets of normalised
-// values.
-func slotValues(ex *expander, bySlot map[string][]string, declared map[string]bool, field string, warns []Warning) (map[string]map[string]bool, []Warning) {
-	out := map[string]map[string]bool{}
-	for _, slot := range slices.Sorted(maps.Keys(bySlot)) {
-		where := field + "." + slot
-		if !validName(slot) || !declared[slot] {
-			warns = append(warns, Warning{File: where, Msg: fmt.Sprintf("slot %q is not declared by any valid template; ignored", slot)})
-			continue
-		}
-		values, w := phrases(ex, bySlot[slot], where, nil)
-		warns = append(warns, w...)
-		set := make(map[string]bool, len(values))
-		for _, v := range values {
-			set[strings.Join(v, " ")] = true
-		}
-		out[slot] = set
-	}
-	return out, warns
-}
-
-func missingRequired(cs *slotSample, required []string) []string {
-	var missing []string
-	for _, r := range required {
-		if !slices.ContainsFunc(cs.slots, func(s int) bool { return cs.elems[s].slot == r }) {
-			missing = append(missing, r)
-		}
-	}
-	return missing
-}
-
-func (s *scopeIndex) add(c *compiledIntent) {
+func (s *scopeIndex) add(c *compiledIntent, lex *Lexicon) {
 	s.intents[nameKey{c.def.SkillID, c.def.IntentName}] = c
-	for _, t := range c.exact {
-		s.exact[t] = append(s.exact[t], c)
-	}
-	for _, ss := range c.plain {
-		if ss.looseKey != "" {
-			s.looseExact[ss.looseKey] = append(s.looseExact[ss.looseKey], ss)
-		}
-	}
-	for _, ss := range c.slotted {
-		if len(ss.content) > 0 {
-			for _, w := range ss.content {
-				s.looseFreq[w]++
-			}
-			g := s.looseGroups[ss.looseKey]
-			if g == nil {
-				g = &looseGroup{key: ss.looseKey, words: strings.Split(ss.looseKey, " ")}
-				g.anchor = slices.MinFunc(ss.content, func(a, b string) int {
-					return cmp.Or(cmp.Compare(s.looseFreq[a], s.looseFreq[b]), cmp.Compare(len(b), len(a)), cmp.Compare(a, b))
-				})
-				s.looseGroups[g.key] = g
-				s.looseSlot[g.anchor] = append(s.looseSlot[g.anchor], g)
-			}
-			g.samples = append(g.samples, ss)
-		}
-		if ss.edge != (edgeKey{}) {
-			s.edges[ss.edge] = append(s.edges[ss.edge], ss)
-			s.edgeLens[ss.edgeLen]++
+	for _, t := range c.templates {
+		if len(t.clauses) == 0 {
+			s.always = append(s.always, t)
+			s.encode(t)
 			continue
 		}
-		for _, w := range ss.literals {
-			s.freq[w]++
+		for _, cl := range t.clauses {
+			for _, w := range cl {
+				s.freq[w]++
+			}
 		}
-		ss.anchor = slices.MinFunc(ss.literals, func(a, b string) int {
-			return cmp.Or(cmp.Compare(s.freq[a], s.freq[b]), cmp.Compare(len(b), len(a)), cmp.Compare(a, b))
+		// The clause whose words the fewest templates use keeps the lists
+		// an utterance walks short; a clause of content words comes before
+		// one with a word of the lexicon, which most utterances say.
+		t.anchor = slices.MinFunc(t.clauses, func(a, b []string) int {
+			return cmp.Or(cmp.Compare(lex.common(a), lex.common(b)), cmp.Compare(s.weight(a), s.weight(b)), cmp.Compare(len(a), len(b)))
 		})
-		s.anchors[ss.anchor] = append(s.anchors[ss.anchor], ss)
+		for _, w := range t.anchor {
+			s.byWord[w] = append(s.byWord[w], t)
+		}
+		s.encode(t)
 	}
+}
+
+// weight is how many templates use a clause's words.
+func (s *scopeIndex) weight(clause []string) int {
+	n := 0
+	for _, w := range clause {
+		n += s.freq[w]
+	}
+	return n
 }
 
 func (s *scopeIndex) remove(c *compiledIntent) {
 	delete(s.intents, nameKey{c.def.SkillID, c.def.IntentName})
-	for _, t := range c.exact {
-		list := slices.DeleteFunc(s.exact[t], func(x *compiledIntent) bool { return x == c })
-		if len(list) == 0 {
-			delete(s.exact, t)
-		} else {
-			s.exact[t] = list
-		}
-	}
-	for _, ss := range c.plain {
-		if ss.looseKey != "" {
-			deleteSample(s.looseExact, ss.looseKey, ss)
-		}
-	}
-	for _, ss := range c.slotted {
-		if len(ss.content) > 0 {
-			for _, w := range ss.content {
-				if s.looseFreq[w]--; s.looseFreq[w] <= 0 {
-					delete(s.looseFreq, w)
-				}
-			}
-			g := s.looseGroups[ss.looseKey]
-			g.samples = slices.DeleteFunc(g.samples, func(x *slotSample) bool { return x == ss })
-			if len(g.samples) == 0 {
-				delete(s.looseGroups, g.key)
-				list := slices.DeleteFunc(s.looseSlot[g.anchor], func(x *looseGroup) bool { return x == g })
-				if len(list) == 0 {
-					delete(s.looseSlot, g.anchor)
-				} else {
-					s.looseSlot[g.anchor] = list
-				}
-			}
-		}
-		if ss.edge != (edgeKey{}) {
-			list := slices.DeleteFunc(s.edges[ss.edge], func(x *slotSample) bool { return x == ss })
-			if len(list) == 0 {
-				delete(s.edges, ss.edge)
-			} else {
-				s.edges[ss.edge] = list
-			}
-			if s.edgeLens[ss.edgeLen]--; s.edgeLens[ss.edgeLen] <= 0 {
-				delete(s.edgeLens, ss.edgeLen)
-			}
+	for _, t := range c.templates {
+		if t.anchor == nil {
+			s.always = slices.DeleteFunc(s.always, func(x *ctemplate) bool { return x == t })
 			continue
 		}
-		for _, w := range ss.literals {
-			if s.freq[w]--; s.freq[w] <= 0 {
-				delete(s.freq, w)
+		for _, cl := range t.clauses {
+			for _, w := range cl {
+				if s.freq[w]--; s.freq[w] <= 0 {
+					delete(s.freq, w)
+				}
 			}
 		}
-		list := slices.DeleteFunc(s.anchors[ss.anchor], func(x *slotSample) bool { return x == ss })
-		if len(list) == 0 {
-			delete(s.anchors, ss.anchor)
-		} else {
-			s.anchors[ss.anchor] = list
+		for _, w := range t.anchor {
+			list := slices.DeleteFunc(s.byWord[w], func(x *ctemplate) bool { return x == t })
+			if len(list) == 0 {
+				delete(s.byWord, w)
+			} else {
+				s.byWord[w] = list
+			}
 		}
 	}
-}
-
-// deleteSample removes ss from the list under key, dropping the key when
-// the list empties.
-func deleteSample(m map[string][]*slotSample, key string, ss *slotSample) {
-	list := slices.DeleteFunc(m[key], func(x *slotSample) bool { return x == ss })
-	if len(list) == 0 {
-		delete(m, key)
-	} else {
-		m[key] = list
-	}
+	s.compact()
 }
 
 func cloneDef(d TemplateIntent) TemplateIntent {

@@ -50,9 +50,9 @@ func TestRegisterRejects(t *testing.T) {
 		{"REG-06 samples missing", with(func(d *TemplateIntent) { d.Samples = nil }), "samples is missing or empty (REG-06)"},
 		{"REG-06 samples empty", with(func(d *TemplateIntent) { d.Samples = []string{} }), "samples is missing or empty"},
 		{"REG-06 no sample expands", with(func(d *TemplateIntent) { d.Samples = []string{"[x]", "(a", "{only}"} }),
-			"no sample parses and expands to a non-empty sample set (REG-06)"},
+			"no sample parses and compiles to a matchable template (REG-06)"},
 		{"REG-06 nothing matchable after normalisation", with(func(d *TemplateIntent) { d.Samples = []string{"?!"} }),
-			"no sample can be matched after normalisation"},
+			"no sample parses and compiles to a matchable template (REG-06)"},
 		{"REG-06 DEF-08 required slot undeclared", with(func(d *TemplateIntent) { d.RequiredSlots = []string{"room"} }),
 			`required slot "room" is not declared by any valid template (REG-06, DEF-08)`},
 		{"DEF-08 required slot only in a bad template", with(func(d *TemplateIntent) {
@@ -87,10 +87,24 @@ func TestRegisterRejects(t *testing.T) {
 	}
 }
 
-func TestRegisterIntentSampleLimit(t *testing.T) {
-	e := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.DiscardHandler), MaxIntentSamples: 5})
-	_, err := e.Register(lights("(a|b|c) x", "(d|e|f) y"))
-	require.ErrorContains(t, err, "samples expand to more than 5 samples")
+// TestRegisterStructureLimit: GRM-12's count limit is a limit on the
+// compiled structure, so a template with billions of samples loads, and a
+// definition over the node limit is refused whole.
+func TestRegisterStructureLimit(t *testing.T) {
+	e := newTestEngine()
+	// 10 groups of 10 words: 10^10 samples, a few dozen nodes.
+	group := "(a|b|c|d|e|f|g|h|i|j)"
+	huge := "say " + strings.TrimSpace(strings.Repeat(group+" ", 10))
+	_, _, err := Expand(huge, nil, ExpandOptions{})
+	require.ErrorIs(t, err, ErrTooLarge, "the expander refuses it (GRM-12)")
+	mustRegister(t, e, lights(huge))
+	r := e.Match("say a b c d e f g h i j", "en-us", "")
+	require.NotNil(t, r)
+	assert.Equal(t, huge, r.Sample)
+
+	small := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.DiscardHandler), MaxIntentNodes: 5})
+	_, err = small.Register(lights(huge))
+	require.ErrorContains(t, err, "compile to more than 5 nodes")
 }
 
 // TestRegisterWarnings: bad templates are skipped with a warning naming the
@@ -111,10 +125,9 @@ func TestRegisterWarnings(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{
 		`samples[1]: template "turn (on" skipped: line 1 col 6: '(' is never closed by ')'`,
-		`samples[2]: sample "Switch On the {device}" is not ASR-normalised (GRM-02); indexed as "switch on the {device}"`,
-		`samples[3]: sample "{device}" is only a slot and would match any utterance; skipped`,
-		`samples[4]: sample "{device} ! {room}" has adjacent slots {device} and {room} after normalisation (GRM-07); skipped`,
-		`samples[5]: sample "{device}'s" has no whole literal word and would match almost any utterance; skipped`,
+		`samples[2]: text "Switch" is not ASR-normalised (GRM-02); indexed as "switch"`,
+		`samples[4]: template "{device} ! {room}" skipped: line 1 col 1: template "{device} ! {room}" has no whole literal word and would match almost any utterance`,
+		`samples[5]: template "{device}'s" skipped: line 1 col 1: template "{device}'s" has no whole literal word and would match almost any utterance`,
 		`slot_types: slot "device" has unregistered type "gadget" (GRM-05)`,
 		`slot_types: slot "nope" is not declared by any valid template; ignored`,
 		`blacklist[0]: phrase "off {x}" skipped: has slot {x}; phrases are slot-free`,
@@ -124,6 +137,10 @@ func TestRegisterWarnings(t *testing.T) {
 	r := e.Match("switch on the lamp", "en-us", "")
 	require.NotNil(t, r)
 	assert.Equal(t, map[string]string{"device": "lamp"}, r.Slots)
+	// "[the] {device}" is kept, but its sample "{device}" alone, a slot and
+	// no word, never matches.
+	assert.NotNil(t, e.Match("the lamp", "en-us", ""))
+	assert.Nil(t, e.Match("lamp", "en-us", ""))
 }
 
 // TestRegisterDifferingSlotSets: templates of one intent may declare

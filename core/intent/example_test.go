@@ -52,8 +52,8 @@ func ExampleTemplateEngine_Match() {
 		fmt.Printf("%q: %s:%s %v %.2f\n", u, r.SkillID, r.IntentName, r.Slots, r.Confidence)
 	}
 	// Output:
-	// "Lights on!": lights.openjibo:turn_on map[] 1.00
-	// "Turn on the kitchen light.": lights.openjibo:turn_on map[device:kitchen light] 0.94
+	// "Lights on!": lights.openjibo:turn_on map[] 0.97
+	// "Turn on the kitchen light.": lights.openjibo:turn_on map[device:kitchen light] 0.97
 	// "what time is it": no match
 }
 
@@ -68,20 +68,22 @@ func ExampleTemplateEngine_Explain() {
 			return
 		}
 	}
-	// Filler words are tolerated, at a lower confidence.
+	// Filler words are skipped and a missing "the" tolerated, at a lower
+	// confidence.
 	r := engine.Match("could you turn on light please", "en-us", "")
 	fmt.Printf("%s:%s %.2f\n%s\n", r.SkillID, r.IntentName, r.Confidence, r.Why)
 
-	// A negation is not a filler: no match, and Explain says why.
+	// A negation is not a filler: no match, and Explain says how close
+	// each intent came.
 	ex := engine.Explain("dont turn on the light", "en-us", "", 2)
 	fmt.Println(ex.Match == nil)
 	for _, n := range ex.NearMisses {
 		fmt.Printf("%s:%s %.2f %s\n", n.SkillID, n.IntentName, n.Score, n.Reason)
 	}
 	// Output:
-	// lights:on 0.54
-	// sample "turn on the light": tolerant match; skipped "could you", "please"; missing "the"; 3 of 6 words literal
+	// lights:on 0.81
+	// template "turn on the light": 3 of 6 words literal; skipped "could you"; missing "the"; skipped "please"
 	// true
-	// lights:on 0.80 words not in the sample: "dont"
-	// lights:off 0.50 words not in the sample: "dont", "on"; sample words not said: "off"
+	// lights:on 0.67 template "turn on the light": 4 of 5 words literal; unexplained "dont"
+	// lights:off 0.25 template "turn off the light": 3 of 5 words literal; unexplained "dont"; template word "off" not said; unexplained "on"
 }

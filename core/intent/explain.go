@@ -17,34 +17,38 @@ const (
 )
 
 // NearMiss is an intent that did not win an utterance, with how close its
-// nearest sample came and why it fell short.
+// nearest template came and why it fell short.
 type NearMiss struct {
 	SkillID    string
 	IntentName string
-	Sample     string  // the intent's sample that came closest, normalised
-	Score      float64 // in [0, 1]: how well the sample accounts for the utterance's words
+	Sample     string  // the intent's template that came closest
+	Score      float64 // in [0, 1]: the share of the utterance's words it accounts for
 	Reason     string  // why it fell short, for people
+	Rank       Rank
 }
 
-// Explanation is what Explain found: the match, if any, and the intents
-// that came closest besides it.
+// Explanation is what Explain found: the match, if any, why it beat the
+// runner-up, and the intents that came closest besides it.
 type Explanation struct {
-	Utterance  string     // normalised
-	Match      *Result    // as Match returns it; nil when nothing matched
+	Utterance string  // normalised
+	Match     *Result // as Match returns it; nil when nothing matched
+	// RunnerUp is the best match of another intent, nil when none matched.
+	RunnerUp *Result
+	// Won says why Match ranks above RunnerUp, "" without both.
+	Won        string
 	NearMisses []NearMiss // best first; never the matched intent
 }
 
-// Explain matches the utterance as Match does and also ranks the other
-// enabled or disabled intents of the scopes the session sees by how close
-// their nearest sample comes, returning the best n (DefaultNearMisses when
-// n <= 0, at most MaxNearMisses) with the reason each fell short: words the
-// sample lacks or has in excess, slots left empty, a blacklist phrase
-// (RES-06), a disabled intent (REG-10), or a lower score than the match.
-// Closeness is scored like a match, except that any word may be skipped
-// (scoring nothing) and any sample word missed (at a cost). It looks at
-// every sample that shares a word with the utterance, so it is slower than
-// Match and meant for tools. Utterances over MaxUtteranceWords get no near
-// misses.
+// Explain matches the utterance as Match does, says why the winner beat
+// the runner-up, and ranks the other intents of the scopes the session
+// sees by how close their nearest template comes, returning the best n
+// (DefaultNearMisses when n <= 0, at most MaxNearMisses) with the reason
+// each fell short: words a template lacks or has in excess, slots left
+// empty, a blacklist phrase (RES-06), a disabled intent (REG-10), or a
+// lower rank than the match. Closeness is a relaxed parse (AlignSlots):
+// any word may be left unexplained and any template word unsaid, at a
+// cost. It looks at every intent that shares a word with the utterance, so
+// it is slower than Match and meant for tools.
 func (e *TemplateEngine) Explain(utterance, lang, sessionID string, n int) Explanation {
 	norm := Normalize(utterance)
 	ex := Explanation{Utterance: norm}
@@ -56,176 +60,166 @@ func (e *TemplateEngine) Explain(utterance, lang, sessionID string, n int) Expla
 	}
 	n = min(n, MaxNearMisses)
 	lang = strings.ToLower(lang)
+	ranked := e.Recognize(utterance, lang, sessionID, 0)
+	if len(ranked) > 0 {
+		ex.Match = ranked[0]
+	}
+	if len(ranked) > 1 {
+		ex.RunnerUp = ranked[1]
+		ex.Won = won(ranked[0], ranked[1])
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	pools := e.pools(lang, sessionOrDefault(sessionID))
-	if len(pools) == 0 {
+	c := e.charts.Get().(*chart)
+	defer e.charts.Put(c)
+	c.reset(norm, lexiconFor(e.opts.Lexicons, lang), lang, true)
+	if c.n > e.opts.MaxUtteranceWords {
 		return ex
 	}
-	m := newMatcher(norm)
-	ex.Match = e.match(m, pools, lang)
-	N := len(m.words)
-	if N > e.opts.MaxUtteranceWords {
-		return ex
+	matched := map[nameKey]*Result{}
+	for _, r := range ranked {
+		matched[nameKey{r.SkillID, r.IntentName}] = r
 	}
-	m.offsets()
-	m.lex = lexiconFor(e.opts.Lexicons, lang)
-	if m.lex != nil {
-		m.skip = m.lex.skippable(m.words, m.skip)
-	} else {
-		m.skip = make([]bool, N)
-	}
-	m.countSkippable()
-
-	// Rank every sample sharing a word with the utterance, best bound
-	// first; once n intents score above what a sample could reach, the
-	// rest are skipped unaligned. The result is what aligning them all
-	// would give.
-	type cand struct {
-		c  *compiledIntent
-		ss *slotSample
-		ub int32
-	}
-	var cands []cand
+	var near []NearMiss
 	for _, s := range pools {
-		for _, c := range s.intents {
-			if ex.Match != nil && c.def.SkillID == ex.Match.SkillID && c.def.IntentName == ex.Match.IntentName {
+		for _, ci := range s.intents {
+			nk := nameKey{ci.def.SkillID, ci.def.IntentName}
+			if ex.Match != nil && nk == (nameKey{ex.Match.SkillID, ex.Match.IntentName}) {
 				continue
 			}
-			for _, list := range [][]*slotSample{c.plain, c.slotted} {
-				for _, ss := range list {
-					if ub, ok := m.upperBound(ss, true); ok {
-						cands = append(cands, cand{c, ss, ub})
-					}
-				}
+			if r, ok := matched[nk]; ok {
+				near = append(near, NearMiss{SkillID: r.SkillID, IntentName: r.IntentName, Sample: r.Sample,
+					Score: r.Rank.share(c.n), Rank: r.Rank,
+					Reason: fmt.Sprintf("matches too, ranked below %s:%s: it has %s", ex.Match.SkillID, ex.Match.IntentName, ex.Match.Rank.Beats(r.Rank))})
+				continue
 			}
-		}
-	}
-	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(b.ub, a.ub) })
-	type near struct {
-		c  *compiledIntent
-		ss *slotSample
-		al *alignment
-	}
-	order := func(a, b near) int {
-		return cmp.Or(cmp.Compare(b.al.score, a.al.score), tieBreak(a.c, b.c, a.ss.text, b.ss.text))
-	}
-	best := map[*compiledIntent]near{}
-	var top []near // the best n intents so far, in order
-	for _, cd := range cands {
-		if len(top) == n {
-			last := top[n-1]
-			if cd.ub < last.al.score {
-				break
+			if !c.sharesWord(ci) {
+				continue
 			}
-			if cd.ub == last.al.score && tieBreak(cd.c, last.c, cd.ss.text, last.ss.text) > 0 {
-				continue // at best a tie it would lose
+			f, ok := c.align(ci, ci.templates)
+			if !ok {
+				continue
 			}
+			r := c.result(&f, lang)
+			r.Why = r.explain()
+			near = append(near, NearMiss{SkillID: r.SkillID, IntentName: r.IntentName, Sample: r.Sample,
+				Score: r.Rank.share(c.n), Rank: r.Rank, Reason: c.shortfall(ci, r)})
 		}
-		b, seen := best[cd.c]
-		if seen && cd.ub < b.al.score {
-			continue
-		}
-		floor := int32(negInf)
-		if len(top) == n {
-			floor = top[n-1].al.score // below it, no way in
-		}
-		al := m.alignLoose(cd.ss, true, floor)
-		if al == nil || al.literals == 0 {
-			continue
-		}
-		if seen && (al.score < b.al.score || (al.score == b.al.score && cd.ss.text > b.ss.text)) {
-			continue
-		}
-		nb := near{cd.c, cd.ss, al}
-		best[cd.c] = nb
-		top = slices.DeleteFunc(top, func(x near) bool { return x.c == cd.c })
-		top = append(top, nb)
-		slices.SortFunc(top, order)
-		top = top[:min(n, len(top))]
 	}
-	for _, x := range top {
-		ex.NearMisses = append(ex.NearMisses, NearMiss{
-			SkillID: x.c.def.SkillID, IntentName: x.c.def.IntentName, Sample: x.ss.text,
-			Score: x.al.similarity(N), Reason: m.shortfall(x.c, x.ss, x.al, ex.Match),
-		})
+	slices.SortFunc(near, func(a, b NearMiss) int {
+		return cmp.Or(a.Rank.Compare(b.Rank), strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName))
+	})
+	if len(near) > n {
+		near = near[:n]
 	}
+	ex.NearMisses = near
 	return ex
 }
 
-// similarity scores an alignment to an utterance of n words in [0, 1]:
-// what its words earned, over what they would earn if every utterance word
-// were literal and every sample word said. It equals the confidence of a
-// strict match, and of a tolerant one without missing words.
-func (al *alignment) similarity(n int) float64 {
-	earned := al.score - scoreExtra*int32(len(al.extra)) - scoreMissing*int32(len(al.missing))
-	for range al.lost {
-		earned -= scoreLost // both lost words and empty slots cost scoreLost
+// won says why a beat b.
+func won(a, b *Result) string {
+	if w := a.Rank.Beats(b.Rank); w != "" {
+		return fmt.Sprintf("%s:%s beat %s:%s: %s", a.SkillID, a.IntentName, b.SkillID, b.IntentName, w)
 	}
-	most := scoreLiteral*(n+len(al.lost)) - scoreMissing*len(al.missing)
-	return min(1, max(0, float64(earned)/float64(most)))
+	return fmt.Sprintf("%s:%s and %s:%s parse equally well; the tie goes to the skill and intent name that sort first",
+		a.SkillID, a.IntentName, b.SkillID, b.IntentName)
 }
 
-// shortfall says why sample ss of intent c, aligned as al, did not win.
-func (m *matcher) shortfall(c *compiledIntent, ss *slotSample, al *alignment, match *Result) string {
+// share is the part of an utterance of n words a parse accounts for
+// without open text or loss.
+func (r Rank) share(n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return min(1, max(0, float64(n-r.Lost-r.Open-r.Unlisted)/float64(n+r.Lost)))
+}
+
+// sharesWord reports whether the utterance says a literal word of any of
+// ci's templates.
+func (c *chart) sharesWord(ci *compiledIntent) bool {
+	for _, t := range ci.templates {
+		for _, w := range c.words {
+			if _, ok := slices.BinarySearch(t.sum.lits, w); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// align is parseIntent for a relaxed chart: it ignores the blacklist and
+// the enabled state, which shortfall reports.
+func (c *chart) align(ci *compiledIntent, ts []*ctemplate) (parsed, bool) {
+	c.begin(ci.nodes)
+	var best parsed
+	ok := false
+	for _, t := range ts {
+		score, bind, whole := c.parse(t.root, bitLit)
+		if whole && (!ok || score > best.score) {
+			best, ok = parsed{c: ci, t: t, score: score, bind: bind}, true
+		}
+	}
+	return best, ok
+}
+
+// shortfall says why an intent's relaxed alignment r is not a match.
+func (c *chart) shortfall(ci *compiledIntent, r *Result) string {
 	var why []string
-	if !c.enabled {
+	if !ci.enabled {
 		why = append(why, "disabled (REG-10)")
 	}
-	if m.suppressed(c) {
-		for _, p := range c.blacklist {
-			if containsRun(m.words, p) {
-				why = append(why, fmt.Sprintf("suppressed by its blacklist phrase %q (RES-06)", strings.Join(p, " ")))
-				break
-			}
+	if c.suppressed(ci) {
+		why = append(why, "suppressed by its blacklist (RES-06)")
+	}
+	for _, q := range ci.required {
+		if _, ok := r.Slots[q]; !ok {
+			why = append(why, fmt.Sprintf("required slot {%s} unbound (DEF-08)", q))
 		}
 	}
-	if len(al.extra) > 0 {
-		why = append(why, "words not in the sample: "+m.runs(al.extra))
+	if len(why) == 0 && r.Rank.Lost == 0 {
+		return "aligns, yet does not match: " + r.Why
 	}
-	var lostWords, emptySlots []int
-	for _, i := range al.lost {
-		if ss.elems[i].slot == "" {
-			lostWords = append(lostWords, i)
-		} else {
-			emptySlots = append(emptySlots, i)
+	return strings.Join(append(why, r.Why), "; ")
+}
+
+// AlignSlots aligns the utterance with the templates of one intent under
+// relaxed rules and returns the best alignment, or nil when the intent is
+// unknown or no template shares a literal word with it. Words the
+// templates cannot place are left unexplained and template words not said
+// are skipped, each at a cost counted in Rank.Lost; slots take what
+// aligns with them, preferring listed and typed values as Match does. A
+// classifier that only knows which intent was meant (a paraphrase tier)
+// uses it to find the slot values. The intent's enabled state and
+// blacklist are not applied.
+func (e *TemplateEngine) AlignSlots(sessionID, skillID, intentName, lang, utterance string) *Result {
+	norm := Normalize(utterance)
+	if norm == "" {
+		return nil
+	}
+	lang = strings.ToLower(lang)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var ci *compiledIntent
+	for _, s := range e.pools(lang, sessionOrDefault(sessionID)) {
+		if x := s.intents[nameKey{skillID, intentName}]; x != nil && (ci == nil || x.def.SessionID != DefaultSession) {
+			ci = x
 		}
 	}
-	if len(lostWords) > 0 {
-		why = append(why, "sample words not said: "+ss.words(lostWords))
+	if ci == nil {
+		return nil
 	}
-	for i, el := range ss.elems {
-		if sp := al.spans[i]; el.slot != "" && sp[1] > sp[0] && slices.Contains(c.required, el.slot) {
-			if value, ok := m.value(sp[0], sp[1], el); ok && c.slotBlacklist[el.slot][value] {
-				why = append(why, fmt.Sprintf("slot {%s}: %q is blacklisted for it (RES-06) and the slot is required (DEF-08)", el.slot, value))
-			}
-		}
+	c := e.charts.Get().(*chart)
+	defer e.charts.Put(c)
+	c.reset(norm, lexiconFor(e.opts.Lexicons, lang), lang, true)
+	if c.n > e.opts.MaxUtteranceWords {
+		return nil
 	}
-	for _, i := range emptySlots {
-		el := ss.elems[i]
-		note := fmt.Sprintf("slot {%s} has no words", el.slot)
-		if slices.Contains(c.required, el.slot) {
-			note += " and is required (DEF-08)"
-		}
-		why = append(why, note)
+	f, ok := c.align(ci, ci.templates)
+	if !ok {
+		return nil
 	}
-	if len(why) > 0 {
-		return strings.Join(why, "; ")
-	}
-	// The alignment is one tolerant or strict matching allows.
-	score := float64(al.score) / float64(scoreLiteral*len(m.words))
-	tolerated := len(al.skipped)+len(al.missing) > 0
-	switch {
-	case match != nil && !tolerated:
-		return fmt.Sprintf("matches too, at %.2f, but %s:%s scored %.2f", score, match.SkillID, match.IntentName, match.Confidence)
-	case len(al.missing) >= al.literals:
-		return fmt.Sprintf("too little of the sample said: %d optional words missing, %d literal words said", len(al.missing), al.literals)
-	case len(ss.content) == 0:
-		return "every literal word of the sample is a filler or optional word, so it never matches tolerantly"
-	case match != nil && match.Confidence == 1:
-		return fmt.Sprintf("would match tolerantly at %.2f, but %s:%s matched exactly", score, match.SkillID, match.IntentName)
-	case match != nil:
-		return fmt.Sprintf("would match tolerantly at %.2f, but %s:%s scored %.2f", score, match.SkillID, match.IntentName, match.Confidence)
-	}
-	return fmt.Sprintf("aligns at %.2f, yet did not match", score)
+	r := c.result(&f, lang)
+	r.Why = r.explain()
+	return r
 }

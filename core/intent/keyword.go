@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // Keyword engine limits used when KeywordOptions leaves a field zero, and
@@ -106,6 +109,8 @@ type KeywordEngine struct {
 
 	mu     sync.RWMutex
 	scopes map[scopeKey]*kwScope
+	// version counts changes to what is registered or enabled.
+	version atomic.Uint64
 }
 
 // kwRole is a vocabulary's role in a definition (DEF-04).
@@ -242,6 +247,7 @@ func (e *KeywordEngine) Register(def KeywordIntent) ([]Warning, error) {
 		s.remove(old)
 	}
 	s.add(c)
+	e.version.Add(1)
 	return warns, nil
 }
 
@@ -251,6 +257,7 @@ func (e *KeywordEngine) Register(def KeywordIntent) ([]Warning, error) {
 func (e *KeywordEngine) Deregister(sessionID, skillID, intentName, lang string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.version.Add(1)
 	return deregisterScoped(e.scopes, sessionID, skillID, intentName, lang)
 }
 
@@ -259,6 +266,7 @@ func (e *KeywordEngine) Deregister(sessionID, skillID, intentName, lang string) 
 func (e *KeywordEngine) RemoveSkill(sessionID, skillID string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.version.Add(1)
 	return removeSkillScoped(e.scopes, sessionID, skillID)
 }
 
@@ -268,6 +276,7 @@ func (e *KeywordEngine) RemoveSkill(sessionID, skillID string) int {
 func (e *KeywordEngine) SetEnabled(sessionID, skillID, intentName, lang string, enabled bool) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.version.Add(1)
 	return setEnabledScoped(e.scopes, sessionID, skillID, intentName, lang, enabled)
 }
 
@@ -331,7 +340,7 @@ func (e *KeywordEngine) compile(def KeywordIntent) (*kwIntent, []Warning, error)
 	if err := validID("intent_name", def.IntentName, false); err != nil {
 		return nil, nil, err
 	}
-	if _, reserved := slices.BinarySearch(reservedIntentNames, strings.ToLower(def.IntentName)); reserved {
+	if pipeline.IsReservedIntent(def.IntentName) {
 		return nil, nil, fmt.Errorf("intent_name %q is reserved (REG-05)", def.IntentName)
 	}
 	lang, err := NormalizeLang(def.Lang)
@@ -608,6 +617,11 @@ func betterKeyword(a, b *kwCandidate) bool {
 // vocabularies, then by skill and intent name. Sample is empty. Match is
 // safe for concurrent use with itself and with registration changes.
 func (e *KeywordEngine) Match(utterance, lang, sessionID string) *Result {
+	return e.match(utterance, lang, sessionID, nil)
+}
+
+// match is Match among the intents keep keeps (all when nil).
+func (e *KeywordEngine) match(utterance, lang, sessionID string, keep func(skill, intent string) bool) *Result {
 	norm := Normalize(utterance)
 	if norm == "" {
 		return nil
@@ -663,7 +677,7 @@ func (e *KeywordEngine) Match(utterance, lang, sessionID string) *Result {
 	tried := map[*kwIntent]bool{}
 	for sv := range occ {
 		for _, c := range sv.anchored {
-			if tried[c] || !c.enabled {
+			if tried[c] || !c.enabled || (keep != nil && !keep(c.def.SkillID, c.def.IntentName)) {
 				continue
 			}
 			tried[c] = true
@@ -755,4 +769,41 @@ func (b *kwCandidate) result(occ map[*kwShared]*kwOcc, words []string, norm, lan
 	r.Why = fmt.Sprintf("keywords %s; %d of %d words covered; %d required/one_of vocabularies",
 		strings.Join(notes, ", "), b.covered, len(words), b.specific)
 	return r
+}
+
+// phrases expands slot-free phrase templates into normalised word runs,
+// skipping bad ones with a warning. Keyword vocabularies are sets of
+// phrases by definition (DEF-03), so they are expanded, within the
+// expander's limit.
+func phrases(ex *expander, templates []string, field string, warns []Warning) ([][]string, []Warning) {
+	var out [][]string
+	seen := map[string]bool{}
+	for i, src := range templates {
+		where := fmt.Sprintf("%s[%d]", field, i)
+		t, err := parse(src, 1, 1)
+		var samples []string
+		if err == nil {
+			samples, err = ex.expand(t)
+		}
+		if err == nil && len(t.slots) > 0 {
+			err = fmt.Errorf("has slot {%s}; phrases are slot-free", t.slots[0].Name)
+		}
+		if err != nil {
+			warns = append(warns, Warning{File: where, Msg: fmt.Sprintf("phrase %q skipped: %v", src, err)})
+			continue
+		}
+		warns = append(warns, withFile(t.Warnings(), where)...)
+		for _, s := range samples {
+			n := Normalize(s)
+			if n == "" {
+				warns = append(warns, Warning{File: where, Msg: fmt.Sprintf("phrase %q has no words after normalisation; skipped", s)})
+				continue
+			}
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, strings.Split(n, " "))
+			}
+		}
+	}
+	return out, warns
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/session"
 )
 
 // kwRig is a service rig with both engines loaded.
@@ -147,35 +146,6 @@ func TestKeywordSessionScope_REG04_REG14(t *testing.T) {
 	assert.Empty(t, entries(r.ask(t, TopicList, map[string]any{"session_id": "hall"})))
 	assert.Nil(t, k.Match("oven", "en-us", "default"))
 	assert.NotNil(t, k.Match("oven", "en-us", "kitchen-satellite"))
-}
-
-// TestKeywordPluginTiers: the keyword engine offered as three bands; a
-// match carries the qualified name and a string → string slot map (DEF-11).
-func TestKeywordPluginTiers(t *testing.T) {
-	e := NewKeywordEngine(KeywordOptions{Logger: slog.New(slog.DiscardHandler)})
-	_, err := e.Register(weather())
-	require.NoError(t, err)
-	p := KeywordPlugins(e)
-	require.Equal(t, []string{"keywords-high", "keywords-medium", "keywords-low"}, []string{p[0].ID(), p[1].ID(), p[2].ID()})
-	claim := func(u string) string {
-		for _, pl := range p {
-			m, err := pl.Match(context.Background(), []string{"nothing here", u}, "en-US", session.Empty())
-			require.NoError(t, err)
-			if m != nil {
-				assert.Equal(t, u, m.Utterance, "PIPE-06: the winning candidate, verbatim")
-				assert.Equal(t, "current", m.IntentName)
-				assert.Equal(t, "en-US", m.Lang)
-				assert.NotEmpty(t, m.Why)
-				return pl.ID()
-			}
-		}
-		return ""
-	}
-	assert.Equal(t, "keywords-high", claim("Weather today?"))
-	assert.Equal(t, "keywords-high", claim("the weather right now"), "three words in four")
-	assert.Equal(t, "keywords-medium", claim("the weather for today"), "two words in four")
-	assert.Equal(t, "keywords-low", claim("tell me about the weather please"))
-	assert.Equal(t, "", claim("weather yesterday"), "excluded")
 }
 
 // TestKeywordPayloadAuthority_REG11_DEF07: the payload's skill_id is

@@ -27,22 +27,20 @@ const (
 //go:embed lexicon/*.fillers lexicon/*.optional lexicon/*.function
 var lexiconFiles embed.FS
 
-// Lexicon is what the template engine may tolerate in one language when an
-// utterance matches no sample as it stands: filler phrases a speaker adds
-// ("please", "can you", "um") and function words a speaker drops or adds
-// ("the", "a", "my"). It also names the function words that are never
-// tolerated but say nothing about the request by themselves ("in", "is",
-// "what"): with the fillers and optional words they are what the low
-// confidence tiers do not count as evidence (see Result.Evidence). It is
-// data, read from files; see BuiltinLexicons.
+// Lexicon is what the template engine may skip or tolerate in one
+// language, wherever a template does not spell it: filler phrases a
+// speaker adds ("please", "can you", "um") and optional words a speaker
+// drops or adds ("the", "a", "my"). Each costs a parse a little rank and
+// confidence. It also names the function words that are never skipped but
+// say nothing about the request by themselves ("in", "is", "what"): with
+// the fillers and optional words they are not evidence for a parse of free
+// slot text (see Result.Evidence). It is data, read from files; see
+// BuiltinLexicons.
 type Lexicon struct {
 	// fillers maps a first word to the filler phrases starting with it.
 	fillers map[string][][]string
 	// optional words may be missing from an utterance or extra in it.
 	optional map[string]bool
-	// stop holds every word of a filler phrase or an optional word: the
-	// words the loose index ignores, since they may be skipped.
-	stop map[string]bool
 	// function words are never skipped or tolerated; they only mark words
 	// that are not content words.
 	function map[string]bool
@@ -128,7 +126,7 @@ func readLexiconFile(p string) ([]Line, error) {
 }
 
 func newLexicon(fillers, optional, function lexiconSource) (*Lexicon, error) {
-	l := &Lexicon{fillers: map[string][][]string{}, optional: map[string]bool{}, stop: map[string]bool{},
+	l := &Lexicon{fillers: map[string][][]string{}, optional: map[string]bool{},
 		function: map[string]bool{}}
 	ex := newExpander(nil, DefaultMaxSamples)
 	count := 0
@@ -175,9 +173,6 @@ func newLexicon(fillers, optional, function lexiconSource) (*Lexicon, error) {
 			if !slices.ContainsFunc(l.fillers[p[0]], func(q []string) bool { return slices.Equal(p, q) }) {
 				l.fillers[p[0]] = append(l.fillers[p[0]], p)
 			}
-			for _, w := range p {
-				l.stop[w] = true
-			}
 		}
 	}
 	oneWords := func(src lexiconSource, kind string, into map[string]bool) error {
@@ -199,7 +194,6 @@ func newLexicon(fillers, optional, function lexiconSource) (*Lexicon, error) {
 	if err := oneWords(optional, "optional", l.optional); err != nil {
 		return nil, err
 	}
-	maps.Copy(l.stop, l.optional)
 	if err := oneWords(function, "function", l.function); err != nil {
 		return nil, err
 	}
@@ -226,7 +220,7 @@ func (l *Lexicon) Function() []string { return slices.Sorted(maps.Keys(l.functio
 
 // isContent reports whether words[j] is a content word in lex's language:
 // not a function or optional word, and not inside an occurrence of a
-// filler phrase (as skippable marks them). Without a lexicon every word is
+// filler phrase. Without a lexicon every word is
 // one. It allocates nothing: Match asks it for the winner's words only.
 func (l *Lexicon) isContent(words []string, j int) bool {
 	if l == nil {
@@ -245,41 +239,19 @@ func (l *Lexicon) isContent(words []string, j int) bool {
 	return true
 }
 
-// skippable marks the utterance words that tolerant matching may skip:
-// optional words, and words inside an occurrence of a filler phrase. A
-// phrase counts only where all its words occur contiguously.
-func (l *Lexicon) skippable(words []string, out []bool) []bool {
-	out = slices.Grow(out[:0], len(words))[:len(words)]
-	clear(out)
-	for j, w := range words {
-		if l.optional[w] {
-			out[j] = true
-		}
-		for _, p := range l.fillers[w] {
-			if j+len(p) <= len(words) && slices.Equal(words[j:j+len(p)], p) {
-				for k := j; k < j+len(p); k++ {
-					out[k] = true
-				}
-			}
-		}
+// common counts the words of a clause the lexicon knows (filler, optional
+// or function words): words most utterances say.
+func (l *Lexicon) common(words []string) int {
+	if l == nil {
+		return 0
 	}
-	return out
-}
-
-// looseKey joins the words that are not in the lexicon: two word runs that
-// tolerant matching can align have the same key.
-func (l *Lexicon) looseKey(words []string) string {
-	var b strings.Builder
+	n := 0
 	for _, w := range words {
-		if l.stop[w] {
-			continue
+		if l.optional[w] || l.function[w] || len(l.fillers[w]) > 0 {
+			n++
 		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(w)
 	}
-	return b.String()
+	return n
 }
 
 // lexiconFor returns the lexicon of a lowercase language tag's primary

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/session"
 )
 
 // Registration-contract requirements (INTENT-4) not covered by
@@ -201,39 +200,6 @@ func TestREG11PayloadIsAuthoritative(t *testing.T) {
 	res := r.engine.Match("what is the weather", "en-us", "")
 	require.NotNil(t, res)
 	assert.Equal(t, "weather", res.SkillID)
-}
-
-// TestREG15PluginsHonourDeregisterEnableDisable: the template tiers stop
-// and start claiming as the registration topics say.
-func TestREG15PluginsHonourDeregisterEnableDisable(t *testing.T) {
-	r := newRegRig(t)
-	plugins := TemplatePlugins(r.engine)
-	claims := func(u string) bool {
-		for _, p := range plugins {
-			m, err := p.Match(context.Background(), []string{u}, "en-us", session.Empty())
-			require.NoError(t, err)
-			if m != nil {
-				return true
-			}
-		}
-		return false
-	}
-	key := map[string]any{"skill_id": "s", "intent_name": "hi"}
-	r.publish(t, TopicRegisterTemplate, regTemplate("s", "hi", "hello there"))
-	r.ask(t, TopicList, nil)
-	require.True(t, claims("hello there"))
-	require.True(t, claims("please hello there"), "tolerant matches too")
-	r.publish(t, TopicDisable, key)
-	r.ask(t, TopicList, nil)
-	assert.False(t, claims("hello there"))
-	assert.False(t, claims("please hello there"))
-	r.publish(t, TopicEnable, key)
-	r.ask(t, TopicList, nil)
-	assert.True(t, claims("hello there"))
-	r.publish(t, TopicDeregister, key)
-	r.ask(t, TopicList, nil)
-	assert.False(t, claims("hello there"))
-	assert.False(t, claims("please hello there"))
 }
 
 // TestREG16ReemissionIsIdempotent: a skill re-sending its registrations

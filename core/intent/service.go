@@ -11,6 +11,9 @@ import (
 	"sync"
 
 	"github.com/openjibo/jibod/core/bus"
+
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/session"
 )
 
 // Registration topics of INTENT-4 (REG-01) and the introspection topics
@@ -27,9 +30,6 @@ const (
 	TopicList             = "ovos.intent.list"
 	TopicDescribe         = "ovos.intent.describe"
 )
-
-// reservedIntents may not be registered (PIPE-21).
-var reservedIntents = map[string]bool{"converse": true, "response": true, "stop": true, "fallback": true, "common_query": true}
 
 // serviceQueue is the registration queue's length. The service's handler
 // publishes answers, so its queue drops (and logs) rather than blocks when a
@@ -50,7 +50,8 @@ type Service struct {
 	mu       sync.Mutex
 	manifest map[manifestKey]map[string]any // payload as broadcast (REG-02)
 	indexed  map[manifestKey]bool           // whether an engine indexed it
-	entities map[entityKey][]string         // entity samples
+	rules    map[manifestKey]pipeline.IntentRule
+	entities map[entityKey][]string // entity samples
 	sub      *bus.Subscription
 }
 
@@ -86,7 +87,8 @@ func NewService(b *bus.Bus, engine *TemplateEngine, log *slog.Logger, opts ...Se
 		log = slog.Default()
 	}
 	s := &Service{bus: b, template: engine, log: log.With("component", "intents"),
-		manifest: map[manifestKey]map[string]any{}, indexed: map[manifestKey]bool{}, entities: map[entityKey][]string{}}
+		manifest: map[manifestKey]map[string]any{}, indexed: map[manifestKey]bool{}, entities: map[entityKey][]string{},
+		rules: map[manifestKey]pipeline.IntentRule{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -295,7 +297,7 @@ func (s *Service) templateDef(sessionID string, d map[string]any) (TemplateInten
 	if k.lang == "" {
 		return TemplateIntent{}, errors.New("lang missing")
 	}
-	if reservedIntents[k.intent] {
+	if pipeline.IsReservedIntent(k.intent) {
 		return TemplateIntent{}, fmt.Errorf("intent_name %q is reserved (REG-06)", k.intent)
 	}
 	def := TemplateIntent{SessionID: sessionID, SkillID: k.skill, IntentName: k.intent, Lang: k.lang}
@@ -356,7 +358,7 @@ func (s *Service) registerTemplate(sessionID string, d map[string]any) error {
 		return err
 	}
 	k := manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodTemplate}
-	s.manifest[k], s.indexed[k] = bus.CopyMap(d), true
+	s.keep(k, d, true)
 	return nil
 }
 
@@ -367,14 +369,14 @@ func (s *Service) registerTemplate(sessionID string, d map[string]any) error {
 // engine still holds: the manifest describes what matches. s.mu must be held.
 func (s *Service) keepUnindexed(sessionID string, d map[string]any, method string) {
 	k3, err := readKey(d, "intent_name")
-	if err != nil || k3.lang == "" || reservedIntents[k3.intent] {
+	if err != nil || k3.lang == "" || pipeline.IsReservedIntent(k3.intent) {
 		return
 	}
 	k := manifestKey{sessionID, k3.skill, k3.intent, k3.lang, method}
 	if s.indexed[k] {
 		return
 	}
-	s.manifest[k], s.indexed[k] = bus.CopyMap(d), false
+	s.keep(k, d, false)
 }
 
 // registerKeyword indexes a REG-05 payload and keeps it verbatim, unknown
@@ -394,7 +396,7 @@ func (s *Service) registerKeyword(sessionID string, d map[string]any) error {
 		return err
 	}
 	k := manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodKeyword}
-	s.manifest[k], s.indexed[k] = bus.CopyMap(d), true
+	s.keep(k, d, true)
 	return nil
 }
 
@@ -467,8 +469,7 @@ func (s *Service) intentOp(topic, sessionID string, d map[string]any) error {
 	if topic == TopicDeregister {
 		for mk := range s.manifest {
 			if mk.session == sessionID && mk.skill == k.skill && mk.intent == k.intent && (k.lang == "" || mk.lang == k.lang) {
-				delete(s.manifest, mk)
-				delete(s.indexed, mk)
+				s.drop(mk)
 			}
 		}
 	}
@@ -507,8 +508,7 @@ func (s *Service) deregisterSkill(sessionID string, d map[string]any) error {
 	}
 	for mk := range s.manifest {
 		if mk.session == sessionID && mk.skill == skill {
-			delete(s.manifest, mk)
-			delete(s.indexed, mk)
+			s.drop(mk)
 		}
 	}
 	for ek := range s.entities {
@@ -610,4 +610,94 @@ func rank(session string) string {
 		return "0"
 	}
 	return "1"
+}
+
+// keep records a registration in the manifest, verbatim, with the rules
+// the orchestrator applies to its intent. s.mu must be held.
+func (s *Service) keep(k manifestKey, d map[string]any, indexed bool) {
+	s.manifest[k], s.indexed[k] = bus.CopyMap(d), indexed
+	s.rules[k] = ruleOf(k, d)
+}
+
+// drop removes a registration from the manifest. s.mu must be held.
+func (s *Service) drop(k manifestKey) {
+	delete(s.manifest, k)
+	delete(s.indexed, k)
+	delete(s.rules, k)
+}
+
+// ruleOf reads what a registration says beyond matching: context rules
+// (CTX-11, CTX-12), the slot or vocabulary names context may fill (CTX-13)
+// and the required slots (PIPE-15). Slot names come from the grammar's own
+// parser; a template that does not parse declares nothing.
+func ruleOf(k manifestKey, d map[string]any) pipeline.IntentRule {
+	r := pipeline.IntentRule{Lang: k.lang, Method: k.method}
+	var err error
+	if r.Requires, err = session.ParseContextRefs(d["requires_context"]); err != nil {
+		r.Bad = fmt.Errorf("requires_context %w", err)
+	} else if r.Excludes, err = session.ParseContextRefs(d["excludes_context"]); err != nil {
+		r.Bad = fmt.Errorf("excludes_context %w", err)
+	} else {
+		for _, a := range r.Requires {
+			if slices.Contains(r.Excludes, a) {
+				r.Bad = fmt.Errorf("key %q is both required and excluded (CTX-12)", a.Key)
+				break
+			}
+		}
+	}
+	seen := map[string]bool{}
+	add := func(n string) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			r.Slots = append(r.Slots, n)
+		}
+	}
+	if k.method == MethodTemplate {
+		samples, _ := optStrings(d, "samples")
+		for _, smp := range samples {
+			if t, err := Parse(smp); err == nil {
+				for _, n := range t.SlotNames() {
+					add(n)
+				}
+			}
+		}
+	} else {
+		for _, role := range []string{"required", "optional"} {
+			list, _ := d[role].([]any)
+			for _, x := range list {
+				if dm, ok := x.(map[string]any); ok {
+					n, _ := dm["name"].(string)
+					add(n)
+				}
+			}
+		}
+		groups, _ := d["one_of"].([]any)
+		for _, g := range groups {
+			list, _ := g.([]any)
+			for _, x := range list {
+				if dm, ok := x.(map[string]any); ok {
+					n, _ := dm["name"].(string)
+					add(n)
+				}
+			}
+		}
+	}
+	r.Required, _ = optStrings(d, "required_slots")
+	return r
+}
+
+// IntentRules returns the rules of every registration of the intent in the
+// session's pool, "default" and its own scope (REG-14), for the
+// orchestrator's checks (CTX-11, CTX-12, CTX-13, PIPE-15).
+func (s *Service) IntentRules(sessionID, skillID, intentName string) []pipeline.IntentRule {
+	sessionID = sessionOrDefault(sessionID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []pipeline.IntentRule
+	for k, r := range s.rules {
+		if k.skill == skillID && k.intent == intentName && (k.session == DefaultSession || k.session == sessionID) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

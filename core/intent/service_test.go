@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/pipeline"
-	"github.com/openjibo/jibod/core/session"
 )
 
 type svcRig struct {
@@ -194,61 +192,4 @@ func TestEntityOnlyForItsSlot_REG07(t *testing.T) {
 	require.NotNil(t, r.engine.Match("play yellow submarine", "en-US", "default"))
 	require.NotNil(t, r.engine.Match("pause the music", "en-US", "default"))
 	assert.NotContains(t, r.logs.String(), "song", "no warning about an entity the intent does not use")
-}
-
-func TestTemplatePluginTiers(t *testing.T) {
-	e := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	_, err := e.Register(TemplateIntent{SkillID: "s", IntentName: "exact", Lang: "en-US", Samples: []string{"turn on the light"}})
-	require.NoError(t, err)
-	_, err = e.Register(TemplateIntent{SkillID: "s", IntentName: "say", Lang: "en-US", Samples: []string{"say {words}"}})
-	require.NoError(t, err)
-	p := TemplatePlugins(e)
-	require.Equal(t, []string{"templates-high", "templates-medium", "templates-low"}, []string{p[0].ID(), p[1].ID(), p[2].ID()})
-
-	claim := func(u string) string {
-		for _, pl := range p {
-			m, err := pl.Match(context.Background(), []string{"zzz nothing", u}, "en-US", session.Empty())
-			require.NoError(t, err)
-			if m != nil {
-				assert.Equal(t, u, m.Utterance, "PIPE-06: the winning candidate, verbatim")
-				assert.Equal(t, "en-US", m.Lang)
-				return pl.ID()
-			}
-		}
-		return ""
-	}
-	assert.Equal(t, "templates-high", claim("Turn on the light!"), "exact sample")
-	assert.Equal(t, "templates-medium", claim("say hello there"), "a third open slot text")
-	assert.Equal(t, "templates-low", claim("say a great many words in a row to the robot"), "mostly open slot text")
-	assert.Equal(t, "", claim("flibbertigibbet"))
-}
-
-// TestTierPluginsListIntents_PIPE31: every tier lists its engine's enabled
-// intents in the session's pool (default plus its own), so
-// ovos.pipeline.<id>.intents.list says what the tier can match.
-func TestTierPluginsListIntents_PIPE31(t *testing.T) {
-	e := NewTemplateEngine(EngineOptions{Logger: slog.New(slog.DiscardHandler)})
-	for _, d := range []TemplateIntent{
-		{SkillID: "s", IntentName: "on", Lang: "en-US", Samples: []string{"turn on the light"}},
-		{SkillID: "s", IntentName: "off", Lang: "en-US", Samples: []string{"turn off the light"}},
-		{SkillID: "k", IntentName: "oven", Lang: "en-US", Samples: []string{"preheat the oven"}, SessionID: "kitchen"},
-	} {
-		_, err := e.Register(d)
-		require.NoError(t, err)
-	}
-	require.Equal(t, 1, e.SetEnabled("", "s", "off", "en-US", false))
-	k := NewKeywordEngine(KeywordOptions{Logger: slog.New(slog.DiscardHandler)})
-	_, err := k.Register(weather())
-	require.NoError(t, err)
-
-	for _, p := range TemplatePlugins(e) {
-		assert.Equal(t, []pipeline.IntentRef{{SkillID: "s", IntentName: "on", Lang: "en-us"}}, p.Intents("hall"),
-			"%s: default pool, disabled intents left out", p.ID())
-		assert.Len(t, p.Intents("kitchen"), 2, "%s: the session's own scope too", p.ID())
-	}
-	for _, p := range KeywordPlugins(k) {
-		refs := p.Intents("")
-		require.Len(t, refs, 1, p.ID())
-		assert.Equal(t, "current", refs[0].IntentName)
-	}
 }

@@ -160,15 +160,31 @@ func (f *Fallbacks) Stage(id string, min, max *int) (*FallbackStage, error) {
 	return &FallbackStage{f: f, id: id, min: min, max: max}, nil
 }
 
-// DefaultStages returns the three recommended stages (FALLBACK-1 §3.3):
-// fallback-high (..49), fallback-medium [50, 74], fallback-low [75..),
-// open at both ends so every priority lands in exactly one.
+// FallbackUnknown is the id of the last fallback stage: fallback skills
+// of priority UnknownPriority and up, which say the robot did not
+// understand, after everything else (the cloud hub's stage included) has
+// had its chance.
+const FallbackUnknown = "fallback-unknown"
+
+// UnknownPriority is where FallbackUnknown's priorities start: OVOS's
+// "unknown" fallback sits there too.
+const UnknownPriority = 100
+
+// FallbackStageID is the id of the fallback stage of a confidence band
+// ("high", "medium", "low"): fallback-high and so on.
+func FallbackStageID(level string) string { return "fallback-" + level }
+
+// DefaultStages returns the recommended stages (FALLBACK-1 §3.3) and the
+// last one: fallback-high (..49), fallback-medium [50, 74], fallback-low
+// [75, UnknownPriority) and fallback-unknown [UnknownPriority..), open at
+// both ends so every priority lands in exactly one.
 func (f *Fallbacks) DefaultStages() []*FallbackStage {
 	b := func(v int) *int { return &v }
-	high, _ := f.Stage("fallback-high", nil, b(49))
-	medium, _ := f.Stage("fallback-medium", b(50), b(74))
-	low, _ := f.Stage("fallback-low", b(75), nil)
-	return []*FallbackStage{high, medium, low}
+	high, _ := f.Stage(FallbackStageID("high"), nil, b(49))
+	medium, _ := f.Stage(FallbackStageID("medium"), b(50), b(74))
+	low, _ := f.Stage(FallbackStageID("low"), b(75), b(UnknownPriority-1))
+	unknown, _ := f.Stage(FallbackUnknown, b(UnknownPriority), nil)
+	return []*FallbackStage{high, medium, low, unknown}
 }
 
 // FallbackStage is one fallback pipeline plugin over a priority range.

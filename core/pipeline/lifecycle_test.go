@@ -301,10 +301,12 @@ func TestContextDecayAndGating_CTX06_CTX11_CTX13_PIPE15(t *testing.T) {
 	// and a required {size}; the plugin matches without slots.
 	add := &scripted{id: "a", match: &Match{SkillID: "pizza", IntentName: "add_topping", Slots: map[string]string{}}}
 	help := &scripted{id: "b", match: &Match{SkillID: "help", IntentName: "explain", Slots: map[string]string{}}}
-	r := newRig(t, Config{Plugins: []Plugin{add, help}})
-	reg := bus.NewMessage(topicRegisterTemplate, map[string]any{"skill_id": "pizza", "intent_name": "add_topping", "lang": "en-US",
-		"samples": []any{"add {topping} [in {size:size}]"}, "requires_context": []any{"ordering"}, "required_slots": []any{"size"}})
-	require.NoError(t, r.bus.Publish(context.Background(), reg))
+	// What the registration service reads from add_topping's registration
+	// ("add {topping} [in {size:size}]", requires_context ["ordering"],
+	// required_slots ["size"]).
+	rules := fakeRules{"pizza:add_topping": {{Lang: "en-us", Method: "template",
+		Requires: []session.ContextRef{{Key: "ordering"}}, Slots: []string{"topping", "size"}, Required: []string{"size"}}}}
+	r := newRig(t, Config{Plugins: []Plugin{add, help}, Rules: rules})
 
 	named := func(ctx map[string]any) map[string]any {
 		return map[string]any{"session": map[string]any{"session_id": "k", "intent_context": ctx}}
@@ -644,6 +646,14 @@ func TestHandlerReturningGarbage_PIPE27(t *testing.T) {
 	msgs := r.rec.waitHandled(t, 1)
 	assert.Equal(t, []string{TopicHandle, TopicMatched, "s:i", TopicHandlerStart, TopicHandlerDone, TopicHandled}, topics(msgs))
 	assert.Equal(t, "mine", msgs[5].Context["session"].(map[string]any)["session_id"], "a session for another session_id is ignored")
+}
+
+// fakeRules stands in for the intent stack's registration service: the
+// rules of each "<skill>:<intent>".
+type fakeRules map[string][]IntentRule
+
+func (f fakeRules) IntentRules(_, skillID, intentName string) []IntentRule {
+	return f[skillID+":"+intentName]
 }
 
 // gate is a listener that holds the orchestrator's subscription on its

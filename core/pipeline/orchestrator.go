@@ -93,6 +93,10 @@ type Config struct {
 	ConverseTTL time.Duration
 	// MaxContextEntries caps intent_context (CTX-05).
 	MaxContextEntries int
+	// Rules are the registered intents' context rules and required slots,
+	// checked on every match (CTX-11, CTX-12, CTX-13, PIPE-15); nil checks
+	// none. The intent stack provides them.
+	Rules IntentRules
 	// QueueLen is the length of the orchestrator's subscription queue; 0
 	// means DefaultQueueLen. An entry lost to a full queue still ends with
 	// one ovos.utterance.handled saying so.
@@ -116,7 +120,6 @@ type Orchestrator struct {
 	log      *slog.Logger
 	plugins  map[string]Plugin
 	breakers map[string]*breaker
-	rules    *rules
 	store    *session.Store
 
 	mu       sync.Mutex
@@ -179,8 +182,8 @@ func New(cfg Config) (*Orchestrator, error) {
 		log = slog.Default()
 	}
 	o := &Orchestrator{cfg: cfg, log: log.With("component", "pipeline"), plugins: map[string]Plugin{},
-		breakers: map[string]*breaker{}, rules: newRules(log.With("component", "pipeline")),
-		store: session.NewStore(), inflight: map[string]*lc{}}
+		breakers: map[string]*breaker{},
+		store:    session.NewStore(), inflight: map[string]*lc{}}
 	for _, p := range cfg.Plugins {
 		if p == nil {
 			return nil, errors.New("pipeline: nil plugin")
@@ -213,7 +216,6 @@ func New(cfg Config) (*Orchestrator, error) {
 // exactly where they fall between utterances.
 func (o *Orchestrator) topics() []string {
 	t := []string{TopicHandle, TopicSessionSync, TopicConverseActiveList, "ovos.transformer.*", "ovos.pipeline.*"}
-	t = append(t, o.rules.topics()...)
 	for _, l := range o.cfg.Listeners {
 		t = append(t, l.Topics()...)
 	}
@@ -344,10 +346,6 @@ func (o *Orchestrator) receive(ctx context.Context, m bus.Message) {
 		o.answerTransformerList(ctx, m)
 	case strings.HasPrefix(m.Type, "ovos.pipeline.") && strings.HasSuffix(m.Type, ".intents.list"):
 		o.answerIntentsList(ctx, m)
-	}
-	switch m.Type {
-	case topicRegisterTemplate, topicRegisterKeyword, topicDeregister, topicSkillDeregister:
-		o.rules.receive(m)
 	}
 	for _, l := range o.cfg.Listeners {
 		for _, p := range l.Topics() {
@@ -858,7 +856,7 @@ func (l *lc) survives(ctx context.Context, id string, m *Match) *Match {
 		return nil
 	}
 	now := nowSeconds(l.now())
-	v := l.o.rules.check(l.sess, m, now)
+	v := check(l.o.cfg.Rules, l.sess, m, now)
 	if !v.allowed {
 		l.log.Info("match declined by its context rules (CTX-11/12)", "pipeline_id", id, "skill_id", m.SkillID, "intent", m.IntentName)
 		return nil
@@ -1006,17 +1004,13 @@ func (l *lc) commitMatch(m *Match, pipelineID string) {
 	l.sess = up
 }
 
-// reservedNoPush are intent names whose dispatch does not touch
-// active_handlers (PIPE-19).
-var reservedNoPush = map[string]bool{"converse": true, "response": true, "stop": true, "common_query": true}
-
 // push records the dispatch in active_handlers (PIPE-19) and
 // converse_handlers (CONV-02). A plugin matching for itself (skill_id = its
 // own pipeline_id, as global_stop) is kept out of converse_handlers: it never
 // answers a converse poll.
 func (l *lc) push(m *Match, pipelineID string) {
 	now := nowSeconds(l.now())
-	if !reservedNoPush[m.IntentName] {
+	if push, reserved := reservedIntents[m.IntentName]; push || !reserved {
 		l.sess = l.sess.WithPushed(session.FieldActiveHandlers, m.SkillID, now, l.o.cfg.MaxHandlers, "")
 	}
 	if m.SkillID == pipelineID {
@@ -1151,15 +1145,22 @@ func (o *Orchestrator) sync(m bus.Message) {
 	if l != nil {
 		l.mu.Lock()
 		fromHandler = l.dispatched
-		if fromHandler && l.fromStore {
-			l.base = session.MergeFields(l.base, s)
-		}
 		l.mu.Unlock()
 	}
 	if !fromHandler {
 		s = s.Without(session.FieldIntentContext)
 	}
+	// The store first, then the lifecycle's base: a commit in between
+	// then writes the synced fields itself, rather than find them in its
+	// base and leave the store without them until this merge (SES2-05).
 	o.store.Merge(s)
+	if fromHandler {
+		l.mu.Lock()
+		if l.fromStore {
+			l.base = session.MergeFields(l.base, s)
+		}
+		l.mu.Unlock()
+	}
 }
 
 // answer publishes a reply to a query, bounded in time.

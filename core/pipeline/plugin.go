@@ -169,3 +169,20 @@ func (m *Match) validate() error {
 	}
 	return nil
 }
+
+// Reserved intent names (PIPE-21): plugins may return them, skills may
+// never register them (REG-05, REG-06). The value says whether dispatching
+// one pushes the skill onto active_handlers (PIPE-19): only fallback does.
+var reservedIntents = map[string]bool{"converse": false, "response": false, "stop": false, "common_query": false, "fallback": true}
+
+// IsReservedIntent reports whether name is reserved (PIPE-21), in any
+// letter case: "Stop" would read as "stop" to a person.
+func IsReservedIntent(name string) bool {
+	_, ok := reservedIntents[strings.ToLower(name)]
+	return ok
+}
+
+// ReservedIntents returns the reserved intent names, sorted.
+func ReservedIntents() []string {
+	return []string{"common_query", "converse", "fallback", "response", "stop"}
+}

@@ -354,7 +354,7 @@ func TestFallbackRegistry_FALLBACK1(t *testing.T) {
 func TestFallbackPool_FALLBACK1_5(t *testing.T) {
 	b := bus.New(bus.Options{})
 	defer b.Close(context.Background())
-	f := fallbackRegistry(t, b, []any{"z", int64(10)}, []any{"a", int64(10)}, []any{"m", int64(60)}, []any{"low", int64(95)}, []any{"neg", int64(-5)})
+	f := fallbackRegistry(t, b, []any{"z", int64(10)}, []any{"a", int64(10)}, []any{"m", int64(60)}, []any{"low", int64(95)}, []any{"neg", int64(-5)}, []any{"unknown", int64(UnknownPriority)})
 	stages := f.DefaultStages()
 	reg := f.registered("default")
 	s, _, _ := session.Parse(map[string]any{"fallback_handlers": []any{"m", "z", "ghost"}, "blacklisted_skills": []any{"low"}})
@@ -363,6 +363,8 @@ func TestFallbackPool_FALLBACK1_5(t *testing.T) {
 	assert.Equal(t, []string{"m"}, stages[1].pool(s, reg))
 	assert.Empty(t, stages[2].pool(s, reg), "blacklisted skills are removed")
 	assert.Equal(t, []string{"low"}, stages[2].pool(session.Empty(), reg))
+	assert.Equal(t, FallbackUnknown, stages[3].ID())
+	assert.Equal(t, []string{"unknown"}, stages[3].pool(session.Empty(), reg), "the last stage is open above")
 	assert.Equal(t, []string{"neg", "a", "z"}, stages[0].pool(session.Empty(), reg), "equal priorities: ascending skill_id")
 	_, err := f.Stage("x", intp(5), intp(1))
 	assert.Error(t, err)

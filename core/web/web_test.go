@@ -173,8 +173,8 @@ func TestTypedTurnShownLive(t *testing.T) {
 	assert.Equal(t, "web-1", typed["input"])
 
 	r.publish(t, pipeline.TopicMatched, map[string]any{"skill_id": "jibo.basics", "intent_name": "greet", "lang": "en-US",
-		"utterance": "hello", "slots": map[string]any{}, "pipeline_id": "templates-high"},
-		map[string]any{keyInput: "web-1", pipeline.KeyMatchConfidence: 0.9, pipeline.KeyMatchWhy: `sample "hello": exact match`})
+		"utterance": "hello", "slots": map[string]any{}, "pipeline_id": "intents-high"},
+		map[string]any{keyInput: "web-1", pipeline.KeyMatchConfidence: 0.9, pipeline.KeyMatchWhy: `template "hello": every word literal`})
 	r.publish(t, "jibo.body.led.set", map[string]any{"color": "#00aaff"}, nil)
 	r.publish(t, "jibo.body.motion.arrived", map[string]any{"topSection_r": 0.2}, nil)
 	r.publish(t, "jibo.body.speaker.say", map[string]any{"text": "Hey!"}, nil)
@@ -182,9 +182,9 @@ func TestTypedTurnShownLive(t *testing.T) {
 	matched := page.next(t, "update", nil)
 	assert.Equal(t, pipeline.TopicMatched, matched["topic"])
 	assert.Equal(t, "jibo.basics", matched["data"].(map[string]any)["skill_id"])
-	assert.Equal(t, "templates-high", matched["data"].(map[string]any)["pipeline_id"])
+	assert.Equal(t, "intents-high", matched["data"].(map[string]any)["pipeline_id"])
 	assert.Equal(t, 0.9, matched["confidence"])
-	assert.Equal(t, `sample "hello": exact match`, matched["why"])
+	assert.Equal(t, `template "hello": every word literal`, matched["why"])
 	led := page.next(t, "update", nil)
 	assert.Equal(t, "jibo.body.led.set", led["topic"])
 	assert.Equal(t, map[string]any{"color": "#00aaff"}, led["data"])

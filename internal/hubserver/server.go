@@ -187,7 +187,7 @@ type Server struct {
 	skills   map[string]*hubSkill // by manifest id and by bus id
 	ordered  []*hubSkill          // by manifest id
 	intents  map[string]*hubSkill // intent name → skill
-	engine   *intent.TemplateEngine
+	stack    *intent.Stack
 	answers  *skill.AnswerRules
 	catalog  []byte
 	verifier Verifier
@@ -231,9 +231,12 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
+	stack, err := intent.NewStack(intent.StackConfig{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
 	s := &Server{cfg: cfg, log: log, skills: map[string]*hubSkill{}, intents: map[string]*hubSkill{},
-		engine: intent.NewTemplateEngine(intent.EngineOptions{Logger: log}), answers: answers,
-		verifier: cfg.Verifier, conns: map[*conn]struct{}{}}
+		stack: stack, answers: answers, verifier: cfg.Verifier, conns: map[*conn]struct{}{}}
 	for _, sk := range cfg.Skills {
 		if sk == nil {
 			return nil, errors.New("hub: nil skill")
@@ -336,8 +339,8 @@ func (s *Server) add(m *registry.Manifest, conf *protocol.ManifestSkillConfig, l
 			return fmt.Errorf("hub: skill %s: locale: %w", m.ID, err)
 		}
 		for _, def := range loc.TemplateIntents("", hs.busID) {
-			if _, err := s.engine.Register(def); err != nil {
-				s.engine.RemoveSkill("", hs.busID)
+			if _, err := s.stack.Templates.Register(def); err != nil {
+				s.stack.Templates.RemoveSkill("", hs.busID)
 				return fmt.Errorf("hub: skill %s: intent %s (%s): %w", m.ID, def.IntentName, def.Lang, err)
 			}
 		}
@@ -350,7 +353,7 @@ func (s *Server) add(m *registry.Manifest, conf *protocol.ManifestSkillConfig, l
 			return fmt.Errorf("hub: skill %s: %w", m.ID, err)
 		}
 		if err := s.answers.Add(hs.busID, rules); err != nil {
-			s.engine.RemoveSkill("", hs.busID)
+			s.stack.Templates.RemoveSkill("", hs.busID)
 			return fmt.Errorf("hub: skill %s: %w", m.ID, err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/skillhttp"
@@ -302,7 +304,7 @@ func (t *txn) understand(ctx context.Context, text string, ld *protocol.ListenDa
 	// microseconds; the parser timeout still ends a turn that waited too
 	// long before it got here.
 	start := time.Now()
-	nlu := s.match(text, ld)
+	nlu := s.match(ctx, text, ld)
 	if took := time.Since(start); took > s.cfg.Timeouts.Parser {
 		return nil, fail(protocol.HubErrorTimeoutParser, "NLU took %s, over %s", took.Round(time.Millisecond), s.cfg.Timeouts.Parser)
 	}
@@ -315,9 +317,10 @@ func (t *txn) understand(ctx context.Context, text string, ld *protocol.ListenDa
 // match understands text: launch intents through the intent engine when
 // the rules include "launch" (or none are given), else (or failing that)
 // the answer rules the LISTEN names.
-func (s *Server) match(text string, ld *protocol.ListenData) protocol.NLUResult {
+func (s *Server) match(ctx context.Context, text string, ld *protocol.ListenData) protocol.NLUResult {
 	if slices.Contains(ld.Rules, ruleLaunch) || len(ld.Rules) == 0 {
-		if r := s.engine.Match(text, ld.Lang, ""); r != nil {
+		r, _, _, err := s.stack.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: ld.Lang, Session: session.Empty()})
+		if err == nil && r != nil {
 			if s.skills[r.SkillID] != nil {
 				entities := make(map[string]string, len(r.Slots))
 				for k, v := range r.Slots {

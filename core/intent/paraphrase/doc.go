@@ -15,10 +15,14 @@
 //     evidence in the words; it says why it abstained and which features
 //     carried the winner. [Model.Slots] finds slot values without the
 //     template engine.
-//   - [Tier] is the pipeline plugin: one model per language, retrained when
-//     the intents change, slots through a [SlotAligner] when one is wired,
-//     intents out of the running when the session's context does not allow
-//     them (CONTEXT-1).
+//   - [Tier] is a source of the intent stack (intent.Generaliser and
+//     intent.Learner): one model per language, learnt from the stack's
+//     template engine off the utterance path; its stage claims after
+//     intents-high. Slots come from aligning the utterance with the
+//     intent's templates (TemplateEngine.AlignSlots, a [SlotAligner]);
+//     intents the round may not dispatch (context rules, CONTEXT-1;
+//     denylists) are out of the running; an intent it finds likely but
+//     not likely enough is offered refused, for the robot to ask about.
 //
 // docs/paraphrase.md describes the model, its thresholds and its figures.
 package paraphrase

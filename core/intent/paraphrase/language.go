@@ -33,6 +33,9 @@ type LanguageData struct {
 	// about the past ("he", "she", "was"): an utterance with one is not
 	// a request of an intent whose templates never say it.
 	Narrative []string
+	// Determiners introduce the thing a request is about ("the", "my"):
+	// the word after one must be one the intent knows, or a slot value.
+	Determiners []string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -47,10 +50,12 @@ type Language struct {
 	background [][]string
 	function   map[string]bool
 	narrative  map[string]bool
-	prefixes   [][]string
-	suffixes   [][]string
-	indirect   [][]string
-	openValues []string
+	// determiners are the Determiners.
+	determiners map[string]bool
+	prefixes    [][]string
+	suffixes    [][]string
+	indirect    [][]string
+	openValues  []string
 	// openWords are the background's content words, for open slots.
 	openWords []string
 	typed     map[string][]string
@@ -61,7 +66,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -69,8 +74,9 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		return nil, fmt.Errorf("language data: %d background sentences, limit %d", len(d.Background), MaxBackground)
 	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
-	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries:
-		return nil, fmt.Errorf("language data: function words or open values over %d", MaxListEntries)
+	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries ||
+		len(d.Determiners) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words, narrative words, determiners or open values over %d", MaxListEntries)
 	}
 	for _, s := range d.Background {
 		if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
@@ -85,6 +91,14 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	for _, w := range d.Narrative {
 		for _, f := range strings.Fields(intent.Normalize(w)) {
 			l.narrative[f] = true
+		}
+	}
+	for _, w := range d.Determiners {
+		for _, f := range strings.Fields(intent.Normalize(w)) {
+			if !l.function[f] {
+				return nil, fmt.Errorf("language data: determiner %q is not a function word", f)
+			}
+			l.determiners[f] = true
 		}
 	}
 	seen := map[string]bool{}
@@ -171,6 +185,9 @@ func EnglishData() (LanguageData, error) {
 	}
 	for _, line := range read("narrative.txt") {
 		d.Narrative = append(d.Narrative, strings.Fields(line)...)
+	}
+	for _, line := range read("determiners.txt") {
+		d.Determiners = append(d.Determiners, strings.Fields(line)...)
 	}
 	section := ""
 	for _, line := range read("wrappers.txt") {

@@ -32,15 +32,18 @@ type Model struct {
 
 // intentInfo is what the model keeps of one intent besides its weights.
 type intentInfo struct {
-	// words are the words its grammar and entity lists can say.
-	words map[string]bool
-	slots []string
-	types map[string]string
+	// words are the words its grammar and entity lists can say; literal
+	// the words its templates say, entity values aside.
+	words, literal map[string]bool
+	slots          []string
+	types          map[string]string
 	// entities are the slot values its entity lists spell, as words.
 	entities map[string][][]string
 	// blacklist holds the values that never fill a slot (RES-06).
 	blacklist map[string]map[string]bool
-	required  []string
+	// required are its required slots and those every template binds
+	// (bound).
+	required, bound []string
 	// skeletons are sampled template expansions with slot markers, for
 	// finding open slot values.
 	skeletons []skeleton
@@ -88,6 +91,10 @@ type Decision struct {
 	Probability float64
 	// Reason says why the tier abstained; empty for a claim.
 	Reason string
+	// Unsure is true when it abstained only for want of probability or
+	// lead: the winner is an intent the words give evidence for, a
+	// half-understanding worth a question rather than junk.
+	Unsure bool
 	// Why lists the features that most favour the winner over the
 	// runner-up.
 	Why []Evidence
@@ -160,28 +167,30 @@ func (m *Model) ClassifyAmong(utterance string, allow func(Label) bool) Decision
 	top, second := order[0], order[min(1, len(order)-1)]
 	d.Label, d.Probability = m.labels[top], float64(p[top])
 	d.Why = m.why(words, known, rows, vals, top, second)
-	d.Reason = m.verdict(words, p, top, second)
+	d.Reason, d.Unsure = m.verdict(words, p, top, second)
 	d.Claim = d.Reason == ""
 	return d
 }
 
 // verdict says why the model abstains from the winner top, "" when it
-// claims it: the winner must be an intent, clear the least probability
-// and margin over the runner-up, and have evidence in the words.
-func (m *Model) verdict(words []string, p []float32, top, second int) string {
-	margin := float64(p[top] - p[second])
-	switch {
-	case top == 0:
-		return "it sounds like none of the intents"
-	case float64(p[top]) < m.minProb:
-		return fmt.Sprintf("%s at %.2f is below the %.2f needed", m.labels[top], p[top], m.minProb)
-	case margin < m.minMargin:
-		return fmt.Sprintf("%s leads %s by only %.2f (%.2f needed)", m.labels[top], m.labels[second], margin, m.minMargin)
+// claims it: the winner must be an intent, have evidence in the words, and
+// clear the least probability and margin over the runner-up. unsure is
+// true when only the last failed.
+func (m *Model) verdict(words []string, p []float32, top, second int) (reason string, unsure bool) {
+	if top == 0 {
+		return "it sounds like none of the intents", false
 	}
 	if ok, why := m.evidence(top, words); !ok {
-		return why
+		return why, false
 	}
-	return ""
+	margin := float64(p[top] - p[second])
+	switch {
+	case float64(p[top]) < m.minProb:
+		return fmt.Sprintf("%s at %.2f is below the %.2f needed", m.labels[top], p[top], m.minProb), true
+	case margin < m.minMargin:
+		return fmt.Sprintf("%s leads %s by only %.2f (%.2f needed)", m.labels[top], m.labels[second], margin, m.minMargin), true
+	}
+	return "", false
 }
 
 // decide is Classify's decision on probabilities already computed: the
@@ -199,7 +208,12 @@ func (m *Model) decide(words []string, p []float32) (int, bool) {
 	if second < 0 {
 		second = top
 	}
-	return top, m.verdict(words, p, top, second) == ""
+	// The cheap checks first: calibration decides on every held-out sample.
+	if top == 0 || float64(p[top]) < m.minProb || float64(p[top]-p[second]) < m.minMargin {
+		return top, false
+	}
+	ok, _ := m.evidence(top, words)
+	return top, ok
 }
 
 // evidence checks that the utterance rests on words the intent knows: at
@@ -207,17 +221,29 @@ func (m *Model) decide(words []string, p []float32) (int, bool) {
 // intent's templates or entities say, no content word may be one that
 // only everyday sentences say ("turn off the oven": the background knows
 // "oven", the mute intent does not), and unknown words may not outnumber
-// known ones. Slot values count as known.
+// known ones. The word a determiner introduces names what the request is
+// about, so it must be one the intent knows ("turn down the offer" is not
+// about the volume). Slot values count as known, but one slot's value
+// alone is no request: a word the intent's templates say (a function word
+// too), or the values of two of its slots, must be said too ("blue" is a
+// value of "do you like {thing}", not a question about it), unless the
+// utterance is one of its samples as it stands.
 func (m *Model) evidence(c int, words []string) (bool, string) {
 	info := m.infos[c]
 	inSlot := make([]bool, len(words))
-	for _, sp := range m.slotSpans(info, words) {
+	spans := m.slotSpans(info, words)
+	for _, sp := range spans {
 		for k := sp[0]; k < sp[1]; k++ {
 			inSlot[k] = true
 		}
 	}
 	var knownWords, unknown, foreign []string
+	own := false // a template word outside the slots, function words too
 	for i, w := range words {
+		own = own || !inSlot[i] && info.literal[w]
+		if i > 0 && m.lang.determiners[words[i-1]] && !inSlot[i] && !info.words[w] && !m.lang.isFunction(w) {
+			return false, fmt.Sprintf("%q names something %s never talks about", words[i-1]+" "+w, m.labels[c])
+		}
 		switch {
 		case m.lang.narrative[w] && !info.words[w]:
 			return false, fmt.Sprintf("%q tells about someone or something else; %s never says it", w, m.labels[c])
@@ -245,6 +271,8 @@ func (m *Model) evidence(c int, words []string) (bool, string) {
 	case len(unknown) > len(knownWords):
 		return false, fmt.Sprintf("%d words %s does not know (%s), more than the %d it knows",
 			len(unknown), m.labels[c], strings.Join(unknown, ", "), len(knownWords))
+	case !own && len(spans) < 2 && !info.samples[strings.Join(words, " ")]:
+		return false, fmt.Sprintf("only a slot value (%s), no word of %s's own", strings.Join(knownWords, ", "), m.labels[c])
 	}
 	return true, ""
 }

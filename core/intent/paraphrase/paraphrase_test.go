@@ -10,13 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/session"
 )
 
 // homeIntents are a small robot's skills: lights, weather, a timer and a
@@ -303,78 +301,66 @@ type fakeAligner struct {
 	slots map[string]string
 }
 
-func (f *fakeAligner) Align(_ context.Context, skillID, intentName, utterance string) (map[string]string, bool) {
+func (f *fakeAligner) Align(_ context.Context, sessionID, skillID, intentName, lang, utterance string) (map[string]string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, skillID+":"+intentName+" "+utterance)
+	f.calls = append(f.calls, sessionID+" "+lang+" "+skillID+":"+intentName+" "+utterance)
 	return f.slots, f.slots != nil
 }
 
-func defaultSession(t testing.TB) session.Session {
-	s, _, err := session.Parse(map[string]any{"session_id": session.DefaultID})
+// ask asks the tier about one utterance, as the intent stack does.
+func ask(t testing.TB, tier *Tier, u, lang string, keep func(skillID, intentName string) bool) []intent.Candidate {
+	t.Helper()
+	cs, err := tier.Candidates(context.Background(), intent.Request{Utterance: u, Lang: lang, SessionID: "default", Limit: 1, Keep: keep})
 	require.NoError(t, err)
-	return s
+	return cs
 }
 
-func TestTierMatch(t *testing.T) {
-	ctx := context.Background()
+func TestTierCandidates(t *testing.T) {
 	tier := NewTier(TierOptions{Logger: quiet})
-	assert.Equal(t, DefaultTierID, tier.ID())
-	s := defaultSession(t)
-
-	m, err := tier.Match(ctx, []string{"turn the lamp on"}, "en-US", s)
-	require.NoError(t, err)
-	assert.Nil(t, m, "no intents, no claims")
+	assert.Equal(t, DefaultTierID, tier.Name())
+	assert.Equal(t, DefaultTierID, tier.Stage())
+	assert.Empty(t, ask(t, tier, "turn the lamp on", "en-US", nil), "no intents, no candidates")
 
 	require.NoError(t, tier.Update("en-US", homeIntents()))
-	require.NoError(t, tier.Build())
-	assert.Len(t, tier.Intents("default"), len(homeIntents()))
+	assert.Empty(t, ask(t, tier, "turn the lamp on", "en-US", nil), "nothing is trained on the utterance path")
+	require.NoError(t, tier.Build(context.Background()))
 	assert.Positive(t, tier.Stats("en-us").Samples)
 
-	m, err = tier.Match(ctx, []string{"the cat sat on the mat", "could you switch the lamp on"}, "en-US", s)
-	require.NoError(t, err)
-	require.NotNil(t, m)
-	assert.Equal(t, "lights", m.SkillID)
-	assert.Equal(t, "on", m.IntentName)
-	assert.Equal(t, "could you switch the lamp on", m.Utterance, "the candidate it claimed")
-	assert.Equal(t, "en-US", m.Lang)
-	assert.Contains(t, m.Why, "paraphrase")
+	cs := ask(t, tier, "could you switch the lamp on", "en-US", nil)
+	require.Len(t, cs, 1)
+	assert.Equal(t, "lights:on", cs[0].SkillID+":"+cs[0].IntentName)
+	assert.Empty(t, cs[0].Refused)
+	assert.GreaterOrEqual(t, cs[0].Confidence, 0.7, "a claim clears the calibrated threshold")
+	assert.Contains(t, cs[0].Why, "paraphrase")
 
-	m, err = tier.Match(ctx, []string{"set a timer please"}, "en-US", s)
-	require.NoError(t, err)
-	assert.Nil(t, m, "a required slot that is not said: no claim")
+	cs = ask(t, tier, "set a timer please", "en-US", nil)
+	require.Len(t, cs, 1)
+	assert.Equal(t, "timer:set", cs[0].SkillID+":"+cs[0].IntentName)
+	assert.Equal(t, []string{"duration"}, cs[0].Missing, "a required slot not said: refused, for the robot to ask")
+	assert.NotEmpty(t, cs[0].Refused)
 
-	m, err = tier.Match(ctx, []string{"could you set a timer for five minutes"}, "en-US", s)
-	require.NoError(t, err)
-	require.NotNil(t, m)
-	assert.Equal(t, map[string]string{"duration": "five minutes"}, m.Slots)
+	cs = ask(t, tier, "could you set a timer for five minutes", "en-US", nil)
+	require.Len(t, cs, 1)
+	assert.Empty(t, cs[0].Refused)
+	assert.Equal(t, map[string]string{"duration": "five minutes"}, cs[0].Slots)
 
-	m, err = tier.Match(ctx, []string{"turn the lamp on"}, "de-DE", s)
-	require.NoError(t, err)
-	assert.Nil(t, m, "a language it was not given")
-	m, err = tier.Match(ctx, []string{"turn the lamp on"}, "not a tag!", s)
-	require.NoError(t, err)
-	assert.Nil(t, m)
-
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	_, err = tier.Match(cancelled, []string{"turn the lamp on"}, "en-US", s)
-	assert.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, ask(t, tier, "the cat sat on the mat", "en-US", nil), "junk is not even a guess")
+	assert.Empty(t, ask(t, tier, "turn the lamp on", "de-DE", nil), "a language it was not given")
+	assert.Empty(t, ask(t, tier, "turn the lamp on", "not a tag!", nil))
 }
 
 func TestTierAlignerAndUpdates(t *testing.T) {
-	ctx := context.Background()
 	al := &fakeAligner{slots: map[string]string{"duration": "ten minutes"}}
 	tier := NewTier(TierOptions{Aligner: al, Logger: quiet})
 	require.NoError(t, tier.Update("en-us", homeIntents()))
-	s := defaultSession(t)
-	m, err := tier.Match(ctx, []string{"please set a timer for 10 minutes"}, "en-us", s)
-	require.NoError(t, err)
-	require.NotNil(t, m)
-	assert.Equal(t, map[string]string{"duration": "ten minutes"}, m.Slots, "the aligner's slots")
-	assert.Equal(t, []string{"timer:set please set a timer for 10 minutes"}, al.calls)
+	require.NoError(t, tier.Build(context.Background()))
+	cs := ask(t, tier, "please set a timer for 10 minutes", "en-us", nil)
+	require.Len(t, cs, 1)
+	assert.Equal(t, map[string]string{"duration": "ten minutes"}, cs[0].Slots, "the aligner's slots")
+	assert.Equal(t, []string{"default en-us timer:set please set a timer for 10 minutes"}, al.calls)
 
-	// Removing the lights retrains: the tier no longer claims them.
+	// Removing the lights retrains: the tier no longer offers them.
 	var rest []Intent
 	for _, in := range homeIntents() {
 		if in.SkillID != "lights" {
@@ -382,62 +368,81 @@ func TestTierAlignerAndUpdates(t *testing.T) {
 		}
 	}
 	require.NoError(t, tier.Update("en-us", rest))
-	m, err = tier.Match(ctx, []string{"could you switch the lamp on"}, "en-us", s)
-	require.NoError(t, err)
-	if m != nil {
-		assert.NotEqual(t, "lights", m.SkillID)
+	require.NoError(t, tier.Build(context.Background()))
+	for _, c := range ask(t, tier, "could you switch the lamp on", "en-us", nil) {
+		assert.NotEqual(t, "lights", c.SkillID)
 	}
 	require.NoError(t, tier.Update("en-us", nil))
-	assert.Empty(t, tier.Intents("default"))
+	assert.Empty(t, ask(t, tier, "could you set a timer for five minutes", "en-us", nil))
 
-	err = tier.Update("en-us", []Intent{{SkillID: "s", Name: "x", Templates: []string{"(a|"}}})
+	err := tier.Update("en-us", []Intent{{SkillID: "s", Name: "x", Templates: []string{"(a|"}}})
 	assert.ErrorContains(t, err, "intent s:x")
 	err = tier.Update("??", homeIntents())
 	assert.Error(t, err)
 }
 
-func TestTierUpdateFromEngine(t *testing.T) {
-	e := intent.NewTemplateEngine(intent.EngineOptions{})
+func registerHome(t testing.TB, e *intent.TemplateEngine) {
+	t.Helper()
 	for _, in := range homeIntents() {
 		_, err := e.Register(intent.TemplateIntent{SkillID: in.SkillID, IntentName: in.Name, Lang: "en-us",
 			Samples: in.Templates, Vocab: in.Vocab, Entities: in.Entities, RequiredSlots: in.RequiredSlots})
 		require.NoError(t, err)
 	}
+}
+
+// The tier learns from the template engine, aligns slots with it, and
+// never offers an intent the engine has since disabled or removed, even
+// before it learns again.
+func TestTierLearnsFromEngine(t *testing.T) {
+	e := intent.NewTemplateEngine(intent.EngineOptions{})
+	registerHome(t, e)
 	tier := NewTier(TierOptions{Logger: quiet})
-	require.NoError(t, tier.UpdateFromEngine(e))
-	assert.Len(t, tier.Intents("default"), len(homeIntents()))
+	require.NoError(t, tier.Learn(context.Background(), e))
 	d, err := tier.Explain("what's the forecast for today", "en-us")
 	require.NoError(t, err)
 	assert.True(t, d.Claim, d.Reason)
 	assert.Equal(t, "weather:today", d.Label.String())
+
+	cs := ask(t, tier, "could you please put on some hip hop", "en-us", nil)
+	require.Len(t, cs, 1)
+	assert.Equal(t, "music:play", cs[0].SkillID+":"+cs[0].IntentName)
+	assert.Equal(t, map[string]string{"genre": "hip hop"}, cs[0].Slots, "aligned with the template's structure")
+
+	e.SetEnabled("", "weather", "today", "", false)
+	for _, c := range ask(t, tier, "what's the forecast for today", "en-us", nil) {
+		assert.NotEqual(t, "weather", c.SkillID, "disabled since it learnt")
+	}
+	e.RemoveSkill("", "music")
+	for _, c := range ask(t, tier, "could you please put on some hip hop", "en-us", nil) {
+		assert.NotEqual(t, "music", c.SkillID, "removed since it learnt")
+	}
 }
 
-// Matching while intents change is safe and never claims an intent that
-// is no longer registered once the change is in.
+// Asking while intents change is safe, and once the change is learnt the
+// tier never offers an intent that is no longer there.
 func TestTierConcurrentUpdates(t *testing.T) {
-	ctx := context.Background()
 	tier := NewTier(TierOptions{Train: Options{SamplesPerIntent: 40, Epochs: 2}, Logger: quiet})
-	s := defaultSession(t)
 	all := homeIntents()
+	require.NoError(t, tier.Update("en-us", all))
+	require.NoError(t, tier.Build(context.Background()))
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range 3 {
-				_, err := tier.Match(ctx, []string{fmt.Sprintf("turn on the light %d", i+j)}, "en-us", s)
+				_, err := tier.Candidates(context.Background(), intent.Request{Utterance: fmt.Sprintf("play some jazz %d", i+j), Lang: "en-us", Limit: 1})
 				assert.NoError(t, err)
 			}
 		}()
 	}
 	for k := range 3 {
 		require.NoError(t, tier.Update("en-us", all[:len(all)-k]))
+		require.NoError(t, tier.Build(context.Background()))
 	}
 	wg.Wait()
-	require.NoError(t, tier.Build())
-	for _, ref := range tier.Intents("default") {
-		assert.NotEqual(t, "music", ref.SkillID)
-		assert.NotEqual(t, "timer", ref.SkillID)
+	for _, c := range ask(t, tier, "could you please put on some hip hop", "en-us", nil) {
+		assert.NotEqual(t, "music", c.SkillID)
 	}
 }
 
@@ -480,44 +485,32 @@ func BenchmarkClassify(b *testing.B) {
 	}
 }
 
-// An intent gated on context (CTX-11) is out of the running until the
-// session has the context: its probability goes to the others.
-func TestTierContextGating(t *testing.T) {
-	ctx := context.Background()
+// An intent the round may not dispatch (a context it requires is not
+// live, CTX-11) is out of the running: its probability counts for "none",
+// not for the others.
+func TestTierKeep(t *testing.T) {
 	intents := append(homeIntents(), Intent{SkillID: "timer", Name: "change",
-		Templates:       []string{"(make it|change it to|actually) {duration:duration} [instead]"},
-		RequiresContext: []session.ContextRef{{Key: "set"}}})
-	now := time.Unix(1_700_000_000, 0)
-	tier := NewTier(TierOptions{Logger: quiet, Now: func() time.Time { return now }})
+		Templates: []string{"(make it|change it to|actually) {duration:duration} [instead]"}})
+	tier := NewTier(TierOptions{Logger: quiet})
 	require.NoError(t, tier.Update("en-us", intents))
+	require.NoError(t, tier.Build(context.Background()))
+	gated := func(skillID, intentName string) bool { return skillID+":"+intentName != "timer:change" }
 
-	m, err := tier.Match(ctx, []string{"actually make it five minutes"}, "en-us", defaultSession(t))
-	require.NoError(t, err)
-	if m != nil {
-		assert.NotEqual(t, "change", m.IntentName, "gated out without the context")
+	for _, c := range ask(t, tier, "actually make it five minutes", "en-us", gated) {
+		assert.NotEqual(t, "change", c.IntentName, "gated out")
+		assert.NotEmpty(t, c.Refused, "and its probability is nobody else's claim")
 	}
-	s, _, err := session.Parse(map[string]any{"session_id": session.DefaultID, "intent_context": map[string]any{
-		"timer:set": map[string]any{"value": nil, "expires_at": float64(now.Unix() + 60)}}})
-	require.NoError(t, err)
-	m, err = tier.Match(ctx, []string{"actually make it five minutes"}, "en-us", s)
-	require.NoError(t, err)
-	require.NotNil(t, m)
-	assert.Equal(t, "timer:change", m.SkillID+":"+m.IntentName)
-	assert.Equal(t, map[string]string{"duration": "five minutes"}, m.Slots)
-
-	later := now.Add(2 * time.Minute)
-	tier2 := NewTier(TierOptions{Logger: quiet, Now: func() time.Time { return later }})
-	require.NoError(t, tier2.Update("en-us", intents))
-	m, err = tier2.Match(ctx, []string{"actually make it five minutes"}, "en-us", s)
-	require.NoError(t, err)
-	if m != nil {
-		assert.NotEqual(t, "change", m.IntentName, "the context expired (CTX-04)")
-	}
+	cs := ask(t, tier, "actually make it five minutes", "en-us", nil)
+	require.Len(t, cs, 1)
+	assert.Equal(t, "timer:change", cs[0].SkillID+":"+cs[0].IntentName)
+	assert.Empty(t, cs[0].Refused)
+	assert.Equal(t, map[string]string{"duration": "five minutes"}, cs[0].Slots)
 }
 
 // Evidence the model's probability cannot override: words that tell about
-// someone else, and utterances of function words only that the intent
-// does not say as they are.
+// someone else, utterances of function words only that the intent does
+// not say as they are, and one slot's value said alone (an answer to
+// someone else's question, not a request).
 func TestEvidenceRules(t *testing.T) {
 	m, err := Train(append(homeIntents(), Intent{SkillID: "help", Name: "what", Templates: []string{
 		"what (can|else can) you do [for me]", "what are you able to do", "how can you help [me]"}}), Options{})
@@ -532,6 +525,7 @@ func TestEvidenceRules(t *testing.T) {
 		{"he switched the lamp on", "", "tells about"},
 		{"she wants to hear some jazz", "", "tells about"},
 		{"could you switch the lamp on", "lights:on", ""},
+		{"i want to hear jazz", "music:play", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.say, func(t *testing.T) {
@@ -545,6 +539,14 @@ func TestEvidenceRules(t *testing.T) {
 			assert.Contains(t, d.Reason, tt.reason)
 		})
 	}
+	music := slices.Index(m.labels, Label{"music", "play"})
+	for _, u := range []string{"jazz", "hip hop"} {
+		ok, why := m.evidence(music, strings.Fields(u))
+		assert.False(t, ok, u)
+		assert.Contains(t, why, "only a slot value", u)
+	}
+	ok, why := m.evidence(music, strings.Fields("some jazz music"))
+	assert.True(t, ok, why)
 }
 
 func TestTrainIgnoresRegistrationOrder(t *testing.T) {
@@ -573,4 +575,76 @@ func isNumber(text string) bool {
 		return false
 	}
 	return readNumber(ws, 0) == len(ws)
+}
+
+// A training stopped by its context keeps no half-made model and leaves
+// the language to be trained by the next Build: the robot stops at once
+// even while it learns.
+func TestBuildStopsWithItsContext(t *testing.T) {
+	tier := NewTier(TierOptions{Logger: quiet})
+	require.NoError(t, tier.Update("en-US", homeIntents()))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, tier.Build(ctx), context.Canceled)
+	assert.Zero(t, tier.Stats("en-us").Samples, "no model from a stopped training")
+	_, err := TrainContext(ctx, homeIntents(), Options{})
+	require.ErrorIs(t, err, context.Canceled)
+
+	require.NoError(t, tier.Build(context.Background()))
+	assert.Positive(t, tier.Stats("en-us").Samples, "the next Build trains")
+}
+
+// Intents that a template always binds a slot of are asked about, not
+// acted on, when a paraphrase leaves that slot unsaid: the skill never
+// hears the intent without it.
+func TestSlotEveryTemplateBindsIsRequired(t *testing.T) {
+	ins := []Intent{
+		{SkillID: "weather", Name: "forecast", Templates: []string{"what is the weather (in|at) {place}", "weather for {place} [please]",
+			"(will it|is it going to) rain in {place}"}},
+		{SkillID: "clock", Name: "time", Templates: []string{"what time is it", "(tell me|whats) the time"}},
+	}
+	m, err := Train(ins, Options{})
+	require.NoError(t, err)
+	c := slices.Index(m.labels, Label{"weather", "forecast"})
+	require.Positive(t, c)
+	assert.Equal(t, []string{"place"}, m.infos[c].required)
+	c = slices.Index(m.labels, Label{"clock", "time"})
+	assert.Empty(t, m.infos[c].required)
+
+	opt := Intent{SkillID: "weather", Name: "forecast", Templates: []string{"what is the weather [in {place}]", "weather for {place}"}}
+	m, err = Train([]Intent{opt, ins[1]}, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, m.infos[slices.Index(m.labels, Label{"weather", "forecast"})].required, "a slot some template leaves out is not required")
+}
+
+// A Memo trains each language's intents once and hands the same model to
+// every tier that learns them; other intents get a model of their own.
+func TestMemoTrainsOnce(t *testing.T) {
+	memo := NewMemo()
+	ctx := context.Background()
+	a, err := memo.Train(ctx, "en-us", homeIntents(), Options{})
+	require.NoError(t, err)
+	b, err := memo.Train(ctx, "en-us", homeIntents(), Options{})
+	require.NoError(t, err)
+	assert.Same(t, a, b, "the same intents: the model remembered")
+	c, err := memo.Train(ctx, "en-us", homeIntents()[:2], Options{})
+	require.NoError(t, err)
+	assert.NotSame(t, a, c)
+	plain, err := Train(homeIntents(), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, plain.Classify("could you switch the lamp on").Ranked, a.Classify("could you switch the lamp on").Ranked,
+		"a remembered model is the one training makes")
+
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = memo.Train(stopped, "en-us", homeIntents()[:1], Options{})
+	require.ErrorIs(t, err, context.Canceled)
+	d, err := memo.Train(ctx, "en-us", homeIntents()[:1], Options{})
+	require.NoError(t, err, "a stopped training is not remembered")
+	assert.NotNil(t, d)
+
+	tier := NewTier(TierOptions{Logger: quiet, Trainer: memo.Train})
+	require.NoError(t, tier.Update("en-US", homeIntents()))
+	require.NoError(t, tier.Build(ctx))
+	assert.Same(t, a, tier.current("en-us"), "a tier trains through its Trainer")
 }

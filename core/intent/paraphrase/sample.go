@@ -106,6 +106,36 @@ func walkSlots(seq []elem, fn func(elem)) {
 	}
 }
 
+// boundSlots returns the slots every sample of seq binds: a slot outside
+// any group, or one every branch of a group binds.
+func boundSlots(seq []elem) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range seq {
+		switch e.kind {
+		case kSlot:
+			out[e.name] = true
+		case kGroup:
+			var common map[string]bool
+			for _, b := range e.branches {
+				bs := boundSlots(b)
+				if common == nil {
+					common = bs
+					continue
+				}
+				for n := range common {
+					if !bs[n] {
+						delete(common, n)
+					}
+				}
+			}
+			for n := range common {
+				out[n] = true
+			}
+		}
+	}
+	return out
+}
+
 // count returns how many strings seq expands to, saturating just above
 // limit; a vocabulary it cannot resolve counts as one.
 func (g *grammar) count(seq []elem, limit, depth int) int {

@@ -9,10 +9,22 @@ import (
 )
 
 // SlotAligner finds an intent's slot values in an utterance by aligning it
-// with the intent's template structure. The template engine provides one;
-// ok is false when the utterance cannot be aligned with the intent.
+// with the intent's template structure, as registered for a session and
+// language; ok is false when the utterance cannot be aligned with the
+// intent. The template engine is the tier's (TemplateEngine.AlignSlots).
 type SlotAligner interface {
-	Align(ctx context.Context, skillID, intentName, utterance string) (slots map[string]string, ok bool)
+	Align(ctx context.Context, sessionID, skillID, intentName, lang, utterance string) (slots map[string]string, ok bool)
+}
+
+// engineAligner aligns with the template engine's structure.
+type engineAligner struct{ e *intent.TemplateEngine }
+
+func (a engineAligner) Align(_ context.Context, sessionID, skillID, intentName, lang, utterance string) (map[string]string, bool) {
+	r := a.e.AlignSlots(sessionID, skillID, intentName, lang, utterance)
+	if r == nil {
+		return nil, false
+	}
+	return r.Slots, true
 }
 
 // Slots finds the values of an intent's slots in an utterance without the

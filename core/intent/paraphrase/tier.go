@@ -8,19 +8,17 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/pipeline"
-	"github.com/openjibo/jibod/core/session"
 )
 
-// DefaultTierID is the tier's pipeline id.
+// DefaultTierID is the tier's source name and the pipeline id of its
+// stage.
 const DefaultTierID = "paraphrase"
 
 // TierOptions configure a Tier.
 type TierOptions struct {
-	// ID is the pipeline id; "" means DefaultTierID.
+	// ID is the source name and stage id; "" means DefaultTierID.
 	ID string
 	// Train tunes training; its Language is ignored (see Languages).
 	Train Options
@@ -28,30 +26,35 @@ type TierOptions struct {
 	// means English for "en" only. A language without data is not served.
 	Languages map[string]*Language
 	// Aligner finds slot values by the template structure; nil means the
-	// model's own slot finder (Model.Slots).
+	// template engine the tier learns from (TemplateEngine.AlignSlots),
+	// and the model's own slot finder (Model.Slots) where it does not
+	// align.
 	Aligner SlotAligner
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
-	// Now is the clock context expiry is read by; nil means time.Now.
-	Now func() time.Time
+	// Trainer trains a language's model (tag, a lowercase language tag,
+	// says which); nil means TrainContext. A process that builds many
+	// tiers on the same skills, as a test binary does, may share one
+	// Memo's Train.
+	Trainer func(ctx context.Context, tag string, intents []Intent, o Options) (*Model, error)
 }
 
-// Tier offers the paraphrase classifier to the pipeline: it claims an
-// utterance the template tiers did not when a model trained on the
-// registered intents is confident enough, and abstains otherwise. It
-// keeps one model per language, retrained when that language's intents
-// change: by Build, which the robot calls after registrations from a
-// goroutine of its own, or else by the next Match, which then waits for
-// it. It starts no goroutines.
+// Tier is the paraphrase classifier as a source of the intent stack
+// (intent.Generaliser, intent.Learner): it learns one model per language
+// from the template intents registered with the stack, off the utterance
+// path, and offers the intent a model claims for an utterance; an intent
+// it finds likely but not likely enough is offered as refused, for the
+// robot to ask about. Its stage claims only when no template or keyword
+// parse is sure. It starts no goroutines: the stack has it learn.
 type Tier struct {
-	id      string
-	opts    TierOptions
-	aligner SlotAligner
-	log     *slog.Logger
-	now     func() time.Time
+	id   string
+	opts TierOptions
+	log  *slog.Logger
 
-	mu    sync.Mutex
-	langs map[string]*tierLang // lowercase tag → state
+	mu     sync.Mutex
+	langs  map[string]*tierLang // lowercase tag → state
+	engine *intent.TemplateEngine
+	align  SlotAligner
 
 	// build serialises training; english is made under it, on first use,
 	// when Languages is nil.
@@ -70,16 +73,13 @@ type tierLang struct {
 }
 
 var (
-	_ pipeline.Plugin       = (*Tier)(nil)
-	_ pipeline.IntentLister = (*Tier)(nil)
+	_ intent.Generaliser = (*Tier)(nil)
+	_ intent.Learner     = (*Tier)(nil)
 )
 
 // NewTier returns a tier with no intents.
 func NewTier(o TierOptions) *Tier {
-	t := &Tier{id: o.ID, opts: o, aligner: o.Aligner, log: o.Logger, now: o.Now, langs: map[string]*tierLang{}}
-	if t.now == nil {
-		t.now = time.Now
-	}
+	t := &Tier{id: o.ID, opts: o, log: o.Logger, align: o.Aligner, langs: map[string]*tierLang{}}
 	if t.id == "" {
 		t.id = DefaultTierID
 	}
@@ -89,12 +89,14 @@ func NewTier(o TierOptions) *Tier {
 	return t
 }
 
-// ID is the tier's pipeline id.
-func (t *Tier) ID() string { return t.id }
+// Name is the tier's source name.
+func (t *Tier) Name() string { return t.id }
 
-// Update replaces the intents of a language; the model is retrained on
-// the next Match or Build. An intent whose templates do not parse is an
-// error and changes nothing.
+// Stage is the pipeline id of the tier's stage.
+func (t *Tier) Stage() string { return t.id }
+
+// Update replaces the intents of a language; Build trains on them. An
+// intent whose templates do not parse is an error and changes nothing.
 func (t *Tier) Update(lang string, intents []Intent) error {
 	tag, err := intent.NormalizeLang(lang)
 	if err != nil {
@@ -119,13 +121,26 @@ func (t *Tier) Update(lang string, intents []Intent) error {
 		st = &tierLang{}
 		t.langs[tag] = st
 	}
+	if slices.EqualFunc(st.intents, intents, sameIntent) {
+		return nil // nothing to learn: a change elsewhere, or in another scope
+	}
 	st.intents = slices.Clone(intents)
 	st.gen++
 	return nil
 }
 
+// sameIntent reports whether two intents train alike.
+func sameIntent(a, b Intent) bool {
+	return a.SkillID == b.SkillID && a.Name == b.Name && slices.Equal(a.Templates, b.Templates) &&
+		maps.EqualFunc(a.Vocab, b.Vocab, slices.Equal) && maps.EqualFunc(a.Entities, b.Entities, slices.Equal) &&
+		maps.Equal(a.SlotTypes, b.SlotTypes) && slices.Equal(a.RequiredSlots, b.RequiredSlots) &&
+		maps.EqualFunc(a.SlotBlacklist, b.SlotBlacklist, slices.Equal)
+}
+
 // UpdateFromEngine replaces every language's intents with the enabled
-// definitions the template engine holds in the default scope.
+// definitions the template engine holds in the default scope, and keeps
+// the engine: to align slots with, unless TierOptions.Aligner is set, and
+// to check that an intent the model knows is still enabled.
 func (t *Tier) UpdateFromEngine(e *intent.TemplateEngine) error {
 	byLang := map[string][]Intent{}
 	for _, r := range e.Registrations(intent.DefaultSession) {
@@ -134,6 +149,10 @@ func (t *Tier) UpdateFromEngine(e *intent.TemplateEngine) error {
 		}
 	}
 	t.mu.Lock()
+	t.engine = e
+	if t.opts.Aligner == nil {
+		t.align = engineAligner{e}
+	}
 	stale := slices.Collect(maps.Keys(t.langs))
 	t.mu.Unlock()
 	for _, l := range stale {
@@ -151,16 +170,30 @@ func (t *Tier) UpdateFromEngine(e *intent.TemplateEngine) error {
 	return nil
 }
 
-// Build trains every language whose intents changed, now rather than on
-// the next utterance. It returns the first training error.
-func (t *Tier) Build() error {
+// Learn learns the template engine's registrations (intent.Learner):
+// UpdateFromEngine, then Build.
+func (t *Tier) Learn(ctx context.Context, e *intent.TemplateEngine) error {
+	if err := t.UpdateFromEngine(e); err != nil {
+		return err
+	}
+	return t.Build(ctx)
+}
+
+// Build trains every language whose intents changed. It returns the
+// first training error; that language's tier then abstains. When ctx
+// ends it stops, keeps the models it had and returns ctx's error; the
+// next Build trains again.
+func (t *Tier) Build(ctx context.Context) error {
 	t.mu.Lock()
 	tags := slices.Sorted(maps.Keys(t.langs))
 	t.mu.Unlock()
 	var first error
 	for _, tag := range tags {
-		if _, err := t.model(tag); err != nil && first == nil {
+		if err := t.train(ctx, tag); err != nil && first == nil {
 			first = err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
 	return first
@@ -186,47 +219,42 @@ func (t *Tier) language(tag string) *Language {
 	return t.english
 }
 
-// model returns the current model of a language, training it first when
-// its intents changed since. Utterances wait for a retraining rather than
-// use a model that may claim an intent no longer registered.
-func (t *Tier) model(tag string) (*Model, error) {
-	t.mu.Lock()
-	st := t.langs[tag]
-	if st == nil || st.built == st.gen {
-		defer t.mu.Unlock()
-		if st == nil {
-			return nil, nil
-		}
-		return st.model, st.err
-	}
-	t.mu.Unlock()
-
+// train trains a language's model when its intents changed since it was
+// last trained.
+func (t *Tier) train(ctx context.Context, tag string) error {
 	t.build.Lock()
 	defer t.build.Unlock()
 	t.mu.Lock()
-	st = t.langs[tag]
+	st := t.langs[tag]
 	if st == nil || st.built == st.gen { // trained (or removed) meanwhile
-		defer t.mu.Unlock()
-		if st == nil {
-			return nil, nil
-		}
-		return st.model, st.err
+		t.mu.Unlock()
+		return nil
 	}
 	intents, gen := st.intents, st.gen
 	t.mu.Unlock()
 
 	var m *Model
 	var err error
-	if lang := t.language(tag); lang == nil {
-		err = fmt.Errorf("paraphrase tier: no language data for %s", tag)
+	lang := t.language(tag)
+	if lang == nil {
+		// Not a language the tier serves: the engines alone understand it.
+		t.log.Info("paraphrase tier: no language data; the tier does not serve this language", "lang", tag)
 	} else {
 		o := t.opts.Train
 		o.Language = lang
-		m, err = Train(intents, o)
+		if t.opts.Trainer != nil {
+			m, err = t.opts.Trainer(ctx, tag, intents, o)
+		} else {
+			m, err = TrainContext(ctx, intents, o)
+		}
 	}
-	if err != nil {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err() // stopped: not a failure of the data; trained next time
+	case lang == nil:
+	case err != nil:
 		t.log.Warn("paraphrase tier: training failed; the tier abstains in this language", "lang", tag, "err", err)
-	} else {
+	default:
 		s := m.Stats()
 		t.log.Info("paraphrase tier trained", "lang", tag, "intents", s.Intents, "samples", s.Samples,
 			"features", s.Features, "took", s.Took)
@@ -236,21 +264,31 @@ func (t *Tier) model(tag string) (*Model, error) {
 	if cur := t.langs[tag]; cur == st {
 		st.model, st.err, st.built = m, err, gen
 	}
-	return m, err
+	return err
 }
 
-// Stats returns the training figures of a language's model, training it
-// first if needed; zero when it has none.
+// current returns a language's last trained model, or nil; it never
+// trains.
+func (t *Tier) current(tag string) *Model {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if st := t.langs[tag]; st != nil {
+		return st.model
+	}
+	return nil
+}
+
+// Stats returns the training figures of a language's model; zero when it
+// has none.
 func (t *Tier) Stats(lang string) TrainStats {
 	tag, err := intent.NormalizeLang(lang)
 	if err != nil {
 		return TrainStats{}
 	}
-	m, _ := t.model(tag)
-	if m == nil {
-		return TrainStats{}
+	if m := t.current(tag); m != nil {
+		return m.Stats()
 	}
-	return m.Stats()
+	return TrainStats{}
 }
 
 // Explain classifies one utterance and says what the tier decided and
@@ -260,112 +298,91 @@ func (t *Tier) Explain(utterance, lang string) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("paraphrase tier: %w", err)
 	}
-	m, err := t.model(tag)
-	if err != nil {
-		return Decision{}, err
-	}
+	m := t.current(tag)
 	if m == nil {
-		return Decision{Reason: "no intents in " + tag}, nil
+		return Decision{Reason: "no model for " + tag}, nil
 	}
 	return m.Classify(utterance), nil
 }
 
-// Intents lists the intents the tier can claim (PIPE-31).
-func (t *Tier) Intents(string) []pipeline.IntentRef {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []pipeline.IntentRef
-	for _, tag := range slices.Sorted(maps.Keys(t.langs)) {
-		for _, in := range t.langs[tag].intents {
-			out = append(out, pipeline.IntentRef{SkillID: in.SkillID, IntentName: in.Name, Lang: tag})
-		}
-	}
-	return out
-}
-
-// Match claims the most probable of the candidate utterances that the
-// model claims and whose required slots are found; it abstains (nil)
-// otherwise.
-func (t *Tier) Match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, error) {
-	tag, err := intent.NormalizeLang(lang)
+// Candidates classifies one hypothesis among the intents the request
+// keeps and the engine still has enabled (intent.Source): the intent the
+// model claims, with its slots; or, when the model found an intent likely
+// but abstained for want of probability or lead, or a required slot is
+// not said, that intent refused (Candidate.Refused), for the robot to ask
+// about. Nothing for what sounds like none of the intents or lacks
+// evidence in the words. The confidence is the model's calibrated
+// probability.
+func (t *Tier) Candidates(ctx context.Context, req intent.Request) ([]intent.Candidate, error) {
+	tag, err := intent.NormalizeLang(req.Lang)
 	if err != nil {
 		return nil, nil // not a language the tier serves
 	}
-	m, err := t.model(tag)
-	if m == nil || err != nil {
-		return nil, nil // nothing learnt; training errors are logged once
+	m := t.current(tag)
+	if m == nil {
+		return nil, nil // nothing learnt (yet); training errors are logged once
 	}
-	allow := t.allowed(tag, s)
-	var best *pipeline.Match
-	for _, u := range utterances {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		d := m.ClassifyAmong(u, allow)
-		if !d.Claim || (best != nil && d.Probability <= best.Confidence) {
-			continue
-		}
-		slots, ok := t.slots(ctx, m, d.Label, u)
-		if !ok {
-			continue
-		}
-		best = &pipeline.Match{SkillID: d.Label.SkillID, IntentName: d.Label.Intent, Lang: lang, Slots: slots,
-			Utterance: u, Confidence: d.Probability, Why: why(d)}
-	}
-	return best, nil
-}
-
-// allowed returns which of a language's intents the session's context
-// allows (CTX-11, CTX-12), nil when every one is.
-func (t *Tier) allowed(tag string, s session.Session) func(Label) bool {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	st := t.langs[tag]
-	if st == nil {
-		return nil
-	}
-	var gated map[Label]Intent
-	for _, in := range st.intents {
-		if len(in.RequiresContext) > 0 || len(in.ExcludesContext) > 0 {
-			if gated == nil {
-				gated = map[Label]Intent{}
-			}
-			gated[Label{in.SkillID, in.Name}] = in
+	e, align := t.engine, t.align
+	t.mu.Unlock()
+	allow := func(l Label) bool {
+		if req.Keep != nil && !req.Keep(l.SkillID, l.Intent) {
+			return false
 		}
+		// A model learnt before a change never offers an intent since
+		// removed or disabled.
+		return e == nil || e.Enabled(req.SessionID, l.SkillID, l.Intent, tag)
 	}
-	if gated == nil {
-		return nil
+	d := m.ClassifyAmong(req.Utterance, allow)
+	if !d.Claim && !d.Unsure {
+		return nil, nil
 	}
-	now := float64(t.now().UnixMilli()) / 1000
-	return func(l Label) bool {
-		in, ok := gated[l]
-		return !ok || s.ContextAllows(in.SkillID, in.RequiresContext, in.ExcludesContext, now)
+	slots, missing := t.slots(ctx, m, align, d.Label, req)
+	c := intent.Candidate{SkillID: d.Label.SkillID, IntentName: d.Label.Intent, Slots: slots,
+		Confidence: d.Probability, Why: why(d), Refused: d.Reason}
+	if c.Refused == "" && len(missing) > 0 {
+		c.Refused = "required slot not said: " + strings.Join(missing, ", ")
+		c.Missing = missing
 	}
+	return []intent.Candidate{c}, nil
 }
 
-// slots finds the claimed intent's slots: through the aligner when one is
-// wired and it aligns, else the model's own finder. ok is false when a
-// required slot is missing.
-func (t *Tier) slots(ctx context.Context, m *Model, l Label, u string) (map[string]string, bool) {
+// slots finds an intent's slots: through the aligner when it aligns the
+// utterance with the intent's templates, else the model's own finder; a
+// required slot the aligner left out is taken from the model's finder.
+// missing lists the required slots neither found.
+func (t *Tier) slots(ctx context.Context, m *Model, align SlotAligner, l Label, req intent.Request) (map[string]string, []string) {
 	var slots map[string]string
-	if t.aligner != nil {
-		if s, ok := t.aligner.Align(ctx, l.SkillID, l.Intent, u); ok {
-			slots = s
+	if align != nil {
+		if s, ok := align.Align(ctx, req.SessionID, l.SkillID, l.Intent, req.Lang, req.Utterance); ok {
+			slots = maps.Clone(s)
 		}
 	}
+	var own map[string]string
 	if slots == nil {
-		slots = m.Slots(l, u)
+		own = m.Slots(l, req.Utterance)
+		slots = own
 	}
 	if slots == nil {
 		slots = map[string]string{}
 	}
-	c := slices.Index(m.labels, l)
-	for _, r := range m.infos[c].required {
-		if _, ok := slots[r]; !ok {
-			return nil, false
+	var missing []string
+	if c := slices.Index(m.labels, l); c > 0 {
+		for _, r := range m.infos[c].required {
+			if _, ok := slots[r]; ok {
+				continue
+			}
+			if own == nil {
+				own = m.Slots(l, req.Utterance)
+			}
+			if v, ok := own[r]; ok {
+				slots[r] = v
+			} else {
+				missing = append(missing, r)
+			}
 		}
 	}
-	return slots, true
+	return slots, missing
 }
 
 func why(d Decision) string {
@@ -382,6 +399,9 @@ func why(d Decision) string {
 			}
 			b.WriteString(e.Feature)
 		}
+	}
+	if d.Reason != "" {
+		b.WriteString("; refused: " + d.Reason)
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package paraphrase
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/session"
 )
 
 // Training defaults and limits.
@@ -71,10 +71,6 @@ type Intent struct {
 	RequiredSlots []string
 	// SlotBlacklist maps a slot to values that never fill it (RES-06).
 	SlotBlacklist map[string][]string
-	// RequiresContext and ExcludesContext are the registration's context
-	// rules (CTX-11, CTX-12): the tier leaves the intent out of the
-	// running for a session they do not allow. Training ignores them.
-	RequiresContext, ExcludesContext []session.ContextRef
 }
 
 // FromTemplateIntent is the tier's view of a template intent definition.
@@ -141,6 +137,13 @@ type example struct {
 // and entity lists, sampled with a fixed seed; no network, no other
 // model. A malformed template is an error naming the intent.
 func Train(intents []Intent, opts Options) (*Model, error) {
+	return TrainContext(context.Background(), intents, opts)
+}
+
+// TrainContext is Train that stops, with ctx's error, when ctx ends: the
+// robot learns off the utterance path and must not be held up at exit by
+// a training under way.
+func TrainContext(ctx context.Context, intents []Intent, opts Options) (*Model, error) {
 	start := time.Now()
 	if len(intents) == 0 {
 		return nil, errors.New("training: no intents")
@@ -195,11 +198,19 @@ func Train(intents []Intent, opts Options) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("training: intent %s: %w", l, err)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("training: %w", err)
+		}
 		rng := rand.New(rand.NewPCG(seed, hashString(hashStart(0), l.String())))
 		idx := len(m.labels)
 		m.labels = append(m.labels, l)
 		info, base := g.study(rng, lang, per)
 		info.required = slices.Clone(in.RequiredSlots)
+		for _, b := range info.bound {
+			if !slices.Contains(info.required, b) {
+				info.required = append(info.required, b)
+			}
+		}
 		info.samples = map[string]bool{}
 		for _, b := range base {
 			if len(contentOnly(lang, b)) == 0 {
@@ -250,11 +261,15 @@ func Train(intents []Intent, opts Options) (*Model, error) {
 		held[i].feats, held[i].vals = m.indexFeatures(buf, false)
 	}
 	m.initWeights(train)
-	m.fit(rng, train, cmpOr(opts.Epochs, DefaultEpochs), learningRate)
+	if err := m.fit(ctx, rng, train, cmpOr(opts.Epochs, DefaultEpochs), learningRate); err != nil {
+		return nil, err
+	}
 	m.calibrate(held)
 	// The held-out samples are phrasings too: a short last pass learns
 	// them, at a step small enough to leave the calibration standing.
-	m.fit(rng, append(train, held...), finalEpochs, finalRate)
+	if err := m.fit(ctx, rng, append(train, held...), finalEpochs, finalRate); err != nil {
+		return nil, err
+	}
 	m.stats.MinProbability = m.minProb
 	m.stats.Intents = len(m.labels) - 1
 	m.stats.Samples = len(train)
@@ -362,7 +377,7 @@ func (m *Model) indexFeatures(fs []feature, add bool) ([]int32, []float32) {
 // the slot finder need: the words its grammar can say, its slots, and its
 // skeletons with slots.
 func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [][]string) {
-	info := &intentInfo{words: map[string]bool{}, types: g.types, entities: map[string][][]string{},
+	info := &intentInfo{words: map[string]bool{}, literal: map[string]bool{}, types: g.types, entities: map[string][][]string{},
 		blacklist: map[string]map[string]bool{}}
 	for s, ts := range g.blacklist {
 		info.blacklist[s] = map[string]bool{}
@@ -372,12 +387,30 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 			}
 		}
 	}
-	g.words(info.words)
+	g.words(info.words, false)
+	g.words(info.literal, true)
 	slots := map[string]bool{}
 	for _, line := range g.lines {
 		walkSlots(line, func(e elem) { slots[e.name] = true })
 	}
 	info.slots = slices.Sorted(maps.Keys(slots))
+	// A slot every template binds is required in effect: the skill never
+	// hears its intent without it, so a paraphrase that leaves it unsaid
+	// is asked about, not acted on.
+	var always map[string]bool
+	for i, line := range g.lines {
+		b := boundSlots(line)
+		if i == 0 {
+			always = b
+			continue
+		}
+		for n := range always {
+			if !b[n] {
+				delete(always, n)
+			}
+		}
+	}
+	info.bound = slices.Sorted(maps.Keys(always))
 	for _, s := range info.slots {
 		if len(g.entities[s]) == 0 && g.types[s] == "" {
 			info.openSlot = true
@@ -433,9 +466,10 @@ func (g *grammar) render(rng *rand.Rand, lang *Language, sk skeleton) []string {
 }
 
 // words adds every literal word the grammar can say: its templates, the
-// vocabularies they reach and its entity values. It walks the structure,
-// so it costs the size of the templates, not of their expansions.
-func (g *grammar) words(into map[string]bool) {
+// vocabularies they reach and, unless templatesOnly, its entity values.
+// It walks the structure, so it costs the size of the templates, not of
+// their expansions.
+func (g *grammar) words(into map[string]bool, templatesOnly bool) {
 	var walk func(seq []elem, depth int)
 	walk = func(seq []elem, depth int) {
 		for _, e := range seq {
@@ -459,6 +493,9 @@ func (g *grammar) words(into map[string]bool) {
 	}
 	for _, l := range g.lines {
 		walk(l, 0)
+	}
+	if templatesOnly {
+		return
 	}
 	for _, es := range g.entities {
 		for _, e := range es {
@@ -605,8 +642,9 @@ func (m *Model) initWeights(train []example) {
 }
 
 // fit trains the softmax weights by stochastic gradient descent from a
-// first step of lr0, decaying as 1/(1+ep/2).
-func (m *Model) fit(rng *rand.Rand, train []example, epochs int, lr0 float32) {
+// first step of lr0, decaying as 1/(1+ep/2). It stops between epochs
+// when ctx ends.
+func (m *Model) fit(ctx context.Context, rng *rand.Rand, train []example, epochs int, lr0 float32) error {
 	k := m.k
 	cw := m.classWeight
 	scores := make([]float32, k)
@@ -616,6 +654,9 @@ func (m *Model) fit(rng *rand.Rand, train []example, epochs int, lr0 float32) {
 		order[i] = i
 	}
 	for ep := range epochs {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("training: %w", err)
+		}
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		lr := lr0 / (1 + 0.5*float32(ep))
 		for _, i := range order {
@@ -645,6 +686,7 @@ func (m *Model) fit(rng *rand.Rand, train []example, epochs int, lr0 float32) {
 			}
 		}
 	}
+	return nil
 }
 
 // scores computes the raw class scores of a feature bag.

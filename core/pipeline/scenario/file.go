@@ -72,8 +72,9 @@ type Config struct {
 
 // PluginSpec is one entry of "plugins": a scripted plugin or a built-in.
 type PluginSpec struct {
-	// Builtin is "stop", "converse", "fallback", "templates" or "keywords";
-	// empty for a scripted plugin.
+	// Builtin is "stop", "converse", "fallback" or "intents" (a band of
+	// the intent stack, named by its pipeline id); empty for a scripted
+	// plugin.
 	Builtin string `json:"builtin"`
 
 	// Scripted: Match is returned (nil: none) after DelayMS; Fail returns an
@@ -384,11 +385,6 @@ func (c *Config) validate() error {
 	return nil
 }
 
-var tierIDs = map[string][]string{
-	"templates": {"templates-high", "templates-medium", "templates-low"},
-	"keywords":  {"keywords-high", "keywords-medium", "keywords-low"},
-}
-
 func (p *PluginSpec) validate(id string) error {
 	if err := pipeline.ValidatePluginID(id); err != nil {
 		return err
@@ -415,9 +411,9 @@ func (p *PluginSpec) validate(id string) error {
 			}
 		}
 		return nil
-	case "stop", "converse", "fallback", "templates", "keywords":
+	case "stop", "converse", "fallback", "intents":
 	default:
-		return fmt.Errorf("builtin %q: want stop, converse, fallback, templates or keywords", p.Builtin)
+		return fmt.Errorf("builtin %q: want stop, converse, fallback or intents", p.Builtin)
 	}
 	if scripted {
 		return fmt.Errorf("builtin %s takes no match, delay_ms, fail, panic, ignore_cancel or mutate_session", p.Builtin)
@@ -430,9 +426,6 @@ func (p *PluginSpec) validate(id string) error {
 	}
 	if p.MinPriority != nil && p.MaxPriority != nil && *p.MinPriority > *p.MaxPriority {
 		return fmt.Errorf("priority range [%d, %d] is empty", *p.MinPriority, *p.MaxPriority)
-	}
-	if ids, ok := tierIDs[p.Builtin]; ok && !contains(ids, id) {
-		return fmt.Errorf("builtin %s: the plugin id must be one of %s", p.Builtin, strings.Join(ids, ", "))
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 )
@@ -133,6 +132,27 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the orchestrator's clock; nil means time.Now.
 	Now func() time.Time
+	// Intents builds the intent stack on the scenario's bus: its
+	// registration service reads the registrations the steps emit, its
+	// rules gate every match (CTX-11, CTX-12, CTX-13, PIPE-15), and its
+	// bands are the "intents" plugins. The robot's constructor
+	// (intent.NewStack) is handed in by the caller, since the intent stack
+	// builds on this package. Nil runs without one.
+	Intents func(b *bus.Bus, log *slog.Logger) (IntentStack, error)
+}
+
+// IntentStack is what the runner needs of the intent stack.
+type IntentStack interface {
+	Start() error
+	Close()
+	// Plugin returns the band with a pipeline id, or nil.
+	Plugin(id string) pipeline.Plugin
+	// Rules are the registered intents' rules, for the orchestrator.
+	Rules() pipeline.IntentRules
+	// Learn has the stack's learning sources (the paraphrase tier) learn
+	// what is registered now; the runner asks before every utterance, so
+	// what a run understands never depends on how fast they learn.
+	Learn(ctx context.Context) error
 }
 
 // Run starts the real orchestrator with the scenario's plugins,
@@ -190,7 +210,17 @@ func Run(ctx context.Context, f *File, out io.Writer, opts Options) (err error) 
 			log.Warn("scenario: closing transformers", "err", err)
 		}
 	})
-	plugins, listeners, err := buildPlugins(f, b, window, log, &closers)
+	var stack IntentStack
+	if opts.Intents != nil {
+		if stack, err = opts.Intents(b, log); err != nil {
+			return fmt.Errorf("scenario: building the intent stack: %w", err)
+		}
+		if err := stack.Start(); err != nil {
+			return fmt.Errorf("scenario: %w", err)
+		}
+		closers = append(closers, stack.Close)
+	}
+	plugins, listeners, err := buildPlugins(f, b, window, log, stack)
 	if err != nil {
 		return err
 	}
@@ -215,6 +245,7 @@ func Run(ctx context.Context, f *File, out io.Writer, opts Options) (err error) 
 
 	orch, err := pipeline.New(pipeline.Config{
 		Bus: b, Invoker: hs, Logger: log, Plugins: plugins, Listeners: listeners, Transformers: tr, Now: now,
+		Rules:            rulesOf(stack),
 		Defaults:         sessionDefaults(f),
 		MatchTimeout:     time.Duration(f.Config.MatchTimeoutMS) * time.Millisecond,
 		HandlerTimeout:   time.Duration(f.Config.HandlerTimeoutMS) * time.Millisecond,
@@ -273,6 +304,11 @@ func Run(ctx context.Context, f *File, out io.Writer, opts Options) (err error) 
 		m.Data = bus.CopyMap(m.Data)
 		m.Context = bus.CopyMap(m.Context)
 		m.Context[StepKey] = i + 1
+		if stack != nil && m.Type == pipeline.TopicHandle {
+			if err := stack.Learn(ctx); err != nil {
+				return fmt.Errorf("steps[%d]: %w", i, err)
+			}
+		}
 		mark = obs.mark()
 		if err := b.Publish(ctx, m); err != nil {
 			return fmt.Errorf("steps[%d]: emitting %s: %w", i, m.Type, err)
@@ -338,41 +374,13 @@ func buildTransformers(f *File, log *slog.Logger) (*pipeline.Transformers, error
 	return tr, nil
 }
 
-// buildPlugins makes the scripted and built-in plugins. The template and
-// keyword engines are fed by registrations the steps emit, through the real
-// intent service.
-func buildPlugins(f *File, b *bus.Bus, window time.Duration, log *slog.Logger, closers *[]func()) ([]pipeline.Plugin, []pipeline.Listener, error) {
+// buildPlugins makes the scripted and built-in plugins; the "intents"
+// ones are bands of the intent stack.
+func buildPlugins(f *File, b *bus.Bus, window time.Duration, log *slog.Logger, stack IntentStack) ([]pipeline.Plugin, []pipeline.Listener, error) {
 	var plugins []pipeline.Plugin
 	var listeners []pipeline.Listener
 	var fallbacks *pipeline.Fallbacks
-	var templates []*intent.TierPlugin
-	var keywords []*intent.TierPlugin
 	ids := sortedKeys(f.Plugins)
-	needEngines := false
-	for _, id := range ids {
-		switch f.Plugins[id].Builtin {
-		case "templates", "keywords":
-			needEngines = true
-		}
-	}
-	if needEngines {
-		te := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-		ke := intent.NewKeywordEngine(intent.KeywordOptions{Logger: log})
-		svc := intent.NewService(b, te, log, intent.WithKeywordEngine(ke))
-		if err := svc.Start(); err != nil {
-			return nil, nil, fmt.Errorf("scenario: %w", err)
-		}
-		*closers = append(*closers, svc.Close)
-		templates, keywords = intent.TemplatePlugins(te), intent.KeywordPlugins(ke)
-	}
-	tier := func(list []*intent.TierPlugin, id string) pipeline.Plugin {
-		for _, p := range list {
-			if p.ID() == id {
-				return p
-			}
-		}
-		return nil
-	}
 	for _, id := range ids {
 		spec := f.Plugins[id]
 		var p pipeline.Plugin
@@ -402,10 +410,11 @@ func buildPlugins(f *File, b *bus.Bus, window time.Duration, log *slog.Logger, c
 			if p == nil {
 				p, err = fallbacks.Stage(id, min, max)
 			}
-		case "templates":
-			p = tier(templates, id)
-		case "keywords":
-			p = tier(keywords, id)
+		case "intents":
+			if stack == nil {
+				return nil, nil, fmt.Errorf("scenario: plugins.%s: builtin intents needs the intent stack, and none was given", id)
+			}
+			p = stack.Plugin(id)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("scenario: plugins.%s: %w", id, err)
@@ -421,3 +430,11 @@ func buildPlugins(f *File, b *bus.Bus, window time.Duration, log *slog.Logger, c
 
 // ErrDeadline is wrapped by Run's error when the deadline passed.
 var ErrDeadline = errors.New("scenario deadline passed")
+
+// rulesOf returns the stack's rules, or none without a stack.
+func rulesOf(stack IntentStack) pipeline.IntentRules {
+	if stack == nil {
+		return nil
+	}
+	return stack.Rules()
+}

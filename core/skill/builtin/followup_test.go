@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/intent/paraphrase"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
@@ -23,9 +21,10 @@ import (
 	"github.com/openjibo/jibod/core/skill/builtin/timer"
 )
 
-// robot is the built-in clock and timer behind the real orchestrator: its
-// template tiers then the paraphrase tier, its CONTEXT-1 gating from the
-// registrations on the bus, and the session it keeps between utterances.
+// robot is the built-in clock and timer behind the real orchestrator: the
+// intent stack's bands and paraphrase stage in the robot's order, its
+// CONTEXT-1 gating from the registrations on the bus, and the session it
+// keeps between utterances.
 type robot struct {
 	t       *testing.T
 	r       *rig.Rig
@@ -39,19 +38,14 @@ const turnBound = time.Minute
 func newRobot(t *testing.T) *robot {
 	t.Helper()
 	r := rig.New(t, rig.Options{})
-	var plugins []pipeline.Plugin
-	for _, p := range intent.TemplatePlugins(r.Engine) {
-		plugins = append(plugins, p)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	tier := paraphrase.NewTier(paraphrase.TierOptions{Logger: quiet})
-	plugins = append(plugins, tier)
+	plugins := r.Intents.Plugins()
 	var ids []string
 	for _, p := range plugins {
 		ids = append(ids, p.ID())
 	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	o, err := pipeline.New(pipeline.Config{Bus: r.Bus, Invoker: r.Host, Plugins: plugins,
-		Logger:   quiet,
+		Logger: quiet, Rules: r.Intents.Rules(),
 		Defaults: session.Defaults{Lang: "en-US", Pipeline: ids}})
 	require.NoError(t, err)
 	// Started before the skills register, so it reads their context
@@ -79,8 +73,6 @@ func newRobot(t *testing.T) *robot {
 		Rand: func(int) int { return 0 }})
 	require.NoError(t, err)
 	r.Add(c, tm)
-	require.NoError(t, tier.UpdateFromEngine(r.Engine))
-	require.NoError(t, tier.Build())
 	r.Start()
 	return rb
 }

@@ -78,9 +78,8 @@ func TestHandle(t *testing.T) {
 // TestRegistersAndMatches loads the skill's locale through the real
 // registration topics and intent service, then matches phrasings.
 func TestRegistersAndMatches(t *testing.T) {
-	engine, _ := newStack(t)
+	stack, _ := newStack(t)
 
-	plugins := intent.TemplatePlugins(engine)
 	tests := []struct {
 		utterance string
 		intent    string
@@ -98,13 +97,13 @@ func TestRegistersAndMatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.utterance, func(t *testing.T) {
-			m, err := plugins[0].Match(context.Background(), []string{tt.utterance}, "en-US", session.Empty())
+			m, err := stack.Band(intent.BandHigh).Match(context.Background(), []string{tt.utterance}, "en-US", session.Empty())
 			require.NoError(t, err)
 			if tt.intent == "" {
 				assert.Nil(t, m)
 				return
 			}
-			require.NotNil(t, m, "templates-high claims %q", tt.utterance)
+			require.NotNil(t, m, "intents-high claims %q", tt.utterance)
 			assert.Equal(t, ID, m.SkillID)
 			assert.Equal(t, tt.intent, m.IntentName)
 		})
@@ -118,7 +117,8 @@ func (f voiceFunc) Say(ctx context.Context, s string) error { return f(ctx, s) }
 // TestUnloadDeregisters removes the skill from the host and checks its
 // intents are gone from the engines (REG-09, DEF-09).
 func TestUnloadDeregisters(t *testing.T) {
-	engine, h := newStack(t)
+	stack, h := newStack(t)
+	engine := stack.Templates
 	require.NotNil(t, engine.Match("hello", "en-US", "default"))
 
 	require.NoError(t, h.Remove(context.Background(), ID))
@@ -128,17 +128,17 @@ func TestUnloadDeregisters(t *testing.T) {
 	assert.ErrorContains(t, h.Remove(context.Background(), ID), "not found")
 }
 
-// newStack wires a bus, the intent service and a skill host holding this
+// newStack wires a bus, the intent stack and a skill host holding this
 // skill with its intents registered, as the robot does.
-func newStack(t *testing.T) (*intent.TemplateEngine, *skill.Host) {
+func newStack(t *testing.T) (*intent.Stack, *skill.Host) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := bus.New(bus.Options{Logger: log})
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	engine := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	svc := intent.NewService(b, engine, log)
-	require.NoError(t, svc.Start())
-	t.Cleanup(svc.Close)
+	stack, err := intent.NewStack(intent.StackConfig{Bus: b, Logger: log})
+	require.NoError(t, err)
+	require.NoError(t, stack.Start())
+	t.Cleanup(stack.Close)
 	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voiceFunc(func(context.Context, string) error { return nil })})
 	require.NoError(t, err)
 	h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex, Logger: log})
@@ -147,5 +147,5 @@ func newStack(t *testing.T) (*intent.TemplateEngine, *skill.Host) {
 	require.NoError(t, err)
 	require.NoError(t, h.Add(s))
 	require.NoError(t, h.Register(context.Background()), "REG-06 payloads accepted")
-	return engine, h
+	return stack, h
 }

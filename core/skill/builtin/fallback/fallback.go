@@ -48,8 +48,8 @@ const (
 )
 
 // Priority is the skill's fallback priority (FALLBACK-1 §3.3): the last of
-// all, after the cloud hub's stage.
-const Priority = 100
+// all, in the pipeline's fallback-unknown stage after the cloud hub's.
+const Priority = pipeline.UnknownPriority
 
 // IntentFallback is the reserved intent a fallback is dispatched with
 // (PIPE-21).

@@ -1,8 +1,9 @@
 // Package rig runs built-in skills in tests the way the robot runs them:
-// a bus, the intent service and template engine they register with, the
-// skill host with a JCP executor over a recording voice and sound output,
-// and a timer scheduler firing proactive launches. Say plays a user's
-// utterance: it is matched as the pipeline's template tiers match it (or,
+// a bus, the robot's intent stack they register with (its paraphrase tier
+// included, paraphrase.NewStack), the skill host with a JCP executor over
+// a recording voice and sound output, and a timer scheduler firing
+// proactive launches. Say plays a user's utterance: it is matched as the
+// intent stack's bands and paraphrase stage claim it (or,
 // while a skill waits for an answer, handed to that skill as
 // "<skill>:response"), dispatched to the host, and what the robot said is
 // returned. It works inside a testing/synctest bubble.
@@ -23,6 +24,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/intent/paraphrase"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
@@ -53,22 +55,28 @@ type Options struct {
 	Fallback string
 }
 
+// models are the paraphrase models the rigs of one test binary trained:
+// most rigs host the same skills, and training under the race detector
+// takes seconds.
+var models = paraphrase.NewMemo()
+
 // Rig is a robot reduced to what skills need.
 type Rig struct {
-	t      testing.TB
-	Bus    *bus.Bus
-	Engine *intent.TemplateEngine
-	Host   *skill.Host
-	Sched  *schedule.Scheduler
-	State  *skill.MemoryState
-	Voice  *Voice
-	Sounds *Sounds
-	Now    func() time.Time
+	t   testing.TB
+	Bus *bus.Bus
+	// Intents is the robot's intent stack, fed by the skills'
+	// registrations on Bus.
+	Intents *intent.Stack
+	Host    *skill.Host
+	Sched   *schedule.Scheduler
+	State   *skill.MemoryState
+	Voice   *Voice
+	Sounds  *Sounds
+	Now     func() time.Time
 
 	lang     string
 	fallback string
 	sess     session.Session
-	plugins  []*intent.TierPlugin
 
 	mu sync.Mutex
 	// responder is the skill in response mode, "" when none.
@@ -94,11 +102,11 @@ func New(t testing.TB, o Options) *Rig {
 	}
 	r.Bus = bus.New(bus.Options{Logger: log})
 	t.Cleanup(func() { _ = r.Bus.Close(context.Background()) })
-	r.Engine = intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	svc := intent.NewService(r.Bus, r.Engine, log)
-	require.NoError(t, svc.Start())
-	t.Cleanup(svc.Close)
-	r.plugins = intent.TemplatePlugins(r.Engine)
+	var err error
+	r.Intents, _, err = paraphrase.NewStack(intent.StackConfig{Bus: r.Bus, Logger: log}, paraphrase.TierOptions{Trainer: models.Train})
+	require.NoError(t, err)
+	require.NoError(t, r.Intents.Start())
+	t.Cleanup(r.Intents.Close)
 
 	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: r.Voice, Sounds: r.Sounds, Logger: log})
 	require.NoError(t, err)
@@ -122,13 +130,15 @@ func New(t testing.TB, o Options) *Rig {
 	return r
 }
 
-// Add hosts skills and registers their intents with the intent service.
+// Add hosts skills and registers their intents with the intent service;
+// the paraphrase tier learns them before it returns.
 func (r *Rig) Add(skills ...skill.Skill) {
 	r.t.Helper()
 	for _, s := range skills {
 		require.NoError(r.t, r.Host.Add(s))
 	}
 	require.NoError(r.t, r.Host.Register(context.Background()))
+	require.NoError(r.t, r.Intents.Learn(context.Background()))
 }
 
 // Start runs the scheduler until the test ends.
@@ -187,13 +197,10 @@ func (r *Rig) Say(utterance string) Turn {
 	if responder != "" {
 		d = r.dispatch(responder, skill.IntentResponse, utterance, nil)
 	} else {
-		for _, p := range r.plugins {
-			m, err := p.Match(ctx, []string{utterance}, r.lang, r.sess)
-			require.NoError(r.t, err)
-			if m != nil {
-				d = r.dispatch(m.SkillID, m.IntentName, utterance, m.Slots)
-				break
-			}
+		m, _, _, err := r.Intents.Claim(ctx, intent.Query{Hypotheses: intent.Texts(utterance), Lang: r.lang, Session: r.sess})
+		require.NoError(r.t, err)
+		if m != nil {
+			d = r.dispatch(m.SkillID, m.IntentName, utterance, m.Slots)
 		}
 	}
 	if d.SkillID == "" && r.fallback != "" {

@@ -1,4 +1,4 @@
-package pipeline_test
+package intent_test
 
 import (
 	"context"
@@ -23,20 +23,18 @@ func (noop) Invoke(context.Context, pipeline.Dispatch) (session.Session, error) 
 	return session.Session{}, nil
 }
 
-// BenchmarkEntryToDispatch measures what the orchestrator adds per utterance:
-// from ovos.utterance.handle on the bus to the dispatch message reaching a
-// subscriber, with 100 skills (5 template intents each, registered on the
-// bus) and the robot's default pipeline: stop, converse, the template and
-// keyword tiers, and three fallback stages. The handler returns at once;
-// each iteration waits for handled before the next.
+// BenchmarkEntryToDispatch measures an utterance's way through the robot's
+// pipeline: from ovos.utterance.handle on the bus to the dispatch message
+// reaching a subscriber, with 100 skills (5 template intents each,
+// registered on the bus) and the robot's default pipeline: stop, converse,
+// the intent stack's bands and three fallback stages. The handler returns
+// at once; each iteration waits for handled before the next. It lives
+// here, beside the stack, because the pipeline package may not import it.
 func BenchmarkEntryToDispatch(b *testing.B) {
-	b.Run("default-pipeline", func(b *testing.B) {
-		benchEntryToDispatch(b, []string{"stop", "converse", "templates-high", "keywords-high", "fallback-high",
-			"templates-medium", "keywords-medium", "fallback-medium", "templates-low", "keywords-low", "fallback-low"})
-	})
-	// The same with the matching tier alone: the floor of bus hops and the
+	b.Run("default-pipeline", func(b *testing.B) { benchEntryToDispatch(b, nil) })
+	// The same with the claiming band alone: the floor of bus hops and the
 	// lifecycle itself, for comparison.
-	b.Run("one-plugin", func(b *testing.B) { benchEntryToDispatch(b, []string{"templates-high"}) })
+	b.Run("one-plugin", func(b *testing.B) { benchEntryToDispatch(b, []string{intent.BandHigh}) })
 }
 
 func benchEntryToDispatch(b *testing.B, order []string) {
@@ -45,13 +43,17 @@ func benchEntryToDispatch(b *testing.B, order []string) {
 	bs := bus.New(bus.Options{Logger: log})
 	defer bs.Close(ctx)
 
-	te := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	ke := intent.NewKeywordEngine(intent.KeywordOptions{Logger: log})
-	svc := intent.NewService(bs, te, log, intent.WithKeywordEngine(ke))
-	if err := svc.Start(); err != nil {
+	stack, err := intent.NewStack(intent.StackConfig{Bus: bs, Logger: log})
+	if err != nil {
 		b.Fatal(err)
 	}
-	defer svc.Close()
+	if err := stack.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer stack.Close()
+	if order == nil {
+		order = stack.Pipeline()
+	}
 	stop, err := pipeline.NewStop(pipeline.StopConfig{Bus: bs, Logger: log})
 	if err != nil {
 		b.Fatal(err)
@@ -64,15 +66,12 @@ func benchEntryToDispatch(b *testing.B, order []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	plugins := []pipeline.Plugin{stop, conv}
-	for _, p := range append(intent.TemplatePlugins(te), intent.KeywordPlugins(ke)...) {
-		plugins = append(plugins, p)
-	}
+	plugins := append([]pipeline.Plugin{stop, conv}, stack.Plugins()...)
 	for _, p := range fb.DefaultStages() {
 		plugins = append(plugins, p)
 	}
 	o, err := pipeline.New(pipeline.Config{Bus: bs, Invoker: noop{}, Logger: log, Plugins: plugins, Listeners: []pipeline.Listener{fb},
-		Defaults: session.Defaults{Lang: "en-US", Pipeline: order}})
+		Defaults: session.Defaults{Lang: "en-US", Pipeline: order}, Rules: stack.Rules()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRobotAsksWhenHalfUnderstood: what nothing claimed but the intent
+// stack half understood (a paraphrase too unsure to act on) is asked about
+// by the fallback skill, and "yes" does it; a request missing its part is
+// asked for it; junk gets no question, only "I didn't understand"
+// (FALLBACK-1).
+func TestRobotAsksWhenHalfUnderstood(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer r.Close(context.Background())
+	// The robot learns the skills' intents on its own once they are
+	// registered; the test does not wait for that.
+	require.NoError(t, r.intents.Learn(ctx))
+	u, err := newUtterer(r.bus, "test")
+	require.NoError(t, err)
+	defer u.Close()
+
+	asked := said(t, u, "what time have we got")
+	require.Len(t, asked, 1)
+	assert.Regexp(t, `^(Were you asking about|Did you mean something about) the clock\?$`, asked[0])
+	answer := said(t, u, "yes")
+	require.Len(t, answer, 1)
+	assert.Regexp(t, clockAnswer, answer[0], "yes does what it was asked about")
+
+	for _, junk := range []string{"flibbertigibbet", "the cat sat on the mat"} {
+		got := said(t, u, junk)
+		require.Len(t, got, 1, junk)
+		assert.NotRegexp(t, `asking about|mean something about`, got[0], "%q is no half-understanding", junk)
+	}
+}
