@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Engine limits used when EngineOptions leaves a field zero.
@@ -301,7 +302,7 @@ func (e *TemplateEngine) Registrations(sessionID string) []Registration {
 		}
 	}
 	e.mu.RUnlock()
-	slices.SortFunc(out, func(a, b Registration) int {
+	sortx.Func(out, func(a, b Registration) int {
 		return cmp.Or(
 			cmp.Compare(sessionRank(a.SessionID), sessionRank(b.SessionID)),
 			cmp.Compare(a.SessionID, b.SessionID),

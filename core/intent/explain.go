@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Near-miss limits for Explain.
@@ -107,7 +109,7 @@ func (e *TemplateEngine) Explain(utterance, lang, sessionID string, n int) Expla
 				Score: r.Rank.share(c.n), Rank: r.Rank, Reason: c.shortfall(ci, r)})
 		}
 	}
-	slices.SortFunc(near, func(a, b NearMiss) int {
+	sortx.Func(near, func(a, b NearMiss) int {
 		return cmp.Or(a.Rank.Compare(b.Rank), strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName))
 	})
 	if len(near) > n {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Keyword engine limits used when KeywordOptions leaves a field zero, and
@@ -299,7 +300,7 @@ func (e *KeywordEngine) Registrations(sessionID string) []KeywordRegistration {
 		}
 	}
 	e.mu.RUnlock()
-	slices.SortFunc(out, func(a, b KeywordRegistration) int {
+	sortx.Func(out, func(a, b KeywordRegistration) int {
 		return cmp.Or(
 			cmp.Compare(sessionRank(a.SessionID), sessionRank(b.SessionID)),
 			cmp.Compare(a.SessionID, b.SessionID),

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Locale folder limits.
@@ -378,7 +380,7 @@ func sortedFound(m map[resKey]found) []keyedFound {
 	for k, f := range m {
 		out = append(out, keyedFound{k, f})
 	}
-	slices.SortFunc(out, func(a, b keyedFound) int { return strings.Compare(a.path, b.path) })
+	sortx.Func(out, func(a, b keyedFound) int { return strings.Compare(a.path, b.path) })
 	return out
 }
 

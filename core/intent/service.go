@@ -14,6 +14,7 @@ import (
 
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Registration topics of INTENT-4 (REG-01) and the introspection topics
@@ -542,7 +543,7 @@ func (s *Service) list(d map[string]any) map[string]any {
 			all = append(all, entry{r.SessionID, r.SkillID, r.IntentName, r.Lang, MethodKeyword, r.Enabled})
 		}
 	}
-	slices.SortFunc(all, func(a, b entry) int {
+	sortx.Func(all, func(a, b entry) int {
 		return slices.Compare([]string{rank(a.session), a.session, a.skill, a.intent, a.lang, a.method},
 			[]string{rank(b.session), b.session, b.skill, b.intent, b.lang, b.method})
 	})

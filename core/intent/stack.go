@@ -17,6 +17,7 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Pipeline ids of the stack's bands (PIPE-04): each claims the best
@@ -699,7 +700,7 @@ func (s *Stack) intents(sessionID string) []pipeline.IntentRef {
 			out = append(out, pipeline.IntentRef{SkillID: r.SkillID, IntentName: r.IntentName, Lang: r.Lang})
 		}
 	}
-	slices.SortFunc(out, func(a, b pipeline.IntentRef) int {
+	sortx.Func(out, func(a, b pipeline.IntentRef) int {
 		return cmp.Or(strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName), strings.Compare(a.Lang, b.Lang))
 	})
 	return slices.Compact(out)

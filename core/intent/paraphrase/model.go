@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Model is a trained paraphrase classifier: a softmax over the registered
@@ -294,7 +295,7 @@ func (m *Model) why(words []string, fs []feature, rows []int32, vals []float32, 
 			ps = append(ps, pull{n, v})
 		}
 	}
-	slices.SortFunc(ps, func(a, b pull) int {
+	sortx.Func(ps, func(a, b pull) int {
 		switch {
 		case a.v > b.v:
 			return -1

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Training defaults and limits.
@@ -177,7 +178,7 @@ func TrainContext(ctx context.Context, intents []Intent, opts Options) (*Model, 
 	// In label order, so the model depends on what is registered, not on
 	// the order it was registered in.
 	intents = slices.Clone(intents)
-	slices.SortStableFunc(intents, func(a, b Intent) int {
+	sortx.StableFunc(intents, func(a, b Intent) int {
 		return cmp.Or(strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.Name, b.Name))
 	})
 	seen := map[Label]bool{}
