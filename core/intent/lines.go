@@ -46,7 +46,11 @@ func ReadLines(r io.Reader) ([]Line, error) {
 	return splitLines(data)
 }
 
-func splitLines(data []byte) ([]Line, error) {
+func splitLines(data []byte) ([]Line, error) { return readLines(data, true) }
+
+// readLines is splitLines, with lines starting with '#' kept as templates
+// when comments is false.
+func readLines(data []byte, comments bool) ([]Line, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var lines []Line
 	for n := 1; len(data) > 0; n++ {
@@ -81,7 +85,7 @@ func splitLines(data []byte) ([]Line, error) {
 		}
 		line := string(raw)
 		text := strings.TrimFunc(line, unicode.IsSpace)
-		if text == "" || strings.HasPrefix(text, "#") {
+		if text == "" || (comments && strings.HasPrefix(text, "#")) {
 			continue
 		}
 		lead := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))
