@@ -17,8 +17,8 @@ import (
 //     a '|' outside any group makes the whole line a choice;
 //   - a group with no '|' directly inside, and any bracket that is never
 //     closed, is text: "(sighs)" is said with its parentheses;
-//   - "{name}", "{{name}}" and "{type:name}" are the slot "{name}"; braces
-//     around anything else are text.
+//   - "{name}", "{{name}}" and "{type:name}" are the slot "{name}"; any
+//     other '{' is an error, since the robot would say it.
 
 // ExpandDialogLine returns the phrases one .dialog line can say, in order,
 // without duplicates, spaces collapsed; slots come out as "{name}". limit
@@ -157,7 +157,12 @@ func (p *dialogParser) seq(end, depth int) (alts []string, split bool, err error
 			}
 			cur = dialogProduct(cur, inner)
 		case r == '{':
-			cur = dialogProduct(cur, []string{p.slot(end)})
+			slot, ok := p.slot(end)
+			if !ok {
+				return nil, false, &SyntaxError{Col: p.i + 1, Token: "{", Kind: ErrUnbalanced,
+					Msg: "'{' does not start a slot {name}; a dialog would say it"}
+			}
+			cur = dialogProduct(cur, []string{slot})
 		default:
 			p.i++
 			cur = dialogProduct(cur, []string{string(r)})
@@ -170,13 +175,12 @@ func (p *dialogParser) seq(end, depth int) (alts []string, split bool, err error
 }
 
 // slot reads "{name}", "{{name}}" or "{type:name}" at p.i, ending before
-// limit, and returns it as "{name}"; anything else gives a literal '{'.
-func (p *dialogParser) slot(limit int) string {
+// limit, and returns it as "{name}"; anything else is not a slot.
+func (p *dialogParser) slot(limit int) (string, bool) {
 	start := p.i
 	end := slices.Index(p.src[start:limit], '}')
 	if end < 0 {
-		p.i++
-		return "{"
+		return "", false
 	}
 	inner := string(p.src[start+1 : start+end])
 	width := end + 1
@@ -188,11 +192,10 @@ func (p *dialogParser) slot(limit int) string {
 		inner = name
 	}
 	if !dialogSlotName(inner) {
-		p.i++
-		return "{"
+		return "", false
 	}
 	p.i += width
-	return "{" + inner + "}"
+	return "{" + inner + "}", true
 }
 
 // dialogProduct appends each of tails to each of heads.

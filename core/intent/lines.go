@@ -48,8 +48,10 @@ func ReadLines(r io.Reader) ([]Line, error) {
 
 func splitLines(data []byte) ([]Line, error) { return readLines(data, true) }
 
-// readLines is splitLines, with lines starting with '#' kept as templates
-// when comments is false.
+// readLines is splitLines; with comments false (an .entity file), a line
+// starting with '#' is kept when it has no letters: Padatious reads entity
+// files without comments and '#' stands for a digit there ("##", "#:##"),
+// while a '#' line with words ("# values people say") is a comment.
 func readLines(data []byte, comments bool) ([]Line, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var lines []Line
@@ -85,7 +87,7 @@ func readLines(data []byte, comments bool) ([]Line, error) {
 		}
 		line := string(raw)
 		text := strings.TrimFunc(line, unicode.IsSpace)
-		if text == "" || (comments && strings.HasPrefix(text, "#")) {
+		if text == "" || (strings.HasPrefix(text, "#") && (comments || strings.IndexFunc(text, unicode.IsLetter) >= 0)) {
 			continue
 		}
 		lead := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))

@@ -684,7 +684,8 @@ func (ld *loader) read(f found, role Role, name string) (*Resource, error) {
 		return res, nil
 	}
 	// Padatious reads an .entity file line by line with no comments: '#'
-	// stands for a digit there ("##" is any two-digit number).
+	// stands for a digit there ("##" is any two-digit number). A '#' line
+	// with words is still a comment (readLines).
 	res.Lines, err = readLines(data, role != RoleEntity)
 	if err != nil {
 		return nil, err
@@ -834,7 +835,7 @@ func (ld *loader) dialog(res *Resource) {
 		if err != nil {
 			var se *SyntaxError
 			if errors.As(err, &se) {
-				se.Line, se.Col = line.Number, line.Col
+				se.Line, se.Col = line.Number, line.Col+max(se.Col, 1)-1
 			}
 			ld.fail(res.Path, err)
 			continue

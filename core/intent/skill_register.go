@@ -38,7 +38,19 @@ func RegistrationMessages(loc *Locale, skillID string) ([]bus.Message, error) {
 		in := newInliner(lang)
 		for _, name := range lang.Names(RoleEntity) {
 			r := lang.Resource(RoleEntity, name)
-			samples, err := in.inline(lineTexts(r.Lines))
+			// Padatious digit patterns ("##") are no value a slot could
+			// hold; a slot takes numbers anyway (GRM-15: hints, not an
+			// allow list).
+			var lines []string
+			for _, l := range lineTexts(r.Lines) {
+				if !strings.Contains(l, "#") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) == 0 {
+				continue
+			}
+			samples, err := in.inline(lines)
 			if err != nil {
 				return nil, fmt.Errorf("building registrations: entity %s: %w", r.Path, err)
 			}
