@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/core/skill/skillcheck"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
@@ -29,6 +31,9 @@ const skillsUsage = `Usage:
   jibod skills uninstall [--state DIR] [--purge] ID
                                                 remove an installed WebAssembly skill (--purge: and its stored
                                                 data); a running jibod unloads it at once
+  jibod skills check DIR                        load a skill folder (an OVOS skill's, a package, or a locale
+                                                folder) as the robot would: per file loaded, refused and why,
+                                                per intent registered or not; exit status 1 if anything is refused
   jibod skills graph SKILL_ID [--png FILE]      a graph skill's graph as Graphviz DOT (--png renders it)
   jibod skills try FILE.mim|SKILL_ID|DIR [--answers FILE] [--json]
   jibod skills try --local-skill PROGRAM        play a MIM or a skill turn by turn: each response, the
@@ -53,6 +58,8 @@ func cmdSkills(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return cmdSkillsInstall(ctx, args[1:], stdout, stderr)
 	case "uninstall":
 		return cmdSkillsUninstall(ctx, args[1:], stdout, stderr)
+	case "check":
+		return cmdSkillsCheck(ctx, args[1:], stdout, stderr)
 	case "graph":
 		return cmdSkillsGraph(ctx, args[1:], stdout, stderr)
 	case "try":
@@ -63,6 +70,28 @@ func cmdSkills(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprint(stderr, skillsUsage)
 		return usageError{fmt.Sprintf("skills: unknown command %q", args[0])}
 	}
+}
+
+func cmdSkillsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("skills check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"want exactly one DIR: a skill folder (locale/ or language folders; manifest.json optional)"}
+	}
+	rep, err := skillcheck.Check(ctx, fs.Arg(0), nil)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return errors.New("skills check: some files or intents were refused (see above)")
+	}
+	return nil
 }
 
 // installedSkills builds the robot's built-in skills as the robot does,

@@ -196,9 +196,12 @@ const tellRobotTimeout = 3 * time.Minute
 // engines, so a template the engines refuse is found now rather than when
 // the robot starts.
 func checkRegistration(ctx context.Context, p *skillpkg.Package, log *slog.Logger) error {
-	loc, err := intent.LoadLocale(p.Locale, ".")
+	loc, err := intent.LoadLocaleTolerant(intent.LocaleLayer{FS: p.Locale, Root: ".", Name: "locale"})
 	if err != nil {
 		return fmt.Errorf("not installed: %s: locale: %w", p.Dir, err)
+	}
+	for _, f := range loc.Refused() {
+		log.Warn("locale file refused; the rest of the skill installs", "file", f.Path, "reason", strings.Join(f.Reasons, "; "))
 	}
 	st, err := newIntentStack(ctx, []skillFolder{{id: p.Manifest.BusID(), loc: loc}}, log)
 	if err != nil {

@@ -39,6 +39,9 @@ var (
 	// ErrUndeclaredSlot: a .required line naming a slot no template of the
 	// paired intent declares (RES-08).
 	ErrUndeclaredSlot = errors.New("undeclared slot")
+	// ErrBadRegex: an .rx line that is not a regular expression Go's
+	// regexp package compiles.
+	ErrBadRegex = errors.New("invalid regular expression")
 	// ErrTooLarge: a template, file or expansion over an explicit limit
 	// (GRM-12).
 	ErrTooLarge = errors.New("over limit")

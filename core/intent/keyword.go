@@ -45,7 +45,7 @@ const (
 // a name and its slot-free sample templates. Its phrases are the union of
 // the samples' sample sets (DEF-03).
 type KeywordVocab struct {
-	Name    string   // [a-z0-9_]+, like a .voc base name (RES-01)
+	Name    string   // [A-Za-z0-9_.-]+, a .voc base name as real skills write it
 	Samples []string // slot-free templates (GRM-06)
 }
 
@@ -313,14 +313,15 @@ func (e *KeywordEngine) Registrations(sessionID string) []KeywordRegistration {
 }
 
 // validVocabName checks a descriptor name against the .voc base-name
-// charset (RES-01): the name is also the capture key (DEF-06).
+// charset as real skills write it (HelloWorldKeyword, volume.mute; see
+// docs/ovos-locales.md): the name is also the capture key (DEF-06).
 func validVocabName(s string) bool {
 	if s == "" || len(s) > MaxIDBytes {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c != '_' && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+		if c != '_' && c != '.' && c != '-' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
 			return false
 		}
 	}
@@ -398,7 +399,7 @@ func (e *KeywordEngine) compile(def KeywordIntent) (*kwIntent, []Warning, error)
 	total := 0
 	for _, d := range descs {
 		if !validVocabName(d.v.Name) {
-			return nil, nil, fmt.Errorf("%s: vocabulary name %q is not [a-z0-9_]+ (RES-01)", d.field, d.v.Name)
+			return nil, nil, fmt.Errorf("%s: vocabulary name %q is not [A-Za-z0-9_.-]+, a .voc base name as real skills write it (RES-01)", d.field, d.v.Name)
 		}
 		i, known := index[d.v.Name]
 		switch {

@@ -188,7 +188,7 @@ func TestKeywordRegisterRejects(t *testing.T) {
 			d.Required = append(d.Required, voc("weather", "[x]"))
 		}), `required[1] ("weather"): no sample expands`},
 		{"RES-01 vocabulary name", with(func(d *KeywordIntent) { d.Required[0].Name = "Weather Words" }),
-			`required[0]: vocabulary name "Weather Words" is not [a-z0-9_]+ (RES-01)`},
+			`required[0]: vocabulary name "Weather Words" is not [A-Za-z0-9_.-]+`},
 		{"DEF-02 skill_id with colon", with(func(d *KeywordIntent) { d.SkillID = "a:b" }), `skill_id "a:b" contains ':' (DEF-02)`},
 		{"REG-04 lang malformed", with(func(d *KeywordIntent) { d.Lang = "english" }), `language tag "english" is not a BCP-47 tag`},
 		{"too many vocabularies", with(func(d *KeywordIntent) { d.Optional = many(MaxKeywordVocabs) }),

@@ -46,7 +46,13 @@ func ReadLines(r io.Reader) ([]Line, error) {
 	return splitLines(data)
 }
 
-func splitLines(data []byte) ([]Line, error) {
+func splitLines(data []byte) ([]Line, error) { return readLines(data, true) }
+
+// readLines is splitLines; with comments false (an .entity file), a line
+// starting with '#' is kept when it has no letters: Padatious reads entity
+// files without comments and '#' stands for a digit there ("##", "#:##"),
+// while a '#' line with words ("# values people say") is a comment.
+func readLines(data []byte, comments bool) ([]Line, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var lines []Line
 	for n := 1; len(data) > 0; n++ {
@@ -81,7 +87,7 @@ func splitLines(data []byte) ([]Line, error) {
 		}
 		line := string(raw)
 		text := strings.TrimFunc(line, unicode.IsSpace)
-		if text == "" || strings.HasPrefix(text, "#") {
+		if text == "" || (strings.HasPrefix(text, "#") && (comments || strings.IndexFunc(text, unicode.IsLetter) >= 0)) {
 			continue
 		}
 		lead := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))

@@ -38,7 +38,19 @@ func RegistrationMessages(loc *Locale, skillID string) ([]bus.Message, error) {
 		in := newInliner(lang)
 		for _, name := range lang.Names(RoleEntity) {
 			r := lang.Resource(RoleEntity, name)
-			samples, err := in.inline(lineTexts(r.Lines))
+			// Padatious digit patterns ("##") are no value a slot could
+			// hold; a slot takes numbers anyway (GRM-15: hints, not an
+			// allow list).
+			var lines []string
+			for _, l := range lineTexts(r.Lines) {
+				if !strings.Contains(l, "#") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) == 0 {
+				continue
+			}
+			samples, err := in.inline(lines)
 			if err != nil {
 				return nil, fmt.Errorf("building registrations: entity %s: %w", r.Path, err)
 			}
@@ -175,42 +187,84 @@ func RegisterLocale(ctx context.Context, b *bus.Bus, loc *Locale, skillID string
 // payloads of some intents, by intent name: requires_context and
 // excludes_context (CTX-11, CTX-12), which no locale file carries.
 func RegisterLocaleExtra(ctx context.Context, b *bus.Bus, loc *Locale, skillID string, extra map[string]map[string]any, timeout time.Duration) (int, error) {
+	return RegisterLocaleWith(ctx, b, loc, skillID, RegisterOptions{Extra: extra, Timeout: timeout})
+}
+
+// RegisterOptions tunes RegisterLocaleWith.
+type RegisterOptions struct {
+	// Extra adds fields to the REG-06 payloads of some intents, by intent
+	// name (see RegisterLocaleExtra).
+	Extra map[string]map[string]any
+	// Keywords are the skill's keyword intents, registered with REG-05 in
+	// every language from its .voc files (KeywordMessages).
+	Keywords []KeywordDecl
+	// Timeout bounds the wait for the service's answer
+	// (DefaultConfirmTimeout when <= 0).
+	Timeout time.Duration
+}
+
+// RefusedError reports intents of a skill that are not registered, while
+// the others are: each entry names the intent, its language and where it
+// was declared, or why it could not be built.
+type RefusedError struct {
+	SkillID string
+	Refused []string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("skill %s: intents refused by the intent service (see its log): %s", e.SkillID, strings.Join(e.Refused, ", "))
+}
+
+// RegisterLocaleWith publishes a skill's RegistrationMessages and the
+// KeywordMessages of opts.Keywords on b, then asks ovos.intent.list
+// (REG-12) which intents the engines accepted. It returns how many are
+// registered; intents that are not (refused by an engine, or a keyword
+// intent whose .voc a language lacks) give a *RefusedError, the rest
+// staying registered.
+func RegisterLocaleWith(ctx context.Context, b *bus.Bus, loc *Locale, skillID string, opts RegisterOptions) (int, error) {
 	msgs, err := RegistrationMessages(loc, skillID)
 	if err != nil {
 		return 0, fmt.Errorf("skill %s: %w", skillID, err)
 	}
-	want := map[string]string{} // "intent/lang" → file
+	kw, kwErrs := KeywordMessages(loc, skillID, opts.Keywords)
+	msgs = append(msgs, kw...)
+	want := map[string]string{} // "intent/lang" → where it was declared
 	for _, m := range msgs {
 		if m.Type == TopicRegisterTemplate {
-			for k, v := range extra[m.DataString("intent_name")] {
+			for k, v := range opts.Extra[m.DataString("intent_name")] {
 				m.Data[k] = v
 			}
 		}
 		if err := b.Publish(ctx, m); err != nil {
 			return 0, fmt.Errorf("skill %s: publishing %s: %w", skillID, m.Type, err)
 		}
-		if m.Type == TopicRegisterTemplate {
-			tag := m.DataString("lang")
-			name := m.DataString("intent_name")
+		tag := m.DataString("lang")
+		name := m.DataString("intent_name")
+		switch m.Type {
+		case TopicRegisterTemplate:
 			want[name+"/"+tag] = loc.Langs[tag].Resource(RoleIntent, name).Path
+		case TopicRegisterKeyword:
+			want[name+"/"+tag] = "keyword intent"
 		}
 	}
-	if len(want) == 0 {
-		return 0, nil
-	}
-	got, err := listIntents(ctx, b, skillID, timeout)
-	if err != nil {
-		return 0, fmt.Errorf("skill %s: confirming the registration: %w", skillID, err)
-	}
 	var refused []string
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		if !got[k] {
-			refused = append(refused, fmt.Sprintf("%s (%s)", k, want[k]))
+	for _, e := range kwErrs {
+		refused = append(refused, e.Error())
+	}
+	if len(want) > 0 {
+		got, err := listIntents(ctx, b, skillID, opts.Timeout)
+		if err != nil {
+			return 0, fmt.Errorf("skill %s: confirming the registration: %w", skillID, err)
+		}
+		for _, k := range slices.Sorted(maps.Keys(want)) {
+			if !got[k] {
+				refused = append(refused, fmt.Sprintf("%s (%s)", k, want[k]))
+				delete(want, k)
+			}
 		}
 	}
 	if len(refused) > 0 {
-		return len(want) - len(refused), fmt.Errorf("skill %s: intents refused by the intent service (see its log): %s",
-			skillID, strings.Join(refused, ", "))
+		return len(want), &RefusedError{SkillID: skillID, Refused: refused}
 	}
 	return len(want), nil
 }

@@ -21,32 +21,35 @@ var ErrDialogSlot = errors.New("dialog slot without a value")
 // line, a random expansion of it, its slots filled by the caller (GRM-13).
 type Dialogs struct {
 	lang    *intent.Language
-	choices map[string][]string // dialog name → expanded phrases
-	slots   map[string][]string // dialog name → slot names
+	choices map[string][]phrase // dialog name → expanded phrases
 	rnd     func(n int) int
 }
 
-// NewDialogs expands every .dialog of lang once, up front, so a broken
-// dialog fails at load time rather than mid-conversation. rnd picks an index
-// in [0, n); nil means math/rand/v2.
+// phrase is one expansion of a dialog line and the slots it names.
+type phrase struct {
+	text  string
+	slots []string
+}
+
+// NewDialogs takes every .dialog of lang, expanded by the loader
+// (intent.ExpandDialogLine), so a broken dialog fails at load time rather
+// than mid-conversation. rnd picks an index in [0, n); nil means
+// math/rand/v2.
 func NewDialogs(lang *intent.Language, rnd func(n int) int) (*Dialogs, error) {
 	if rnd == nil {
 		rnd = rand.IntN
 	}
-	d := &Dialogs{lang: lang, choices: map[string][]string{}, slots: map[string][]string{}, rnd: rnd}
-	vocab := lang.Vocab()
+	d := &Dialogs{lang: lang, choices: map[string][]phrase{}, rnd: rnd}
 	for _, name := range lang.Names(intent.RoleDialog) {
 		r := lang.Resource(intent.RoleDialog, name)
-		var all []string
-		for _, l := range r.Lines {
-			samples, _, err := intent.Expand(l.Text, vocab, intent.ExpandOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("dialog %s line %d: %w", r.Path, l.Number, err)
-			}
-			all = append(all, samples...)
+		if len(r.Samples) == 0 {
+			return nil, fmt.Errorf("dialog %s: no phrase", r.Path)
+		}
+		all := make([]phrase, 0, len(r.Samples))
+		for _, p := range r.Samples {
+			all = append(all, phrase{text: p, slots: intent.DialogSlots(p)})
 		}
 		d.choices[name] = all
-		d.slots[name] = r.Slots
 	}
 	return d, nil
 }
@@ -54,33 +57,59 @@ func NewDialogs(lang *intent.Language, rnd func(n int) int) (*Dialogs, error) {
 // Has reports whether the language has dialog name.
 func (d *Dialogs) Has(name string) bool { return len(d.choices[name]) > 0 }
 
-// Render picks a phrase of dialog name and fills its slots. Every slot the
-// dialog declares must be given (GRM-13: an unfilled phrase never reaches
+// Render picks a phrase of dialog name among those whose every slot has a
+// value, and fills its slots (GRM-13: an unfilled phrase never reaches
 // speech); values are put in as written, never read as slots themselves.
-// A missing dialog is an error wrapping ErrNoDialog, a missing value one
-// wrapping ErrDialogSlot.
+// Real skills' dialogs mix lines naming different slots ("{time}", "It's
+// {time} in {location}"), so a line needing a value not given is passed
+// over. A missing dialog is an error wrapping ErrNoDialog; no phrase with
+// all its values an error wrapping ErrDialogSlot.
 func (d *Dialogs) Render(name string, values map[string]string) (string, error) {
+	ok, err := d.fillable(name, values)
+	if err != nil {
+		return "", err
+	}
+	return fill(ok[d.rnd(len(ok))], values), nil
+}
+
+// fillable returns the phrases of dialog name whose slots all have values.
+func (d *Dialogs) fillable(name string, values map[string]string) ([]string, error) {
 	phrases, ok := d.choices[name]
 	if !ok || len(phrases) == 0 {
-		return "", fmt.Errorf("%w: %q in %s", ErrNoDialog, name, d.lang.Tag)
+		return nil, fmt.Errorf("%w: %q in %s", ErrNoDialog, name, d.lang.Tag)
 	}
-	for _, s := range d.slots[name] {
-		if values[s] == "" {
-			return "", fmt.Errorf("dialog %q: slot {%s}: %w", name, s, ErrDialogSlot)
+	var out []string
+	var missing []string
+	for _, p := range phrases {
+		full := true
+		for _, s := range p.slots {
+			if values[s] == "" {
+				full = false
+				missing = append(missing, s)
+			}
+		}
+		if full {
+			out = append(out, p.text)
 		}
 	}
-	return fill(phrases[d.rnd(len(phrases))], values), nil
+	if len(out) == 0 {
+		slices.Sort(missing)
+		missing = slices.Compact(missing)
+		return nil, fmt.Errorf("dialog %q: slot {%s}: %w", name, strings.Join(missing, "}, {"), ErrDialogSlot)
+	}
+	return out, nil
 }
 
 // RenderOther is Render avoiding last: when the dialog has another phrase,
 // the one picked reads differently from last, so a line said again and
 // again is varied (Jibo's no-match prompts never repeat back to back).
 func (d *Dialogs) RenderOther(name string, values map[string]string, last string) (string, error) {
-	if _, err := d.Render(name, values); err != nil {
+	ok, err := d.fillable(name, values)
+	if err != nil {
 		return "", err
 	}
 	var fresh []string
-	for _, p := range d.choices[name] {
+	for _, p := range ok {
 		if f := fill(p, values); f != last {
 			fresh = append(fresh, f)
 		}

@@ -2,10 +2,13 @@ package skill
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill/registry"
 )
 
 // DefaultRegisterTimeout bounds waiting for the intent service to confirm a
@@ -38,9 +41,14 @@ func (h *Host) register(ctx context.Context, s Skill) error {
 	if fsys == nil {
 		return nil
 	}
-	loc, err := intent.LoadLocale(fsys, ".")
+	// As ovos-core does, a bad file is refused and the rest of the skill
+	// loads; the refusal is logged and `jibod skills check` shows it.
+	loc, err := intent.LoadLocaleTolerant(intent.LocaleLayer{FS: fsys, Root: "."})
 	if err != nil {
 		return fmt.Errorf("skill %s: loading locale: %w", id, err)
+	}
+	for _, f := range loc.Refused() {
+		h.log.Warn("skill locale file refused", "skill_id", id, "file", f.Path, "reason", strings.Join(f.Reasons, "; "))
 	}
 	var extra map[string]map[string]any
 	if g, ok := s.(ContextGated); ok {
@@ -53,12 +61,31 @@ func (h *Host) register(ctx context.Context, s Skill) error {
 			extra[in] = map[string]any{"requires_context": refs}
 		}
 	}
-	n, err := intent.RegisterLocaleExtra(ctx, h.cfg.Bus, loc, id, extra, DefaultRegisterTimeout)
-	if err != nil {
+	n, err := intent.RegisterLocaleWith(ctx, h.cfg.Bus, loc, id, intent.RegisterOptions{
+		Extra: extra, Keywords: KeywordDecls(s.Manifest()), Timeout: DefaultRegisterTimeout})
+	var refused *intent.RefusedError
+	switch {
+	case errors.As(err, &refused) && n > 0:
+		h.log.Warn("skill intents not registered; the others are", "skill_id", id, "error", err)
+	case err != nil:
 		return fmt.Errorf("registering intents: %w", err)
 	}
 	if n > 0 {
 		h.log.Info("skill registered", "skill_id", id, "intents", n)
 	}
 	return nil
+}
+
+// KeywordDecls returns the keyword intents a manifest declares, in the form
+// the intent package registers them.
+func KeywordDecls(m *registry.Manifest) []intent.KeywordDecl {
+	if m == nil {
+		return nil
+	}
+	out := make([]intent.KeywordDecl, 0, len(m.KeywordIntents))
+	for _, k := range m.KeywordIntents {
+		out = append(out, intent.KeywordDecl{Name: k.Name, Require: k.Require, Optionally: k.Optionally,
+			OneOf: k.OneOf, Exclude: k.Exclude})
+	}
+	return out
 }

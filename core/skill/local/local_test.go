@@ -74,7 +74,7 @@ func TestLoadRefuses(t *testing.T) {
 	}{
 		{"no manifest", map[string]string{"manifest.json": ""}, "manifest.json"},
 		{"manifest with an unknown member", map[string]string{"manifest.json": `{"id": "acme/hello", "colour": "red"}`}, "colour"},
-		{"dialog lines naming different slots", map[string]string{"locale/en-us/hi.dialog": "Hello, {name}.\nHi, {who}.\n"}, "GRM-16"},
+		{"dialog with a broken slot", map[string]string{"locale/en-us/hi.dialog": "Hello, {name.\n"}, "hi.dialog:1:8: '{' does not start a slot"},
 		{"MIM that does not parse", map[string]string{"mims/Ask.mim": `{"mim_type": "question"`}, "Ask.mim"},
 		{"question without a rule", map[string]string{"mims/Ask.mim": `{"mim_type": "question", "rule_name": "", "prompts": [
 			{"prompt_category": "Entry-Core", "prompt_sub_category": "Q", "prompt": "Ready?"}]}`}, "mims/Ask.mim: rule_name: a question needs the NLU rule to listen with"},

@@ -97,7 +97,9 @@ const (
 //	  "network_hosts": ["api.example.com"], // with the network permission
 //	  "safety_level": "moderate",         // required: low | moderate | high
 //	  "side_effect_tags": ["timer.schedule"],
-//	  "idempotent_intents": ["time_left"] // intents the invoker may retry
+//	  "idempotent_intents": ["time_left"], // intents the invoker may retry
+//	  "keyword_intents": [{"name": "HelloWorldIntent", "require": ["HelloWorldKeyword"],
+//	                       "optionally": [], "one_of": [], "exclude": []}]
 //	}
 //
 // Only the members shown exist; the optional ones may be left out, never
@@ -131,6 +133,9 @@ type Manifest struct {
 	// address) for its default ports, or "host:port" for exactly that
 	// port.
 	NetworkHosts []string
+	// KeywordIntents are the skill's keyword (Adapt-style) intents, built
+	// from its .voc files.
+	KeywordIntents []KeywordIntent
 }
 
 // BusID returns the skill's id on the bus: the id with '/' replaced by '.'
@@ -195,6 +200,10 @@ func (m *Manifest) Clone() *Manifest {
 	c.SideEffectTags = slices.Clone(m.SideEffectTags)
 	c.IdempotentIntents = slices.Clone(m.IdempotentIntents)
 	c.NetworkHosts = slices.Clone(m.NetworkHosts)
+	c.KeywordIntents = nil
+	for _, k := range m.KeywordIntents {
+		c.KeywordIntents = append(c.KeywordIntents, k.clone())
+	}
 	return &c
 }
 
@@ -306,7 +315,7 @@ func (m *Manifest) Validate() error {
 			return fieldErr(path, "%q is listed twice (also at [%d])", in, j)
 		}
 	}
-	return nil
+	return m.validateKeywordIntents()
 }
 
 func (l Limits) validate() error {
@@ -430,7 +439,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		return nil, err
 	}
 	if err := root.allow("id", "version", "name", "description", "permissions", "timeout", "limits",
-		"safety_level", "side_effect_tags", "idempotent_intents", "network_hosts"); err != nil {
+		"safety_level", "side_effect_tags", "idempotent_intents", "network_hosts", "keyword_intents"); err != nil {
 		return nil, err
 	}
 	m := &Manifest{}
@@ -496,6 +505,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if m.NetworkHosts, err = root.strs("network_hosts"); err != nil {
 		return nil, err
 	}
+	if m.KeywordIntents, err = readKeywordIntents(root); err != nil {
+		return nil, err
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -513,23 +525,24 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 		MemoryMiB      int `json:"memory_mib,omitempty"`
 	}
 	w := struct {
-		ID                string       `json:"id"`
-		Version           string       `json:"version"`
-		Name              string       `json:"name"`
-		Description       string       `json:"description"`
-		Permissions       []Permission `json:"permissions"`
-		Timeout           string       `json:"timeout,omitempty"`
-		Limits            limits       `json:"limits"`
-		SafetyLevel       SafetyLevel  `json:"safety_level"`
-		SideEffectTags    []string     `json:"side_effect_tags"`
-		IdempotentIntents []string     `json:"idempotent_intents"`
-		NetworkHosts      []string     `json:"network_hosts,omitempty"`
+		ID                string          `json:"id"`
+		Version           string          `json:"version"`
+		Name              string          `json:"name"`
+		Description       string          `json:"description"`
+		Permissions       []Permission    `json:"permissions"`
+		Timeout           string          `json:"timeout,omitempty"`
+		Limits            limits          `json:"limits"`
+		SafetyLevel       SafetyLevel     `json:"safety_level"`
+		SideEffectTags    []string        `json:"side_effect_tags"`
+		IdempotentIntents []string        `json:"idempotent_intents"`
+		NetworkHosts      []string        `json:"network_hosts,omitempty"`
+		KeywordIntents    []KeywordIntent `json:"keyword_intents,omitempty"`
 	}{
 		ID: m.ID, Version: m.Version, Name: m.Name, Description: m.Description,
 		Permissions: orEmpty(m.Permissions),
 		Limits:      limits(m.Limits), SafetyLevel: m.SafetyLevel,
 		SideEffectTags: orEmpty(m.SideEffectTags), IdempotentIntents: orEmpty(m.IdempotentIntents),
-		NetworkHosts: m.NetworkHosts,
+		NetworkHosts: m.NetworkHosts, KeywordIntents: m.KeywordIntents,
 	}
 	if m.Timeout != 0 {
 		w.Timeout = m.Timeout.String()

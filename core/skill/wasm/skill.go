@@ -100,7 +100,7 @@ func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, erro
 	m := p.Manifest.Normalized()
 	s := &Skill{e: e, m: m, pkg: p, sem: make(chan struct{}, 1),
 		log: e.log.With("skill", m.ID)}
-	loc, err := intent.LoadLocale(p.Locale, ".")
+	loc, err := intent.LoadLocaleTolerant(intent.LocaleLayer{FS: p.Locale, Root: ".", Name: skillpkg.LocaleDir})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", skillpkg.ErrInvalid, skillpkg.LocaleDir, err)
 	}

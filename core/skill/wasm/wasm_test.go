@@ -570,21 +570,30 @@ func TestDialogRender(t *testing.T) {
 	assert.Equal(t, "flood: dialog_render: over the dialog renders allowed per request (code -7)", spoken(t, reply))
 }
 
-// A .dialog whose lines declare different slots (GRM-16) or that does not
-// expand is refused when the package is read, before anything installs.
+// A .dialog that does not expand is refused when the package is read and
+// left out, reported, the rest of the package loading; one whose lines
+// declare different slots loads (real OVOS skills write them).
 func TestBadDialogIsRefused(t *testing.T) {
-	for name, text := range map[string]string{
-		"different slots":   "Hello, {name}.\nHello, {who}.\n",
-		"unbalanced groups": "Hello (there.\n",
+	for name, tc := range map[string]struct {
+		text    string
+		refused bool
+	}{
+		"different slots": {"Hello, {name}.\nHello, {who}.\n", false},
+		"broken slot":     {"Hello {there.\n", true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "pkg")
 			require.NoError(t, wasmtest.WritePackage(dir, hostileManifest(""), hostileWasm,
-				map[string]string{"en-us/ok.intent": "are you ok\n", "en-us/greet.dialog": text}))
-			_, err := skillpkg.Read(dir)
-			require.Error(t, err)
-			assert.ErrorIs(t, err, skillpkg.ErrInvalid)
-			assert.ErrorContains(t, err, "greet.dialog")
+				map[string]string{"en-us/ok.intent": "are you ok\n", "en-us/greet.dialog": tc.text}))
+			p, err := skillpkg.Read(dir)
+			require.NoError(t, err)
+			if !tc.refused {
+				assert.Empty(t, p.Refused)
+				return
+			}
+			require.Len(t, p.Refused, 1)
+			assert.Equal(t, "locale/en-us/greet.dialog", p.Refused[0].Path)
+			assert.Contains(t, p.Refused[0].Reasons[0], "'{' does not start a slot")
 		})
 	}
 }

@@ -7,7 +7,8 @@
 //	rules/          optional answer rules: <rule>/<lang>/…
 //
 // Everything is read into memory and checked before it is used: the
-// manifest strictly, the locale with the intent loader, sizes and counts
+// manifest strictly, the locale with the intent loader (a malformed locale
+// file is left out and reported in Package.Refused), sizes and counts
 // against this package's limits; symbolic links and anything but regular
 // files and folders are refused. Installing copies exactly what was checked
 // into <skills dir>/<namespace>.<name>/, replacing an older version in one
@@ -78,6 +79,9 @@ type Package struct {
 	Module []byte
 	// Stamp identifies this copy of the package on disk.
 	Stamp Stamp
+	// Refused are the locale files refused: malformed, they are left out
+	// and the rest of the package loads, as ovos-core loads a skill.
+	Refused []intent.FileReport
 }
 
 // Stamp tells one installed copy of a package from another: a
@@ -167,9 +171,11 @@ func Read(dir string) (*Package, error) {
 	if p.Rules, err = readTree(dir, RulesDir, budget, false); err != nil {
 		return nil, err
 	}
-	if _, err := intent.LoadLocale(p.Locale, "."); err != nil {
+	loc, err := intent.LoadLocaleTolerant(intent.LocaleLayer{FS: p.Locale, Root: ".", Name: LocaleDir})
+	if err != nil {
 		return nil, invalid(dir, "%s: %v", LocaleDir, err)
 	}
+	p.Refused = loc.Refused()
 	return p, nil
 }
 
