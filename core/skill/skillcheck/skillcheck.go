@@ -19,6 +19,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/intent/paraphrase"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill"
@@ -93,16 +94,12 @@ func folderID(dir string) string {
 	return id
 }
 
-// DefaultTiers are the intent tiers in the robot's default pipeline order
-// (cmd/jibod's defaultPipeline).
-var DefaultTiers = []string{"templates-high", "keywords-high", "templates-medium", "keywords-medium", "templates-low", "keywords-low"}
-
-// Stack is the robot's understanding of text on a private bus: both
-// engines behind the registration service, and the tiers in order.
+// Stack is the robot's understanding of text on a private bus: the intent
+// stack the robot builds (engines, registration service, paraphrase tier).
 type Stack struct {
 	bus     *bus.Bus
-	service *intent.Service
-	tiers   []pipeline.Plugin
+	intents *intent.Stack
+	learnt  bool
 }
 
 // NewStack starts a stack; Close stops it. log may be nil.
@@ -111,32 +108,23 @@ func NewStack(log *slog.Logger) (*Stack, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	st := &Stack{bus: bus.New(bus.Options{Logger: log})}
-	te := intent.NewTemplateEngine(intent.EngineOptions{Logger: log})
-	ke := intent.NewKeywordEngine(intent.KeywordOptions{Logger: log})
-	st.service = intent.NewService(st.bus, te, log, intent.WithKeywordEngine(ke))
-	if err := st.service.Start(); err != nil {
+	is, _, err := paraphrase.NewStack(intent.StackConfig{Bus: st.bus, Logger: log}, paraphrase.TierOptions{})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := is.Start(); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("starting the intent service: %w", err)
 	}
-	byID := map[string]pipeline.Plugin{}
-	for _, p := range intent.TemplatePlugins(te) {
-		byID[p.ID()] = p
-	}
-	for _, p := range intent.KeywordPlugins(ke) {
-		byID[p.ID()] = p
-	}
-	for _, id := range DefaultTiers {
-		if p, ok := byID[id]; ok {
-			st.tiers = append(st.tiers, p)
-		}
-	}
+	st.intents = is
 	return st, nil
 }
 
 // Close stops the stack.
 func (st *Stack) Close() {
-	if st.service != nil {
-		st.service.Close()
+	if st.intents != nil {
+		st.intents.Close()
 	}
 	_ = st.bus.Close(context.Background())
 }
@@ -184,16 +172,23 @@ func (st *Stack) Register(ctx context.Context, f *Folder) ([]IntentStatus, error
 	return out, nil
 }
 
-// Match matches one utterance through the tiers in order; the first match
-// wins (PIPE-09). It returns nil when nothing matches.
+// Match matches one utterance as the robot's intent bands would, surest
+// first (PIPE-09). It returns nil when nothing matches.
 func (st *Stack) Match(ctx context.Context, utterance, lang string) *pipeline.Match {
-	for _, p := range st.tiers {
-		m, err := p.Match(ctx, []string{utterance}, lang, session.Empty())
-		if err == nil && m != nil {
-			return m
+	if !st.learnt {
+		// The paraphrase tier learns what registered; the robot does that
+		// in the background, a check once, before its first question.
+		if err := st.intents.Learn(ctx); err != nil {
+			return nil
 		}
+		st.learnt = true
 	}
-	return nil
+	m, _, _, err := st.intents.Claim(ctx, intent.Query{Hypotheses: []intent.Hypothesis{{Text: utterance}},
+		Lang: lang, Session: session.Empty()})
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // Report is what Check found.
