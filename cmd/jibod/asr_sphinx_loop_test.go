@@ -50,7 +50,7 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 	needSphinxFiles(t)
 	dir := t.TempDir()
 	for _, args := range [][]string{{"--first", "Ann", "--last", "Lee"}, {"--first", "Zyxquorra"}} {
-		code, _, stderr := loopCmd(t, dir, append([]string{"add"}, args...)...)
+		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
 	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
@@ -144,7 +144,7 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 		{"--first", "Jo Ellen", "--phonetic", "Joellen"},
 		{"--first", "Bo", "--phonetic", "bo"},
 	} {
-		code, _, stderr := loopCmd(t, dir, append([]string{"add"}, args...)...)
+		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
 	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
@@ -170,7 +170,7 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 	assert.Contains(t, logs.String(), `phonetic=zoey`)
 	assert.Contains(t, logs.String(), `first="Jo Ellen" phonetic=Joellen`)
 
-	code, _, stderr := loopCmd(t, dir, "remove", "Siobhan")
+	code, _, stderr := peopleCmd(t, dir, "remove", "Siobhan")
 	require.Equal(t, 0, code, stderr)
 	_, err = gb.build(context.Background())
 	require.NoError(t, err)
@@ -212,7 +212,7 @@ func TestRecognizerRebuildsOnALoopChange(t *testing.T) {
 	t.Cleanup(func() { _ = free() })
 	require.NotContains(t, logs.String(), "grammar rebuilt")
 
-	code, _, stderr := loopCmd(t, dir, "add", "--first", "Ann")
+	code, _, stderr := peopleCmd(t, dir, "add", "--first", "Ann")
 	require.Equal(t, 0, code, stderr)
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "grammar rebuilt") }, 30*time.Second, 20*time.Millisecond)
 }
@@ -317,7 +317,7 @@ func TestHearingAPhoneticName(t *testing.T) {
 	hear := func(t *testing.T, loopArgs ...string) (id string, heard, said []string, person string) {
 		t.Helper()
 		dir := t.TempDir()
-		code, out, stderr := loopCmd(t, dir, append([]string{"add", "--first", "Siobhan"}, loopArgs...)...)
+		code, out, stderr := peopleCmd(t, dir, append([]string{"add", "--first", "Siobhan"}, loopArgs...)...)
 		require.Equal(t, 0, code, stderr)
 		rec := &recorder{}
 		r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
