@@ -82,7 +82,7 @@ func (f *fakeRT) threads() ([]int, error) {
 	}
 	return slices.Clone(f.tids), nil
 }
-func (f *fakeRT) self() int               { return 100 }
+func (f *fakeRT) self() int { return 100 }
 func (f *fakeRT) lockMemory() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
