@@ -21,8 +21,10 @@ const (
 	// processor (a P) to run Go code; when the robot is busy every P is
 	// taken and it waits for one to be handed over, which takes as long as
 	// the other threads take to be scheduled. With spare Ps it takes an
-	// idle one at once.
-	DefaultProcsPerCPU = 4
+	// idle one at once; a busy pipeline keeps a few dozen goroutines
+	// runnable, so it takes a few dozen Ps to leave one spare
+	// (docs/motion.md).
+	DefaultProcsPerCPU = 16
 	// DefaultGCPercent is the garbage collector's target (GOGC) while the
 	// loop runs, where RealTime.HeapLimit is negative: fewer collections,
 	// for a heap up to five times the live one.

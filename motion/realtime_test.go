@@ -182,7 +182,7 @@ func TestRealTimeFallsBackWhereNotPermitted(t *testing.T) {
 	assert.Equal(t, 3, st.CPU, "the last CPU")
 	assert.True(t, st.Isolated)
 	assert.Equal(t, []string{"SCHED_FIFO priority 40: operation not permitted", "locking memory: cannot allocate memory"}, st.Refused)
-	assert.Equal(t, "pinned to CPU 3 (other threads kept off), GOMAXPROCS 16, GOGC 400", st.String())
+	assert.Equal(t, "pinned to CPU 3 (other threads kept off), GOMAXPROCS 64, GOGC 400", st.String())
 	assert.Equal(t, 1, bytes.Count([]byte(logs.String()), []byte("level=WARN")), logs.String())
 	assert.Contains(t, logs.String(), `msg="motion: control loop runs without part of its real-time service"`)
 	assert.Contains(t, logs.String(), `not_permitted="SCHED_FIFO priority 40: operation not permitted; locking memory: cannot allocate memory"`)
@@ -202,13 +202,13 @@ func TestRealTimeGrantedAndUndoneAtClose(t *testing.T) {
 	c, logs, _ := rtController(t, RealTime{}, sys)
 	require.NoError(t, c.Start(context.Background()))
 	st := c.RealTime()
-	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 8, GCPercent: DefaultGCPercent, MemoryLocked: true}, st)
+	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 2 * DefaultProcsPerCPU, GCPercent: DefaultGCPercent, MemoryLocked: true}, st)
 	assert.NotContains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "motion: control loop real-time service")
 	sys.mu.Lock()
 	assert.True(t, sys.locked, "the loop has a thread of its own")
 	assert.Equal(t, map[int][]int{0: {1}, 101: {0}, 102: {0}}, sys.pins, "the loop on CPU 1, every other thread off it")
-	assert.Equal(t, 8, sys.procs)
+	assert.Equal(t, 2*DefaultProcsPerCPU, sys.procs)
 	assert.Equal(t, DefaultGCPercent, sys.gc)
 	assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit by default")
 	assert.True(t, sys.mlocked)
@@ -262,21 +262,21 @@ func TestRealTimeOptions(t *testing.T) {
 		limit int64
 	}{
 		{"defaults", RealTime{}, 4, nil,
-			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 16, GCPercent: 400, MemoryLocked: true}, 3, 16, 400, unlimited},
+			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 64, GCPercent: 400, MemoryLocked: true}, 3, 64, 400, unlimited},
 		{"own heap limit", RealTime{HeapLimit: 1 << 30}, 2, nil,
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, HeapLimitMiB: 1024, MemoryLocked: true}, 3, 8, -1, 1 << 30},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 32, HeapLimitMiB: 1024, MemoryLocked: true}, 3, 32, -1, 1 << 30},
 		{"own priority, procs and GOGC", RealTime{Priority: 70, Procs: 6, GCPercent: 200, HeapLimit: -1}, 2, nil,
 			RealTimeStatus{Priority: 70, CPU: 1, Isolated: true, Procs: 6, GCPercent: 200, MemoryLocked: true}, 3, 6, 200, unlimited},
 		{"GOGC default without a heap limit", RealTime{HeapLimit: -1}, 2, nil,
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, GCPercent: 400, MemoryLocked: true}, 3, 8, 400, unlimited},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 32, GCPercent: 400, MemoryLocked: true}, 3, 32, 400, unlimited},
 		{"no pinning, GOMAXPROCS and GC left", RealTime{NoPin: true, Procs: -1, GCPercent: -1, NoMemoryLock: true}, 2, nil,
 			RealTimeStatus{Priority: 40, CPU: -1, Procs: 2}, 0, 2, 100, unlimited},
 		{"one CPU: nothing to pin", RealTime{}, 1, nil,
-			RealTimeStatus{Priority: 40, CPU: -1, Procs: 4, GCPercent: 400, MemoryLocked: true}, 0, 4, 400, unlimited},
+			RealTimeStatus{Priority: 40, CPU: -1, Procs: 16, GCPercent: 400, MemoryLocked: true}, 0, 16, 400, unlimited},
 		{"the operator's GOMAXPROCS and GOGC stand", RealTime{}, 2, map[string]string{"GOMAXPROCS": "3", "GOGC": "50"},
 			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, MemoryLocked: true}, 3, 0, 100, unlimited},
 		{"the operator's GOMEMLIMIT stands", RealTime{}, 2, map[string]string{"GOMEMLIMIT": "1GiB"},
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, MemoryLocked: true}, 3, 8, 100, unlimited},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 32, MemoryLocked: true}, 3, 32, 100, unlimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
