@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"time"
 
@@ -68,6 +69,8 @@ type robotConfig struct {
 	Lang         string
 	Log          *slog.Logger
 	Tap          bus.Handler
+	TracePath    string
+	TraceOut     io.Writer
 	Now          func() time.Time
 	StateDir     string
 	ListenWindow time.Duration
@@ -86,7 +89,7 @@ type robotConfig struct {
 // paraphrase training.
 func (c robotConfig) runtimeConfig() runtime.Config {
 	return runtime.Config{Board: c.Board, Profile: c.Profile, GoTimers: c.GoTimers, RealTime: c.RealTime,
-		SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: c.Log, Tap: c.Tap, Now: c.Now, StateDir: c.StateDir,
+		SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: c.Log, Tap: c.Tap, TracePath: c.TracePath, TraceOut: c.TraceOut, Now: c.Now, StateDir: c.StateDir,
 		ListenWindow: c.ListenWindow, Offline: c.Offline, Hub: c.Hub, Skills: c.Skills, LocalSkills: c.LocalSkills,
 		LoopWatch: c.LoopWatch, Version: version, Trainer: paraphraseTrainer}
 }
