@@ -14,6 +14,7 @@ import (
 
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/intent/intenttool"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/wasm"
 	"github.com/openjibo/jibod/core/skill/wasm/installed"
@@ -203,11 +204,11 @@ func checkRegistration(ctx context.Context, p *skillpkg.Package, log *slog.Logge
 	for _, f := range loc.Refused() {
 		log.Warn("locale file refused; the rest of the skill installs", "file", f.Path, "reason", strings.Join(f.Reasons, "; "))
 	}
-	st, err := newIntentStack(ctx, []skillFolder{{id: p.Manifest.BusID(), loc: loc}}, log)
+	st, err := intenttool.NewMatcher(ctx, []intenttool.SkillFolder{{ID: p.Manifest.BusID(), Locale: loc}}, buildIntentStack, log)
 	if err != nil {
 		return fmt.Errorf("not installed: %s: %w", p.Dir, err)
 	}
-	st.close()
+	st.Close()
 	return nil
 }
 
