@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/openjibo/jibod/board"
@@ -59,7 +57,7 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	action, err := readAction(fs.Arg(0))
+	action, err := timeline.ReadAction(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -74,46 +72,10 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil && res == nil {
 		return err
 	}
-	out := tl.Events()
-	if *samples {
-		out = timeline.WithSamples(out, tl.Samples())
+	if werr := tl.WriteJSON(stdout, *samples); werr != nil {
+		return werr
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
-	for _, e := range out {
-		if werr := enc.Encode(e); werr != nil {
-			return fmt.Errorf("writing timeline: %w", werr)
-		}
-	}
-	if *svg != "" {
-		if serr := tl.WriteSVGFile(*svg, fs.Arg(0), res); serr != nil {
-			err = errors.Join(err, serr)
-		}
-	}
-	if derr := tl.Dropped(); derr != nil {
-		err = errors.Join(err, derr)
-	}
-	return err
-}
-
-// readAction reads and validates an action file (a JCP action or a bare
-// behaviour, as protocol check takes them); an invalid one is refused
-// whole, before the body is touched.
-func readAction(file string) (*jcp.Checked, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("reading action: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, jcp.MaxActionBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading action %s: %w", file, err)
-	}
-	a, _, err := jcp.ParseCheckedOrBehavior(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return a, nil
+	return errors.Join(err, tl.Finish(*svg, fs.Arg(0), res))
 }
 
 // runTimeline opens the body, runs a on it while recording everything,
