@@ -6,19 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/skillcheck"
 	"github.com/openjibo/jibod/core/skill/skilltool"
-	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
 const skillsUsage = `Usage:
@@ -206,7 +205,7 @@ func skillFlags(name string, stderr io.Writer) (fs *flag.FlagSet, stateDir, sock
 // through its shell (`skills sync`), at socket or where 'jibod shell'
 // looks.
 func skillInstaller(stateDir, socket string, stdout, stderr io.Writer) skilltool.Installer {
-	return skilltool.Installer{StateDir: stateDir, Stack: buildIntentStack, Stdout: stdout, Stderr: stderr,
+	return skilltool.Installer{StateDir: stateDir, Check: runtime.CheckRegistration, Stdout: stdout, Stderr: stderr,
 		Tell: func(ctx context.Context, id string) (bool, error) {
 			return diag.TellSkillSync(ctx, socket, stateDir, id, stdout)
 		}}
@@ -245,10 +244,4 @@ func cmdSkillsUninstall(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageError{"--state: installed skills live in a state folder"}
 	}
 	return skillInstaller(*stateDir, *socket, stdout, stderr).Uninstall(ctx, fs.Arg(0), *purge)
-}
-
-// checkRegistration registers a package's intents with the robot's
-// engines (skilltool.CheckRegistration).
-func checkRegistration(ctx context.Context, p *skillpkg.Package, log *slog.Logger) error {
-	return skilltool.CheckRegistration(ctx, p, buildIntentStack, log)
 }

@@ -7,10 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/intent/intenttool"
 	"github.com/openjibo/jibod/core/skill/wasm"
 	"github.com/openjibo/jibod/core/skill/wasm/installed"
 	"github.com/openjibo/jibod/core/skill/wasm/kv"
@@ -22,9 +19,10 @@ import (
 type Installer struct {
 	// StateDir is the robot's state folder; it exists.
 	StateDir string
-	// Stack builds the robot's intent stack, on which a package's intents
-	// are registered before it is installed.
-	Stack intenttool.NewStack
+	// Check registers a package's intents with the robot's intent stack
+	// before it is installed, so a template the engines refuse is found
+	// now rather than when the robot starts.
+	Check func(ctx context.Context, p *skillpkg.Package, log *slog.Logger) error
 	// Tell asks the jibod running with StateDir, if any, to sync skill id
 	// and says what it did on Stdout; running says whether one was.
 	Tell func(ctx context.Context, id string) (running bool, err error)
@@ -62,7 +60,7 @@ func (in Installer) Install(ctx context.Context, src string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(in.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := CheckRegistration(ctx, p, in.Stack, log); err != nil {
+	if err := in.Check(ctx, p, log); err != nil {
 		return err
 	}
 	e, err := wasm.New(wasm.Config{CacheDir: filepath.Join(in.StateDir, installed.CacheDirName), Logger: log})
@@ -130,24 +128,5 @@ func (in Installer) Uninstall(ctx context.Context, id string, purge bool) error 
 		return err
 	}
 	fmt.Fprintf(in.Stdout, "deleted the data %s stored\n", id)
-	return nil
-}
-
-// CheckRegistration registers the package's intents with the robot's
-// engines (built by newStack), so a template the engines refuse is found
-// now rather than when the robot starts.
-func CheckRegistration(ctx context.Context, p *skillpkg.Package, newStack intenttool.NewStack, log *slog.Logger) error {
-	loc, err := intent.LoadLocaleTolerant(intent.LocaleLayer{FS: p.Locale, Root: ".", Name: "locale"})
-	if err != nil {
-		return fmt.Errorf("not installed: %s: locale: %w", p.Dir, err)
-	}
-	for _, f := range loc.Refused() {
-		log.Warn("locale file refused; the rest of the skill installs", "file", f.Path, "reason", strings.Join(f.Reasons, "; "))
-	}
-	st, err := intenttool.NewMatcher(ctx, []intenttool.SkillFolder{{ID: p.Manifest.BusID(), Locale: loc}}, newStack, log)
-	if err != nil {
-		return fmt.Errorf("not installed: %s: %w", p.Dir, err)
-	}
-	st.Close()
 	return nil
 }
