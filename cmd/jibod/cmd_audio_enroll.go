@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -58,26 +56,7 @@ func cmdAudioPrompts(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(stdout)
-	for _, p := range prompts {
-		if *asJSON {
-			b, err := json.Marshal(promptLine{Text: p.Text, Intent: p.Intent, Wake: p.Wake})
-			if err != nil {
-				return err
-			}
-			w.Write(b)
-			w.WriteByte('\n')
-			continue
-		}
-		fmt.Fprintln(w, p.Text)
-	}
-	return w.Flush()
-}
-
-type promptLine struct {
-	Text   string `json:"text"`
-	Intent string `json:"intent,omitempty"`
-	Wake   bool   `json:"wake"`
+	return grammar.WritePrompts(stdout, prompts, *asJSON)
 }
 
 // defaultEnrollPrompts is how many sentences an enrollment asks for: with

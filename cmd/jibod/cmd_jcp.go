@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/jcp/timeline"
 )
@@ -84,18 +85,18 @@ func runTimeline(ctx context.Context, prof *board.Profile, a *jcp.Checked, settl
 	tl := timeline.New()
 	// The timeline needs no tick precision; Go timers also keep the tool
 	// testable on a fake clock.
-	parts, err := openBody(ctx, prof, bodyOptions{Log: log, Observe: tl.Device, ExecObserve: tl.Behaviour, GoTimers: true})
+	body, err := runtime.OpenBody(ctx, prof, runtime.BodyOptions{Log: log, Observe: tl.Device, ExecObserve: tl.Behaviour, GoTimers: true})
 	if err != nil {
 		return nil, tl, err
 	}
-	b := timeline.Body{Exec: parts.exec, Motion: parts.motion}
-	if parts.board.Lights != nil {
-		b.Ring = parts.board.Lights
+	b := timeline.Body{Exec: body.Exec, Motion: body.Motion}
+	if body.Board.Lights != nil {
+		b.Ring = body.Board.Lights
 	}
 	res, runErr := tl.Record(ctx, b, a, settle)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if cerr := parts.Close(closeCtx); cerr != nil {
+	if cerr := body.Close(closeCtx); cerr != nil {
 		runErr = errors.Join(runErr, cerr)
 	}
 	return res, tl, runErr

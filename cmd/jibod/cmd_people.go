@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill/people"
 	"github.com/openjibo/jibod/core/skill/people/peopletool"
 )
@@ -49,16 +50,16 @@ func cmdPeople(args []string, stdout, stderr io.Writer) error {
 func peopleFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("people "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	return fs, fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state'), whose "+people.FileName+" keeps the loop")
+	return fs, fs.String("state", runtime.DefaultStateDir(), "the robot's state folder (as given to 'jibod run --state'), whose "+people.FileName+" keeps the loop")
 }
 
 // openPeople opens the loop file of the state folder, making both if
 // missing; a bad file is an error here, unlike in a running robot.
 func openPeople(stateDir string) (*people.Store, error) {
-	if stateDir == "" || stateDir == noState {
+	if stateDir == "" || stateDir == runtime.NoState {
 		return nil, usageError{"--state: the robot keeps its loop only in a state folder"}
 	}
-	if err := prepareStateDir(stateDir); err != nil {
+	if err := runtime.PrepareStateDir(stateDir); err != nil {
 		return nil, err
 	}
 	// Nothing to log: every problem is returned.

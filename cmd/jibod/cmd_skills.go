@@ -95,14 +95,14 @@ func cmdSkillsCheck(ctx context.Context, args []string, stdout, stderr io.Writer
 // installedSkills builds the robot's built-in skills as the robot does,
 // without a body: enough to read their manifests and graphs.
 func installedSkills() ([]skill.Skill, error) {
-	return builtinSkills(skillDeps{Now: time.Now})
+	return runtime.BuiltinSkills(runtime.SkillDeps{Now: time.Now})
 }
 
 func cmdSkillsList(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	perm := fs.String("permission", "", "only skills granted this permission ("+skilltool.PermissionNames()+")")
-	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder, whose skills/ holds the installed Wasm skills")
+	stateDir := fs.String("state", runtime.DefaultStateDir(), "the robot's state folder, whose skills/ holds the installed Wasm skills")
 	asJSON := fs.Bool("json", false, "print manifests as JSON lines")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -117,7 +117,7 @@ func cmdSkillsList(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *stateDir == noState {
+	if *stateDir == runtime.NoState {
 		*stateDir = ""
 	}
 	return skilltool.List(stdout, stderr, skills, *stateDir, registry.Permission(*perm), *asJSON)
@@ -165,7 +165,7 @@ func reorderFlags(args []string, valued ...string) []string {
 func cmdSkillsRuns(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills runs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
+	stateDir := fs.String("state", runtime.DefaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
 	skillID := fs.String("skill", "", "only this skill (manifest id or bus id)")
 	outcome := fs.String("outcome", "", "only calls with this outcome")
 	n := fs.Int("n", 20, "show at most this many, newest first")
@@ -184,10 +184,10 @@ func cmdSkillsRuns(args []string, stdout, stderr io.Writer) error {
 			return usageError{fmt.Sprintf("--outcome %q: %v", *outcome, err)}
 		}
 	}
-	if *stateDir == "" || *stateDir == noState {
+	if *stateDir == "" || *stateDir == runtime.NoState {
 		return usageError{"--state: the robot keeps run records only in a state folder"}
 	}
-	return skilltool.Runs(stdout, *stateDir, runsFileName,
+	return skilltool.Runs(stdout, *stateDir, runtime.RunsFileName,
 		invoke.Filter{Skill: *skillID, Outcome: invoke.Outcome(*outcome), Limit: *n}, *asJSON)
 }
 
@@ -196,7 +196,7 @@ func cmdSkillsRuns(args []string, stdout, stderr io.Writer) error {
 func skillFlags(name string, stderr io.Writer) (fs *flag.FlagSet, stateDir, socket *string) {
 	fs = flag.NewFlagSet("skills "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stateDir = fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
+	stateDir = fs.String("state", runtime.DefaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
 	socket = fs.String("socket", "", "the running jibod's shell socket (default: where 'jibod shell' looks for the state folder's jibod)")
 	return fs, stateDir, socket
 }
@@ -219,13 +219,13 @@ func cmdSkillsInstall(ctx context.Context, args []string, stdout, stderr io.Writ
 	if fs.NArg() != 1 {
 		return usageError{"want exactly one DIR or FILE.zip: a skill package (manifest.json, skill.wasm, locale/)"}
 	}
-	if *stateDir == "" || *stateDir == noState {
+	if *stateDir == "" || *stateDir == runtime.NoState {
 		return usageError{"--state: installed skills live in a state folder"}
 	}
 	if _, err := os.Stat(fs.Arg(0)); err != nil {
 		return fmt.Errorf("installing: %w", err)
 	}
-	if err := prepareStateDir(*stateDir); err != nil {
+	if err := runtime.PrepareStateDir(*stateDir); err != nil {
 		return err
 	}
 	return skillInstaller(*stateDir, *socket, stdout, stderr).Install(ctx, fs.Arg(0))
@@ -240,7 +240,7 @@ func cmdSkillsUninstall(ctx context.Context, args []string, stdout, stderr io.Wr
 	if fs.NArg() != 1 {
 		return usageError{"want exactly one skill ID (namespace/name), as 'jibod skills list' shows it"}
 	}
-	if *stateDir == "" || *stateDir == noState {
+	if *stateDir == "" || *stateDir == runtime.NoState {
 		return usageError{"--state: installed skills live in a state folder"}
 	}
 	return skillInstaller(*stateDir, *socket, stdout, stderr).Uninstall(ctx, fs.Arg(0), *purge)

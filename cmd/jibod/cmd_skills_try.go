@@ -7,10 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/openjibo/jibod/core/skill/protocol"
-	protocheck "github.com/openjibo/jibod/core/skill/protocol/check"
 	"github.com/openjibo/jibod/core/skill/skilltool"
-	"github.com/openjibo/jibod/core/skill/try"
 )
 
 const skillsTryUsage = `Usage:
@@ -56,18 +53,10 @@ func cmdSkillsTry(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return err
 	}
 	defer closeSkill()
-	p, err := try.New(try.Config{Skill: s, Lang: *lang})
-	if err != nil {
-		return err
-	}
-	opts := try.RunOptions{JSON: *asJSON, ReadFile: func(name string) ([]byte, error) {
-		return protocheck.ReadLimited(name, protocol.MaxMessageSize)
-	}}
+	interactive := false
 	if f, ok := in.(*os.File); ok && *answers == "" {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			opts.Prompt = "you> "
-			fmt.Fprintln(stdout, "Say something (an empty line is silence, @FILE sends a request file, Ctrl-D ends).")
-		}
+		st, err := f.Stat()
+		interactive = err == nil && st.Mode()&os.ModeCharDevice != 0
 	}
-	return try.Run(ctx, p, in, stdout, opts)
+	return skilltool.Try(ctx, s, in, stdout, *lang, *asJSON, interactive)
 }

@@ -3,6 +3,7 @@ package skilltool
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/local"
 	"github.com/openjibo/jibod/core/skill/mim"
+	"github.com/openjibo/jibod/core/skill/protocol"
+	protocheck "github.com/openjibo/jibod/core/skill/protocol/check"
 	"github.com/openjibo/jibod/core/skill/try"
 	"github.com/openjibo/jibod/core/skill/wasm"
 	"github.com/openjibo/jibod/core/skill/wasm/installed"
@@ -85,4 +88,23 @@ func openPackage(ctx context.Context, dir string) (skill.Skill, func(), error) {
 		return nil, nil, err
 	}
 	return s, func() { _ = e.Close(context.WithoutCancel(ctx)); done() }, nil
+}
+
+// Try plays s turn by turn as the robot would (package try) on what in
+// says, writing each turn to w (as JSON objects with asJSON); when the
+// lines come from a person at a terminal (interactive), it prompts for
+// each.
+func Try(ctx context.Context, s skill.Skill, in io.Reader, w io.Writer, lang string, asJSON, interactive bool) error {
+	p, err := try.New(try.Config{Skill: s, Lang: lang})
+	if err != nil {
+		return err
+	}
+	opts := try.RunOptions{JSON: asJSON, ReadFile: func(name string) ([]byte, error) {
+		return protocheck.ReadLimited(name, protocol.MaxMessageSize)
+	}}
+	if interactive {
+		opts.Prompt = "you> "
+		fmt.Fprintln(w, "Say something (an empty line is silence, @FILE sends a request file, Ctrl-D ends).")
+	}
+	return try.Run(ctx, p, in, w, opts)
 }
