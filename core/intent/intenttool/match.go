@@ -198,8 +198,9 @@ type Matcher struct {
 	intents *intent.Stack
 }
 
-// NewMatcher builds the intent stack as newRobot does and registers the
-// skills through its service, as the skill host does.
+// NewMatcher builds the robot's intent stack with newStack on a bus of its
+// own and registers the skills through its service, as the skill host
+// does.
 func NewMatcher(ctx context.Context, skills []SkillFolder, newStack NewStack, log *slog.Logger) (_ *Matcher, err error) {
 	st := &Matcher{bus: bus.New(bus.Options{Logger: log})}
 	defer func() {
