@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -57,18 +56,5 @@ func cmdHub(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	st := hub.CheckStatus(ctx, c)
-	if *asJSON {
-		b, err := json.Marshal(st)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
-	} else {
-		st.WriteText(stdout)
-	}
-	if st.Error != "" {
-		return fmt.Errorf("hub %s: %s", st.URL, st.Error)
-	}
-	return nil
+	return hub.CheckStatus(ctx, c).Write(stdout, *asJSON)
 }

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -49,6 +50,24 @@ func CheckStatus(ctx context.Context, c *Client) Status {
 	}
 	sort.Slice(out.Skills, func(i, j int) bool { return out.Skills[i].ID < out.Skills[j].ID })
 	return out
+}
+
+// Write writes the status to w, as one JSON object with asJSON, else for a
+// person; the error is what went wrong connecting, if anything.
+func (s Status) Write(w io.Writer, asJSON bool) error {
+	if asJSON {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\n", b)
+	} else {
+		s.WriteText(w)
+	}
+	if s.Error != "" {
+		return fmt.Errorf("hub %s: %s", s.URL, s.Error)
+	}
+	return nil
 }
 
 // WriteText writes the status for a person.

@@ -54,4 +54,10 @@ func TestCheckStatus(t *testing.T) {
 	text.Reset()
 	st.WriteText(&text)
 	assert.Equal(t, "hub:  "+c.URL()+"\nlink: down\n", text.String())
+
+	text.Reset()
+	err = st.Write(&text, true)
+	assert.EqualError(t, err, "hub "+c.URL()+": "+st.Error, "a link down is an error")
+	assert.True(t, strings.HasPrefix(text.String(), `{"url":"`+c.URL()+`","link":"down","error":`), text.String())
+	assert.True(t, strings.HasSuffix(text.String(), `,"skills":[]}`+"\n"), text.String())
 }
