@@ -30,7 +30,6 @@ import (
 type (
 	bodyOptions = runtime.BodyOptions
 	hubConfig   = runtime.HubConfig
-	skillDeps   = runtime.SkillDeps
 	utterer     = console.Utterer
 )
 
@@ -48,9 +47,7 @@ const (
 
 var (
 	defaultStateDir = runtime.DefaultStateDir
-	prepareStateDir = runtime.PrepareStateDir
 	loadProfile     = runtime.LoadProfile
-	builtinSkills   = runtime.BuiltinSkills
 )
 
 // paraphraseTrainer is how the paraphrase tier trains: nil (its own
@@ -173,11 +170,6 @@ func (p *bodyParts) Close(ctx context.Context) error { return p.b.Close(ctx) }
 // buildIntentStack builds an intent stack (runtime.NewIntentStack).
 func buildIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
 	return runtime.NewIntentStack(b, log, explain, paraphraseTrainer)
-}
-
-// startIntentStack builds and starts an intent stack (runtime.StartIntentStack).
-func startIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
-	return runtime.StartIntentStack(b, log, explain, paraphraseTrainer)
 }
 
 // scenarioIntents is the scenario runner's intent stack (scenario.Options).
