@@ -126,6 +126,18 @@ func TestSpokenCommandEndToEnd(t *testing.T) {
 	})
 }
 
+// TestWakeWithoutACommandEndToEnd: "hey jibo" followed by a question no
+// skill knows still wakes the robot (the wake word detector does not
+// depend on the command), and a decoy does not.
+func TestWakeWithoutACommandEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	_, types := hear(t, bin, writeWAV(t, speak(t, "hey jibo, how far away is the moon")))
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	_, types = hear(t, bin, writeWAV(t, speak(t, "hey jimbo, how far away is the moon")))
+	assert.Zero(t, count(types, "jibo.audio.wake"), "a decoy")
+	assert.Zero(t, count(types, "ovos.utterance.handle"))
+}
+
 // TestSpokenAnswerEndToEnd: "set a timer" said aloud gets the timer's
 // question, and the answer said aloud without the wake phrase ("five
 // minutes", only in the answer grammar) sets the timer.

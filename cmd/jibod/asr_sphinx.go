@@ -75,11 +75,16 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	}
 	dict := envOr(envSphinxDict, sphinx.DefaultDict)
 	lexOpts := sphinx.LexiconOptions{}
-	decoys, words, err := decoysFromEnv()
-	if err != nil {
-		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	var decoys []string
+	wake := ""
+	if o.WakeInGrammar {
+		wake = audio.WakePhrase
+		d, words, err := decoysFromEnv()
+		if err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		decoys, lexOpts.Words = d, words
 	}
-	lexOpts.Words = words
 	if _, err := exec.LookPath("espeak-ng"); err == nil {
 		// Words cmudict lacks get espeak-ng's letter-to-sound rules.
 		lexOpts.Guesser = sphinx.EspeakGuesser{}
@@ -108,7 +113,7 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, decoys: decoys}
+	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, wake: wake, decoys: decoys}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
 	// from before the first build, so a change made during it is not
@@ -153,7 +158,7 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		DenoiseBelowSNR: denoise,
 		Grammar:         g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
-		Wake: audio.WakePhrase, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
+		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -402,8 +407,10 @@ type grammarBuilder struct {
 	// ("this is {loop_member_referent}"), and the answer grammar has each
 	// name alone (a bare "Ann"). Nil means nobody.
 	loop *loop.Store
-	// decoys are the wake decoys (grammar.Options.Decoys), whose words
-	// the lexicon pronounces.
+	// wake is the wake phrase in the grammar, "" for none (the wake word
+	// detector finds it); decoys are the wake decoys
+	// (grammar.Options.Decoys), whose words the lexicon pronounces.
+	wake   string
 	decoys []string
 
 	// phonetic caches the pronunciations of phonetic spellings ("" for
@@ -497,7 +504,7 @@ func withReferentNames(in grammar.Intent, names []string) (_ grammar.Intent, ok 
 // compile builds a grammar of intents, leaving out the sentences with
 // words the lexicon cannot pronounce.
 func (gb *grammarBuilder) compile(ctx context.Context, intents []grammar.Intent) (*grammar.Grammar, error) {
-	opts := grammar.Options{Lang: gb.lang, Wake: audio.WakePhrase, Decoys: gb.decoys, DecoyWeight: sphinx.DecoyWeight}
+	opts := grammar.Options{Lang: gb.lang, Wake: gb.wake, Decoys: gb.decoys, DecoyWeight: sphinx.DecoyWeight}
 	opts.OpenVocabulary = loopNames(gb.loop)
 	g, err := grammar.Build(intents, opts)
 	if err != nil {
