@@ -5,12 +5,21 @@
 GO        ?= go
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
-GOFLAGS_B := -trimpath -ldflags '$(LDFLAGS)'
+# nethttpomithttp2 leaves Go's bundled HTTP/2 client out (about 330 KB):
+# the hub link is a websocket over HTTP/1.1 and skills' fetches work the
+# same over HTTP/1.1 (docs/size.md).
+TAGS      := nethttpomithttp2
+# The packages in scripts/cold-packages are built without inlining, which
+# only grows code that is off the robot's hot paths (docs/size.md).
+COLD_GCFLAGS := $(foreach p,$(shell grep -v '^\#' scripts/cold-packages),-gcflags=$(p)=-l)
+GOFLAGS_B := -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' $(COLD_GCFLAGS)
+# The most the pure static ARM jibod may weigh, in bytes (docs/size.md).
+SIZE_LIMIT := 15000000
 PKG       := ./cmd/jibod
 
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: all build cross cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx audio-eval wake-eval wake-train
+.PHONY: all build cross size cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx audio-eval wake-eval wake-train
 
 all: build
 
@@ -26,6 +35,12 @@ cross:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_B) -o bin/linux-arm64/jibod $(PKG)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) build $(GOFLAGS_B) -o bin/linux-armv7/jibod $(PKG)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_B) -o bin/linux-arm64/jibohub ./cmd/jibohub
+	scripts/sizecheck.sh $(SIZE_LIMIT) bin/linux-arm64/jibod bin/linux-armv7/jibod
+
+# Where the arm64 jibod's bytes go, per package (docs/size.md);
+# e.g. `make size SIZE_ARGS='armv7 -by module'`.
+size:
+	JIBOD_TAGS='$(TAGS)' scripts/binsize.sh $(SIZE_ARGS)
 
 # Full static ARM builds with portaudio and pocketsphinx linked in (cgo):
 # bin/linux-arm64-full/jibod, bin/linux-armv7-full/jibod. The first run
@@ -33,21 +48,29 @@ cross:
 cross-full:
 	VERSION=$(VERSION) scripts/cross-full.sh
 
+# The robot's web page is served on WEB (docs/web.md); WEB=off for none.
+WEB ?= 127.0.0.1:5426
 run: build
 	scripts/deps.sh --run
-	bin/jibod run --board sim --input console
+	bin/jibod run --board sim --input console --web $(WEB)
 
 # staticcheck (pinned) finds what vet does not: dead code, swallowed
 # errors, loops that never loop. The sphinx build's files too.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# The Wasm skill SDK is a module of its own (sdk/wasmskill/go.mod), which
+# ./... does not reach: it is vetted and tested from its folder, for the
+# host and for wasip1.
 vet:
 	$(GO) vet ./...
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags sphinx ./audio/... ./cmd/...
+	cd sdk/wasmskill && $(GO) vet ./... && GOOS=wasip1 GOARCH=wasm $(GO) vet ./...
+	cd sdk/wasmskill && $(GO) run $(STATICCHECK) ./...
 
 unit:
 	$(GO) test -race -count=1 ./...
+	cd sdk/wasmskill && $(GO) test -race -count=1 ./...
 
 # The binary end to end on the host: the README's stdin example.
 smoke: build
@@ -168,6 +191,10 @@ wake-train:
 	nice -n 10 /usr/bin/python3 scripts/wake/train.py
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
+
+# Under make test the web page's browser tests fail rather than skip when
+# no browser is installed (deps installs Debian's chromium).
+test: export JIBOD_REQUIRE_BROWSER := 1
 
 # Short fuzz smoke of the hub link's frame and catalog decoders
 # (core/hub/wire); FUZZTIME per target.

@@ -29,6 +29,9 @@ type Sink interface {
 type Hypothesis struct {
 	Text       string
 	Confidence float64 // in [0,1]
+	// Open marks a transcript of the open-vocabulary pass (Transcriber):
+	// any words, not a sentence the robot's grammar holds.
+	Open bool
 }
 
 // Recognizer turns one endpointed utterance of SampleRate mono PCM into
@@ -45,6 +48,17 @@ type AnswerRecognizer interface {
 	// RecognizeAnswer is Recognize against the answers; none when the
 	// speech is no answer.
 	RecognizeAnswer(ctx context.Context, pcm []int16) ([]Hypothesis, error)
+}
+
+// Transcriber is a Recognizer with an open-vocabulary pass: it
+// transcribes an utterance in any words (a statistical language model),
+// for speech its grammar refuses, so that the intent engines, not the
+// grammar, decide what a paraphrase means.
+type Transcriber interface {
+	Recognizer
+	// Transcribe returns n-best transcripts, best first, marked Open;
+	// none when nothing was heard.
+	Transcribe(ctx context.Context, pcm []int16) ([]Hypothesis, error)
 }
 
 // Device is one capture device a backend offers.

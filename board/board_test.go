@@ -119,6 +119,10 @@ func TestParseProfileErrors(t *testing.T) {
 		{"limits inverted", func(p map[string]any) { limits(p, 2)["min"] = 1; limits(p, 2)["max"] = -1 }, "devices.motors[2].limits: min 1 must be below max -1"},
 		{"velocity", func(p map[string]any) { motor(p, 0)["maxVelocity"] = -1 }, "devices.motors[0].maxVelocity: -1 is outside 0..100 rad/s"},
 		{"acceleration", func(p map[string]any) { motor(p, 0)["maxAcceleration"] = 5000 }, "devices.motors[0].maxAcceleration: 5000 is outside 0..1000 rad/s²"},
+		{"listener yaw", func(p map[string]any) { p["listener"] = map[string]any{"yawDeg": 200} }, "listener.yawDeg: 200 is outside ±180"},
+		{"listener pitch", func(p map[string]any) { p["listener"] = map[string]any{"pitchDeg": -90} }, "listener.pitchDeg: -90 is outside ±60"},
+		{"listener field", func(p map[string]any) { p["listener"] = map[string]any{"rollDeg": 5} }, "listener.rollDeg: unknown field"},
+		{"listener kind", func(p map[string]any) { p["listener"] = map[string]any{"yawDeg": "left"} }, "listener.yawDeg: is a string, want a number"},
 		{"too many motors", func(p map[string]any) {
 			ms := devices(p)["motors"].([]any)
 			for len(ms) <= board.MaxMotors {
@@ -144,6 +148,9 @@ func TestParseProfileBadJSON(t *testing.T) {
 		name, in, wantErr string
 	}{
 		{"syntax", `{"name":`, "invalid JSON"},
+		// Two readers must not see two boards (issue 22 item 9).
+		{"field twice", `{"name":"a","devices":{"speaker":{"driver":"sim","driver":"pwm"}}}`, `invalid JSON: devices.speaker.driver: member given twice ("driver")`},
+		{"not UTF-8", "{\"name\":\"caf\xe9\"}", "invalid JSON: name: invalid UTF-8"},
 		{"trailing", `{"name":"a"} {}`, "invalid JSON: trailing data after the profile"},
 		{"not object", `[]`, "profile is an array, want an object"},
 		{"too big", `{"description":"` + strings.Repeat("x", board.MaxProfileBytes) + `"}`, "profile is more than 65536 bytes"},

@@ -375,7 +375,7 @@ func (b *Body) MotionConfig() motion.Config {
 	cfg := motion.Config{
 		Rate:           m.RateHz,
 		CommandTimeout: ms(m.CommandTimeoutMs),
-		LateHalt:       ms(m.LateHaltMs),
+		LateRest:       ms(m.LateRestMs),
 		StallTimeout:   ms(m.StallTimeoutMs),
 		Logger:         b.log,
 	}

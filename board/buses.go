@@ -4,13 +4,26 @@ import (
 	"fmt"
 	"sync"
 
+	"periph.io/x/conn/v3/driver/driverreg"
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpioreg"
 	"periph.io/x/conn/v3/i2c"
 	"periph.io/x/conn/v3/i2c/i2creg"
 	"periph.io/x/conn/v3/spi"
 	"periph.io/x/conn/v3/spi/spireg"
-	"periph.io/x/host/v3"
+
+	// The host drivers periph.io registers when imported: the kernel's
+	// generic interfaces, which reach the buses of any Linux board
+	// (/dev/i2c-*, /dev/spidev*, /dev/gpiochip* lines by their kernel
+	// names, sysfs GPIO), and the Raspberry Pi's GPIO (BCM283x: pins by
+	// their names, GPIO17, and functions, SPI0_MOSI). periph.io's host
+	// package would also bring the drivers of boards without a profile
+	// here (Allwinner, Pine64, and on 32-bit ARM BeagleBone, C.H.I.P.,
+	// ODROID-C1) and its rpi package, which only describes the Pi's header
+	// layout (pinreg), which nothing here reads.
+	_ "periph.io/x/host/v3/bcm283x"
+	_ "periph.io/x/host/v3/gpioioctl"
+	_ "periph.io/x/host/v3/sysfs"
 )
 
 // Buses opens the buses and pins hardware drivers sit on. The default,
@@ -25,8 +38,10 @@ type Buses interface {
 	Pin(name string) (gpio.PinIO, error)
 }
 
-// PeriphBuses are the machine's buses, through periph.io's host drivers,
-// loaded on first use. The zero value is ready.
+// PeriphBuses are the machine's buses, through periph.io's host drivers
+// (the kernel's generic ones and the Raspberry Pi's GPIO), loaded on first
+// use.
+// The zero value is ready.
 type PeriphBuses struct {
 	once sync.Once
 	err  error
@@ -36,7 +51,7 @@ var _ Buses = (*PeriphBuses)(nil)
 
 func (b *PeriphBuses) init() error {
 	b.once.Do(func() {
-		if _, err := host.Init(); err != nil {
+		if _, err := driverreg.Init(); err != nil {
 			b.err = fmt.Errorf("load periph.io host drivers: %w", err)
 		}
 	})

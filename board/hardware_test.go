@@ -264,6 +264,9 @@ func TestHardwareProfileErrors(t *testing.T) {
 			p["motion"] = map[string]any{"home": map[string]any{device.TopSection: 3.1}}
 		}, "motion.home.topSection_r: motor topSection_r: target 3.1 rad outside limits [-3.0543, 3.0543]"},
 		{"motion timeout", func(p map[string]any) { p["motion"] = map[string]any{"stallTimeoutMs": -1} }, "motion.stallTimeoutMs: -1 is outside 0..10000"},
+		{"late rest under both names", func(p map[string]any) {
+			p["motion"] = map[string]any{"lateRestMs": 100, "lateHaltMs": 100}
+		}, "motion.lateHaltMs: give lateRestMs or its earlier name lateHaltMs, not both"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -274,6 +277,15 @@ func TestHardwareProfileErrors(t *testing.T) {
 			assert.Equal(t, tt.wantErr, err.Error())
 		})
 	}
+}
+
+// A profile written when lateRestMs was called lateHaltMs still loads.
+func TestLateHaltMsIsLateRestMs(t *testing.T) {
+	p := baseProfile()
+	p["motion"] = map[string]any{"lateHaltMs": 120}
+	prof, err := board.ParseProfile(encode(t, p))
+	require.NoError(t, err)
+	assert.Equal(t, 120, prof.Motion.LateRestMs)
 }
 
 // The executor configuration reaches the screen and the sound output.

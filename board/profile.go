@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 //go:embed profiles/*.json
@@ -90,7 +91,23 @@ type Profile struct {
 	Motors []MotorSpec
 	// Motion configures the control loop.
 	Motion MotionSpec
+	// Listener is where the robot's people usually are, for a board that
+	// cannot hear where a voice comes from: the robot turns there when it
+	// wakes and as it starts to speak.
+	Listener ListenerSpec
 }
+
+// ListenerSpec is a direction from the robot's base, in degrees: yaw to
+// the left of straight ahead (negative: right), pitch above level.
+type ListenerSpec struct {
+	YawDeg, PitchDeg float64
+}
+
+// Listener limits, in degrees.
+const (
+	MaxListenerYawDeg   = 180
+	MaxListenerPitchDeg = 60
+)
 
 // Hardware locates a device driven by a hardware driver. The "sim" driver
 // uses none of it.
@@ -197,9 +214,9 @@ type ServoSpec struct {
 type MotionSpec struct {
 	// RateHz is the loop rate.
 	RateHz int
-	// CommandTimeoutMs, LateHaltMs and StallTimeoutMs are the deadman,
+	// CommandTimeoutMs, LateRestMs and StallTimeoutMs are the deadman,
 	// late-tick and watchdog timings.
-	CommandTimeoutMs, LateHaltMs, StallTimeoutMs int
+	CommandTimeoutMs, LateRestMs, StallTimeoutMs int
 	// Home is the pose to home to, by axis name; absent axes home to 0.
 	Home map[string]float64
 }
@@ -230,6 +247,10 @@ type FieldError struct {
 // Error reports the path and the reason.
 func (e *FieldError) Error() string { return e.Path + ": " + e.Reason }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
@@ -304,6 +325,11 @@ func ParseProfile(data []byte) (*Profile, error) {
 	if len(data) > MaxProfileBytes {
 		return nil, fmt.Errorf("profile is more than %d bytes", MaxProfileBytes)
 	}
+	// A field given twice or text that is not UTF-8 is refused: two
+	// readers must not see two boards.
+	if err := strictjson.CheckMembers(data); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -328,7 +354,7 @@ func ParseProfile(data []byte) (*Profile, error) {
 }
 
 func decodeProfile(root node) (*Profile, error) {
-	if err := root.allow("name", "description", "devices", "motion"); err != nil {
+	if err := root.allow("name", "description", "devices", "motion", "listener"); err != nil {
 		return nil, err
 	}
 	p := &Profile{}
@@ -464,6 +490,19 @@ func decodeProfile(root node) (*Profile, error) {
 			return nil, err
 		}
 	}
+	if lo, ok, err := root.object("listener", false); err != nil {
+		return nil, err
+	} else if ok {
+		if err := lo.allow("yawDeg", "pitchDeg"); err != nil {
+			return nil, err
+		}
+		if p.Listener.YawDeg, _, err = lo.number("yawDeg", false); err != nil {
+			return nil, err
+		}
+		if p.Listener.PitchDeg, _, err = lo.number("pitchDeg", false); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -558,8 +597,16 @@ func decodeMotor(raw any, at string) (MotorSpec, error) {
 
 func decodeMotion(o node) (MotionSpec, error) {
 	var m MotionSpec
-	if err := o.allow("rateHz", "commandTimeoutMs", "lateHaltMs", "stallTimeoutMs", "home"); err != nil {
+	// lateHaltMs is lateRestMs's earlier name; profiles written for it
+	// keep working (the threshold is the same, only what a late tick does
+	// changed).
+	if err := o.allow("rateHz", "commandTimeoutMs", "lateRestMs", "lateHaltMs", "stallTimeoutMs", "home"); err != nil {
 		return m, err
+	}
+	if _, both := o.fields["lateHaltMs"]; both {
+		if _, rest := o.fields["lateRestMs"]; rest {
+			return m, fieldErr(o.at("lateHaltMs"), "give lateRestMs or its earlier name lateHaltMs, not both")
+		}
 	}
 	var err error
 	if m.RateHz, _, err = o.integer("rateHz", false); err != nil {
@@ -568,8 +615,13 @@ func decodeMotion(o node) (MotionSpec, error) {
 	if m.CommandTimeoutMs, _, err = o.integer("commandTimeoutMs", false); err != nil {
 		return m, err
 	}
-	if m.LateHaltMs, _, err = o.integer("lateHaltMs", false); err != nil {
+	if m.LateRestMs, _, err = o.integer("lateRestMs", false); err != nil {
 		return m, err
+	}
+	if _, old := o.fields["lateHaltMs"]; old {
+		if m.LateRestMs, _, err = o.integer("lateHaltMs", false); err != nil {
+			return m, err
+		}
 	}
 	if m.StallTimeoutMs, _, err = o.integer("stallTimeoutMs", false); err != nil {
 		return m, err

@@ -162,6 +162,9 @@ func (p *Profile) Validate() error {
 			return fieldErr("devices.motors", "missing axis %s", axis)
 		}
 	}
+	if err := p.checkListener(); err != nil {
+		return err
+	}
 	return p.checkMotion()
 }
 
@@ -183,6 +186,17 @@ func (m MotorSpec) address() int {
 	return *m.Address
 }
 
+func (p *Profile) checkListener() error {
+	l := p.Listener
+	if math.IsNaN(l.YawDeg) || math.Abs(l.YawDeg) > MaxListenerYawDeg {
+		return fieldErr("listener.yawDeg", "%g is outside ±%d", l.YawDeg, MaxListenerYawDeg)
+	}
+	if math.IsNaN(l.PitchDeg) || math.Abs(l.PitchDeg) > MaxListenerPitchDeg {
+		return fieldErr("listener.pitchDeg", "%g is outside ±%d", l.PitchDeg, MaxListenerPitchDeg)
+	}
+	return nil
+}
+
 func (p *Profile) checkMotion() error {
 	m := p.Motion
 	if m.RateHz != 0 && (m.RateHz < motion.MinRate || m.RateHz > motion.MaxRate) {
@@ -191,7 +205,7 @@ func (p *Profile) checkMotion() error {
 	for _, f := range []struct {
 		key string
 		v   int
-	}{{"commandTimeoutMs", m.CommandTimeoutMs}, {"lateHaltMs", m.LateHaltMs}, {"stallTimeoutMs", m.StallTimeoutMs}} {
+	}{{"commandTimeoutMs", m.CommandTimeoutMs}, {"lateRestMs", m.LateRestMs}, {"stallTimeoutMs", m.StallTimeoutMs}} {
 		if f.v < 0 || f.v > MaxTimeoutMs {
 			return fieldErr("motion."+f.key, "%d is outside 0..%d", f.v, MaxTimeoutMs)
 		}

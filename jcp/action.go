@@ -112,6 +112,10 @@ func (e *FieldError) Error() string {
 	return e.Path + ": " + e.Reason
 }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }

@@ -1,6 +1,7 @@
 package jcp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Limits of the ESML parser, on top of MaxESMLBytes.
@@ -53,6 +56,9 @@ type Tag struct {
 	Start, End int
 	// Empty is true for a self-closing tag (<x/>).
 	Empty bool
+	// auto marks a tag the auto-rules added (AutoRules), not the skill:
+	// one the body cannot perform is dropped without a note.
+	auto bool
 }
 
 // Attr returns the value of the attribute called name.
@@ -146,6 +152,12 @@ func ParseESML(src string) (*ESML, error) {
 		}
 		return nil, &ESMLError{Offset: i, Reason: "not valid UTF-8"}
 	}
+	// Spoken text: control characters (NUL, BEL, ESC, bidi overrides …)
+	// would be spoken or shown differently from how they look.
+	var te *textcheck.Error
+	if err := textcheck.Text(src); errors.As(err, &te) {
+		return nil, &ESMLError{Offset: te.Offset, Reason: te.Problem()}
+	}
 	p := esmlParser{src: src, doc: &ESML{}}
 	if err := p.parse(); err != nil {
 		return nil, err
@@ -171,6 +183,10 @@ type esmlParser struct {
 	unknown map[string]bool
 }
 
+// fail is not inlined: it runs on error paths only, and inlining would copy
+// its body into each of its many callers.
+//
+//go:noinline
 func (p *esmlParser) fail(offset int, format string, args ...any) error {
 	return &ESMLError{Offset: offset, Reason: fmt.Sprintf(format, args...)}
 }
@@ -266,6 +282,10 @@ func decodeEntity(s string) (r rune, n int, err error) {
 	}
 	if v == 0 || v > unicode.MaxRune || (v >= 0xd800 && v <= 0xdfff) {
 		return 0, 0, fmt.Errorf("character reference &%s; is not a valid character", name)
+	}
+	var te *textcheck.Error
+	if err := textcheck.Text(string(rune(v))); errors.As(err, &te) {
+		return 0, 0, fmt.Errorf("character reference &%s; is a %s", name, te.Problem())
 	}
 	return rune(v), semi + 1, nil
 }

@@ -129,6 +129,14 @@ func TestParseESMLErrors(t *testing.T) {
 		{"bad reference", "&#xZZ;", 0, "bad character reference &#xZZ;"},
 		{"bad reference in value", "<es name='&#0;'/>", 9, `in <es>: value of "name": character reference &#0; is not a valid character`},
 		{"invalid UTF-8", "ab\xffc", 2, "not valid UTF-8"},
+		// Spoken text refuses control characters, written or referenced
+		// (issue 22 item 10); newlines and tabs are text.
+		{"BEL", "ring\a", 4, "control character U+0007 (BEL)"},
+		{"ESC", "a\x1b[2Jb", 1, "control character U+001B (ESC)"},
+		{"right-to-left override", "play \u202egnos", 5, "control character U+202E (RLO)"},
+		{"isolate", "x\u2066y", 1, "control character U+2066 (LRI)"},
+		{"BEL by reference", "ring&#7;", 4, "character reference &#7; is a control character U+0007 (BEL)"},
+		{"override by reference", "a&#x202E;b", 1, "character reference &#x202E; is a control character U+202E (RLO)"},
 		{"too long", strings.Repeat("a", jcp.MaxESMLBytes+1), jcp.MaxESMLBytes, "ESML is 8193 bytes, limit 8192"},
 		{"too deep", strings.Repeat("<es>", jcp.MaxESMLDepth+1), 4 * jcp.MaxESMLDepth, "tags nested deeper than 32"},
 		{"too many tags", strings.Repeat("<anim/>", jcp.MaxESMLTags+1), 7 * jcp.MaxESMLTags, "more than 512 tags"},

@@ -52,6 +52,14 @@ type Motion interface {
 	Play(a *motion.Animation, o motion.PlayOptions) (*motion.Job, error)
 }
 
+// Attention knows where the person the robot talks to is, so a turn can
+// start by facing them (AutoRules, Beat).
+type Attention interface {
+	// Listener returns where to look to face the listener; false when
+	// nobody is known to be there.
+	Listener() (motion.Target, bool)
+}
+
 // DisplayView is one view put on the screen by a DISPLAY.
 type DisplayView struct {
 	// Name identifies the view (the DISPLAY's name, or its id).
@@ -110,6 +118,16 @@ type ExecutorConfig struct {
 	// Animations is the library PLAY_ANIMATION and <anim> pick from; nil
 	// means motion.Builtin().
 	Animations *motion.Library
+	// AutoRules, when true, moves the body with its words: every PLAY
+	// gets Jibo's automatic embodied speech (see AutoRules) unless its
+	// autoRuleConfig or speakOptions turn it off. It needs Motion. The
+	// gestures are the runtime's, like the speaking colour: they need no
+	// permission of the skill, and one the body cannot make is dropped
+	// without a note.
+	AutoRules bool
+	// Attention, if set, says where the listener is: with AutoRules, a
+	// PLAY starts by turning toward them.
+	Attention Attention
 	// Screen, if set, shows SLIMs' DISPLAYs; when nil they are skipped.
 	Screen Screen
 	// Sounds, if set, plays ESML's sounds; when nil they are noted and
@@ -142,6 +160,7 @@ type Executor struct {
 	listen   *resource
 	display  [MaxDisplayLayer + 1]*resource
 	runs     atomic.Uint64
+	inFlight atomic.Int64
 	obsMu    sync.Mutex
 }
 
@@ -178,6 +197,9 @@ func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
 	return e, nil
 }
 
+// Busy reports whether an action is running now.
+func (e *Executor) Busy() bool { return e.inFlight.Load() > 0 }
+
 // Animations returns the library animations are picked from.
 func (e *Executor) Animations() *motion.Library { return e.lib }
 
@@ -212,6 +234,8 @@ func (e *Executor) RunObserved(ctx context.Context, a *Action, observe func(Even
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("run JCP action: %w", err)
 	}
+	e.inFlight.Add(1)
+	defer e.inFlight.Add(-1)
 	r := &run{ex: e, id: e.runs.Add(1), obs: observe, res: &Result{Behaviors: []BehaviorResult{}}}
 	st, err := r.exec(ctx, a.Behavior)
 	r.res.Status = st
@@ -230,8 +254,20 @@ type run struct {
 	ex  *Executor
 	id  uint64
 	obs func(Event) // per-run observer; may be nil
-	mu  sync.Mutex  // guards res
+	mu  sync.Mutex  // guards res and spoke
 	res *Result
+	// spoke is set by the run's first PLAY: the turn has started.
+	spoke bool
+}
+
+// turnStarts reports whether this is the run's first PLAY, the one that
+// starts the robot's turn, and marks the turn started.
+func (r *run) turnStarts() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first := !r.spoke
+	r.spoke = true
+	return first
 }
 
 // skip is returned by a behaviour this body cannot perform.

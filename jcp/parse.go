@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // ParseAction decodes and validates a JCP action.
@@ -14,7 +18,8 @@ import (
 // (if present it must be "JCP"), "config.version" may be missing (it then
 // reads as Version), and unknown envelope fields are ignored.
 //
-// Behaviours are read strictly. An unknown behaviour type, a missing or
+// Behaviours are read strictly. A member given twice anywhere, text that is
+// not UTF-8, an unknown behaviour type, a missing or
 // wrongly typed required field, an empty children list, a duplicate id, a
 // bad enum value, malformed ESML or a value beyond the package limits
 // rejects the whole action with a *FieldError naming the JSON path. Unknown
@@ -40,19 +45,96 @@ func (a *Action) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// ParseActionOrBehavior reads a JCP action, or a bare behaviour (an
+// object whose "type" is a behaviour's, such as {"type": "SLIM", …}) as the
+// root of one, as a MIM's SLIM or a skill's jcp member is often written
+// without its envelope. bare says which it read. Everything ParseAction
+// checks is checked; errors in a bare behaviour name paths from the
+// behaviour ("config.play.esml"), not from an envelope it did not have. An
+// object whose type is neither "JCP" nor a behaviour's is refused, naming
+// what is wanted.
+func ParseActionOrBehavior(data []byte) (a *Action, bare bool, err error) {
+	typ, typed := topType(data)
+	switch {
+	case len(data) > MaxActionBytes, !typed, typ == ActionType:
+		a, err = ParseAction(data)
+		return a, false, err
+	case !IsBehaviorType(typ):
+		return nil, false, fmt.Errorf("parse JCP action: %w", fieldErr("type",
+			"is %q: want %q (an action, {\"type\":\"JCP\",\"config\":{\"jcp\":…}}) or a behaviour type (%s)",
+			typ, ActionType, behaviorTypeList()))
+	}
+	if err := checkStrict(data); err != nil {
+		return nil, true, fmt.Errorf("parse JCP behaviour: %w", err)
+	}
+
+	var p parser
+	b, err := p.behavior(bytes.TrimSpace(data), "", 1)
+	if err != nil {
+		return nil, true, fmt.Errorf("parse JCP behaviour: %w", err)
+	}
+	a = &Action{Version: Version, Behavior: b}
+	if err := a.Validate(); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) { // Validate names paths from an envelope this behaviour did not have
+			fe.Path = strings.TrimPrefix(strings.TrimPrefix(fe.Path, "config.jcp"), ".")
+		}
+		return nil, true, fmt.Errorf("parse JCP behaviour: %w", err)
+	}
+	return a, true, nil
+}
+
+// topType is the string "type" member of an object, when it has one.
+func topType(data []byte) (string, bool) {
+	var top struct {
+		Type *string `json:"type"`
+	}
+	if json.Unmarshal(data, &top) != nil || top.Type == nil {
+		return "", false
+	}
+	return *top.Type, true
+}
+
+// behaviorTypes are the types a behaviour may have, in the order errors
+// list them.
+var behaviorTypes = []BehaviorType{TypeSLIM, TypeSequence, TypeParallel, TypeSetPresentPerson, TypeImpactEmotion,
+	TypeLookAt, TypePlayAnimation, TypePlay, TypeListen, TypeDisplay}
+
+// IsBehaviorType reports whether typ is the type of a behaviour (SLIM,
+// SEQUENCE, …), as opposed to "JCP", an action's.
+func IsBehaviorType(typ string) bool { return slices.Contains(behaviorTypes, BehaviorType(typ)) }
+
+func behaviorTypeList() string {
+	names := make([]string, len(behaviorTypes))
+	for i, t := range behaviorTypes {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkStrict refuses a member given twice anywhere (two parsers could
+// read different behaviours) or text that is not UTF-8, naming the path.
+func checkStrict(data []byte) error {
+	if err := strictjson.Check(data); err != nil {
+		var sj *strictjson.Error
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &sj):
+			return fieldErr(sj.Path, "%s", sj.Problem())
+		case errors.As(err, &se):
+			return fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
+		}
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	return nil
+}
+
 func parseAction(data []byte) (*Action, error) {
 	if len(data) > MaxActionBytes {
 		return nil, fmt.Errorf("action is %d bytes, limit %d", len(data), MaxActionBytes)
 	}
-	if !json.Valid(data) {
-		// Unmarshal again only to get the decoder's account of the error.
-		var v any
-		err := json.Unmarshal(data, &v)
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
-		}
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+	if err := checkStrict(data); err != nil {
+		return nil, err
 	}
 	data = bytes.TrimSpace(data)
 	if k := kindOf(data); k != kindObject {

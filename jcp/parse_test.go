@@ -83,6 +83,13 @@ func TestParseActionErrors(t *testing.T) {
 		{"play wrong type", env(slim("a", `{"play":{"type":"LISTEN","esml":"hi"}}`)), `config.jcp.config.play.type: is "LISTEN", want "PLAY"`},
 		{"play type not string", env(slim("a", `{"play":{"type":1,"esml":"hi"}}`)), `config.jcp.config.play.type: is a number, want a string`},
 		{"esml malformed", env(say("a", "<es>hi")), "config.jcp.config.play.esml: offset 0: <es> is never closed"},
+		// Two parsers must not read different behaviours (issue 22 item 9).
+		{"esml twice", env(slim("a", `{"play":{"esml":"hi","esml":"bye"}}`)), `config.jcp.config.play.esml: member given twice ("esml")`},
+		{"behaviour type twice", env(`{"id":"a","type":"IMPACT_EMOTION","type":"SLIM","config":{"play":{"esml":"hi"}}}`), `config.jcp.type: member given twice ("type")`},
+		{"envelope config twice", `{"config":{"jcp":` + say("a", "hi") + `},"config":{"jcp":` + say("b", "yo") + `}}`, `config: member given twice ("config")`},
+		{"esml not UTF-8", env(slim("a", "{\"play\":{\"esml\":\"caf\xe9\"}}")), "config.jcp.config.play.esml: invalid UTF-8"},
+		{"esml lone surrogate", env(slim("a", `{"play":{"esml":"\ud83e"}}`)), "config.jcp.config.play.esml: invalid UTF-8"},
+		{"esml control character", env(say("a", "hi\u0007")), "config.jcp.config.play.esml: offset 2: control character U+0007 (BEL)"},
 		{"esml too long", env(say("a", strings.Repeat("a", jcp.MaxESMLBytes+1))), "config.jcp.config.play.esml: is 8193 bytes, limit 8192"},
 		{"autoRuleConfig string", env(slim("a", `{"play":{"esml":"hi","autoRuleConfig":"yes"}}`)), "config.jcp.config.play.autoRuleConfig: is a string, want an object or a boolean"},
 		{"speakOptions array", env(slim("a", `{"play":{"esml":"hi","speakOptions":[]}}`)), "config.jcp.config.play.speakOptions: is an array, want an object"},
@@ -351,4 +358,50 @@ func TestFieldErrorWithoutPath(t *testing.T) {
 	err := error(&jcp.FieldError{Reason: "bad"})
 	assert.Equal(t, "bad", err.Error())
 	assert.True(t, errors.As(err, new(*jcp.FieldError)))
+}
+
+// Tools take a JCP action or a bare behaviour alike (`jibod protocol check`
+// and `jibod jcp run` agree); a bare behaviour's errors name paths from the
+// behaviour, and a type that is neither is refused, naming both.
+func TestParseActionOrBehavior(t *testing.T) {
+	slim := `{"type":"SLIM","id":"s1","config":{"play":{"esml":"Hello."}}}`
+	for _, tt := range []struct {
+		name, in string
+		bare     bool
+		err      string
+	}{
+		{"action", `{"type":"JCP","config":{"version":"2.0","jcp":` + slim + `}}`, false, ""},
+		{"action without type", `{"config":{"jcp":` + slim + `}}`, false, ""},
+		{"bare SLIM", slim, true, ""},
+		{"bare SEQUENCE", `{"type":"SEQUENCE","children":[` + slim + `]}`, true, ""},
+		{"bare, bad inside", `{"type":"SLIM","config":{"play":{"esml":5}}}`, true, "config.play.esml"},
+		{"bare PLAY", `{"type":"PLAY","esml":"x"}`, true, "PLAY is only allowed inside a SLIM's config"},
+		{"bare, member twice", `{"type":"SLIM","type":"SLIM","config":{}}`, true, "type"},
+		{"unknown type", `{"type":"SKILL_ACTION","data":{}}`, false,
+			`type: is "SKILL_ACTION": want "JCP" (an action, {"type":"JCP","config":{"jcp":…}}) or a behaviour type (SLIM, SEQUENCE, PARALLEL,`},
+		{"action, bad inside", `{"type":"JCP","config":{"jcp":{"type":"SLIM","config":{"play":{"esml":5}}}}}`, false, "config.jcp.config.play.esml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, bare, err := jcp.ParseActionOrBehavior([]byte(tt.in))
+			assert.Equal(t, tt.bare, bare)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.ErrorContains(t, err, tt.err)
+				if tt.bare {
+					assert.NotContains(t, err.Error(), "config.jcp", "a bare behaviour's paths start at the behaviour")
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.NotNil(t, a.Behavior)
+		})
+	}
+}
+
+func TestParseActionOrBehaviorValidationPaths(t *testing.T) {
+	_, bare, err := jcp.ParseActionOrBehavior([]byte(`{"type":"SLIM","config":{"play":{"esml":"Hi"},"listen":{"contexts":[]}}}`))
+	assert.True(t, bare)
+	var fe *jcp.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "config.listen.contexts", fe.Path)
 }

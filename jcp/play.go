@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,35 +52,51 @@ type playAction struct {
 	cue   int // index of the tag's cue, for actStart/actFinish/actBlocking
 }
 
-// planPlay lays out doc as a sequence of actions.
-func planPlay(doc *ESML) []playAction {
+// planPlay lays out doc, and the tags the auto-rules added, as a sequence
+// of actions.
+func planPlay(doc *ESML, auto []Tag) []playAction {
 	var acts []playAction
 	cue := 0
-	for i := range doc.Tags {
-		t := &doc.Tags[i]
+	add := func(t *Tag, order int) {
 		switch t.Name {
 		case "break":
 			d, _ := breakDuration(*t)
-			acts = append(acts, playAction{kind: actPause, at: t.Start, order: 2 * i, pause: d, tag: t})
+			acts = append(acts, playAction{kind: actPause, at: t.Start, order: order, pause: d, tag: t})
+		case autoLook:
+			acts = append(acts, playAction{kind: actBlocking, at: t.Start, order: order, tag: t, cue: cue})
+			cue++
 		case "anim", "es", "sfx", "ssa", "audio":
 			nonBlocking, _ := t.Attr("nonBlocking")
 			switch {
 			case t.End > t.Start:
 				acts = append(acts,
-					playAction{kind: actStart, at: t.Start, order: 2 * i, tag: t, cue: cue},
+					playAction{kind: actStart, at: t.Start, order: order, tag: t, cue: cue},
 					playAction{kind: actFinish, at: t.End, order: -1, tag: t, cue: cue})
 			case strings.EqualFold(nonBlocking, "true"):
-				acts = append(acts, playAction{kind: actStart, at: t.Start, order: 2 * i, tag: t, cue: cue})
+				acts = append(acts, playAction{kind: actStart, at: t.Start, order: order, tag: t, cue: cue})
 			default:
-				acts = append(acts, playAction{kind: actBlocking, at: t.Start, order: 2 * i, tag: t, cue: cue})
+				acts = append(acts, playAction{kind: actBlocking, at: t.Start, order: order, tag: t, cue: cue})
 			}
 			cue++
 		}
 	}
+	for i := range doc.Tags {
+		add(&doc.Tags[i], 2*i)
+	}
+	// The turn toward the listener comes first; the rules' gestures come
+	// after the skill's own tags at the same place.
+	for i := range auto {
+		order := 2 * (len(doc.Tags) + i)
+		if auto[i].Name == autoLook {
+			order = -2
+		}
+		add(&auto[i], order)
+	}
 	// By position in the text; at one position, bounded tags end before
 	// others start, then document order.
-	slices.SortStableFunc(acts, func(a, b playAction) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order))
+	sort.SliceStable(acts, func(i, j int) bool {
+		a, b := acts[i], acts[j]
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order)) < 0
 	})
 	var out []playAction
 	prev := 0
@@ -105,7 +122,11 @@ func (r *run) play(ctx context.Context, cancel context.CancelCauseFunc, p *Play)
 	if err != nil {
 		return fmt.Errorf("parse ESML: %w", err)
 	}
-	plan := planPlay(doc)
+	var auto []Tag
+	if r.ex.cfg.AutoRules && r.ex.cfg.Motion != nil {
+		auto = autoTags(doc, AutoRulesOf(p), r.ex.cfg.Attention != nil && r.turnStarts())
+	}
+	plan := planPlay(doc, auto)
 	release, err := r.ex.tts.acquire(ctx, r, p, cancel, r.ex.cfg.Preempt)
 	if err != nil {
 		return err
@@ -160,6 +181,7 @@ func (r *run) play(ctx context.Context, cancel context.CancelCauseFunc, p *Play)
 	if err := tl.wait(ctx); err != nil {
 		return err
 	}
+	tl.spoken = true
 	if doc.Text != "" {
 		r.mu.Lock()
 		r.res.Spoken = append(r.res.Spoken, doc.Text)
@@ -176,14 +198,62 @@ type timeline struct {
 
 	motionRelease func() // the MOTION resource, once a tag took it
 	cues          map[int]*runningCue
+	look          *motion.Job    // the turn toward the listener, once started
 	wg            sync.WaitGroup // sounds playing under the speech
 	soundCancel   context.CancelFunc
 	soundCtx      context.Context
+	// spoken is set once the PLAY has said everything: the rules'
+	// gestures still under way then end on their own.
+	spoken bool
 }
 
 // runningCue is a tag that runs under the speech.
 type runningCue struct {
-	job *motion.Job
+	job  *motion.Job
+	auto bool // added by the auto-rules
+}
+
+// maxLookWait bounds how long speech waits for the body to turn toward
+// the listener; a longer turn goes on under the words.
+const maxLookWait = 1500 * time.Millisecond
+
+// gesturing reports whether a motion this PLAY started is still under
+// way.
+func (tl *timeline) gesturing() bool {
+	busy := func(j *motion.Job) bool {
+		if j == nil {
+			return false
+		}
+		select {
+		case <-j.Done():
+			return false
+		default:
+			return true
+		}
+	}
+	if busy(tl.look) {
+		return true
+	}
+	for _, c := range tl.cues {
+		if busy(c.job) {
+			return true
+		}
+	}
+	return false
+}
+
+// takeMotion takes the MOTION resource for this PLAY if it does not have
+// it yet; speech never waits for it.
+func (tl *timeline) takeMotion() (holder string, ok bool) {
+	if tl.motionRelease != nil {
+		return "", true
+	}
+	release, holder, got := tl.r.ex.motion.tryAcquire(tl.r, tl.p, tl.cancel)
+	if !got {
+		return holder, false
+	}
+	tl.motionRelease = release
+	return "", true
 }
 
 // run fires tag a.tag; with block it waits for the tag to end.
@@ -192,32 +262,43 @@ func (tl *timeline) run(ctx context.Context, a playAction, block bool) error {
 	switch t.Name {
 	case "sfx", "ssa", "audio":
 		return tl.sound(ctx, t, block)
+	case autoLook:
+		return tl.lookAtListener(ctx)
+	}
+	if t.auto && tl.gesturing() {
+		return nil // the rules never cut a gesture short
 	}
 	anim, loops, ok := tl.animation(t)
 	if !ok {
 		return nil
 	}
 	m := tl.r.ex.cfg.Motion
-	if anim.Moves(motion.AllAxes) && tl.motionRelease == nil {
-		release, holder, got := tl.r.ex.motion.tryAcquire(tl.r, tl.p, tl.cancel)
-		if !got {
+	if anim.Moves(motion.AllAxes) {
+		if holder, ok := tl.takeMotion(); !ok {
 			// Speech does not wait for the body: the tag is dropped.
-			tl.r.note(tl.p, fmt.Sprintf("<%s %s> skipped: %s is held by %s", t.Name, anim.Name, ResourceMotion, holder))
+			if !t.auto {
+				tl.r.note(tl.p, fmt.Sprintf("<%s %s> skipped: %s is held by %s", t.Name, anim.Name, ResourceMotion, holder))
+			}
 			return nil
 		}
-		tl.motionRelease = release
 	}
-	if a.kind == actStart && a.tag.End > a.tag.Start && loops == 0 {
+	if a.kind == actStart && a.tag.End > a.tag.Start && loops == 0 && !t.auto {
 		loops = -1 // fit the bounded span: repeat until it ends
 	}
 	job, err := m.Play(anim, motion.PlayOptions{Loops: loops})
 	if err != nil {
-		tl.r.note(tl.p, fmt.Sprintf("<%s %s>: %v", t.Name, anim.Name, err))
+		if !t.auto {
+			tl.r.note(tl.p, fmt.Sprintf("<%s %s>: %v", t.Name, anim.Name, err))
+		}
 		return nil
 	}
-	tl.r.event(tl.p, EventCue, t.Name+" "+anim.Name)
+	what := t.Name + " " + anim.Name
+	if t.auto {
+		what = "auto " + what
+	}
+	tl.r.event(tl.p, EventCue, what)
 	if !block {
-		tl.cues[a.cue] = &runningCue{job: job}
+		tl.cues[a.cue] = &runningCue{job: job, auto: t.auto}
 		return nil
 	}
 	if err := waitJob(ctx, job); err != nil {
@@ -225,6 +306,40 @@ func (tl *timeline) run(ctx context.Context, a playAction, block bool) error {
 			return err
 		}
 		tl.r.note(tl.p, fmt.Sprintf("<%s %s>: %v", t.Name, anim.Name, err))
+	}
+	return nil
+}
+
+// lookAtListener turns the body toward the person it talks to, as a turn
+// starts (the Beat rule's Initiate), and lets the words begin once it
+// faces them or after maxLookWait. Nothing is said about a body that
+// cannot: it is the runtime's gesture, not the skill's.
+func (tl *timeline) lookAtListener(ctx context.Context) error {
+	att, m := tl.r.ex.cfg.Attention, tl.r.ex.cfg.Motion
+	if att == nil || m == nil {
+		return nil
+	}
+	target, ok := att.Listener()
+	if !ok {
+		return nil
+	}
+	if _, ok := tl.takeMotion(); !ok {
+		return nil
+	}
+	job, err := m.LookAt(target, motion.LookOptions{})
+	if err != nil {
+		tl.r.ex.log.Debug("jcp: look at the listener", "error", err)
+		return nil
+	}
+	tl.look = job
+	tl.r.event(tl.p, EventCue, "auto look at listener")
+	wait := time.NewTimer(maxLookWait)
+	defer wait.Stop()
+	select {
+	case <-job.Done():
+	case <-wait.C:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	return nil
 }
@@ -251,11 +366,15 @@ func (tl *timeline) animation(t *Tag) (*motion.Animation, int, bool) {
 		what = "no name"
 	}
 	if !found {
-		tl.r.note(tl.p, fmt.Sprintf("<%s %s>: no such animation", t.Name, what))
+		if !t.auto {
+			tl.r.note(tl.p, fmt.Sprintf("<%s %s>: no such animation", t.Name, what))
+		}
 		return nil, 0, false
 	}
 	if tl.r.ex.cfg.Motion == nil {
-		tl.r.note(tl.p, fmt.Sprintf("<%s %s> skipped: no motion on this body", t.Name, a.Name))
+		if !t.auto {
+			tl.r.note(tl.p, fmt.Sprintf("<%s %s> skipped: no motion on this body", t.Name, a.Name))
+		}
 		return nil, 0, false
 	}
 	loops := 0
@@ -319,6 +438,9 @@ func (tl *timeline) finish(cue int) {
 // wait lets the tags still running under the speech end.
 func (tl *timeline) wait(ctx context.Context) error {
 	for _, c := range tl.cues {
+		if c.auto {
+			continue // the rules' gestures never hold the words back
+		}
 		if err := waitJob(ctx, c.job); err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -340,10 +462,17 @@ func (tl *timeline) wait(ctx context.Context) error {
 }
 
 // stop halts whatever still runs (after a failure or cancellation) and
-// waits for the sounds, then frees the motion resource.
+// waits for the sounds, then frees the motion resource. Once everything
+// was said, the rules' gestures and the turn toward the listener are left
+// to end on their own.
 func (tl *timeline) stop() {
 	for _, c := range tl.cues {
-		c.job.Halt()
+		if !c.auto || !tl.spoken {
+			c.job.Halt()
+		}
+	}
+	if tl.look != nil && !tl.spoken {
+		tl.look.Halt()
 	}
 	if tl.soundCancel != nil {
 		tl.soundCancel()

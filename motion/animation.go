@@ -13,6 +13,7 @@ import (
 
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/device/ledring"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Limits on animations (the file format is described in FORMAT.md).
@@ -176,6 +177,10 @@ func (e *FieldError) Error() string {
 	return e.Path + ": " + e.Reason
 }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(path, format string, args ...any) error {
 	return &FieldError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
@@ -214,6 +219,9 @@ func ParseAnimation(data []byte) (*Animation, error) {
 func parseAnimation(data []byte) (*Animation, error) {
 	if len(data) > MaxAnimationBytes {
 		return nil, fmt.Errorf("animation is %d bytes, limit %d", len(data), MaxAnimationBytes)
+	}
+	if err := strictjson.CheckMembers(data); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

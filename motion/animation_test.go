@@ -51,6 +51,7 @@ func TestParseAnimationErrors(t *testing.T) {
 	long := `[` + strings.Repeat(`[0.001,0],`, MaxKeyframes) + `[1,0]]`
 	tests := []struct{ name, json, want string }{
 		{"not json", `{`, "invalid JSON"},
+		{"field twice", `{"name":"a","tracks":{"topSection_r":[[0,0],[1,0]],"topSection_r":[[0,1],[1,1]]}}`, `invalid JSON: tracks.topSection_r: member given twice ("topSection_r")`},
 		{"trailing", `{"name":"a","tracks":{"topSection_r":[[0,0],[1,0]]}} {}`, "trailing data"},
 		{"unknown field", `{"name":"a","speed":2}`, `unknown field "speed"`},
 		{"wrong type", `{"name":1}`, "name: is a JSON number, want a string"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,14 +25,17 @@ const (
 	// DefaultCommandTimeout is the Track deadman: how long a stream may
 	// go without an update.
 	DefaultCommandTimeout = 500 * time.Millisecond
-	// DefaultLateHalt is how late a tick may start before the body halts.
-	// A late tick by itself is not dangerous: servos hold their last
-	// setpoint and the trajectory resumes without a jump, since it
-	// advances by whole ticks. A long pause means something is badly
-	// wrong, though, and the body should come to rest rather than carry on.
-	DefaultLateHalt = 100 * time.Millisecond
-	// DefaultStallTimeout is how long the loop may go without a tick
-	// before the watchdog powers the motors off.
+	// DefaultLateRest is how late a tick may start before the body is
+	// taken to be at rest. A late tick is the scheduler's doing, not the
+	// motors': the servos hold their last setpoint meanwhile, so after a
+	// pause this long the body has stopped there, and the trajectory
+	// carries on from rest within the limits rather than resume at the
+	// speed it had (a jump in velocity). The job goes on; nothing faults.
+	DefaultLateRest = 100 * time.Millisecond
+	// DefaultStallTimeout is how long one tick may take before the
+	// watchdog powers the motors off: a tick that does not end is stuck
+	// in a motor call. A loop that is merely late to start its next tick
+	// is never a stall.
 	DefaultStallTimeout = 500 * time.Millisecond
 )
 
@@ -75,15 +79,18 @@ type Config struct {
 	Rate int
 	// Home is the pose Start moves to and the first rest pose.
 	Home Pose
-	// CommandTimeout, LateHalt and StallTimeout are the safety timings;
+	// CommandTimeout, LateRest and StallTimeout are the safety timings;
 	// 0 means the Default* value.
-	CommandTimeout, LateHalt, StallTimeout time.Duration
+	CommandTimeout, LateRest, StallTimeout time.Duration
 	// PreciseSleep makes the loop sleep between ticks with a system call
 	// (nanosleep on Linux) instead of a Go timer: the kernel wakes the
 	// thread within tens of microseconds, where Go's timers can be up to a
 	// millisecond late. It does not follow testing/synctest's fake clock,
 	// so tests leave it off.
 	PreciseSleep bool
+	// RealTime asks the operating system to serve the loop as a
+	// real-time task; it needs PreciseSleep.
+	RealTime RealTime
 	// Observer, if set, receives the controller's events.
 	Observer device.Observer
 	// Logger receives logs; nil discards them.
@@ -106,10 +113,15 @@ type Controller struct {
 	obs     device.Observer
 	log     *slog.Logger
 	precise bool
+	rtWant  RealTime
+	rt      realTime
 
-	stats    latency
-	lastTick atomic.Int64 // UnixNano of the last tick
-	notices  chan notice
+	stats   latency
+	tickSeq atomic.Uint64 // odd while a tick runs: two per tick
+	notices chan notice
+	// lag, if set, runs after each wait of the loop: tests make the loop
+	// late with it, as a busy scheduler does.
+	lag func()
 
 	runCtx  context.Context // ends at Close: the loop, watchdog and light tracks
 	stopRun context.CancelFunc
@@ -130,7 +142,7 @@ type Controller struct {
 // New checks cfg and returns a controller; Start runs it.
 func New(cfg Config) (*Controller, error) {
 	c := &Controller{power: cfg.Power, lights: cfg.Lights, home: cfg.Home, obs: cfg.Observer, log: cfg.Logger,
-		cmdTO: cfg.CommandTimeout, late: cfg.LateHalt, stallTO: cfg.StallTimeout, precise: cfg.PreciseSleep && havePreciseSleep}
+		cmdTO: cfg.CommandTimeout, late: cfg.LateRest, stallTO: cfg.StallTimeout, precise: cfg.PreciseSleep && havePreciseSleep}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -152,7 +164,7 @@ func New(cfg Config) (*Controller, error) {
 		c.cmdTO = DefaultCommandTimeout
 	}
 	if c.late == 0 {
-		c.late = DefaultLateHalt
+		c.late = DefaultLateRest
 	}
 	if c.stallTO == 0 {
 		c.stallTO = DefaultStallTimeout
@@ -182,6 +194,14 @@ func New(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("new motion controller: home: %w", err)
 		}
 	}
+	if p := cfg.RealTime.Priority; p < 0 || p > 99 {
+		return nil, fmt.Errorf("new motion controller: real-time priority %d outside 1..99 (0: the default)", p)
+	}
+	if cfg.RealTime.Enabled && !cfg.PreciseSleep {
+		return nil, errors.New("new motion controller: real-time service needs PreciseSleep (a locked thread on Go timers wakes later, not sooner)")
+	}
+	c.rtWant = cfg.RealTime
+	c.rt = realTime{sys: newRTSystem(), status: RealTimeStatus{CPU: -1}}
 	c.rest = c.home
 	return c, nil
 }
@@ -211,12 +231,24 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	c.runCtx, c.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	c.notices = make(chan notice, 256)
-	c.lastTick.Store(time.Now().UnixNano())
 	c.wg.Add(3)
-	go c.loop()
+	ready := make(chan struct{})
+	go c.loop(ready)
 	go c.watchdog()
 	go c.reporter()
-	c.emit("start", map[string]any{"rate": int(time.Second / c.period)})
+	<-ready
+	start := map[string]any{"rate": int(time.Second / c.period)}
+	if c.rtWant.Enabled {
+		st := c.RealTime()
+		start["realtime"] = st.String()
+		if len(st.Refused) > 0 {
+			c.log.Warn("motion: control loop runs without part of its real-time service", "got", st.String(),
+				"not_permitted", strings.Join(st.Refused, "; "))
+		} else {
+			c.log.Info("motion: control loop real-time service", "got", st.String())
+		}
+	}
+	c.emit("start", start)
 	if err := c.homeBody(ctx); err != nil {
 		return fmt.Errorf("motion: start: %w", err)
 	}
@@ -273,8 +305,7 @@ func (c *Controller) Recover(ctx context.Context) error {
 		return ErrNotRunning
 	}
 	c.mu.Unlock()
-	// Let the loop tick once while still faulted: a tick that comes late
-	// after a stall is absorbed there instead of halting the homing.
+	// A loop still stuck in a motor call cannot home: wait for a tick.
 	if err := c.waitTick(ctx); err != nil {
 		return fmt.Errorf("motion: recover: %w", err)
 	}
@@ -291,23 +322,34 @@ func (c *Controller) Recover(ctx context.Context) error {
 	return nil
 }
 
-// waitTick waits for the loop to tick, at most a stall timeout.
+// waitTick waits for the loop to run a tick. It gives up when ctx ends,
+// the controller closes, or a tick stays stuck for a stall timeout, judged
+// as the watchdog judges; a loop that is only late is waited for.
 func (c *Controller) waitTick(ctx context.Context) error {
-	n := c.stats.ticks.Load()
-	deadline := time.Now().Add(c.stallTO)
-	for c.stats.ticks.Load() == n {
-		if time.Now().After(deadline) {
-			return errors.New("control loop is still stalled")
-		}
-		t := time.NewTimer(c.period)
+	start := c.tickSeq.Load()
+	seen, stuck := start, time.Duration(0)
+	t := time.NewTicker(c.period)
+	defer t.Stop()
+	for {
 		select {
 		case <-t.C:
+		case <-c.runCtx.Done():
+			return ErrNotRunning
 		case <-ctx.Done():
-			t.Stop()
 			return ctx.Err()
 		}
+		seq := c.tickSeq.Load()
+		switch {
+		case seq%2 == 0 && seq != start:
+			return nil
+		case seq%2 == 0 || seq != seen:
+			seen, stuck = seq, 0
+		default:
+			if stuck += c.period; stuck >= c.stallTO {
+				return errors.New("a control loop tick is still stuck")
+			}
+		}
 	}
-	return nil
 }
 
 // Close brings the body to rest (waiting at most until ctx ends), stops
@@ -340,6 +382,11 @@ func (c *Controller) Close(ctx context.Context) error {
 	c.wg.Wait()
 	c.ledWG.Wait()
 	c.mu.Lock()
+	if err := c.rt.leave(); err != nil {
+		errs = append(errs, err)
+	}
+	c.mu.Unlock()
+	c.mu.Lock()
 	if c.job != nil {
 		c.endLocked(c.job, ErrNotRunning)
 	}
@@ -358,6 +405,13 @@ func (c *Controller) Close(ctx context.Context) error {
 	}
 	c.emit("stop", map[string]any{})
 	return errors.Join(errs...)
+}
+
+// RealTime says what real-time service the loop got at Start.
+func (c *Controller) RealTime() RealTimeStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rt.status
 }
 
 // Stats returns the loop's timing since Start or ResetStats.

@@ -18,10 +18,13 @@
 // context of Wait halts the body: it decelerates to rest within the limits.
 //
 // Safety: a Track stream whose updates stop arriving for longer than
-// Config.CommandTimeout is halted (the deadman); a tick that starts later
-// than Config.LateHalt halts the body too; and a watchdog that sees no tick
-// for Config.StallTimeout powers the motors off, leaving the controller
-// faulted until Recover.
+// Config.CommandTimeout is halted (the deadman); and a watchdog that sees
+// one tick run for Config.StallTimeout (stuck in a motor call) powers the
+// motors off, leaving the controller faulted until Recover. A loop that
+// runs late is the scheduler's doing, not the motors': the servos hold
+// their setpoint meanwhile, a tick later than Config.LateRest carries on
+// from rest, and nothing faults. On Linux the loop asks for real-time
+// service (Config.RealTime) so that it is rarely late at all.
 //
 // The package talks to no bus: it reports what the body does as
 // device.Events ("motion" device) to an Observer.

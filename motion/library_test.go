@@ -10,8 +10,9 @@ import (
 func TestBuiltinLibrary(t *testing.T) {
 	lib, err := Builtin()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"dance", "led-error", "led-glow", "led-listening", "led-rainbow", "led-speaking", "led-thinking",
-		"look-around", "nod", "shake"}, lib.Names())
+	assert.Equal(t, []string{"beat", "blink", "bounce", "dance", "dance-small", "droop", "glance-left", "glance-right",
+		"happy-wiggle", "idle-breathe", "led-error", "led-glow", "led-listening", "led-rainbow", "led-speaking", "led-thinking",
+		"look-around", "nod", "shake", "think", "tilt"}, lib.Names())
 	for _, ref := range []string{"nod", "animations/nod.keys", "anim://nod", "nod.json", "https://example.com/a/nod.anim.json"} {
 		a, ok := lib.Lookup(ref)
 		require.True(t, ok, ref)

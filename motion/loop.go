@@ -45,8 +45,16 @@ func (c *Controller) notify(n notice) {
 	}
 }
 
-func (c *Controller) loop() {
+// loop runs the ticks. It closes ready once its real-time set-up (if
+// asked for) is done.
+func (c *Controller) loop(ready chan<- struct{}) {
 	defer c.wg.Done()
+	if c.rtWant.Enabled {
+		c.mu.Lock()
+		c.rt.enter(c.rtWant)
+		c.mu.Unlock()
+	}
+	close(ready)
 	ctx := c.runCtx
 	next := time.Now().Add(c.period)
 	var t *time.Timer
@@ -68,6 +76,9 @@ func (c *Controller) loop() {
 				return
 			}
 		}
+		if c.lag != nil {
+			c.lag()
+		}
 		now := time.Now()
 		c.tick(ctx, now, now.Sub(next))
 		next = next.Add(c.period)
@@ -86,9 +97,16 @@ func (c *Controller) loop() {
 
 // tick runs one control step: it advances every axis towards its
 // reference and commands the motors. It allocates nothing.
+//
+// A tick that starts more than LateRest late finds the body at rest: the
+// servos held the last setpoint through the pause. The generator is told
+// so (velocity zero) and the job carries on from there within the limits;
+// its reference advances by ticks run, not by wall time, so it resumes
+// where it paused.
 func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration) {
+	c.tickSeq.Add(1)
+	defer c.tickSeq.Add(1)
 	c.stats.record(late)
-	c.lastTick.Store(now.UnixNano())
 
 	c.mu.Lock()
 	if c.fault != nil || !c.running {
@@ -97,7 +115,7 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	}
 	if late > c.late && c.moving() {
 		c.notify(notice{kind: noticeLate, at: now, d: late})
-		c.haltLocked("late")
+		c.v = Pose{}
 	}
 	var ref, vref Pose
 	var halt Axes
@@ -258,19 +276,32 @@ func smooth(s float64) float64 {
 	return s * s * (3 - 2*s)
 }
 
-// watchdog powers the motors off when the loop stops ticking.
+// watchdog powers the motors off when a tick does not end: the loop is
+// stuck inside a motor call. It judges by what it has seen itself: the
+// same tick running at StallTimeout/5 checks in a row, five of them, each
+// counting one check interval however late the check came. A loop that
+// is late to start a tick is not stuck (the servos hold their setpoint),
+// and a watchdog that was itself kept waiting by a busy scheduler does not
+// count its own wait against the loop.
 func (c *Controller) watchdog() {
 	defer c.wg.Done()
-	t := time.NewTicker(c.stallTO / 5)
+	every := c.stallTO / 5
+	t := time.NewTicker(every)
 	defer t.Stop()
+	var seen uint64
+	var stuck time.Duration
 	for {
 		select {
 		case <-t.C:
 		case <-c.runCtx.Done():
 			return
 		}
-		since := time.Since(time.Unix(0, c.lastTick.Load()))
-		if since <= c.stallTO {
+		seq := c.tickSeq.Load()
+		if seq%2 == 0 || seq != seen {
+			seen, stuck = seq, 0
+			continue
+		}
+		if stuck += every; stuck < c.stallTO {
 			continue
 		}
 		c.mu.Lock()
@@ -287,7 +318,7 @@ func (c *Controller) watchdog() {
 			continue
 		}
 		c.safeStop()
-		c.notify(notice{kind: noticeStall, d: since})
+		c.notify(notice{kind: noticeStall, d: stuck})
 	}
 }
 
@@ -341,13 +372,13 @@ func (c *Controller) report(n notice) {
 	case noticeHalt:
 		emit("halt", n.pose.values(map[string]any{"reason": n.name}))
 	case noticeLate:
-		c.log.Warn("motion: control loop tick late; halting", "late", n.d)
+		c.log.Warn("motion: control loop tick late; the body carries on from rest", "late", n.d)
 		emit("late", map[string]any{"ms": float64(n.d.Microseconds()) / 1000})
 	case noticeDeadman:
 		c.log.Warn("motion: deadman: no track command", "for", n.d)
 		emit("deadman", map[string]any{"job": n.job, "ms": n.d.Milliseconds()})
 	case noticeStall:
-		c.log.Error("motion: control loop stalled; motors powered off", "for", n.d)
+		c.log.Error("motion: a control loop tick is stuck; motors powered off", "for", n.d)
 		emit("stall", map[string]any{"ms": n.d.Milliseconds()})
 	case noticeMotorError:
 		c.log.Error("motion: motor command failed", "axis", AxisName(n.axis), "error", n.err)

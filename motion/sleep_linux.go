@@ -11,9 +11,10 @@ import (
 // preciseSleep sleeps d with clock_nanosleep(2) on the calling thread: the
 // kernel's high-resolution timer wakes it within microseconds, where Go's
 // runtime timers, serviced by its network poller, can wake up to about a
-// millisecond late. The thread is not locked to the goroutine: a locked
-// thread must be handed a processor explicitly, which under load was far
-// slower than taking whichever is free.
+// millisecond late. It does not lock the thread to the goroutine: alone,
+// a locked thread must be handed a processor explicitly, which under load
+// was far slower than taking whichever is free. Config.RealTime locks it,
+// with what makes that pay (see RealTime).
 //
 // It sleeps until an absolute deadline on the monotonic clock, so a signal
 // only means calling again with the same deadline. A relative sleep has to

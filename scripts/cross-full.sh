@@ -17,7 +17,8 @@ export PATH="/usr/local/go/bin:$PATH"
 
 # netgo, osusergo: Go's own resolver and user lookup, not static glibc's
 # (which would need the shared NSS libraries at run time).
-tags=${JIBOD_FULL_TAGS:-portaudio,sphinx},netgo,osusergo
+# nethttpomithttp2 as in the pure builds (Makefile, docs/size.md).
+tags=${JIBOD_FULL_TAGS:-portaudio,sphinx},netgo,osusergo,nethttpomithttp2
 version=${VERSION:-dev}
 test_pkgs=()
 if [ "${1:-}" = "--test" ]; then

@@ -2,7 +2,7 @@
 # Installs what building and testing jibod needs on a Debian 12 machine that
 # has Go. Idempotent: a tool already present is not installed again.
 #
-#   scripts/deps.sh          tools for `make test` (qemu-user, file)
+#   scripts/deps.sh          tools for `make test` (qemu-user, file, chromium)
 #   scripts/deps.sh --run    nothing beyond Go is needed to run the sim board
 #   scripts/deps.sh --full   + cross compilers and tools for the full static
 #                            ARM builds (scripts/sysroot.sh), ALSA's config,
@@ -62,6 +62,9 @@ case "${1:-}" in
 	# jibod audio adapt (acoustic model adaptation) runs sphinxbase's
 	# feature extractor, pocketsphinx's mdef converter and sphinxtrain.
 	apt_install sphinxbase-utils pocketsphinx sphinxtrain
+	# The web page's test loads it in a real headless browser (core/web,
+	# cmd/jibod's TestWebPageInBrowser).
+	apt_install chromium
 	for q in qemu-aarch64-static qemu-arm-static; do
 		command -v "$q" >/dev/null 2>&1 || { echo "deps: $q missing after install" >&2; exit 1; }
 	done

@@ -39,6 +39,10 @@ func TestParseManifest(t *testing.T) {
 		{"two objects", `{"file":"a.wav","text":"x"} {"file":"b.wav","text":"y"}`, "more than one"},
 		{"long line", `{"file":"a.wav","text":"` + strings.Repeat("x", MaxLineBytes) + `"}`, "longer than"},
 		{"long text", `{"file":"a.wav","text":"` + strings.Repeat("x", MaxTextBytes+1) + `"}`, "at most"},
+		// Strict input (issue 22 items 9 and 10).
+		{"text twice", `{"file":"a.wav","text":"x","text":"y"}`, `line 1: text: member given twice ("text")`},
+		{"text not UTF-8", "{\"file\":\"a.wav\",\"text\":\"caf\xe9\"}", "line 1: text: invalid UTF-8"},
+		{"text with a control character", `{"file":"a.wav","text":"stop\u001b[2J"}`, "line 1: text: control character U+001B (ESC)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,7 +157,10 @@ func TestRunScores(t *testing.T) {
 	for _, m := range rep.Mistakes() {
 		whats = append(whats, m.What+" "+m.File)
 	}
-	assert.Equal(t, []string{"wrong command w2.wav", "missed wake w3.wav", "false wake o1.wav", "unreadable missing.wav"}, whats)
+	assert.Equal(t, []string{"wrong action w2.wav", "missed wake w3.wav", "false wake o1.wav", "unreadable missing.wav"}, whats)
+	assert.Equal(t, 2, o.WrongActions, "the timer set for nine minutes, and the other speech acted on")
+	assert.Zero(t, o.OppositeActions)
+	assert.InDelta(t, 1.0/3, o.WrongActionRate, 1e-9, "a command heard as another, of three commands")
 
 	var text bytes.Buffer
 	require.NoError(t, rep.WriteText(&text))
@@ -169,6 +176,65 @@ func TestRunScores(t *testing.T) {
 	require.NoError(t, json.Unmarshal(js.Bytes(), &decoded), "NaN never reaches JSON")
 	assert.Equal(t, -1.0, decoded["by_kind"].(map[string]any)["other"].(map[string]any)["command_accuracy"])
 	assert.Equal(t, []any{"hey jibo what can you do for me"}, decoded["unscored"])
+}
+
+// TestWrongAndOppositeActions: issue 24 item 3 counts a command acted on
+// as another apart from one missed, and an opposite action (down heard as
+// up, set heard as cancel) apart again.
+func TestWrongAndOppositeActions(t *testing.T) {
+	dir := t.TempDir()
+	files := []struct {
+		item    Item
+		samples int
+		heard   Heard
+	}{
+		{Item{File: "down.wav", Text: "turn it down", Kind: "command"}, 16000,
+			Heard{Commands: [][]string{{"turn it up"}}, Recognized: []string{"turn it up"}}},
+		{Item{File: "set.wav", Text: "set a timer", Kind: "command"}, 16001,
+			Heard{Commands: [][]string{{"cancel the timer"}}, Recognized: []string{"cancel the timer"}}},
+		{Item{File: "vol.wav", Text: "volume four", Kind: "command"}, 16002,
+			Heard{Commands: [][]string{{"volume forty one"}}, Recognized: []string{"volume forty one"}}},
+		{Item{File: "miss.wav", Text: "mute", Kind: "command"}, 16003,
+			Heard{Commands: [][]string{{"mumble"}}, Recognized: []string{"mumble"}}},
+		{Item{File: "none.wav", Text: "unmute", Kind: "command"}, 16004, Heard{Recognized: []string{""}}},
+		{Item{File: "ok.wav", Text: "turn it up", Kind: "command"}, 16005,
+			Heard{Commands: [][]string{{"turn it up"}}, Recognized: []string{"turn it up"}}},
+	}
+	script := scripted{}
+	var items []Item
+	for _, f := range files {
+		writeWAV(t, dir, f.item.File, f.samples)
+		script[f.samples] = f.heard
+		items = append(items, f.item)
+	}
+	und := meanings{
+		"turn it down":     {Intent: "jibo.volume:volume_down"},
+		"turn it up":       {Intent: "jibo.volume:volume_up"},
+		"set a timer":      {Intent: "jibo.timer:set_timer"},
+		"cancel the timer": {Intent: "jibo.timer:cancel_timer"},
+		"volume four":      {Intent: "jibo.volume:volume_set", Slots: map[string]string{"level": "four"}},
+		"volume forty one": {Intent: "jibo.volume:volume_set", Slots: map[string]string{"level": "forty one"}},
+		"mute":             {Intent: "jibo.volume:mute"},
+		"unmute":           {Intent: "jibo.volume:unmute"},
+	}
+	rep, err := Run(context.Background(), dir, items, script, und, Options{})
+	require.NoError(t, err)
+	o := rep.Overall
+	assert.Equal(t, 6, o.Commands)
+	assert.Equal(t, 1, o.CommandsCorrect)
+	assert.Equal(t, 3, o.WrongActions, "down as up, set as cancel, four as forty one; the misses are not wrong actions")
+	assert.Equal(t, 2, o.OppositeActions)
+	assert.InDelta(t, 0.5, o.WrongActionRate, 1e-9)
+	var whats []string
+	for _, m := range rep.Mistakes() {
+		whats = append(whats, m.What+" "+m.File)
+	}
+	assert.Equal(t, []string{"opposite action down.wav", "opposite action set.wav", "wrong action vol.wav", "no intent miss.wav", "no command none.wav"}, whats)
+	var text bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	assert.Contains(t, text.String(), "wrong actions     50.0 % of commands (3 commands heard as another)  goal ≤ 2 %: BELOW the goal")
+	assert.Contains(t, text.String(), "opposite actions  2 ")
+	assert.False(t, Opposite("jibo.volume:volume_up", "other.skill:volume_down"), "opposites belong to one skill")
 }
 
 func TestRunRefusesAWakeItemWithoutThePhrase(t *testing.T) {

@@ -23,6 +23,9 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/strictjson"
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // ManifestName is the manifest's file name inside a test folder.
@@ -80,6 +83,9 @@ func ParseManifest(r io.Reader) ([]Item, error) {
 		if len(items) == MaxItems {
 			return nil, fmt.Errorf("manifest line %d: more than %d items", n, MaxItems)
 		}
+		if err := strictjson.CheckMembers([]byte(line)); err != nil {
+			return nil, fmt.Errorf("manifest line %d: %w", n, err)
+		}
 		var it Item
 		dec := json.NewDecoder(strings.NewReader(line))
 		dec.DisallowUnknownFields()
@@ -122,6 +128,10 @@ func (it Item) check() error {
 		return fmt.Errorf("text: want valid UTF-8 of at most %d bytes", MaxTextBytes)
 	case strings.TrimSpace(it.Text) == "":
 		return errors.New(`"text" missing or blank`)
+	}
+	// The text is matched against what the recogniser heard.
+	if err := textcheck.Line(it.Text); err != nil {
+		return fmt.Errorf("text: %w", err)
 	}
 	for _, tag := range []string{it.Kind, it.Noise, it.Voice} {
 		if len(tag) > maxTagBytes || !utf8.ValidString(tag) {

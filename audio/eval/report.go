@@ -55,6 +55,16 @@ type Summary struct {
 	OtherFiles      int `json:"other_files"`
 	OtherAsCommands int `json:"other_as_commands"`
 	OtherActedOn    int `json:"other_acted_on"`
+	// WrongActions counts files the robot acted on with a meaning they do
+	// not have: a command heard as another command (not merely missed),
+	// and everyday speech acted on (OtherActedOn). OppositeActions are
+	// the commands among them heard as their opposite (Opposite): volume
+	// up for down, cancel for set. WrongActionRate is WrongActions over
+	// Commands: a miss makes the robot ask again, a wrong action does
+	// something nobody asked for.
+	WrongActions    int     `json:"wrong_actions"`
+	OppositeActions int     `json:"opposite_actions"`
+	WrongActionRate float64 `json:"wrong_action_rate"`
 	// Unscored files are commands by the manifest's kind whose text the
 	// skills do not understand (see Report.Unscored).
 	Unscored int `json:"unscored"`
@@ -144,8 +154,14 @@ func add(s *Summary, res Result, wakeOnly bool) {
 		if len(h.Commands) > 0 {
 			s.CommandsHeard++
 		}
-		if res.GotOK && res.Got.equal(res.Truth) {
+		switch {
+		case res.GotOK && res.Got.equal(res.Truth):
 			s.CommandsCorrect++
+		case res.GotOK:
+			s.WrongActions++
+			if Opposite(res.Truth.Intent, res.Got.Intent) {
+				s.OppositeActions++
+			}
 		}
 	case isUnscored(res):
 		s.Unscored++
@@ -155,9 +171,35 @@ func add(s *Summary, res Result, wakeOnly bool) {
 			s.OtherAsCommands++
 			if res.GotOK {
 				s.OtherActedOn++
+				s.WrongActions++
 			}
 		}
 	}
+}
+
+// Opposites are pairs of intents, by name (after the skill id), that
+// undo or reverse each other: hearing one for the other is the worst
+// mistake the robot can make.
+var Opposites = [][2]string{
+	{"volume_up", "volume_down"},
+	{"mute", "unmute"},
+	{"set_timer", "cancel_timer"},
+}
+
+// Opposite reports whether intents a and b ("<skill>:<intent>") are
+// opposites of one skill (Opposites).
+func Opposite(a, b string) bool {
+	sa, na, _ := strings.Cut(a, ":")
+	sb, nb, _ := strings.Cut(b, ":")
+	if sa != sb {
+		return false
+	}
+	for _, p := range Opposites {
+		if (na == p[0] && nb == p[1]) || (na == p[1] && nb == p[0]) {
+			return true
+		}
+	}
+	return false
 }
 
 // isBareWake reports a file that says only the wake phrase.
@@ -172,6 +214,7 @@ func isUnscored(res Result) bool {
 func finish(s *Summary) {
 	s.WakeRate = ratio(s.WakeHits, s.WakeFiles)
 	s.CommandAccuracy = ratio(s.CommandsCorrect, s.Commands)
+	s.WrongActionRate = ratio(s.WrongActions-s.OtherActedOn, s.Commands)
 	if s.NonWakeSeconds > 0 {
 		s.FalseWakesPerH = float64(s.FalseWakes) / (s.NonWakeSeconds / 3600)
 	}
@@ -201,9 +244,12 @@ func ratio(a, b int) float64 {
 
 // Mistake is a file the robot got wrong.
 type Mistake struct {
-	File  string `json:"file"`
-	Text  string `json:"text"`
-	What  string `json:"what"` // missed wake, false wake, wrong command, no command, other speech as command
+	File string `json:"file"`
+	Text string `json:"text"`
+	// What went wrong: missed wake, false wake, no command (nothing sent),
+	// no intent (sent, nothing matched: the robot asks), wrong action,
+	// opposite action, other speech as command, other speech acted on.
+	What  string `json:"what"`
 	Heard string `json:"heard"`
 	Want  string `json:"want,omitempty"`
 	Got   string `json:"got,omitempty"`
@@ -230,15 +276,18 @@ func (r *Report) Mistakes() []Mistake {
 			m.What, m.Want = "no command", res.Truth.String()
 		case res.TruthOK && !(res.GotOK && res.Got.equal(res.Truth)):
 			m.What, m.Want = "wrong command", res.Truth.String()
-			if res.GotOK {
-				m.Got = res.Got.String()
-			} else {
-				m.Got = "(no intent)"
+			switch {
+			case !res.GotOK:
+				m.What, m.Got = "no intent", "(no intent)"
+			case Opposite(res.Truth.Intent, res.Got.Intent):
+				m.What, m.Got = "opposite action", res.Got.String()
+			default:
+				m.What, m.Got = "wrong action", res.Got.String()
 			}
 		case !res.TruthOK && !isBareWake(res) && !isUnscored(res) && len(h.Commands) > 0:
 			m.What = "other speech as command"
 			if res.GotOK {
-				m.Got = res.Got.String()
+				m.What, m.Got = "other speech acted on", res.Got.String()
 			}
 		default:
 			continue
@@ -292,7 +341,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	if !r.WakeOnly {
 		fmt.Fprintf(&b, "command accuracy  %s (%d of %d; %d heard as some command)  goal ≥ %.0f %%: %s\n", pct(o.CommandAccuracy),
 			o.CommandsCorrect, o.Commands, o.CommandsHeard, 100*GoalCommandAccuracy, mark(o.CommandAccuracy >= GoalCommandAccuracy))
-		fmt.Fprintf(&b, "other speech      %d of %d files taken for a command with the window open, %d of them acted on\n",
+		fmt.Fprintf(&b, "wrong actions     %s of commands (%d commands heard as another)  goal ≤ %.0f %%: %s\n", pct(o.WrongActionRate),
+			o.WrongActions-o.OtherActedOn, 100*GoalWrongActions, mark(!(o.WrongActionRate > GoalWrongActions)))
+		fmt.Fprintf(&b, "opposite actions  %d (volume up for down, cancel for set…)\n", o.OppositeActions)
+		fmt.Fprintf(&b, "other speech      %d of %d files taken for a command with the window open, %d of them acted on (wrong actions; goal: none)\n",
 			o.OtherAsCommands, o.OtherFiles, o.OtherActedOn)
 		if o.CPURealTimeFactor > 0 {
 			// CPU time: what the recogniser costs, whatever else the machine
@@ -324,7 +376,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.WakeOnly {
 			fmt.Fprintf(&b, "\nby %-*s files  wake hits  false wakes (per hour)\n", width, g.name)
 		} else {
-			fmt.Fprintf(&b, "\nby %-*s files  wake hits  false wakes/h  commands  other→cmd\n", width, g.name)
+			fmt.Fprintf(&b, "\nby %-*s files  wake hits  false wakes/h  commands  wrong  opposite  other→cmd\n", width, g.name)
 		}
 		for _, k := range keys {
 			s := g.m[k]
@@ -332,8 +384,8 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "   %-*s %5d  %9s  %d (%.1f)\n", width, k, s.Files, pct(s.WakeRate), s.FalseWakes, s.FalseWakesPerH)
 				continue
 			}
-			fmt.Fprintf(&b, "   %-*s %5d  %9s  %13.1f  %8s  %d/%d\n", width, k, s.Files, pct(s.WakeRate), s.FalseWakesPerH,
-				pct(s.CommandAccuracy), s.OtherAsCommands, s.OtherFiles)
+			fmt.Fprintf(&b, "   %-*s %5d  %9s  %13.1f  %8s  %5d  %8d  %d/%d\n", width, k, s.Files, pct(s.WakeRate), s.FalseWakesPerH,
+				pct(s.CommandAccuracy), s.WrongActions, s.OppositeActions, s.OtherAsCommands, s.OtherFiles)
 		}
 	}
 	if un := r.Unscored(); len(un) > 0 {
@@ -415,13 +467,13 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		"wake_only": r.WakeOnly,
 		"files":     r.Files(),
 		"goals": map[string]float64{"wake_hit_rate": GoalWakeHits, "false_wakes_per_hour": GoalFalseWakesPerH,
-			"command_accuracy": GoalCommandAccuracy, "rtf": GoalRealTimeFactor},
+			"command_accuracy": GoalCommandAccuracy, "rtf": GoalRealTimeFactor, "wrong_action_rate": GoalWrongActions},
 	})
 }
 
 // clean replaces NaN (no files of a kind) with -1, which JSON can carry.
 func clean(s Summary) Summary {
-	for _, p := range []*float64{&s.WakeRate, &s.CommandAccuracy} {
+	for _, p := range []*float64{&s.WakeRate, &s.CommandAccuracy, &s.WrongActionRate} {
 		if math.IsNaN(*p) {
 			*p = -1
 		}

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill/builtin/timer"
+	"github.com/openjibo/jibod/core/skill/builtin/volume"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,4 +34,42 @@ func builtinIntents(t testing.TB) []Intent {
 		}
 	}
 	return out
+}
+
+// TestBuiltinSlotsOfferOnlyWhatSkillsTake is issue 24 item 5: every value
+// the ear can hear in a built-in skill's slot is one the skill's own
+// parser takes, so a sentence heard is never refused by the skill it is
+// for ("volume forty one": the volume runs 0 to 10).
+func TestBuiltinSlotsOfferOnlyWhatSkillsTake(t *testing.T) {
+	g, err := Build(builtinIntents(t), Options{Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	tests := []struct {
+		skill, intent, slot string
+		parse               func(string) error
+		min                 int
+	}{
+		{"jibo.volume", "volume_set", "level", func(s string) error { _, err := volume.ParseLevel(s); return err }, 11},
+		{"jibo.timer", "set_timer", "duration", func(s string) error { _, err := timer.ParseDuration(s); return err }, 1000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.skill+":"+tt.intent, func(t *testing.T) {
+			vals, ok, err := g.SlotValues(tt.skill, tt.intent, tt.slot, 200_000)
+			require.NoError(t, err)
+			require.True(t, ok, "the grammar has {%s}", tt.slot)
+			assert.GreaterOrEqual(t, len(vals), tt.min)
+			var refused []string
+			for _, v := range vals {
+				if err := tt.parse(v); err != nil {
+					refused = append(refused, v)
+				}
+			}
+			assert.Empty(t, refused, "values the grammar offers and the skill refuses")
+		})
+	}
+	for _, say := range []string{"volume forty one", "set the volume to a hundred", "set a timer for zero seconds", "set a timer for twenty four and a half hours"} {
+		assert.False(t, g.Accepts(say), "%q", say)
+	}
+	for _, say := range []string{"volume four", "set the volume to max", "set a timer for twenty four hours", "set a timer for twenty three and a half hours"} {
+		assert.True(t, g.Accepts(say), "%q", say)
+	}
 }

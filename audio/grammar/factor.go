@@ -3,6 +3,7 @@ package grammar
 import (
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -110,7 +111,7 @@ func factorSeqs(seqs [][]label) string {
 		g := groups[key]
 		var b strings.Builder
 		if len(g.heads) > 0 {
-			slices.SortFunc(g.heads, func(x, y []label) int { return strings.Compare(render(x), render(y)) })
+			sort.Slice(g.heads, func(i, j int) bool { return render(g.heads[i]) < render(g.heads[j]) })
 			head := factorSeqs(g.heads)
 			switch {
 			case g.empty:

@@ -18,10 +18,13 @@
 //  1. the slot's .entity values (GRM-15), when the intent has any: said
 //     aloud, a value must be one of them;
 //  2. a built-in class by the slot's type ({number:x}) or, failing that,
-//     its name (less a "_2" suffix, since a template may not repeat a
-//     slot): number, amount, count, level… take the numbers zero to one
-//     hundred; duration and length take spoken lengths of time ("five
-//     minutes", "an hour and a half"); see [Classes];
+//     its name when that names a type (less a "_2" suffix, since a
+//     template may not repeat a slot): number takes the numbers zero to
+//     one hundred; duration and length take the lengths of time a timer
+//     takes ("five minutes", "an hour and a half", one second to a day);
+//     see [Classes]. A slot's name is no guess at its values: a volume
+//     {level} runs 0 to 10 where a {number} runs to a hundred, so such a
+//     slot says what it takes with a .entity of its skill's;
 //  3. otherwise an open slot: one to Options.OpenWords (default 3) words
 //     from the grammar's own vocabulary (every word of every sample,
 //     entity value and class) plus Options.OpenVocabulary. The recogniser
@@ -40,6 +43,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -144,6 +148,9 @@ type Grammar struct {
 	command []*rule // one per intent
 	rules   map[string]*rule
 	open    *openRule
+	// slots maps "<skill>:<intent>" and a slot's name to the rule it
+	// takes.
+	slots map[string]map[string]string
 }
 
 // JSGF returns the grammar's JSGF text.
@@ -219,19 +226,23 @@ var Classes = map[string][]string{
 		"(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) [one|two|three|four|five|six|seven|eight|nine]",
 		"(a|one) hundred",
 	},
-	// Hours go to a day and the second part of a compound under sixty:
-	// "fifty eight hours seventy seven minutes" is no length anyone says,
-	// and every such path is one more way to hear everyday speech as a
-	// timer (the timer skill itself stops at 24 hours).
+	// Lengths run from a second to a day, as a timer takes them (the
+	// timer skill's ParseDuration: "zero seconds" and "twenty four and a
+	// half hours" are refused there, so they are no sentence here). Hours
+	// go to a day and the second part of a compound under sixty: "fifty
+	// eight hours seventy seven minutes" is no length anyone says, and
+	// every such path is one more way to hear everyday speech as a timer.
+	"count":       {"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)", "(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) [one|two|three|four|five|six|seven|eight|nine]", "(a|one) hundred"},
 	"hour_count":  {"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)", "twenty (one|two|three|four)"},
+	"hour_part":   {"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)", "twenty (one|two|three)"},
 	"under_sixty": {"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)", "(twenty|thirty|forty|fifty) [one|two|three|four|five|six|seven|eight|nine]"},
 	"duration": {
-		"{number} (second|seconds|minute|minutes)",
+		"{count} (second|seconds|minute|minutes)",
 		"{hour_count} (hour|hours)",
-		"{hour_count} (hour|hours) [and] {under_sixty} (minute|minutes)",
+		"{hour_part} (hour|hours) [and] {under_sixty} (minute|minutes)",
 		"{under_sixty} (minute|minutes) [and] {under_sixty_2} (second|seconds)",
 		"{number} and a half minutes",
-		"{hour_count} and a half hours",
+		"{hour_part} and a half hours",
 		"(a|one) (second|minute)",
 		"(an|one) hour",
 		"a minute and a half",
@@ -242,10 +253,13 @@ var Classes = map[string][]string{
 	},
 }
 
-// classAliases maps slot names to the class they take.
+// classAliases maps slot names to the class they take: the names of
+// types and amounts only. A name that says what is counted ("level",
+// "volume") is no type: a volume level runs 0 to 10, a percentage to a
+// hundred, and the grammar offered "volume forty one" to a skill that
+// refuses it.
 var classAliases = map[string]string{
-	"number": "number", "amount": "number", "count": "number", "level": "number", "num": "number",
-	"quantity": "number", "volume": "number",
+	"number": "number", "num": "number", "amount": "number", "quantity": "number",
 	"duration": "duration", "length": "duration",
 }
 
@@ -289,7 +303,7 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 	}
 	b := &builder{opts: opts, classes: classes, vocab: map[string]bool{},
 		entityRules: map[string]string{}, classRules: map[string]string{},
-		g: &Grammar{rules: map[string]*rule{}}}
+		g: &Grammar{rules: map[string]*rule{}, slots: map[string]map[string]string{}}}
 	if opts.Wake != "" {
 		b.g.wake = strings.Fields(intent.Normalize(opts.Wake))
 		for _, w := range b.g.wake {
@@ -300,8 +314,9 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 		}
 	}
 	sorted := slices.Clone(intents)
-	slices.SortFunc(sorted, func(a, c Intent) int {
-		return cmp.Or(cmp.Compare(a.Skill, c.Skill), cmp.Compare(a.Name, c.Name), cmp.Compare(a.Lang, c.Lang))
+	sort.Slice(sorted, func(i, j int) bool {
+		a, c := sorted[i], sorted[j]
+		return cmp.Or(cmp.Compare(a.Skill, c.Skill), cmp.Compare(a.Name, c.Name), cmp.Compare(a.Lang, c.Lang)) < 0
 	})
 	for _, in := range sorted {
 		if !sameLanguage(in.Lang, opts.Lang) {
@@ -501,6 +516,11 @@ func (b *builder) sequence(in Intent, sample string) (_ []label, why string, _ e
 		if err != nil || why != "" {
 			return nil, why, err
 		}
+		key := in.Skill + ":" + in.Name
+		if b.g.slots[key] == nil {
+			b.g.slots[key] = map[string]string{}
+		}
+		b.g.slots[key][part.slot] = name
 		seq = append(seq, label{rule: name})
 	}
 	if len(seq) == 0 {
@@ -713,8 +733,9 @@ func (b *builder) render() error {
 	}
 	names := slices.Sorted(maps.Keys(b.g.rules))
 	// Classes, entities, then intents, each in the order made.
-	slices.SortFunc(names, func(x, y string) int {
-		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(len(x), len(y)), cmp.Compare(x, y))
+	sort.Slice(names, func(i, j int) bool {
+		x, y := names[i], names[j]
+		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(len(x), len(y)), cmp.Compare(x, y)) < 0
 	})
 	for _, n := range names {
 		r := b.g.rules[n]
@@ -757,8 +778,9 @@ func openBody(word string, max int) string {
 // alphabetically, so the text is deterministic.
 func sortedLabels(n *node) []label {
 	ls := slices.Collect(maps.Keys(n.next))
-	slices.SortFunc(ls, func(a, c label) int {
-		return cmp.Or(cmp.Compare(a.rule, c.rule), cmp.Compare(a.word, c.word))
+	sort.Slice(ls, func(i, j int) bool {
+		a, c := ls[i], ls[j]
+		return cmp.Or(cmp.Compare(a.rule, c.rule), cmp.Compare(a.word, c.word)) < 0
 	})
 	return ls
 }
@@ -882,4 +904,65 @@ func (g *Grammar) ruleEnds(name string, w []string, i int) []int {
 		return nil
 	}
 	return g.ends(r.root, w, i)
+}
+
+// ErrTooManyValues is returned by SlotValues when a slot takes more than
+// the values asked for.
+var ErrTooManyValues = errors.New("grammar: more slot values than asked for")
+
+// SlotValues lists what the ear can hear in a slot of an intent
+// ("jibo.volume", "volume_set", "level"), sorted: the sentences of the
+// rule the slot takes, at most max of them (ErrTooManyValues past that).
+// ok is false when the grammar has no such slot; an open slot has no
+// list (ok false too). So a test can hold the grammar to what the skill
+// accepts.
+func (g *Grammar) SlotValues(skill, intentName, slot string, max int) (_ []string, ok bool, _ error) {
+	name := g.slots[skill+":"+intentName][slot]
+	r := g.rules[name]
+	if r == nil {
+		return nil, false, nil
+	}
+	var out []string
+	err := g.walk(r.root, nil, func(done []string) error {
+		out = append(out, strings.Join(done, " "))
+		if len(out) > max {
+			return ErrTooManyValues
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true, nil
+}
+
+// walk calls emit with every sentence of n's tree after the words done,
+// expanding rule references in place.
+func (g *Grammar) walk(n *node, done []string, emit func([]string) error) error {
+	if n.end {
+		if err := emit(done); err != nil {
+			return err
+		}
+	}
+	for _, l := range sortedLabels(n) {
+		c := n.next[l]
+		if l.rule == "" {
+			if err := g.walk(c, append(slices.Clip(done), l.word), emit); err != nil {
+				return err
+			}
+			continue
+		}
+		r := g.rules[l.rule]
+		if r == nil {
+			return fmt.Errorf("grammar: rule %q is not enumerable (an open slot)", l.rule)
+		}
+		err := g.walk(r.root, done, func(inner []string) error {
+			return g.walk(c, inner, emit)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

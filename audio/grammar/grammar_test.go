@@ -32,15 +32,17 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 	assert.True(t, strings.HasPrefix(g.JSGF(), "#JSGF V1.0;\ngrammar jibo;\n\npublic <utterance> = [<wake>] <command> | <wake>;\n<wake> = hey jibo;\n"))
 
 	// The word tree of an intent, merged from its samples.
-	assert.Equal(t, "how old are you | what is your age | whats your age | when (is your birthday | were you born)",
-		ruleOf(t, g, "jibo.chitchat:how_old_are_you"))
+	assert.Contains(t, ruleOf(t, g, "jibo.chitchat:how_old_are_you"),
+		"how (many years old are you | old are you [jibo | now]) | what (is your age | year were you (born | built | made)) | whats your age")
 	// Slots take classes by name: {duration} and {level}.
 	// Sentences sharing what follows a slot share its reference.
-	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "(count down (for | from) | set a timer for | start a timer for | timer for) <c_duration>")
-	assert.Equal(t, "(change (the volume to | volume to | your volume to) | put (the volume to | volume to | your volume to) | set (the volume to | volume to | your volume to) | turn (the volume to | volume to | your volume to) | volume) <c_number>",
-		ruleOf(t, g, "jibo.volume:volume_set"))
-	// A slot with .entity values (chitchat's thing.entity) takes them.
-	assert.Equal(t, "(are you a fan of | do you like | what do you think (about | of)) <e0>", ruleOf(t, g, "jibo.chitchat:do_you_like"))
+	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "let me know when <c_duration> (are (gone by | over | passed | up)")
+	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "remind me in | start timing | tell me in | time me for | wake me (in | up in)) <c_duration>")
+	// A slot with .entity values takes them: volume levels (level.entity)
+	// and chitchat's thing.entity.
+	assert.Contains(t, ruleOf(t, g, "jibo.volume:volume_set"), "| your volume level [at | to]) <e1> [please]")
+	assert.Contains(t, ruleOf(t, g, "jibo.chitchat:do_you_like"),
+		"have you got a thing for | how do you feel about | what (do you think (about | of)")
 
 	tests := []struct {
 		say  string
@@ -54,7 +56,10 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 		{"set a timer for an hour and a half", true},
 		{"start a twenty five minute timer", true},
 		{"set the volume to seven", true},
-		{"set the volume to a hundred", true},
+		{"set the volume to a hundred", false}, // levels are 0 to 10 (level.entity)
+		{"turn the volume back on", true},
+		{"volume off", true},
+		{"set the volume to ten", true},
 		{"do you like guinea pigs", true}, // an entity value
 		{"hey jibo what can you do for me", true},
 		{"how can you help me", true},
@@ -84,7 +89,7 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 
 func TestSlotStrategies(t *testing.T) {
 	lights := Intent{Skill: "home", Name: "light", Lang: "en-us",
-		Templates: []string{"turn (on|off) [the] {device}", "dim {device} to {number:pct} percent", "set {room} to {level}"},
+		Templates: []string{"turn (on|off) [the] {device}", "dim {device} to {number:pct} percent", "set {room} to {number}", "raise {room} by {level}"},
 		Entities:  map[string][]string{"device": {"kitchen light", "(bed|living) room lamp"}},
 		SlotTypes: map[string]string{"pct": "number"},
 	}
@@ -94,7 +99,8 @@ func TestSlotStrategies(t *testing.T) {
 	body := ruleOf(t, g, "home:light")
 	assert.Contains(t, body, "<e0>")
 	assert.Contains(t, body, "dim <e0> to <c_number> percent", "a typed slot takes its class")
-	assert.Contains(t, body, "set <open> to <c_number>", "an untyped slot named like a class takes it")
+	assert.Contains(t, body, "set <open> to <c_number>", "an untyped slot named as a type takes it")
+	assert.Contains(t, body, "raise <open> by <open>", "a name is no guess at the values: {level} of what?")
 	tests := []struct {
 		say  string
 		want bool

@@ -67,9 +67,10 @@ func (g *Grammar) Prompts(n int, seed uint64) ([]Prompt, error) {
 	for next := 0; len(out) < n; next++ {
 		var best []string
 		bestIntent, bestNew := "", -1
+		f := &freshness{g: g, said: said, memo: map[*node]bool{}}
 		for c := 0; c < promptCandidates; c++ {
 			r := g.command[(next+c)%len(g.command)]
-			words, ok := g.sample(rng, r.root, 0)
+			words, ok := g.sample(rng, f, r.root, 0)
 			if !ok || len(words) == 0 {
 				continue
 			}
@@ -106,7 +107,7 @@ func (g *Grammar) Prompts(n int, seed uint64) ([]Prompt, error) {
 
 // sample walks one random sentence from n; ok is false when the walk
 // met an open slot or went too deep.
-func (g *Grammar) sample(rng *rand.Rand, n *node, depth int) (_ []string, ok bool) {
+func (g *Grammar) sample(rng *rand.Rand, f *freshness, n *node, depth int) (_ []string, ok bool) {
 	if depth > maxPromptDepth {
 		return nil, false
 	}
@@ -118,7 +119,7 @@ func (g *Grammar) sample(rng *rand.Rand, n *node, depth int) (_ []string, ok boo
 		if len(edges) == 0 || (n.end && rng.IntN(len(edges)+1) == 0) {
 			return words, true
 		}
-		l := edges[rng.IntN(len(edges))]
+		l := f.pick(rng, n, edges)
 		switch {
 		case l.rule == "":
 			words = append(words, l.word)
@@ -129,7 +130,7 @@ func (g *Grammar) sample(rng *rand.Rand, n *node, depth int) (_ []string, ok boo
 			if r == nil {
 				return nil, false
 			}
-			sub, ok := g.sample(rng, r.root, depth+1)
+			sub, ok := g.sample(rng, f, r.root, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -137,4 +138,73 @@ func (g *Grammar) sample(rng *rand.Rand, n *node, depth int) (_ []string, ok boo
 		}
 		n = n.next[l]
 	}
+}
+
+// freshWeight is how much likelier a branch is drawn when it can still say
+// a word no prompt has said: a word deep in one alternative of many is
+// otherwise seldom reached, and enrollment must hear every word.
+const freshWeight = 4
+
+// freshness knows which branches of the grammar lead to a word not yet
+// said, for one round of drawing.
+type freshness struct {
+	g    *Grammar
+	said map[string]bool
+	memo map[*node]bool
+}
+
+// pick draws one of n's edges, favouring those that lead to a fresh word.
+func (f *freshness) pick(rng *rand.Rand, n *node, edges []label) label {
+	weights := make([]int, len(edges))
+	total := 0
+	for i, l := range edges {
+		weights[i] = 1
+		if f.edge(l, n.next[l]) {
+			weights[i] = freshWeight
+		}
+		total += weights[i]
+	}
+	x := rng.IntN(total)
+	for i, w := range weights {
+		if x < w {
+			return edges[i]
+		}
+		x -= w
+	}
+	return edges[len(edges)-1]
+}
+
+// node reports whether a sentence going on from n can say a fresh word.
+func (f *freshness) node(n *node) bool {
+	if v, ok := f.memo[n]; ok {
+		return v
+	}
+	f.memo[n] = false // a rule reached again through itself adds nothing
+	v := false
+	for l, c := range n.next {
+		if f.edge(l, c) {
+			v = true
+			break
+		}
+	}
+	f.memo[n] = v
+	return v
+}
+
+// edge reports whether taking l (then going on from c) can say a fresh
+// word. An open slot is never drawn, so nothing past it counts.
+func (f *freshness) edge(l label, c *node) bool {
+	switch {
+	case l.rule == "":
+		if !f.said[l.word] {
+			return true
+		}
+	case f.g.open != nil && l.rule == f.g.open.name:
+		return false
+	default:
+		if r := f.g.rules[l.rule]; r != nil && f.node(r.root) {
+			return true
+		}
+	}
+	return f.node(c)
 }

@@ -12,9 +12,9 @@ func TestPromptsSayEveryWord(t *testing.T) {
 	gossip := Intent{Skill: "gossip", Name: "gossip", Lang: "en-us", Templates: []string{"gossip about {topic}"}}
 	g, err := Build(append(builtinIntents(t), gossip), Options{Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
-	ps, err := g.Prompts(300, 1)
+	ps, err := g.Prompts(600, 1)
 	require.NoError(t, err)
-	require.Len(t, ps, 300)
+	require.Len(t, ps, 600)
 
 	assert.Equal(t, Prompt{Text: "hey jibo", Wake: true}, ps[0], "the wake phrase alone comes first")
 	said := map[string]bool{}
@@ -43,10 +43,10 @@ func TestPromptsSayEveryWord(t *testing.T) {
 	}
 	assert.Equal(t, []string{"gossip"}, unsaid, "only the open-slot intent's own words may be unsaid")
 
-	again, err := g.Prompts(300, 1)
+	again, err := g.Prompts(600, 1)
 	require.NoError(t, err)
 	assert.Equal(t, ps, again, "the same seed gives the same prompts")
-	other, err := g.Prompts(300, 2)
+	other, err := g.Prompts(600, 2)
 	require.NoError(t, err)
 	assert.NotEqual(t, ps, other)
 }

@@ -74,6 +74,16 @@ const (
 // started it ("audio-1", "audio-2", …), as the text inputs do.
 const KeyInput = "jibo_input"
 
+// KeyASR is the context key of what the recogniser made of a spoken
+// command: {"scores": [confidence in [0,1] per entry of data.utterances,
+// in order], "pass": "grammar" | "open"}. "open" marks transcripts of the
+// open-vocabulary pass (any words, the grammar having refused the
+// speech): the intent engines decide what they mean, or nothing does and
+// the robot asks. The scores ride in context, not data: the entry's data
+// is {utterances, lang} (PIPE-01), and unknown context keys are ignored
+// by every consumer (MSG-08).
+const KeyASR = "jibo_asr"
+
 // Limits.
 const (
 	// DefaultCommandWindow is how long the window stays open.
@@ -495,7 +505,7 @@ func (l *Listener) handle(ctx context.Context, j job) {
 		l.handleSpotted(ctx, j, inWindow, w.question)
 		return
 	}
-	hyps, ok := l.recognizeAndPublish(ctx, j, w.question && inWindow)
+	hyps, ok := l.recognizeAndPublish(ctx, j, w.question && inWindow, inWindow && !j.speaking)
 	if !ok {
 		return
 	}
@@ -538,7 +548,7 @@ func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow, question 
 		l.log.Debug("speech without the wake phrase: ignored", "speech", j.seg.Speech())
 		return
 	}
-	hyps, ok := l.recognizeAndPublish(ctx, j, question)
+	hyps, ok := l.recognizeAndPublish(ctx, j, question, true)
 	if !ok {
 		return
 	}
@@ -546,8 +556,10 @@ func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow, question 
 }
 
 // recognizeAndPublish recognises an utterance and publishes what was
-// recognised; ok is false when nothing was.
-func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer bool) ([]audio.Hypothesis, bool) {
+// recognised; ok is false when nothing was. With open, a command the
+// grammar refused goes to the open-vocabulary pass: it is transcribed in
+// any words, and the intent engines decide what it means.
+func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open bool) ([]audio.Hypothesis, bool) {
 	hyps, err := l.recognize(ctx, j, answer)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -556,9 +568,21 @@ func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer bool) 
 		return nil, false
 	}
 	hyps = l.clean(hyps)
+	if len(hyps) == 0 && open {
+		if hyps, err = l.transcribe(ctx, j); err != nil {
+			if ctx.Err() == nil {
+				l.report(ctx, fmt.Errorf("transcribing speech: %w", err))
+			}
+			return nil, false
+		}
+	}
 	list := make([]any, len(hyps))
 	for i, h := range hyps {
-		list[i] = map[string]any{"text": h.Text, "confidence": h.Confidence}
+		e := map[string]any{"text": h.Text, "confidence": h.Confidence}
+		if h.Open {
+			e["open"] = true
+		}
+		list[i] = e
 	}
 	l.publish(ctx, TopicRecognized, map[string]any{"hypotheses": list, "latency_ms": time.Since(j.ended).Milliseconds()})
 	if len(hyps) == 0 {
@@ -672,6 +696,24 @@ func (l *Listener) recognize(ctx context.Context, j job, answer bool) ([]audio.H
 	return l.cfg.Recognizer.Recognize(ctx, j.seg.PCM)
 }
 
+// transcribe is the open-vocabulary pass over an utterance, when the
+// recogniser has one.
+func (l *Listener) transcribe(ctx context.Context, j job) ([]audio.Hypothesis, error) {
+	tr, ok := l.cfg.Recognizer.(audio.Transcriber)
+	if !ok {
+		return nil, nil
+	}
+	hyps, err := tr.Transcribe(ctx, j.seg.PCM)
+	if err != nil {
+		return nil, err
+	}
+	hyps = l.clean(hyps)
+	for i := range hyps {
+		hyps[i].Open = true
+	}
+	return hyps, nil
+}
+
 // wake opens the command window at stream position at, and stops the
 // robot's speech when it is talking (barge-in).
 func (l *Listener) wake(ctx context.Context, source string, at int64, speaking bool) {
@@ -692,8 +734,9 @@ func (l *Listener) wake(ctx context.Context, source string, at int64, speaking b
 
 // command sends the utterance to the pipeline and closes the window.
 func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) {
-	var utts []any
+	var utts, scores []any
 	seen := map[string]bool{}
+	pass := "grammar"
 	for _, h := range hyps {
 		w := words(h.Text)
 		if hasWake(w) {
@@ -705,6 +748,10 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 		}
 		seen[u] = true
 		utts = append(utts, u)
+		scores = append(scores, h.Confidence)
+		if h.Open {
+			pass = "open"
+		}
 	}
 	l.mu.Lock()
 	l.win = window{}
@@ -720,6 +767,7 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 	m := bus.NewMessage(pipeline.TopicHandle, data)
 	m.Context[bus.KeySource] = "audio"
 	m.Context[KeyInput] = id
+	m.Context[KeyASR] = map[string]any{"scores": scores, "pass": pass}
 	if len(j.ids) > 0 {
 		ids := make([]any, len(j.ids))
 		for i, s := range j.ids {

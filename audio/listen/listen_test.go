@@ -670,3 +670,47 @@ func TestListenerEchoGate(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "echo margin")
 }
+
+// openASR is a fakeASR with an open-vocabulary pass that answers with
+// the next scripted transcripts.
+type openASR struct {
+	fakeASR
+	open  [][]audio.Hypothesis
+	calls int
+}
+
+func (o *openASR) Transcribe(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.calls >= len(o.open) {
+		return nil, errors.New("fake transcriber: more utterances than scripted")
+	}
+	o.calls++
+	return o.open[o.calls-1], nil
+}
+
+// TestListenerOpenPass is issue 24 item 4: a command the grammar refuses
+// in the command window is transcribed by the open-vocabulary pass and
+// its n-best transcripts reach the pipeline, with their scores in the
+// context (jibo_asr); speech outside the window is never transcribed.
+func TestListenerOpenPass(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		defer w.bus.Close(context.Background())
+		audioIn := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(time.Second).
+			say(600 * time.Millisecond).silence(time.Second).say(600 * time.Millisecond).silence(time.Second)
+		asr := &openASR{fakeASR: fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo"), nil, nil}},
+			open: [][]audio.Hypothesis{{{Text: "turn it down a bit", Confidence: 0.7}, {Text: "turn it down a big", Confidence: 0.4}}}}
+		_, err := runListener(t, w, audio.NewClipSource(audioIn.pcm, false), asr, nil)
+		require.NoError(t, err)
+		assert.Equal(t, 1, asr.calls, "only the refused command in the window is transcribed")
+		assert.Equal(t, [][]any{{"turn it down a bit", "turn it down a big"}}, w.commands())
+		h := w.topics(pipeline.TopicHandle)
+		require.Len(t, h, 1)
+		assert.Equal(t, map[string]any{"scores": []any{0.7, 0.4}, "pass": "open"}, h[0].Context[KeyASR])
+		rec := w.topics(TopicRecognized)
+		require.Len(t, rec, 3)
+		assert.Equal(t, []any{map[string]any{"text": "turn it down a bit", "confidence": 0.7, "open": true},
+			map[string]any{"text": "turn it down a big", "confidence": 0.4, "open": true}}, rec[1].Data["hypotheses"])
+	})
+}

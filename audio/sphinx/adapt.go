@@ -12,13 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // ProvenanceFile is the file an adapted model folder holds that says
@@ -103,7 +103,7 @@ func ReadProvenance(dir string) (Provenance, error) {
 	if len(b) > maxProvenanceBytes {
 		return p, fmt.Errorf("reading %s: more than %d bytes", path, maxProvenanceBytes)
 	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := strictjson.Unmarshal(b, &p); err != nil {
 		return p, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if p.Floors != nil {
@@ -462,13 +462,17 @@ func readBaseModel(dir string) (baseModel, error) {
 	return b, nil
 }
 
-var nonWord = regexp.MustCompile(`[^a-z' ]+`)
-
 // adaptWords spells a transcript as the dictionary does: lower case,
-// letters and apostrophes.
+// letters and apostrophes; anything else separates words.
 func adaptWords(text string) []string {
+	b := []byte(strings.ToLower(text))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && c != '\'' {
+			b[i] = ' '
+		}
+	}
 	var out []string
-	for _, w := range strings.Fields(nonWord.ReplaceAllString(strings.ToLower(text), " ")) {
+	for _, w := range strings.Fields(string(b)) {
 		if w = strings.Trim(w, "'"); w != "" {
 			out = append(out, w)
 		}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,4 +192,93 @@ func TestAudioEvalOnGeneratedSet(t *testing.T) {
 	assert.Positive(t, o.Correct, "some commands are understood")
 	assert.Positive(t, o.CPURTF)
 	assert.Len(t, rep.Files, 12)
+}
+
+// babble is two espeak-ng talkers reading at once, as a television: d
+// seconds of it at RMS level rms (linear, of full scale).
+func babble(t *testing.T, d int) []int16 {
+	t.Helper()
+	text := "And then she said that the whole thing had been arranged weeks ago, which nobody had told me about. " +
+		"In the second half the visitors pressed forward, but the keeper made two remarkable saves in a row. " +
+		"Prices in the market have risen sharply this spring, and farmers say the weather is to blame."
+	a := speak(t, text, "-v", "en-gb-x-gbclan", "-s", "150")
+	b := speak(t, text, "-v", "en-us+m4", "-s", "162", "-p", "40")
+	out := make([]int16, d*audio.SampleRate)
+	for i := range out {
+		out[i] = int16((int32(a[(i+3000)%len(a)]) + int32(b[i%len(b)])) / 2)
+	}
+	return out
+}
+
+// rms is the RMS of pcm.
+func rms(pcm []int16) float64 {
+	var s float64
+	for _, v := range pcm {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s / float64(len(pcm)))
+}
+
+// TestSpokenCommandOverBabbleEnds is issue 24 item 2 end to end: "hey
+// jibo, what time is it" said 10 dB over two other talkers, who talked
+// for 8 s before and go on for 3 s after, through `jibod run --audio
+// file:…`: the utterance ends on the speaker, by silence, not at the
+// cap nor with the stream. (That the clock then answers is the issue's
+// goal too; over this babble the grammar search does not yet find the
+// sentence: docs/hearing.md.)
+func TestSpokenCommandOverBabbleEnds(t *testing.T) {
+	bin := buildJibod(t)
+	cmd := speak(t, "hey jibo, what time is it")
+	bed := babble(t, 8+len(cmd)/audio.SampleRate+4)
+	scale := rms(cmd) / math.Pow(10, 10.0/20) / rms(bed)
+	mix := make([]int16, len(bed))
+	for i := range bed {
+		v := float64(bed[i]) * scale
+		if j := i - 8*audio.SampleRate; j >= 0 && j < len(cmd) {
+			v += float64(cmd[j])
+		}
+		mix[i] = int16(max(-32768, min(32767, v)))
+	}
+	trace := traceData(t, bin, writeWAV(t, mix))
+	ends := 0
+	for _, m := range trace {
+		if m.Type == "jibo.audio.speech.end" {
+			// Neither max_speech nor end_of_stream; a peak of the babble
+			// may be too short to be speech.
+			assert.Contains(t, []any{"silence", "too_short"}, m.Data["reason"], "every utterance ends on silence: %v", m.Data)
+			if m.Data["reason"] == "silence" {
+				ends++
+			}
+		}
+		assert.NotEqual(t, "jibo.audio.error", m.Type, "no utterance cut off: %v", m.Data)
+	}
+	assert.Positive(t, ends, "speech heard")
+}
+
+type traced struct {
+	Type string         `json:"type"`
+	Data map[string]any `json:"data"`
+}
+
+// traceData runs `jibod run --audio file:WAV` and returns its trace.
+func traceData(t *testing.T, bin, wav string) []traced {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	cmd := exec.Command(bin, "run", "--board", "sim", "--audio", "file:"+wav, "--input", "none",
+		"--state", "none", "--speak-wpm", "0", "--trace", trace)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "jibod run: %s", out)
+	f, err := os.Open(trace)
+	require.NoError(t, err)
+	defer f.Close()
+	var msgs []traced
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m traced
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m))
+		msgs = append(msgs, m)
+	}
+	require.NoError(t, sc.Err())
+	return msgs
 }

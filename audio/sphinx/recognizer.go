@@ -100,6 +100,9 @@ type Config struct {
 	// quiet frames (see denoise): 0 means DefaultDenoiseBelowSNR, a
 	// negative number never.
 	DenoiseBelowSNR float64
+	// Open, if set, starts the open-vocabulary pass (Transcribe): a
+	// decoder with a language model, for what the grammar refuses.
+	Open *OpenConfig
 	// Args are extra pocketsphinx arguments as flag/value pairs
 	// ("-beam", "1e-60"), for tuning.
 	Args []string
@@ -135,6 +138,9 @@ type Recognizer struct {
 	lex  *Lexicon
 	log  *slog.Logger
 	pool chan *decoder
+
+	// open is the open-vocabulary pass; nil for none.
+	open *openPass
 
 	mu      sync.Mutex
 	grammar grammarState
@@ -192,6 +198,7 @@ func (g grammarState) words() map[string][]string {
 var (
 	_ audio.Recognizer       = (*Recognizer)(nil)
 	_ audio.AnswerRecognizer = (*Recognizer)(nil)
+	_ audio.Transcriber      = (*Recognizer)(nil)
 )
 
 // New starts a recognizer: it checks the grammar's words against the
@@ -274,9 +281,17 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		g.answers = &ans
 	}
 	r.grammar = g
+	if cfg.Open != nil {
+		if r.open, err = newOpenPass(cfg.ModelDir, *cfg.Open, cfg.Args); err != nil {
+			return nil, fmt.Errorf("speech recognizer: %w", err)
+		}
+	}
 	for i := 0; i < cfg.Decoders; i++ {
 		d, err := r.build(g)
 		if err != nil {
+			if r.open != nil {
+				r.open.close()
+			}
 			close(r.pool)
 			for d := range r.pool {
 				d.close()
@@ -759,5 +774,8 @@ func (r *Recognizer) Close() error {
 		d.close()
 	}
 	close(r.pool)
+	if r.open != nil {
+		r.open.close()
+	}
 	return nil
 }

@@ -17,7 +17,6 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
 // DefaultProgram is the engine run when Config.Program is empty.
@@ -52,8 +52,9 @@ const (
 // ErrNoEngine marks a missing espeak-ng program.
 var ErrNoEngine = errors.New("espeak-ng not found")
 
-// voiceName is what a voice name may look like ("en-us", "en+f3", "mb-en1").
-var voiceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+\-/]{0,63}$`)
+// voiceNameRest, after a letter or digit, is what a voice name may look
+// like ("en-us", "en+f3", "mb-en1"): `^[A-Za-z0-9][A-Za-z0-9_+\-/]{0,63}$`.
+var voiceNameRest = ascii.NewSet("A-Za-z0-9_+/-")
 
 // Config configures a Voice.
 type Config struct {
@@ -106,7 +107,7 @@ func New(cfg Config) (*Voice, error) {
 		return nil, fmt.Errorf("tts: rate %d words per minute outside %d..%d", cfg.WPM, MinWPM, MaxWPM)
 	case cfg.Pitch < 0 || cfg.Pitch > 99:
 		return nil, fmt.Errorf("tts: pitch %d outside 1..99", cfg.Pitch)
-	case cfg.Voice != "" && !voiceName.MatchString(cfg.Voice):
+	case cfg.Voice != "" && !ascii.Name(cfg.Voice, ascii.Alnum, voiceNameRest, 64):
 		return nil, fmt.Errorf("tts: voice name %q is not a voice name", cfg.Voice)
 	}
 	path, err := exec.LookPath(cfg.Program)

@@ -18,15 +18,39 @@
 // is the quietest frame of the last FloorWindow (minimum statistics): speech
 // has pauses between words, so the minimum follows the room's noise and not
 // the voice, and a noise that starts (a fan) becomes the floor within one
-// window instead of counting as endless speech. Nothing is assumed before
-// the stream starts: the first frame is its own floor, so a noisy room is
-// not taken for speech while the floor is learned.
+// window instead of counting as endless speech.
+// Nothing is assumed before the stream starts: the first frame is its own
+// floor, so a noisy room is not taken for speech while the floor is
+// learned.
+//
+// The floor is what a quiet room sounds like between words. A room with a
+// television, music or other people talking has a background that is
+// itself speech-like: its quietest frames are far below its typical ones,
+// so against the floor alone it never falls silent and an utterance runs
+// on to MaxSpeech. So the detector also keeps the background's typical
+// level: the lowest quarter (25th percentile) of the frame levels over the
+// last BackgroundWindow, speech included. A frame is loud only when it
+// stands BackgroundMarginDB over that as well; the person speaking to the
+// robot is nearer and louder than the room, and when they stop, what is
+// left is the background, which is no longer loud. Speech included,
+// because a television that starts talking starts an utterance, and the
+// estimate must learn it while that utterance goes on; the lowest quarter,
+// because an utterance fills much of the window, and its pauses and the
+// room around it still make up the lowest quarter. The part of the window
+// not heard yet counts as silence, so a stream that starts with someone
+// talking has no background yet. Over steady noise (a fan, a hum) the
+// lowest quarter is a dB or two over the floor: only a background whose
+// typical level stands unsteadyDB over its floor counts as speech-like,
+// elsewhere the floor's threshold alone serves, as before. Over a
+// speech-like background speech goes on only where loud frames come close
+// together (a syllable), not at the background's lone peaks.
 package vad
 
 import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -78,6 +102,14 @@ type Config struct {
 	// FullBand measures levels over the whole band instead of the voice
 	// band (300–3400 Hz).
 	FullBand bool
+	// BackgroundWindow is how far back the background's typical level
+	// (the 25th percentile of the frame levels) looks.
+	BackgroundWindow time.Duration
+	// BackgroundMarginDB is how far over the background's typical level a
+	// frame must be to be loud (and, less ThresholdDB−EdgeThresholdDB, to
+	// be an edge): speech over a television or other talkers stands out of
+	// them, and ends when only they are left. Negative turns it off.
+	BackgroundMarginDB float64
 }
 
 // Defaults are the detector's defaults.
@@ -92,6 +124,10 @@ var Defaults = Config{
 	MaxSpeech:       10 * time.Second,
 	MinSpeech:       200 * time.Millisecond,
 	PreRoll:         500 * time.Millisecond,
+	// Chosen on scripts/gen-hearing-devset.sh's espeak-ng speech over
+	// espeak-ng babble and sox music (docs/hearing.md).
+	BackgroundWindow:   6 * time.Second,
+	BackgroundMarginDB: 15,
 }
 
 // Limits on the configuration.
@@ -115,11 +151,14 @@ func (c Config) withDefaults() Config {
 	if c.MinLevelDB != 0 {
 		d.MinLevelDB = c.MinLevelDB
 	}
+	if c.BackgroundMarginDB != 0 {
+		d.BackgroundMarginDB = c.BackgroundMarginDB
+	}
 	d.FullBand = c.FullBand
 	for _, p := range []struct{ dst, src *time.Duration }{
 		{&d.FloorWindow, &c.FloorWindow}, {&d.Onset, &c.Onset}, {&d.Hangover, &c.Hangover},
 		{&d.SilenceTimeout, &c.SilenceTimeout}, {&d.MaxSpeech, &c.MaxSpeech},
-		{&d.MinSpeech, &c.MinSpeech}, {&d.PreRoll, &c.PreRoll},
+		{&d.MinSpeech, &c.MinSpeech}, {&d.PreRoll, &c.PreRoll}, {&d.BackgroundWindow, &c.BackgroundWindow},
 	} {
 		if *p.src != 0 {
 			*p.dst = *p.src
@@ -152,6 +191,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("vad: min speech %v outside 0..max speech", c.MinSpeech)
 	case c.PreRoll < 0 || c.PreRoll > MaxPreRoll:
 		return fmt.Errorf("vad: pre-roll %v outside 0..%v", c.PreRoll, MaxPreRoll)
+	case c.BackgroundWindow < FrameDuration || c.BackgroundWindow > MaxFloorWindow:
+		return fmt.Errorf("vad: background window %v outside %v..%v", c.BackgroundWindow, FrameDuration, MaxFloorWindow)
+	case c.BackgroundMarginDB > 60 || math.IsNaN(c.BackgroundMarginDB):
+		return fmt.Errorf("vad: background margin %v dB over 60", c.BackgroundMarginDB)
 	}
 	return nil
 }
@@ -224,6 +267,18 @@ type Detector struct {
 	floorN    int // levels in the ring
 	floor     float64
 
+	// bgRing holds the frame levels over the background window; bg is
+	// their 25th percentile.
+	bgRing []float64
+	bgPos  int
+	bgN    int
+	bg     float64
+	bgSort []float64
+	// recent are the loud frames of the last 200 ms of speech, recentN
+	// how many (see dense).
+	recent  []bool
+	recentN int
+
 	pre     []int16 // ring of the last preN+onsetN frames
 	preLen  int     // samples in pre
 	preAt   int     // next write index in pre
@@ -258,6 +313,10 @@ func New(cfg Config) (*Detector, error) {
 	}
 	d.floorRing = make([]float64, frames(cfg.FloorWindow))
 	d.floor = silenceDB
+	d.bg = silenceDB
+	d.bgRing = make([]float64, frames(cfg.BackgroundWindow))
+	d.bgSort = make([]float64, 0, len(d.bgRing))
+	d.recent = make([]bool, 10)
 	d.pre = make([]int16, (d.preN+d.onsetN)*FrameSamples)
 	d.preEdge = make([]bool, d.preN+d.onsetN)
 	d.seg = make([]int16, 0, (d.maxN+d.preN+d.onsetN)*FrameSamples)
@@ -270,6 +329,11 @@ func (d *Detector) Config() Config { return d.cfg }
 // Floor is the current noise floor in dBFS, measured on the voice band
 // (300–3400 Hz) unless FullBand.
 func (d *Detector) Floor() float64 { return d.floor }
+
+// Background is the background's typical level in dBFS: the 25th
+// percentile of the frame levels over the background window, on the
+// voice band unless FullBand.
+func (d *Detector) Background() float64 { return d.bg }
 
 // InSpeech reports whether an utterance is going on.
 func (d *Detector) InSpeech() bool { return d.inSpeech }
@@ -362,8 +426,13 @@ func (d *Detector) frame(f []int16) {
 	}
 	d.floor = low
 	audible := full >= d.cfg.MinLevelDB
-	loud := audible && level >= d.floor+d.cfg.ThresholdDB
-	edge := audible && level >= d.floor+d.cfg.EdgeThresholdDB
+	over := d.cfg.ThresholdDB
+	if m := d.cfg.BackgroundMarginDB; m > 0 && d.bg-d.floor >= unsteadyDB {
+		over = max(over, d.bg+m-d.floor)
+	}
+	loud := audible && level >= d.floor+over
+	edge := audible && level >= d.floor+over-(d.cfg.ThresholdDB-d.cfg.EdgeThresholdDB)
+	d.background(level)
 
 	if !d.inSpeech {
 		d.remember(f, edge)
@@ -389,11 +458,19 @@ func (d *Detector) frame(f []int16) {
 		d.frames = d.onsetN
 		d.lastLoud = d.pos
 		d.events = append(d.events, Event{Kind: SpeechStart, Pos: d.segStart})
+		clear(d.recent)
+		d.recentN = 0
 		return
 	}
 
 	d.seg = append(d.seg, f...)
 	d.frames++
+	if over > d.cfg.ThresholdDB {
+		// Over a speech-like background a loud frame alone is one of its
+		// peaks: speech goes on only where loud frames come close together
+		// (denseLoud of the last len(recent)).
+		loud = d.dense(loud)
+	}
 	switch {
 	case loud:
 		d.quietRun, d.inTail = 0, true
@@ -413,6 +490,52 @@ func (d *Detector) frame(f []int16) {
 	case d.frames >= d.maxN:
 		d.end(EndMaxSpeech)
 	}
+}
+
+// unsteadyDB is how far the background's typical level must stand over
+// the floor for the background to count as speech-like: a fan, hum or
+// traffic noise is steady, its typical level a dB or two over its
+// quietest, and the floor's threshold alone serves (raising it would lose
+// speech said in 5 dB of such noise); talk and music come and go.
+const unsteadyDB = 6
+
+// denseLoud is how many of the last len(Detector.recent) frames (200 ms)
+// must be loud for speech to go on over a speech-like background: a
+// syllable is 100–300 ms of loud frames, a peak of the background's
+// one or two.
+const denseLoud = 3
+
+// dense records whether a frame is loud and reports whether it is loud
+// among enough others (denseLoud).
+func (d *Detector) dense(loud bool) bool {
+	i := d.frames % len(d.recent)
+	if d.recent[i] {
+		d.recentN--
+	}
+	d.recent[i] = loud
+	if loud {
+		d.recentN++
+	}
+	return loud && d.recentN >= denseLoud
+}
+
+// background adds a frame to the background's window and takes its 25th
+// percentile (after the frame's own loudness was judged).
+func (d *Detector) background(level float64) {
+	if d.cfg.BackgroundMarginDB <= 0 {
+		return
+	}
+	d.bgRing[d.bgPos] = level
+	d.bgPos = (d.bgPos + 1) % len(d.bgRing)
+	d.bgN = min(d.bgN+1, len(d.bgRing))
+	// The part of the window not heard yet counts as silence: a stream
+	// that starts with someone talking has no background to learn yet.
+	d.bgSort = append(d.bgSort[:0], d.bgRing[:d.bgN]...)
+	for len(d.bgSort) < len(d.bgRing) {
+		d.bgSort = append(d.bgSort, silenceDB)
+	}
+	slices.Sort(d.bgSort)
+	d.bg = d.bgSort[len(d.bgSort)/4]
 }
 
 // end closes the utterance and reports it, or drops it when too short.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -341,4 +342,59 @@ func BenchmarkDetectorFrame(b *testing.B) {
 		k := i % frames
 		d.Feed(pcm[k*FrameSamples : (k+1)*FrameSamples])
 	}
+}
+
+// babble appends a speech-like background: syllables of random length
+// and level (db ± 6 dB) over a second talker's murmur 15 dB down, as two
+// other people talking, with a faint room noise.
+func (s *sig) babble(d time.Duration, db float64) *sig {
+	end := len(s.pcm) + samples(d)
+	for len(s.pcm) < end {
+		on := time.Duration(60+s.rng.IntN(200)) * time.Millisecond
+		off := time.Duration(20+s.rng.IntN(80)) * time.Millisecond
+		s.tone(on, db+12*s.rng.Float64()-6, db-30).tone(off, db-15, db-30)
+	}
+	s.pcm = s.pcm[:end]
+	return s
+}
+
+// TestDetectorEndsOverBabble is issue 24 item 2: with other people
+// talking (a television) the utterance ends when the person speaking to
+// the robot stops, 10 dB over the babble, not at MaxSpeech; babble alone
+// is no endless utterance; and the background margin changes nothing
+// over steady noise.
+func TestDetectorEndsOverBabble(t *testing.T) {
+	s := newSig().babble(8*time.Second, -40)
+	speechAt := time.Duration(len(s.pcm)) * time.Second / SampleRate
+	for range 10 { // 1.6 s of syllables 10 dB over the babble, babble in the gaps
+		s.tone(100*time.Millisecond, -30, -70).babble(60*time.Millisecond, -40)
+	}
+	speechEnd := time.Duration(len(s.pcm)) * time.Second / SampleRate
+	s.babble(6*time.Second, -40)
+
+	segs, _, _, err := run(t, Config{}, s.pcm, 320)
+	require.NoError(t, err)
+	var speech *Segment
+	for i := range segs {
+		assert.Equal(t, EndSilence, segs[i].Reason, "no utterance runs to the cap")
+		if segs[i].End > at(speechAt) && segs[i].Start < at(speechEnd) {
+			require.Nil(t, speech, "the speech is one utterance")
+			speech = &segs[i]
+		}
+	}
+	require.NotNil(t, speech, "the speech is heard")
+	near(t, speechAt, speech.Start, 300*time.Millisecond, "start")
+	near(t, speechEnd, speech.End, 300*time.Millisecond, "end")
+
+	off, _, _, _ := run(t, Config{BackgroundMarginDB: -1}, s.pcm, 320)
+	assert.True(t, slices.ContainsFunc(off, func(s Segment) bool { return s.Reason == EndMaxSpeech }),
+		"without the background margin the babble is one endless utterance")
+
+	// Steady noise: speech 8 dB over pink-ish noise is heard as before.
+	steady := newSig().noise(3*time.Second, -40).tone(time.Second, -33, -40).noise(2*time.Second, -40)
+	with, _, _, _ := run(t, Config{}, steady.pcm, 320)
+	without, _, _, _ := run(t, Config{BackgroundMarginDB: -1}, steady.pcm, 320)
+	require.Len(t, with, 1)
+	assert.Equal(t, without[0].Start, with[0].Start)
+	assert.Equal(t, without[0].End, with[0].End)
 }

@@ -51,7 +51,28 @@ const (
 	// envSphinxDecoys set to "off" leaves the wake decoys out of the
 	// grammar, for measuring what they do.
 	envSphinxDecoys = "JIBOD_SPHINX_DECOYS"
+	// envSphinxLM turns the open-vocabulary pass on (docs/hearing.md):
+	// "debian" for Debian's en-us language model, or a language model
+	// file (scripts/gen-hearing-lm.py makes one); unset or "off" for
+	// none.
+	envSphinxLM = "JIBOD_SPHINX_LM"
 )
+
+// openFromEnv returns the open-vocabulary pass of $JIBOD_SPHINX_LM, nil
+// for none.
+func openFromEnv() (*sphinx.OpenConfig, error) {
+	switch v := os.Getenv(envSphinxLM); v {
+	case "", "off":
+		return nil, nil
+	case "debian":
+		return &sphinx.OpenConfig{LanguageModel: sphinx.DefaultLanguageModel}, nil
+	default:
+		if _, err := os.Stat(v); err != nil {
+			return nil, fmt.Errorf("%s=%q: want off, debian or a language model file: %w", envSphinxLM, v, err)
+		}
+		return &sphinx.OpenConfig{LanguageModel: v}, nil
+	}
+}
 
 // answerRuleLister is what a skill host offers when it can list the
 // answer rules of its skills' questions: their sentences make the answer
@@ -113,6 +134,10 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	open, err := openFromEnv()
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, wake: wake, decoys: decoys}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
@@ -155,8 +180,8 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise,
-		Grammar:         g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
+		DenoiseBelowSNR: denoise, Open: open,
+		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {

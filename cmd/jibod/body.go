@@ -39,12 +39,20 @@ type bodyOptions struct {
 	// system-call sleeps: needed under testing/synctest, and enough where
 	// tick lateness does not matter.
 	GoTimers bool
+	// RealTime gives the motion loop real-time service where the system
+	// permits (motion.RealTime); it needs precise sleeps (not GoTimers).
+	RealTime bool
 	// WrapAudioOut, if set, is put in front of the board's sound output
 	// (before the volume), e.g. to record what it plays.
 	WrapAudioOut func(device.PCMSink) device.PCMSink
 	// Voice, if set, replaces the board's voice; it is given the sound
 	// output behind the volume (nil when the board has none).
 	Voice func(out device.PCMSink, observe device.Observer) (device.Voice, error)
+	// Attention, if set, is asked for the robot's attention once the
+	// control loop runs: where the listener is, for the executor's turns.
+	Attention func(m *motion.Controller) (jcp.Attention, error)
+	// Gain is the master volume's gain at start, 0..1; 0 means full.
+	Gain float64
 }
 
 // openBody opens prof's devices, starts the motion control loop (which
@@ -63,6 +71,7 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 	}
 	mc := b.board.MotionConfig()
 	mc.Observer, mc.Logger, mc.PreciseSleep = observe, log, !o.GoTimers
+	mc.RealTime.Enabled = o.RealTime && !o.GoTimers
 	if b.motion, err = motion.New(mc); err != nil {
 		return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 	}
@@ -76,7 +85,11 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 		if o.WrapAudioOut != nil {
 			out = o.WrapAudioOut(out)
 		}
-		if b.volume, err = device.NewVolume(out, 1, observe); err != nil {
+		gain := o.Gain
+		if gain == 0 {
+			gain = 1
+		}
+		if b.volume, err = device.NewVolume(out, gain, observe); err != nil {
 			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 		}
 		if b.board.Sounds, err = sfx.NewPlayer(b.volume, nil); err != nil {
@@ -85,6 +98,13 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 	}
 	ec := b.board.ExecutorConfig()
 	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.motion, b.state, o.ExecObserve
+	// The body moves with its words (Jibo's auto-rules).
+	ec.AutoRules = true
+	if o.Attention != nil {
+		if ec.Attention, err = o.Attention(b.motion); err != nil {
+			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
+		}
+	}
 	if o.Voice != nil {
 		var out device.PCMSink
 		if b.volume != nil {

@@ -51,6 +51,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	preRoll := fs.Duration("vad-pre-roll", vad.Defaults.PreRoll, "audio kept from before the onset of speech")
 	threshold := fs.Float64("vad-threshold", vad.Defaults.ThresholdDB, "how far above the noise floor (dB) speech must be")
 	edge := fs.Float64("vad-edge-threshold", vad.Defaults.EdgeThresholdDB, "how far above the noise floor (dB) the soft edges of words next to speech must be (at most --vad-threshold)")
+	bgMargin := fs.Float64("vad-background-margin", vad.Defaults.BackgroundMarginDB, "how far over the background's typical level (dB) speech must be; negative for off")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	wakeMethod := fs.String("wake", wakeDetector, "how the wake phrase is found: detector (the wake word detector, as the robot does), grammar (the start of the sentence recognised), spotter (pocketsphinx keyphrase spotting) or both (grammar and spotter)")
@@ -76,7 +77,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageError{fmt.Sprintf("audio eval: --lang: %v", err)}
 	}
-	vcfg := vad.Config{SilenceTimeout: *silence, ThresholdDB: *threshold, PreRoll: *preRoll}
+	vcfg := vad.Config{SilenceTimeout: *silence, ThresholdDB: *threshold, PreRoll: *preRoll, BackgroundMarginDB: *bgMargin}
 	fs.Visit(func(f *flag.Flag) {
 		// Unset, the edge follows the detector's default (at most the threshold).
 		if f.Name == "vad-edge-threshold" {

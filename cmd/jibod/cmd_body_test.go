@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/motion"
 )
 
 // runInBubble runs the command line in a synctest bubble, so that speech,
@@ -56,6 +58,15 @@ func timelineLines(t *testing.T, out string) ([]string, []tlEvent) {
 	return kinds, events
 }
 
+func lastIndexOf(list []string, s string) int {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
 func indexOf(t *testing.T, list []string, s string) int {
 	t.Helper()
 	for i, x := range list {
@@ -76,8 +87,8 @@ const parAction = `{"type":"JCP","config":{"version":"2.0","jcp":{"id":"party","
   {"id":"thinking","type":"PLAY_ANIMATION","animation":{"url":"led-thinking"}}]}}}`
 
 // jibod jcp run on a SEQUENCE of speech and a LOOKAT: the timeline says
-// the robot spoke, then turned, in order, as JSON lines a person can read;
-// the SVG draws it.
+// the robot spoke, moving with its words (auto-rules), then turned, in
+// order, as JSON lines a person can read; the SVG draws it.
 func TestJCPRunSequence(t *testing.T) {
 	file := writeFile(t, "seq.json", seqAction)
 	svg := filepath.Join(t.TempDir(), "seq.svg")
@@ -85,19 +96,27 @@ func TestJCPRunSequence(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	kinds, events := timelineLines(t, out)
 	say := indexOf(t, kinds, "speaker say")
-	done := indexOf(t, kinds, "speaker done")
+	done := lastIndexOf(kinds, "speaker done")
+	wiggle := indexOf(t, kinds, "motion animation happy-wiggle")
 	look := indexOf(t, kinds, "motion lookat")
-	arrived := indexOf(t, kinds, "motion arrived lookat")
+	arrived := lastIndexOf(kinds, "motion arrived lookat")
 	result := indexOf(t, kinds, "jcp result")
-	assert.True(t, say < done && done < look, "%v", kinds)
+	assert.True(t, say < done && done < look && look < arrived, "%v", kinds)
 	// The loop reports arrival from its own goroutine: at the same instant
 	// as the LOOKAT's success, it may be printed after it.
-	assert.LessOrEqual(t, events[look].Ms, events[arrived].Ms)
 	assert.LessOrEqual(t, events[arrived].Ms, events[result].Ms)
-	assert.Equal(t, "Hello there! Let me look over here.", events[say].Values["text"])
+	var said []string
+	for i, k := range kinds {
+		if k == "speaker say" {
+			said = append(said, events[i].Values["text"].(string))
+		}
+	}
+	assert.Equal(t, []string{"Hello there!", "Let me look over here."}, said, "each clause in one breath")
 	assert.Equal(t, "succeeded", events[result].Values["status"])
-	// 7 words at 150 words per minute: 2.8 s of speech.
+	// 7 words at 150 words per minute: 2.8 s of speech, without a gap.
 	assert.InDelta(t, 2800, events[done].Ms-events[say].Ms, 50)
+	// The greeting's wiggle starts as "Hello" is said.
+	assert.InDelta(t, events[say].Ms, events[wiggle].Ms, 20)
 	for i := 1; i < len(events); i++ {
 		assert.GreaterOrEqual(t, events[i].Ms, events[i-1].Ms, "in time order")
 	}
@@ -107,7 +126,7 @@ func TestJCPRunSequence(t *testing.T) {
 	s := string(pic)
 	assert.True(t, strings.HasPrefix(s, `<svg xmlns="http://www.w3.org/2000/svg"`))
 	assert.Equal(t, 3, strings.Count(s, "<polyline"), "one line per axis")
-	for _, want := range []string{"seq.json — succeeded", "LOOKAT look", "SLIM hello", "“Hello there! Let me look over here.”", ">lookat<", "LED ring"} {
+	for _, want := range []string{"seq.json — succeeded", "LOOKAT look", "SLIM hello", "“Hello there!”", "“Let me look over here.”", ">lookat<", ">happy-wiggle<", "LED ring"} {
 		assert.Contains(t, s, want)
 	}
 }
@@ -171,6 +190,7 @@ func TestMotionLoop(t *testing.T) {
 	assert.Contains(t, out, "control loop: 200 Hz (go timer) for 2.0 s on the sim board, playing look-around, no other load")
 	assert.Regexp(t, `ticks (399|400), missed 0`, out, "a tick at the very end may fall either side")
 	assert.Contains(t, out, "lateness: p50 0 µs  p99 0 µs  max 0 µs", "fake time is never late")
+	assert.Contains(t, out, "real-time service: ordinary scheduling", "Go timers get none")
 
 	code, out, stderr = runInBubble(t, "motion", "loop", "--seconds", "1", "--rate", "100", "--move", "", "--json", "--timer", "go")
 	require.Equal(t, 0, code, stderr)
@@ -193,15 +213,31 @@ func TestMotionLoop(t *testing.T) {
 
 // With --load the whole robot runs and answers utterances meanwhile. This
 // one runs on real time: busy inputs would never let a bubble's fake clock
-// move on. It asserts no timing, only that both happened.
+// move on. It asserts no timing, only that both happened; the window
+// leaves room for a greeting, whose wiggle outlasts its instant words.
 func TestMotionLoopUnderLoad(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"motion", "loop", "--seconds", "0.5", "--load", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"motion", "loop", "--seconds", "3", "--load", "--json"}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	var rep loopReport
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
 	assert.True(t, rep.Load)
 	assert.Positive(t, rep.Utterances)
+	assert.Positive(t, rep.Ticks)
+	// The loop asks for real-time service by default: granted (as root)
+	// or refused with a reason, item by item.
+	assert.True(t, rep.RealTime.Priority > 0 || len(rep.RealTime.Refused) > 0, "%+v", rep.RealTime)
+	assert.True(t, rep.RealTime.MemoryLocked || len(rep.RealTime.Refused) > 0, "%+v", rep.RealTime)
+}
+
+// --realtime=false leaves the loop an ordinary goroutine.
+func TestMotionLoopWithoutRealTime(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"motion", "loop", "--seconds", "0.2", "--realtime=false", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	var rep loopReport
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
+	assert.Equal(t, motion.RealTimeStatus{CPU: -1}, rep.RealTime)
 	assert.Positive(t, rep.Ticks)
 }
 

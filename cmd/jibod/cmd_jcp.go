@@ -20,6 +20,9 @@ import (
 const jcpUsage = `Usage:
   jibod jcp run [flags] FILE.json   run a JCP action on a board and print its timeline
 
+FILE.json is a JCP action ({"type":"JCP","config":{"jcp":…}}) or a bare
+behaviour ({"type":"SLIM",…}), run as an action's root.
+
 The timeline is one JSON object per line: {"t_ms","device","event","values"},
 time in milliseconds from when the body was opened. Flags:
 `
@@ -94,8 +97,9 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// readAction reads and validates an action file; an invalid one is
-// refused whole, before the body is touched.
+// readAction reads and validates an action file (a JCP action or a bare
+// behaviour, as protocol check takes them); an invalid one is refused
+// whole, before the body is touched.
 func readAction(file string) (*jcp.Action, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -106,7 +110,7 @@ func readAction(file string) (*jcp.Action, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading action %s: %w", file, err)
 	}
-	a, err := jcp.ParseAction(data)
+	a, _, err := jcp.ParseActionOrBehavior(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,9 @@ import (
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/motion"
 )
+
+// realtimeUsage is the --realtime flag's help.
+const realtimeUsage = "give the motion control loop real-time service where the system permits: SCHED_FIFO on a CPU of its own, spare Go processors, fewer garbage collections, locked memory (docs/motion.md)"
 
 const motionUsage = `Usage:
   jibod motion loop [flags]   run the motion control loop and report how late its ticks start
@@ -39,6 +43,8 @@ type loopReport struct {
 	P50us      float64 `json:"p50_us"`
 	P99us      float64 `json:"p99_us"`
 	MaxUs      float64 `json:"max_us"`
+	// RealTime is what real-time service the loop got.
+	RealTime motion.RealTimeStatus `json:"realtime"`
 }
 
 func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -58,6 +64,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	anim := fs.String("move", "look-around", "animation to play in a loop while measuring; empty to hold still")
 	load := fs.Bool("load", false, "run the whole robot and feed its utterance pipeline text utterances as fast as it answers, on two inputs, while measuring")
 	timer := fs.String("timer", "precise", "how the loop sleeps between ticks: precise (nanosleep on its own thread) or go (Go timers)")
+	realtime := fs.Bool("realtime", true, realtimeUsage)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -81,7 +88,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *rate != 0 {
 		prof.Motion.RateHz = *rate
 	}
-	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load, *timer == "go")
+	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load, *timer == "go", *realtime)
 	if err != nil {
 		return err
 	}
@@ -98,6 +105,10 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		load2 = fmt.Sprintf("pipeline handling utterances (%d answered, %.0f/s)", rep.Utterances, float64(rep.Utterances)/rep.Seconds)
 	}
 	fmt.Fprintf(stdout, "control loop: %d Hz (%s timer) for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Timer, rep.Seconds, rep.Board, moving, load2)
+	fmt.Fprintf(stdout, "real-time service: %s\n", rep.RealTime)
+	if len(rep.RealTime.Refused) > 0 {
+		fmt.Fprintf(stdout, "not permitted: %s\n", strings.Join(rep.RealTime.Refused, "; "))
+	}
 	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
 	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
 	return nil
@@ -111,23 +122,24 @@ func us(v float64) string {
 }
 
 // measureLoop runs the control loop for d and reports its lateness.
-func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load, goTimers bool) (*loopReport, error) {
+func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load, goTimers, realtime bool) (*loopReport, error) {
 	discard := slog.New(slog.DiscardHandler)
 	var parts *bodyParts
 	var r *robot
 	var err error
 	if load {
-		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers}); err != nil {
+		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
 			return nil, err
 		}
 		parts = r.parts
 	} else {
 		prof.Speaker.WPM = 0
-		if parts, err = openBody(ctx, prof, bodyOptions{Log: discard, GoTimers: goTimers}); err != nil {
+		if parts, err = openBody(ctx, prof, bodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
 			return nil, err
 		}
 	}
 	ctrl := parts.motion
+	rt := ctrl.RealTime() // before Close undoes it
 	rep := &loopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load, Timer: "precise"}
 	if goTimers {
 		rep.Timer = "go"
@@ -187,6 +199,7 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 		return nil, errors.Join(err, ctx.Err(), cerr)
 	}
 	rep.Seconds = elapsed.Seconds()
+	rep.RealTime = rt
 	rep.Utterances = answered.Load()
 	rep.Ticks, rep.Missed = s.Ticks, s.Missed
 	rep.P50us = float64(s.P50.Nanoseconds()) / 1000

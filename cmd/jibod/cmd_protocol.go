@@ -15,6 +15,7 @@ import (
 
 	"github.com/openjibo/jibod/core/skill/mim"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/strictjson"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -41,8 +42,9 @@ failed. What a file is comes from its content:
                                hub-to-robot
   type JCP, or config.jcp      JCP action
   type SLIM, SEQUENCE, PARALLEL, SET_PRESENT_PERSON, IMPACT_EMOTION, LOOKAT,
-       PLAY_ANIMATION (PLAY, DISPLAY)
+       PLAY_ANIMATION (PLAY, LISTEN, DISPLAY: only inside a SLIM)
                                JCP behaviour, checked as the root of an action
+                               (as jibod jcp run runs it)
   intents                      skill manifest (jibo.md §2.6)
 
 Flags:
@@ -182,6 +184,10 @@ func checkData(data []byte, name string, kind checkKind) (*checked, error) {
 	if err := syntaxError(data); err != nil {
 		return nil, err
 	}
+	var se *strictjson.Error
+	if err := strictjson.Check(data); errors.As(err, &se) {
+		return nil, &checkError{path: se.Path, problem: se.Problem()}
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		return nil, &checkError{problem: "want a JSON object"}
@@ -313,9 +319,7 @@ func recognise(top map[string]json.RawMessage) (checkKind, error) {
 		case jcp.ActionType:
 			return kindJCPAction, nil
 		}
-		switch jcp.BehaviorType(typ) {
-		case jcp.TypeSLIM, jcp.TypeSequence, jcp.TypeParallel, jcp.TypeSetPresentPerson,
-			jcp.TypeImpactEmotion, jcp.TypeLookAt, jcp.TypePlayAnimation, jcp.TypePlay, jcp.TypeDisplay:
+		if jcp.IsBehaviorType(typ) {
 			return kindJCPBehaviour, nil
 		}
 		return "", &checkError{path: "type", problem: fmt.Sprintf(
@@ -440,21 +444,12 @@ func checkAction(data []byte) (*checked, error) {
 	return keepUnread("JCP action "+string(a.Behavior.BehaviorType()), out, data)
 }
 
-// checkBehaviour checks a bare behaviour as the root of an action and
-// prints it back without the envelope.
+// checkBehaviour checks a bare behaviour as the root of an action, as
+// `jibod jcp run` reads it, and prints it back without the envelope.
 func checkBehaviour(data []byte) (*checked, error) {
-	var wrapped bytes.Buffer
-	fmt.Fprintf(&wrapped, `{"type":%q,"config":{"version":%q,"jcp":`, jcp.ActionType, jcp.Version)
-	wrapped.Write(data)
-	wrapped.WriteString("}}")
-	const root = "config.jcp"
-	a, err := jcp.ParseAction(wrapped.Bytes())
+	a, _, err := jcp.ParseActionOrBehavior(data)
 	if err != nil {
-		ce := jcpError(err, "").(*checkError)
-		if ce.path == root || strings.HasPrefix(ce.path, root+".") || strings.HasPrefix(ce.path, root+"[") {
-			ce.path = strings.TrimPrefix(strings.TrimPrefix(ce.path, root), ".")
-		}
-		return nil, ce
+		return nil, jcpError(err, "")
 	}
 	out, err := a.Behavior.MarshalJSON()
 	if err != nil {

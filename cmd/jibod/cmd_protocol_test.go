@@ -389,6 +389,8 @@ func TestProtocolCheckErrors(t *testing.T) {
 		{name: "syntax on line 2", doc: "{\n  \"type\": ,\n}", want: "line 2, column 11: invalid character ',' looking for beginning of value"},
 		{name: "truncated", doc: `{"type":"SOS"`, want: "line 1, column 13: unexpected end of JSON input"},
 		{name: "not an object", doc: `[1,2]`, want: "want a JSON object"},
+		{name: "type twice", doc: `{"type":"SOS","msgID":"m","type":"EOS"}`, want: `type: member given twice ("type")`},
+		{name: "not UTF-8", doc: "{\"type\":\"CLIENT_ASR\",\"msgID\":\"m\",\"data\":{\"text\":\"caf\xe9\"}}", want: `data.text: invalid UTF-8 (byte "\xe9")`},
 		{name: "null", doc: `null`, want: "want a JSON object"},
 		{name: "bare behaviour member", doc: `{"type":"SLIM","id":"s","config":{"listen":{"contexts":[]}}}`, want: "config.listen.contexts: must not be empty"},
 		{name: "bare behaviour type", doc: `{"type":"PLAY","id":"p","esml":"hi"}`, want: "type: PLAY is only allowed inside a SLIM's config"},

@@ -7,20 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/pipeline"
 )
-
-// utteranceTimeout bounds waiting for one typed utterance to be handled;
-// the pipeline's own handler timeout is shorter, so this only fires if the
-// runtime itself is wedged.
-const utteranceTimeout = 2 * time.Minute
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -33,7 +24,11 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
 	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
 	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
+	realtime := fs.Bool("realtime", true, realtimeUsage)
+	webAddr := fs.String("web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
 	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
+	var localSkills programList
+	fs.Var(&localSkills, "local-skill", "start this `PROGRAM`, a Go skill built with core/skill/local's Main, and host its skill (repeatable; docs/go-skills.md)")
 	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
 	sf := addShellFlags(fs)
@@ -53,6 +48,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	if err := sf.check(); err != nil {
+		return err
+	}
+	if err := checkWebFlag(*webAddr); err != nil {
 		return err
 	}
 	hubCfg, err := hf.config()
@@ -88,7 +86,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	started := time.Now()
 	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg}
+		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg, RealTime: *realtime,
+		LocalSkills: localSkills}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}
@@ -97,17 +96,12 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 
-	con := &console{w: out, interactive: *input == "console"}
-	watch, err := r.bus.SubscribeAll(consoleTopics, con.show, bus.WithName("console"), bus.WithQueue(4096, bus.Block))
+	con, closeConsole, err := openConsole(r, *input, stdin, out, *lang, log)
 	if err != nil {
 		r.Close(context.Background())
 		return err
 	}
-	u, err := newUtterer(r.bus, *input)
-	if err != nil {
-		r.Close(context.Background())
-		return err
-	}
+	defer closeConsole()
 	backends, freeBackends := audioBackends(log)
 	// The shell hears what the robot hears through a tap on the backends.
 	mic := newMicTap(af.Audio, backends)
@@ -116,19 +110,16 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	hear, err := startListening(ctx, r, af, *lang, newRecognizer, backends, log)
 	if err != nil {
-		u.Close()
-		watch.Close()
 		return errors.Join(err, freeBackends(), r.Close(context.Background()))
 	}
 	shell, err := startShell(ctx, r, sf, shellDeps{Logs: logs, StateDir: *stateDir, Started: started, Mic: mic,
 		Listener: hear.listener(), Restart: func() { restart(errRestart) }})
 	if err != nil {
-		u.Close()
-		watch.Close()
 		return errors.Join(err, hear.stop(), freeBackends(), r.Close(context.Background()))
 	}
-	if con.interactive {
-		fmt.Fprintf(out, "jibod %s on the %s board. Type to talk to the robot; Ctrl-D to leave.\n", version, r.body.Profile.Name)
+	stopWeb := startWeb(r, shell, *webAddr, stderr, log)
+	if *input == "console" {
+		con.Printf("jibod %s on the %s board. Type to talk to the robot (\"stop\" stops it); Ctrl-D to leave.\n", version, r.body.Profile.Name)
 	}
 	var loopErr error
 	switch *input {
@@ -137,13 +128,13 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case "shell":
 		loopErr = shell.serveStdio(ctx, stdin, stdout)
 	default:
-		loopErr = readUtterances(ctx, stdin, u, con, log)
+		loopErr = con.Run(ctx)
 	}
+	stopWeb()
 	shell.stop()
 	hearErr := errors.Join(hear.stop(), freeBackends())
 
-	u.Close()
-	watch.Close()
+	closeConsole()
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err = r.Close(closeCtx)
@@ -163,176 +154,15 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return err
 }
 
-// readUtterances handles one line at a time until the input ends.
-func readUtterances(ctx context.Context, in io.Reader, u *utterer, con *console, log interface {
-	Warn(string, ...any)
-	Info(string, ...any)
-}) error {
-	lines := make(chan lineOrErr)
-	readerDone := make(chan struct{})
-	go func() { // owned: ends at EOF or when the loop below stops reading
-		defer close(readerDone)
-		lr := newLineReader(in)
-		for {
-			s, err := lr.Next()
-			select {
-			case lines <- lineOrErr{s, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil && !isSkip(err) {
-				return
-			}
-		}
-	}()
-	// The reader ends at end of input. After a signal it may still sit in
-	// a Read on a terminal that no context can interrupt; it holds nothing
-	// and ends with the process.
-	defer func() {
-		if ctx.Err() == nil {
-			<-readerDone
-		}
-	}()
-	for {
-		con.prompt()
-		var l lineOrErr
-		select {
-		case l = <-lines:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if l.err != nil {
-			if isSkip(l.err) {
-				con.printf("(%v)\n", l.err)
-				log.Warn("input line refused", "err", l.err)
-				continue
-			}
-			if errors.Is(l.err, io.EOF) {
-				if con.interactive {
-					con.printf("\n")
-				}
-				return nil
-			}
-			return fmt.Errorf("reading input: %w", l.err)
-		}
-		if l.text == "" {
-			log.Info("empty input line ignored")
-			continue
-		}
-		uctx, cancel := context.WithTimeout(ctx, utteranceTimeout)
-		id, _, err := u.Say(uctx, l.text)
-		if err == nil {
-			// Everything the lifecycle caused is already queued for the
-			// console (bus order is total); wait until it is printed.
-			err = con.shown(uctx, id)
-		}
-		cancel()
-		if err != nil {
-			log.Warn("utterance not handled", "text", l.text, "err", err)
-			con.printf("(not handled: %v)\n", err)
-		}
-	}
-}
+// programList is a repeatable flag of program paths.
+type programList []string
 
-type lineOrErr struct {
-	text string
-	err  error
-}
+func (l *programList) String() string { return strings.Join(*l, ",") }
 
-func isSkip(err error) bool {
-	var s *errSkip
-	return errors.As(err, &s)
-}
-
-// console shows people what the robot says and does.
-type console struct {
-	mu          sync.Mutex
-	w           io.Writer
-	interactive bool
-	acks        map[string]chan struct{} // input id → closed once its handled is shown
-}
-
-// consoleTopics are what the console shows.
-var consoleTopics = []string{pipeline.TopicSpeak, pipeline.TopicUnmatched, pipeline.TopicHandlerError,
-	pipeline.TopicHandled, "jibo.body.*", listen.TopicRecognized, listen.TopicError}
-
-func (c *console) ack(id string) chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.acks == nil {
-		c.acks = map[string]chan struct{}{}
+func (l *programList) Set(v string) error {
+	if v == "" {
+		return errors.New("empty program")
 	}
-	ch, ok := c.acks[id]
-	if !ok {
-		ch = make(chan struct{})
-		c.acks[id] = ch
-	}
-	return ch
-}
-
-// shown waits until the console has printed the lifecycle of input id.
-func (c *console) shown(ctx context.Context, id string) error {
-	select {
-	case <-c.ack(id):
-		c.mu.Lock()
-		delete(c.acks, id)
-		c.mu.Unlock()
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (c *console) printf(format string, a ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	fmt.Fprintf(c.w, format, a...)
-}
-
-func (c *console) prompt() {
-	if c.interactive {
-		c.printf("you> ")
-	}
-}
-
-// show prints speech and outcomes always, and the body's doings on the
-// interactive console.
-func (c *console) show(_ context.Context, m bus.Message) {
-	switch m.Type {
-	case listen.TopicRecognized, listen.TopicError:
-		c.printf("%s\n", heardLine(m))
-		return
-	case pipeline.TopicSpeak:
-		c.printf("jibo: %s\n", m.DataString("utterance"))
-		return
-	case pipeline.TopicUnmatched:
-		if m.Context[keyInput] != nil {
-			c.printf("jibo: (didn't understand that)\n")
-		}
-		return
-	case pipeline.TopicHandlerError:
-		c.printf("jibo: (something went wrong: %s)\n", m.DataString("exception"))
-		return
-	case pipeline.TopicHandled:
-		if id, ok := m.Context[keyInput].(string); ok {
-			close(c.ack(id))
-		}
-		return
-	}
-	if !c.interactive {
-		return
-	}
-	what := strings.TrimPrefix(m.Type, "jibo.body.")
-	var keys []string
-	for k := range m.Data {
-		if k != "time" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, " %s=%v", k, m.Data[k])
-	}
-	c.printf("  [body] %s%s\n", what, b.String())
+	*l = append(*l, v)
+	return nil
 }

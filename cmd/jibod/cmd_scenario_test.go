@@ -93,7 +93,9 @@ func TestScenarioUsageAndBadFiles(t *testing.T) {
 // would mean not loaded).
 func TestRobotPipeline(t *testing.T) {
 	assert.Equal(t, []string{"stop", "converse", "templates-high", "keywords-high", "fallback-high",
-		"templates-medium", "keywords-medium", "fallback-medium", "templates-low", "keywords-low", "fallback-low"}, robotPipeline())
+		"templates-medium", "keywords-medium", "fallback-medium", "templates-low", "keywords-low", "fallback-low",
+		"fallback-unknown"}, robotPipeline(false))
+	assert.Equal(t, []string{"fallback-low", "hub-fallback", "fallback-unknown"}, robotPipeline(true)[10:])
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -108,11 +110,11 @@ func TestRobotPipeline(t *testing.T) {
 	})
 	require.NoError(t, err)
 	defer sub.Close()
-	for _, id := range robotPipeline() {
+	for _, id := range robotPipeline(false) {
 		require.NoError(t, r.bus.Publish(ctx, bus.NewMessage("ovos.pipeline."+id+".intents.list", nil)))
 	}
 	var got []string
-	for range robotPipeline() {
+	for range robotPipeline(false) {
 		select {
 		case id := <-answered:
 			got = append(got, id)
@@ -120,5 +122,5 @@ func TestRobotPipeline(t *testing.T) {
 			t.Fatalf("only %v answered", got)
 		}
 	}
-	assert.ElementsMatch(t, robotPipeline(), got)
+	assert.ElementsMatch(t, robotPipeline(false), got)
 }

@@ -24,10 +24,15 @@ const skillsUsage = `Usage:
   jibod skills list [--state DIR] [--permission P] [--json]
                                                 the robot's skills: versions, permissions, limits
   jibod skills install [--state DIR] DIR|FILE.zip
-                                                check a WebAssembly skill package and install it
+                                                check a WebAssembly skill package and install it; a running
+                                                jibod loads it at once (an older version is replaced)
   jibod skills uninstall [--state DIR] [--purge] ID
-                                                remove an installed WebAssembly skill (--purge: and its stored data)
+                                                remove an installed WebAssembly skill (--purge: and its stored
+                                                data); a running jibod unloads it at once
   jibod skills graph SKILL_ID [--png FILE]      a graph skill's graph as Graphviz DOT (--png renders it)
+  jibod skills try FILE.mim|SKILL_ID|DIR [--answers FILE] [--json]
+  jibod skills try --local-skill PROGRAM        play a MIM or a skill turn by turn: each response, the
+                                                SLIMs played, the node trace (see 'jibod skills try -h')
   jibod skills runs [--state DIR] [--skill ID] [--outcome O] [-n N] [--json]
                                                 the newest skill calls and how they ended
 `
@@ -36,7 +41,7 @@ const skillsUsage = `Usage:
 const maxRunsShown = 10_000
 
 // cmdSkills dispatches the skill tools.
-func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdSkills(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, skillsUsage)
 		return usageError{"skills: missing command"}
@@ -47,9 +52,11 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case "install":
 		return cmdSkillsInstall(ctx, args[1:], stdout, stderr)
 	case "uninstall":
-		return cmdSkillsUninstall(args[1:], stdout, stderr)
+		return cmdSkillsUninstall(ctx, args[1:], stdout, stderr)
 	case "graph":
 		return cmdSkillsGraph(ctx, args[1:], stdout, stderr)
+	case "try":
+		return cmdSkillsTry(ctx, args[1:], stdin, stdout, stderr)
 	case "runs":
 		return cmdSkillsRuns(args[1:], stdout, stderr)
 	default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,26 +10,32 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/wasm"
+	"github.com/openjibo/jibod/core/skill/wasm/installed"
 	"github.com/openjibo/jibod/core/skill/wasm/kv"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
 // cmdSkillsInstall checks a WebAssembly skill package (a folder, or a zip
-// file of one) and copies it into the state folder's skills/, where the
-// robot loads it at start. Nothing is installed unless everything checks:
-// the manifest, the locale (registered with the intent engines as the
-// robot would), and the module (compiled, its imports and exports checked,
-// started once under its memory limit). The compiled module stays in the
-// state folder's cache, so the robot starts it without compiling again.
+// file of one) and copies it into the state folder's skills/. Nothing is
+// installed unless everything checks: the manifest, the locale (registered
+// with the intent engines as the robot would), and the module (compiled,
+// its imports and exports checked, started once under its memory limit).
+// The compiled module stays in the state folder's cache, so the robot
+// loads it without compiling again. A jibod running with that state folder
+// is told through its shell (`skills sync`) and loads it at once;
+// otherwise it loads at the next start.
 func cmdSkillsInstall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills install", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
-	if err := parseFlags(fs, reorderFlags(args, "state")); err != nil {
+	socket := fs.String("socket", "", "the running jibod's shell socket (default: where 'jibod shell' looks for the state folder's jibod)")
+	if err := parseFlags(fs, reorderFlags(args, "state", "socket")); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -76,27 +83,34 @@ func cmdSkillsInstall(ctx context.Context, args []string, stdout, stderr io.Writ
 	if checkErr != nil {
 		return fmt.Errorf("not installed: %w", checkErr)
 	}
-	dst, err := skillpkg.Install(p, filepath.Join(*stateDir, skillsDirName))
+	skills := filepath.Join(*stateDir, skillsDirName)
+	dst, err := skillpkg.Install(p, skills)
 	if err != nil {
 		return err
 	}
 	m := p.Manifest
 	fmt.Fprintf(stdout, "installed %s %s in %s\n  permissions: %s\n  limits: %s\n", m.ID, m.Version, dst,
 		permissionText(m), limitsText(m, true))
-	fmt.Fprintln(stdout, "Restart jibod to load it (a running jibod reloads the module of a disabled skill at its next call).")
-	return nil
+	// Installed again: it keeps the data an uninstall had marked for deletion.
+	if err := skillpkg.ClearPurge(skills, m.ID); err != nil {
+		fmt.Fprintf(stderr, "jibod skills install: %v\n", err)
+	}
+	_, err = tellRobot(ctx, *socket, *stateDir, m.ID, stdout)
+	return err
 }
 
 // cmdSkillsUninstall removes an installed WebAssembly skill package from
-// the state folder; with --purge its stored key-value data goes too (kept
-// otherwise, so reinstalling a skill finds its data again). A running jibod
-// keeps the skill until it restarts.
-func cmdSkillsUninstall(args []string, stdout, stderr io.Writer) error {
+// the state folder; with --purge what it stored goes too (kept otherwise,
+// so reinstalling a skill finds its data again). A jibod running with that
+// state folder is told and unloads it at once (and deletes the data, whose
+// storage it holds open); otherwise the data is deleted here.
+func cmdSkillsUninstall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills uninstall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
+	socket := fs.String("socket", "", "the running jibod's shell socket (default: where 'jibod shell' looks for the state folder's jibod)")
 	purge := fs.Bool("purge", false, "also delete what the skill stored")
-	if err := parseFlags(fs, reorderFlags(args, "state")); err != nil {
+	if err := parseFlags(fs, reorderFlags(args, "state", "socket")); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -106,28 +120,77 @@ func cmdSkillsUninstall(args []string, stdout, stderr io.Writer) error {
 		return usageError{"--state: installed skills live in a state folder"}
 	}
 	id := fs.Arg(0)
-	dir, err := skillpkg.Uninstall(filepath.Join(*stateDir, skillsDirName), id)
+	skills := filepath.Join(*stateDir, skillsDirName)
+	dir, err := skillpkg.Uninstall(skills, id)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "uninstalled %s from %s\n", id, dir)
 	if *purge {
-		st, err := kv.Open(filepath.Join(*stateDir, skillDataFileName), kv.Options{})
-		if err != nil {
+		// The note outlives a robot that stops before it acts on it.
+		if err := skillpkg.MarkPurge(skills, id); err != nil {
 			return fmt.Errorf("uninstalled %s, but its stored data is left: %w", id, err)
 		}
-		dropErr := st.Drop(id)
-		if err := st.Close(); dropErr == nil {
-			dropErr = err
-		}
-		if dropErr != nil {
-			return fmt.Errorf("uninstalled %s, but its stored data is left: %w", id, dropErr)
-		}
-		fmt.Fprintf(stdout, "deleted the data %s stored\n", id)
 	}
-	fmt.Fprintln(stdout, "Restart jibod to unload it.")
+	running, err := tellRobot(ctx, *socket, *stateDir, id, stdout)
+	if !*purge || running || err != nil {
+		return err
+	}
+	// No robot holds the storage: delete the data here.
+	st, err := kv.Open(filepath.Join(*stateDir, skillDataFileName), kv.Options{})
+	if err != nil {
+		return fmt.Errorf("uninstalled %s, but its stored data is left (it goes when jibod next starts): %w", id, err)
+	}
+	dropErr := st.Drop(id)
+	if err := st.Close(); dropErr == nil {
+		dropErr = err
+	}
+	if dropErr != nil {
+		return fmt.Errorf("uninstalled %s, but its stored data is left (it goes when jibod next starts): %w", id, dropErr)
+	}
+	if err := skillpkg.ClearPurge(skills, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "deleted the data %s stored\n", id)
 	return nil
 }
+
+// tellRobot asks the jibod running with stateDir to sync skill id and
+// says what it did; running says whether one was. No jibod running there
+// is not an error: the skill follows at its next start. A skill the
+// running jibod could not load is an error.
+func tellRobot(ctx context.Context, socket, stateDir, id string, stdout io.Writer) (running bool, _ error) {
+	candidates := diag.SocketCandidates(stateDir)
+	if socket != "" {
+		candidates = []string{socket}
+	}
+	ctx, cancel := context.WithTimeout(ctx, tellRobotTimeout)
+	defer cancel()
+	res, path, err := diag.SyncSkillsOf(ctx, candidates, stateDir, []string{id})
+	switch {
+	case errors.Is(err, diag.ErrNoShell):
+		fmt.Fprintf(stdout, "No jibod is running with %s: it takes the change when it starts.\n", stateDir)
+		return false, nil
+	case err != nil:
+		return true, fmt.Errorf("the change is in %s, but telling the running jibod: %w", stateDir, err)
+	}
+	var failed []string
+	for _, c := range res.Changes {
+		if c.Change == installed.NotLoaded {
+			failed = append(failed, c.ID+": "+c.Error)
+			continue
+		}
+		fmt.Fprintf(stdout, "The running jibod (%s): %s.\n", path, c)
+	}
+	if len(failed) > 0 {
+		return true, fmt.Errorf("the running jibod could not load it: %s", strings.Join(failed, "; "))
+	}
+	return true, nil
+}
+
+// tellRobotTimeout bounds telling the running jibod: loading a module it
+// must compile again (its cache entry damaged) can take a while on a board.
+const tellRobotTimeout = 3 * time.Minute
 
 // checkRegistration registers the package's intents with the robot's
 // engines, so a template the engines refuse is found now rather than when

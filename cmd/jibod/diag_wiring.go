@@ -287,7 +287,7 @@ func (s *shellRun) serveStdio(ctx context.Context, stdin io.Reader, stdout io.Wr
 func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	env := diag.Env{
 		Version: version, Board: r.body.Profile.Name, Started: d.Started,
-		Bus: r.bus, Logs: d.Logs.book, Skills: r.host, Runs: r.runs, Sessions: r.orch, Pipeline: r.pipeline,
+		Bus: r.bus, Logs: d.Logs.book, Skills: r.host, Runs: r.runs, NotLoaded: notLoaded(r.wasm, r.local), Sessions: r.orch, Pipeline: r.pipeline,
 		Motion: r.parts.motion, Motors: r.body.Motors, Home: r.body.MotionConfig().Home, Actions: r.exec,
 		BoardCheck: func(ctx context.Context) []diag.DeviceCheck {
 			var out []diag.DeviceCheck
@@ -320,6 +320,9 @@ func shellEnv(r *robot, f *shellFlags, d shellDeps) diag.Env {
 	env.Settings = append(env.Settings, windowSettings(cw, aw)...)
 	if d.StateDir != noState {
 		env.StateDir = d.StateDir
+	}
+	if r.wasm != nil {
+		env.Installed = skillSyncer{r.wasm}
 	}
 	if r.hub != nil {
 		env.Hub = hubView{link: r.hub, host: r.host}
@@ -372,7 +375,7 @@ func runSettings(r *robot, logs *runLogs) []diag.Setting {
 		},
 		Apply: func(v any) error { logs.level.Set(v.(slog.Level)); return nil },
 	}}
-	if vc := volumeControl(r.parts.volume); vc != nil {
+	if vc := volumeControl(r.parts.volume, r.settings, r.log); vc != nil {
 		settings = append(settings, diag.Setting{
 			Key: "volume", Help: "the master volume, 0 (silent) to 10",
 			Get: func() string { return strconv.Itoa(int(math.Round(vc.Volume() * 10))) },

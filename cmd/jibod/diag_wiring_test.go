@@ -107,7 +107,7 @@ func TestShellVolumeSetting(t *testing.T) {
 		}
 	}
 	require.NotNil(t, vol)
-	assert.Equal(t, "10", vol.Get())
+	assert.Equal(t, "6", vol.Get(), "a new robot starts at 6 of 10")
 	for _, bad := range []string{"11", "-1", "loud", "5.5"} {
 		_, err := vol.Check(bad)
 		assert.Error(t, err, bad)
@@ -116,7 +116,7 @@ func TestShellVolumeSetting(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, vol.Apply(v))
 	assert.Equal(t, "3", vol.Get())
-	assert.InDelta(t, 0.3, volumeControl(r.parts.volume).Volume(), 1e-9)
+	assert.InDelta(t, 0.3, volumeControl(r.parts.volume, nil, nil).Volume(), 1e-9)
 }
 
 // fakeMic is a capture backend yielding a steady tone.

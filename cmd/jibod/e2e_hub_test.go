@@ -243,10 +243,11 @@ func TestHubEndToEnd(t *testing.T) {
 			j.hearFact(t)
 
 			// Nothing understands it, the hub included: the remote
-			// fallback asked (CLIENT_ASR) and the robot says it did not
-			// understand.
+			// fallback asked (CLIENT_ASR), then the robot's own fallback
+			// says it did not understand, offering the next step on the
+			// first miss.
 			j.say(t, "flibbertigibbet wobbleshnook")
-			j.hear(t, "didn't understand")
+			j.hear(t, "what I can do")
 			h.proc.log(t, "CLIENT_ASR")
 
 			// Multi-turn: the question's answer goes back as a new

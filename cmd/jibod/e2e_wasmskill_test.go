@@ -91,7 +91,7 @@ func TestWasmSkillEndToEnd(t *testing.T) {
 	first.say(t, "what did i ask you to remember")
 	first.hear(t, "You haven't asked me to remember anything.", 30*time.Second)
 	first.say(t, "remember that the keys are under the mat")
-	first.hear(t, "OK, I'll remember that the keys are under the mat.", 20*time.Second)
+	first.hear(t, "I'll remember that the keys are under the mat.", 20*time.Second) // a line of its remembered.dialog
 	first.say(t, "what time is it")
 	first.hearTime(t, 20*time.Second) // the built-in skills carry on beside it
 	require.NoError(t, first.in.Close())
@@ -155,6 +155,16 @@ func TestWasmSkillInstallChecks(t *testing.T) {
 	_, stderr, code = runJibod(t, "", "skills", "install", "--state", state, bad)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "not installed: loading skill community/camera from "+bad+": missing export: no function jibo_handle")
+
+	// A dialog whose lines name different slots installs nothing (GRM-16).
+	badDialog := filepath.Join(t.TempDir(), "bad-dialog")
+	require.NoError(t, wasmtest.CopyDir(pkg, badDialog))
+	require.NoError(t, os.WriteFile(filepath.Join(badDialog, "locale", "en-us", "remembered.dialog"),
+		[]byte("OK, I'll remember that {memo}.\nOK, noted {note}.\n"), 0o644))
+	_, stderr, code = runJibod(t, "", "skills", "install", "--state", state, badDialog)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "remembered.dialog")
+	assert.Contains(t, stderr, "GRM-16")
 	_, err = os.Stat(filepath.Join(state, "skills", "community.camera"))
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 

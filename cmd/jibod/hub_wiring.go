@@ -119,9 +119,7 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, now func(
 	client, err := hub.NewClient(hub.Config{URL: cfg.URL, Token: cfg.tokenSource(), CAFile: cfg.CAFile,
 		Encoding: cfg.Encoding, Link: cfg.Link, Bus: r.bus, Logger: log,
 		OnState: func(st hub.LinkState) {
-			if r.wasm != nil {
-				r.wasm.offline.Store(st.Status != hub.Up)
-			}
+			r.wasm.SetOffline(st.Status != hub.Up)
 			if h.remote != nil {
 				h.remote.LinkChanged(st)
 			}
@@ -148,9 +146,7 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, now func(
 		return nil, err
 	}
 	h.client, h.remote = client, remote
-	if r.wasm != nil {
-		r.wasm.offline.Store(true) // until the link is up
-	}
+	r.wasm.SetOffline(true) // until the link is up
 	if err := remote.LoadCache(context.Background()); err != nil {
 		log.Warn("cached hub catalog not used", "err", err)
 	}

@@ -19,9 +19,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/strictjson"
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Corpus limits: a corpus is a file a person hands the tool, so everything
@@ -124,6 +127,9 @@ func loadCorpus(path string) (*corpus, error) {
 func parseCorpus(data []byte) (*corpus, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("not valid UTF-8")
+	}
+	if err := strictjson.CheckMembers(data); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var root any
@@ -340,8 +346,11 @@ func (c *corpus) readTests(v any) error {
 		if t.Utterance, err = str(o["utterance"], where+".utterance"); err != nil {
 			return err
 		}
-		if t.Utterance == "" || len(t.Utterance) > MaxLineBytes {
-			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, MaxLineBytes, len(t.Utterance))
+		if t.Utterance == "" || len(t.Utterance) > console.MaxLineBytes {
+			return fmt.Errorf("%s.utterance: want 1 to %d bytes, got %d", where, console.MaxLineBytes, len(t.Utterance))
+		}
+		if err := textcheck.Line(t.Utterance); err != nil {
+			return fmt.Errorf("%s.utterance: %w", where, err)
 		}
 		iv, present := o["intent"]
 		switch {

@@ -185,6 +185,10 @@ func TestIntentsEvalBadCorpus(t *testing.T) {
 		{"test flag", edit(`"intent": "a"`, `"intent": "a", "needs_context": "yes"`), "tests[0].needs_context: want true or false"},
 		{"test field", edit(`"intent": "a"`, `"intent": "a", "expect": 1`), `tests[0]: unknown field "expect"`},
 		{"invalid UTF-8", edit(`hello"]`, "hel\xfflo\"]"), "not valid UTF-8"},
+		// Strict input (issue 22 items 9 and 10).
+		{"member twice", edit(`"lang": "en-us",`, `"lang": "en-us", "lang": "fr-fr",`), `lang: member given twice ("lang")`},
+		{"half a surrogate pair", edit(`"utterance": "hello"`, `"utterance": "hello \ud83e"`), `tests[0].utterance: invalid UTF-8`},
+		{"utterance with a control character", edit(`"utterance": "hello"`, `"utterance": "hel\u0007lo"`), `tests[0].utterance: control character U+0007 (BEL) at byte 3`},
 	}
 	dir := t.TempDir()
 	for _, tc := range tests {

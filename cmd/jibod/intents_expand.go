@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // maxExpandLine bounds one JSON line of `jibod intents expand`; a longer
@@ -95,6 +96,9 @@ func cmdIntentsExpand(ctx context.Context, args []string, stdin io.Reader, stdou
 func expandLine(line []byte) expandAnswer {
 	if !utf8.Valid(line) {
 		return expandAnswer{Error: "not valid UTF-8"}
+	}
+	if err := strictjson.CheckMembers(line); err != nil {
+		return expandAnswer{Error: "invalid request: " + err.Error()}
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()

@@ -70,6 +70,12 @@ func TestIntentsExpand(t *testing.T) {
 		{`{"template": "x"} {"template": "y"}`, `{"error":"line 1: invalid request: more than one JSON value on the line"}`},
 		{`not json`, `{"error":"line 1: invalid request: invalid character 'o' in literal null (expecting 'u')"}`},
 		{"{\"template\": \"a\xffb\"}", `{"error":"line 1: not valid UTF-8"}`},
+		// Strict input (issue 22 items 9 and 10).
+		{`{"template": "open", "template": "close"}`, `{"error":"line 1: invalid request: template: member given twice (\"template\") at byte 21"}`},
+		{`{"template": "a\ud800b"}`, `{"error":"line 1: invalid request: template: invalid UTF-8 (\\ud800 is half a UTF-16 surrogate pair) at byte 15"}`},
+		{`{"template": "ring\u0007 the bell"}`, `{"error":"line 1: template:1:5: template contains control character U+0007 (BEL)"}`},
+		{`{"template": "play \u202egnos"}`, `{"error":"line 1: template:1:6: template contains control character U+202E (RLO)"}`},
+		{`{"template": "turn on <d>", "vocab": {"d": ["lamp\u0000"]}}`, `{"error":"line 1: template:1:9: vocabulary <d> is malformed: <d>[1]:1:5: template contains control character U+0000 (NUL)"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

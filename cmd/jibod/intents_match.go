@@ -11,18 +11,23 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
-// folderSkillID is what a skill folder's name, used as its bus id, may be:
-// topic-safe, as dispatch topics are "<id>:<intent>".
-var folderSkillID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// folderSkillID* are what a skill folder's name, used as its bus id, may
+// be, `^[a-z0-9][a-z0-9._-]{0,63}$`: topic-safe, as dispatch topics are
+// "<id>:<intent>".
+var (
+	folderSkillIDFirst = ascii.NewSet("a-z0-9")
+	folderSkillIDRest  = ascii.NewSet("a-z0-9._-")
+)
 
 // maxMatchSkills bounds the skill folders `jibod intents match` loads.
 const maxMatchSkills = 1000
@@ -114,18 +119,18 @@ func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout
 
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
-	lr := newLineReader(stdin)
+	lr := console.NewLineReader(stdin)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		u, err := lr.Next()
-		var skip *errSkip
+		var skip *console.SkipError
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil
 		case errors.As(err, &skip):
-			err = enc.Encode(lineError{Line: skip.line, Error: skip.why})
+			err = enc.Encode(lineError{Line: skip.Line, Error: skip.Why})
 		case err != nil:
 			return fmt.Errorf("intents match: reading standard input: %w", err)
 		case u == "":
@@ -171,7 +176,7 @@ func loadSkillFolders(dir, override string, log *slog.Logger) ([]skillFolder, er
 		if len(out)+len(errs) >= maxMatchSkills {
 			return nil, fmt.Errorf("%s: more than %d skill folders", dir, maxMatchSkills)
 		}
-		if !folderSkillID.MatchString(name) {
+		if !ascii.Name(name, folderSkillIDFirst, folderSkillIDRest, 64) {
 			errs = append(errs, fmt.Errorf("%s: folder name is the skill id: skill id %q: want [a-z0-9][a-z0-9._-]*, at most 64 characters", folder, name))
 			continue
 		}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/console"
 )
 
 const testSkills = "testdata/skills"
@@ -96,7 +98,7 @@ func TestIntentsMatchOverrideAndLang(t *testing.T) {
 // TestIntentsMatchBadInput: lines that are not utterances get an error
 // line naming them; the rest go on.
 func TestIntentsMatchBadInput(t *testing.T) {
-	in := "lights on\n\nbad\x01line\n" + strings.Repeat("x", MaxLineBytes+1) + "\nlights off"
+	in := "lights on\n\nbad\x01line\n" + strings.Repeat("x", console.MaxLineBytes+1) + "\nlights off"
 	out, errOut, code := runTool(t, in, "intents", "match", "--skills", testSkills)
 	require.Equal(t, 0, code, errOut)
 	lines := jsonLines(t, out)

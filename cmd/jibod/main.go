@@ -33,7 +33,7 @@ Usage:
   jibod jcp run FILE.json  run a JCP action on the sim board; print the timeline (--svg to draw it)
   jibod protocol check FILE...  validate Jibo messages, JCP actions, manifests and MIMs; print canonical JSON
   jibod motion loop        run the motion control loop and report its tick lateness
-  jibod skills ...         the robot's skills: list, install DIR|FILE, graph SKILL_ID, runs
+  jibod skills ...         the robot's skills: list, install DIR|FILE, uninstall ID, graph SKILL_ID, try, runs
   jibod loop ...           the people the robot knows: list, add --first NAME, remove ID|NAME, owner ID|NAME
   jibod board check        open every device of a board profile and report what answers
   jibod audio ...          audio tools: devices, level (a live input meter)
@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "motion":
 		err = cmdMotion(ctx, args[1:], stdout, stderr)
 	case "skills":
-		err = cmdSkills(ctx, args[1:], stdout, stderr)
+		err = cmdSkills(ctx, args[1:], stdin, stdout, stderr)
 	case "loop":
 		err = cmdLoop(args[1:], stdout, stderr)
 	case "board":

@@ -10,19 +10,27 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/core/attention"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/hub"
+	"github.com/openjibo/jibod/core/idle"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/core/settings"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/builtin/fallback"
 	"github.com/openjibo/jibod/core/skill/invoke"
+	"github.com/openjibo/jibod/core/skill/local"
 	"github.com/openjibo/jibod/core/skill/loop"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/schedule"
 	"github.com/openjibo/jibod/core/skill/store"
+	"github.com/openjibo/jibod/core/skill/wasm/installed"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
+	"github.com/openjibo/jibod/motion"
 )
 
 // robotConfig is what the robot is built from.
@@ -33,6 +41,8 @@ type robotConfig struct {
 	// GoTimers runs the motion loop on Go timers instead of precise sleeps
 	// (for testing/synctest).
 	GoTimers bool
+	// RealTime gives the motion loop real-time service where permitted.
+	RealTime bool
 	// SpeakWPM overrides the sim speaker's rate when >= 0 (0 = instant).
 	SpeakWPM int
 	Lang     string
@@ -57,6 +67,9 @@ type robotConfig struct {
 	Hub hubConfig
 	// Skills are added after the built-in ones (tests bring their own).
 	Skills []skill.Skill
+	// LocalSkills are programs of local Go skills (core/skill/local's
+	// Main) the robot starts and hosts; one that fails is left out.
+	LocalSkills []string
 	// LoopWatch is how often the loop file is looked at for changes made
 	// by another process; 0 means loop.DefaultWatchInterval.
 	LoopWatch time.Duration
@@ -76,7 +89,21 @@ type robot struct {
 	// recogniser's grammar is built from what they hold.
 	engines *intentEngines
 	orch    *pipeline.Orchestrator
-	tapSub  *bus.Subscription
+	// stop is the pipeline's stop plugin; the console asks it which lines
+	// stop the robot.
+	stop   *pipeline.Stop
+	tapSub *bus.Subscription
+	// attention knows where the listener is and faces them on wake; idle
+	// keeps the body alive between turns and at rest after a stop;
+	// buttons stop the robot from its head (or stop) button.
+	attention *attention.Attention
+	idle      *idle.Idle
+	buttons   *interrupt.Buttons
+	// fallback answers the fallback stage's pings for the fallback skill.
+	fallback *fallback.Responder
+	// settings are the owner's settings (the volume) kept in the state
+	// folder; nil when state is kept in memory.
+	settings *settings.File
 	// stopHost ends the host's ovos.stop / ovos.stop.ping subscription.
 	stopHost func()
 	// state is the on-disk skill state; nil when kept in memory.
@@ -95,8 +122,11 @@ type robot struct {
 	// sched fires skills' timers; stopSched stops its goroutine and waits.
 	sched     *schedule.Scheduler
 	stopSched func()
-	// wasm runs the installed WebAssembly skills; nil when none are.
-	wasm *wasmSkills
+	// wasm runs the installed WebAssembly skills; nil without a state
+	// folder.
+	wasm *installed.Skills
+	// local runs the local Go skills' programs.
+	local *local.Processes
 	// hub is the link to the cloud hub and its skills; nil without one.
 	hub *hubLink
 	// pipeline is the default-session pipeline in use.
@@ -117,12 +147,19 @@ type robot struct {
 // template match that is mostly open slot text.
 var defaultPipeline = []string{"templates-high", "keywords-high", "templates-medium", "keywords-medium", "templates-low", "keywords-low"}
 
+// fallbackUnknown is the last stage of all: the fallback skill that says
+// the robot did not understand (fallback.Priority and up), after the
+// cloud hub has had its chance.
+const fallbackUnknown = "fallback-unknown"
+
 // robotPipeline is the robot's default-session pipeline: stop and converse
 // first (STOP-10, CONV-10), then the intent tiers of defaultPipeline, each
 // fallback stage right after the last tier of its confidence band
-// (FALLBACK-1 §8.2): stop, converse, templates-high, keywords-high,
-// fallback-high, …, keywords-low, fallback-low.
-func robotPipeline() []string {
+// (FALLBACK-1 §8.2), then the cloud hub's stage when there is a hub, and
+// last fallback-unknown: stop, converse, templates-high, keywords-high,
+// fallback-high, …, keywords-low, fallback-low[, hub-fallback],
+// fallback-unknown.
+func robotPipeline(withHub bool) []string {
 	out := []string{"stop", "converse"}
 	band := func(id string) string { return id[strings.LastIndex(id, "-")+1:] }
 	for i, id := range defaultPipeline {
@@ -131,7 +168,30 @@ func robotPipeline() []string {
 			out = append(out, "fallback-"+band(id))
 		}
 	}
-	return out
+	if withHub {
+		out = append(out, hub.FallbackID)
+	}
+	return append(out, fallbackUnknown)
+}
+
+// fallbackStages are the fallback stages of robotPipeline, by priority:
+// high (..49), medium [50, 74], low [75, fallback.Priority), unknown
+// [fallback.Priority..).
+func fallbackStages(f *pipeline.Fallbacks) ([]pipeline.Plugin, error) {
+	b := func(v int) *int { return &v }
+	var out []pipeline.Plugin
+	for _, s := range []struct {
+		id     string
+		lo, hi *int
+	}{{"fallback-high", nil, b(49)}, {"fallback-medium", b(50), b(74)}, {"fallback-low", b(75), b(fallback.Priority - 1)},
+		{fallbackUnknown, b(fallback.Priority), nil}} {
+		st, err := f.Stage(s.id, s.lo, s.hi)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 func loadProfile(name string) (*board.Profile, error) {
@@ -174,7 +234,23 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers}
+	// The owner's settings (the volume) are kept in the state folder.
+	if cfg.StateDir != "" && cfg.StateDir != noState {
+		if err := prepareStateDir(cfg.StateDir); err != nil {
+			return nil, err
+		}
+		if r.settings, err = settings.Open(filepath.Join(cfg.StateDir, settingsFileName)); err != nil {
+			log.Warn("settings unreadable; starting from the defaults", "err", err)
+			r.settings = nil
+		}
+	}
+	bo := bodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers, RealTime: cfg.RealTime, Gain: gainOf(startVolume(r.settings)),
+		Attention: func(m *motion.Controller) (jcp.Attention, error) {
+			var err error
+			r.attention, err = attention.New(attention.Config{Bus: r.bus, Motion: m, Logger: log,
+				Listener: attention.Direction{YawDeg: prof.Listener.YawDeg, PitchDeg: prof.Listener.PitchDeg}})
+			return r.attention, err
+		}}
 	if r.speech, err = cfg.Speech.apply(&bo, log); err != nil {
 		return nil, err
 	}
@@ -246,8 +322,9 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		}}); err != nil {
 		return nil, err
 	}
-	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume),
-		Skills: r.host.Skills, Log: log})
+	skills, err := builtinSkills(skillDeps{Now: now, Sched: r.sched, Volume: volumeControl(r.parts.volume, r.settings, log),
+		Skills: r.host.Skills, Log: log, Guesser: newTierGuesser(engines),
+		Offline: func() bool { return r.hub != nil && !r.hub.remote.Fallback().Available() }})
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +333,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 			return nil, err
 		}
 	}
+	r.local = local.StartAll(ctx, r.host, cfg.LocalSkills, local.ProcessConfig{Logger: log})
 	if r.wasm, err = startWasmSkills(ctx, r.host, cfg.StateDir, cfg.Offline, runtimeContext(r.parts.state, now, r.loop.Loop), now, log); err != nil {
 		return nil, err
 	}
@@ -275,6 +353,7 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.stop = stop
 	// Jibo skills take a follow-up answer through a listening SLIM, never a
 	// converse poll: only skills hosted elsewhere are polled, so a local
 	// skill never costs the poll window.
@@ -291,13 +370,14 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}
 	plugins := []pipeline.Plugin{stop, converse}
 	plugins = append(plugins, engines.inOrder(defaultPipeline)...)
-	for _, p := range fallbacks.DefaultStages() {
-		plugins = append(plugins, p)
+	stages, err := fallbackStages(fallbacks)
+	if err != nil {
+		return nil, err
 	}
-	r.pipeline = robotPipeline()
+	plugins = append(plugins, stages...)
+	r.pipeline = robotPipeline(r.hub != nil)
 	if r.hub != nil { // the hub hears what nothing on the robot understood
 		plugins = append(plugins, r.hub.remote.Fallback())
-		r.pipeline = append(r.pipeline, hub.FallbackID)
 	}
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
 		Listeners: []pipeline.Listener{fallbacks},
@@ -306,6 +386,11 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 		return nil, err
 	}
 	if err := r.orch.Start(); err != nil {
+		return nil, err
+	}
+	// The fallback skill registers with the orchestrator's fallback
+	// registry, so after it starts.
+	if r.fallback, err = fallback.Respond(ctx, r.bus, fallback.ID, fallback.Priority, log); err != nil {
 		return nil, err
 	}
 	if err := r.hub.start(ctx); err != nil {
@@ -328,7 +413,32 @@ func newRobot(ctx context.Context, cfg robotConfig) (_ *robot, err error) {
 	}()
 	r.stopSched = func() { stopSched(); <-schedDone }
 	r.stopLoopWatch = watchLoop(ctx, r.loop, r.bus, cfg.LoopWatch, log)
+	if err := r.startLife(ctx, log); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// startLife starts what keeps the robot alive between turns: facing who
+// wakes it, idle life, and the stop buttons.
+func (r *robot) startLife(ctx context.Context, log *slog.Logger) error {
+	if err := r.attention.Start(); err != nil {
+		return err
+	}
+	var err error
+	if r.idle, err = idle.New(idle.Config{Bus: r.bus, Motion: r.parts.motion, Animations: r.exec.Animations(),
+		Busy: r.exec.Busy, Logger: log}); err != nil {
+		return err
+	}
+	if err := r.idle.Start(ctx); err != nil {
+		return err
+	}
+	var names []string
+	for _, b := range r.body.Buttons {
+		names = append(names, b.Name())
+	}
+	r.buttons, err = interrupt.WatchButtons(r.bus, names, interrupt.DefaultButtons, log)
+	return err
 }
 
 // bodyEvent puts what the body does on the bus as jibo.body.<device>.<kind>.
@@ -357,6 +467,14 @@ func (r *robot) Close(ctx context.Context) error {
 	if r.stopLoopWatch != nil {
 		r.stopLoopWatch() // before the bus: it announces changes there
 	}
+	r.buttons.Close()
+	r.fallback.Close()
+	if r.idle != nil {
+		r.idle.Close() // before the body: it moves it
+	}
+	if r.attention != nil {
+		r.attention.Close()
+	}
 	if r.host != nil {
 		errs = append(errs, r.host.Close(ctx))
 	}
@@ -367,6 +485,7 @@ func (r *robot) Close(ctx context.Context) error {
 		errs = append(errs, r.invoker.Close(ctx))
 	}
 	errs = append(errs, r.wasm.Close(ctx)) // after the invoker: no call is left running
+	errs = append(errs, r.local.Close(ctx))
 
 	if r.stopHost != nil {
 		r.stopHost()

@@ -13,6 +13,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/builtin/capabilities"
 	"github.com/openjibo/jibod/core/skill/builtin/chitchat"
 	"github.com/openjibo/jibod/core/skill/builtin/clock"
+	"github.com/openjibo/jibod/core/skill/builtin/fallback"
 	"github.com/openjibo/jibod/core/skill/builtin/timer"
 	"github.com/openjibo/jibod/core/skill/builtin/volume"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -104,8 +105,13 @@ type skillDeps struct {
 	Sched skill.Scheduler
 	// Volume is the body's master volume.
 	Volume volume.Control
-	// Skills lists the installed skills' manifests, for "what can you do".
+	// Skills lists the installed skills' manifests, for "what can you do"
+	// and the fallback's questions.
 	Skills func() []*registry.Manifest
+	// Guesser finds what the fallback may ask about; nil: it never asks.
+	Guesser fallback.Guesser
+	// Offline reports the cloud hub out of reach, for the fallback.
+	Offline func() bool
 	// Log is the skills' logger.
 	Log *slog.Logger
 }
@@ -134,7 +140,8 @@ func builtinSkills(d skillDeps) ([]skill.Skill, error) {
 	add(timer.New(timer.Options{Timers: timers, Now: d.Now, Logger: d.Log}))
 	add(chitchat.New(chitchat.Options{Now: d.Now, Logger: d.Log}))
 	add(volume.New(volume.Options{Control: d.Volume, Logger: d.Log}))
-	add(capabilities.New(capabilities.Options{Skills: d.Skills, Logger: d.Log}))
+	add(capabilities.New(capabilities.Options{Skills: d.Skills, Hidden: []string{fallback.ManifestID}, Now: d.Now, Logger: d.Log}))
+	add(fallback.New(fallback.Options{Guesser: d.Guesser, Skills: d.Skills, Offline: d.Offline, Now: d.Now, Logger: d.Log}))
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("built-in skills: %w", err)
 	}

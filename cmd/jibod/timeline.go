@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -107,7 +108,9 @@ func (tl *timeline) sorted() []tlEvent {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	ev := slices.Clone(tl.events)
-	slices.SortStableFunc(ev, func(a, b tlEvent) int { return int(a.T - b.T) })
+	// sort.SliceStable shares one copy of the sort code; a generic sort
+	// over the struct would add its own (docs/size.md).
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].T < ev[j].T })
 	return ev
 }
 

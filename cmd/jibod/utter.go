@@ -8,13 +8,14 @@ import (
 	"sync/atomic"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // keyInput is the context key the text inputs put on their entries. Every
 // lifecycle message derives its context from the entry's, so it comes back
 // on all of them and ties a lifecycle to the line that started it.
-const keyInput = "jibo_input"
+const keyInput = console.KeyInput
 
 // utterer sends typed utterances and collects their lifecycles.
 type utterer struct {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"sync"
 	"testing"
@@ -25,7 +26,7 @@ func (nullSink) Write(context.Context, []int16) error { return nil }
 func TestMasterVolumeScale(t *testing.T) {
 	d, err := device.NewVolume(nullSink{}, 1, nil)
 	require.NoError(t, err)
-	c := volumeControl(d)
+	c := volumeControl(d, nil, nil)
 	tests := []struct{ setting, gain float64 }{
 		{1, 1}, {0.5, 0.1}, {0.1, math.Pow(10, -1.8)}, {0, 0},
 	}
@@ -34,7 +35,7 @@ func TestMasterVolumeScale(t *testing.T) {
 		assert.InDelta(t, tt.gain, d.Gain(), 1e-12, "setting %v", tt.setting)
 		assert.InDelta(t, tt.setting, c.Volume(), 1e-12, "setting %v reads back", tt.setting)
 	}
-	assert.Nil(t, volumeControl(nil), "no sound output, no volume control")
+	assert.Nil(t, volumeControl(nil, nil, nil), "no sound output, no volume control")
 }
 
 // TestSoundsGoThroughMasterVolume: the body's sound effects are played
@@ -70,7 +71,7 @@ func TestSoundsGoThroughMasterVolume(t *testing.T) {
 			return 0
 		}
 		full := beep()
-		require.NoError(t, volumeControl(parts.volume).SetVolume(ctx, 0.5))
+		require.NoError(t, volumeControl(parts.volume, nil, nil).SetVolume(ctx, 0.5))
 		assert.InDelta(t, full/10, beep(), 0.001, "half the setting is a tenth of the amplitude (-20 dB)")
 		mu.Lock()
 		defer mu.Unlock()
@@ -83,4 +84,25 @@ func TestSoundsGoThroughMasterVolume(t *testing.T) {
 		assert.Len(t, set, 1)
 		assert.InDelta(t, 0.1, set[0], 1e-12)
 	})
+}
+
+// A new robot starts at volume 6 of 10, not at full; a volume the owner
+// sets is kept in the state folder and is where the robot starts next time.
+func TestVolumeStartsModerateAndIsKept(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	start := func() *robot {
+		r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		return r
+	}
+	r := start()
+	vc := volumeControl(r.parts.volume, r.settings, r.log)
+	assert.InDelta(t, 0.6, vc.Volume(), 1e-9, "level 6 of 10")
+	require.NoError(t, vc.SetVolume(ctx, 0.3))
+	require.NoError(t, r.Close(ctx))
+
+	r = start()
+	defer r.Close(ctx)
+	assert.InDelta(t, 0.3, volumeControl(r.parts.volume, r.settings, r.log).Volume(), 1e-9, "kept across a restart")
 }

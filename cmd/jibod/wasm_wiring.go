@@ -2,107 +2,64 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"path/filepath"
-	"sync/atomic"
 	"time"
 
+	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/skill/local"
 	"github.com/openjibo/jibod/core/skill/protocol"
-	"github.com/openjibo/jibod/core/skill/wasm"
-	"github.com/openjibo/jibod/core/skill/wasm/kv"
+	"github.com/openjibo/jibod/core/skill/wasm/installed"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
 // Where installed WebAssembly skills live in the state folder.
 const (
-	// skillsDirName holds one folder per installed skill package.
-	skillsDirName = "skills"
-	// wasmCacheDirName keeps compiled modules across restarts.
-	wasmCacheDirName = "wasm-cache"
-	// skillDataFileName is the Wasm skills' key-value storage.
-	skillDataFileName = "skilldata.db"
+	skillsDirName     = installed.SkillsDirName
+	wasmCacheDirName  = installed.CacheDirName
+	skillDataFileName = installed.DataFileName
 )
 
-// wasmSkills are the installed WebAssembly skills the robot runs: their
-// engine, storage and the offline switch their fetches obey.
-type wasmSkills struct {
-	engine  *wasm.Engine
-	storage *kv.Store // nil while nothing is installed
-	// offline is the switch the robot sets: while it is on, fetches fail.
-	// `jibod run --offline` sets it; the hub link will drive it.
-	offline atomic.Bool
-}
-
-// startWasmSkills loads every skill package installed in the state
-// folder's skills/ into host. A package that cannot be loaded is logged
-// and left out: the robot carries on with the others. Without a state
-// folder there is nothing installed and nothing is started.
+// startWasmSkills loads the skill packages installed in the state folder
+// into host (package installed); later installs load through the shell's
+// `skills sync`. Without a state folder nothing is installed: nil.
 func startWasmSkills(ctx context.Context, host *skill.Host, stateDir string, offline bool,
-	state func() protocol.RuntimeContext, now func() time.Time, log *slog.Logger) (*wasmSkills, error) {
+	state func() protocol.RuntimeContext, now func() time.Time, log *slog.Logger) (*installed.Skills, error) {
 	if stateDir == "" || stateDir == noState {
 		return nil, nil
 	}
-	entries, err := skillpkg.List(filepath.Join(stateDir, skillsDirName))
-	if err != nil {
-		return nil, err
-	}
-	if len(entries) == 0 {
-		return nil, nil
-	}
-	w := &wasmSkills{}
-	w.offline.Store(offline)
-	if w.storage, err = kv.Open(filepath.Join(stateDir, skillDataFileName), kv.Options{}); err != nil {
-		return nil, err
-	}
-	if w.engine, err = wasm.New(wasm.Config{CacheDir: filepath.Join(stateDir, wasmCacheDirName), Storage: w.storage,
-		Offline: w.offline.Load, State: state, Now: now, Logger: log}); err != nil {
-		_ = w.storage.Close()
-		return nil, err
-	}
-	for _, e := range entries {
-		if e.Err != nil {
-			log.Error("installed skill not loaded", "dir", e.Dir, "err", e.Err)
-			continue
-		}
-		if err := w.load(ctx, host, e.Dir); err != nil {
-			log.Error("installed skill not loaded", "skill_id", e.Manifest.ID, "dir", e.Dir, "err", err)
-		}
-	}
-	return w, nil
-}
-
-func (w *wasmSkills) load(ctx context.Context, host *skill.Host, dir string) error {
-	p, err := skillpkg.Read(dir)
-	if err != nil {
-		return err
-	}
 	// Registered on a bus of its own first: an intent the engines refuse
-	// leaves this skill out, not the robot down.
-	if err := checkRegistration(ctx, p, slog.New(slog.DiscardHandler)); err != nil {
-		return err
+	// leaves that skill out, not the robot down.
+	check := func(ctx context.Context, p *skillpkg.Package) error {
+		return checkRegistration(ctx, p, slog.New(slog.DiscardHandler))
 	}
-	s, err := w.engine.Load(ctx, p)
-	if err != nil {
-		return err
-	}
-	if err := host.Add(s); err != nil {
-		return errors.Join(err, s.Close(ctx))
-	}
-	return nil
+	return installed.Open(ctx, installed.Config{StateDir: stateDir, Host: host, Check: check, Offline: offline,
+		State: state, Now: now, Logger: log})
 }
 
-// Close unloads the skills (after the invoker has stopped calling them)
-// and closes their storage.
-func (w *wasmSkills) Close(ctx context.Context) error {
-	if w == nil {
-		return nil
+// notLoaded lists the installed packages and local skill programs left
+// out, for the shell.
+func notLoaded(w *installed.Skills, ls *local.Processes) func() []diag.SkillProblem {
+	return func() []diag.SkillProblem {
+		var out []diag.SkillProblem
+		for _, p := range w.NotLoaded() {
+			out = append(out, diag.SkillProblem{ID: p.ID, Dir: p.Dir, Error: p.Error})
+		}
+		for _, f := range ls.Failed() {
+			out = append(out, diag.SkillProblem{Dir: f.Program, Error: f.Err.Error()})
+		}
+		return out
 	}
-	err := w.engine.Close(ctx)
-	if cerr := w.storage.Close(); cerr != nil {
-		err = errors.Join(err, fmt.Errorf("closing Wasm skill storage: %w", cerr))
+}
+
+// skillSyncer is the shell's `skills sync` over the installed skills.
+type skillSyncer struct{ w *installed.Skills }
+
+func (s skillSyncer) SyncSkills(ctx context.Context, ids []string) (diag.SkillSync, error) {
+	changes, err := s.w.Sync(ctx, ids...)
+	out := diag.SkillSync{StateDir: s.w.StateDir()}
+	for _, c := range changes {
+		out.Changes = append(out.Changes, diag.SkillChange(c))
 	}
-	return err
+	return out, err
 }

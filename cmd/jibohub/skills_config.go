@@ -15,6 +15,7 @@ import (
 	"github.com/openjibo/jibod/core/hub/server"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // builtinSkills are the skills jibohub ships, hosted in process. seed
@@ -77,6 +78,9 @@ func readSkillsConfig(path string) ([]server.HTTPSkill, error) {
 	}
 	if len(data) > maxSkillsConfigSize {
 		return nil, fmt.Errorf("skills config %s: over %d bytes", path, maxSkillsConfigSize)
+	}
+	if err := strictjson.CheckMembers(data); err != nil {
+		return nil, fmt.Errorf("skills config %s: %w", path, err)
 	}
 	var sc skillsConfig
 	dec := json.NewDecoder(bytes.NewReader(data))

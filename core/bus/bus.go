@@ -101,6 +101,12 @@ func WithQueue(capacity int, policy Overflow) SubOption {
 	}
 }
 
+// WithOnDrop calls fn with each message this subscriber loses to a full
+// queue, so its owner can say so (the orchestrator ends a dropped utterance
+// with one ovos.utterance.handled). fn runs on the publisher's goroutine
+// and must neither block nor publish.
+func WithOnDrop(fn func(Message)) SubOption { return func(s *Subscription) { s.onDrop = fn } }
+
 // WithName names the subscription in logs and statistics.
 func WithName(name string) SubOption { return func(s *Subscription) { s.name = name } }
 
@@ -115,6 +121,7 @@ type Subscription struct {
 	handler  Handler
 	capacity int
 	policy   Overflow
+	onDrop   func(Message)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -283,10 +290,11 @@ func (s *Subscription) enqueue(ctx context.Context, m Message) {
 		}
 		switch s.policy {
 		case DropOldest:
+			old := s.queue[s.head]
 			s.queue[s.head] = m
 			s.head = (s.head + 1) % s.capacity
 			s.mu.Unlock()
-			s.noteDrop(m.Type)
+			s.noteDrop(old)
 			return
 		case Block:
 			s.mu.Unlock()
@@ -294,15 +302,15 @@ func (s *Subscription) enqueue(ctx context.Context, m Message) {
 			case <-s.space:
 				continue
 			case <-s.ctx.Done():
-				s.noteDrop(m.Type)
+				s.noteDrop(m)
 				return
 			case <-ctx.Done():
-				s.noteDrop(m.Type)
+				s.noteDrop(m)
 				return
 			}
 		default:
 			s.mu.Unlock()
-			s.noteDrop(m.Type)
+			s.noteDrop(m)
 			return
 		}
 	}
@@ -310,7 +318,11 @@ func (s *Subscription) enqueue(ctx context.Context, m Message) {
 
 // noteDrop counts a dropped message and logs at most once a second per
 // subscription, so a flood cannot flood the log too.
-func (s *Subscription) noteDrop(topic string) {
+func (s *Subscription) noteDrop(m Message) {
+	topic := m.Type
+	if s.onDrop != nil {
+		s.onDrop(m)
+	}
 	n := s.dropped.Add(1)
 	s.mu.Lock()
 	now := time.Now()

@@ -114,7 +114,7 @@ func TestOverflowPolicies(t *testing.T) {
 			b := newBus(t)
 			release := make(chan struct{})
 			var mu sync.Mutex
-			var got []int64
+			var got, lost []int64
 			started := make(chan struct{}, 1)
 			sub, err := b.Subscribe("t", func(_ context.Context, m Message) {
 				select {
@@ -125,7 +125,7 @@ func TestOverflowPolicies(t *testing.T) {
 				mu.Lock()
 				got = append(got, m.Data["i"].(int64))
 				mu.Unlock()
-			}, WithQueue(2, policy))
+			}, WithQueue(2, policy), WithOnDrop(func(m Message) { lost = append(lost, m.Data["i"].(int64)) }))
 			require.NoError(t, err)
 			ctx := context.Background()
 			require.NoError(t, b.Publish(ctx, NewMessage("t", map[string]any{"i": 0})))
@@ -138,8 +138,10 @@ func TestOverflowPolicies(t *testing.T) {
 			require.NoError(t, b.Close(context.Background()))
 			if policy == DropNewest {
 				assert.Equal(t, []int64{0, 1, 2}, got)
+				assert.Equal(t, []int64{3, 4}, lost, "the hook is told what was lost")
 			} else {
 				assert.Equal(t, []int64{0, 3, 4}, got)
+				assert.Equal(t, []int64{1, 2}, lost, "the hook is told what was lost")
 			}
 			assert.Equal(t, map[string]uint64{"t": 2}, b.Stats().Dropped)
 		})

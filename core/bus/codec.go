@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Limits on a message crossing a process boundary. The in-process bus applies
@@ -228,7 +230,8 @@ func convertNumbers(v any, depth int) (any, error) {
 
 // DecodeJSON parses one message from JSON. It enforces MSG-03 (an object with
 // a valid string type, and objects for data and context when present),
-// MSG-17 (UTF-8, finite numbers) and the size and nesting limits. Unknown
+// MSG-17 (UTF-8, escapes included, finite numbers), no key given twice,
+// and the size and nesting limits. Unknown
 // top-level keys are ignored (MSG-02) and reported in unknown so the caller
 // can log them.
 func DecodeJSON(raw []byte) (m Message, unknown []string, err error) {
@@ -239,6 +242,11 @@ func DecodeJSON(raw []byte) (m Message, unknown []string, err error) {
 		return Message{}, nil, fmt.Errorf("%w: not valid UTF-8 (MSG-17)", ErrMalformed)
 	}
 	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	// A key given twice (the last would win) or an escape leaving half a
+	// surrogate pair (it would become U+FFFD) is refused.
+	if err := strictjson.CheckMembers(raw); err != nil {
+		return Message{}, nil, fmt.Errorf("%w: %w (MSG-17)", ErrMalformed, err)
+	}
 	var v any
 	if err := decodeJSONValue(raw, &v); err != nil {
 		return Message{}, nil, fmt.Errorf("%w: %w", ErrMalformed, err)

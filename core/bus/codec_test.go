@@ -28,6 +28,10 @@ func TestDecodeJSON(t *testing.T) {
 		{"invalid JSON", `{"type":`, "decoding JSON", nil},
 		{"trailing data", `{"type":"a"} {}`, "trailing", nil},
 		{"invalid UTF-8 (MSG-17)", "{\"type\":\"a\",\"data\":{\"x\":\"\xff\"}}", "UTF-8", nil},
+		// Issue 22 items 9 and 10: no key twice, no escape to half a pair.
+		{"type twice", `{"type":"a","data":{},"type":"b"}`, `type: member given twice ("type")`, nil},
+		{"data key twice", `{"type":"a","data":{"utterances":["stop"],"utterances":["go"]}}`, `data.utterances: member given twice`, nil},
+		{"half a surrogate pair (MSG-17)", `{"type":"a","data":{"x":"\udc00"}}`, "data.x: invalid UTF-8", nil},
 		{"too deep", `{"type":"a","data":` + strings.Repeat(`{"a":`, 40) + `1` + strings.Repeat(`}`, 41), "nesting", nil},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/jcp"
@@ -296,6 +297,23 @@ func escapeESML(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "'", "&apos;").Replace(s)
 }
 
+func cmdStop(c *call) error {
+	if len(c.args) > 0 {
+		return c.usageErr("stop takes no arguments")
+	}
+	b := c.srv.env.Bus
+	if b == nil {
+		return missing("bus")
+	}
+	if err := interrupt.Stop(c.ctx, b, "shell"); err != nil {
+		return err
+	}
+	if c.json {
+		return c.emit(map[string]any{"stopped": true})
+	}
+	return c.printf("stopped\n")
+}
+
 func cmdSay(c *call) error {
 	a := c.srv.env.Actions
 	if a == nil {
@@ -335,12 +353,15 @@ type skillReport struct {
 }
 
 func cmdSkills(c *call) error {
+	if len(c.args) > 0 && c.args[0] == "sync" {
+		return cmdSkillsSync(c)
+	}
 	sl := c.srv.env.Skills
 	if sl == nil {
 		return missing("skill host")
 	}
 	if len(c.args) > 0 {
-		return c.usageErr("no arguments")
+		return c.usageErr("want no arguments, or sync [ID...]")
 	}
 	var out []skillReport
 	for _, m := range sl.Skills() {
@@ -363,8 +384,12 @@ func cmdSkills(c *call) error {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	notLoaded := []SkillProblem{}
+	if c.srv.env.NotLoaded != nil {
+		notLoaded = append(notLoaded, c.srv.env.NotLoaded()...)
+	}
 	if c.json {
-		return c.emit(map[string]any{"skills": out})
+		return c.emit(map[string]any{"skills": out, "not_loaded": notLoaded})
 	}
 	rows := [][]string{{"skill", "version", "safety", "permissions", "calls", "failed", "last"}}
 	for _, r := range out {
@@ -373,6 +398,14 @@ func cmdSkills(c *call) error {
 			last += ": " + clip(r.LastError, 60)
 		}
 		rows = append(rows, []string{r.ID, r.Version, r.Safety, strings.Join(r.Permissions, ","), strconv.Itoa(r.Calls), strconv.Itoa(r.Failed), last})
+	}
+	for _, p := range notLoaded {
+		id := p.ID
+		if id == "" {
+			id = p.Dir
+		}
+		// The reason is the point of the row: long, but kept on one line.
+		rows = append(rows, []string{id, "", "", "", "", "", "not loaded: " + clip(strings.ReplaceAll(p.Error, "\n", "; "), 400)})
 	}
 	return c.table(rows)
 }
@@ -590,3 +623,57 @@ func (c *call) logLine(e LogEntry) error {
 	}
 	return c.printf("%s\n", e.Line())
 }
+
+// cmdSkillsSync makes the running skills match what is installed in the
+// state folder. It changes nothing the state folder does not say, so it
+// needs no technician mode: installing is writing the folder.
+func cmdSkillsSync(c *call) error {
+	in := c.srv.env.Installed
+	if in == nil {
+		return missing("state folder with installed skills")
+	}
+	ids := c.args[1:]
+	if len(ids) > maxSyncIDs {
+		return c.usageErr("at most %d skill ids", maxSyncIDs)
+	}
+	res, err := in.SyncSkills(c.ctx, ids)
+	if err != nil {
+		return err
+	}
+	if res.Changes == nil {
+		res.Changes = []SkillChange{}
+	}
+	if c.json {
+		return c.emit(res)
+	}
+	if len(res.Changes) == 0 {
+		return c.printf("no skills installed in %s\n", res.StateDir)
+	}
+	for _, ch := range res.Changes {
+		if err := c.printf("%s\n", ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// String says what happened to the skill, for people.
+func (ch SkillChange) String() string {
+	switch ch.Change {
+	case "updated":
+		if ch.Previous == ch.Version {
+			return "reloaded " + ch.ID + " " + ch.Version
+		}
+		return "updated " + ch.ID + " " + ch.Previous + " → " + ch.Version
+	case "unloaded":
+		return "unloaded " + ch.ID + " (was " + ch.Previous + ")"
+	case "purged":
+		return "deleted the data " + ch.ID + " stored"
+	case "not loaded":
+		return "not loaded " + ch.ID + ": " + ch.Error
+	}
+	return strings.TrimSpace(ch.Change + " " + ch.ID + " " + ch.Version)
+}
+
+// maxSyncIDs bounds the ids one skills sync names.
+const maxSyncIDs = 64

@@ -365,12 +365,6 @@ func (s *Server) settingKeys() []string {
 // configSet checks every key=value first and applies nothing unless all
 // are valid; if applying one fails, those already applied are put back.
 func (c *call) configSet(args []string) error {
-	type change struct {
-		st  *Setting
-		raw string
-		v   any
-		old string
-	}
 	var pairs [][2]string
 	if len(args) == 2 && !strings.Contains(args[0], "=") {
 		pairs = append(pairs, [2]string{args[0], args[1]})
@@ -386,13 +380,45 @@ func (c *call) configSet(args []string) error {
 	if len(pairs) == 0 {
 		return c.usageErr("nothing to set")
 	}
-	c.srv.cfgMu.Lock()
-	defer c.srv.cfgMu.Unlock()
+	changes, err := c.srv.setConfig(pairs, fmt.Sprintf("shell session %d (%s)", c.s.id, c.s.conn.Name))
+	if err != nil {
+		return err
+	}
+	if c.json {
+		out := map[string]string{}
+		for _, ch := range changes {
+			out[ch.Key] = ch.New
+		}
+		return c.emit(out)
+	}
+	for _, ch := range changes {
+		if err := c.printf("%s: %s -> %s\n", ch.Key, ch.Old, ch.New); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setConfig sets each key to its value, all or none: every pair is
+// checked before any is applied, and if applying one fails those already
+// applied are put back. from names who asked, for the log.
+func (s *Server) setConfig(pairs [][2]string, from string) ([]ConfigChange, error) {
+	type change struct {
+		st  *Setting
+		raw string
+		v   any
+		old string
+	}
+	if len(pairs) == 0 {
+		return nil, errors.New("nothing to set")
+	}
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
 	var changes []change
 	seen := map[string]bool{}
 	var problems []string
 	for _, p := range pairs {
-		st, ok := c.srv.setting(p[0])
+		st, ok := s.setting(p[0])
 		if !ok {
 			problems = append(problems, fmt.Sprintf("%s: no such key", p[0]))
 			continue
@@ -410,7 +436,7 @@ func (c *call) configSet(args []string) error {
 		changes = append(changes, change{st: st, raw: p[1], v: v, old: st.Get()})
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("nothing changed: %s", strings.Join(problems, "; "))
+		return nil, fmt.Errorf("nothing changed: %s", strings.Join(problems, "; "))
 	}
 	for i, ch := range changes {
 		if err := ch.st.Apply(ch.v); err != nil {
@@ -433,24 +459,17 @@ func (c *call) configSet(args []string) error {
 			if len(undo) > 0 {
 				msg += " except: " + strings.Join(undo, "; ")
 			}
-			c.srv.log.Error("shell: config set failed", "session", c.s.id, "err", msg)
-			return errors.New(msg)
+			s.log.Error("shell: config set failed", "from", from, "err", msg)
+			return nil, errors.New(msg)
 		}
 	}
-	out := map[string]string{}
+	out := make([]ConfigChange, 0, len(changes))
 	for _, ch := range changes {
-		out[ch.st.Key] = ch.st.Get()
-		c.srv.log.Warn("shell: config changed", "session", c.s.id, "from", c.s.conn.Name, "key", ch.st.Key, "old", ch.old, "new", ch.st.Get())
+		c := ConfigChange{Key: ch.st.Key, Old: ch.old, New: ch.st.Get()}
+		out = append(out, c)
+		s.log.Warn("shell: config changed", "from", from, "key", c.Key, "old", c.Old, "new", c.New)
 	}
-	if c.json {
-		return c.emit(out)
-	}
-	for _, ch := range changes {
-		if err := c.printf("%s: %s -> %s\n", ch.st.Key, ch.old, ch.st.Get()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out, nil
 }
 
 func cmdReboot(c *call) error {

@@ -107,10 +107,19 @@ func (s *Server) commands() []*command {
 		{name: "utter", usage: "<text>", summary: "hand text to the robot as if it had been heard, and show what follows",
 			help: "Publishes the text as an utterance (ovos.utterance.handle) and prints its lifecycle as it happens: the match, the skill, what the robot says, and the end. Ctrl-C stops watching; the robot carries on.",
 			run:  cmdUtter},
+		{name: "stop", summary: "stop the robot: its speech and motion, at once",
+			help: "Stops everything the robot does, as the head button does: the global stop (ovos.stop) ends every skill's action, speech and motion at once, forgets what the skills were asking, and the body returns to rest.",
+			run:  cmdStop},
 		{name: "say", usage: "<text>", summary: "make the robot speak the text",
 			help: "Speaks the text on the robot's speaker, as plain words (no markup). Ctrl-C stops the speech.", run: cmdSay},
-		{name: "skills", summary: "the installed skills and how their recent calls went",
-			help: "Lists each skill: id, version, safety level, permissions, and of its recent calls how many there were, how many failed and the last outcome.", run: cmdSkills},
+		{name: "skills", usage: "[sync [ID...]]", summary: "the installed skills and how their recent calls went; sync: load what was installed since",
+			help: "Lists each skill: id, version, safety level, permissions, and of its recent calls how many there were, how many failed and the last outcome. Installed skills left out follow, each with why it was not loaded. `skills sync [ID...]` makes the running skills match the packages installed in the state folder (all, or the ids named): a package installed since is loaded, one installed again replaces the running version (its conversations end), one uninstalled is unloaded; `jibod skills install` and `uninstall` run it for you.",
+			run:  cmdSkills, complete: func(s *Server, args []string) []string {
+				if len(args) == 0 {
+					return []string{"sync"}
+				}
+				return s.skillIDs(args[1:])
+			}},
 		{name: "intents", usage: "[skill]", summary: "the intents the robot understands, of one skill or all",
 			help: "Asks the intent service what it has indexed (ovos.intent.list): skill, intent, language, engine, enabled. A skill is named by id (jibo/clock) or bus id (jibo.clock).",
 			run:  cmdIntents, complete: func(s *Server, args []string) []string { return s.skillIDs(args) }},

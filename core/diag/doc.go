@@ -3,11 +3,12 @@
 //
 // It has three parts:
 //
-//   - a line editor (editor.go) that works on a dumb terminal at 115200
-//     baud: it echoes, edits with backspace only (\b), keeps a history the
-//     arrow keys browse when the terminal sends them, completes commands
-//     with Tab, bounds line length, and ignores binary garbage. It needs no
-//     terminal capabilities beyond a backspace that moves the cursor left;
+//   - a line editor (core/lineedit, shared with the robot's console) that
+//     works on a dumb terminal at 115200 baud: it echoes, edits with
+//     backspace only (\b), keeps a history the arrow keys browse when the
+//     terminal sends them, completes commands with Tab, bounds line length,
+//     and ignores binary garbage. It needs no terminal capabilities beyond a
+//     backspace that moves the cursor left;
 //   - sessions (session.go, server.go): each connection is one session
 //     with its own goroutines. A running command is aborted with Ctrl-C,
 //     Ctrl-D on an empty line leaves, and a session that fails, panics or

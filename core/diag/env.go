@@ -28,9 +28,11 @@ type Env struct {
 	Bus Bus
 	// Logs keeps the runtime's recent log records (log, status).
 	Logs *LogBook
-	// Skills lists the installed skills; Runs their recent calls.
-	Skills SkillLister
-	Runs   RunLister
+	// Skills lists the installed skills; Runs their recent calls;
+	// NotLoaded the installed skills left out at start (nil: none).
+	Skills    SkillLister
+	Runs      RunLister
+	NotLoaded func() []SkillProblem
 	// Sessions reads the default session; Pipeline is the default
 	// session's stage order as configured.
 	Sessions SessionReader
@@ -70,6 +72,10 @@ type Env struct {
 	// StateDir is the runtime's state folder ("" when state is kept in
 	// memory): status reports its free space, audio record writes there.
 	StateDir string
+	// Installed loads, updates and unloads the skills installed in the
+	// state folder while the robot runs (skills sync); nil when the robot
+	// keeps no state folder.
+	Installed SkillSyncer
 }
 
 // Bus is the part of the robot's bus the shell uses; *bus.Bus is one.
@@ -82,6 +88,46 @@ type Bus interface {
 // SkillLister lists installed skills; *skill.Host is one.
 type SkillLister interface {
 	Skills() []*registry.Manifest
+}
+
+// SkillProblem is an installed skill the robot left out at start.
+type SkillProblem struct {
+	// ID is its manifest's id; "" when the manifest could not be read.
+	ID string `json:"id,omitempty"`
+	// Dir is its package's folder.
+	Dir string `json:"dir"`
+	// Error says why it was left out.
+	Error string `json:"error"`
+}
+
+// SkillSyncer makes the running skills match the packages installed in
+// the state folder: `jibod skills install` and `uninstall` ask the running
+// robot to, through `skills sync`.
+type SkillSyncer interface {
+	// SyncSkills syncs the skills ids (manifest ids), every installed or
+	// running one when ids is empty.
+	SyncSkills(ctx context.Context, ids []string) (SkillSync, error)
+}
+
+// SkillSync is what a skills sync did.
+type SkillSync struct {
+	// StateDir is the state folder the robot read.
+	StateDir string `json:"state_dir"`
+	// Changes says what happened to each skill.
+	Changes []SkillChange `json:"changes"`
+}
+
+// SkillChange is what a skills sync did to one skill.
+type SkillChange struct {
+	ID string `json:"id"`
+	// Change is "loaded", "updated", "unloaded", "unchanged", "not
+	// loaded", "not installed" or "purged".
+	Change string `json:"change"`
+	// Version runs now; Previous ran before.
+	Version  string `json:"version,omitempty"`
+	Previous string `json:"previous,omitempty"`
+	// Error says why a package was not loaded.
+	Error string `json:"error,omitempty"`
 }
 
 // RunLister lists recent skill calls; *invoke.Log is one.

@@ -17,6 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 )
 
 // openPTY opens a pseudo-terminal pair: the master is the technician's
@@ -39,7 +41,7 @@ func openPTY(t *testing.T) (*os.File, string) {
 type technician struct {
 	t      *testing.T
 	master *os.File
-	scr    *screen
+	scr    *lineedittest.Screen
 }
 
 func (tc *technician) typeIn(s string) {
@@ -57,17 +59,17 @@ func (tc *technician) waitForPrompt() {
 		tc.typeIn("\x03")
 		// Settled: nothing new on the screen for a while, so every byte
 		// typed before has been taken.
-		n, quiet := len(tc.scr.rawText()), time.Now()
+		n, quiet := len(tc.scr.Raw()), time.Now()
 		for time.Since(quiet) < 300*time.Millisecond {
 			time.Sleep(10 * time.Millisecond)
-			if m := len(tc.scr.rawText()); m != n {
+			if m := len(tc.scr.Raw()); m != n {
 				n, quiet = m, time.Now()
 			}
 		}
-		if l := tc.scr.last(); l == "jibo>" || l == "jibo#" {
+		if l := tc.scr.Last(); l == "jibo>" || l == "jibo#" {
 			return
 		}
-		require.False(tc.t, time.Now().After(deadline), "no prompt; the screen shows:\n%s", tc.scr.text())
+		require.False(tc.t, time.Now().After(deadline), "no prompt; the screen shows:\n%s", tc.scr.Text())
 	}
 }
 
@@ -81,7 +83,7 @@ func TestSerialConsoleAsATechnicianUsesIt(t *testing.T) {
 	r := newRig(t)
 	s := r.server(t, nil)
 	master, slave := openPTY(t)
-	tc := &technician{t: t, master: master, scr: newScreen()}
+	tc := &technician{t: t, master: master, scr: lineedittest.NewScreen()}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -117,8 +119,8 @@ func TestSerialConsoleAsATechnicianUsesIt(t *testing.T) {
 	// Typing with a typo fixed by backspace: the screen shows the fixed line.
 	tc.typeIn("statsu\x7f\x7fus\r")
 	tc.waitFor("last errors:")
-	assert.Contains(t, tc.scr.text(), "\njibo> status\n", "backspace erased the typo on the screen")
-	assert.NotContains(t, tc.scr.rawText(), "\x1b", "nothing but plain characters, CR, LF, BS and BEL is sent")
+	assert.Contains(t, tc.scr.Text(), "\njibo> status\n", "backspace erased the typo on the screen")
+	assert.NotContains(t, tc.scr.Raw(), "\x1b", "nothing but plain characters, CR, LF, BS and BEL is sent")
 
 	// Ctrl-C during bus tail stops it and gives the prompt back.
 	tc.typeIn("bus tail jibo.test\r")
@@ -130,7 +132,7 @@ func TestSerialConsoleAsATechnicianUsesIt(t *testing.T) {
 	require.NoError(t, r.bus.Publish(ctx, bus.NewMessage("jibo.test.two", map[string]any{"n": 2})))
 	tc.typeIn("version\r")
 	tc.waitFor("jibod test (")
-	assert.NotContains(t, tc.scr.text(), "jibo.test.two", "the tail stopped at Ctrl-C")
+	assert.NotContains(t, tc.scr.Text(), "jibo.test.two", "the tail stopped at Ctrl-C")
 
 	// A wrong PIN three times locks technician mode out.
 	for i, want := range []string{"error: wrong PIN (2 tries left)", "error: wrong PIN (1 try left)",
@@ -140,7 +142,7 @@ func TestSerialConsoleAsATechnicianUsesIt(t *testing.T) {
 		tc.typeIn("1111\r")
 		tc.waitFor(want)
 	}
-	assert.Equal(t, 3, strings.Count(tc.scr.text(), "PIN: ****\n"), "the PIN is never echoed")
+	assert.Equal(t, 3, strings.Count(tc.scr.Text(), "PIN: ****\n"), "the PIN is never echoed")
 	tc.typeIn("unlock\r")
 	tc.waitFor("error: technician mode is locked out after too many wrong PINs: try again in 5m0s")
 	tc.typeIn("motor home\r")
@@ -154,8 +156,8 @@ func TestSerialConsoleAsATechnicianUsesIt(t *testing.T) {
 	// A 10 KB line is refused whole.
 	tc.typeIn(strings.Repeat("a", 10<<10) + "\r")
 	tc.waitFor("error: line longer than 1024 bytes; nothing was run")
-	assert.Contains(t, tc.scr.text(), "\njibo# "+strings.Repeat("a", MaxLineBytes)+"\n", "the echo stops at the limit")
-	assert.NotContains(t, tc.scr.text(), strings.Repeat("a", MaxLineBytes+1))
+	assert.Contains(t, tc.scr.Text(), "\njibo# "+strings.Repeat("a", lineedit.MaxLineBytes)+"\n", "the echo stops at the limit")
+	assert.NotContains(t, tc.scr.Text(), strings.Repeat("a", lineedit.MaxLineBytes+1))
 
 	// Random bytes: the shell carries on (Ctrl-D among them may end the
 	// session; the console then opens again, as for the next technician).
@@ -164,7 +166,7 @@ func TestSerialConsoleAsATechnicianUsesIt(t *testing.T) {
 	for i := range junk {
 		junk[i] = byte(rng.UintN(256))
 	}
-	versions := strings.Count(tc.scr.text(), "jibod test (")
+	versions := strings.Count(tc.scr.Text(), "jibod test (")
 	tc.typeIn(string(junk))
 	tc.waitForPrompt()
 	tc.typeIn("version\r")
@@ -172,7 +174,7 @@ func TestSerialConsoleAsATechnicianUsesIt(t *testing.T) {
 	require.NoError(t, r.bus.Publish(ctx, bus.NewMessage("jibo.test.alive", nil)), "the robot is unaffected")
 
 	// Ctrl-D leaves; the console is ready for the next technician.
-	banners := strings.Count(tc.scr.text(), "diagnostics shell on the sim board")
+	banners := strings.Count(tc.scr.Text(), "diagnostics shell on the sim board")
 	tc.typeIn("\x04")
 	tc.waitFor("bye")
 	tc.waitCount("diagnostics shell on the sim board", banners+1)

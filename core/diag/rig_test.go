@@ -14,6 +14,7 @@ import (
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
@@ -143,7 +144,7 @@ func script(t *testing.T, s *Server, input string) string {
 type term struct {
 	t    *testing.T
 	in   *io.PipeWriter
-	scr  *screen
+	scr  *lineedittest.Screen
 	done chan struct{} // closed when Serve returned, with err
 	err  error
 }
@@ -161,7 +162,7 @@ func (o onlcr) Write(p []byte) (int, error) {
 func startTerm(t *testing.T, s *Server) *term {
 	t.Helper()
 	pr, pw := io.Pipe()
-	tm := &term{t: t, in: pw, scr: newScreen(), done: make(chan struct{})}
+	tm := &term{t: t, in: pw, scr: lineedittest.NewScreen(), done: make(chan struct{})}
 	go func() {
 		defer close(tm.done)
 		tm.err = s.Serve(context.Background(), Conn{R: pr, W: onlcr{tm.scr}, Close: pr.Close, Name: "pipe", Mode: Terminal})
@@ -185,16 +186,16 @@ func (tm *term) waitFor(want string) {
 	waitScreen(tm.t, tm.scr, want)
 }
 
-func waitScreen(t *testing.T, scr *screen, want string) {
+func waitScreen(t *testing.T, scr *lineedittest.Screen, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(scr.text(), want) {
+	for !strings.Contains(scr.Text(), want) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the screen never showed %q; it shows:\n%s", want, scr.text())
+			t.Fatalf("the screen never showed %q; it shows:\n%s", want, scr.Text())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
 // countOn counts want on the screen.
-func countOn(scr *screen, want string) int { return strings.Count(scr.text(), want) }
+func countOn(scr *lineedittest.Screen, want string) int { return strings.Count(scr.Text(), want) }

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/device"
@@ -141,7 +143,7 @@ func TestUtterShowsTheLifecycle(t *testing.T) {
 	assert.Contains(t, out, "stages: stop > converse > templates-high")
 
 	assert.Contains(t, script(t, s, "utter"), "error: utter what? Give the text after the command")
-	assert.Contains(t, script(t, s, "utter "+strings.Repeat("x", MaxLineBytes)), "error: line longer than 1024 bytes; nothing was run")
+	assert.Contains(t, script(t, s, "utter "+strings.Repeat("x", lineedit.MaxLineBytes)), "error: line longer than 1024 bytes; nothing was run")
 }
 
 func TestSay(t *testing.T) {
@@ -365,12 +367,12 @@ func TestIdleLock(t *testing.T) {
 	tm.waitFor("needs technician mode")
 }
 
-func waitCount(t *testing.T, scr *screen, want string, n int) {
+func waitCount(t *testing.T, scr *lineedittest.Screen, want string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for countOn(scr, want) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("the screen never showed %q %d times; it shows:\n%s", want, n, scr.text())
+			t.Fatalf("the screen never showed %q %d times; it shows:\n%s", want, n, scr.Text())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -505,8 +507,8 @@ func TestCtrlCAtAQuestionAndTypeAhead(t *testing.T) {
 	tm.waitFor("PIN:")
 	tm.typeIn("12\x03")
 	waitCount(t, tm.scr, "jibo>", 2)
-	assert.Contains(t, tm.scr.text(), "PIN: **^C\njibo>", "Ctrl-C at the PIN abandons unlock quietly")
-	assert.NotContains(t, tm.scr.text(), "error:")
+	assert.Contains(t, tm.scr.Text(), "PIN: **^C\njibo>", "Ctrl-C at the PIN abandons unlock quietly")
+	assert.NotContains(t, tm.scr.Text(), "error:")
 
 	// Typed while a command runs: kept for the next prompt...
 	tm.typeIn("bus tail jibo.none\r")
@@ -517,7 +519,7 @@ func TestCtrlCAtAQuestionAndTypeAhead(t *testing.T) {
 	tm.waitFor("(0 shown)")
 	tm.typeIn("lock\r")
 	tm.waitFor("technician mode locked")
-	assert.NotContains(t, tm.scr.text(), "jibod test (", "type-ahead before Ctrl-C is dropped")
+	assert.NotContains(t, tm.scr.Text(), "jibod test (", "type-ahead before Ctrl-C is dropped")
 
 	tm.typeIn("bus tail jibo.ta --count 1\r")
 	tm.waitFor("(watching jibo.ta*")
@@ -605,7 +607,7 @@ func TestLogFollow(t *testing.T) {
 	r.log.Info("after the follow")
 	tm.typeIn("version\r")
 	tm.waitFor("jibod test (")
-	assert.NotContains(t, tm.scr.text(), "after the follow")
+	assert.NotContains(t, tm.scr.Text(), "after the follow")
 }
 
 // fakeAudio hears a steady level.

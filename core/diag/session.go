@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/openjibo/jibod/core/lineedit"
 )
 
 // Session limits.
@@ -27,7 +29,7 @@ const (
 var (
 	errInterrupted  = errors.New("interrupted")
 	errDisconnected = errors.New("terminal disconnected")
-	errTooLong      = fmt.Errorf("line longer than %d bytes; nothing was run", MaxLineBytes)
+	errTooLong      = fmt.Errorf("line longer than %d bytes; nothing was run", lineedit.MaxLineBytes)
 )
 
 // session is one technician's connection: the line editor, the running
@@ -38,7 +40,7 @@ type session struct {
 	id   int
 	conn Conn
 	out  *output
-	ed   *editor
+	ed   *lineedit.Editor
 
 	stop   context.Context // ended by Server.Close
 	cancel context.CancelCauseFunc
@@ -76,7 +78,7 @@ func newSession(s *Server, id int, c Conn) *session {
 	if c.Mode == Terminal {
 		echo = func(s string) { _ = se.out.raw(s) }
 	}
-	se.ed = newEditor(echo, s.complete)
+	se.ed = lineedit.New(echo, s.complete)
 	return se
 }
 
@@ -245,20 +247,20 @@ func (se *session) receive(ctx context.Context) ([]byte, bool, error) {
 
 // readLine edits one line. Bytes typed ahead are used first.
 func (se *session) readLine(ctx context.Context, prompt string, secret bool) (string, error) {
-	se.ed.begin(prompt, secret)
+	se.ed.Begin(prompt, secret)
 	for {
 		for len(se.pending) > 0 {
 			b := se.pending[0]
 			se.pending = se.pending[1:]
-			switch se.ed.feed(b) {
-			case editLine:
-				if se.ed.tooLong() {
+			switch se.ed.Feed(b) {
+			case lineedit.Line:
+				if se.ed.TooLong() {
 					return "", errTooLong
 				}
-				return se.ed.text(), nil
-			case editInterrupt:
+				return se.ed.Text(), nil
+			case lineedit.Interrupt:
 				return "", errInterrupted
-			case editEOF:
+			case lineedit.EOF:
 				return "", io.EOF
 			}
 		}
@@ -268,9 +270,9 @@ func (se *session) readLine(ctx context.Context, prompt string, secret bool) (st
 		}
 		if !ok {
 			// Input ended. A script's last line may lack its newline.
-			if se.conn.Mode == Script && (strings.TrimSpace(se.ed.text()) != "" || se.ed.tooLong()) {
-				t, over := se.ed.text(), se.ed.tooLong()
-				se.ed.begin("", false)
+			if se.conn.Mode == Script && (strings.TrimSpace(se.ed.Text()) != "" || se.ed.TooLong()) {
+				t, over := se.ed.Text(), se.ed.TooLong()
+				se.ed.Begin("", false)
 				if over {
 					return "", errTooLong
 				}
@@ -371,7 +373,7 @@ func (se *session) execute(ctx context.Context, line string) {
 				}
 				continue
 			}
-			if i := bytes.LastIndexByte(chunk, keyCtrlC); i >= 0 {
+			if i := bytes.LastIndexByte(chunk, lineedit.KeyCtrlC); i >= 0 {
 				// Ctrl-C stops the command and, as on a terminal, throws
 				// away what was typed ahead of it.
 				se.pending = se.pending[:0]

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 )
 
 // serveSocket serves the rig's shell on a socket in a fresh folder.
@@ -83,7 +84,7 @@ func TestSocketTerminalThroughAttach(t *testing.T) {
 	slave, err := os.OpenFile(slavePath, os.O_RDWR|unix.O_NOCTTY, 0)
 	require.NoError(t, err)
 	defer slave.Close()
-	scr := newScreen()
+	scr := lineedittest.NewScreen()
 	go func() { _, _ = io.Copy(scr, master) }()
 
 	attached := make(chan error, 1)
@@ -92,8 +93,8 @@ func TestSocketTerminalThroughAttach(t *testing.T) {
 	_, err = master.Write([]byte("stat\t\r"))
 	require.NoError(t, err)
 	waitScreen(t, scr, "last errors:")
-	assert.Contains(t, scr.text(), "\njibo> status\n", "Tab completed on the socket too")
-	assert.Contains(t, scr.text(), "#1 unix uid ")
+	assert.Contains(t, scr.Text(), "\njibo> status\n", "Tab completed on the socket too")
+	assert.Contains(t, scr.Text(), "#1 unix uid ")
 	_, err = master.Write([]byte("\x04"))
 	require.NoError(t, err)
 	select {
@@ -163,4 +164,55 @@ func TestSocketCandidates(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	assert.Equal(t, []string{"/var/lib/jibod/shell.sock", "/run/jibod/shell.sock"}, SocketCandidates("/var/lib/jibod"))
 	assert.Equal(t, []string{"/run/jibod/shell.sock", "/var/lib/jibod/shell.sock"}, SocketCandidates(""))
+}
+
+// SyncSkills is `skills sync` from another process, over the socket, as
+// `jibod skills install` runs it.
+func TestSyncSkillsOverTheSocket(t *testing.T) {
+	r := newRig(t)
+	f := &fakeSyncer{changes: []SkillChange{{ID: "acme/echo", Change: "loaded", Version: "1.0.0"}}}
+	path := serveSocket(t, r.server(t, func(c *Config) { c.Env.Installed = f }))
+	res, err := SyncSkills(context.Background(), path, []string{"acme/echo"})
+	require.NoError(t, err)
+	assert.Equal(t, SkillSync{StateDir: "/var/lib/jibod", Changes: f.changes}, res)
+	assert.Equal(t, [][]string{{"acme/echo"}}, f.asked)
+
+	f.err = errors.New("installed skills: closed")
+	_, err = SyncSkills(context.Background(), path, nil)
+	assert.ErrorContains(t, err, "jibod's skills sync: installed skills: closed")
+
+	_, err = SyncSkills(context.Background(), filepath.Join(t.TempDir(), "none.sock"), nil)
+	assert.ErrorIs(t, err, ErrNoShell)
+	_, err = SyncSkills(context.Background(), path, []string{"acme/echo\nreboot --yes"})
+	assert.ErrorContains(t, err, "cannot be sent to the shell")
+}
+
+// SyncSkillsOf passes over a jibod running with another state folder and
+// asks the one running with this one.
+func TestSyncSkillsOfFindsTheRobotOfTheStateFolder(t *testing.T) {
+	r := newRig(t)
+	other := &fakeSyncer{}
+	otherPath := serveSocket(t, r.server(t, func(c *Config) { c.Env.Installed = other }))
+	state := t.TempDir()
+	mine := &stateSyncer{dir: state}
+	minePath := serveSocket(t, r.server(t, func(c *Config) { c.Env.Installed = mine }))
+
+	res, path, err := SyncSkillsOf(context.Background(), []string{"/nonexistent/x.sock", otherPath, minePath}, state, []string{"acme/echo"})
+	require.NoError(t, err)
+	assert.Equal(t, minePath, path)
+	assert.Equal(t, state, res.StateDir)
+
+	_, _, err = SyncSkillsOf(context.Background(), []string{otherPath}, state, nil)
+	assert.ErrorIs(t, err, ErrNoShell)
+	assert.ErrorContains(t, err, "uses another")
+	_, _, err = SyncSkillsOf(context.Background(), []string{"/nonexistent/x.sock"}, state, nil)
+	assert.ErrorIs(t, err, ErrNoShell)
+	assert.ErrorContains(t, err, "none serves at /nonexistent/x.sock")
+}
+
+// stateSyncer answers for a state folder of its own.
+type stateSyncer struct{ dir string }
+
+func (s *stateSyncer) SyncSkills(context.Context, []string) (SkillSync, error) {
+	return SkillSync{StateDir: s.dir}, nil
 }

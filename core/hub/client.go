@@ -132,7 +132,10 @@ type Client struct {
 	log   *slog.Logger
 	base  *url.URL
 	httpc *http.Client
-	dial  dialFunc
+	// wsc dials websockets: httpc, guarded against oversized frame
+	// headers (wire.GuardedClient).
+	wsc  *http.Client
+	dial dialFunc
 
 	listen *link
 	// proactive carries TRIGGERs, one websocket each: they are rare (an
@@ -194,6 +197,7 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, log: log.With("component", "hub"), base: base, httpc: httpc,
+		wsc:  wire.GuardedClient(httpc),
 		dial: websocket.Dial, parked: map[string]*parkedTx{}}
 	c.listen = newLink(c, EndpointListen, cfg.Link == Persistent)
 	c.proactive = newLink(c, EndpointProactive, false)
@@ -407,7 +411,7 @@ func (c *Client) connect(ctx context.Context, path string) (*wire.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout)
 	defer cancel()
 	u := c.endpoint(path)
-	ws, resp, err := c.dial(ctx, u, &websocket.DialOptions{HTTPClient: c.httpc, HTTPHeader: h,
+	ws, resp, err := c.dial(ctx, u, &websocket.DialOptions{HTTPClient: c.wsc, HTTPHeader: h,
 		Subprotocols: wire.Offer(c.cfg.Encoding)})
 	if err != nil {
 		return nil, refused(u, resp, err)

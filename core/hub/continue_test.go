@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,6 +70,25 @@ func routingHub(turns chan<- []*protocol.HubRequest) func(t *testing.T, c *wire.
 	}
 }
 
+// recordingVoice keeps what the body says.
+type recordingVoice struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (v *recordingVoice) Say(_ context.Context, text string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.lines = append(v.lines, text)
+	return nil
+}
+
+func (v *recordingVoice) said() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]string(nil), v.lines...)
+}
+
 // A remote-fallback turn the hub routes to the running cloud skill goes
 // through the robot's real skill host as what it is, a turn of the skill's
 // conversation: the match says it continues, the proxy gets LISTEN_UPDATE
@@ -108,7 +128,8 @@ func TestFallbackContinuationThroughTheHost(t *testing.T) {
 			svc := intent.NewService(b, intent.NewTemplateEngine(intent.EngineOptions{Logger: quiet}), quiet)
 			require.NoError(t, svc.Start())
 			t.Cleanup(svc.Close)
-			ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: silentVoice{}})
+			voice := &recordingVoice{}
+			ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voice})
 			require.NoError(t, err)
 			runs, kept := invoke.NewLog(16), skill.NewMemoryState()
 			host, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex, Logger: quiet, Records: runs, Conversations: kept,
@@ -134,7 +155,7 @@ func TestFallbackContinuationThroughTheHost(t *testing.T) {
 			require.NotNil(t, m)
 			require.Equal(t, busID, m.SkillID)
 			assert.Equal(t, tt.wantContinues, m.Continues)
-			<-turns
+			recv(t, turns, "turn at the hub")
 			sess, _, err := session.Parse(map[string]any{"session_id": session.DefaultID})
 			require.NoError(t, err)
 			msg := bus.NewMessage(m.SkillID+":"+m.IntentName, nil)
@@ -143,6 +164,7 @@ func TestFallbackContinuationThroughTheHost(t *testing.T) {
 			_, err = host.Invoke(ctx, pipeline.Dispatch{Message: msg, SkillID: m.SkillID, IntentName: m.IntentName,
 				PipelineID: FallbackID, Lang: m.Lang, Utterance: m.Utterance, Slots: m.Slots, Session: sess, Continues: m.Continues})
 			require.NoError(t, err)
+			require.Equal(t, []string{"Octopuses have three hearts."}, voice.said(), "the body ran the hub skill's action")
 			assert.Empty(t, turns, "the proxy read the skill's action from the fallback's transaction")
 
 			recs := runs.List(invoke.Filter{Skill: busID})
@@ -151,7 +173,7 @@ func TestFallbackContinuationThroughTheHost(t *testing.T) {
 			assert.Equal(t, tt.wantIntent, recs[0].Intent)
 			assert.Equal(t, invoke.OutcomeOK, recs[0].Outcome)
 
-			am := <-analytics
+			am := recv(t, analytics, "Skill Entry analytics")
 			var a protocol.Analytics
 			raw, err := json.Marshal(am.Data["analytics"])
 			require.NoError(t, err)
@@ -159,7 +181,7 @@ func TestFallbackContinuationThroughTheHost(t *testing.T) {
 			p, err := a["openjibo/trivia"][0].SkillEntry()
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantInitial, p.InitialIntent)
-			assert.Equal(t, "", p.LastSkill, "nothing was launched before")
+			assert.Equal(t, "n/a", p.LastSkill, "nothing was launched before")
 
 			conv, ok, err := kept.Conversation(session.DefaultID, busID)
 			require.NoError(t, err)

@@ -121,11 +121,31 @@ func (h *fakeHub) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *fakeHub) url() string { return "ws" + strings.TrimPrefix(h.srv.URL, "http") }
 
-// newTestClient starts a client on h with short timeouts.
+// Test link timings. Backoff is short, so that reconnecting tests are
+// quick. The time limits are long: a hub that answers at once must never
+// run out of them, however busy the machine running the tests (a 500 ms
+// reply timeout ran out under load, the robot rightly spoke its offline
+// prompt, and a test waiting for the hub's action hung). Tests of the
+// limits themselves set short ones.
+const (
+	testConnectTimeout     = 10 * time.Second
+	testReplyTimeout       = 20 * time.Second
+	testTransactionTimeout = 40 * time.Second
+)
+
+// newTestClient starts a client on h with short backoff and long time
+// limits.
 func newTestClient(t *testing.T, h *fakeHub, mode LinkMode, enc wire.Encoding, states chan LinkState) *Client {
 	t.Helper()
-	c, err := NewClient(Config{URL: h.url(), Token: func() (string, error) { return "tok", nil }, Encoding: enc, Link: mode,
-		ConnectTimeout: time.Second, ReplyTimeout: 500 * time.Millisecond, TransactionTimeout: 2 * time.Second,
+	return newTestClientWith(t, h, mode, enc, states, nil)
+}
+
+// newTestClientWith is newTestClient with its config changed by change
+// first.
+func newTestClientWith(t *testing.T, h *fakeHub, mode LinkMode, enc wire.Encoding, states chan LinkState, change func(*Config)) *Client {
+	t.Helper()
+	cfg := Config{URL: h.url(), Token: func() (string, error) { return "tok", nil }, Encoding: enc, Link: mode,
+		ConnectTimeout: testConnectTimeout, ReplyTimeout: testReplyTimeout, TransactionTimeout: testTransactionTimeout,
 		BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond, Logger: quiet,
 		OnState: func(st LinkState) {
 			if states != nil {
@@ -134,7 +154,11 @@ func newTestClient(t *testing.T, h *fakeHub, mode LinkMode, enc wire.Encoding, s
 				default:
 				}
 			}
-		}})
+		}}
+	if change != nil {
+		change(&cfg)
+	}
+	c, err := NewClient(cfg)
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { assert.NoError(t, c.Close(context.Background())) })
@@ -174,6 +198,20 @@ func readTurn(t *testing.T, c *wire.Conn, last string) []*protocol.HubRequest {
 }
 
 func final(v bool) *bool { return &v }
+
+// recv returns the next value on ch; one that never comes fails the test
+// (naming what was awaited) instead of hanging it.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("no %s within a minute", what)
+		var zero T
+		return zero
+	}
+}
 
 // answer replies to a CLIENT_NLU turn as jibo.md §1.4 shows: SOS, EOS,
 // LISTEN with a match, then the skill's action.
@@ -241,7 +279,7 @@ func TestTransactionRoundTrip(t *testing.T) {
 					types = append(types, r.Type)
 				}
 				assert.Equal(t, []string{"SOS", "EOS", "LISTEN", "SKILL_ACTION"}, types)
-				sent := <-got
+				sent := recv(t, got, "turn at the hub")
 				require.Len(t, sent, 3)
 				for _, m := range sent {
 					assert.Equal(t, tx.ID, m.TransID, "one transID on every message of the turn")
@@ -289,7 +327,9 @@ func TestHubMisbehaves(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newFakeHub(t, tt.script)
 			states := make(chan LinkState, 64)
-			c := newTestClient(t, h, Persistent, wire.JSON, states)
+			c := newTestClientWith(t, h, Persistent, wire.JSON, states, func(cfg *Config) {
+				cfg.ReplyTimeout = 500 * time.Millisecond // the stalled hub's turn ends on it
+			})
 			waitState(t, states, Up)
 			tx, err := c.Transact(context.Background(), launchMsgs()...)
 			require.NoError(t, err)

@@ -251,16 +251,25 @@ func (l *link) heartbeat(ctx context.Context, conn *wire.Conn) {
 }
 
 // readLoop routes the hub's replies to their transactions until the
-// connection fails.
+// connection fails. Bad frames are logged within the report rate of
+// wire.BadFrames; maxFrameErrors in a row, or more than its tolerance,
+// close the link.
 func (l *link) readLoop(ctx context.Context, conn *wire.Conn) error {
-	bad := 0
+	inRow := 0
+	bad := wire.NewBadFrames()
 	for {
 		r, err := conn.ReadResponse(ctx)
 		var fe *wire.FrameError
 		switch {
 		case errors.As(err, &fe):
-			l.badFrame(fe)
-			if bad++; fe.Fatal() || bad >= maxFrameErrors {
+			inRow++
+			v := bad.Bad(l.c.cfg.Now(), true)
+			l.badFrame(fe, v)
+			switch {
+			case v.Close:
+				_ = conn.Close(wire.CloseBadFrame, v.Reason)
+				return fmt.Errorf("%w: %s: %w", ErrProtocol, v.Reason, err)
+			case fe.Fatal() || inRow >= maxFrameErrors:
 				_ = conn.Close(wire.CloseBadFrame, "bad frames")
 				return fmt.Errorf("%w: %w", ErrProtocol, err)
 			}
@@ -268,7 +277,7 @@ func (l *link) readLoop(ctx context.Context, conn *wire.Conn) error {
 		case err != nil:
 			return err
 		}
-		bad = 0
+		inRow = 0
 		l.mu.Lock()
 		t := l.txs[r.TransID]
 		l.mu.Unlock()
@@ -280,10 +289,16 @@ func (l *link) readLoop(ctx context.Context, conn *wire.Conn) error {
 	}
 }
 
-// badFrame logs a frame the hub should not have sent and fails its
-// transaction when the frame still named one.
-func (l *link) badFrame(fe *wire.FrameError) {
-	l.c.log.Warn("bad frame from the hub", "err", fe)
+// badFrame notes a frame the hub should not have sent, logs it when v
+// says to report it, and fails its transaction when the frame still named
+// one.
+func (l *link) badFrame(fe *wire.FrameError, v wire.Verdict) {
+	if v.Report || v.Close || fe.Fatal() {
+		if v.Unreported > 0 {
+			l.c.log.Warn("bad frames from the hub not logged (over the report rate)", "count", v.Unreported)
+		}
+		l.c.log.Warn("bad frame from the hub", "err", fe)
+	}
 	l.mu.Lock()
 	l.frameErr = fe
 	t := l.txs[fe.TransID]
@@ -364,7 +379,8 @@ func (l *link) readTurn(t *Transaction) {
 		var fe *wire.FrameError
 		switch {
 		case errors.As(err, &fe):
-			l.badFrame(fe)
+			// One per turn's websocket: always logged.
+			l.badFrame(fe, wire.Verdict{Report: true})
 			t.fail(fmt.Errorf("%w: %w", ErrProtocol, fe))
 			return
 		case err != nil:

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/memfs"
 )
 
 // SlotTransaction is the reserved slot (and memo member) naming an open
@@ -67,26 +67,30 @@ func newRemoteSkill(r *Remote, cs wire.CatalogSkill) (*RemoteSkill, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("catalog skill %q: %w", cs.ID, err)
 	}
-	loc := fstest.MapFS{}
+	loc := memfs.New()
 	for lang, files := range cs.Locale {
 		for name, content := range files {
-			loc[lang+"/"+name] = &fstest.MapFile{Data: []byte(content), Mode: 0o444}
+			if err := loc.File(lang+"/"+name, []byte(content)); err != nil {
+				return nil, fmt.Errorf("catalog skill %q: locale: %w", cs.ID, err)
+			}
 		}
 	}
 	var locale fs.FS
-	if len(loc) > 0 {
+	if loc.Files() > 0 {
 		locale = loc
 	}
-	rf := fstest.MapFS{}
+	rf := memfs.New()
 	for rule, langs := range cs.Rules {
 		for lang, files := range langs {
 			for name, content := range files {
-				rf[rule+"/"+lang+"/"+name] = &fstest.MapFile{Data: []byte(content), Mode: 0o444}
+				if err := rf.File(rule+"/"+lang+"/"+name, []byte(content)); err != nil {
+					return nil, fmt.Errorf("catalog skill %q: rules: %w", cs.ID, err)
+				}
 			}
 		}
 	}
 	var rules fs.FS // an untyped nil when there are none: the host asks Rules() != nil
-	if len(rf) > 0 {
+	if rf.Files() > 0 {
 		rules = rf
 	}
 	return &RemoteSkill{r: r, cs: cs, manifest: m, locale: locale, rules: rules}, nil

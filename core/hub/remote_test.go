@@ -114,7 +114,7 @@ func TestFallbackMatchContinuesTheTransaction(t *testing.T) {
 	assert.Equal(t, "tell me something cool", m.Utterance)
 	tid := m.Slots[SlotTransaction]
 	require.NotEmpty(t, tid)
-	sent := <-turns
+	sent := recv(t, turns, "turn at the hub")
 	require.Len(t, sent, 3)
 	assert.Equal(t, protocol.TypeClientASR, sent[2].Type)
 	assert.Equal(t, "tell me something cool", sent[2].ClientASR.Text)
@@ -148,7 +148,7 @@ func TestFallbackMatchContinuesTheTransaction(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, m)
 	assert.False(t, m.Continues, "no skill was running: a launch")
-	<-turns
+	recv(t, turns, "turn at the hub")
 	resp, err = proxy.Handle(context.Background(), update("openjibo.fact", m, nil))
 	require.NoError(t, err)
 	require.Equal(t, protocol.TypeError, resp.Type)
@@ -356,7 +356,7 @@ func TestFallbackNamesTheActiveCloudSkill(t *testing.T) {
 
 			m, err := r.Fallback().Match(context.Background(), []string{"blue"}, "en-US", session.Session{})
 			require.NoError(t, err)
-			sent := <-turns
+			sent := recv(t, turns, "turn at the hub")
 			require.Len(t, sent, 3)
 			listen, sk := sent[0].Listen, sent[1].Context.Skill
 			assert.Equal(t, tt.wantRules, listen.Rules)

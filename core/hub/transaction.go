@@ -139,6 +139,14 @@ func (t *Transaction) Next(ctx context.Context) (*protocol.HubResponse, error) {
 		}
 		return nil, err
 	case <-timer.C:
+		// A reply may have arrived while this goroutine waited to run: a
+		// busy machine can wake it late, with both ready, and select
+		// picks one at random.
+		select {
+		case r := <-t.ch:
+			return t.got(r), nil
+		default:
+		}
 		err := fmt.Errorf("%w: transaction %s: no reply within %s", ErrTimeout, t.ID, wait.Round(time.Millisecond))
 		if last := t.l.lastFrameError(); last != nil {
 			err = fmt.Errorf("%w (the hub's last bad frame: %v)", err, last)

@@ -44,6 +44,9 @@ var (
 	ErrTooLarge = errors.New("over limit")
 	// ErrEncoding: a file that is not valid UTF-8 (RES-04).
 	ErrEncoding = errors.New("invalid UTF-8")
+	// ErrControl: a template or resource line holding a control character
+	// (NUL, BEL, ESC, a bidi override, …; see internal/textcheck).
+	ErrControl = errors.New("control character")
 	// ErrNoTemplates: a resource file with no template lines (RES-04), or an
 	// empty prompt (RES-07).
 	ErrNoTemplates = errors.New("no templates")

@@ -1,11 +1,14 @@
 package intent
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Grammar limits. They bound the work and memory one template can cost
@@ -207,6 +210,11 @@ func parse(src string, line, col int) (*Template, error) {
 		if r == '\n' {
 			p.nl = append(p.nl, i)
 		}
+	}
+	// What is matched and spoken must read as it looks.
+	var te *textcheck.Error
+	if err := textcheck.Text(src); errors.As(err, &te) {
+		return nil, p.errAt(utf8.RuneCountInString(src[:te.Offset]), ErrControl, "", "template contains %s", te.Problem())
 	}
 	nodes, err := p.run()
 	if err != nil {

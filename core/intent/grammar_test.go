@@ -133,6 +133,11 @@ func TestExpandMalformed(t *testing.T) {
 		{"GRM-06 bad vocabulary name", "a <B>", ErrBadName, 3, "<B>"},
 		{"GRM-06 empty vocabulary name", "a <>", ErrBadName, 3, "<>"},
 		{"invalid UTF-8", "a \xff", ErrEncoding, 3, ""},
+		// Matched and spoken text reads as it looks (issue 22 item 10).
+		{"BEL", "ring \a bell", ErrControl, 6, ""},
+		{"NUL after a group", "(a|b)\x00", ErrControl, 6, ""},
+		{"right-to-left override", "play \u202egnos", ErrControl, 6, ""},
+		{"isolate", "x \u2067y\u2069", ErrControl, 3, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,11 +2,14 @@ package intent
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Resource file limits (RES-04). They keep one bad file from costing
@@ -68,6 +71,13 @@ func splitLines(data []byte) ([]Line, error) {
 			}
 			return nil, &SyntaxError{Line: n, Col: utf8.RuneCount(raw[:off]) + 1, Kind: ErrEncoding,
 				Msg: "line is not valid UTF-8 (RES-04)"}
+		}
+		// Every line is matched or spoken (templates, vocabularies,
+		// entities, blacklists, dialogs): it must read as it looks.
+		var te *textcheck.Error
+		if err := textcheck.Text(string(raw)); errors.As(err, &te) {
+			return nil, &SyntaxError{Line: n, Col: utf8.RuneCount(raw[:te.Offset]) + 1, Kind: ErrControl,
+				Msg: "line contains " + te.Problem()}
 		}
 		line := string(raw)
 		text := strings.TrimFunc(line, unicode.IsSpace)

@@ -135,6 +135,19 @@ func TestLoadLocaleMalformed(t *testing.T) {
 		{"RES-04 invalid UTF-8", fstest.MapFS{
 			"locale/en-us/x.voc": file("ok\nb\xffd\n"),
 		}, []string{"locale/en-us/x.voc:2:2: line is not valid UTF-8 (RES-04)"}, ErrEncoding},
+		{"control character in an .intent line", fstest.MapFS{
+			"locale/en-us/x.intent": file("hello\nplay \u202egnos\n"),
+		}, []string{"locale/en-us/x.intent:2:6: line contains control character U+202E (RLO)"}, ErrControl},
+		{"control character in a .dialog line", fstest.MapFS{
+			"locale/en-us/done.dialog": file("Done\a.\n"),
+		}, []string{"locale/en-us/done.dialog:1:5: line contains control character U+0007 (BEL)"}, ErrControl},
+		{"control character in a .voc line", fstest.MapFS{
+			"locale/en-us/dev.voc": file("lamp\x1b[2J\n"),
+		}, []string{"locale/en-us/dev.voc:1:5: line contains control character U+001B (ESC)"}, ErrControl},
+		{"control character in a .blacklist line", fstest.MapFS{
+			"locale/en-us/x.intent":    file("hello\n"),
+			"locale/en-us/x.blacklist": file("hel\x00lo\n"),
+		}, []string{"locale/en-us/x.blacklist:1:4: line contains control character U+0000 (NUL)"}, ErrControl},
 		{"GRM-07 bad line names file, line and column", fstest.MapFS{
 			"locale/en-us/x.intent": file("# c\n  turn (on|off\n"),
 		}, []string{"locale/en-us/x.intent:2:8: '(' is never closed by ')'"}, ErrUnbalanced},

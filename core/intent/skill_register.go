@@ -168,12 +168,24 @@ const DefaultConfirmTimeout = 5 * time.Second
 // how many of the skill's intents are registered. timeout bounds the wait
 // (DefaultConfirmTimeout when <= 0).
 func RegisterLocale(ctx context.Context, b *bus.Bus, loc *Locale, skillID string, timeout time.Duration) (int, error) {
+	return RegisterLocaleExtra(ctx, b, loc, skillID, nil, timeout)
+}
+
+// RegisterLocaleExtra is RegisterLocale with extra fields on the REG-06
+// payloads of some intents, by intent name: requires_context and
+// excludes_context (CTX-11, CTX-12), which no locale file carries.
+func RegisterLocaleExtra(ctx context.Context, b *bus.Bus, loc *Locale, skillID string, extra map[string]map[string]any, timeout time.Duration) (int, error) {
 	msgs, err := RegistrationMessages(loc, skillID)
 	if err != nil {
 		return 0, fmt.Errorf("skill %s: %w", skillID, err)
 	}
 	want := map[string]string{} // "intent/lang" → file
 	for _, m := range msgs {
+		if m.Type == TopicRegisterTemplate {
+			for k, v := range extra[m.DataString("intent_name")] {
+				m.Data[k] = v
+			}
+		}
 		if err := b.Publish(ctx, m); err != nil {
 			return 0, fmt.Errorf("skill %s: publishing %s: %w", skillID, m.Type, err)
 		}
@@ -201,6 +213,22 @@ func RegisterLocale(ctx context.Context, b *bus.Bus, loc *Locale, skillID string
 			skillID, strings.Join(refused, ", "))
 	}
 	return len(want), nil
+}
+
+// ConfirmDeregistered waits until the intent service lists none of a
+// skill's intents, which it does once it has handled the deregistrations
+// published before (the service handles its topics in order). Without it a
+// removed skill's phrases could still match for a moment after its removal
+// was reported.
+func ConfirmDeregistered(ctx context.Context, b *bus.Bus, skillID string, timeout time.Duration) error {
+	got, err := listIntents(ctx, b, skillID, timeout)
+	if err != nil {
+		return fmt.Errorf("skill %s: confirming the deregistration: %w", skillID, err)
+	}
+	if len(got) > 0 {
+		return fmt.Errorf("skill %s: the intent service still lists %d of its intents", skillID, len(got))
+	}
+	return nil
 }
 
 // listIntents asks ovos.intent.list for a skill's intents (REG-12) and

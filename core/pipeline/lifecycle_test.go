@@ -330,9 +330,10 @@ func TestContextDecayAndGating_CTX06_CTX11_CTX13_PIPE15(t *testing.T) {
 		{"dead on arrival is pruned before the round (CTX-06)", map[string]any{
 			"pizza:ordering": map[string]any{"value": nil, "turns_remaining": int64(0)}, "size": map[string]any{"value": "s"}},
 			"help:explain", map[string]any{}, map[string]any{"size": map[string]any{"value": "s"}}},
-		{"one turn left: lives for this round, then gone", map[string]any{
+		{"one turn left: lives for this round, leaves it at 0 (CTX-06)", map[string]any{
 			"pizza:ordering": map[string]any{"value": nil, "turns_remaining": int64(1)}, "size": map[string]any{"value": "s"}},
-			"pizza:add_topping", map[string]any{"size": "s"}, map[string]any{"size": map[string]any{"value": "s"}}},
+			"pizza:add_topping", map[string]any{"size": "s"}, map[string]any{
+				"pizza:ordering": map[string]any{"value": nil, "turns_remaining": int64(0)}, "size": map[string]any{"value": "s"}}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -349,6 +350,66 @@ func TestContextDecayAndGating_CTX06_CTX11_CTX13_PIPE15(t *testing.T) {
 			assert.Equal(t, tt.wantSlots, lifecycle[1].Data["slots"])
 			sess := lifecycle[len(lifecycle)-1].Context["session"].(map[string]any)
 			assert.Equal(t, tt.wantCtx, sess["intent_context"], "CTX-06: after the round every non-null turns_remaining lost one")
+		})
+	}
+}
+
+// contextSpy is a plugin that records the intent_context of every session
+// it is asked about, and matches pizza:order when matched is set.
+type contextSpy struct {
+	matched bool
+	mu      sync.Mutex
+	seen    []map[string]any
+}
+
+func (p *contextSpy) ID() string { return "a" }
+func (p *contextSpy) Match(_ context.Context, _ []string, _ string, s session.Session) (*Match, error) {
+	ic, _ := s.Map()["intent_context"].(map[string]any)
+	p.mu.Lock()
+	p.seen = append(p.seen, ic)
+	p.mu.Unlock()
+	if !p.matched {
+		return nil, nil
+	}
+	return &Match{SkillID: "pizza", IntentName: "order", Slots: map[string]string{}}, nil
+}
+
+func (p *contextSpy) contexts() []map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]map[string]any(nil), p.seen...)
+}
+
+// TestContextAtZeroStaysForTheRoundThenIsPruned_CTX06_CTX04: an entry
+// whose last turn was this round goes out at turns_remaining 0 with this
+// round's ovos.utterance.handled (matched or not), and the next round
+// prunes it before any plugin sees it.
+func TestContextAtZeroStaysForTheRoundThenIsPruned_CTX06_CTX04(t *testing.T) {
+	for _, matched := range []bool{true, false} {
+		t.Run(fmt.Sprint("matched=", matched), func(t *testing.T) {
+			p := &contextSpy{matched: matched}
+			r := newRig(t, Config{Plugins: []Plugin{p}})
+			sess := map[string]any{"session_id": "k", "intent_context": map[string]any{
+				"pizza:ordering": map[string]any{"value": nil, "turns_remaining": int64(1)},
+				"size":           map[string]any{"value": "large"},
+			}}
+			r.utter(t, hello(), map[string]any{"session": sess})
+			msgs := r.rec.waitHandled(t, 1)
+			handled := msgs[len(msgs)-1]
+			require.Equal(t, TopicHandled, handled.Type)
+			out := handled.Context["session"].(map[string]any)
+			assert.Equal(t, map[string]any{
+				"pizza:ordering": map[string]any{"value": nil, "turns_remaining": int64(0)},
+				"size":           map[string]any{"value": "large"},
+			}, out["intent_context"], "handled carries the entry at 0")
+
+			r.utter(t, hello(), map[string]any{"session": out})
+			msgs = r.rec.waitHandled(t, 1)
+			seen := p.contexts()
+			require.Len(t, seen, 2)
+			assert.Equal(t, map[string]any{"size": map[string]any{"value": "large"}}, seen[1], "pruned before the next round")
+			out = msgs[len(msgs)-1].Context["session"].(map[string]any)
+			assert.Equal(t, map[string]any{"size": map[string]any{"value": "large"}}, out["intent_context"])
 		})
 	}
 }
@@ -583,4 +644,52 @@ func TestHandlerReturningGarbage_PIPE27(t *testing.T) {
 	msgs := r.rec.waitHandled(t, 1)
 	assert.Equal(t, []string{TopicHandle, TopicMatched, "s:i", TopicHandlerStart, TopicHandlerDone, TopicHandled}, topics(msgs))
 	assert.Equal(t, "mine", msgs[5].Context["session"].(map[string]any)["session_id"], "a session for another session_id is ignored")
+}
+
+// gate is a listener that holds the orchestrator's subscription on its
+// first message until released.
+type gate struct {
+	once    sync.Once
+	held    chan struct{}
+	release chan struct{}
+}
+
+func (g *gate) Topics() []string { return []string{TopicHandle} }
+func (g *gate) Receive(ctx context.Context, _ bus.Message) {
+	g.once.Do(func() {
+		close(g.held)
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+		}
+	})
+}
+
+// An entry the orchestrator's full queue drops still ends with exactly one
+// ovos.utterance.handled saying why (PIPE-27), so a burst is never silent.
+func TestQueueOverflowStillEndsEveryEntry_PIPE27(t *testing.T) {
+	g := &gate{held: make(chan struct{}), release: make(chan struct{})}
+	r := newRig(t, Config{QueueLen: 1, Plugins: []Plugin{hi()}, Listeners: []Listener{g},
+		Invoker: handlerFunc(func(ctx context.Context, d Dispatch) (session.Session, error) {
+			return session.Session{}, nil
+		})})
+	r.utter(t, hello(), map[string]any{"n": int64(0)})
+	<-g.held
+	for i := 1; i < 4; i++ { // one fits the queue, two are dropped
+		r.utter(t, hello(), map[string]any{"n": int64(i)})
+	}
+	refused := r.rec.waitFor(t, func(m bus.Message) bool {
+		return m.Type == TopicHandled && m.Data["error"] != nil
+	}, 2)
+	for _, m := range refused {
+		assert.Contains(t, m.Data["error"], "queue of 1 messages is full")
+		assert.NotEmpty(t, m.ContextString(bus.KeyUtteranceID))
+	}
+	close(g.release)
+	msgs := r.rec.waitFor(t, func(m bus.Message) bool { return m.Type == TopicHandled }, 4)
+	perN := map[any]int{}
+	for _, m := range msgs {
+		perN[m.Context["n"]]++
+	}
+	assert.Equal(t, map[any]int{int64(0): 1, int64(1): 1, int64(2): 1, int64(3): 1}, perN, "one handled per entry")
 }

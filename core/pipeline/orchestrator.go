@@ -16,6 +16,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Limits on an entry message (ovos.utterance.handle).
@@ -92,11 +93,19 @@ type Config struct {
 	ConverseTTL time.Duration
 	// MaxContextEntries caps intent_context (CTX-05).
 	MaxContextEntries int
+	// QueueLen is the length of the orchestrator's subscription queue; 0
+	// means DefaultQueueLen. An entry lost to a full queue still ends with
+	// one ovos.utterance.handled saying so.
+	QueueLen int
 }
 
-// orchestratorQueue is the length of the orchestrator's subscription queue.
-// Its handler never blocks, so the queue only absorbs bursts.
-const orchestratorQueue = 4096
+// DefaultQueueLen is the length of the orchestrator's subscription queue.
+// Its handler hardly blocks, so the queue only absorbs bursts.
+const DefaultQueueLen = 4096
+
+// overflowNotices bounds the entries lost to a full queue that wait for
+// their refusal to be published.
+const overflowNotices = 256
 
 // DefaultMaxQueued bounds entries waiting for a lifecycle slot.
 const DefaultMaxQueued = 1024
@@ -118,6 +127,12 @@ type Orchestrator struct {
 	running  int
 	backlog  []bus.Message
 	inflight map[string]*lc // by utterance_id
+
+	// overflow carries entries the subscription dropped to refuseOverflow;
+	// never closed, since publishers may still hold the drop hook.
+	overflow     chan bus.Message
+	overflowStop chan struct{}
+	overflowDone chan struct{}
 
 	lifecycles sync.WaitGroup // lifecycle goroutines
 	calls      sync.WaitGroup // match and handler calls, which a timeout may abandon
@@ -146,6 +161,9 @@ func New(cfg Config) (*Orchestrator, error) {
 	}
 	if cfg.MaxQueued <= 0 {
 		cfg.MaxQueued = DefaultMaxQueued
+	}
+	if cfg.QueueLen <= 0 {
+		cfg.QueueLen = DefaultQueueLen
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -211,13 +229,44 @@ func (o *Orchestrator) Start() error {
 		return errors.New("pipeline: already started")
 	}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
-	sub, err := o.cfg.Bus.SubscribeAll(o.topics(), o.receive, bus.WithName("pipeline"), bus.WithQueue(orchestratorQueue, bus.DropNewest))
+	o.overflow = make(chan bus.Message, overflowNotices)
+	o.overflowStop, o.overflowDone = make(chan struct{}), make(chan struct{})
+	sub, err := o.cfg.Bus.SubscribeAll(o.topics(), o.receive, bus.WithName("pipeline"),
+		bus.WithQueue(o.cfg.QueueLen, bus.DropNewest), bus.WithOnDrop(o.dropped))
 	if err != nil {
 		o.cancel()
 		return fmt.Errorf("pipeline: subscribing: %w", err)
 	}
 	o.sub, o.started = sub, true
+	go o.refuseOverflow(o.overflow, o.overflowStop, o.overflowDone)
 	return nil
+}
+
+// dropped is the subscription's drop hook: an entry lost to a full queue is
+// handed to refuseOverflow, since the hook may not publish.
+func (o *Orchestrator) dropped(m bus.Message) {
+	if m.Type != TopicHandle {
+		return
+	}
+	select {
+	case o.overflow <- m:
+	default:
+		o.log.Error("utterance lost to a full queue without its handled: too many at once", "limit", overflowNotices)
+	}
+}
+
+// refuseOverflow ends each entry the queue dropped with one
+// ovos.utterance.handled saying why, until stop; Close refuses the rest.
+func (o *Orchestrator) refuseOverflow(in <-chan bus.Message, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case m := <-in:
+			o.refuse(m, fmt.Sprintf("orchestrator overloaded: its queue of %d messages is full", o.cfg.QueueLen))
+		case <-stop:
+			return
+		}
+	}
 }
 
 // Close stops taking utterances, lets running lifecycles finish until ctx
@@ -236,6 +285,16 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	o.backlog = nil
 	o.mu.Unlock()
 	sub.Close()
+	close(o.overflowStop)
+	<-o.overflowDone
+	for drained := false; !drained; {
+		select {
+		case m := <-o.overflow:
+			queued = append(queued, m)
+		default:
+			drained = true
+		}
+	}
 	for _, m := range queued {
 		o.refuse(m, "the runtime is shutting down")
 	}
@@ -694,6 +753,8 @@ func readUtterances(v any) ([]string, string) {
 			problems = append(problems, fmt.Sprintf("data.utterances[%d] is %d bytes, limit %d", i, len(s), MaxUtteranceBytes))
 		case !utf8.ValidString(s):
 			problems = append(problems, fmt.Sprintf("data.utterances[%d] is not valid UTF-8", i))
+		case textcheck.Line(s) != nil:
+			problems = append(problems, fmt.Sprintf("data.utterances[%d]: %v", i, textcheck.Line(s)))
 		case s == "":
 			problems = append(problems, fmt.Sprintf("data.utterances[%d] is empty", i))
 		default:
@@ -831,10 +892,23 @@ func (l *lc) survives(ctx context.Context, id string, m *Match) *Match {
 func (l *lc) callMatch(ctx context.Context, j int) (m *Match, mine bool, err error) {
 	p := l.plugins[j]
 	// Everything the plugin reads is prepared before the watchdog is armed,
-	// so the watchdog's goroutine sees it settled.
-	round := Round{Utterances: append([]string(nil), l.utterances...), Lang: l.lang, Session: l.sess}
+	// so the watchdog's goroutine sees it settled. The plugin gets its own
+	// copy of the session: a change it makes in place (non-conformant) is
+	// discarded with it, and only a claiming Match's updated_session is
+	// committed (PIPE-08), however long the plugin keeps running.
+	sess := l.sess.Clone()
+	round := Round{Utterances: append([]string(nil), l.utterances...), Lang: l.lang, Session: sess}
 	if _, ok := p.(RoundPlugin); ok {
-		round.Entry = l.roundEntry(l.utterances, l.lang)
+		e := l.roundEntry(l.utterances, l.lang)
+		c := make(map[string]any, len(e.Context))
+		for k, v := range e.Context {
+			if k != bus.KeySession {
+				c[k] = v
+			}
+		}
+		c = bus.CopyMap(c)
+		c[bus.KeySession] = sess.View()
+		round.Entry = bus.Message{Type: e.Type, Data: bus.CopyMap(e.Data), Context: c}
 	}
 	mctx, cancel := context.WithTimeout(ctx, l.o.cfg.MatchTimeout)
 	defer cancel()
@@ -889,8 +963,8 @@ func safeMatch(ctx context.Context, p Plugin, r Round) (m *Match, err error) {
 	return p.Match(ctx, r.Utterances, r.Lang, r.Session)
 }
 
-// roundEntry is the entry message RoundPlugins derive their polls from; one
-// view serves the whole match round (plugins only read it, Round says so).
+// roundEntry is the entry message RoundPlugins derive their polls from,
+// built once per match round; callMatch hands each plugin a copy.
 func (l *lc) roundEntry(utterances []string, lang string) bus.Message {
 	if l.entry.Type == "" {
 		l.entry = l.view(TopicHandle, map[string]any{"utterances": append([]string(nil), utterances...), "lang": lang})
@@ -960,7 +1034,12 @@ func (l *lc) dispatch(ctx context.Context, m *Match, pipelineID string, end func
 	slots := cloneSlots(m.Slots)
 	data := map[string]any{"skill_id": m.SkillID, "intent_name": m.IntentName, "lang": m.Lang,
 		"utterance": m.Utterance, "slots": slots, "pipeline_id": pipelineID}
-	l.publish(ctx, l.broadcast(TopicMatched, data)) // PIPE-25
+	mm := l.broadcast(TopicMatched, data) // PIPE-25
+	mm.Context[KeyMatchConfidence] = m.Confidence
+	if m.Why != "" {
+		mm.Context[KeyMatchWhy] = m.Why
+	}
+	l.publish(ctx, mm)
 
 	topic, err := bus.DispatchTopic(m.SkillID, m.IntentName)
 	if err != nil { // validate() makes this unreachable; fail the lifecycle cleanly anyway

@@ -267,6 +267,8 @@ func TestUnmatched_SequenceD(t *testing.T) {
 		{"utterances missing", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{}, nil, false, true},
 		{"utterances wrong type", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": "hello"}, nil, false, true},
 		{"only an empty string", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": []any{""}}, nil, false, true},
+		// Issue 22 item 10: matched text reads as it looks.
+		{"only control-character utterances", session.Defaults{}, []Plugin{&scripted{id: "a"}}, map[string]any{"utterances": []any{"stop\a", "play \u202egnos"}}, nil, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -499,4 +501,76 @@ func withoutTopic(msgs []bus.Message, topic string) (rest, of []bus.Message) {
 		}
 	}
 	return rest, of
+}
+
+// meddler changes the session it is handed in place, against PIPE-08,
+// then answers with match (nil: declines) or fails.
+type meddler struct {
+	id    string
+	match *Match
+	fail  bool
+}
+
+func (p *meddler) ID() string { return p.id }
+func (p *meddler) Match(_ context.Context, _ []string, _ string, s session.Session) (*Match, error) {
+	v := s.View()
+	v["note"] = "meddled"
+	v[session.FieldBlacklistedSkills] = []any{"s"}
+	if ic, ok := v["intent_context"].(map[string]any); ok {
+		ic["k"].(map[string]any)["value"] = "changed"
+	}
+	if p.fail {
+		return nil, errors.New("meddler fails")
+	}
+	return p.match, nil
+}
+
+// roundMeddler also changes the entry's session and context.
+type roundMeddler struct{ meddler }
+
+func (p *roundMeddler) MatchRound(ctx context.Context, r Round) (*Match, error) {
+	r.Entry.Context[bus.KeySession].(map[string]any)["entry_note"] = "meddled"
+	r.Entry.Context["routing"] = "meddled"
+	return p.Match(ctx, r.Utterances, r.Lang, r.Session)
+}
+
+// TestInPlaceSessionChangesDiscarded_PIPE08: whatever a plugin changes in
+// the session (or entry) it was handed, declining, failing or claiming,
+// reaches neither the next plugin nor the dispatch nor the session the
+// round ends with: only updated_session is committed.
+func TestInPlaceSessionChangesDiscarded_PIPE08(t *testing.T) {
+	claim := &Match{SkillID: "s", IntentName: "i", Lang: "en-US", Utterance: "hello", Slots: map[string]string{}}
+	tests := []struct {
+		name    string
+		plugins []Plugin
+	}{
+		{"declines", []Plugin{&meddler{id: "a"}, &scripted{id: "b", match: claim}}},
+		{"fails", []Plugin{&meddler{id: "a", fail: true}, &scripted{id: "b", match: claim}}},
+		{"round plugin declines", []Plugin{&roundMeddler{meddler{id: "a"}}, &scripted{id: "b", match: claim}}},
+		{"claims", []Plugin{&meddler{id: "a", match: claim}, &scripted{id: "b"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got Dispatch
+			r := newRig(t, Config{Plugins: tt.plugins, Invoker: handlerFunc(func(_ context.Context, d Dispatch) (session.Session, error) {
+				got = d
+				return d.Session, nil
+			})})
+			ic := map[string]any{"k": map[string]any{"value": "v"}}
+			r.utter(t, hello(), map[string]any{"routing": "mine", "session": map[string]any{"session_id": "kitchen", "intent_context": ic}})
+			msgs := r.rec.waitHandled(t, 1)
+			require.Equal(t, []string{TopicHandle, TopicMatched, "s:i", TopicHandlerStart, TopicHandlerDone, TopicHandled}, topics(msgs))
+			assert.Equal(t, "mine", msgs[2].Context["routing"])
+			sessions := []map[string]any{got.Session.Map()}
+			for _, m := range msgs[1:] {
+				sessions = append(sessions, m.Context["session"].(map[string]any))
+			}
+			for i, s := range sessions {
+				assert.NotContains(t, s, "note", "message %d", i)
+				assert.NotContains(t, s, "entry_note", "message %d", i)
+				assert.NotContains(t, s, session.FieldBlacklistedSkills, "message %d", i)
+				assert.Equal(t, map[string]any{"k": map[string]any{"value": "v"}}, s["intent_context"], "message %d", i)
+			}
+		})
+	}
 }

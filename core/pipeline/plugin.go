@@ -9,11 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
 // Topics the orchestrator consumes and produces (spec/ovos.md §12).
@@ -45,6 +45,15 @@ const (
 	KeyCancelBy     = "cancel_by"
 )
 
+// Context keys on ovos.intent.matched: how sure the winning stage was and
+// why it chose the intent (Match's Confidence and Why), for people
+// watching the robot think. PIPE-25 fixes the data, so they ride in the
+// context; they are informational (DEF-11).
+const (
+	KeyMatchConfidence = "match_confidence"
+	KeyMatchWhy        = "match_why"
+)
+
 // Round is one match call's view of its lifecycle, for plugins that talk on
 // the bus while they match (stop, converse and fallback polls).
 type Round struct {
@@ -53,8 +62,10 @@ type Round struct {
 	Session    session.Session
 	// Entry is the lifecycle's entry message as it stands at the match
 	// round: its context carries the utterance_id (PIPE-02), the routing and
-	// the session. Derive polls from it with Reply; it is shared and must
-	// not be changed.
+	// the session. Derive polls from it with Reply. Like Session it is the
+	// plugin's own copy: changing either changes nothing for the round
+	// (PIPE-08); a plugin changes the session only through its Match's
+	// updated_session.
 	Entry bus.Message
 }
 
@@ -125,11 +136,11 @@ type Plugin interface {
 	Match(ctx context.Context, utterances []string, lang string, s session.Session) (*Match, error)
 }
 
-var pipelineIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var pluginIDChars = ascii.NewSet("A-Za-z0-9_-")
 
 // ValidatePluginID checks PIPE-04: non-empty, [A-Za-z0-9_-]+.
 func ValidatePluginID(id string) error {
-	if !pipelineIDPattern.MatchString(id) {
+	if id == "" || !pluginIDChars.All(id) {
 		return fmt.Errorf("pipeline id %q: want [A-Za-z0-9_-]+ (PIPE-04)", id)
 	}
 	return nil

@@ -448,3 +448,18 @@ func TestLateMatchIgnoredForever_PIPE11(t *testing.T) {
 		assert.False(t, poisoned, "no commit of a late answer's updated_session")
 	})
 }
+
+// Says tells a console which lines the plugin takes as a stop (STOP-02).
+func TestStopSays(t *testing.T) {
+	s, err := NewStop(StopConfig{Bus: bus.New(bus.Options{})})
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		text, lang string
+		want       bool
+	}{
+		{"stop", "en-US", true}, {"Never mind!", "en-us", true}, {"stop everything", "en", true},
+		{"stop the timer", "en-US", false}, {"stop", "pt-PT", false}, {"", "en-US", false},
+	} {
+		assert.Equal(t, tt.want, s.Says(tt.text, tt.lang), "%q in %s", tt.text, tt.lang)
+	}
+}

@@ -3,12 +3,12 @@ package pipeline
 import (
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
 // Registration topics (INTENT-4) the orchestrator reads for its own checks:
@@ -53,8 +53,59 @@ func (r *rules) topics() []string {
 	return []string{topicRegisterTemplate, topicRegisterKeyword, topicDeregister, topicSkillDeregister}
 }
 
-// slotPattern finds {name}, {{name}} and {type:name} in a template (GRM-01).
-var slotPattern = regexp.MustCompile(`\{\{?(?:[a-z_][a-z0-9_]*:)?([a-z_][a-z0-9_]*)\}?\}`)
+var (
+	slotFirst = ascii.NewSet("a-z_")
+	slotRest  = ascii.NewSet("a-z0-9_")
+)
+
+// templateSlots lists, in order, the names of the slots {name}, {{name}}
+// and {type:name} in a template (GRM-01): what
+// `\{\{?(?:[a-z_][a-z0-9_]*:)?([a-z_][a-z0-9_]*)\}?\}` finds.
+func templateSlots(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		name, end := slotAt(s, i)
+		if end < 0 {
+			i++
+			continue
+		}
+		out = append(out, name)
+		i = end
+	}
+	return out
+}
+
+// slotAt matches one slot at s[i:]: its name and the index after it, or
+// end -1 when there is none.
+func slotAt(s string, i int) (name string, end int) {
+	if s[i] != '{' {
+		return "", -1
+	}
+	i++
+	if i < len(s) && s[i] == '{' {
+		i++
+	}
+	ident := func(j int) int {
+		if j < len(s) && slotFirst.Has(s[j]) {
+			for j++; j < len(s) && slotRest.Has(s[j]); j++ {
+			}
+		}
+		return j
+	}
+	start, end := i, ident(i)
+	if end < len(s) && s[end] == ':' && end > start {
+		start = end + 1
+		end = ident(start)
+	}
+	if end == start || end >= len(s) || s[end] != '}' {
+		return "", -1
+	}
+	name, end = s[start:end], end+1
+	if end < len(s) && s[end] == '}' {
+		end++
+	}
+	return name, end
+}
 
 func sessionIDOf(m bus.Message) string {
 	s, _, err := session.FromMessage(m)
@@ -173,8 +224,8 @@ func slotNames(m bus.Message) []string {
 		samples, _ := m.Data["samples"].([]any)
 		for _, s := range samples {
 			str, _ := s.(string)
-			for _, sm := range slotPattern.FindAllStringSubmatch(str, -1) {
-				add(sm[1])
+			for _, n := range templateSlots(str) {
+				add(n)
 			}
 		}
 		return out

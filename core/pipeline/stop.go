@@ -153,6 +153,14 @@ func phrasesFor(sets map[string]map[string]bool, lang string) map[string]bool {
 // ID is the plugin's pipeline id.
 func (s *Stop) ID() string { return s.cfg.ID }
 
+// Says reports whether utterance is one of lang's stop or global-stop
+// phrases, as the plugin compares them: a text console uses it to let a
+// stop jump the queue of lines waiting for their turn.
+func (s *Stop) Says(utterance, lang string) bool {
+	n := normalizeStop(utterance)
+	return n != "" && (phrasesFor(s.vocab, lang)[n] || phrasesFor(s.global, lang)[n])
+}
+
 // Intents lists global_stop for each language with a vocabulary (PIPE-31).
 func (s *Stop) Intents(string) []IntentRef {
 	var out []IntentRef

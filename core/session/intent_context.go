@@ -172,8 +172,9 @@ func expiryKey(e ContextEntry) float64 {
 
 // DecrementContext is CTX-06's post-match step: every entry that is in
 // before unchanged (not written during this round) and has a non-null
-// turns_remaining loses one turn; entries that reach zero are removed, as
-// they are dead. Entries written this round are exempt.
+// turns_remaining loses one turn. Entries written this round are exempt.
+// An entry that reaches zero stays, dead (CTX-04), in the session this
+// round sends out; PruneContext removes it before the next round.
 func (s Session) DecrementContext(before Session) Session {
 	cm := s.contextMap()
 	if len(cm) == 0 {
@@ -193,10 +194,11 @@ func (s Session) DecrementContext(before Session) Session {
 			out[k] = v
 			continue
 		}
-		changed = true
-		if *e.TurnsRemaining <= 1 {
+		if *e.TurnsRemaining <= 0 {
+			out[k] = v // already dead: nothing left to count down
 			continue
 		}
+		changed = true
 		m := v.(map[string]any)
 		nm := make(map[string]any, len(m))
 		for mk, mv := range m {

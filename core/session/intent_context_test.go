@@ -67,8 +67,14 @@ func TestPruneAndDecay_CTX06(t *testing.T) {
 		"three": entry("B", "turns_remaining", int64(3)), "new": entry("n", "turns_remaining", int64(1)),
 	})
 	require.NoError(t, err)
-	got := after.DecrementContext(pruned).contextMap()
-	assert.NotContains(t, got, "one", "turns_remaining 1 lives for exactly one round")
+	decayed := after.DecrementContext(pruned)
+	got := decayed.contextMap()
+	assert.Equal(t, entry("a", "turns_remaining", int64(0)), got["one"],
+		"turns_remaining 1 lived for this round; at 0 it stays in the session the round sends out")
+	_, live := decayed.ContextLookup("one", 100)
+	assert.False(t, live, "at 0 it is dead (CTX-04): no engine or handler sees it")
+	next, _ := decayed.PruneContext(100, 0)
+	assert.NotContains(t, next.contextMap(), "one", "and it is removed before the next round")
 	assert.Equal(t, entry("B", "turns_remaining", int64(3)), got["three"], "written this round: exempt")
 	assert.Equal(t, entry("n", "turns_remaining", int64(1)), got["new"], "written this round: exempt")
 	assert.Equal(t, entry("d"), got["keep"], "no turns_remaining: not decremented")

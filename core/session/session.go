@@ -11,13 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
 // DefaultID is the id of the device-local session (SES-04, SES-10).
@@ -156,6 +156,15 @@ func stringList(v any) ([]string, error) {
 	return nil, fmt.Errorf("is %s, want array of strings", typeName(v))
 }
 
+// Clone returns a deep copy: what is done to the copy's carrier, even
+// against the rules, never reaches s.
+func (s Session) Clone() Session {
+	if s.raw == nil {
+		return s
+	}
+	return Session{raw: bus.CopyMap(s.raw)}
+}
+
 // Map returns a deep copy of the carrier, as it goes on the wire.
 func (s Session) Map() map[string]any { return bus.CopyMap(s.raw) }
 
@@ -240,10 +249,9 @@ type Defaults struct {
 	Pipeline []string
 }
 
-var langTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
-
-// ValidLang reports whether tag looks like a BCP-47 language tag.
-func ValidLang(tag string) bool { return langTag.MatchString(tag) }
+// ValidLang reports whether tag looks like a BCP-47 language tag:
+// `^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`.
+func ValidLang(tag string) bool { return ascii.Tag(tag, 2, 3, 2, 8, -1) }
 
 // Validate checks the defaults before the runtime starts.
 func (d Defaults) Validate() error {

@@ -117,3 +117,14 @@ func TestDefaultsValidate(t *testing.T) {
 	assert.Error(t, Defaults{Lang: "en-US", EnabledLangs: []string{"??"}}.Validate())
 	assert.Error(t, Defaults{Lang: "en-US", Pipeline: []string{""}}.Validate())
 }
+
+func TestCloneIsDeep(t *testing.T) {
+	s, _, err := Parse(map[string]any{"session_id": "k", "intent_context": map[string]any{"a": map[string]any{"value": "v"}}})
+	require.NoError(t, err)
+	c := s.Clone()
+	c.View()["note"] = "x"
+	c.View()["intent_context"].(map[string]any)["a"].(map[string]any)["value"] = "changed"
+	assert.Equal(t, map[string]any{"session_id": "k", "intent_context": map[string]any{"a": map[string]any{"value": "v"}}}, s.Map(),
+		"changes to a clone, even in place, never reach the original")
+	assert.True(t, Session{}.Clone().IsZero())
+}

@@ -16,11 +16,15 @@ const TopicAnalytics = "jibo.skill.analytics"
 // forwardAnalytics publishes a SKILL_ACTION's analytics. A Skill Entry gets
 // the launch intent as initial_intent (IntentResponse on a turn of a
 // conversation going on) and the skill launched before this one in the
-// bus session as last_skill, which only the robot knows.
+// bus session as last_skill, which only the robot knows ("n/a" when none
+// was, as Pegasus reports it).
 func (h *Host) forwardAnalytics(ctx context.Context, t turn, intentName string, a protocol.Analytics) {
 	h.lastMu.Lock()
 	last := h.lastSkill[t.busSession]
 	h.lastMu.Unlock()
+	if last == "" {
+		last = protocol.EntryNA
+	}
 	out := make(protocol.Analytics, len(a))
 	for name, events := range a {
 		evs := make([]protocol.AnalyticsEvent, len(events))

@@ -36,6 +36,11 @@ func (a *AnswerRules) Add(owner string, rules fs.FS) error { return a.book.add(o
 // Names lists the known rules ("<owner>/<rule>"), sorted.
 func (a *AnswerRules) Names() []string { return a.book.names() }
 
+// Check refuses listen contexts naming no known rule (Jibo's shared rules
+// map to the robot's, see WildcardRule), with an error wrapping
+// ErrUnknownRule that lists the rules there are.
+func (a *AnswerRules) Check(contexts ...string) error { return a.book.check(contexts) }
+
 // Understand returns the NLU result of utterance heard in lang for a
 // question listening with contexts: the best match over the named rules,
 // or intent null when none matches (see Host's LISTEN_UPDATE).

@@ -2,6 +2,8 @@ package skill
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -253,6 +255,108 @@ func (h *Host) forgetAll(busSession, skillID string) {
 	}
 }
 
+// MaxConverseListWait bounds waiting for the pipeline's converse list
+// when a skill is removed.
+const MaxConverseListWait = 2 * time.Second
+
+// endConversations ends the conversations of a skill that is going away:
+// its kept sessions and their answer windows in every bus session, and its
+// entry in the default session's converse handlers. A handler no longer
+// hosted here would otherwise count as a skill hosted elsewhere and be
+// polled for every utterance until the entry aged out (CONV-04); with it
+// gone, a response mode it held is ignored too (CONV-06.2).
+func (h *Host) endConversations(ctx context.Context, skillID string) error {
+	all, err := h.cfg.Conversations.Conversations()
+	if err != nil {
+		return fmt.Errorf("listing conversations: %w", err)
+	}
+	var errs []error
+	for _, c := range all {
+		if c.SkillID == skillID {
+			errs = append(errs, h.forget(c.BusSession, c.SkillID))
+		}
+	}
+	if h.unlist(skillID) {
+		errs = append(errs, h.dropConverse(ctx, skillID))
+	}
+	return errors.Join(errs...)
+}
+
+// list notes that the pipeline may list skillID as a converse handler.
+func (h *Host) list(skillID string) {
+	h.lastMu.Lock()
+	defer h.lastMu.Unlock()
+	if len(h.listed) >= maxSessionsTracked && !h.listed[skillID] {
+		return // bounded: a skill left unnoted is pruned by the pipeline's TTL (CONV-04)
+	}
+	h.listed[skillID] = true
+}
+
+// unlist forgets skillID and reports whether it may have been listed.
+func (h *Host) unlist(skillID string) bool {
+	h.lastMu.Lock()
+	defer h.lastMu.Unlock()
+	was := h.listed[skillID]
+	delete(h.listed, skillID)
+	return was
+}
+
+// dropConverse asks the pipeline for the default session's converse
+// handlers (CONV-09) and, when skillID is among them, syncs the list
+// without it.
+func (h *Host) dropConverse(ctx context.Context, skillID string) error {
+	ctx, cancel := context.WithTimeout(ctx, MaxConverseListWait)
+	defer cancel()
+	query := bus.NewMessage(pipeline.TopicConverseActiveList, nil)
+	query.Context[bus.KeySession] = map[string]any{"session_id": session.DefaultID}
+	query.Context[bus.KeySource] = skillID
+	query.Context["query_id"] = newQueryID()
+	answers := make(chan bus.Message, 1)
+	sub, err := h.cfg.Bus.Subscribe(pipeline.TopicConverseActiveList+".response", func(_ context.Context, m bus.Message) {
+		if m.ContextString("query_id") == query.ContextString("query_id") {
+			select {
+			case answers <- m:
+			default:
+			}
+		}
+	}, bus.WithName("skills-converse-list"), bus.WithQueue(4, bus.DropNewest))
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	if err := h.cfg.Bus.Publish(ctx, query); err != nil {
+		return err
+	}
+	var answer bus.Message
+	select {
+	case answer = <-answers:
+	case <-ctx.Done():
+		return fmt.Errorf("asking the converse handlers: %w", context.Cause(ctx))
+	}
+	list, _ := answer.Data[session.FieldConverseHandlers].([]any)
+	kept := make([]any, 0, len(list))
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok && m["skill_id"] == skillID {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == len(list) {
+		return nil
+	}
+	s := map[string]any{"session_id": session.DefaultID, session.FieldConverseHandlers: kept}
+	m := bus.NewMessage(pipeline.TopicSessionSync, map[string]any{"session": s})
+	m.Context[bus.KeySource] = skillID
+	return h.cfg.Bus.Publish(ctx, m)
+}
+
+// newQueryID names one bus query, to tell its answer from others'.
+func newQueryID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b[:])
+}
+
 // Restore is called once at start-up: for each kept conversation still
 // waiting for an answer, it puts the skill back in response mode in its
 // bus session (ovos.session.sync), so a conversation interrupted by a
@@ -304,6 +408,7 @@ func (h *Host) syncResponseMode(ctx context.Context, busSession, skillID string,
 	}
 	m := bus.NewMessage(pipeline.TopicSessionSync, map[string]any{"session": s})
 	m.Context[bus.KeySource] = skillID
+	h.list(skillID)
 	if err := h.cfg.Bus.Publish(ctx, m); err != nil {
 		return fmt.Errorf("skill %s: putting it back in response mode: %w", skillID, err)
 	}

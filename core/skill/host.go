@@ -111,6 +111,10 @@ type Host struct {
 	// analytics' last_skill.
 	lastMu    sync.Mutex
 	lastSkill map[string]string
+	// listed are the skills the pipeline may list as converse handlers:
+	// every dispatch lists its skill (CONV-02), and so does putting one
+	// back in response mode. Guarded by lastMu.
+	listed map[string]bool
 
 	// baseCtx is the context of no-input turns; Close cancels it.
 	baseCtx    context.Context
@@ -173,7 +177,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	}
 	h := &Host{cfg: cfg, log: log, rules: rules, skills: map[string]Skill{},
 		running: map[runKey]map[int]context.CancelCauseFunc{}, waiting: map[runKey]*time.Timer{},
-		lastSkill: map[string]string{}}
+		lastSkill: map[string]string{}, listed: map[string]bool{}}
 	h.baseCtx, h.cancelBase = context.WithCancel(context.Background())
 	h.listenWindow.Store(int64(cfg.ListenWindow))
 	return h, nil
@@ -195,8 +199,9 @@ func (h *Host) SetListenWindow(d time.Duration) error {
 }
 
 // Add makes a skill available under its manifest's bus id. The manifest
-// must be valid and its id new; the skill's answer rules must compile.
-// Nothing is added when anything is wrong.
+// must be valid and its id new; the skill's answer rules must compile, and
+// a Questioner's questions must name rules the robot has. Nothing is added
+// when anything is wrong.
 func (h *Host) Add(s Skill) error {
 	m := s.Manifest()
 	if m == nil {
@@ -220,6 +225,12 @@ func (h *Host) Add(s Skill) error {
 			return fmt.Errorf("adding skill %s: %w", m.ID, err)
 		}
 	}
+	if q, ok := s.(Questioner); ok {
+		if err := h.rules.check(q.ListenRules()); err != nil {
+			h.rules.remove(id)
+			return fmt.Errorf("adding skill %s: its questions: %w", m.ID, err)
+		}
+	}
 	if err := h.cfg.Registry.Add(m); err != nil {
 		h.rules.remove(id)
 		return fmt.Errorf("adding skill: %w", err)
@@ -228,10 +239,28 @@ func (h *Host) Add(s Skill) error {
 	return nil
 }
 
+// Install adds s (see Add) and registers its intents at once (see
+// Register), for a skill installed while the robot runs. When its intents
+// are refused it is removed again: nothing of it stays.
+func (h *Host) Install(ctx context.Context, s Skill) error {
+	if err := h.Add(s); err != nil {
+		return err
+	}
+	if err := h.register(ctx, s); err != nil {
+		// Whatever was registered before the refusal goes too.
+		rerr := h.Remove(context.WithoutCancel(ctx), s.Manifest().ID)
+		return errors.Join(fmt.Errorf("installing skill %s: %w", s.Manifest().ID, err), rerr)
+	}
+	return nil
+}
+
 // Remove unloads a skill (by id or bus id) once the requests using it are
 // done: it is no longer invoked, and its intents and entities are
 // deregistered with ovos.skill.deregister (REG-09, DEF-09) in the default
-// session scope, where Register put them.
+// session scope, where Register put them. Its conversations end: a
+// question it asked is not answered to it (nor to a version installed in
+// its place, which did not ask it), and the default session stops listing
+// it among the converse handlers.
 func (h *Host) Remove(ctx context.Context, id string) error {
 	m, err := h.cfg.Registry.Get(id)
 	if err != nil {
@@ -242,6 +271,7 @@ func (h *Host) Remove(ctx context.Context, id string) error {
 	}
 	busID := m.BusID()
 	h.mu.Lock()
+	s, hosted := h.skills[busID]
 	delete(h.skills, busID)
 	h.mu.Unlock()
 	h.rules.remove(busID)
@@ -250,6 +280,14 @@ func (h *Host) Remove(ctx context.Context, id string) error {
 	dm.Context[bus.KeySkillID] = busID // REG-03
 	if err := h.cfg.Bus.Publish(ctx, dm); err != nil {
 		return fmt.Errorf("removing skill %s: deregistering its intents: %w", id, err)
+	}
+	if hosted && s.Locale() != nil {
+		if err := intent.ConfirmDeregistered(ctx, h.cfg.Bus, busID, DefaultRegisterTimeout); err != nil {
+			h.log.Warn("skill removed, but its intents may linger", "skill_id", busID, "err", err)
+		}
+	}
+	if err := h.endConversations(ctx, busID); err != nil {
+		h.log.Warn("skill removed, but ending its conversations", "skill_id", busID, "err", err)
 	}
 	h.log.Info("skill removed", "skill_id", busID)
 	return nil
@@ -281,10 +319,17 @@ type turn struct {
 	sess session.Session
 	// origin is the message speech and errors are derived from.
 	origin bus.Message
+	// writes collects the context the skill sets in a turn that has a
+	// session to carry it; nil otherwise.
+	writes *contextWrites
 }
 
 func dispatchTurn(d pipeline.Dispatch) turn {
-	return turn{skillID: d.SkillID, busSession: d.Session.ID(), lang: d.Lang, sess: d.Session, origin: d.Message}
+	t := turn{skillID: d.SkillID, busSession: d.Session.ID(), lang: d.Lang, sess: d.Session, origin: d.Message}
+	if !d.Session.IsZero() {
+		t.writes = &contextWrites{}
+	}
+	return t
 }
 
 // Invoke runs the dispatched intent's skill: LISTEN_LAUNCH in, then the
@@ -296,6 +341,16 @@ func dispatchTurn(d pipeline.Dispatch) turn {
 // LISTEN_UPDATE too.
 func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session, error) {
 	t := dispatchTurn(d)
+	s, err := h.invoke(ctx, t, d)
+	if err != nil && d.IntentName != IntentStop {
+		h.apologize(ctx, t, err)
+	}
+	return s, err
+}
+
+// invoke is Invoke without the apology for a failure.
+func (h *Host) invoke(ctx context.Context, t turn, d pipeline.Dispatch) (session.Session, error) {
+	h.list(t.skillID)
 	switch d.IntentName {
 	case IntentStop: // STOP-07: stop that skill's activity in this session only
 		h.stopRunning(t.busSession, t.skillID)
@@ -329,7 +384,12 @@ func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session
 // exchange sends req to s through the invoker, follows a redirect, runs
 // the action on the body and keeps the skill's session. It returns the bus
 // session to commit.
-func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Request, intentName string) (session.Session, error) {
+func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Request, intentName string) (out session.Session, err error) {
+	defer func() {
+		if err == nil {
+			out = h.writeContext(t, out)
+		}
+	}()
 	for redirects := 0; ; redirects++ {
 		// The lease holds the skill in the registry from the call until
 		// its action has run: it cannot be removed or replaced meanwhile.
@@ -340,6 +400,7 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 		reply, err := h.cfg.Invoker.Call(withTurn(ctx, t), lease.Manifest(), s.Handle, req)
 		if err != nil {
 			lease.Release()
+			h.refused(ctx, t, intentName, err)
 			return session.Session{}, err
 		}
 		resp := reply.Response
@@ -410,6 +471,7 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 				return session.Session{}, fmt.Errorf("skill %s: redirect to unknown skill %q", t.skillID, resp.Redirect.SkillID)
 			}
 			h.log.Info("skill redirect", "from", t.skillID, "to", to)
+			t.writes.take() // what the redirecting skill set is not the target's
 			_ = h.forget(t.busSession, t.skillID)
 			nlu, asr := protocol.NLUResult{}, protocol.ASRResult{}
 			if rn := req.Data.Result.NLU; rn != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 // fakeSkill answers with a function of the request.
 type fakeSkill struct {
 	id     string
+	limits registry.Limits
 	handle func(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
 	mu     sync.Mutex
 	reqs   []*protocol.Request
@@ -32,7 +34,7 @@ type fakeSkill struct {
 func (f *fakeSkill) Manifest() *Manifest {
 	return &Manifest{ID: strings.Replace(f.id, ".", "/", 1), Name: f.id, Version: "1.0.0", Description: "A test skill.",
 		Permissions: []registry.Permission{registry.PermSpeech, registry.PermListen}, Timeout: 100 * time.Millisecond,
-		SafetyLevel: registry.SafetyLow}
+		SafetyLevel: registry.SafetyLow, Limits: f.limits}
 }
 func (f *fakeSkill) Locale() fs.FS { return nil }
 func (f *fakeSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
@@ -169,7 +171,13 @@ func TestInvokeFailures(t *testing.T) {
 			} else {
 				assert.ErrorContains(t, err, tt.want)
 			}
-			assert.Equal(t, tt.said, r.voice.said, "nothing of a refused action runs")
+			said := tt.said
+			if tt.want != "" {
+				// Nothing of a refused action runs, and the robot says
+				// the skill failed: never only text on a console.
+				said = []string{"Sorry, something went wrong with the t.s."}
+			}
+			assert.Equal(t, said, r.voice.said)
 			_, err = r.host.Invoke(context.Background(), dispatch("t.t", "x"))
 			assert.NoError(t, err, "the robot carries on: the next skill call works")
 			recs := r.host.cfg.Records.(*invoke.Log).List(invoke.Filter{Skill: "t/s"})
@@ -179,6 +187,88 @@ func TestInvokeFailures(t *testing.T) {
 				assert.NotEmpty(t, recs[0].Error)
 			}
 		})
+	}
+}
+
+// A burst of utterances beyond a skill's calls_per_minute is refused, and
+// the robot says so on the bus: jibo.skill.refused, derived from the
+// dispatch (so it carries the utterance's context), names the skill, the
+// limit and when the skill takes calls again; the handler error says it
+// too. The skill is not called; the robot says it needs a moment (issue
+// 22, item 8: the refusal was only in the handler error's text).
+func TestBurstBeyondCallsPerMinuteIsRefusedOnTheBus(t *testing.T) {
+	s := &fakeSkill{id: "t.s", limits: registry.Limits{CallsPerMinute: 3},
+		handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+			return say(t, req, jcp.Say("it is noon")), nil
+		}}
+	r := newHostRig(t, s)
+	refusals := make(chan bus.Message, 8)
+	_, err := r.bus.Subscribe(TopicSkillRefused, func(_ context.Context, m bus.Message) { refusals <- m })
+	require.NoError(t, err)
+
+	var refused []error
+	for i := range 5 {
+		d := dispatch("t.s", "time_now")
+		d.Message.Context[bus.KeyUtteranceID] = fmt.Sprintf("u%d", i)
+		if _, err := r.host.Invoke(context.Background(), d); err != nil {
+			refused = append(refused, err)
+		}
+	}
+	require.Len(t, refused, 2, "the calls beyond the limit")
+	for _, err := range refused {
+		assert.ErrorIs(t, err, registry.ErrDenied)
+		assert.ErrorContains(t, err, "skill t/s: over its calls_per_minute limit: 3 calls in the last minute, limit 3")
+	}
+	assert.Len(t, s.reqs, 3, "the refused calls never reach the skill")
+	assert.Equal(t, []string{"it is noon", "it is noon", "it is noon",
+		"Sorry, the t.s needs a moment. Please try again shortly.",
+		"Sorry, the t.s needs a moment. Please try again shortly."}, r.voice.said,
+		"the robot says it is busy instead of staying silent")
+	for _, want := range []string{"u3", "u4"} {
+		m := next(t, refusals)
+		assert.Equal(t, want, m.ContextString(bus.KeyUtteranceID), "derived from the dispatch")
+		assert.Equal(t, "t.s", m.Data["skill_id"])
+		assert.Equal(t, "time_now", m.Data["intent_name"])
+		assert.Equal(t, "calls_per_minute", m.Data["limit"])
+		assert.Equal(t, "3 calls in the last minute, limit 3", m.Data["reason"])
+		assert.NotContains(t, m.Data, "permission")
+		ms, ok := m.Data["retry_after_ms"].(int64)
+		require.True(t, ok, "retry_after_ms: %T", m.Data["retry_after_ms"])
+		assert.Greater(t, ms, int64(0))
+		assert.LessOrEqual(t, ms, int64(60_000))
+	}
+	assert.Empty(t, refusals)
+}
+
+// A refusal of the action (a permission it lacks) is said on the bus too.
+func TestActionRefusalIsSaidOnTheBus(t *testing.T) {
+	s := &fakeSkill{id: "t.s", handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+		return say(t, req, jcp.Say("<anim cat='happy'/> hi")), nil
+	}}
+	r := newHostRig(t, s)
+	refusals := make(chan bus.Message, 8)
+	_, err := r.bus.Subscribe(TopicSkillRefused, func(_ context.Context, m bus.Message) { refusals <- m })
+	require.NoError(t, err)
+	_, err = r.host.Invoke(context.Background(), dispatch("t.s", "greet"))
+	require.ErrorIs(t, err, registry.ErrDenied)
+	m := next(t, refusals)
+	assert.Equal(t, "motion", m.Data["permission"])
+	assert.Equal(t, "greet", m.Data["intent_name"])
+	assert.NotContains(t, m.Data, "limit")
+	assert.NotContains(t, m.Data, "retry_after_ms")
+	assert.Equal(t, err.Error(), m.Data["error"])
+}
+
+// next returns the next message on ch; a message that never comes fails
+// the test rather than hang it.
+func next(t *testing.T, ch <-chan bus.Message) bus.Message {
+	t.Helper()
+	select {
+	case m := <-ch:
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message on the bus")
+		return bus.Message{}
 	}
 }
 
@@ -204,7 +294,8 @@ func TestAddValidates(t *testing.T) {
 
 // TestAnalyticsForwardedWithRobotFields: a SKILL_ACTION's analytics go on
 // the bus with Skill Entry's initial_intent and last_skill set by the
-// robot (jibo.md §2.4, §3.2 step 7).
+// robot (jibo.md §2.4, §3.2 step 7); last_skill is "n/a" when no skill was
+// launched before, as Pegasus sends it (issue 22 item 17).
 func TestAnalyticsForwardedWithRobotFields(t *testing.T) {
 	entry := func(id string) *fakeSkill {
 		return &fakeSkill{id: id, handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
@@ -223,7 +314,7 @@ func TestAnalyticsForwardedWithRobotFields(t *testing.T) {
 		_, err := r.host.Invoke(context.Background(), withSession(dispatch(id, "hello_"+id[2:]), defaultSession(t), "hi"))
 		require.NoError(t, err)
 	}
-	for _, want := range []struct{ skill, intent, last string }{{"t.a", "hello_a", ""}, {"t.b", "hello_b", "t.a"}} {
+	for _, want := range []struct{ skill, intent, last string }{{"t.a", "hello_a", "n/a"}, {"t.b", "hello_b", "t.a"}} {
 		m := <-got
 		assert.Equal(t, want.skill, m.DataString("skill_id"))
 		var a protocol.Analytics

@@ -106,10 +106,14 @@ func (g guarded) Schedule(ctx context.Context, t store.Timer) (string, error) {
 // handling, so a timer it sets rings where it was asked for.
 type turnKey struct{}
 
-type turnInfo struct{ busSession, lang string }
+type turnInfo struct {
+	busSession, lang string
+	// writes collects the intent context the skill sets (SetContext).
+	writes *contextWrites
+}
 
 func withTurn(ctx context.Context, t turn) context.Context {
-	return context.WithValue(ctx, turnKey{}, turnInfo{t.busSession, t.lang})
+	return context.WithValue(ctx, turnKey{}, turnInfo{t.busSession, t.lang, t.writes})
 }
 
 // Timers lets one local skill schedule proactive launches of itself. Use

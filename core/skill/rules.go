@@ -2,6 +2,7 @@ package skill
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -36,8 +37,42 @@ type RuleSkill interface {
 	Rules() fs.FS
 }
 
+// Questioner is a skill that knows, when it loads, the answer rules its
+// questions will listen with (its MIMs' rule_name): the host refuses to
+// add it when one names no rule the robot has, rather than let every
+// answer to that question be a no-match.
+type Questioner interface {
+	ListenRules() []string
+}
+
 // GlobalsOwner is the owner of the rules every skill may use.
 const GlobalsOwner = "globals"
+
+// WildcardRule takes any answer at all: intent "wildcard" with the whole
+// answer as entity "content" (Jibo's shared/wildcard), when no other rule
+// the question lists understands it.
+const WildcardRule = GlobalsOwner + "/wildcard"
+
+// jiboRules maps the shared rules of Jibo's own parser, which its skills'
+// MIMs name in rule_name, to the robot's: a ported MIM asks as it was
+// written. A question's NLU result still names the rule as asked.
+var jiboRules = map[string]string{
+	"shared/yes_no":    GlobalsOwner + "/yes_no",
+	"shared/no_id":     GlobalsOwner + "/yes_no", // an opt-in proposal to no one in particular: yes or no
+	"shared/verify_id": "optin/yes_no",           // to someone: yes, no, or that is not me (wrongID)
+	"shared/wrong_id":  "optin/who",              // who is it then: a name, or cancel
+	"shared/wildcard":  WildcardRule,
+}
+
+// ruleName is the robot's rule a listen context names: the context as
+// written, or the rule a Jibo shared rule maps to.
+func ruleName(context string) string {
+	c := path.Clean(context)
+	if r, ok := jiboRules[c]; ok {
+		return r
+	}
+	return c
+}
 
 // reservedOwner reports whether id names one of the runtime's rule owners.
 func reservedOwner(id string) bool { return !strings.Contains(id, ".") }
@@ -135,7 +170,7 @@ func (b *ruleBook) remove(owner string) {
 	}
 }
 
-// names lists the known rules, sorted.
+// names lists the rules compiled from files, sorted.
 func (b *ruleBook) names() []string {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -145,6 +180,43 @@ func (b *ruleBook) names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// known reports whether a listen context names a rule the book has (or
+// a Jibo shared rule mapped to one, or the wildcard).
+func (b *ruleBook) known(context string) bool {
+	name := ruleName(context)
+	if name == WildcardRule {
+		return true
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	_, ok := b.rules[name]
+	return ok
+}
+
+// ErrUnknownRule marks a question naming an answer rule the robot does not
+// have: every answer to it would be a no-match.
+var ErrUnknownRule = errors.New("names no answer rule")
+
+// check refuses the contexts that name no rule the book has.
+func (b *ruleBook) check(contexts []string) error {
+	var bad []string
+	for _, c := range contexts {
+		if !b.known(c) {
+			bad = append(bad, fmt.Sprintf("%q", c))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	shared := make([]string, 0, len(jiboRules))
+	for k := range jiboRules {
+		shared = append(shared, k)
+	}
+	sort.Strings(shared)
+	return fmt.Errorf("%s %w (the robot's rules: %s, %s, and Jibo's %s; a skill's own are \"<bus id>/<rule>\" from its rules/ folder)",
+		strings.Join(bad, ", "), ErrUnknownRule, strings.Join(b.names(), ", "), WildcardRule, strings.Join(shared, ", "))
 }
 
 // understand turns an answer into the NLU result a LISTEN_UPDATE carries:
@@ -164,15 +236,26 @@ func (b *ruleBook) understand(utterance, lang string, contexts []string) protoco
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	var best *intent.Result
+	wildcard := false
 	for _, c := range rules {
-		eng, ok := b.rules[path.Clean(c)]
+		name := ruleName(c)
+		if name == WildcardRule {
+			wildcard = true
+			continue
+		}
+		eng, ok := b.rules[name]
 		if !ok {
+			// Local skills' questions are checked when the skill loads; a
+			// skill hosted elsewhere may name rules its host understands.
 			b.log.Debug("listen context names no answer rule", "context", c)
 			continue
 		}
 		if r := eng.Match(utterance, lang, ""); r != nil && (best == nil || r.Confidence > best.Confidence) {
 			best = r
 		}
+	}
+	if best == nil && wildcard {
+		return protocol.NLUFromSlots("wildcard", map[string]string{"content": strings.TrimSpace(utterance)}, rules)
 	}
 	if best == nil {
 		return nlu

@@ -3,6 +3,10 @@ package wasmskill
 // ABI version 1, as docs/wasm-abi.md describes it. The host checks that a
 // module's jibo_abi_version export returns ABIVersion.
 const (
+	// Version is this SDK's module version: the module
+	// github.com/openjibo/jibod/sdk/wasmskill is tagged
+	// sdk/wasmskill/<Version> and requires nothing.
+	Version = "v0.1.0"
 	// ABIVersion is the version of the ABI this SDK speaks.
 	ABIVersion = 1
 	// ImportModule is the module name of the host functions.

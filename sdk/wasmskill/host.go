@@ -32,6 +32,13 @@ type Host interface {
 	Now() time.Time
 	// State is what the robot feels and whom it attends to right now.
 	State() (State, error)
+	// Dialog renders one of the skill's .dialog files (locale/<lang>/
+	// <name>.dialog) in the request's language: a line picked at random,
+	// its {slots} filled from slots. The robot checked the files when the
+	// skill was installed. A dialog the package lacks fails with an error
+	// that Is ErrNotFound; a slot the chosen line names but slots lacks,
+	// with ErrInvalid. The text is plain: answer with Say, which escapes it.
+	Dialog(name string, slots map[string]string) (string, error)
 }
 
 // FetchRequest is an HTTP request.

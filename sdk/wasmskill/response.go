@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -174,4 +175,27 @@ func (r *Response) encode(req *Request) ([]byte, error) {
 	b = append(b, `,"final":`...)
 	b = strconv.AppendBool(b, r.final)
 	return append(b, `,"fireAndForget":false}}`...), nil
+}
+
+// encodeSlots writes a dialog's slot values as a JSON object, sorted by
+// name; nil for none.
+func encodeSlots(slots map[string]string) []byte {
+	if len(slots) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(slots))
+	for k := range slots {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	b := []byte{'{'}
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendString(b, slots[k])
+	}
+	return append(b, '}')
 }

@@ -4,18 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/openjibo/jibod/core/skill/protocol"
-	"github.com/openjibo/jibod/jcp"
 )
+
+// The SDK's module requires nothing, not even a test library: these tests
+// use the standard library only. That the robot reads what the SDK writes
+// (and the SDK what the robot sends) is checked on the robot's side, in
+// core/skill/wasm, against the robot's own protocol and JCP parsers.
 
 // fakeHost is a Host in memory, for handler tests.
 type fakeHost struct {
@@ -37,46 +35,75 @@ func (h *fakeHost) Fetch(FetchRequest) (*FetchResponse, error) { return nil, Err
 func (h *fakeHost) Log(_ Level, msg string)                    { h.logs = append(h.logs, msg) }
 func (h *fakeHost) Now() time.Time                             { return h.now }
 func (h *fakeHost) State() (State, error)                      { return State{}, nil }
-
-func example(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "protocol", "skill", name))
-	require.NoError(t, err)
-	return b
+func (h *fakeHost) Dialog(name string, slots map[string]string) (string, error) {
+	return "", &Error{Op: "dialog_render", Code: CodeNotFound, Message: "no dialog " + name}
 }
 
+func equal[T any](t *testing.T, want, got T, what string) {
+	t.Helper()
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("%s: got %#v, want %#v", what, got, want)
+	}
+}
+
+func noErr(t *testing.T, err error, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// launch is a LISTEN_LAUNCH as the robot sends one (spec/jibo.md §2.2).
+const launch = `{
+  "type": "LISTEN_LAUNCH", "msgID": "mid-1", "ts": 1718035200123, "transID": "tid-1",
+  "data": {
+    "general": {"accountID": "acct", "robotID": "Copper-Finch", "lang": "en-US", "release": "1.9.2"},
+    "runtime": {
+      "character": {"emotion": {"name": "PLEASED", "valence": 0.4, "confidence": 0.6}},
+      "perception": {"speaker": "looper-sam", "peoplePresent": [{"id": "looper-sam", "type": "PERSON", "confidence": 0.88}]}
+    },
+    "skill": {"id": "community.memo"},
+    "result": {
+      "nlu": {"intent": "remember", "entities": {"memo": "the \"keys\" \\ under the mat", "n": 3}, "rules": ["launch"]},
+      "asr": {"text": "remember that …", "confidence": 0.93},
+      "memo": {"entry": "set"}
+    }
+  }
+}`
+
+// update is a LISTEN_UPDATE carrying the session the skill kept.
+const update = `{"type": "LISTEN_UPDATE", "msgID": "mid-2", "data": {"general": {"lang": "en-US"},
+  "skill": {"id": "community.memo", "session": {"id": "s-1", "nodeID": 2, "data": {"step": 2}, "trace": []}},
+  "result": {"nlu": {"intent": "yes", "entities": null, "rules": ["globals/yes_no"]}, "asr": {"text": "yes", "confidence": 1}}}}`
+
 func TestParseRequest(t *testing.T) {
-	r, err := ParseRequest(example(t, "listen_launch.json"))
-	require.NoError(t, err)
-	assert.Equal(t, ListenLaunch, r.Type)
-	assert.Equal(t, "openjibo/timer", r.SkillID)
-	assert.Equal(t, "en-US", r.Lang)
-	assert.Equal(t, "setTimer", r.Intent)
-	assert.Equal(t, "set a timer", r.Utterance)
-	assert.Equal(t, "PLEASED", r.Emotion)
-	assert.Equal(t, "looper-sam", r.Speaker)
-	assert.JSONEq(t, `{"entry": "set"}`, string(r.Memo))
-	assert.Nil(t, r.Session)
+	r, err := ParseRequest([]byte(launch))
+	noErr(t, err, "launch")
+	equal(t, ListenLaunch, r.Type, "type")
+	equal(t, "community.memo", r.SkillID, "skill id")
+	equal(t, "en-US", r.Lang, "lang")
+	equal(t, "remember", r.Intent, "intent")
+	equal(t, "remember that …", r.Utterance, "utterance")
+	equal(t, "PLEASED", r.Emotion, "emotion")
+	equal(t, "looper-sam", r.Speaker, "speaker")
+	equal(t, `the "keys" \ under the mat`, r.Entity("memo"), "string entity")
+	equal(t, "", r.Entity("n"), "a number is no string entity")
+	equal(t, "", r.Entity("missing"), "missing entity")
+	equal(t, `{"entry": "set"}`, string(r.Memo), "memo")
+	if r.Session != nil {
+		t.Errorf("a launch carries no session: %+v", r.Session)
+	}
 
-	r, err = ParseRequest(example(t, "listen_update.json"))
-	require.NoError(t, err)
-	assert.Equal(t, ListenUpdate, r.Type)
-	require.NotNil(t, r.Session, "an update carries the kept session")
-	assert.NotEmpty(t, r.Session.ID)
-
-	// A request as the robot builds it, with entities.
-	req := protocol.NewListenLaunch(protocol.Context{General: protocol.GeneralData{Lang: "en-US"}, Skill: protocol.Skill("community.memo")},
-		protocol.NLUFromSlots("remember", map[string]string{"memo": `the "keys" \\ under the mat`}, nil),
-		protocol.ASRResult{Text: "remember that …", Confidence: 1}, nil)
-	raw, err := protocol.EncodeJSON(req)
-	require.NoError(t, err)
-	r, err = ParseRequest(raw)
-	require.NoError(t, err)
-	assert.Equal(t, `the "keys" \\ under the mat`, r.Entity("memo"))
-	assert.Equal(t, "", r.Entity("missing"))
-	assert.Equal(t, "remember that …", r.Utterance)
-	assert.Equal(t, "community.memo", r.SkillID)
-	assert.Equal(t, "", r.Speaker)
+	r, err = ParseRequest([]byte(update))
+	noErr(t, err, "update")
+	equal(t, ListenUpdate, r.Type, "type")
+	if r.Session == nil {
+		t.Fatal("an update carries the kept session")
+	}
+	equal(t, "s-1", r.Session.ID, "session id")
+	equal(t, 2, r.Session.NodeID, "node id")
+	equal(t, `{"step": 2}`, string(r.Session.Data), "session data")
+	equal(t, "", r.Speaker, "no speaker")
 }
 
 func TestParseRequestErrors(t *testing.T) {
@@ -92,7 +119,9 @@ func TestParseRequestErrors(t *testing.T) {
 		{`{"type": "LISTEN_LAUNCH", "data": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, "nested too deep"},
 	} {
 		_, err := ParseRequest([]byte(tt.in))
-		assert.ErrorContains(t, err, tt.want, tt.in)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: got %v, want an error containing %q", tt.in, err, tt.want)
+		}
 	}
 }
 
@@ -184,21 +213,27 @@ func caseVariant(data []byte) bool {
 	return json.Unmarshal(data, &v) == nil && walk(v)
 }
 
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(a, b []byte) bool {
+	var va, vb any
+	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
+}
+
 // FuzzParseRequest: ParseRequest never panics, accepts only valid JSON,
 // and reads what encoding/json reads.
 func FuzzParseRequest(f *testing.F) {
-	for _, name := range []string{"listen_launch.json", "listen_update.json", "proactive_launch.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "protocol", "skill", name))
-		require.NoError(f, err)
-		f.Add(b)
-	}
+	f.Add([]byte(launch))
+	f.Add([]byte(update))
+	f.Add([]byte(`{"type":"PROACTIVE_LAUNCH","data":{"skill":{"id":"community.memo"},"result":{"memo":{"timer":"t-1"}}}}`))
 	f.Add([]byte(`{"type":"LISTEN_LAUNCH","data":{"result":{"nlu":{"intent":"a\u00e9\ud83d\ude00","entities":{"x":"\ud800"}}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ParseRequest(data)
 		if err != nil {
 			return
 		}
-		require.True(t, json.Valid(data), "accepted invalid JSON: %q", data)
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON: %q", data)
+		}
 		if caseVariant(data) {
 			return // encoding/json matches member names case-insensitively; the protocol does not
 		}
@@ -206,70 +241,97 @@ func FuzzParseRequest(f *testing.F) {
 		if err != nil {
 			return // a member of another type than encoding/json's struct wants: skipped by ParseRequest
 		}
-		assert.Equal(t, want.Type, got.Type)
-		assert.Equal(t, want.Lang, got.Lang)
-		assert.Equal(t, want.Intent, got.Intent)
-		assert.Equal(t, want.Utterance, got.Utterance)
-		assert.Equal(t, want.SkillID, got.SkillID)
-		assert.Equal(t, want.Speaker, got.Speaker)
-		assert.Equal(t, want.Emotion, got.Emotion)
-		assert.Equal(t, want.transID, got.transID)
-		assert.Equal(t, len(want.Entities), len(got.Entities))
+		equal(t, want.Type, got.Type, "type")
+		equal(t, want.Lang, got.Lang, "lang")
+		equal(t, want.Intent, got.Intent, "intent")
+		equal(t, want.Utterance, got.Utterance, "utterance")
+		equal(t, want.SkillID, got.SkillID, "skill id")
+		equal(t, want.Speaker, got.Speaker, "speaker")
+		equal(t, want.Emotion, got.Emotion, "emotion")
+		equal(t, want.transID, got.transID, "transID")
+		equal(t, len(want.Entities), len(got.Entities), "entities")
 		for k, v := range want.Entities {
-			assert.JSONEq(t, string(v), string(got.Entities[k]))
+			if !sameJSON(v, got.Entities[k]) {
+				t.Errorf("entity %s: got %s, want %s", k, got.Entities[k], v)
+			}
 		}
 	})
 }
 
-// answer runs fn on a request for skill "community.memo" and decodes the
-// response as the robot does.
-func answer(t *testing.T, h Host, fn Handler) *protocol.Response {
+// answered is what a test reads of an answer.
+type answered struct {
+	Type    string `json:"type"`
+	TransID string `json:"transID"`
+	Data    struct {
+		Message string `json:"message"`
+		Skill   struct {
+			ID      string `json:"id"`
+			Session *struct {
+				ID   string          `json:"id"`
+				Data json.RawMessage `json:"data"`
+			} `json:"session"`
+		} `json:"skill"`
+		Final  *bool           `json:"final"`
+		Action json.RawMessage `json:"action"`
+	} `json:"data"`
+	slim struct {
+		Config struct {
+			JCP struct {
+				Type   string `json:"type"`
+				Config struct {
+					Play struct {
+						ESML string `json:"esml"`
+					} `json:"play"`
+					Listen *struct {
+						Contexts []string `json:"contexts"`
+					} `json:"listen"`
+				} `json:"config"`
+			} `json:"jcp"`
+		} `json:"config"`
+	}
+}
+
+// answer runs fn on the launch request and reads the answer.
+func answer(t *testing.T, h Host, fn Handler) *answered {
 	t.Helper()
-	req := protocol.NewListenLaunch(protocol.Context{General: protocol.GeneralData{Lang: "en-US"}, Skill: protocol.Skill("community.memo")},
-		protocol.NLUFromSlots("remember", nil, nil), protocol.ASRResult{Text: "x", Confidence: 1}, nil, protocol.WithTransID("tid-1"))
-	raw, err := protocol.EncodeJSON(req)
-	require.NoError(t, err)
-	out := Answer(h, raw, fn)
-	resp, err := protocol.DecodeResponse(out)
-	require.NoError(t, err, "%s", out)
-	assert.Equal(t, "tid-1", resp.TransID, "the turn's transaction id is echoed")
-	return resp
+	out := Answer(h, []byte(launch), fn)
+	var a answered
+	noErr(t, json.Unmarshal(out, &a), string(out))
+	if len(a.Data.Action) > 0 && string(a.Data.Action) != "null" {
+		noErr(t, json.Unmarshal(a.Data.Action, &a.slim), string(a.Data.Action))
+	}
+	equal(t, "tid-1", a.TransID, "the turn's transaction id is echoed")
+	return &a
 }
 
 func TestAnswers(t *testing.T) {
 	h := &fakeHost{kv: map[string][]byte{}}
-	slimOf := func(t *testing.T, resp *protocol.Response) *jcp.SLIM {
-		require.Equal(t, protocol.TypeSkillAction, resp.Type)
-		a, err := jcp.ParseAction(resp.Action.Action)
-		require.NoError(t, err)
-		s, ok := a.Behavior.(*jcp.SLIM)
-		require.True(t, ok)
-		return s
-	}
 
-	resp := answer(t, h, func(Host, *Request) (*Response, error) {
+	a := answer(t, h, func(Host, *Request) (*Response, error) {
 		return Say(`Tom & Jerry <3 "quotes" \ and` + "\n" + "\u2028 é"), nil
 	})
-	s := slimOf(t, resp)
-	assert.Equal(t, `Tom &amp; Jerry &lt;3 "quotes" \ and`+"\n"+"\u2028 é", s.Play.ESML, "escaped for ESML, exactly once")
-	assert.True(t, *resp.Action.Final)
-	assert.Equal(t, "community.memo", resp.Action.Skill.Name())
+	equal(t, "SKILL_ACTION", a.Type, "type")
+	equal(t, "SLIM", a.slim.Config.JCP.Type, "behaviour")
+	equal(t, `Tom &amp; Jerry &lt;3 "quotes" \ and`+"\n"+"\u2028 é", a.slim.Config.JCP.Config.Play.ESML, "escaped for ESML, exactly once")
+	equal(t, true, *a.Data.Final, "final")
+	equal(t, "community.memo", a.Data.Skill.ID, "skill id")
 
-	resp = answer(t, h, func(Host, *Request) (*Response, error) {
+	a = answer(t, h, func(Host, *Request) (*Response, error) {
 		return Ask("Which one?", "community.memo/which").Keep(map[string]int{"step": 2})
 	})
-	s = slimOf(t, resp)
-	require.NotNil(t, s.Listen)
-	assert.Equal(t, []string{"community.memo/which"}, s.Listen.Contexts)
-	assert.False(t, *resp.Action.Final)
-	assert.JSONEq(t, `{"step":2}`, string(resp.Action.Skill.Session.Data))
+	if a.slim.Config.JCP.Config.Listen == nil {
+		t.Fatal("a question listens")
+	}
+	equal(t, []string{"community.memo/which"}, a.slim.Config.JCP.Config.Listen.Contexts, "contexts")
+	equal(t, false, *a.Data.Final, "final")
+	equal(t, `{"step":2}`, string(a.Data.Skill.Session.Data), "kept data")
 
-	resp = answer(t, h, func(Host, *Request) (*Response, error) { return End(), nil })
-	assert.Equal(t, "null", string(resp.Action.Action))
-	assert.True(t, *resp.Action.Final)
+	a = answer(t, h, func(Host, *Request) (*Response, error) { return End(), nil })
+	equal(t, "null", string(a.Data.Action), "no action")
+	equal(t, true, *a.Data.Final, "final")
 
-	resp = answer(t, h, func(Host, *Request) (*Response, error) { return SayESML("<break size='0.5'/>Hi"), nil })
-	assert.Equal(t, "<break size='0.5'/>Hi", slimOf(t, resp).Play.ESML)
+	a = answer(t, h, func(Host, *Request) (*Response, error) { return SayESML("<break size='0.5'/>Hi"), nil })
+	equal(t, "<break size='0.5'/>Hi", a.slim.Config.JCP.Config.Play.ESML, "ESML as written")
 
 	for name, fn := range map[string]Handler{
 		"error":       func(Host, *Request) (*Response, error) { return nil, errors.New("disk on fire") },
@@ -278,32 +340,47 @@ func TestAnswers(t *testing.T) {
 		"fail":        func(Host, *Request) (*Response, error) { return Fail("cannot"), nil },
 		"zero answer": func(Host, *Request) (*Response, error) { return &Response{}, nil },
 	} {
-		resp := answer(t, h, fn)
-		require.Equal(t, protocol.TypeError, resp.Type, name)
-		assert.NotEmpty(t, resp.Error.Message, name)
+		a := answer(t, h, fn)
+		equal(t, "ERROR", a.Type, name)
+		if a.Data.Message == "" {
+			t.Errorf("%s: an ERROR says why", name)
+		}
 	}
-	assert.Contains(t, strings.Join(h.logs, "\n"), "panic: oops", "a panic is logged with its stack")
+	if !strings.Contains(strings.Join(h.logs, "\n"), "panic: oops") {
+		t.Error("a panic is logged with its stack")
+	}
 
 	out := Answer(h, []byte("not json"), func(Host, *Request) (*Response, error) { return Say("x"), nil })
-	resp, err := protocol.DecodeResponse(out)
-	require.NoError(t, err, "even a request that does not read gets a valid ERROR")
-	assert.Contains(t, resp.Error.Message, "reading the skill request")
-	assert.Len(t, clip(strings.Repeat("é", 2000)), maxErrorMessage-1, "clipped on a rune boundary")
+	var bad answered
+	noErr(t, json.Unmarshal(out, &bad), "even a request that does not read gets a valid ERROR")
+	if !strings.Contains(bad.Data.Message, "reading the skill request") {
+		t.Errorf("message %q", bad.Data.Message)
+	}
+	equal(t, maxErrorMessage-1, len(clip(strings.Repeat("é", 2000))), "clipped on a rune boundary")
 }
 
 func TestErrorsMatchByCode(t *testing.T) {
 	err := fmt.Errorf("loading: %w", &Error{Op: "kv_get", Code: CodeNotFound, Message: "no such key"})
-	assert.ErrorIs(t, err, ErrNotFound)
-	assert.NotErrorIs(t, err, ErrQuota)
-	assert.Equal(t, "loading: kv_get: no such key (code -2)", err.Error())
+	if !errors.Is(err, ErrNotFound) || errors.Is(err, ErrQuota) {
+		t.Errorf("errors.Is by code: %v", err)
+	}
+	equal(t, "loading: kv_get: no such key (code -2)", err.Error(), "message")
 }
 
 func BenchmarkParseRequest(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "protocol", "skill", "listen_launch.json"))
-	require.NoError(b, err)
+	data := []byte(launch)
 	for b.Loop() {
 		if _, err := ParseRequest(data); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+func TestEncodeSlots(t *testing.T) {
+	equal(t, []byte(nil), encodeSlots(nil), "no slots")
+	out := encodeSlots(map[string]string{"b": `say "hi" \ <x>`, "a": "é\n"})
+	var m map[string]string
+	noErr(t, json.Unmarshal(out, &m), string(out))
+	equal(t, map[string]string{"b": `say "hi" \ <x>`, "a": "é\n"}, m, "round trip")
+	equal(t, `{"a":"é\n","b":"say \"hi\" \\ <x>"}`, string(out), "sorted by name")
 }

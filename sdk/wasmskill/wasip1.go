@@ -48,6 +48,9 @@ func hostKVKeys(prefix unsafe.Pointer, prefixLen int32) int32
 //go:wasmimport jibo_v1 http_fetch
 func hostHTTPFetch(req unsafe.Pointer, reqLen int32) int32
 
+//go:wasmimport jibo_v1 dialog_render
+func hostDialogRender(name unsafe.Pointer, nameLen int32, slots unsafe.Pointer, slotsLen int32) int32
+
 // abiVersion tells the host which ABI this module speaks.
 //
 //go:wasmexport jibo_abi_version
@@ -166,6 +169,16 @@ func (wasmHost) Now() time.Time {
 	t := time.Unix(0, hostClockNow())
 	off := int(hostClockUTCOffset())
 	return t.In(time.FixedZone("", off))
+}
+
+func (wasmHost) Dialog(name string, slots map[string]string) (string, error) {
+	p, n := str(name)
+	enc := encodeSlots(slots)
+	raw, err := result("dialog_render", hostDialogRender(p, n, ptr(enc), int32(len(enc))))
+	if err != nil {
+		return "", err
+	}
+	return string(raw), nil
 }
 
 func (wasmHost) State() (State, error) {

@@ -199,7 +199,7 @@ func connectAll(ctx context.Context, cfg *Config, rep *Report) []*robot {
 			dctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
 			defer cancel()
 			ws, resp, err := websocket.Dial(dctx, cfg.URL, &websocket.DialOptions{
-				HTTPClient: hc, HTTPHeader: header, Subprotocols: wire.Offer(cfg.Encoding),
+				HTTPClient: wire.GuardedClient(hc), HTTPHeader: header, Subprotocols: wire.Offer(cfg.Encoding),
 			})
 			if err != nil {
 				if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {

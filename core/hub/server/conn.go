@@ -40,6 +40,9 @@ type conn struct {
 	ctx    context.Context // cancelled when the connection ends
 	cancel context.CancelCauseFunc
 
+	// bad meters the robot's bad frames; only the reader uses it.
+	bad *wire.BadFrames
+
 	mu    sync.Mutex
 	txns  map[string]*txn
 	audio *txn // the last transaction waiting for audio (LISTEN without mode)
@@ -79,8 +82,8 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request, ep endpoint) 
 	defer s.wg.Done()
 	defer s.nConns.Add(-1)
 
-	c := &conn{s: s, id: id, endpoint: ep, txns: map[string]*txn{}}
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	c := &conn{s: s, id: id, endpoint: ep, txns: map[string]*txn{}, bad: wire.NewBadFrames()}
+	ws, err := wire.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols: wire.AcceptSubprotocols(),
 		OnPingReceived: func(context.Context, []byte) bool {
 			c.touch()
@@ -185,7 +188,8 @@ func (c *conn) stop(cause error) {
 }
 
 // read is the connection's only reader: it hands each message to its
-// transaction and answers what belongs to none.
+// transaction and answers what belongs to none, within the link's
+// bad-frame limits (wire.BadFrames).
 func (c *conn) read() {
 	for {
 		// Reads are not bound to c.ctx: a cancelled read would close the
@@ -200,12 +204,16 @@ func (c *conn) read() {
 					c.log.Warn("closing link after a bad frame", "err", err)
 					return
 				}
-				c.log.Info("bad frame", "err", err)
 				if t := c.lookup(fe.TransID); fe.TransID != "" && t != nil {
+					if c.badFrame(err) {
+						return
+					}
 					t.abort(&hubError{code: fe.Code(), err: err})
 					continue
 				}
-				c.send(protocol.NewHubError(fe.Code(), err.Error(), protocol.WithTransID(fe.TransID)), true)
+				if c.refuse(true, "bad frame", protocol.NewHubError(fe.Code(), err.Error(), protocol.WithTransID(fe.TransID))) {
+					return
+				}
 			case errors.Is(err, wire.ErrAudio):
 				c.mu.Lock()
 				t := c.audio
@@ -215,7 +223,10 @@ func (c *conn) read() {
 						err: errors.New("this hub has no speech recognition: send CLIENT_ASR or CLIENT_NLU")})
 					continue
 				}
-				c.send(protocol.NewHubError(protocol.HubErrorASR, "audio frame without an open LISTEN; this hub has no speech recognition"), true)
+				if c.refuse(true, "audio frame without an open LISTEN",
+					protocol.NewHubError(protocol.HubErrorASR, "audio frame without an open LISTEN; this hub has no speech recognition")) {
+					return
+				}
 			default:
 				if c.ctx.Err() == nil {
 					c.log.Debug("link closed", "err", err)
@@ -225,8 +236,52 @@ func (c *conn) read() {
 			continue
 		}
 		c.touch()
-		c.dispatch(req)
+		if c.dispatch(req) {
+			return
+		}
 	}
+}
+
+// meter notes one bad frame (fault: the robot's, so it counts toward
+// closing the link). It closes the link when the robot has sent too many
+// (closed), and otherwise says whether to answer and log this one (the
+// rest are summed up in one line with the next report). Only the reader
+// calls it.
+func (c *conn) meter(fault bool) (report, closed bool) {
+	v := c.bad.Bad(c.s.cfg.Now(), fault)
+	switch {
+	case v.Close:
+		c.log.Warn("closing link: too many bad frames", "bad_frames", c.bad.Total(),
+			"limit", wire.BadFrameCloseBurst, "per_second", wire.BadFrameCloseRate)
+		_ = c.ws.Close(wire.CloseBadFrame, v.Reason)
+		return false, true
+	case v.Report && v.Unreported > 0:
+		c.log.Info("bad frames neither answered nor logged (over the report rate)", "count", v.Unreported)
+	}
+	return v.Report, false
+}
+
+// badFrame meters a bad frame that ends a transaction (which answers it
+// itself), logging it when within the report rate; it reports whether the
+// link was closed for too many.
+func (c *conn) badFrame(err error) (closed bool) {
+	report, closed := c.meter(true)
+	if report {
+		c.log.Info("bad frame", "err", err)
+	}
+	return closed
+}
+
+// refuse meters a message or frame that belongs to no transaction and
+// answers it with ERROR when within the report rate; it reports whether
+// the link was closed for too many.
+func (c *conn) refuse(fault bool, msg string, m *protocol.HubResponse) (closed bool) {
+	report, closed := c.meter(fault)
+	if report {
+		c.log.Info(msg, "trans_id", m.TransID, "code", m.Error.Code, "err", m.Error.Message)
+		c.send(m, true)
+	}
+	return closed
 }
 
 func (c *conn) lookup(id string) *txn {
@@ -236,15 +291,16 @@ func (c *conn) lookup(id string) *txn {
 }
 
 // dispatch routes one message: an opener starts a transaction, anything
-// else goes to its open transaction or gets ERROR GENERAL.
-func (c *conn) dispatch(req *protocol.HubRequest) {
+// else goes to its open transaction or gets ERROR GENERAL. It reports
+// whether the link was closed for too many bad frames.
+func (c *conn) dispatch(req *protocol.HubRequest) (closed bool) {
 	id := req.TransID
 	c.mu.Lock()
 	t := c.txns[id]
 	c.mu.Unlock()
 	if t != nil {
 		t.deliver(req)
-		return
+		return false
 	}
 	opener := protocol.TypeListen
 	if c.endpoint == endpointProactive {
@@ -252,40 +308,40 @@ func (c *conn) dispatch(req *protocol.HubRequest) {
 	}
 	switch {
 	case req.Type == opener:
-		c.open(req)
+		return c.open(req)
 	case req.Type == protocol.TypeListen || req.Type == protocol.TypeTrigger:
-		c.fail(id, protocol.HubErrorGeneral, fmt.Sprintf("%s is not taken on /%s (LISTEN goes to /listen, TRIGGER to /proactive)", req.Type, c.endpoint))
+		return c.fail(true, id, fmt.Sprintf("%s is not taken on /%s (LISTEN goes to /listen, TRIGGER to /proactive)", req.Type, c.endpoint))
 	case req.Type == protocol.TypeCmdResult:
-		c.fail(id, protocol.HubErrorGeneral, "CMD_RESULT is not supported by this hub")
+		return c.fail(true, id, "CMD_RESULT is not supported by this hub")
 	default:
-		c.fail(id, protocol.HubErrorGeneral, fmt.Sprintf("no open transaction %q for %s: a transaction starts with %s", id, req.Type, opener))
+		return c.fail(true, id, fmt.Sprintf("no open transaction %q for %s: a transaction starts with %s", id, req.Type, opener))
 	}
 }
 
-// fail answers a message that belongs to no transaction.
-func (c *conn) fail(transID, code, msg string) {
-	c.log.Info("message refused", "trans_id", transID, "code", code, "err", msg)
-	c.send(protocol.NewHubError(code, msg, protocol.WithTransID(transID)), true)
+// fail answers a message that belongs to no transaction with ERROR
+// GENERAL, within the bad-frame limits (fault: the robot's).
+func (c *conn) fail(fault bool, transID, msg string) (closed bool) {
+	return c.refuse(fault, "message refused", protocol.NewHubError(protocol.HubErrorGeneral, msg, protocol.WithTransID(transID)))
 }
 
-// open starts a transaction, within the connection's and the hub's bounds.
-func (c *conn) open(req *protocol.HubRequest) {
+// open starts a transaction, within the connection's and the hub's
+// bounds. It reports whether the link was closed for too many bad frames.
+func (c *conn) open(req *protocol.HubRequest) (closed bool) {
 	lim := c.s.cfg.Limits
 	c.mu.Lock()
 	if c.ctx.Err() != nil {
 		c.mu.Unlock()
-		return
+		return false
 	}
 	if len(c.txns) >= lim.TransactionsPerConn {
 		c.mu.Unlock()
-		c.fail(req.TransID, protocol.HubErrorGeneral, fmt.Sprintf("too many open transactions on this link (limit %d)", lim.TransactionsPerConn))
-		return
+		return c.fail(true, req.TransID, fmt.Sprintf("too many open transactions on this link (limit %d)", lim.TransactionsPerConn))
 	}
 	if c.s.nTxns.Add(1) > int64(lim.Transactions) {
 		c.s.nTxns.Add(-1)
 		c.mu.Unlock()
-		c.fail(req.TransID, protocol.HubErrorGeneral, fmt.Sprintf("hub busy: too many open transactions (limit %d)", lim.Transactions))
-		return
+		// The hub's bound, not the robot's fault.
+		return c.fail(false, req.TransID, fmt.Sprintf("hub busy: too many open transactions (limit %d)", lim.Transactions))
 	}
 	t := newTxn(c, req)
 	c.txns[req.TransID] = t
@@ -305,6 +361,7 @@ func (c *conn) open(req *protocol.HubRequest) {
 		c.mu.Unlock()
 		c.s.nTxns.Add(-1)
 	}()
+	return false
 }
 
 // send writes one message, bounded by the write timeout; it keeps going

@@ -138,31 +138,38 @@ func TestRedirectAndSecondRedirect(t *testing.T) {
 	assert.Contains(t, got[4].Error.Message, "after a redirect")
 }
 
+// A proactive launch carries the registration's memo unchanged, whatever
+// JSON value it is: real proactive launches carry the string "Proactive"
+// (jibo.md §2.2, issue 22 item 15).
 func TestProactive(t *testing.T) {
-	greeter := configured{&testSkill{id: "test/greeter", safety: registry.SafetyModerate, perms: []registry.Permission{registry.PermSpeech, registry.PermProactive},
-		conf: &protocol.ManifestSkillConfig{Intents: []protocol.ManifestIntent{}, Proactives: []protocol.ProactiveRegistration{
-			{Topics: []string{protocol.TriggerNewArrival}, ContextRules: []protocol.ContextRule{}, Memo: json.RawMessage(`{"k":1}`)}}},
-		handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
-			if req.Type != protocol.TypeProactiveLaunch || string(req.Data.Result.Memo) != `{"k":1}` {
-				return protocol.NewError(req, "want PROACTIVE_LAUNCH with the memo"), nil
-			}
-			return say("hello", true)(context.Background(), req)
-		}}}
-	_, ts := startHub(t, hubOpts{skills: []server.Skill{greeter}})
-	r := dial(t, ts, server.PathProactiveV1, wire.JSON, nil)
-	r.send(protocol.NewTrigger(protocol.TriggerNewArrival, "", protocol.WithTransID("tid-p")))
-	r.send(protocol.NewContext(robotContext(nil), protocol.WithTransID("tid-p")))
-	got := r.untilFinal()
-	require.Equal(t, []string{"PROACTIVE", "SKILL_ACTION"}, types(got))
-	assert.Equal(t, "test/greeter", got[0].Proactive.Match.SkillID)
-	assert.True(t, *got[0].Proactive.Match.IsProactive)
-	assert.Equal(t, "hello", spoken(t, got[1]))
+	for _, memo := range []string{`{"k":1}`, `"Proactive"`} {
+		t.Run(memo, func(t *testing.T) {
+			greeter := configured{&testSkill{id: "test/greeter", safety: registry.SafetyModerate, perms: []registry.Permission{registry.PermSpeech, registry.PermProactive},
+				conf: &protocol.ManifestSkillConfig{Intents: []protocol.ManifestIntent{}, Proactives: []protocol.ProactiveRegistration{
+					{Topics: []string{protocol.TriggerNewArrival}, ContextRules: []protocol.ContextRule{}, Memo: json.RawMessage(memo)}}},
+				handle: func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+					if req.Type != protocol.TypeProactiveLaunch || string(req.Data.Result.Memo) != memo {
+						return protocol.NewError(req, "want PROACTIVE_LAUNCH with the memo"), nil
+					}
+					return say("hello", true)(context.Background(), req)
+				}}}
+			_, ts := startHub(t, hubOpts{skills: []server.Skill{greeter}})
+			r := dial(t, ts, server.PathProactiveV1, wire.JSON, nil)
+			r.send(protocol.NewTrigger(protocol.TriggerNewArrival, "", protocol.WithTransID("tid-p")))
+			r.send(protocol.NewContext(robotContext(nil), protocol.WithTransID("tid-p")))
+			got := r.untilFinal()
+			require.Equal(t, []string{"PROACTIVE", "SKILL_ACTION"}, types(got))
+			assert.Equal(t, "test/greeter", got[0].Proactive.Match.SkillID)
+			assert.True(t, *got[0].Proactive.Match.IsProactive)
+			assert.Equal(t, "hello", spoken(t, got[1]))
 
-	r.send(protocol.NewTrigger(protocol.TriggerSurprise, "", protocol.WithTransID("tid-q")))
-	r.send(protocol.NewContext(robotContext(nil), protocol.WithTransID("tid-q")))
-	got = r.untilFinal()
-	require.Equal(t, []string{"PROACTIVE"}, types(got), "nothing eligible: PROACTIVE {}")
-	assert.Nil(t, got[0].Proactive.Match)
+			r.send(protocol.NewTrigger(protocol.TriggerSurprise, "", protocol.WithTransID("tid-q")))
+			r.send(protocol.NewContext(robotContext(nil), protocol.WithTransID("tid-q")))
+			got = r.untilFinal()
+			require.Equal(t, []string{"PROACTIVE"}, types(got), "nothing eligible: PROACTIVE {}")
+			assert.Nil(t, got[0].Proactive.Match)
+		})
+	}
 }
 
 // Bad skills: invalid JCP, a panic, an ERROR, a slow one.
@@ -378,7 +385,8 @@ func TestTwoRobotsConcurrently(t *testing.T) {
 		for i := 0; i < 20; i++ {
 			_ = bad.ws.Write(context.Background(), websocket.MessageText, []byte(`{"type":`))
 		}
-		for i := 0; i < 20; i++ {
+		// The first BadFrameReportBurst are answered; the rest only counted.
+		for i := 0; i < wire.BadFrameReportBurst; i++ {
 			m, err := bad.c.ReadResponse(context.Background())
 			if err != nil || m.Type != protocol.TypeError {
 				errs <- errors.New("misbehaving robot did not get ERROR")

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/ascii"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // CatalogPath is where a hub serves its Catalog (GET, bearer auth).
@@ -78,10 +79,28 @@ type CatalogSkill struct {
 }
 
 var (
-	langTag  = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$`)
-	fileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(intent|entity|voc|dialog)$`)
-	ruleName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
+	nameFirst = ascii.NewSet("A-Za-z0-9_")
+	ruleRest  = ascii.NewSet("A-Za-z0-9_-")
+	fileRest  = ascii.NewSet("A-Za-z0-9_.-")
 )
+
+// isLangTag reports whether s is a language and at most three subtags:
+// `^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$`.
+func isLangTag(s string) bool { return ascii.Tag(s, 2, 3, 2, 8, 3) }
+
+// isRuleName reports whether s is a plain folder name: `^[A-Za-z0-9_][A-Za-z0-9_-]*$`.
+func isRuleName(s string) bool { return ascii.Name(s, nameFirst, ruleRest, 0) }
+
+// isFileName reports whether s is a locale file's name:
+// `^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(intent|entity|voc|dialog)$`.
+func isFileName(s string) bool {
+	for _, ext := range []string{".intent", ".entity", ".voc", ".dialog"} {
+		if stem, ok := strings.CutSuffix(s, ext); ok {
+			return ascii.Name(stem, nameFirst, fileRest, 0)
+		}
+	}
+	return false
+}
 
 // DecodeCatalog decodes and validates a catalog (JSON). Members it does not
 // model are ignored, so hubs may add some.
@@ -93,7 +112,7 @@ func DecodeCatalog(b []byte) (*Catalog, error) {
 		return nil, errors.New("decode skill catalog: not valid UTF-8")
 	}
 	var c Catalog
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := strictjson.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("decode skill catalog: %w", err)
 	}
 	if err := c.Validate(); err != nil {
@@ -200,7 +219,7 @@ func (s *CatalogSkill) validate() error {
 	}
 	intents := s.intentNames()
 	for _, lang := range slices.Sorted(maps.Keys(s.Locale)) {
-		if !langTag.MatchString(lang) {
+		if !isLangTag(lang) {
 			return fmt.Errorf("locale: language %q: want a tag like en-US", clip(lang))
 		}
 		files := s.Locale[lang]
@@ -224,7 +243,7 @@ func (s *CatalogSkill) validateRules() error {
 		return fmt.Errorf("rules: %d rules, limit %d: %w", len(s.Rules), MaxCatalogRules, protocol.ErrLimit)
 	}
 	for _, rule := range slices.Sorted(maps.Keys(s.Rules)) {
-		if len(rule) > MaxCatalogRuleName || !ruleName.MatchString(rule) {
+		if len(rule) > MaxCatalogRuleName || !isRuleName(rule) {
 			return fmt.Errorf("rules: rule %q: want a plain name of letters, digits, '_' and '-' (at most %d bytes)",
 				clip(rule), MaxCatalogRuleName)
 		}
@@ -234,7 +253,7 @@ func (s *CatalogSkill) validateRules() error {
 		}
 		hasIntent := false
 		for _, lang := range slices.Sorted(maps.Keys(langs)) {
-			if !langTag.MatchString(lang) {
+			if !isLangTag(lang) {
 				return fmt.Errorf("rules.%s: language %q: want a tag like en-US", rule, clip(lang))
 			}
 			files := langs[lang]
@@ -269,7 +288,7 @@ func checkLocaleFile(name, content string, intents []string) error {
 
 // checkFile checks a locale or rule file's name and content.
 func checkFile(name, content string) error {
-	if len(name) > MaxCatalogFileName || !fileName.MatchString(name) || strings.Contains(name, "..") {
+	if len(name) > MaxCatalogFileName || !isFileName(name) || strings.Contains(name, "..") {
 		return fmt.Errorf("file %q: want a plain name ending .intent, .entity, .voc or .dialog (no path, at most %d bytes)",
 			clip(name), MaxCatalogFileName)
 	}

@@ -121,6 +121,11 @@ func TestDecodeCatalogRefuses(t *testing.T) {
 			}
 		}), "rules: 65 rules, limit 64"},
 		{"invalid utf-8", `{"skills":[{"id":"a/b","name":"` + "\xff" + `","config":{"id":"a/b","intents":[]},"locale":{}}]}`, "not valid UTF-8"},
+		// Issue 22 items 9 and 10.
+		{"id twice", `{"skills":[{"id":"a/b","config":{"id":"a/b","intents":[]},"id":"c/d","locale":{}}]}`, `skills[0].id: member given twice ("id")`},
+		{"a locale file twice", `{"skills":[{"id":"a/b","config":{"id":"a/b","intents":[]},"locale":{"en-US":{"x.voc":"a","x.voc":"b"}}}]}`,
+			`skills[0].locale.en-US.x.voc: member given twice ("x.voc")`},
+		{"half a surrogate pair", `{"skills":[{"id":"a/b","name":"\ud800","config":{"id":"a/b","intents":[]},"locale":{}}]}`, "skills[0].name: invalid UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

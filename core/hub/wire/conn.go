@@ -19,7 +19,10 @@ type Conn struct {
 }
 
 // NewConn wraps an accepted or dialled websocket speaking e and sets its
-// read limit to MaxFrameSize, so a bigger frame closes it with 1009.
+// read limit to MaxFrameSize, so a bigger frame closes it with 1009. A
+// websocket from Accept, or dialled with GuardedClient, also closes with
+// 1009 as soon as a frame header declares more, without waiting for the
+// payload.
 func NewConn(c *websocket.Conn, e Encoding) *Conn {
 	c.SetReadLimit(MaxFrameSize)
 	return &Conn{ws: c, enc: e}
@@ -80,7 +83,14 @@ func (c *Conn) ReadResponse(ctx context.Context) (*protocol.HubResponse, error) 
 
 func (c *Conn) read(ctx context.Context, dir string) (websocket.MessageType, []byte, error) {
 	t, b, err := c.ws.Read(ctx)
+	var declared *DeclaredTooBigError
 	switch {
+	case errors.As(err, &declared):
+		// Only the header has arrived: the peer hears why at once rather
+		// than when its payload never comes.
+		_ = c.ws.Close(websocket.StatusMessageTooBig, declared.reason())
+		return 0, nil, &FrameError{Problem: FrameOversized, Encoding: c.enc, Direction: dir,
+			Err: fmt.Errorf("%w: %w", protocol.ErrLimit, declared)}
 	case errors.Is(err, websocket.ErrMessageTooBig):
 		return 0, nil, &FrameError{Problem: FrameOversized, Encoding: c.enc, Direction: dir,
 			Err: fmt.Errorf("%w: over %d bytes: %w", protocol.ErrLimit, MaxFrameSize, err)}

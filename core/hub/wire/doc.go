@@ -12,7 +12,9 @@
 // client offers Offer(its preferred encoding).
 //
 // Every frame is bounded by MaxFrameSize (the websocket read limit of every
-// Conn, so an oversized frame closes the connection with 1009) and decoded
+// Conn, so an oversized frame closes the connection with 1009; on a link
+// made by Accept or dialled with GuardedClient, as soon as a frame header
+// declares more, without waiting for the payload) and decoded
 // with the protocol package's limits and validation: nothing half-decoded
 // comes back. A frame that cannot be decoded is a *FrameError saying what
 // is wrong and where, with the hub error code to answer with and, when the

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Recorded-exchange format (examples/hub): JSON Lines, one message per
@@ -77,6 +78,9 @@ func parseRecorded(line []byte) (Recorded, error) {
 		Dir      string          `json:"dir"`
 		Endpoint string          `json:"endpoint"`
 		Msg      json.RawMessage `json:"msg"`
+	}
+	if err := strictjson.CheckMembers(line); err != nil {
+		return Recorded{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()

@@ -89,6 +89,7 @@ func TestReadRecordedRefuses(t *testing.T) {
 		{"bad endpoint", `{"dir":"robot","endpoint":"/v2/x","msg":{}}`, `line 1: endpoint "/v2/x"`},
 		{"robot sends hub type", "\n" + `{"dir":"robot","msg":{"type":"SOS","msgID":"m"}}`, `line 2: decode robot-to-hub message: type: unknown robot-to-hub message type "SOS"`},
 		{"not json", `{"dir":`, "line 1: unexpected EOF"},
+		{"dir twice", `{"dir":"robot","dir":"hub","msg":{}}`, `line 1: dir: member given twice ("dir")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Limits on a scenario file.
@@ -83,6 +84,11 @@ type PluginSpec struct {
 	Fail         bool           `json:"fail"`
 	Panic        bool           `json:"panic"`
 	IgnoreCancel bool           `json:"ignore_cancel"`
+	// MutateSession is written, field by field (null deletes), into the
+	// session the plugin was handed, in place, before the rest of the
+	// script plays: what a misbehaving plugin does, which PIPE-08 makes the
+	// orchestrator discard.
+	MutateSession map[string]any `json:"mutate_session"`
 
 	// fallback: the stage's priority range, inclusive; absent = open.
 	MinPriority *int `json:"min_priority"`
@@ -111,8 +117,9 @@ type TransformerSpec struct {
 	Panic bool           `json:"panic"`
 }
 
-// SkillSpec is a scripted skill's answers to the polls. A nil field means
-// the skill does not answer that poll at all.
+// SkillSpec is a scripted skill's answers to the polls. A skill answers a
+// poll when it has that poll's can_handle or pong fields; with neither it
+// does not answer at all.
 type SkillSpec struct {
 	// Stop is can_handle for ovos.stop.ping.
 	Stop *bool `json:"stop"`
@@ -125,6 +132,13 @@ type SkillSpec struct {
 	// can_handle for ovos.fallback.ping (default true).
 	FallbackPriority *int  `json:"fallback_priority"`
 	Fallback         *bool `json:"fallback"`
+	// StopPong, ConversePong and FallbackPong are merged over the data of
+	// the skill's answer to that round's ping, field by field (null
+	// deletes), unchecked: {"can_handle": "true"} scripts a malformed pong
+	// (STOP-04, CONV-06: it cannot claim).
+	StopPong     map[string]any `json:"stop_pong"`
+	ConversePong map[string]any `json:"converse_pong"`
+	FallbackPong map[string]any `json:"fallback_pong"`
 }
 
 // Speak is one ovos.utterance.speak a handler emits.
@@ -215,6 +229,9 @@ func Parse(r io.Reader) (*File, error) {
 	if len(raw) > MaxFileBytes {
 		return nil, fmt.Errorf("scenario is over %d bytes", MaxFileBytes)
 	}
+	if err := strictjson.CheckMembers(raw); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
 	var rf rawFile
 	if err := strict(raw, &rf, "scenario"); err != nil {
 		return nil, err
@@ -267,6 +284,9 @@ func Parse(r io.Reader) (*File, error) {
 		}
 		if id == "" || strings.ContainsAny(id, ": ") {
 			return nil, fmt.Errorf("skills.%s: a skill id is non-empty, without ':' or spaces", id)
+		}
+		if err := s.validate(); err != nil {
+			return nil, fmt.Errorf("skills.%s: %w", id, err)
 		}
 		f.Skills[id] = s
 	}
@@ -373,7 +393,7 @@ func (p *PluginSpec) validate(id string) error {
 	if err := pipeline.ValidatePluginID(id); err != nil {
 		return err
 	}
-	scripted := p.Match != nil || p.DelayMS != 0 || p.Fail || p.Panic || p.IgnoreCancel
+	scripted := p.Match != nil || p.DelayMS != 0 || p.Fail || p.Panic || p.IgnoreCancel || p.MutateSession != nil
 	fallbackOpts := p.MinPriority != nil || p.MaxPriority != nil
 	stopOpts := p.Vocab != nil || p.Global != nil
 	switch p.Builtin {
@@ -389,13 +409,18 @@ func (p *PluginSpec) validate(id string) error {
 				return fmt.Errorf("match: %w", err)
 			}
 		}
+		if p.MutateSession != nil {
+			if _, err := bus.NormalizeMap(p.MutateSession); err != nil {
+				return fmt.Errorf("mutate_session: %w", err)
+			}
+		}
 		return nil
 	case "stop", "converse", "fallback", "templates", "keywords":
 	default:
 		return fmt.Errorf("builtin %q: want stop, converse, fallback, templates or keywords", p.Builtin)
 	}
 	if scripted {
-		return fmt.Errorf("builtin %s takes no match, delay_ms, fail, panic or ignore_cancel", p.Builtin)
+		return fmt.Errorf("builtin %s takes no match, delay_ms, fail, panic, ignore_cancel or mutate_session", p.Builtin)
 	}
 	if fallbackOpts && p.Builtin != "fallback" {
 		return errors.New("min_priority and max_priority belong to builtin fallback")
@@ -435,6 +460,21 @@ func checkScriptedMatch(m map[string]any) error {
 		if _, ok := us.(map[string]any); !ok {
 			return errors.New("updated_session must be an object")
 		}
+	}
+	return nil
+}
+
+func (s *SkillSpec) validate() error {
+	for _, p := range []struct {
+		name string
+		m    map[string]any
+	}{{"stop_pong", s.StopPong}, {"converse_pong", s.ConversePong}, {"fallback_pong", s.FallbackPong}} {
+		if _, err := bus.NormalizeMap(p.m); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	if s.FallbackPong != nil && s.FallbackPriority == nil {
+		return errors.New("fallback_pong answers the fallback ping, which only a skill with fallback_priority gets")
 	}
 	return nil
 }

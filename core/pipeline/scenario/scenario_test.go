@@ -3,9 +3,11 @@ package scenario
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
@@ -117,4 +119,92 @@ func TestParseExpected(t *testing.T) {
 	assert.Empty(t, e.Diff([]string{"1 ping", "1 pong", "1 done", "1 pong"}), "a loose type may come anywhere in its step")
 	assert.Equal(t, `"1 pong": got 1, want 2`, e.Diff([]string{"1 ping", "1 pong", "1 done"}))
 	assert.Equal(t, `"2 pong": got 1, want 0`, e.Diff([]string{"1 ping", "1 pong", "1 pong", "1 done", "2 pong"}))
+}
+
+func TestParseScenarioAdditions(t *testing.T) {
+	tests := []struct{ name, file, want string }{
+		{"mutate_session on a builtin", `{"plugins": {"stop": {"builtin": "stop", "mutate_session": {"a": 1}}}, ` + step + `}`,
+			"plugins.stop: builtin stop takes no match, delay_ms, fail, panic, ignore_cancel or mutate_session"},
+		{"mutate_session not an object", `{"plugins": {"p": {"mutate_session": [1]}}, ` + step + `}`, "plugins.p: json: cannot unmarshal array"},
+		{"stop_pong not an object", `{"skills": {"s": {"stop_pong": "true"}}, ` + step + `}`, "skills.s: json: cannot unmarshal string"},
+		{"fallback_pong without fallback", `{"skills": {"s": {"fallback_pong": {"can_handle": 1}}}, ` + step + `}`,
+			"skills.s: fallback_pong answers the fallback ping, which only a skill with fallback_priority gets"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.file))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// runMessages runs a scenario file and returns every bus message it
+// printed.
+func runMessages(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	file, err := os.Open(path)
+	require.NoError(t, err)
+	defer file.Close()
+	f, err := Parse(file)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, Run(context.Background(), f, &out, Options{Logger: quiet()}))
+	var msgs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m))
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+func ofType(msgs []map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, m := range msgs {
+		if m["type"] == typ {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestMalformedPongScenario_STOP04_CONV06: the scripted skill's pongs go
+// out as written, for the round's own utterance_id, and never claim.
+func TestMalformedPongScenario_STOP04_CONV06(t *testing.T) {
+	msgs := runMessages(t, "../../../testdata/scenarios/malformed_pongs.json")
+	for _, topic := range []string{pipeline.TopicConversePong, pipeline.TopicStopPong} {
+		pongs := ofType(msgs, topic)
+		require.Len(t, pongs, 2, topic)
+		assert.Equal(t, map[string]any{"skill_id": "music", "can_handle": "true"}, pongs[0]["data"], topic)
+		ping := ofType(msgs, strings.Replace(topic, ".pong", ".ping", 1))[0]
+		uid := func(m map[string]any) any { return m["context"].(map[string]any)["utterance_id"] }
+		assert.Equal(t, uid(ping), uid(pongs[0]), "the round's own utterance_id")
+	}
+	var dispatched []string
+	for _, m := range msgs {
+		if typ := m["type"].(string); typ == "news:converse" || typ == "news:stop" || typ == "music:converse" || typ == "music:stop" {
+			dispatched = append(dispatched, typ)
+		}
+	}
+	assert.Equal(t, []string{"news:converse", "news:stop"}, dispatched)
+}
+
+// TestPluginSessionMutationScenario_PIPE08: what declining plugins changed
+// in place appears nowhere: not in the dispatch, not in the session the
+// round ends with, not in the next round.
+func TestPluginSessionMutationScenario_PIPE08(t *testing.T) {
+	msgs := runMessages(t, "../../../testdata/scenarios/plugin_session_mutation.json")
+	checked := 0
+	for _, m := range msgs {
+		if m["type"] != "timer:set" && m["type"] != pipeline.TopicHandled {
+			continue
+		}
+		checked++
+		sess := m["context"].(map[string]any)["session"].(map[string]any)
+		for _, f := range []string{"note", "blacklisted_skills", "blacklisted_intents", "pipeline"} {
+			assert.NotContains(t, sess, f, "%s carries no %s", m["type"], f)
+		}
+	}
+	assert.Equal(t, 4, checked, "two dispatches, two handled")
 }

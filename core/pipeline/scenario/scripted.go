@@ -24,8 +24,14 @@ var _ pipeline.Plugin = (*scriptedPlugin)(nil)
 // ID is the plugin id from the file.
 func (p *scriptedPlugin) ID() string { return p.id }
 
-// Match plays the script: panic, delay, fail, or the scripted match.
-func (p *scriptedPlugin) Match(ctx context.Context, utterances []string, lang string, _ session.Session) (*pipeline.Match, error) {
+// Match plays the script: the in-place session change, then panic, delay,
+// fail, or the scripted match.
+func (p *scriptedPlugin) Match(ctx context.Context, utterances []string, lang string, s session.Session) (*pipeline.Match, error) {
+	if p.spec.MutateSession != nil {
+		// Deliberately against the contract (PIPE-08): the carrier as handed,
+		// changed where it lies.
+		mergeFields(s.View(), p.spec.MutateSession)
+	}
 	if p.spec.Panic {
 		panic(fmt.Sprintf("scripted plugin %s panics", p.id))
 	}
@@ -107,6 +113,18 @@ func applyMatch(out *pipeline.Match, m map[string]any) {
 	}
 }
 
+// mergeFields writes the fields of over into m (null deletes), copying each
+// value so the script itself is never shared.
+func mergeFields(m, over map[string]any) {
+	for k, v := range over {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = bus.CopyMap(map[string]any{k: v})[k]
+		}
+	}
+}
+
 // scriptedTransformer is one scripted stage of any of the three chains.
 type scriptedTransformer struct{ spec TransformerSpec }
 
@@ -140,23 +158,11 @@ func (t *scriptedTransformer) fail() error {
 // context applies Context (null deletes) and Session (merged field by
 // field) to c, which the transformer owns.
 func (t *scriptedTransformer) context(c map[string]any) map[string]any {
-	for k, v := range t.spec.Context {
-		if v == nil {
-			delete(c, k)
-		} else {
-			c[k] = bus.CopyMap(map[string]any{k: v})[k]
-		}
-	}
+	mergeFields(c, t.spec.Context)
 	if t.spec.Session != nil {
 		s, _ := c[bus.KeySession].(map[string]any)
 		s = bus.CopyMap(s)
-		for k, v := range t.spec.Session {
-			if v == nil {
-				delete(s, k)
-			} else {
-				s[k] = bus.CopyMap(map[string]any{k: v})[k]
-			}
-		}
+		mergeFields(s, t.spec.Session)
 		c[bus.KeySession] = s
 	}
 	return c
@@ -361,17 +367,24 @@ func (s *skills) receive(ctx context.Context, m bus.Message) {
 		spec := s.specs[id]
 		var topic string
 		var data map[string]any
+		var over map[string]any
 		switch m.Type {
 		case pipeline.TopicStopPing:
-			if spec.Stop == nil {
+			if spec.Stop == nil && spec.StopPong == nil {
 				continue
 			}
-			topic, data = pipeline.TopicStopPong, map[string]any{"skill_id": id, "can_handle": *spec.Stop}
+			topic, data, over = pipeline.TopicStopPong, map[string]any{"skill_id": id}, spec.StopPong
+			if spec.Stop != nil {
+				data["can_handle"] = *spec.Stop
+			}
 		case pipeline.TopicConversePing:
-			if spec.Converse == nil {
+			if spec.Converse == nil && spec.ConversePong == nil {
 				continue
 			}
-			topic, data = pipeline.TopicConversePong, map[string]any{"skill_id": id, "can_handle": *spec.Converse}
+			topic, data, over = pipeline.TopicConversePong, map[string]any{"skill_id": id}, spec.ConversePong
+			if spec.Converse != nil {
+				data["can_handle"] = *spec.Converse
+			}
 			if spec.ConverseErrorCode != "" {
 				data["error_code"] = spec.ConverseErrorCode
 			}
@@ -384,10 +397,11 @@ func (s *skills) receive(ctx context.Context, m bus.Message) {
 			if u, ok := m.Data["utterances"].([]any); ok && len(u) > 0 {
 				first, _ = u[0].(string)
 			}
-			topic, data = pipeline.TopicFallbackPong, map[string]any{"skill_id": id, "can_handle": can, "utterance": first}
+			topic, data, over = pipeline.TopicFallbackPong, map[string]any{"skill_id": id, "can_handle": can, "utterance": first}, spec.FallbackPong
 		default:
 			return
 		}
+		mergeFields(data, over)
 		pong := m.Reply(topic, data)
 		pong.Context[bus.KeySkillID] = id // REG-03
 		_ = s.bus.Publish(ctx, pong)

@@ -2,11 +2,12 @@ package scenario
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // MaxTraceLine bounds one line of a trace read back by Summarize.
@@ -24,7 +25,7 @@ func Summarize(r io.Reader) ([]string, error) {
 			Type    string         `json:"type"`
 			Context map[string]any `json:"context"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+		if err := strictjson.Unmarshal(sc.Bytes(), &m); err != nil {
 			return nil, fmt.Errorf("trace line %d: %w", n, err)
 		}
 		step := "-"

@@ -182,7 +182,8 @@ func TestObserverSeesEveryRequest(t *testing.T) {
 	assert.EqualError(t, got[1].Err, "skill clock: handling LISTEN_LAUNCH: broken")
 }
 
-// §2.4: Skill Entry with the values GraphSkill sends.
+// §2.4: Skill Entry with the values GraphSkill sends; last_skill "n/a" until
+// the robot names the skill launched before (issue 22 item 17).
 func TestSkillEntry(t *testing.T) {
 	tests := []struct {
 		typ    string
@@ -197,7 +198,7 @@ func TestSkillEntry(t *testing.T) {
 			req := launch()
 			req.Type = tt.typ
 			assert.Equal(t, protocol.SkillEntryProperties{InitialIntent: "n/a", Domain: "", WasHeyJiboLaunch: tt.launch,
-				UserInitiated: tt.launch, LastSkill: ""}, base.SkillEntry(req))
+				UserInitiated: tt.launch, LastSkill: "n/a"}, base.SkillEntry(req))
 		})
 	}
 }
@@ -213,7 +214,7 @@ func TestTrack(t *testing.T) {
 	b, err := protocol.EncodeJSON(a)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"clock":[
-		{"event":"Skill Entry","properties":{"initial_intent":"n/a","domain":"","was_hey_jibo_launch":true,"user_initiated":true,"last_skill":""}},
+		{"event":"Skill Entry","properties":{"initial_intent":"n/a","domain":"","was_hey_jibo_launch":true,"user_initiated":true,"last_skill":"n/a"}},
 		{"event":"Skill Offer","properties":{"user_response":"accepted","modality":"speech"}},
 		{"event":"Custom"},
 		{"event":"Custom","properties":{"n":1}}]}`, string(b))
@@ -259,8 +260,11 @@ func TestResponseBuilders(t *testing.T) {
 
 	_, err = base.RedirectResponse(req, skill, base.Redirect{})
 	assert.EqualError(t, err, "build SKILL_REDIRECT: no target skill id")
-	_, err = base.RedirectResponse(req, skill, base.Redirect{SkillID: "x", Memo: json.RawMessage(`[1]`)})
-	assert.EqualError(t, err, "build SKILL_REDIRECT to x: memo must be a JSON object or null")
+	_, err = base.RedirectResponse(req, skill, base.Redirect{SkillID: "x", Memo: json.RawMessage(`[1`)})
+	assert.EqualError(t, err, "build SKILL_REDIRECT to x: memo is not valid JSON")
+	resp, err = base.RedirectResponse(req, skill, base.Redirect{SkillID: "x", Memo: json.RawMessage(`"Proactive"`)})
+	require.NoError(t, err, "a memo may be any JSON value")
+	assert.Equal(t, `"Proactive"`, string(resp.Redirect.Memo))
 
 	e := base.ErrorResponse(req, name, errors.New(strings.Repeat("é", protocol.MaxStringLen)))
 	require.NoError(t, e.Validate(), "an overlong message is cut to the limit")

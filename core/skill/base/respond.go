@@ -14,8 +14,8 @@ import (
 type Redirect struct {
 	// SkillID is the skill to launch instead; required.
 	SkillID string
-	// Memo is handed to the target's LISTEN_LAUNCH; nil for none, else a
-	// JSON object or null.
+	// Memo is handed to the target's LISTEN_LAUNCH; nil for none, else
+	// any JSON value.
 	Memo json.RawMessage
 	// NLU and ASR replace the request's results for the target; nil
 	// carries the request's over.
@@ -45,8 +45,8 @@ func RedirectResponse(req *protocol.Request, skill protocol.SkillData, r Redirec
 	if r.SkillID == "" {
 		return nil, errors.New("build SKILL_REDIRECT: no target skill id")
 	}
-	if r.Memo != nil && !isObjectOrNull(r.Memo) {
-		return nil, fmt.Errorf("build SKILL_REDIRECT to %s: memo must be a JSON object or null", r.SkillID)
+	if r.Memo != nil && !json.Valid(r.Memo) {
+		return nil, fmt.Errorf("build SKILL_REDIRECT to %s: memo is not valid JSON", r.SkillID)
 	}
 	resp := protocol.NewRedirect(req, r.SkillID, r.Memo, skill)
 	if r.NLU != nil {
@@ -95,11 +95,12 @@ func Track(a *protocol.Analytics, name, event string, properties any) error {
 
 // SkillEntry returns the Skill Entry properties GraphSkill reports for req
 // (§2.4): initial_intent "n/a", domain "", was_hey_jibo_launch and
-// user_initiated true for a LISTEN_LAUNCH, last_skill "" (the robot
+// user_initiated true for a LISTEN_LAUNCH, last_skill "n/a" (the robot
 // overwrites initial_intent and last_skill).
 func SkillEntry(req *protocol.Request) protocol.SkillEntryProperties {
 	launch := req != nil && req.Type == protocol.TypeListenLaunch
-	return protocol.SkillEntryProperties{InitialIntent: "n/a", WasHeyJiboLaunch: launch, UserInitiated: launch}
+	return protocol.SkillEntryProperties{InitialIntent: protocol.EntryNA, WasHeyJiboLaunch: launch, UserInitiated: launch,
+		LastSkill: protocol.EntryNA}
 }
 
 func isObjectOrNull(raw json.RawMessage) bool {

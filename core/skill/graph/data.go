@@ -9,6 +9,7 @@ import (
 
 	"github.com/openjibo/jibod/core/skill/base"
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/strictjson"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -97,8 +98,8 @@ func decodeState(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: data is not a JSON object", ErrSessionData)
 	}
-	if err := json.Unmarshal(trimmed, &state); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSessionData, err)
+	if err := strictjson.Unmarshal(trimmed, &state); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSessionData, err)
 	}
 	return state, nil
 }

@@ -92,7 +92,7 @@ func TestSkillConversationOverTheWire(t *testing.T) {
 	assert.Equal(t, "", entry.Domain)
 	assert.True(t, entry.WasHeyJiboLaunch)
 	assert.True(t, entry.UserInitiated)
-	assert.Equal(t, "", entry.LastSkill)
+	assert.Equal(t, "n/a", entry.LastSkill, "none before, as Pegasus says it")
 
 	// The session on the wire is exactly {id, nodeID, data, trace}.
 	sess := a.Skill.Session

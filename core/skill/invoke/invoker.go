@@ -430,7 +430,8 @@ func (iv *Invoker) admit(m *registry.Manifest, now time.Time) error {
 		oldest := w.times[w.next]
 		if now.Sub(oldest) < time.Minute {
 			return &registry.DeniedError{Skill: m.ID, Limit: "calls_per_minute",
-				Reason: fmt.Sprintf("%d calls in the last minute, limit %d", limit, limit)}
+				Reason:     fmt.Sprintf("%d calls in the last minute, limit %d", limit, limit),
+				RetryAfter: oldest.Add(time.Minute).Sub(now)}
 		}
 	} else {
 		w.n++

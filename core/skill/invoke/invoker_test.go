@@ -355,6 +355,7 @@ func TestCallsPerMinute(t *testing.T) {
 		assert.Equal(t, "calls_per_minute", d.Limit)
 		assert.Equal(t, OutcomeDenied, OutcomeOf(err))
 		assert.EqualError(t, err, "skill jibo/timer: over its calls_per_minute limit: 2 calls in the last minute, limit 2")
+		assert.Equal(t, 40*time.Second, d.RetryAfter, "the first call leaves the window in 40 s")
 
 		time.Sleep(40 * time.Second) // the first call is a minute old
 		_, err = r.iv.Call(t.Context(), m, end, launch("set"))

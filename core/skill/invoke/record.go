@@ -9,6 +9,7 @@ import (
 
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Outcome is how a skill call ended.
@@ -160,7 +161,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 // time, skill or known outcome is an error.
 func (r *Record) UnmarshalJSON(data []byte) error {
 	var w recordJSON
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := strictjson.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("run record: %w", err)
 	}
 	switch {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // The file.
@@ -157,6 +158,9 @@ func (d fileData) protocol(loc *time.Location) protocol.Loop {
 // data are refused, so a mistyped hand edit is caught rather than lost.
 func decode(b []byte, now time.Time) (fileData, error) {
 	var d fileData
+	if err := strictjson.CheckMembers(b); err != nil {
+		return d, fmt.Errorf("%w: not a loop file: %w", ErrInvalid, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {

@@ -24,32 +24,34 @@
 // # Expressions
 //
 // Conditions and the expressions inside ${…} are JavaScript as Jibo's
-// content authors wrote it. They are evaluated with github.com/expr-lang/expr,
-// whose syntax is close enough for what MIMs use. Before compiling, the
-// source is translated token by token outside string literals, keeping every
-// column where it was (so errors point at the author's text):
-//
-//	===        becomes ==   (padded with a space)
-//	!==        becomes !=   (padded with a space)
-//	null       becomes nil  (padded)
-//	undefined  becomes nil  (padded)
-//
-// and the compiled tree gets JavaScript's truthiness: the operands of !, &&,
-// || and the condition of ?: are tested as JavaScript tests them (false, 0,
-// NaN, "", null and undefined are false, everything else true), and a && b
-// and a || b yield an operand as in JavaScript, so ${speaker || "friend"}
-// works. A condition's result is tested the same way; "" (or only blanks)
-// means always. Single-quoted strings need no translation.
+// content authors wrote it, evaluated by this package's own interpreter of
+// JavaScript's expression grammar (ES5, without assignment, object
+// literals or function literals): number, string ('…', "…", `…` without
+// ${}) and array literals, true, false, null, undefined, NaN, Infinity,
+// member access (a.b, a[i]), calls, the unary ! - + typeof, the binary
+// * / % + - < <= > >= == != === !== && || and ?:, with JavaScript's
+// meaning: == converts as JavaScript does and === does not, null and
+// undefined differ (a missing member is undefined) but are == each other,
+// + joins text when either side is text, a && b and a || b yield an
+// operand (${speaker || "friend"}), and !, &&, ||, ?: and a condition's
+// result test JavaScript's truthiness (false, 0, NaN, "", null and
+// undefined are false, everything else true). Strings have length,
+// toLowerCase, toUpperCase, trim, includes, startsWith, endsWith and
+// indexOf; arrays have length, includes, indexOf and join. and, or and not
+// are accepted for &&, || and !. A condition that is "" (or only blanks)
+// means always.
 //
 // Names an expression may use are the roots of PromptData (speaker,
-// referent, loop, dt, location, jibo, skill); any other root name is a load
-// error. Expr's now() is disabled so that time comes only from PromptData.
-// Each expression is limited to MaxExprNodes nodes when compiled and to
-// MaxExprMemory units of expr's memory budget when run. A condition that
-// fails when run (referent.gender when there is no referent, as a
-// JavaScript TypeError would) drops its prompt; a template that fails, or
-// yields null, undefined or an object, makes its prompt ineligible and the
-// reason is logged: a half-resolved ${…} is never spoken.
+// referent, loop, dt, location, jibo, skill); any other name is a load
+// error, so time comes only from PromptData. Objects are maps with string
+// keys and structs (fields by JSON name, else Go name). Each expression is
+// limited to MaxExprBytes of source and MaxExprNodes nodes when compiled
+// and may build at most MaxExprMemory bytes of text and arrays when run;
+// it has no loops, so it ends. A condition that fails when run
+// (referent.gender when there is no referent, as a JavaScript TypeError
+// would) drops its prompt; a template that fails, or yields null,
+// undefined or an object, makes its prompt ineligible and the reason is
+// logged: a half-resolved ${…} is never spoken.
 //
 // Template values are inserted as text, escaped for ESML (&, <, >, quotes),
 // so data from users and skills cannot break the markup; a skill that

@@ -52,5 +52,5 @@ func ExampleParse_error() {
 		{"prompt_category": "Entry-Core", "prompt_sub_category": "AN", "condition": "jibo.emotion === ", "prompt": "Hi."}]}`), "Hi.mim")
 	fmt.Println(err)
 	// Output:
-	// Hi.mim: prompts[0].condition: column 17: unexpected token EOF
+	// Hi.mim: prompts[0].condition: column 18: unexpected end of expression
 }

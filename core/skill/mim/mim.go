@@ -24,13 +24,11 @@ const (
 	MaxTemplates = 32
 	// MaxExprBytes bounds one condition or template expression.
 	MaxExprBytes = 1 << 10
-	// MaxExprNodes bounds the syntax tree of one expression (expr's
-	// MaxNodes).
+	// MaxExprNodes bounds the syntax tree of one expression.
 	MaxExprNodes = 256
-	// MaxExprMemory bounds what one evaluation may allocate, in expr's
-	// memory-budget units (roughly one per element of every array or map
-	// built).
-	MaxExprMemory = 10000
+	// MaxExprMemory bounds what one evaluation may build, in bytes of
+	// text (and 16 per array element).
+	MaxExprMemory = 64 << 10
 	// MaxStringBytes bounds the other strings of a MIM: ids, rule names,
 	// notes, media, thanks handling. A rule name becomes a LISTEN context,
 	// so it is further bounded by jcp.MaxStringBytes.

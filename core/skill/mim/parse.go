@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/openjibo/jibod/internal/strictjson"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -29,6 +30,12 @@ func parse(data []byte, name string, c *compiler) (*MIM, error) {
 	}
 	if !utf8.Valid(data) {
 		return nil, fileErr(ErrInvalid, "not valid UTF-8")
+	}
+	// A member given twice anywhere (gui and other verbatim members
+	// included), or an escape leaving half a surrogate pair, is refused.
+	var se *strictjson.Error
+	if err := strictjson.Check(data); errors.As(err, &se) {
+		return nil, &Error{File: name, Prompt: -1, Field: se.Path, Reason: se.Problem(), Err: ErrInvalid}
 	}
 	obj, err := readObject(data)
 	if err != nil {

@@ -64,8 +64,9 @@ func (p Person) value() map[string]any {
 //	           dt.now has the same members and isInRange('M/D', 'M/D')
 //	location   {city, state, stateAbbr, country, countryCode, lat, lng}
 //	jibo       {emotion (name, e.g. "PLEASED"), valence, confidence,
-//	           isBirthday, age (whole years; null when the birthdate is
-//	           unknown), color}
+//	           isBirthday, age (whole years), ageMonths (whole months),
+//	           ageDays (whole calendar days; 0 on the day it was born) —
+//	           the ages null when the birthdate is unknown —, color}
 //	skill      the skill's own data (Skill), {} when none
 type PromptData struct {
 	// Speaker is the current speaker; nil when nobody was identified.
@@ -212,6 +213,8 @@ func (d *PromptData) jiboValue() map[string]any {
 		"confidence": d.Emotion.Confidence,
 		"isBirthday": false,
 		"age":        nil,
+		"ageMonths":  nil,
+		"ageDays":    nil,
 		"color":      d.JiboColor,
 	}
 	if b := d.JiboBirthdate; !b.IsZero() {
@@ -223,6 +226,13 @@ func (d *PromptData) jiboValue() map[string]any {
 			age--
 		}
 		v["age"] = max(age, 0)
+		months := (now.Year()-b.Year())*12 + int(now.Month()-b.Month())
+		if now.Day() < b.Day() {
+			months--
+		}
+		v["ageMonths"] = max(months, 0)
+		day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+		v["ageDays"] = max(int(day(now).Sub(day(b)).Hours()/24), 0)
 	}
 	return v
 }

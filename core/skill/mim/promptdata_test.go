@@ -81,7 +81,7 @@ func TestPromptDataReferent(t *testing.T) {
 	assert.Equal(t, true, got)
 
 	_, err = eval(t, PromptData{}, `referent.gender=="male"`)
-	assert.ErrorContains(t, err, "cannot fetch gender", "no referent throws, as JavaScript would")
+	assert.ErrorContains(t, err, `cannot read property "gender" of null`, "no referent throws, as JavaScript would")
 }
 
 func TestPromptDataUnknowns(t *testing.T) {
@@ -91,12 +91,40 @@ func TestPromptDataUnknowns(t *testing.T) {
 		"speaker":         nil,
 		"loop.owner":      nil,
 		"jibo.age":        nil,
+		"jibo.ageDays":    nil,
+		"jibo.ageMonths":  nil,
 		"jibo.isBirthday": false,
 		"skill.anything":  nil,
 	} {
 		got, err := eval(t, d, expr)
 		require.NoError(t, err, expr)
 		assert.Equal(t, want, got, expr)
+	}
+}
+
+// A young robot's age in months and days: "how old are you" on its first
+// day is answered naturally, not with "0".
+func TestPromptDataYoungAges(t *testing.T) {
+	born := time.Date(2026, 1, 31, 22, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		now          time.Time
+		days, months int
+		years        int
+		birthday     bool
+	}{
+		{time.Date(2026, 1, 31, 23, 0, 0, 0, time.UTC), 0, 0, 0, true},
+		{time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC), 1, 0, 0, false},
+		{time.Date(2026, 3, 30, 8, 0, 0, 0, time.UTC), 58, 1, 0, false},
+		{time.Date(2026, 3, 31, 8, 0, 0, 0, time.UTC), 59, 2, 0, false},
+		{time.Date(2027, 1, 31, 8, 0, 0, 0, time.UTC), 365, 12, 1, true},
+	} {
+		d := PromptData{Now: tt.now, JiboBirthdate: born}
+		for expr, want := range map[string]any{"jibo.ageDays": tt.days, "jibo.ageMonths": tt.months, "jibo.age": tt.years,
+			"jibo.isBirthday": tt.birthday} {
+			got, err := eval(t, d, expr)
+			require.NoError(t, err, expr)
+			assert.Equal(t, want, got, "%s on %s", expr, tt.now.Format(time.DateOnly))
+		}
 	}
 }
 

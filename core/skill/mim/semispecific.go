@@ -3,12 +3,15 @@ package mim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/ascii"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Limits of a category list.
@@ -21,8 +24,9 @@ const (
 	MaxCategoryValueBytes = 256
 )
 
-// categoryName is what a category may be called: it ends a MIM id.
-var categoryName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+// categoryRest, after a letter or digit, is what a category may be called,
+// `^[A-Za-z0-9][A-Za-z0-9_-]*$`: it ends a MIM id.
+var categoryRest = ascii.NewSet("A-Za-z0-9_-")
 
 // Categories says which category each entity value belongs to, for
 // semi-specific responses. Its file is a JSON object of category names to
@@ -49,26 +53,25 @@ func ParseCategories(data []byte, name string) (*Categories, error) {
 	if !utf8.Valid(data) {
 		return nil, fail("not valid UTF-8")
 	}
+	var se *strictjson.Error
+	if err := strictjson.Check(data); errors.As(err, &se) {
+		return nil, &Error{File: name, Prompt: -1, Field: se.Path, Reason: se.Problem(), Err: ErrInvalid}
+	}
 	// Members are read in file order: it is the order categories are tried.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, fail("want a JSON object of category names to arrays of values")
 	}
 	c := &Categories{byValue: map[string][]string{}}
-	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, fail("%v", notJSON(err))
 		}
 		cat := tok.(string)
-		if !categoryName.MatchString(cat) {
+		if !ascii.Name(cat, ascii.Alnum, categoryRest, 0) {
 			return nil, fail("category %q: name must be letters, digits, _ and -", cat)
 		}
-		if seen[cat] {
-			return nil, fail("category %q appears twice", cat)
-		}
-		seen[cat] = true
 		if len(c.order) == MaxCategories {
 			return nil, &Error{File: name, Prompt: -1, Reason: fmt.Sprintf("more than %d categories", MaxCategories), Err: ErrLimit}
 		}

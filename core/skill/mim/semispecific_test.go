@@ -49,7 +49,8 @@ func TestParseCategoriesErrors(t *testing.T) {
 		{`{"Color": ["red", " "]}`, `c.json: category "Color": value 1 is empty`},
 		{`{"Color": ["red", "Red"]}`, `c.json: category "Color": value "Red" is listed twice`},
 		{`{"Co lor": ["red"]}`, `c.json: category "Co lor": name must be letters, digits, _ and -`},
-		{`{"Color": ["red"], "Color": ["blue"]}`, `c.json: category "Color" appears twice`},
+		{`{"Color": ["red"], "Color": ["blue"]}`, `c.json: Color: member given twice ("Color")`},
+		{`{"Color": ["red", "\udc00"]}`, `c.json: Color[1]: invalid UTF-8 (\udc00 is half a UTF-16 surrogate pair)`},
 		{`{"Color": ["red"]} x`, "c.json: data after the JSON object"},
 		{`{"Color": ["red"]`, "c.json: not JSON: unexpected EOF"},
 	}

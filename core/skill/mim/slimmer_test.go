@@ -94,7 +94,7 @@ func TestSlimConditions(t *testing.T) {
 	assert.Equal(t, "B", sel.Prompt.ID)
 	require.Len(t, sel.Dropped, 1)
 	assert.Equal(t, "A", sel.Dropped[0].PromptID)
-	assert.Contains(t, sel.Dropped[0].Reason, "condition failed: cannot fetch gender from <nil>")
+	assert.Contains(t, sel.Dropped[0].Reason, "condition failed: cannot read property \"gender\" of null")
 }
 
 func keys(m map[string]int) []string {
@@ -164,7 +164,7 @@ func TestSlimTemplates(t *testing.T) {
 		{"Quote ${'<b>'}.", "Quote &lt;b&gt;.", ""},
 		{"Hi ${referent}.", "", "template ${referent} at column 4: value is null or undefined"},
 		{"Hi ${skill.obj}.", "", "template ${skill.obj} at column 4: value of type map[string]interface {} cannot be spoken"},
-		{"Hi ${skill.nothing.deeper}.", "", "template ${skill.nothing.deeper} at column 4: cannot fetch deeper from <nil>"},
+		{"Hi ${skill.nothing.deeper}.", "", "template ${skill.nothing.deeper} at column 4: cannot read property \"deeper\" of undefined"},
 		{"Hi ${skill.obj ? '<anim' : ''}.", "Hi &lt;anim.", ""},
 	}
 	for _, tt := range tests {

@@ -10,12 +10,12 @@ import (
 	"slices"
 )
 
-// members is a JSON object read member by member: duplicates are refused,
-// and every member a reader takes is removed, so what remains is Extra.
+// members is a JSON object read member by member (Parse has refused
+// duplicates with strictjson), and every member a reader takes is removed,
+// so what remains is Extra.
 type members map[string]json.RawMessage
 
-// readObject decodes a JSON object into its members. Duplicate names are
-// an error: which one counts would be a guess.
+// readObject decodes a JSON object into its members.
 func readObject(data []byte) (members, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
@@ -35,9 +35,6 @@ func readObject(data []byte) (members, error) {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, fmt.Errorf("member %q: %w", name, notJSON(err))
-		}
-		if _, dup := m[name]; dup {
-			return nil, fmt.Errorf("member %q appears twice", name)
 		}
 		m[name] = raw
 	}
@@ -89,6 +86,10 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return e.field + ": " + e.reason }
 
+// invalid is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func invalid(field, format string, args ...any) *fieldError {
 	return &fieldError{prompt: -1, field: field, reason: fmt.Sprintf(format, args...), err: ErrInvalid}
 }

@@ -14,6 +14,10 @@ const (
 	EventSkillOffer = "Skill Offer"
 )
 
+// EntryNA is what a Skill Entry's initial_intent and last_skill say when
+// there is none: "n/a", as Pegasus sends (jibo.md §2.4), never "".
+const EntryNA = "n/a"
+
 // Modalities of a Skill Offer answer.
 const (
 	ModalitySpeech = "speech"
@@ -121,7 +125,7 @@ func parseProperties[T any](raw json.RawMessage, parse parser[T]) (T, error) {
 // SkillEntryProperties are the properties of a Skill Entry event. The
 // robot overwrites LastSkill and InitialIntent before forwarding.
 type SkillEntryProperties struct {
-	// InitialIntent is "initial_intent"; graph skills send "n/a".
+	// InitialIntent is "initial_intent"; graph skills send EntryNA.
 	InitialIntent string
 	// Domain is "domain".
 	Domain string
@@ -129,7 +133,8 @@ type SkillEntryProperties struct {
 	WasHeyJiboLaunch bool
 	// UserInitiated is "user_initiated".
 	UserInitiated bool
-	// LastSkill is "last_skill".
+	// LastSkill is "last_skill": the skill launched before, EntryNA when
+	// there was none.
 	LastSkill string
 	// Extra holds members this package does not model, verbatim.
 	Extra map[string]json.RawMessage

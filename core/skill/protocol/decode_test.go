@@ -229,17 +229,17 @@ func TestCBORLimits(t *testing.T) {
 
 // The member scanner handles what valid JSON may contain: whitespace
 // everywhere, escaped names, brackets and quotes inside strings, empty
-// containers and duplicate names (the last one wins, as in encoding/json).
+// containers (duplicate names are refused: TestDuplicateMembersRefused).
 func TestDecodeTrickyJSON(t *testing.T) {
 	in := " \n{ \"type\" :\t\"LISTEN_UPDATE\" , \"msg\\u0049D\":\"m-\\\"1\\\"\" ,\"ts\": 5 , " +
-		"\"odd}\" : [ \"]\" , { \"[\" : \"{\\\\\" } , [ ] , { } ] , \"ts\":7,\r\n" +
+		"\"odd}\" : [ \"]\" , { \"[\" : \"{\\\\\" } , [ ] , { } ] ,\r\n" +
 		"\"data\" : { \"skill\" : { \"id\" : \"s\\u00e9\" } , \"result\" : { \"nlu\" : { \"intent\" : null , " +
 		"\"entities\" : { \"n\" : -1.5e+3 , \"s\" : \"a,b}\" , \"deep\" : { \"x\" : [ true , false , null ] } } , \"rules\" : [ ] } , " +
 		"\"asr\" : { \"text\" : \"\\ud83d\\ude00\" , \"confidence\" : 0 } } } } \n"
 	r, err := DecodeRequest([]byte(in))
 	require.NoError(t, err)
 	assert.Equal(t, `m-"1"`, r.MsgID, "escaped member name")
-	assert.Equal(t, int64(7), r.TS, "the last duplicate wins")
+	assert.Equal(t, int64(5), r.TS)
 	assert.Equal(t, "sé", r.Data.Skill.Name())
 	assert.Equal(t, "😀", r.Data.Result.ASR.Text)
 	assert.Equal(t, map[string]any{

@@ -225,8 +225,8 @@ type MatchData struct {
 type HubRedirectData struct {
 	// Match is the skill launched.
 	Match *MatchData
-	// Memo is what the redirecting skill handed on, verbatim; nil means
-	// absent.
+	// Memo is what the redirecting skill handed on, verbatim: any JSON
+	// value; nil means absent.
 	Memo json.RawMessage
 	// ASR is nil when absent.
 	ASR *ASRResult
@@ -854,7 +854,7 @@ func (d *CommandData) validate() error {
 	)
 }
 
-func (d *ClientASRData) validate() error { return checkLen("text", d.Text) }
+func (d *ClientASRData) validate() error { return checkUtterance("text", d.Text) }
 
 func (d *ListenResultData) validate() error {
 	if d.NLU == nil {
@@ -884,7 +884,7 @@ func (d *HubRedirectData) validate() error {
 	}
 	return firstErr(
 		under("match", d.Match.validate()),
-		objectOrNull("memo", d.Memo),
+		anyValue("memo", d.Memo),
 		under("asr", d.ASR.validate()),
 		under("nlu", d.NLU.validate()),
 	)

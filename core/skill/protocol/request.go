@@ -45,8 +45,9 @@ type Result struct {
 	// ASR is nil when absent; an explicit null is kept in Extra.
 	ASR *ASRResult
 	// Memo is the launch memo from the manifest intent or a redirect,
-	// verbatim (an object such as {"mim": …, "type": "ScriptedResponse"});
-	// nil means absent.
+	// verbatim. Typed {entry?} but used freely: any JSON value, such as
+	// {"mim": …, "type": "ScriptedResponse"} or the string "Proactive" of
+	// real proactive launches (jibo.md §2.2); nil means absent.
 	Memo json.RawMessage
 	// Extra holds members this package does not model, verbatim.
 	Extra map[string]json.RawMessage

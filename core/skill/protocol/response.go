@@ -50,8 +50,8 @@ type SkillActionData struct {
 type SkillRedirectData struct {
 	// SkillID is the skill to launch instead (wire name "skillID").
 	SkillID string
-	// Memo is handed to the target skill's LISTEN_LAUNCH, verbatim; nil
-	// means absent.
+	// Memo is handed to the target skill's LISTEN_LAUNCH, verbatim: any
+	// JSON value; nil means absent.
 	Memo json.RawMessage
 	// ASR is nil when absent.
 	ASR *ASRResult

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+
+	"github.com/openjibo/jibod/internal/textcheck"
 )
 
 // Validation reports the first problem as a *FieldError. Each level checks
@@ -16,7 +18,8 @@ import (
 // itself with CLIENT_NLU, which jibo.md §1.6 classifies by its NLU or as no
 // input), a skill id wherever a session is
 // carried or an update is routed, well-formed sessions and traces, ASR
-// confidence in [0, 1], an object-or-null memo, and the package limits.
+// confidence in [0, 1], a memo that is any JSON value (real skills send
+// objects and strings such as "Proactive"), and the package limits.
 func (r *Request) Validate() error {
 	switch r.Type {
 	case TypeListenLaunch, TypeListenUpdate, TypeProactiveLaunch:
@@ -119,7 +122,7 @@ func (r *Result) validate(typ string) error {
 	return firstErr(
 		under("nlu", r.NLU.validate()),
 		under("asr", r.ASR.validate()),
-		objectOrNull("memo", r.Memo),
+		anyValue("memo", r.Memo),
 	)
 }
 
@@ -246,8 +249,8 @@ func (a *ASRResult) validate() error {
 	if a == nil {
 		return nil
 	}
-	if err := checkLens("text", a.Text, "annotation", a.Annotation, "lang", a.Lang,
-		"langConfidence", a.LangConfidence); err != nil {
+	if err := firstErr(checkUtterance("text", a.Text), checkLens("annotation", a.Annotation, "lang", a.Lang,
+		"langConfidence", a.LangConfidence)); err != nil {
 		return err
 	}
 	if !(a.Confidence >= 0 && a.Confidence <= 1) {
@@ -302,7 +305,7 @@ func (d *SkillRedirectData) validate() error {
 	}
 	return firstErr(
 		checkLen("skillID", d.SkillID),
-		objectOrNull("memo", d.Memo),
+		anyValue("memo", d.Memo),
 		under("asr", d.ASR.validate()),
 		under("nlu", d.NLU.validate()),
 		under("skill", d.Skill.validate()),
@@ -320,6 +323,20 @@ func (d *ErrorData) validate() error {
 func checkLen(name, s string) error {
 	if len(s) > MaxStringLen {
 		return fieldErr(name, "%d bytes, limit %d", len(s), MaxStringLen)
+	}
+	return nil
+}
+
+// checkUtterance checks what a person said (a transcript): within
+// MaxStringLen and free of control characters and invalid UTF-8
+// (textcheck.Line), which would match and read differently from how
+// they look.
+func checkUtterance(name, s string) error {
+	if err := checkLen(name, s); err != nil {
+		return err
+	}
+	if err := textcheck.Line(s); err != nil {
+		return fieldErr(name, "%v", err)
 	}
 	return nil
 }
@@ -346,7 +363,24 @@ func objectOrNull(name string, raw json.RawMessage) error {
 	return nil
 }
 
+// anyValue checks a verbatim member that, when present (non-nil), may be
+// any JSON value.
+func anyValue(name string, raw json.RawMessage) error {
+	if raw == nil {
+		return nil
+	}
+	if !json.Valid(raw) {
+		return fieldErr(name, "want a JSON value")
+	}
+	return nil
+}
+
 // under places a relative error inside member name; nil stays nil.
+//
+// It is not inlined: its many callers validate input, where a call costs
+// nothing that matters, and inlining would copy its body into each.
+//
+//go:noinline
 func under(name string, err error) error {
 	if err == nil {
 		return nil

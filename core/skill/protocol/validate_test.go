@@ -72,8 +72,7 @@ func TestRequestValidate(t *testing.T) {
 			ext.Rules = []string{long}
 			r.Data.Result.NLU.External["smalltalk"] = ext
 		}, want: "data.result.nlu.external.smalltalk.rules[0]: " + tooLong},
-		{name: "memo not object", example: "listen_launch", mutate: func(r *Request) { r.Data.Result.Memo = json.RawMessage(`["mim"]`) }, want: "data.result.memo: want object or null"},
-		{name: "memo invalid JSON", example: "proactive_launch", mutate: func(r *Request) { r.Data.Result.Memo = json.RawMessage(`{"mim":`) }, want: "data.result.memo: want object or null"},
+		{name: "memo invalid JSON", example: "proactive_launch", mutate: func(r *Request) { r.Data.Result.Memo = json.RawMessage(`{"mim":`) }, want: "data.result.memo: want a JSON value"},
 		{name: "robotID too long", example: "listen_launch", mutate: func(r *Request) { r.Data.General.RobotID = long }, want: "data.general.robotID: " + tooLong},
 		{name: "city too long", example: "listen_launch", mutate: func(r *Request) { r.Data.Runtime.Location.City = long }, want: "data.runtime.location.city: " + tooLong},
 		{name: "looper name too long", example: "listen_launch", mutate: func(r *Request) { r.Data.Runtime.Loop.Users[0].FirstName = long }, want: "data.runtime.loop.users[0].firstName: " + tooLong},
@@ -158,7 +157,7 @@ func TestResponseValidate(t *testing.T) {
 		{name: "analytics skill unnamed", example: "skill_action", mutate: func(r *Response) { r.Action.Analytics[""] = nil }, want: "data.analytics: empty skill name"},
 		{name: "redirect without target", example: "skill_redirect", mutate: func(r *Response) { r.Redirect.SkillID = "" }, want: "data.skillID: required"},
 		{name: "redirect target too long", example: "skill_redirect", mutate: func(r *Response) { r.Redirect.SkillID = long }, want: "data.skillID: 16385 bytes, limit 16384"},
-		{name: "redirect memo not object", example: "skill_redirect", mutate: func(r *Response) { r.Redirect.Memo = json.RawMessage(`3`) }, want: "data.memo: want object or null"},
+		{name: "redirect memo invalid JSON", example: "skill_redirect", mutate: func(r *Response) { r.Redirect.Memo = json.RawMessage(`{`) }, want: "data.memo: want a JSON value"},
 		{name: "redirect asr confidence", example: "skill_redirect", mutate: func(r *Response) { r.Redirect.ASR.Confidence = 2 }, want: "data.asr.confidence: 2 outside [0, 1]"},
 		{name: "redirect nlu rules", example: "skill_redirect", mutate: func(r *Response) { r.Redirect.NLU.Rules = make([]string, MaxRules+1) }, want: "data.nlu.rules: 257 rules, limit 256"},
 		{name: "redirect skill session", example: "skill_redirect", mutate: func(r *Response) {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // FieldError reports a member of a message that is missing, of the wrong
@@ -31,6 +33,10 @@ func (e *FieldError) Error() string {
 	return e.Path + ": " + e.Problem
 }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(path, format string, args ...any) error {
 	return &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)}
 }
@@ -74,16 +80,18 @@ func kindOf(raw []byte) byte {
 
 func isNull(raw []byte) bool { return kindOf(raw) == 'n' }
 
-// entry checks that data is one valid JSON value and copies it. Parsers
+// entry checks that data is one valid JSON value, strictly
+// (strictjson.Check: no member given twice anywhere in it, verbatim
+// members included, and valid UTF-8 throughout), and copies it. Parsers
 // below it assume valid JSON and hand out sub-slices, which then alias the
 // copy rather than the caller's buffer.
 func entry(data []byte) ([]byte, error) {
-	if !json.Valid(data) {
-		var v json.RawMessage
-		if err := json.Unmarshal(data, &v); err != nil {
-			return nil, err
+	if err := strictjson.Check(data); err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) {
+			return nil, &FieldError{Path: se.Path, Problem: se.Problem()}
 		}
-		return nil, errors.New("invalid JSON")
+		return nil, err
 	}
 	return bytes.Clone(data), nil
 }
@@ -250,8 +258,8 @@ func readObject(raw []byte) (*objReader, error) {
 	return o, nil
 }
 
-// find returns the index of the last untaken member called name, or -1;
-// with duplicate names the last one wins, as in encoding/json.
+// find returns the index of the last untaken member called name, or -1.
+// entry has refused duplicate names, so there is at most one.
 func (o *objReader) find(name string) int {
 	for i := len(o.members) - 1; i >= 0; i-- {
 		if m := &o.members[i]; !m.taken && string(m.key) == name {
@@ -602,6 +610,10 @@ func (w *objWriter) key(name string) {
 	}
 }
 
+// fail is not inlined: it runs on error paths only, and inlining would copy
+// its body into each of its many callers.
+//
+//go:noinline
 func (w *objWriter) fail(name string, err error) {
 	if w.err == nil {
 		w.err = within(name, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinel errors; every error of this package wraps one of them.
@@ -41,6 +42,10 @@ func (e *FieldError) Error() string {
 // Unwrap makes errors.Is(err, ErrInvalid) true.
 func (e *FieldError) Unwrap() error { return ErrInvalid }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
@@ -67,6 +72,9 @@ type DeniedError struct {
 	// Missing lists every permission the action needs and the skill lacks
 	// (Permission among them), sorted, so an author can fix all at once.
 	Missing []Permission
+	// RetryAfter is, for a rate limit (calls_per_minute), how long until
+	// the skill takes a call again; 0 otherwise.
+	RetryAfter time.Duration
 }
 
 // Error says who was refused what, where and why.

@@ -8,10 +8,13 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
-// object is a JSON object read strictly: members by name, duplicates and
-// trailing data refused, each error naming the path.
+// object is a JSON object read strictly: members by name, duplicates
+// (strictjson, at the root) and trailing data refused, each error naming
+// the path.
 type object struct {
 	path  string
 	m     map[string]json.RawMessage
@@ -25,8 +28,17 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// readObject reads a JSON object whose members may each appear once.
+// readObject reads a JSON object. The whole manifest (path "") is first
+// checked with strictjson: a member given twice anywhere, or text that is
+// not UTF-8 (which encoding/json would turn into U+FFFD), is refused with
+// its path; syntax errors are left to the reader below, which places them.
 func readObject(data []byte, path string) (*object, error) {
+	if path == "" {
+		var se *strictjson.Error
+		if err := strictjson.Check(data); errors.As(err, &se) {
+			return nil, fieldErr(se.Path, "%s", se.Problem())
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -46,9 +58,6 @@ func readObject(data []byte, path string) (*object, error) {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, fieldErr(join(path, key), "invalid JSON: %v", err)
-		}
-		if _, dup := o.m[key]; dup {
-			return nil, fieldErr(join(path, key), "given twice")
 		}
 		o.m[key] = raw
 		o.order = append(o.order, key)

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/openjibo/jibod/internal/textcheck"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -338,6 +339,11 @@ func checkText(path, s string, max int) error {
 		return fieldErr(path, "is %d characters, limit %d", utf8.RuneCountInString(s), max)
 	case strings.TrimSpace(s) != s:
 		return fieldErr(path, "has leading or trailing white space")
+	}
+	// Names are shown and spoken: bidi overrides and the like read
+	// differently from how they look (textcheck); TAB is refused too.
+	if err := textcheck.Line(s); err != nil {
+		return fieldErr(path, "%v", err)
 	}
 	for i, r := range s {
 		if unicode.IsControl(r) {

@@ -120,6 +120,13 @@ func TestParseManifestErrors(t *testing.T) {
 		{"missing name", edit(t, "name", ""), "name", "missing"},
 		{"name too long", edit(t, "name", `"`+long+`"`), "name", "65 characters, limit 64"},
 		{"name control character", edit(t, "name", `"Ti\nmer"`), "name", "control character"},
+		// A name is refused, not altered (issue 22 item 10): encoding/json
+		// would turn invalid UTF-8 into U+FFFD.
+		{"name not UTF-8", []byte("{\"name\": \"Ti\xffmer\"}"), "name", "invalid UTF-8"},
+		{"name lone surrogate", []byte(`{"name": "Ti\udc00mer"}`), "name", "invalid UTF-8"},
+		{"name right-to-left override", edit(t, "name", `"\u202eremiT"`), "name", "control character U+202E (RLO)"},
+		{"name tab", edit(t, "name", `"Ti\tmer"`), "name", "control character"},
+		{"duplicate deep in a value", []byte(`{"limits": {"max_behaviors": 1}, "network_hosts": [], "id": "a/b", "version": "1.0.0", "limits": {}}`), "limits", "given twice"},
 		{"name padded", edit(t, "name", `" Timer"`), "name", "white space"},
 		{"missing description", edit(t, "description", ""), "description", "missing"},
 		{"unknown permission", edit(t, "permissions", `["speech", "camera"]`), "permissions[1]", `"camera" is not a permission`},

@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Conversation limits.
@@ -271,7 +272,7 @@ func decodeConversation(key, val []byte) (Conversation, error) {
 		return Conversation{}, bad(fmt.Errorf("%d bytes, limit %d", len(val), MaxConversationBytes))
 	}
 	var c Conversation
-	if err := json.Unmarshal(val, &c); err != nil {
+	if err := strictjson.Unmarshal(val, &c); err != nil {
 		return Conversation{}, bad(fmt.Errorf("decoding: %w", err))
 	}
 	if err := c.Validate(); err != nil {

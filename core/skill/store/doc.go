@@ -30,10 +30,17 @@
 // its size limit or sits under a key that does not match its contents is
 // reported with its key (a *RecordError wrapping ErrBadRecord) and skipped
 // by the listing methods, so one bad record never stops the robot.
-// DropUnreadable deletes such records. A file whose structure is damaged is
-// refused at Open with ErrCorrupt, naming the file and what the operator can
-// do; Open runs bbolt's full consistency check, which costs one read of the
-// file (its size is bounded by the limits below).
+// DropUnreadable deletes such records.
+//
+// A file whose structure is damaged (cut short, overwritten, failing
+// bbolt's consistency check) or that is empty is never mapped: Open checks
+// it against its own meta pages first, renames it aside (path.damaged-TIME
+// or path.empty-TIME) and starts a new file, logging at ERROR (WARN when
+// empty) what was kept where and what was lost, so the robot starts rather
+// than crash or refuse to. Damage met later fails the call with ErrCorrupt,
+// naming the file and what the operator can do. The checks at Open cost two
+// reads of the file (its size is bounded by the limits below). See
+// docs/state-files.md.
 //
 // # Limits
 //

@@ -43,7 +43,9 @@ const (
 var (
 	// ErrInUse: another process holds the state file's lock.
 	ErrInUse = errors.New("state file in use by another process")
-	// ErrCorrupt: the file's structure is damaged and cannot be used.
+	// ErrCorrupt: the file's structure is damaged and cannot be used: met
+	// while the store is open, or at Open when the damaged file cannot be
+	// set aside.
 	ErrCorrupt = errors.New("state file is corrupt")
 	// ErrSchema: the file was written by a newer jibod, or is not a jibod
 	// state file at all.
@@ -105,11 +107,11 @@ type Options struct {
 	// MaxDBBytes bounds the file size; 0 means DefaultMaxDBBytes. It must
 	// lie in [MinMaxDBBytes, MaxMaxDBBytes].
 	MaxDBBytes int
-	// Logger receives reports of unreadable records; nil means
-	// slog.Default().
+	// Logger receives reports of unreadable records and of a damaged or
+	// empty file set aside; nil means slog.Default().
 	Logger *slog.Logger
-	// Now stamps UpdatedAt and Created when a record leaves them zero;
-	// nil means time.Now.
+	// Now stamps UpdatedAt and Created when a record leaves them zero, and
+	// names a file set aside; nil means time.Now.
 	Now func() time.Time
 }
 
@@ -122,9 +124,14 @@ type Store struct {
 }
 
 // Open opens the state file at path, creating it and its directory when
-// missing, and checks its schema and consistency. A file another process
-// holds fails with ErrInUse; a damaged one with ErrCorrupt; one from a
-// newer jibod with ErrSchema.
+// missing, and checks its structure, consistency and schema. A file another
+// process holds fails with ErrInUse; one from a newer jibod with ErrSchema.
+// A damaged file (cut short, overwritten, failing bbolt's consistency
+// check) or an empty one is renamed aside to path.damaged-TIME or
+// path.empty-TIME and a new, empty file started in its place, so the robot
+// starts; Open logs that at ERROR (WARN for an empty file), naming both
+// files and what was lost. Only when it cannot be set aside does Open fail,
+// with ErrCorrupt.
 func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("opening skill state: no file path given")
@@ -151,15 +158,12 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("opening skill state %s: creating its directory: %w", path, err)
 	}
-	db, err := openBolt(path, opts)
+	log := opts.Logger.With("component", "skill-state", "file", path)
+	db, err := openBolt(path, opts, log)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, path: path, log: opts.Logger.With("component", "skill-state", "file", path), now: opts.Now}
-	if err := s.check(); err != nil {
-		_ = db.Close()
-		return nil, err
-	}
+	s := &Store{db: db, path: path, log: log, now: opts.Now}
 	if err := s.initSchema(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -171,11 +175,15 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// openBolt opens the bbolt file, its failures as errors naming the file.
-func openBolt(path string, opts Options) (*bolt.DB, error) {
-	db, err := boltfile.Open(path, opts.LockTimeout, opts.MaxDBBytes)
+// openBolt opens the bbolt file, its failures as errors naming the file,
+// and reports a file set aside.
+func openBolt(path string, opts Options, log *slog.Logger) (*bolt.DB, error) {
+	db, aside, err := boltfile.Open(path, boltfile.Options{LockTimeout: opts.LockTimeout, MaxSize: opts.MaxDBBytes, Now: opts.Now})
 	switch {
 	case err == nil:
+		if aside != nil {
+			reportSetAside(log, aside)
+		}
 		return db, nil
 	case errors.Is(err, boltfile.ErrLocked):
 		return nil, fmt.Errorf("opening skill state %s: %w (another jibod running?): waited %v for its lock",
@@ -187,6 +195,19 @@ func openBolt(path string, opts Options) (*bolt.DB, error) {
 	return nil, fmt.Errorf("opening skill state %s: %w", path, err)
 }
 
+// reportSetAside says that a damaged or empty file was kept aside and what
+// the robot lost with it.
+func reportSetAside(log *slog.Logger, aside *boltfile.SetAside) {
+	if errors.Is(aside.Cause, boltfile.ErrEmpty) {
+		log.Warn("skill state file was empty, so whatever it held is lost: kept aside, starting with no skill conversations or timers",
+			"kept_as", aside.Path)
+		return
+	}
+	log.Error("skill state file was damaged: kept aside, starting with no skill conversations or timers "+
+		"(restore a backup over the new file, with jibod stopped, to get them back)",
+		"kept_as", aside.Path, "damage", aside.Cause)
+}
+
 // corruptAdvice tells the operator what to do about a damaged file.
 const corruptAdvice = "stop jibod, move the file aside (the skill conversations and timers it held are lost) " +
 	"or restore a backup, then start jibod again"
@@ -194,18 +215,6 @@ const corruptAdvice = "stop jibod, move the file aside (the skill conversations 
 // corrupt builds the ErrCorrupt error an operator sees at Open.
 func corrupt(path string, cause error) error {
 	return fmt.Errorf("opening skill state %s: %w (%v); %s", path, ErrCorrupt, cause, corruptAdvice)
-}
-
-// check runs bbolt's consistency check over the whole file.
-func (s *Store) check() error {
-	var problems error
-	if err := s.view(func(tx *bolt.Tx) error { problems = boltfile.Problems(tx); return nil }); err != nil {
-		return corrupt(s.path, err)
-	}
-	if problems != nil {
-		return corrupt(s.path, problems)
-	}
-	return nil
 }
 
 // initSchema creates the buckets of a new file, or checks an existing

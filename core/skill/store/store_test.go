@@ -225,63 +225,123 @@ func TestSchemaVersionCheckedAtOpen(t *testing.T) {
 	}
 }
 
-func TestCorruptFileIsRefusedWithAdvice(t *testing.T) {
+// A damaged state file never keeps the robot from starting (issue 22 item
+// 1): it is kept aside, named in an ERROR, and the robot carries on with
+// no skill state. The case of the issue is the first: 16 KiB kept of a
+// state file of 32 KiB or more, which crashed jibod with SIGBUS.
+func TestDamagedFileIsKeptAside(t *testing.T) {
 	// pageSize is bbolt's default page on these platforms.
 	pageSize := os.Getpagesize()
 	for _, tc := range []struct {
 		name    string
 		corrupt func(t *testing.T, raw []byte) []byte
+		says    string
 	}{
+		{"cut short to 16 KiB", func(t *testing.T, raw []byte) []byte {
+			require.GreaterOrEqual(t, len(raw), 32<<10)
+			return raw[:16<<10]
+		}, "it was cut short"},
 		{"not a database at all", func(t *testing.T, raw []byte) []byte {
 			return bytes.Repeat([]byte("jibo"), 8192)
-		}},
+		}, "neither meta page is valid"},
 		{"both meta pages destroyed", func(t *testing.T, raw []byte) []byte {
 			for i := 0; i < 2*pageSize; i++ {
 				raw[i] = 0xA5
 			}
 			return raw
-		}},
+		}, "neither meta page is valid"},
 		{"data pages overwritten", func(t *testing.T, raw []byte) []byte {
 			require.Greater(t, len(raw), 4*pageSize)
 			for i := 2 * pageSize; i < len(raw); i++ {
 				raw[i] = byte(i * 7)
 			}
 			return raw
-		}},
-		{"a data page overwritten", func(t *testing.T, raw []byte) []byte {
-			// Page 2 holds the root of a small file in bbolt v1.5; the
-			// meta and free-list pages are intact, so only the consistency
-			// check at Open finds the damage.
-			for i := 2 * pageSize; i < 3*pageSize; i++ {
-				raw[i] = byte(i * 13)
-			}
-			return raw
-		}},
+		}, "the file is damaged"},
 		{"truncated to half a page", func(t *testing.T, raw []byte) []byte {
 			return raw[:pageSize/2]
-		}},
+		}, "shorter than its two meta pages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, path := openTemp(t, Options{})
-			require.NoError(t, s.PutConversation(timerConversation("default", "timer")))
+			for i := range 12 {
+				require.NoError(t, s.PutConversation(timerConversation("s"+strconv.Itoa(i), "timer")))
+			}
 			require.NoError(t, s.Close())
 			raw, err := os.ReadFile(path)
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(path, tc.corrupt(t, raw), 0o600))
+			damaged := tc.corrupt(t, raw)
+			require.NoError(t, os.WriteFile(path, damaged, 0o600))
 
-			_, err = Open(path, Options{})
-			require.ErrorIs(t, err, ErrCorrupt)
-			msg := err.Error()
-			assert.Contains(t, msg, path)
-			assert.Contains(t, msg, "move the file aside")
-			// The failed open released the file: moving it aside and
-			// starting again works in the same process.
-			require.NoError(t, os.Rename(path, path+".bad"))
-			s2, err := Open(path, Options{LockTimeout: 50 * time.Millisecond})
+			var logs logBuffer
+			s2, err := Open(path, Options{Logger: logs.logger(), Now: func() time.Time { return t0 }})
+			require.NoError(t, err, "the robot starts")
+			defer s2.Close()
+			all, err := s2.Conversations()
 			require.NoError(t, err)
-			require.NoError(t, s2.Close())
+			assert.Empty(t, all, "a new, empty file took its place")
+			require.NoError(t, s2.PutConversation(timerConversation("default", "timer")), "and it works")
+
+			kept := path + ".damaged-20250314T092653Z"
+			got, err := os.ReadFile(kept)
+			require.NoError(t, err, "the damaged file is kept aside")
+			assert.Equal(t, damaged, got)
+			msg := logs.String()
+			assert.Contains(t, msg, "level=ERROR")
+			assert.Contains(t, msg, "skill state file was damaged: kept aside")
+			assert.Contains(t, msg, "file="+path)
+			assert.Contains(t, msg, "kept_as="+kept)
+			assert.Contains(t, msg, tc.says)
 		})
 	}
+}
+
+// An empty state file held data once (bbolt writes its meta pages as it
+// creates one): starting it again silently would hide the loss (issue 22
+// item 3). It is kept aside with a WARN.
+func TestEmptyFileIsKeptAsideWithAWarning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	var logs logBuffer
+	s, err := Open(path, Options{Logger: logs.logger(), Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.PutTimer(Timer{ID: "t1", SkillID: "timer", Due: t0}))
+	fi, err := os.Stat(path + ".empty-20250314T092653Z")
+	require.NoError(t, err, "the empty file is kept aside")
+	assert.Zero(t, fi.Size())
+	msg := logs.String()
+	assert.Contains(t, msg, "level=WARN")
+	assert.Contains(t, msg, "skill state file was empty, so whatever it held is lost")
+	assert.Contains(t, msg, "kept_as="+path+".empty-20250314T092653Z")
+
+	// A file created now is not a loss: nothing is said, nothing kept.
+	fresh := filepath.Join(t.TempDir(), "state.db")
+	logs.Reset()
+	s2, err := Open(fresh, Options{Logger: logs.logger()})
+	require.NoError(t, err)
+	require.NoError(t, s2.Close())
+	assert.Empty(t, logs.String())
+	names, err := filepath.Glob(fresh + ".*")
+	require.NoError(t, err)
+	assert.Empty(t, names)
+}
+
+// When the damaged file cannot be moved (every name for its copy is
+// taken), Open refuses it with ErrCorrupt and the advice.
+func TestDamagedFileThatCannotBeMovedIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	require.NoError(t, os.WriteFile(path, bytes.Repeat([]byte("jibo"), 8192), 0o600))
+	base := path + ".damaged-20250314T092653Z"
+	require.NoError(t, os.WriteFile(base, nil, 0o600))
+	for i := 2; i <= 100; i++ {
+		require.NoError(t, os.WriteFile(base+"-"+strconv.Itoa(i), nil, 0o600))
+	}
+	_, err := Open(path, Options{Now: func() time.Time { return t0 }})
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), path)
+	assert.Contains(t, err.Error(), "neither meta page is valid")
+	assert.Contains(t, err.Error(), "moving it aside: 100 names like")
+	assert.Contains(t, err.Error(), "move the file aside")
 }
 
 func TestClosedStoreSaysSo(t *testing.T) {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/openjibo/jibod/internal/ascii"
+	"github.com/openjibo/jibod/internal/strictjson"
 )
 
 // Timer limits.
@@ -45,14 +47,14 @@ type Timer struct {
 	Created time.Time `json:"created"`
 }
 
-var timerIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var timerIDRest = ascii.NewSet("A-Za-z0-9._-")
 
 // Validate checks a timer as PutTimer stores it. Errors name the member.
 func (t *Timer) Validate() error {
 	if err := checkText("id", t.ID, MaxTimerIDLen, true); err != nil {
 		return err
 	}
-	if !timerIDPattern.MatchString(t.ID) {
+	if !ascii.Name(t.ID, ascii.Alnum, timerIDRest, 0) {
 		return fieldErr("id", "%q: want [A-Za-z0-9][A-Za-z0-9._-]*", t.ID)
 	}
 	if err := firstErr(
@@ -157,7 +159,7 @@ func decodeTimer(key, val []byte) (Timer, error) {
 		return Timer{}, bad(fmt.Errorf("%d bytes, limit %d", len(val), MaxTimerBytes))
 	}
 	var t Timer
-	if err := json.Unmarshal(val, &t); err != nil {
+	if err := strictjson.Unmarshal(val, &t); err != nil {
 		return Timer{}, bad(fmt.Errorf("decoding: %w", err))
 	}
 	if err := t.Validate(); err != nil {

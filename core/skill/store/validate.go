@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openjibo/jibod/internal/ascii"
 )
 
 // Limits on what a record holds.
@@ -30,6 +31,10 @@ type field struct {
 
 func (f *field) Error() string { return f.name + ": " + f.msg }
 
+// fieldErr is not inlined: it runs on error paths only, and inlining would
+// copy its body into each of its many callers.
+//
+//go:noinline
 func fieldErr(name, format string, args ...any) error {
 	return &field{name: name, msg: fmt.Sprintf(format, args...)}
 }
@@ -54,15 +59,13 @@ func checkText(name, s string, max int, required bool) error {
 	return nil
 }
 
-var langPattern = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
-
 // checkLang accepts "" (the robot's default language) or a BCP 47-shaped
-// tag such as "en-US".
+// tag such as "en-US": `^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`.
 func checkLang(name, s string) error {
 	if s == "" {
 		return nil
 	}
-	if len(s) > MaxLangLen || !langPattern.MatchString(s) {
+	if len(s) > MaxLangLen || !ascii.Tag(s, 2, 8, 1, 8, -1) {
 		return fieldErr(name, "%q is not a language tag like en-US", truncate(s))
 	}
 	return nil

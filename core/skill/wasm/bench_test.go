@@ -2,7 +2,6 @@ package wasm
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -90,10 +89,8 @@ func BenchmarkExampleRecall(b *testing.B) {
 	require.NoError(b, err)
 	defer store.Close()
 	require.NoError(b, store.Set("community/memo", "memo", []byte(`{"text":"the keys are under the mat","at":"2026-11-22T09:00:00Z"}`)))
-	manifest, err := os.ReadFile(filepath.Join(memoDir, "manifest.json"))
-	require.NoError(b, err)
 	r := newRig(b, Config{Storage: store})
-	s := r.load(b, string(manifest), memoWasm)
+	s := r.loadMemo(b)
 	req := launch(s, "recall", nil)
 	for b.Loop() {
 		if _, err := s.Handle(context.Background(), req); err != nil {

@@ -25,6 +25,14 @@ const (
 	MaxFetches = 4
 	// MaxErrorMessage bounds the message a failed host call leaves.
 	MaxErrorMessage = 1024
+	// MaxDialogRenders bounds dialog_render calls per request.
+	MaxDialogRenders = 64
+	// MaxDialogNameBytes bounds a dialog's name.
+	MaxDialogNameBytes = 128
+	// MaxDialogSlotsBytes bounds the JSON of a render's slot values.
+	MaxDialogSlotsBytes = 16 << 10
+	// MaxDialogSlots bounds the slot values of one render.
+	MaxDialogSlots = 32
 )
 
 // callState is one request's (or one instance start-up's) dealings with
@@ -35,9 +43,11 @@ type callState struct {
 	// starting is true while the instance starts (_initialize): no
 	// request is being answered, so only log and clock calls are allowed.
 	starting bool
-	// request is the request's JSON and runtime its runtime context.
+	// request is the request's JSON, runtime its runtime context and
+	// lang its language.
 	request []byte
 	runtime protocol.RuntimeContext
+	lang    string
 	// response is what response_write was given.
 	response []byte
 	// result is the pending result of the last host call.
@@ -46,8 +56,8 @@ type callState struct {
 	// abort is why the call was stopped by the host.
 	abort error
 	// counts of calls limited per request.
-	logLines, writes, fetches int
-	droppedLogs               int
+	logLines, writes, fetches, dialogs int
+	droppedLogs                        int
 }
 
 type callKey struct{}
@@ -190,6 +200,7 @@ func abiFuncs() map[string]abiFunc {
 		"kv_delete":        {[]api.ValueType{i32, i32}, []api.ValueType{i32}, (*Skill).kvDelete},
 		"kv_keys":          {[]api.ValueType{i32, i32}, []api.ValueType{i32}, (*Skill).kvKeys},
 		"http_fetch":       {[]api.ValueType{i32, i32}, []api.ValueType{i32}, (*Skill).httpFetch},
+		"dialog_render":    {[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, (*Skill).dialogRender},
 	}
 }
 

@@ -27,10 +27,23 @@
 // Each skill has a runtime of its own whose linear memory is capped at the
 // manifest's limits.memory_mib (DefaultMemoryMiB when it gives none). A
 // call runs under the invoker's deadline and is stopped there, even in an
-// endless loop. Calls to one skill are made one at a time on one module
+// endless loop; so does starting an instance (its _initialize, then
+// jibo_abi_version), under StartTimeout (the manifest's timeout, at least
+// MinStartTimeout), at load, at `jibod skills install` and after a failed
+// call. LoadAll loads several
+// packages at once (MaxConcurrentLoads), so the robot starts with the
+// skills that load, at most about one start-up limit late.
+//
+// # Compile cache
+//
+// Compiled modules are kept in Config.CacheDir. The cache is derived data:
+// an entry that cannot be read (torn by a power cut, emptied, garbled) is
+// replaced by compiling its module again, with a WARN; see
+// docs/state-files.md. Calls to one skill are made one at a time on one module
 // instance, reused between calls; an instance that failed (trap, exit,
 // deadline, refused host call) is thrown away and the next call starts a
 // fresh one. A skill that fails MaxFailures calls in a row is disabled: its
-// calls fail at once until its package is installed again (jibod notices
-// the new files at the next call) or jibod restarts.
+// calls fail at once until it is replaced: its package installed again (the
+// install has the running robot load the new copy, package installed) or
+// jibod restarted.
 package wasm

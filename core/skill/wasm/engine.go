@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 
 	"github.com/openjibo/jibod/core/skill/protocol"
+	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
 )
 
@@ -26,11 +30,31 @@ const (
 	DefaultMaxFailures = 3
 	// MaxMaxFailures bounds Config.MaxFailures.
 	MaxMaxFailures = 100
-	// LoadTimeout bounds compiling, instantiating and checking one module
-	// at load (compiling a 3 MB Go module takes about a second here, more
-	// on a board).
-	LoadTimeout = 2 * time.Minute
+	// CompileTimeout bounds compiling and checking one module at load
+	// (compiling a 3 MB Go module takes about a second here, more on a
+	// board). None of the module's code runs then.
+	CompileTimeout = 2 * time.Minute
+	// MaxConcurrentLoads bounds the packages LoadAll loads at once.
+	MaxConcurrentLoads = 4
 )
+
+// MinStartTimeout is the least StartTimeout gives a start. Starting is
+// mostly a language runtime setting itself up, whose time the board (the
+// interpreter on 32-bit ARM is about ten times slower) and its load at
+// boot decide more than the skill; a start that fails leaves the skill out
+// until jibod restarts, so a per-call timeout of 100 ms must not be its
+// whole budget.
+const MinStartTimeout = 5 * time.Second
+
+// StartTimeout bounds starting an instance of a skill with manifest m (its
+// _initialize, then jibo_abi_version) outside a call: the manifest's
+// timeout (registry.DefaultTimeout, 10 s, when it gives none), or
+// MinStartTimeout when that is longer. A module still running then is
+// stopped and the start fails. A start inside a call (after a failed one)
+// has the call's deadline too.
+func StartTimeout(m *registry.Manifest) time.Duration {
+	return max(m.EffectiveTimeout(), MinStartTimeout)
+}
 
 // Storage is the skills' key-value storage (core/skill/wasm/kv), scoped by
 // manifest id.
@@ -44,7 +68,9 @@ type Storage interface {
 // Config configures an Engine.
 type Config struct {
 	// CacheDir keeps compiled modules across restarts (created 0700); ""
-	// keeps them in memory for the engine's life.
+	// keeps them in memory for the engine's life. An entry that cannot be
+	// read (torn, empty, garbled) is replaced by compiling its module
+	// again, with a WARN.
 	CacheDir string
 	// Storage backs the storage host functions; nil means none (they
 	// fail with CodeInternal).
@@ -119,16 +145,19 @@ func New(cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("wasm engine: compile cache %s: %w", cfg.CacheDir, err)
 		}
 		e.cache = c
+		sweepRecompiles(cfg.CacheDir, time.Now())
 	}
 	e.http = newHTTPClient(cfg.Transport)
 	return e, nil
 }
 
-// Load compiles and checks the package's module and starts its first
-// instance: the manifest is already valid (skillpkg.Read checked it), and
-// nothing of the module runs before its imports and exports are checked.
-// Errors wrap ErrBadModule, ErrMissingExport, ErrUnknownImport,
-// ErrABIVersion, ErrMemoryLimit, ErrTrap or ErrExit.
+// Load compiles and checks the package's module (within CompileTimeout)
+// and starts its first instance (within StartTimeout): the manifest is
+// already valid (skillpkg.Read checked it), and nothing of the module runs
+// before its imports and exports are checked. Errors wrap ErrBadModule,
+// ErrMissingExport, ErrUnknownImport, ErrABIVersion, ErrMemoryLimit,
+// ErrTrap, ErrExit or, for a start stopped at its deadline,
+// context.DeadlineExceeded.
 func (e *Engine) Load(ctx context.Context, p *skillpkg.Package) (*Skill, error) {
 	e.mu.Lock()
 	closed := e.closed
@@ -136,7 +165,7 @@ func (e *Engine) Load(ctx context.Context, p *skillpkg.Package) (*Skill, error) 
 	if closed {
 		return nil, fmt.Errorf("loading skill %s: wasm engine %w", p.Manifest.ID, ErrClosed)
 	}
-	ctx, cancel := context.WithTimeout(ctx, LoadTimeout)
+	ctx, cancel := context.WithTimeout(ctx, CompileTimeout)
 	defer cancel()
 	s, err := newSkill(ctx, e, p)
 	if err != nil {
@@ -150,6 +179,58 @@ func (e *Engine) Load(ctx context.Context, p *skillpkg.Package) (*Skill, error) 
 	}
 	e.skills[s] = struct{}{}
 	return s, nil
+}
+
+// Loaded is how the load of one package LoadAll was given went.
+type Loaded struct {
+	// Dir is the package's folder.
+	Dir string
+	// ID is its manifest's id; "" when the package could not be read.
+	ID string
+	// Stamp identifies the copy of the package that was read.
+	Stamp skillpkg.Stamp
+	// Skill is the loaded skill; nil when Err is set.
+	Skill *Skill
+	// Err says why it was not loaded.
+	Err error
+}
+
+// LoadAll reads the packages in dirs and loads them as Load does, several
+// at once (at most MaxConcurrentLoads), so a few modules that take their
+// whole start-up limit delay the robot by about one limit rather than one
+// each. check, when not nil, runs on each package read before its module
+// is loaded; a package it refuses is not loaded. LoadAll returns when every
+// load has ended, with how each went in the order of dirs.
+func (e *Engine) LoadAll(ctx context.Context, dirs []string, check func(context.Context, *skillpkg.Package) error) []Loaded {
+	out := make([]Loaded, len(dirs))
+	sem := make(chan struct{}, MaxConcurrentLoads)
+	var wg sync.WaitGroup
+	for i, dir := range dirs {
+		out[i].Dir = dir
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i].ID, out[i].Stamp, out[i].Skill, out[i].Err = e.loadDir(ctx, dir, check)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (e *Engine) loadDir(ctx context.Context, dir string, check func(context.Context, *skillpkg.Package) error) (string, skillpkg.Stamp, *Skill, error) {
+	p, err := skillpkg.Read(dir)
+	if err != nil {
+		return "", skillpkg.Stamp{}, nil, err
+	}
+	if check != nil {
+		if err := check(ctx, p); err != nil {
+			return p.Manifest.ID, p.Stamp, nil, err
+		}
+	}
+	s, err := e.Load(ctx, p)
+	return p.Manifest.ID, p.Stamp, s, err
 }
 
 // Check loads the package as Load does, then unloads it: what `jibod skills
@@ -178,6 +259,27 @@ func (e *Engine) Close(ctx context.Context) error {
 	errs = append(errs, e.cache.Close(context.WithoutCancel(ctx)))
 	e.http.CloseIdleConnections()
 	return errors.Join(errs...)
+}
+
+// staleRecompile is the age past which a recompile folder is left over from
+// a process that stopped in the middle of one, not in use.
+const staleRecompile = time.Hour
+
+// sweepRecompiles removes the recompile folders (see Skill.recompile) that
+// processes stopped in the middle of one left in the cache folder.
+func sweepRecompiles(dir string, now time.Time) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if !de.IsDir() || !strings.HasPrefix(de.Name(), healPrefix) {
+			continue
+		}
+		if fi, err := de.Info(); err == nil && now.Sub(fi.ModTime()) > staleRecompile {
+			_ = os.RemoveAll(filepath.Join(dir, de.Name()))
+		}
+	}
 }
 
 func (e *Engine) forget(s *Skill) {

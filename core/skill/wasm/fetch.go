@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/strictjson"
 	"github.com/openjibo/jibod/sdk/wasmskill"
 )
 
@@ -101,7 +102,7 @@ var forbiddenHeaders = map[string]bool{"Host": true, "Content-Length": true, "Tr
 func (s *Skill) fetch(ctx context.Context, cs *callState, raw []byte) int32 {
 	const fn = "http_fetch"
 	var fr fetchRequest
-	if err := json.Unmarshal(raw, &fr); err != nil {
+	if err := strictjson.Unmarshal(raw, &fr); err != nil {
 		return cs.fail(fn, wasmskill.CodeInvalid, "reading the request: "+err.Error())
 	}
 	if fr.Method == "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/wasm/kv"
@@ -239,4 +240,37 @@ func (s *Skill) httpFetch(ctx context.Context, cs *callState, m api.Module, stac
 	}
 	raw := cs.read(fn, m, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]), MaxFetchRequestBytes)
 	codeResult(stack, s.fetch(ctx, cs, raw))
+}
+
+func (s *Skill) dialogRender(_ context.Context, cs *callState, m api.Module, stack []uint64) {
+	const fn = "dialog_render"
+	cs.duringRequest(fn)
+	name := string(cs.read(fn, m, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]), MaxDialogNameBytes))
+	raw := cs.read(fn, m, api.DecodeU32(stack[2]), api.DecodeU32(stack[3]), MaxDialogSlotsBytes)
+	if cs.dialogs++; cs.dialogs > MaxDialogRenders {
+		codeResult(stack, cs.fail(fn, wasmskill.CodeLimit, "over the dialog renders allowed per request"))
+		return
+	}
+	var slots map[string]string
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &slots); err != nil {
+			codeResult(stack, cs.fail(fn, wasmskill.CodeInvalid, "slots: want a JSON object of strings: "+err.Error()))
+			return
+		}
+		if len(slots) > MaxDialogSlots {
+			codeResult(stack, cs.fail(fn, wasmskill.CodeInvalid, fmt.Sprintf("%d slots, limit %d", len(slots), MaxDialogSlots)))
+			return
+		}
+	}
+	text, err := s.dialogs.Render(cs.lang, name, slots)
+	switch {
+	case errors.Is(err, skill.ErrNoDialog):
+		codeResult(stack, cs.fail(fn, wasmskill.CodeNotFound, err.Error()))
+		return
+	case err != nil:
+		codeResult(stack, cs.fail(fn, wasmskill.CodeInvalid, err.Error()))
+		return
+	}
+	s.log.Debug("host call", "fn", fn, "dialog", name)
+	codeResult(stack, cs.ok([]byte(text)))
 }

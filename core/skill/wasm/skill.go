@@ -1,13 +1,14 @@
 package wasm
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,8 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -39,11 +42,13 @@ type Skill struct {
 	m   *registry.Manifest
 	log *slog.Logger
 
-	// sem admits one call (or reload, or close) at a time; mod and pkg
+	// sem admits one call (or close) at a time; mod and pkg
 	// belong to its holder.
 	sem chan struct{}
 	mod *module
 	pkg *skillpkg.Package
+	// dialogs are the package's .dialog files, expanded at load.
+	dialogs *skill.LocaleDialogs
 	// current is mod, for Close to stop a call it cannot wait for.
 	current atomic.Pointer[module]
 
@@ -60,7 +65,10 @@ type Skill struct {
 // module is a compiled module in its own runtime, and its instance once
 // started.
 type module struct {
-	rt       wazero.Runtime
+	rt wazero.Runtime
+	// cache is the compile cache of this module alone, when it has one
+	// (see recompile); closed with it.
+	cache    wazero.CompilationCache
 	compiled wazero.CompiledModule
 	limit    uint32 // memory limit, bytes
 	inst     api.Module
@@ -69,7 +77,11 @@ type module struct {
 }
 
 func (md *module) close(ctx context.Context) error {
-	return md.rt.Close(ctx) // closes the instance too
+	err := md.rt.Close(ctx) // closes the instance too
+	if md.cache != nil {
+		err = errors.Join(err, md.cache.Close(ctx))
+	}
+	return err
 }
 
 // memoryMiB is the memory limit of m.
@@ -88,6 +100,15 @@ func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, erro
 	m := p.Manifest.Normalized()
 	s := &Skill{e: e, m: m, pkg: p, sem: make(chan struct{}, 1),
 		log: e.log.With("skill", m.ID)}
+	loc, err := intent.LoadLocale(p.Locale, ".")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", skillpkg.ErrInvalid, skillpkg.LocaleDir, err)
+	}
+	// Expanded now, so a dialog that cannot render fails the install,
+	// not the conversation.
+	if s.dialogs, err = skill.NewLocaleDialogs(loc, nil); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", skillpkg.ErrInvalid, skillpkg.LocaleDir, err)
+	}
 	mod, err := s.compile(ctx, p.Module)
 	if err != nil {
 		return nil, err
@@ -103,17 +124,82 @@ func newSkill(ctx context.Context, e *Engine, p *skillpkg.Package) (*Skill, erro
 }
 
 // compile builds the module's runtime (memory cap, WASI, host API) and
-// compiles and checks the module in it.
+// compiles and checks the module in it, through the engine's compile
+// cache. The cache is derived data: a module that does not compile through
+// it is compiled again beside it (see recompile).
 func (s *Skill) compile(ctx context.Context, code []byte) (*module, error) {
+	md, compileErr, err := s.compileWith(ctx, code, s.e.cache)
+	if err == nil || !compileErr || s.e.cfg.CacheDir == "" {
+		return md, err
+	}
+	return s.recompile(ctx, code, err)
+}
+
+// recompile compiles a module that failed to compile through the engine's
+// compile cache with a cache of its own in a new folder beside it. When it
+// compiles there, the module is sound and the cache's entry for it was not
+// (a torn, empty or garbled file): the entry just written replaces it, with
+// a WARN, and the module runs from this compilation. When it does not, the
+// module itself is bad and first, its error, is returned.
+func (s *Skill) recompile(ctx context.Context, code []byte, first error) (*module, error) {
+	dir := s.e.cfg.CacheDir
+	tmp, err := os.MkdirTemp(dir, healPrefix)
+	if err != nil {
+		return nil, first
+	}
+	defer os.RemoveAll(tmp)
+	c, err := wazero.NewCompilationCacheWithDir(tmp)
+	if err != nil {
+		return nil, first
+	}
+	md, _, err := s.compileWith(ctx, code, c)
+	if err != nil {
+		_ = c.Close(context.WithoutCancel(ctx))
+		return nil, first
+	}
+	md.cache = c
+	s.log.Warn("wasm compile cache entry unreadable: discarded, and the module compiled again", "cache", dir, "err", first)
+	if err := replaceEntries(tmp, dir); err != nil {
+		s.log.Warn("wasm compile cache entry not replaced; the module is compiled again at the next start", "cache", dir, "err", err)
+	}
+	return md, nil
+}
+
+// healPrefix starts the names of the folders recompile works in.
+const healPrefix = ".recompile-"
+
+// replaceEntries moves the cache entries under from to the same places
+// under to, each replacing what was there in one rename.
+func replaceEntries(from, to string) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || strings.HasSuffix(p, ".tmp") {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		return os.Rename(p, dst)
+	})
+}
+
+// compileWith is compile through cache; compileErr says the module itself
+// did not compile (rather than the runtime around it not start, or the
+// compiled module not pass the checks).
+func (s *Skill) compileWith(ctx context.Context, code []byte, cache wazero.CompilationCache) (_ *module, compileErr bool, _ error) {
 	limit := uint32(memoryMiB(s.m)) * (1 << 20 / pageBytes)
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(limit).
-		WithCompilationCache(s.e.cache))
+		WithCompilationCache(cache))
 	md := &module{rt: rt, limit: limit * pageBytes}
-	fail := func(err error) (*module, error) {
+	fail := func(err error) (*module, bool, error) {
 		_ = rt.Close(context.WithoutCancel(ctx))
-		return nil, err
+		return nil, false, err
 	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		return fail(fmt.Errorf("starting WASI: %w", err))
@@ -127,16 +213,17 @@ func (s *Skill) compile(ctx context.Context, code []byte) (*module, error) {
 	}
 	compiled, err := rt.CompileModule(ctx, code)
 	if err != nil {
+		_ = rt.Close(context.WithoutCancel(ctx))
 		if strings.Contains(err.Error(), "memory") && strings.Contains(err.Error(), "limit") {
-			return fail(fmt.Errorf("%w: its initial memory is over limits.memory_mib (%d MiB): %v", ErrMemoryLimit, memoryMiB(s.m), err))
+			return nil, true, fmt.Errorf("%w: its initial memory is over limits.memory_mib (%d MiB): %v", ErrMemoryLimit, memoryMiB(s.m), err)
 		}
-		return fail(fmt.Errorf("%w: %v", ErrBadModule, err))
+		return nil, true, fmt.Errorf("%w: %v", ErrBadModule, err)
 	}
 	md.compiled = compiled
 	if err := checkModule(compiled); err != nil {
 		return fail(err)
 	}
-	return md, nil
+	return md, false, nil
 }
 
 // hostFunc adapts a host function: it finds the call's state and logs
@@ -152,8 +239,11 @@ func (s *Skill) hostFunc(fn func(*Skill, context.Context, *callState, api.Module
 }
 
 // start instantiates the module (running its _initialize) and checks its
-// ABI version. The holder of sem calls it.
+// ABI version, within StartTimeout. The holder of sem calls it.
 func (s *Skill) start(ctx context.Context) error {
+	limit := StartTimeout(s.m)
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	md := s.mod
 	md.out = &output{s: s}
 	cs := &callState{s: s, starting: true}
@@ -168,14 +258,22 @@ func (s *Skill) start(ctx context.Context) error {
 		WithSysWalltime().WithSysNanotime().
 		WithNanosleep(func(ns int64) { time.Sleep(min(time.Duration(ns), maxSleepSlice)) }).
 		WithRandSource(rand.Reader)
+	// explainStart says what a start that failed in fn did.
+	explainStart := func(fn string, err error) error {
+		err = s.explain(ctx, cs, md, err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%s did not return within %v, its start-up limit: %w", fn, limit, err)
+		}
+		return err
+	}
 	inst, err := md.rt.InstantiateModule(ctx, md.compiled, cfg)
 	if err != nil {
-		return fmt.Errorf("starting the module: %w", s.explain(ctx, cs, md, err))
+		return fmt.Errorf("starting the module: %w", explainStart("_initialize", err))
 	}
 	res, err := inst.ExportedFunction(wasmskill.ExportABIVersion).Call(ctx)
 	if err != nil {
 		_ = inst.Close(context.WithoutCancel(ctx))
-		return fmt.Errorf("asking the module's ABI version: %w", s.explain(ctx, cs, md, err))
+		return fmt.Errorf("asking the module's ABI version: %w", explainStart(wasmskill.ExportABIVersion, err))
 	}
 	if v := api.DecodeI32(res[0]); v != wasmskill.ABIVersion {
 		_ = inst.Close(context.WithoutCancel(ctx))
@@ -236,14 +334,15 @@ func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 		return nil, fmt.Errorf("waiting for the module's previous call: %w", context.Cause(ctx))
 	}
 	defer func() { <-s.sem }()
-	if err := s.usable(ctx); err != nil {
+	if err := s.usable(); err != nil {
 		return nil, err
 	}
 	var rc protocol.RuntimeContext
+	lang := ""
 	if req.Data != nil {
-		rc = req.Data.Runtime
+		rc, lang = req.Data.Runtime, req.Data.General.Lang
 	}
-	resp, err := s.call(ctx, in, rc)
+	resp, err := s.call(ctx, in, rc, lang)
 	s.account(ctx, err)
 	s.mu.Lock()
 	on := !s.closed && s.disabled == nil
@@ -269,23 +368,21 @@ func (s *Skill) warm() {
 		if off || s.mod.inst != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), LoadTimeout)
-		defer cancel()
-		if err := s.start(ctx); err != nil {
+		if err := s.start(context.Background()); err != nil {
 			s.log.Warn("starting a fresh instance", "err", err) // the next call tries again
 		}
 	}()
 }
 
 // call makes one call into the module; the holder of sem calls it.
-func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext) (*protocol.Response, error) {
+func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext, lang string) (*protocol.Response, error) {
 	if s.mod.inst == nil {
 		if err := s.start(ctx); err != nil {
 			return nil, err
 		}
 	}
 	md := s.mod
-	cs := &callState{s: s, request: in, runtime: rc}
+	cs := &callState{s: s, request: in, runtime: rc, lang: lang}
 	cctx := withCall(ctx, cs)
 	md.out.begin(cs)
 	res, err := md.handle.Call(cctx, uint64(len(in)))
@@ -368,111 +465,17 @@ func (s *Skill) account(ctx context.Context, err error) {
 	}
 }
 
-// usable reports why the skill cannot be called. A disabled skill whose
-// package was installed again since it was loaded is reloaded first. The
-// holder of sem calls it.
-func (s *Skill) usable(ctx context.Context) error {
-	s.mu.Lock()
-	closed, disabled := s.closed, s.disabled
-	s.mu.Unlock()
-	if closed {
-		return fmt.Errorf("skill %s: %w", s.m.ID, ErrClosed)
-	}
-	if disabled == nil {
-		return nil
-	}
-	if st, err := skillpkg.StampOf(s.pkg.Dir); err == nil && !st.Same(s.pkg.Stamp) {
-		s.reload(ctx)
-	}
+// usable reports why the skill cannot be called. The holder of sem calls
+// it. A disabled skill stays off until it is replaced: installed again (the
+// install makes the running robot load the new copy, package installed)
+// or loaded at a restart.
+func (s *Skill) usable() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("skill %s: %w", s.m.ID, ErrClosed)
+	}
 	return s.disabled
-}
-
-// reload replaces a disabled skill's module by the one installed since,
-// when the manifest, locale and rules are unchanged (they are registered
-// with the robot, so changing them takes a restart).
-func (s *Skill) reload(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LoadTimeout)
-	defer cancel()
-	p, err := skillpkg.Read(s.pkg.Dir)
-	setDisabled := func(err error) {
-		s.mu.Lock()
-		s.disabled = err
-		s.mu.Unlock()
-	}
-	if err != nil {
-		s.log.Warn("wasm skill reinstalled, but its package is unusable", "err", err)
-		return
-	}
-	// Later calls need not read the package again for the same copy.
-	stale := func() {
-		cp := *s.pkg
-		cp.Stamp = p.Stamp
-		s.pkg = &cp
-	}
-	if !sameManifest(p.Manifest, s.m) || !sameTree(p.Locale, s.pkg.Locale) || !sameTree(p.Rules, s.pkg.Rules) {
-		stale()
-		setDisabled(fmt.Errorf("skill %s is %w: it was installed again with a different manifest, locale or rules; restart jibod to load it",
-			s.m.ID, ErrDisabled))
-		return
-	}
-	md, err := s.compile(ctx, p.Module)
-	if err == nil {
-		old := s.mod
-		s.mod = md
-		if err = s.start(ctx); err != nil {
-			s.mod = old
-			_ = md.close(ctx)
-		} else {
-			s.current.Store(md)
-			_ = old.close(ctx)
-		}
-	}
-	if err != nil {
-		stale()
-		setDisabled(fmt.Errorf("skill %s is %w: its reinstalled module does not load: %w", s.m.ID, ErrDisabled, err))
-		return
-	}
-	s.pkg = p
-	s.mu.Lock()
-	s.failures, s.disabled = 0, nil
-	s.mu.Unlock()
-	s.log.Info("wasm skill reloaded after reinstall", "dir", p.Dir)
-}
-
-func sameManifest(a, b *registry.Manifest) bool {
-	ja, erra := a.Normalized().MarshalJSON()
-	jb, errb := b.Normalized().MarshalJSON()
-	return erra == nil && errb == nil && bytes.Equal(ja, jb)
-}
-
-// sameTree reports whether two in-memory trees hold the same files.
-func sameTree(a, b fs.FS) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	files := func(t fs.FS) map[string]string {
-		out := map[string]string{}
-		_ = fs.WalkDir(t, ".", func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				data, _ := fs.ReadFile(t, p)
-				out[p] = string(data)
-			}
-			return nil
-		})
-		return out
-	}
-	fa, fb := files(a), files(b)
-	if len(fa) != len(fb) {
-		return false
-	}
-	for k, v := range fa {
-		if w, ok := fb[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // Close unloads the skill once the call in progress has ended, or, when

@@ -28,13 +28,15 @@ import (
 )
 
 // hostileManifest is the manifest of the hostile test skill; extra adds
-// members (`"permissions": [...]` replaces the default).
+// members (`"permissions": [...]` replaces the default). Its timeout is
+// long so that calls which should answer do so on a loaded CI machine;
+// tests of the deadline give their own.
 func hostileManifest(extra string) string {
 	m := map[string]json.RawMessage{
 		"id": json.RawMessage(`"test/hostile"`), "version": json.RawMessage(`"1.0.0"`),
 		"name": json.RawMessage(`"Hostile"`), "description": json.RawMessage(`"Misbehaves on purpose."`),
 		"permissions": json.RawMessage(`["speech", "listen"]`), "safety_level": json.RawMessage(`"low"`),
-		"timeout": json.RawMessage(`"500ms"`), "limits": json.RawMessage(`{"memory_mib": 16, "calls_per_minute": 600}`),
+		"timeout": json.RawMessage(`"10s"`), "limits": json.RawMessage(`{"memory_mib": 16, "calls_per_minute": 600}`),
 	}
 	if extra != "" {
 		var o map[string]json.RawMessage
@@ -49,7 +51,7 @@ func hostileManifest(extra string) string {
 	return string(b)
 }
 
-var testLocale = map[string]string{"en-us/ok.intent": "are you ok\n"}
+var testLocale = map[string]string{"en-us/ok.intent": "are you ok\n", "en-us/greet.dialog": "Hello, {name}.\n"}
 
 // writePkg lays out a package and reads it back.
 func writePkg(t testing.TB, manifest string, module []byte) *skillpkg.Package {
@@ -88,6 +90,20 @@ func newRig(t testing.TB, cfg Config) *rig {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.iv.Close(context.Background()) })
 	return r
+}
+
+// loadMemo loads the example skill as its package lays it out: its own
+// manifest and locale (with its dialogs), and its module.
+func (r *rig) loadMemo(t testing.TB) *Skill {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "memo")
+	require.NoError(t, wasmtest.CopyDir(memoDir, dir))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "skill.wasm"), memoWasm, 0o644))
+	p, err := skillpkg.Read(dir)
+	require.NoError(t, err)
+	s, err := r.e.Load(context.Background(), p)
+	require.NoError(t, err)
+	return s
 }
 
 func (r *rig) load(t testing.TB, manifest string, module []byte) *Skill {
@@ -130,14 +146,12 @@ var nativeManifest = &registry.Manifest{ID: "jibo/native", Version: "1.0.0", Nam
 
 func TestExampleSkillRemembersAcrossRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skilldata.db")
-	manifest, err := os.ReadFile(filepath.Join(memoDir, "manifest.json"))
-	require.NoError(t, err)
 	session := func(steps func(r *rig, s *Skill)) {
 		store, err := kv.Open(path, kv.Options{})
 		require.NoError(t, err)
 		defer store.Close()
 		r := newRig(t, Config{Storage: store})
-		s := r.load(t, string(manifest), memoWasm)
+		s := r.loadMemo(t)
 		steps(r, s)
 		require.NoError(t, r.e.Close(context.Background()))
 	}
@@ -147,7 +161,7 @@ func TestExampleSkillRemembersAcrossRestart(t *testing.T) {
 		assert.Equal(t, "You haven't asked me to remember anything.", spoken(t, reply))
 		reply, err = r.call(s, "remember", map[string]string{"memo": "the keys are under the mat"})
 		require.NoError(t, err)
-		assert.Equal(t, "OK, I'll remember that the keys are under the mat.", spoken(t, reply))
+		assert.Regexp(t, `^(OK,|Got it\.) I'll remember that the keys are under the mat\.$`, spoken(t, reply), "a line of remembered.dialog")
 		assert.Equal(t, invoke.OutcomeOK, reply.Record.Outcome)
 		assert.Equal(t, "community/memo", reply.Record.Skill, "Wasm calls are recorded like native ones")
 		assert.Contains(t, r.logs.String(), "remembered 26 bytes", "the module's log line, tagged with the skill")
@@ -159,7 +173,7 @@ func TestExampleSkillRemembersAcrossRestart(t *testing.T) {
 		assert.Regexp(t, `^At \d+:\d\d [AP]M today you asked me to remember: the keys are under the mat\.$`, spoken(t, reply))
 		reply, err = r.call(s, "forget", nil)
 		require.NoError(t, err)
-		assert.Equal(t, "OK, I've forgotten it.", spoken(t, reply))
+		assert.Regexp(t, `^(OK, I've forgotten it|Done, it's forgotten)\.$`, spoken(t, reply), "a line of forgotten.dialog")
 		reply, err = r.call(s, "recall", nil)
 		require.NoError(t, err)
 		assert.Equal(t, "You haven't asked me to remember anything.", spoken(t, reply))
@@ -427,13 +441,15 @@ func TestAskKeepsSession(t *testing.T) {
 	assert.Equal(t, invoke.OutcomeDenied, reply.Record.Outcome)
 }
 
-func TestDisabledUntilReinstalled(t *testing.T) {
+func TestDisabledUntilReplaced(t *testing.T) {
 	r := newRig(t, Config{MaxFailures: 2})
-	// The call after a reinstall reloads the module first, within its
-	// own timeout.
 	p := writePkg(t, hostileManifest(`"timeout": "10s"`), hostileWasm)
 	s, err := r.e.Load(context.Background(), p)
 	require.NoError(t, err)
+	_, err = r.call(s, "exit", nil)
+	require.ErrorIs(t, err, ErrExit)
+	_, err = r.call(s, "ok", nil)
+	require.NoError(t, err, "one failure does not disable it")
 	for range 2 {
 		_, err = r.call(s, "exit", nil)
 		require.ErrorIs(t, err, ErrExit)
@@ -442,30 +458,17 @@ func TestDisabledUntilReinstalled(t *testing.T) {
 	require.ErrorIs(t, err, ErrDisabled)
 	assert.ErrorContains(t, err, "skill test/hostile is disabled after 2 failed calls in a row (the last: exited with code 3")
 	assert.Equal(t, invoke.OutcomeFailed, reply.Record.Outcome, "a disabled skill's calls are recorded")
+	assert.Equal(t, 2, s.Status().Failures)
 
-	// Installed again with a different manifest: a restart is needed.
-	later := time.Now().Add(time.Minute)
-	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "manifest.json"), []byte(hostileManifest(`"timeout": "10s", "version": "1.0.1"`)), 0o644))
-	require.NoError(t, os.Chtimes(filepath.Join(p.Dir, "manifest.json"), later, later))
-	_, err = r.call(s, "ok", nil)
-	require.ErrorIs(t, err, ErrDisabled)
-	assert.ErrorContains(t, err, "installed again with a different manifest, locale or rules; restart jibod")
-
-	// Installed again unchanged: reloaded at the next call.
-	later = later.Add(time.Minute)
-	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "manifest.json"), []byte(hostileManifest(`"timeout": "10s"`)), 0o644))
-	require.NoError(t, os.Chtimes(filepath.Join(p.Dir, "manifest.json"), later, later))
-	reply, err = r.call(s, "ok", nil)
+	// Installed again, the robot loads a new copy in its place (package
+	// installed); the disabled one stays off.
+	again, err := r.e.Load(context.Background(), p)
+	require.NoError(t, err)
+	reply, err = r.call(again, "ok", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "All is well.", spoken(t, reply))
-	assert.Equal(t, Status{}, s.Status())
-	assert.Contains(t, r.logs.String(), "wasm skill reloaded after reinstall")
-
-	// A success resets the count: one failure no longer disables it.
-	_, err = r.call(s, "exit", nil)
-	require.ErrorIs(t, err, ErrExit)
 	_, err = r.call(s, "ok", nil)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, ErrDisabled)
 }
 
 func TestCancelledCallsDoNotCount(t *testing.T) {
@@ -526,4 +529,62 @@ func TestCloseStopsARunningCall(t *testing.T) {
 	require.Error(t, err, "the looping call ends when its module is closed")
 	_, err = s.Handle(context.Background(), launch(s, "ok", nil))
 	assert.ErrorIs(t, err, ErrClosed)
+}
+
+// A skill renders its package's .dialog files through dialog_render, in
+// the request's language (or one with the same primary language); what it
+// cannot render fails the host call with a code and a message, never the
+// request.
+func TestDialogRender(t *testing.T) {
+	r := newRig(t, Config{})
+	s := r.load(t, hostileManifest(""), hostileWasm)
+	say := func(lang string, entities map[string]string) string {
+		t.Helper()
+		req := launch(s, "dialog", entities)
+		req.Data.General.Lang = lang
+		reply, err := r.iv.Call(context.Background(), s.Manifest(), s.Handle, req)
+		require.NoError(t, err)
+		return spoken(t, reply)
+	}
+	for _, tt := range []struct {
+		name, lang string
+		entities   map[string]string
+		want       string
+	}{
+		{"slot filled", "en-US", map[string]string{"dialog": "greet", "name": "Sam"}, "said: Hello, Sam."},
+		{"a value is never read as a slot", "en-US", map[string]string{"dialog": "greet", "name": "{name}"}, "said: Hello, {name}."},
+		{"same primary language", "en-GB", map[string]string{"dialog": "greet", "name": "Sam"}, "said: Hello, Sam."},
+		{"slot missing", "en-US", map[string]string{"dialog": "greet"},
+			`dialog failed: dialog_render: dialog "greet": slot {name}: dialog slot without a value (code -1)`},
+		{"no such dialog", "en-US", map[string]string{"dialog": "nope"},
+			`dialog failed: dialog_render: no such dialog: "nope" in en-us (code -2)`},
+		{"no such language", "de-DE", map[string]string{"dialog": "greet", "name": "Sam"},
+			`dialog failed: dialog_render: no such dialog: no dialogs in de-de (the skill has en-us) (code -2)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, say(tt.lang, tt.entities))
+		})
+	}
+	reply, err := r.call(s, "dialog_flood", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "flood: dialog_render: over the dialog renders allowed per request (code -7)", spoken(t, reply))
+}
+
+// A .dialog whose lines declare different slots (GRM-16) or that does not
+// expand is refused when the package is read, before anything installs.
+func TestBadDialogIsRefused(t *testing.T) {
+	for name, text := range map[string]string{
+		"different slots":   "Hello, {name}.\nHello, {who}.\n",
+		"unbalanced groups": "Hello (there.\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "pkg")
+			require.NoError(t, wasmtest.WritePackage(dir, hostileManifest(""), hostileWasm,
+				map[string]string{"en-us/ok.intent": "are you ok\n", "en-us/greet.dialog": text}))
+			_, err := skillpkg.Read(dir)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, skillpkg.ErrInvalid)
+			assert.ErrorContains(t, err, "greet.dialog")
+		})
+	}
 }

@@ -4,6 +4,9 @@
 // reactor, GOOS=wasip1 GOARCH=wasm -buildmode=c-shared) and install it
 // with `jibod skills install bin/wasm-skills/memo`.
 //
+// What it says is in its .dialog files (locale/en-us/), which the robot
+// renders for it: a line at random, the slots filled.
+//
 // The handler is plain Go, tested on the developer's machine with a fake
 // Host (skill_test.go); only the export in export_wasip1.go is specific to
 // WebAssembly.
@@ -42,18 +45,27 @@ func respond(h wasmskill.Host, req *wasmskill.Request) (*wasmskill.Response, err
 		if err := h.Delete(memoKey); err != nil {
 			return nil, err
 		}
-		return wasmskill.Say("OK, I've forgotten it."), nil
+		return say(h, "forgotten", nil)
 	}
 	return nil, fmt.Errorf("no intent %q in this skill", req.Intent)
+}
+
+// say answers with one of the skill's dialogs.
+func say(h wasmskill.Host, dialog string, slots map[string]string) (*wasmskill.Response, error) {
+	text, err := h.Dialog(dialog, slots)
+	if err != nil {
+		return nil, err
+	}
+	return wasmskill.Say(text), nil
 }
 
 func remember(h wasmskill.Host, req *wasmskill.Request) (*wasmskill.Response, error) {
 	text := strings.TrimSpace(req.Entity("memo"))
 	if text == "" {
-		return wasmskill.Say("What should I remember?"), nil
+		return say(h, "what", nil)
 	}
 	if len(text) > maxMemo {
-		return wasmskill.Say("That's too long for me to remember."), nil
+		return say(h, "too_long", nil)
 	}
 	b, err := json.Marshal(memo{Text: text, At: h.Now()})
 	if err != nil {
@@ -61,18 +73,18 @@ func remember(h wasmskill.Host, req *wasmskill.Request) (*wasmskill.Response, er
 	}
 	switch err := h.Set(memoKey, b); {
 	case errors.Is(err, wasmskill.ErrQuota):
-		return wasmskill.Say("My memory for notes is full."), nil
+		return say(h, "full", nil)
 	case err != nil:
 		return nil, err
 	}
 	h.Log(wasmskill.LevelInfo, fmt.Sprintf("remembered %d bytes", len(text)))
-	return wasmskill.Say("OK, I'll remember that " + text + "."), nil
+	return say(h, "remembered", map[string]string{"memo": text})
 }
 
 func recall(h wasmskill.Host) (*wasmskill.Response, error) {
 	b, err := h.Get(memoKey)
 	if errors.Is(err, wasmskill.ErrNotFound) {
-		return wasmskill.Say("You haven't asked me to remember anything."), nil
+		return say(h, "nothing", nil)
 	}
 	if err != nil {
 		return nil, err
@@ -81,22 +93,25 @@ func recall(h wasmskill.Host) (*wasmskill.Response, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("reading the stored memo: %w", err)
 	}
-	return wasmskill.Say(fmt.Sprintf("%s you asked me to remember: %s.", when(h.Now(), m.At), m.Text)), nil
+	dialog, slots := when(h.Now(), m.At)
+	slots["memo"] = m.Text
+	return say(h, dialog, slots)
 }
 
-// when says when the memo was made, relative to now.
-func when(now, at time.Time) string {
+// when picks the dialog saying when the memo was made, relative to now,
+// and its time or date slot.
+func when(now, at time.Time) (string, map[string]string) {
 	at = at.In(now.Location())
 	y1, m1, d1 := now.Date()
 	y2, m2, d2 := at.Date()
 	clock := at.Format("3:04 PM")
 	switch {
 	case y1 == y2 && m1 == m2 && d1 == d2:
-		return "At " + clock + " today"
+		return "recalled_today", map[string]string{"time": clock}
 	case now.Sub(at) < 48*time.Hour:
-		return "Yesterday at " + clock
+		return "recalled_yesterday", map[string]string{"time": clock}
 	}
-	return "On " + at.Format("January 2")
+	return "recalled_on", map[string]string{"date": at.Format("January 2")}
 }
 
 // main never runs: a reactor module only initialises its packages, and

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,12 +40,40 @@ func (h *host) Set(key string, value []byte) error {
 	return nil
 }
 
+var unfilled = regexp.MustCompile(`\{[a-z_]+\}`)
+
+// Dialog renders the first line of the skill's own .dialog file: the
+// robot picks a line at random, the test the first, so it can say what
+// the answer is.
+func (h *host) Dialog(name string, slots map[string]string) (string, error) {
+	f, err := os.Open(filepath.Join("locale", "en-us", name+".dialog"))
+	if err != nil {
+		return "", &wasmskill.Error{Op: "dialog_render", Code: wasmskill.CodeNotFound, Message: err.Error()}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for k, v := range slots {
+			line = strings.ReplaceAll(line, "{"+k+"}", v)
+		}
+		if slot := unfilled.FindString(line); slot != "" {
+			return "", &wasmskill.Error{Op: "dialog_render", Code: wasmskill.CodeInvalid, Message: "no value for " + slot}
+		}
+		return line, nil
+	}
+	return "", &wasmskill.Error{Op: "dialog_render", Code: wasmskill.CodeNotFound, Message: "empty dialog " + name}
+}
+
 func (h *host) Delete(key string) error           { delete(h.kv, key); return nil }
 func (h *host) Log(_ wasmskill.Level, msg string) { h.logs = append(h.logs, msg) }
 func (h *host) Now() time.Time                    { return h.now }
 
-// say runs the handler and returns what the answer speaks.
-func say(t *testing.T, h *host, intent string, entities map[string]string) string {
+// spoken runs the handler and returns what the answer speaks.
+func spoken(t *testing.T, h *host, intent string, entities map[string]string) string {
 	t.Helper()
 	ents := map[string]json.RawMessage{}
 	for k, v := range entities {
@@ -94,7 +127,7 @@ func TestMemo(t *testing.T) {
 		{"dance", nil, `ERROR: no intent "dance" in this skill`},
 	}
 	for _, s := range steps {
-		assert.Equal(t, s.want, say(t, h, s.intent, s.entities), "%s %v", s.intent, s.entities)
+		assert.Equal(t, s.want, spoken(t, h, s.intent, s.entities), "%s %v", s.intent, s.entities)
 	}
 	assert.Equal(t, []string{"remembered 26 bytes"}, h.logs)
 }
@@ -102,14 +135,18 @@ func TestMemo(t *testing.T) {
 func TestWhen(t *testing.T) {
 	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.FixedZone("CET", 3600))
 	for _, tt := range []struct {
-		at   time.Time
-		want string
+		at     time.Time
+		dialog string
+		slots  map[string]string
 	}{
-		{now.Add(-time.Hour), "At 8:00 AM today"},
-		{now.Add(-20 * time.Hour), "Yesterday at 1:00 PM"},
-		{now.Add(-72 * time.Hour), "On November 19"},
-		{time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC), "At 8:30 AM today"}, // stored in UTC, said in the robot's zone
+		{now.Add(-time.Hour), "recalled_today", map[string]string{"time": "8:00 AM"}},
+		{now.Add(-20 * time.Hour), "recalled_yesterday", map[string]string{"time": "1:00 PM"}},
+		{now.Add(-72 * time.Hour), "recalled_on", map[string]string{"date": "November 19"}},
+		// stored in UTC, said in the robot's zone
+		{time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC), "recalled_today", map[string]string{"time": "8:30 AM"}},
 	} {
-		assert.Equal(t, tt.want, when(now, tt.at))
+		dialog, slots := when(now, tt.at)
+		assert.Equal(t, tt.dialog, dialog)
+		assert.Equal(t, tt.slots, slots)
 	}
 }

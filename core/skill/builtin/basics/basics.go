@@ -1,6 +1,6 @@
 // Package basics is the robot's first built-in skill: it answers
-// greetings with a spoken JCP action. (The time and the date are the clock
-// skill's, small talk the chitchat skill's.)
+// greetings gladly, with a happy wiggle and a lift of its mood. (The time
+// and the date are the clock skill's, small talk the chitchat skill's.)
 package basics
 
 import (
@@ -13,6 +13,7 @@ import (
 	"github.com/openjibo/jibod/core/skill/builtin/internal/kit"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/jcp"
 )
 
 // ManifestID is the skill's manifest id; ID is its id on the bus.
@@ -27,12 +28,17 @@ const IntentGreet = "greet"
 //go:embed locale
 var files embed.FS
 
-// Manifest is what the skill declares: it only speaks.
+// Greeting is the animation a greeting is answered with.
+const Greeting = "happy-wiggle"
+
+// Manifest is what the skill declares: it speaks, wiggles (with the
+// ring) and is glad.
 func Manifest() *registry.Manifest {
-	return &registry.Manifest{ID: ManifestID, Name: "Basics", Version: "1.1.0",
-		Description:       "Answers greetings.",
-		Permissions:       []registry.Permission{registry.PermSpeech},
-		SafetyLevel:       registry.SafetyLow,
+	return &registry.Manifest{ID: ManifestID, Name: "Basics", Version: "1.2.0",
+		Description: "Answers greetings.",
+		Permissions: []registry.Permission{registry.PermSpeech, registry.PermMotion, registry.PermLED,
+			registry.PermEmotion},
+		SafetyLevel:       registry.SafetyModerate,
 		IdempotentIntents: []string{IntentGreet}}
 }
 
@@ -70,5 +76,5 @@ func (s *Skill) launch(_ context.Context, req *protocol.Request) (*protocol.Resp
 	if err != nil {
 		return nil, err
 	}
-	return kit.Say(req, protocol.Skill(ID), text)
+	return kit.SayFeeling(req, protocol.Skill(ID), "<anim name='"+Greeting+"' nonBlocking='true'/>"+text, jcp.ImpactLowPos)
 }

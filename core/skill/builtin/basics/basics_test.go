@@ -33,8 +33,14 @@ func spoken(t *testing.T, resp *protocol.Response) string {
 	require.NoError(t, resp.Validate())
 	a, err := jcp.ParseAction(resp.Action.Action)
 	require.NoError(t, err)
-	slim, ok := a.Behavior.(*jcp.SLIM)
-	require.True(t, ok, "answers with one SLIM")
+	seq, ok := a.Behavior.(*jcp.SequenceBehavior)
+	require.True(t, ok, "answers with a SEQUENCE")
+	require.Len(t, seq.Children, 2)
+	feel, ok := seq.Children[0].(*jcp.ImpactEmotion)
+	require.True(t, ok, "the robot is glad first")
+	assert.Equal(t, jcp.ImpactLowPos, feel.Valence)
+	slim, ok := seq.Children[1].(*jcp.SLIM)
+	require.True(t, ok, "then says one SLIM")
 	return slim.Play.ESML
 }
 
@@ -45,7 +51,8 @@ func TestHandle(t *testing.T) {
 
 	resp, err := s.Handle(ctx, launch(IntentGreet, "en-US"))
 	require.NoError(t, err)
-	assert.Equal(t, "Hello! It's nice to see you.", spoken(t, resp))
+	assert.Equal(t, "<anim name='happy-wiggle' nonBlocking='true'/>Hello! It's nice to see you.", spoken(t, resp),
+		"a greeting comes with a happy wiggle")
 	assert.True(t, *resp.Action.Final)
 
 	tests := []struct {
@@ -82,6 +89,10 @@ func TestRegistersAndMatches(t *testing.T) {
 		{"Hey there, Jibo!", IntentGreet},
 		{"good morning jibo", IntentGreet},
 		{"hiya", IntentGreet},
+		{"hi jibo", IntentGreet},
+		{"howdy", IntentGreet},
+		{"good evening jibo", IntentGreet},
+		{"nice to meet you", IntentGreet},
 		{"what time is it", ""}, // the clock skill's now
 		{"flibbertigibbet", ""},
 	}

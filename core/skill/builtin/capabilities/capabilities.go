@@ -1,6 +1,8 @@
-// Package capabilities is the built-in "what can you do" skill: it names a
-// few of the installed skills and what each does, read from their
-// manifests, so the answer grows with the robot.
+// Package capabilities is the built-in "what can you do" skill: it says
+// in one short sentence what a few of the installed skills do, read from
+// their manifests, and how many more there are; "what else can you do"
+// goes on with the next few until all have been named, so the answer
+// grows with the robot and stays short.
 package capabilities
 
 import (
@@ -10,9 +12,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/skill"
@@ -31,11 +34,15 @@ const (
 const IntentWhatCanYouDo = "what_can_you_do"
 
 // MaxNamed is how many skills one answer names, so it stays short.
-const MaxNamed = 5
+const MaxNamed = 3
 
-// maxSaid bounds what is said of one description, in characters: its
-// first sentence, cut at a word beyond this.
-const maxSaid = 140
+// GoOnWithin is how long "what else can you do" goes on from the last
+// answer; later, it starts again.
+const GoOnWithin = 10 * time.Minute
+
+// maxSaid bounds what is said of one skill, in characters: its
+// description's first clause, cut at a word beyond this.
+const maxSaid = 60
 
 //go:embed locale
 var files embed.FS
@@ -57,8 +64,13 @@ type Options struct {
 	// Skills lists the installed skills' manifests (the registry's List);
 	// nil means none.
 	Skills func() []*registry.Manifest
-	// Rand picks which skills to name when there are more than MaxNamed,
-	// and among phrasings; nil means random.
+	// Hidden are manifest ids never named (the fallback, which is no
+	// ability one asks for).
+	Hidden []string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Rand orders the skills named and picks among phrasings; nil means
+	// random.
 	Rand func(n int) int
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
@@ -67,17 +79,25 @@ type Options struct {
 // Skill says what the robot can do.
 type Skill struct {
 	*kit.Skill
-	skills func() []*registry.Manifest
-	rnd    func(n int) int
+	opts Options
+	rnd  func(n int) int
+
+	mu    sync.Mutex
+	order []string  // ids in the order they are named
+	said  int       // how many of order have been named
+	last  time.Time // when the last answer was given
 }
 
 var _ skill.Skill = (*Skill)(nil)
 
 // New loads and checks the skill.
 func New(opts Options) (*Skill, error) {
-	s := &Skill{skills: opts.Skills, rnd: opts.Rand}
-	if s.skills == nil {
-		s.skills = func() []*registry.Manifest { return nil }
+	s := &Skill{opts: opts, rnd: opts.Rand}
+	if s.opts.Skills == nil {
+		s.opts.Skills = func() []*registry.Manifest { return nil }
+	}
+	if s.opts.Now == nil {
+		s.opts.Now = time.Now
 	}
 	if s.rnd == nil {
 		s.rnd = rand.IntN
@@ -95,72 +115,127 @@ func (s *Skill) launch(_ context.Context, req *protocol.Request) (*protocol.Resp
 		return nil, fmt.Errorf("no intent %q", in)
 	}
 	lang := kit.Lang(req)
-	named := s.pick()
-	var text string
-	var err error
-	if len(named) == 0 {
-		text, err = s.Render(lang, "nothing", nil)
-	} else {
-		text, err = s.describe(lang, named)
+	said := ""
+	if a := req.Data.Result.ASR; a != nil {
+		said = a.Text
 	}
-	if err != nil {
-		return nil, err
-	}
-	return kit.Say(req, protocol.Skill(ID), text)
-}
-
-// pick chooses up to MaxNamed of the other skills, at random when there
-// are more, in the order of their names.
-func (s *Skill) pick() []*registry.Manifest {
-	var others []*registry.Manifest
-	for _, m := range s.skills() {
-		if m != nil && m.ID != ManifestID && strings.TrimSpace(m.Description) != "" {
-			others = append(others, m)
+	abilities := s.abilities()
+	if len(abilities) == 0 {
+		text, err := s.Render(lang, "nothing", nil)
+		if err != nil {
+			return nil, err
 		}
+		return kit.Say(req, protocol.Skill(ID), text)
 	}
-	if len(others) > MaxNamed {
-		// A partial Fisher–Yates shuffle: each answer may name others.
-		for i := range MaxNamed {
-			j := i + s.rnd(len(others)-i)
-			others[i], others[j] = others[j], others[i]
-		}
-		others = others[:MaxNamed]
-	}
-	slices.SortFunc(others, func(a, b *registry.Manifest) int { return strings.Compare(a.Name, b.Name) })
-	return others
-}
-
-// describe says the intro, then "<name>: <what it does>." for each, then
-// the outro.
-func (s *Skill) describe(lang string, named []*registry.Manifest) (string, error) {
-	intro, err := s.Render(lang, "intro", nil)
-	if err != nil {
-		return "", err
-	}
-	outro, err := s.Render(lang, "outro", nil)
-	if err != nil {
-		return "", err
-	}
+	named, more, goOn := s.next(abilities, asksForMore(said))
 	var b strings.Builder
-	b.WriteString(intro)
-	for _, m := range named {
-		b.WriteString(" ")
-		b.WriteString(esml(m.Name))
-		b.WriteString(": ")
-		b.WriteString(esml(firstSentence(m.Description)))
+	switch {
+	case len(named) == 0:
+		text, err := s.Render(lang, "all_said", nil)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(text)
+	default:
+		dialog := "first"
+		if goOn {
+			dialog = "also"
+		}
+		text, err := s.Render(lang, dialog, map[string]string{"list": esml(spokenList(named))})
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(text)
+		end, values := "outro", map[string]string(nil)
+		if more > 0 {
+			end, values = "more", map[string]string{"count": strconv.Itoa(more)}
+		}
+		if text, err = s.Render(lang, end, values); err != nil {
+			return nil, err
+		}
+		b.WriteString(" " + text)
 	}
-	b.WriteString(" ")
-	b.WriteString(outro)
-	return b.String(), nil
+	return kit.Say(req, protocol.Skill(ID), b.String())
 }
 
-// firstSentence is the description's first sentence, its first letter
-// lowered to follow "Name:" (unless the word is all capitals, like "I"),
-// cut at a word past maxSaid characters, ending with a full stop.
-func firstSentence(desc string) string {
-	d := strings.Join(strings.Fields(desc), " ")
-	if i := strings.Index(d, ". "); i >= 0 {
-		d = d[:i+1]
+// asksForMore reports whether the question goes on from the last answer:
+// "what else can you do", "what more".
+func asksForMore(said string) bool {
+	for _, w := range strings.Fields(strings.ToLower(said)) {
+		if w = strings.Trim(w, "?!.,"); w == "else" || w == "more" {
+			return true
+		}
+	}
+	return false
+}
+
+// abilities maps each skill to name, by manifest id, to what it does as
+// said after "I can".
+func (s *Skill) abilities() map[string]string {
+	out := map[string]string{}
+	for _, m := range s.opts.Skills() {
+		if m == nil || m.ID == ManifestID || slices.Contains(s.opts.Hidden, m.ID) {
+			continue
+		}
+		if a := ability(m); a != "" {
+			out[m.ID] = a
+		}
+	}
+	return out
+}
+
+// next returns the abilities to name now, how many remain unnamed after
+// them, and whether this answer goes on from the last. A fresh answer
+// shuffles the skills (each answer may start with others); going on takes
+// the next ones, skills installed since coming last.
+func (s *Skill) next(abilities map[string]string, more bool) (named []string, left int, goOn bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Now()
+	goOn = more && !s.last.IsZero() && now.Sub(s.last) <= GoOnWithin
+	s.last = now
+	if !goOn {
+		ids := make([]string, 0, len(abilities))
+		for id := range abilities {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		// A partial Fisher–Yates shuffle of the first few.
+		for i := 0; i < min(MaxNamed, len(ids)); i++ {
+			j := i + s.rnd(len(ids)-i)
+			ids[i], ids[j] = ids[j], ids[i]
+		}
+		s.order, s.said = ids, 0
+	}
+	var order []string
+	for _, id := range s.order {
+		if _, ok := abilities[id]; ok {
+			order = append(order, id)
+		}
+	}
+	for id := range abilities {
+		if !slices.Contains(order, id) {
+			order = append(order, id)
+		}
+	}
+	s.said = min(s.said, len(order))
+	end := min(s.said+MaxNamed, len(order))
+	for _, id := range order[s.said:end] {
+		named = append(named, abilities[id])
+	}
+	s.order, s.said = order, end
+	return named, len(order) - end, goOn
+}
+
+// ability is what a skill does as said after "I can": its description's
+// first clause with the verb made plain ("Sets timers, …" → "set
+// timers"), or, for a description that does not start with a verb, help
+// with the skill by name ("help with trivia"). "" when there is nothing
+// to say.
+func ability(m *registry.Manifest) string {
+	d := strings.Join(strings.Fields(m.Description), " ")
+	if i := strings.IndexAny(d, ",.;:!?("); i >= 0 {
+		d = d[:i]
 	}
 	if utf8.RuneCountInString(d) > maxSaid {
 		cut := []rune(d)[:maxSaid]
@@ -169,17 +244,57 @@ func firstSentence(desc string) string {
 		} else {
 			d = string(cut)
 		}
-		d = strings.TrimRight(d, ",;:") + "…"
 	}
-	if r, n := utf8.DecodeRuneInString(d); unicode.IsUpper(r) {
-		if next, _ := utf8.DecodeRuneInString(d[n:]); unicode.IsLower(next) {
-			d = string(unicode.ToLower(r)) + d[n:]
-		}
+	verb, rest, _ := strings.Cut(d, " ")
+	if plain, ok := plainVerb(verb); ok && rest != "" {
+		return strings.TrimSpace(plain + " " + rest)
 	}
-	if !strings.HasSuffix(d, ".") && !strings.HasSuffix(d, "!") && !strings.HasSuffix(d, "?") && !strings.HasSuffix(d, "…") {
-		d += "."
+	if name := skill.SpokenName(m); name != "" {
+		return "help with " + name
 	}
-	return d
+	return ""
+}
+
+// plainVerb turns a third-person verb into the form after "I can"
+// ("tells" → "tell", "carries" → "carry", "watches" → "watch"); false for
+// a word that is not one.
+func plainVerb(w string) (string, bool) {
+	l := strings.ToLower(w)
+	if l == "" || l != w && strings.ToLower(w[:1])+w[1:] != l {
+		return "", false // not a plain capitalised word (an acronym, a name)
+	}
+	switch l {
+	case "is":
+		return "be", true
+	case "has":
+		return "have", true
+	case "does":
+		return "do", true
+	case "goes":
+		return "go", true
+	}
+	switch {
+	case len(l) > 3 && strings.HasSuffix(l, "ies"):
+		return l[:len(l)-3] + "y", true
+	case strings.HasSuffix(l, "sses"), strings.HasSuffix(l, "shes"), strings.HasSuffix(l, "ches"),
+		strings.HasSuffix(l, "xes"), strings.HasSuffix(l, "zes"):
+		return l[:len(l)-2], true
+	case len(l) > 2 && strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") && !strings.HasSuffix(l, "us"):
+		return l[:len(l)-1], true
+	}
+	return "", false
+}
+
+// spokenList joins phrases as English says them: "a", "a and b",
+// "a, b and c".
+func spokenList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // esml escapes text for ESML: a manifest's words are never markup.

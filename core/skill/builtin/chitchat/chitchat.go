@@ -11,6 +11,7 @@
 package chitchat
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -70,14 +71,15 @@ const maxValue = 100
 //go:embed locale mims categories.json
 var files embed.FS
 
-// Manifest is what the skill declares: it only speaks.
+// Manifest is what the skill declares: it speaks, and some answers move
+// the body (a dance for music and birthdays, a droop on a bad day).
 func Manifest() *registry.Manifest {
 	return &registry.Manifest{
-		ID: ManifestID, Version: "1.0.0", Name: "Chitchat",
+		ID: ManifestID, Version: "1.1.0", Name: "Chitchat",
 		Description: "Chats about how I am, who I am, how old I am and what I like.",
-		Permissions: []registry.Permission{registry.PermSpeech},
+		Permissions: []registry.Permission{registry.PermSpeech, registry.PermMotion, registry.PermLED},
 		Timeout:     2 * time.Second,
-		SafetyLevel: registry.SafetyLow,
+		SafetyLevel: registry.SafetyModerate,
 	}
 }
 
@@ -211,7 +213,9 @@ type memo struct {
 
 // split reads what to answer: the launch memo, else the intent.
 func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error) {
-	if raw := d.Request.Data.Result.Memo; len(raw) > 0 && string(raw) != "null" {
+	// Memos may be any JSON value (a proactive launch's "Proactive"):
+	// only an object says what to answer.
+	if raw := d.Request.Data.Result.Memo; isObject(raw) {
 		var m memo
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return graph.ExitResult{}, fmt.Errorf("launch memo: %w", err)
@@ -306,4 +310,10 @@ func (s *Skill) promptData(_ context.Context, d *graph.Data) (mim.PromptData, er
 		pd.JiboBirthdate = s.birthdate
 	}
 	return pd, nil
+}
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw json.RawMessage) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
 }

@@ -85,6 +85,14 @@ func TestAnswers(t *testing.T) {
 			"I'm 2 years old, in robot years and in human years."},
 		{"birthday", world{now: morning, birthdate: morning.AddDate(-3, 0, 0)}, "when is your birthday", "how_old_are_you",
 			"Today is my birthday! I'm 3 now."},
+		{"born today", world{now: morning, birthdate: morning.Add(-time.Hour)}, "how old are you", "how_old_are_you",
+			"I was born today! Everything is brand new to me."},
+		{"born yesterday", world{now: morning, birthdate: morning.AddDate(0, 0, -1)}, "how old are you", "how_old_are_you",
+			"I'm one day old. I was born yesterday!"},
+		{"a few days old", world{now: morning, birthdate: morning.AddDate(0, 0, -12)}, "how old are you", "how_old_are_you",
+			"I'm 12 days old. Still a brand new robot."},
+		{"months old", world{now: morning, birthdate: morning.AddDate(0, -5, -2)}, "how old are you", "how_old_are_you",
+			"I'm 5 months old. Still a baby robot."},
 		{"favourite colour", world{now: morning}, "what's your favourite colour", "favorite_color", "Blue. Like the light in my eye."},
 		{"favourite colour of a white robot", world{now: morning, color: "WHITE"}, "what is your favorite color", "favorite_color",
 			"White, of course. It goes with everything, especially me."},
@@ -170,7 +178,7 @@ func TestRedirectMemos(t *testing.T) {
 		`{"mim":"Nope","type":"ScriptedResponse"}`:             `MIM not found`,
 		`{"mim":"AreYouARobot","type":"Poem"}`:                 `type "Poem"`,
 		`{"mim":"OI_JBO_Likes","type":"SemiSpecificResponse"}`: "nothing to talk about",
-		`["not an object"]`:                                    "data.result.memo: want object or null",
+		`["not an object"]`:                                    `no intent ""`, // not a redirect memo: the turn goes by its intent
 		`{"mim":7,"type":"ScriptedResponse"}`:                  "launch memo",
 	} {
 		resp, err := s.Handle(ctx, request(memo))
@@ -290,5 +298,34 @@ func TestThingsTheEarCanHear(t *testing.T) {
 		assert.Equal(t, ID+":"+IntentLikes, turn.Dispatched, v)
 		require.Len(t, turn.Said, 1, v)
 		assert.NotEqual(t, strings.ReplaceAll(generic.Said[0], "taxes", v), turn.Said[0], "%q gets its category's answer", v)
+	}
+}
+
+// TestHowPeopleSayIt: the small talk as people say it, with the robot's
+// name and the words around it (issue 23).
+func TestHowPeopleSayIt(t *testing.T) {
+	tests := []struct {
+		say    string
+		intent string
+		said   string
+	}{
+		{"thanks jibo", "thank_you", "You're welcome!"},
+		{"thank you so much", "thank_you", "You're welcome!"},
+		{"thanks for the help", "thank_you", "You're welcome!"},
+		{"goodnight jibo", "good_night", "Good night! Sleep well."},
+		{"i'm off to bed now", "good_night", "Good night! Sleep well."},
+		{"sweet dreams jibo", "good_night", "Good night! Sleep well."},
+		{"are you a big fan of opera", IntentLikes, "I love opera! Music makes me want to dance."},
+		{"how do you feel about dogs", IntentLikes, "I love dogs! From a safe distance. Robots and fur don't always mix."},
+		{"are you human", "are_you_a_robot", "I am! A robot with a big heart and one big eye."},
+		{"what's your favorite colour jibo", "favorite_color", "Blue. Like the light in my eye."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			turn := newRig(t, world{now: night}).Say(tt.say)
+			require.NoError(t, turn.Err)
+			assert.Equal(t, ID+":"+tt.intent, turn.Dispatched)
+			assert.Equal(t, []string{tt.said}, turn.Said)
+		})
 	}
 }

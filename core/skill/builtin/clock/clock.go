@@ -6,6 +6,7 @@ package clock
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -22,10 +23,23 @@ const (
 	ID         = "jibo.clock"
 )
 
-// Intent names, as the locale's .intent files name them.
+// Intent names, as the locale's .intent files name them. The follow-ups
+// ("and the date?") match only right after the clock answered (context
+// ContextAsked).
 const (
-	IntentTime = "time_now"
-	IntentDate = "date_today"
+	IntentTime         = "time_now"
+	IntentDate         = "date_today"
+	IntentTimeFollowUp = "time_followup"
+	IntentDateFollowUp = "date_followup"
+)
+
+// ContextAsked is the clock's context key, live for FollowUpTurns
+// utterances (and at most FollowUpTime) after it told the time or the
+// date: the follow-ups require it (CONTEXT-1).
+const (
+	ContextAsked  = "asked"
+	FollowUpTurns = 2
+	FollowUpTime  = 2 * time.Minute
 )
 
 //go:embed locale
@@ -39,7 +53,7 @@ func Manifest() *registry.Manifest {
 		Permissions:       []registry.Permission{registry.PermSpeech},
 		Timeout:           2 * time.Second,
 		SafetyLevel:       registry.SafetyLow,
-		IdempotentIntents: []string{IntentTime, IntentDate},
+		IdempotentIntents: []string{IntentTime, IntentDate, IntentTimeFollowUp, IntentDateFollowUp},
 	}
 }
 
@@ -71,14 +85,16 @@ func New(opts Options) (*Skill, error) {
 		s.now = time.Now
 	}
 	var err error
-	if s.Skill, err = kit.New(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger}, s.launch); err != nil {
+	follow := []string{ContextAsked}
+	if s.Skill, err = kit.New(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger,
+		RequiredContext: map[string][]string{IntentTimeFollowUp: follow, IntentDateFollowUp: follow}}, s.launch); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
 // launch answers one LISTEN_LAUNCH.
-func (s *Skill) launch(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
+func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	now := s.now()
 	if s.zone != nil {
 		now = now.In(s.zone)
@@ -87,14 +103,20 @@ func (s *Skill) launch(_ context.Context, req *protocol.Request) (*protocol.Resp
 	var text string
 	var err error
 	switch in := req.Data.Result.NLU.IntentName(); in {
-	case IntentTime:
+	case IntentTime, IntentTimeFollowUp:
 		text, err = s.Render(lang, IntentTime, map[string]string{"time": SpokenTime(now)})
-	case IntentDate:
+	case IntentDate, IntentDateFollowUp:
 		text, err = s.Render(lang, IntentDate, map[string]string{"date": SpokenDate(now)})
 	default:
 		return nil, fmt.Errorf("no intent %q", in)
 	}
 	if err != nil {
+		return nil, err
+	}
+	// "And the date?" now means the date; outside a conversation turn
+	// (no session to carry it) there is nothing to follow up.
+	if err := skill.SetContext(ctx, skill.ContextWrite{Key: ContextAsked, Turns: FollowUpTurns, TTL: FollowUpTime}); err != nil &&
+		!errors.Is(err, skill.ErrNoTurn) {
 		return nil, err
 	}
 	return kit.Say(req, protocol.Skill(ID), text)

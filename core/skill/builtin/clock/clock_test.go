@@ -117,3 +117,40 @@ func TestManifest(t *testing.T) {
 	assert.Equal(t, "speech", string(m.Permissions[0]), "the clock only speaks")
 	assert.Len(t, m.Permissions, 1)
 }
+
+// TestHowPeopleSayIt: indirect questions, polite and terse forms (issue
+// 23).
+func TestHowPeopleSayIt(t *testing.T) {
+	tue := time.Date(2022, 11, 22, 15, 5, 0, 0, time.UTC)
+	tests := []struct {
+		utterance string
+		intent    string
+	}{
+		{"time?", IntentTime},
+		{"time", IntentTime},
+		{"i wonder what time it is", IntentTime},
+		{"do you happen to know what time it is", IntentTime},
+		{"have you got the time", IntentTime},
+		{"could you tell me the time please", IntentTime},
+		{"any idea what time it is", IntentTime},
+		{"jibo what time is it right now", IntentTime},
+		{"date?", IntentDate},
+		{"what month is it", IntentDate},
+		{"which day of the week is it today", IntentDate},
+		{"do you know what day it is", IntentDate},
+		{"i wonder what the date is", IntentDate},
+		{"is it tuesday today", IntentDate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.utterance, func(t *testing.T) {
+			turn := newRig(t, tue, nil).Say(tt.utterance)
+			require.NoError(t, turn.Err)
+			assert.Equal(t, ID+":"+tt.intent, turn.Dispatched)
+			if tt.intent == IntentTime {
+				assert.Equal(t, []string{"It's 3:05 PM."}, turn.Said)
+			} else {
+				assert.Equal(t, []string{"Today is Tuesday, November 22nd."}, turn.Said)
+			}
+		})
+	}
+}

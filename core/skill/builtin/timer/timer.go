@@ -38,10 +38,22 @@ const (
 )
 
 // Intent names of the launch intents, as the locale names them.
+// IntentChange ("make it five") matches only right after a timer was set
+// (context ContextSet) and replaces that timer.
 const (
 	IntentSet      = "set_timer"
 	IntentCancel   = "cancel_timer"
 	IntentTimeLeft = "time_left"
+	IntentChange   = "change_timer"
+)
+
+// ContextSet is the timer's context key, live for ChangeTurns utterances
+// (and at most ChangeTime) after it set a timer: IntentChange requires it
+// (CONTEXT-1).
+const (
+	ContextSet  = "set"
+	ChangeTurns = 2
+	ChangeTime  = 2 * time.Minute
 )
 
 // RuleDuration is the answer rule of "For how long?": intents "duration"
@@ -49,8 +61,12 @@ const (
 const RuleDuration = ID + "/duration"
 
 // SlotDuration is the launch slot holding the length ("set a timer for
-// {duration}").
-const SlotDuration = "duration"
+// {duration}"); SlotAmount holds a bare number of a change ("make it
+// {amount}"), in the unit of the timer it replaces.
+const (
+	SlotDuration = "duration"
+	SlotAmount   = "amount"
+)
 
 // Alarm limits.
 const (
@@ -60,19 +76,24 @@ const (
 	MaxAlarmRepeats     = 20
 	// AlarmSound is the sound effect of each ring.
 	AlarmSound = "chime"
+	// AlarmDance is the little dance of the first ring: the timer is done!
+	AlarmDance = "dance-small"
+	// StartedNod is the nod that says a timer is set.
+	StartedNod = "nod"
 )
 
 //go:embed locale rules mims
 var files embed.FS
 
 // Manifest is what the skill declares: it speaks, plays its alarm sound,
-// asks how long, schedules timers and rings on its own.
+// asks how long, schedules timers and rings on its own, nods when a timer
+// is set and dances (with the ring) when one is done.
 func Manifest() *registry.Manifest {
 	return &registry.Manifest{
-		ID: ManifestID, Version: "1.0.0", Name: "Timer",
+		ID: ManifestID, Version: "1.1.0", Name: "Timer",
 		Description: "Sets timers, says how much time is left, and rings when one is done.",
 		Permissions: []registry.Permission{registry.PermSpeech, registry.PermSound, registry.PermListen,
-			registry.PermProactive, registry.PermTimers},
+			registry.PermProactive, registry.PermTimers, registry.PermMotion, registry.PermLED},
 		Timeout:           5 * time.Second,
 		SafetyLevel:       registry.SafetyModerate,
 		SideEffectTags:    []string{"timer.schedule"},
@@ -149,7 +170,9 @@ func New(opts Options) (*Skill, error) {
 		s.repeats = DefaultAlarmRepeats
 	}
 	var err error
-	s.GraphSkill, err = kit.NewGraph(Manifest(), files, kit.Options{Rand: opts.Rand, Logger: opts.Logger}, func(log *slog.Logger) (*graph.Graph, error) {
+	kopts := kit.Options{Rand: opts.Rand, Logger: opts.Logger,
+		RequiredContext: map[string][]string{IntentChange: {ContextSet}}}
+	s.GraphSkill, err = kit.NewGraph(Manifest(), files, kopts, func(log *slog.Logger) (*graph.Graph, error) {
 		ask, err := s.loadAsk()
 		if err != nil {
 			return nil, err
@@ -256,7 +279,7 @@ func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error
 		return graph.ExitResult{Transition: toAlarm, Result: d.Result}, nil
 	}
 	switch in := d.NLU().IntentName(); in {
-	case IntentSet:
+	case IntentSet, IntentChange:
 		return graph.ExitResult{Transition: toSet, Result: d.Result}, nil
 	case IntentCancel:
 		return graph.ExitResult{Transition: toCancel, Result: d.Result}, nil
@@ -281,11 +304,17 @@ func (s *Skill) length(_ context.Context, d *graph.Data) (graph.ExitResult, erro
 		}
 	} else if v, ok := d.NLU().Entities[SlotDuration].(string); ok {
 		text = v
+	} else if v, ok := d.NLU().Entities[SlotAmount].(string); ok {
+		text = v
 	}
 	if text == "" {
 		return graph.ExitResult{Transition: toMissing}, nil
 	}
 	dur, err := ParseDuration(text)
+	if errors.Is(err, errBareNumber) && d.NLU().IntentName() == IntentChange {
+		// "make it five" after a ten minute timer: five minutes.
+		dur, err = ParseDuration(text + " " + unitOf(lengthOf(s.latest())))
+	}
 	switch {
 	case errors.Is(err, ErrOutOfRange):
 		return graph.ExitResult{Transition: toOutOfRange}, nil
@@ -309,6 +338,13 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
+	change := d.NLU().IntentName() == IntentChange
+	if prev := s.latest(); change && prev.ID != "" {
+		// The follow-up replaces the timer just set.
+		if err := s.timers.Cancel(ctx, prev.ID); err != nil {
+			d.Log.Warn("replacing a timer: cancelling the old one failed", "id", prev.ID, "err", err)
+		}
+	}
 	if _, err := s.timers.Set(ctx, dur, "", raw); err != nil {
 		if errors.Is(err, skill.ErrNoScheduler) {
 			return s.say(d, "no_timers_here", nil)
@@ -316,7 +352,46 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		d.Log.Warn("setting a timer failed", "length", dur, "err", err)
 		return s.say(d, "set_failed", nil)
 	}
-	return s.say(d, "started", map[string]string{"duration": SpokenDuration(dur)})
+	// "Make it five" now means this timer.
+	if err := skill.SetContext(ctx, skill.ContextWrite{Key: ContextSet, Turns: ChangeTurns, TTL: ChangeTime}); err != nil &&
+		!errors.Is(err, skill.ErrNoTurn) {
+		return nil, err
+	}
+	dialog := "started"
+	if change {
+		dialog = "changed"
+	}
+	text, err := s.Render(d.General.Lang, dialog, map[string]string{"duration": SpokenDuration(dur)})
+	if err != nil {
+		return nil, err
+	}
+	return jcp.NewAction(jcp.Say("<anim name='" + StartedNod + "' nonBlocking='true'/>" + text)), nil
+}
+
+// latest is the timer set last, the zero Timer when none is pending.
+func (s *Skill) latest() store.Timer {
+	var out store.Timer
+	for _, t := range s.list() {
+		if out.ID == "" || t.Created.After(out.Created) {
+			out = t
+		}
+	}
+	return out
+}
+
+// unitOf is the unit a length was said in, for a bare number that follows
+// it: "hours", "minutes" or "seconds"; minutes when the length is unknown.
+func unitOf(d time.Duration) string {
+	h, m, s := durationParts(d)
+	switch {
+	case d <= 0:
+		return "minutes"
+	case m == 0 && s == 0 && h > 0:
+		return "hours"
+	case s != 0 && h == 0 && m == 0:
+		return "seconds"
+	}
+	return "minutes"
 }
 
 // lengthOf reads a timer's length from its memo; 0 when it has none.
@@ -453,7 +528,11 @@ func (s *Skill) alarm(_ context.Context, d *graph.Data) (*jcp.Action, error) {
 	}
 	rings := make([]jcp.Behavior, s.repeats)
 	for i := range rings {
-		rings[i] = jcp.Say("<sfx name='" + AlarmSound + "'/>" + text)
+		ring := "<sfx name='" + AlarmSound + "'/>" + text
+		if i == 0 {
+			ring = "<anim name='" + AlarmDance + "' nonBlocking='true'/>" + ring
+		}
+		rings[i] = jcp.Say(ring)
 	}
 	return jcp.NewAction(jcp.Sequence(rings...)), nil
 }

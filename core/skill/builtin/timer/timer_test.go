@@ -302,7 +302,9 @@ func TestAlarmWithoutMemo(t *testing.T) {
 		require.NoError(t, err)
 		rings := a.Behavior.(*jcp.SequenceBehavior).Children
 		require.Len(t, rings, 2)
-		assert.Equal(t, "<sfx name='chime'/>Your timer is done!", rings[0].(*jcp.SLIM).Play.ESML)
+		assert.Equal(t, "<anim name='dance-small' nonBlocking='true'/><sfx name='chime'/>Your timer is done!", rings[0].(*jcp.SLIM).Play.ESML,
+			"the first ring dances")
+		assert.Equal(t, "<sfx name='chime'/>Your timer is done!", rings[1].(*jcp.SLIM).Play.ESML)
 	}
 }
 
@@ -380,4 +382,59 @@ func repeat(s string, n int) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// TestHowPeopleSayIt: lengths of time in every common form, with the words
+// people put around them, and the ways people cancel and ask (issue 23).
+func TestHowPeopleSayIt(t *testing.T) {
+	sets := []struct {
+		say  string
+		said string
+		set  time.Duration
+	}{
+		{"timer for ten minutes please", "OK, ten minutes, starting now.", 10 * time.Minute},
+		{"set a timer for a quarter of an hour", "OK, fifteen minutes, starting now.", 15 * time.Minute},
+		{"timer 90 seconds", "OK, one minute and thirty seconds, starting now.", 90 * time.Second},
+		{"set a timer for one and a half minutes", "OK, one minute and thirty seconds, starting now.", 90 * time.Second},
+		{"set a timer for an hour and a half", "OK, one hour and thirty minutes, starting now.", 90 * time.Minute},
+		{"give me a timer for half an hour", "OK, thirty minutes, starting now.", 30 * time.Minute},
+		{"could you set a timer for 20 minutes", "OK, twenty minutes, starting now.", 20 * time.Minute},
+		{"remind me in ten minutes", "OK, ten minutes, starting now.", 10 * time.Minute},
+		{"start a two and a half minute timer", "OK, two minutes and thirty seconds, starting now.", 150 * time.Second},
+		{"i need a timer for forty five minutes", "OK, forty five minutes, starting now.", 45 * time.Minute},
+	}
+	for _, tt := range sets {
+		t.Run(tt.say, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				play(t, r, []step{{tt.say, set, []string{tt.said}, false}})
+				list := r.Sched.List()
+				require.Len(t, list, 1)
+				assert.Equal(t, tt.set, time.Until(list[0].Due))
+			})
+		})
+	}
+	cancel, left := ID+":"+IntentCancel, ID+":"+IntentTimeLeft
+	for _, say := range []string{"kill the timer", "get rid of the timer", "never mind the timer", "i don't need the timer anymore", "scrap that timer"} {
+		t.Run(say, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				require.NoError(t, r.Say("set a timer for five minutes").Err)
+				play(t, r, []step{
+					{"how much longer on my timer", left, []string{"There's five minutes left on your timer."}, false},
+					{say, cancel, []string{"OK, I cancelled your five minute timer."}, false},
+				})
+				assert.Empty(t, r.Sched.List())
+			})
+		})
+	}
+	t.Run("for how long", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			r := newRig(t, rig.Options{})
+			play(t, r, []step{
+				{"i need a timer", set, []string{"For how long?"}, true},
+				{"a minute and a half please", response, []string{"OK, one minute and thirty seconds, starting now."}, false},
+			})
+		})
+	})
 }

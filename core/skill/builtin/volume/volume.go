@@ -36,6 +36,7 @@ const (
 	IntentDown   = "volume_down"
 	IntentSet    = "volume_set"
 	IntentGet    = "volume_get"
+	IntentMax    = "volume_max"
 	IntentMute   = "mute"
 	IntentUnmute = "unmute"
 )
@@ -67,7 +68,7 @@ func Manifest() *registry.Manifest {
 		Timeout:           2 * time.Second,
 		SafetyLevel:       registry.SafetyLow,
 		SideEffectTags:    []string{"device.volume"},
-		IdempotentIntents: []string{IntentSet, IntentGet, IntentMute, IntentUnmute},
+		IdempotentIntents: []string{IntentSet, IntentGet, IntentMax, IntentMute, IntentUnmute},
 	}
 }
 
@@ -135,6 +136,13 @@ func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Re
 	defer s.mu.Unlock()
 	level := LevelOf(s.ctl.Volume())
 	nlu := req.Data.Result.NLU
+	// "Much louder", "way too loud": how far up or down, as said.
+	step := 1
+	if a := req.Data.Result.ASR; a != nil {
+		if st, ok := Relative(a.Text); ok {
+			step = max(st, -st)
+		}
+	}
 	var to int
 	switch in := nlu.IntentName(); in {
 	case IntentGet:
@@ -146,12 +154,24 @@ func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Re
 		if level == Levels {
 			return say("at_max", nil)
 		}
-		to = level + 1
+		to = min(level+step, Levels)
+	case IntentMax:
+		if level == Levels {
+			return say("at_max", nil)
+		}
+		to = Levels
 	case IntentDown:
-		to = max(level-1, 0)
+		to = max(level-step, 0)
 	case IntentSet:
 		text, _ := nlu.Entities[SlotLevel].(string)
 		l, err := ParseLevel(text)
+		if step, ok := Relative(text); err != nil && ok {
+			// "Turn the volume down a bit": a change, not a level.
+			if step > 0 && level == Levels {
+				return say("at_max", nil)
+			}
+			l, err = min(max(level+step, 0), Levels), nil
+		}
 		if err != nil {
 			return say("bad_level", nil)
 		}

@@ -130,7 +130,7 @@ func TestFailures(t *testing.T) {
 	k := &knob{v: 0.5, fail: errors.New("mixer gone")}
 	turn = newRig(t, k).Say("louder")
 	assert.ErrorContains(t, turn.Err, "setting the volume to 6: mixer gone")
-	assert.Empty(t, turn.Said)
+	assert.Equal(t, []string{"Sorry, something went wrong with the volume."}, turn.Said, "the robot says it failed")
 }
 
 func TestParseLevel(t *testing.T) {
@@ -152,4 +152,65 @@ func TestManifest(t *testing.T) {
 	require.NoError(t, err)
 	m := rig.Manifest(t, s, ID)
 	assert.False(t, m.Idempotent(IntentUp), "louder twice is two steps")
+}
+
+// TestHowPeopleSayIt: relative volume in people's words, a level said with
+// the words around it, and "off"/"back on" understood as muting, never as
+// a level (issue 23).
+func TestHowPeopleSayIt(t *testing.T) {
+	tests := []struct {
+		name  string
+		start float64
+		steps []step
+	}{
+		{"louder", 0.5, []step{
+			{"make it louder", IntentUp, []string{"Volume 6."}, 6},
+			{"boost the volume", IntentUp, []string{"Volume 7."}, 7},
+			{"a little louder please", IntentUp, []string{"Volume 8."}, 8},
+			{"i can't hear you", IntentUp, []string{"Volume 9."}, 9},
+			{"crank it up", IntentUp, []string{"Volume 10."}, 10},
+			{"speak up", IntentUp, []string{"I'm already as loud as I go."}, 10},
+		}},
+		{"quieter", 0.9, []step{
+			{"turn it down a bit", IntentDown, []string{"Volume 8."}, 8},
+			{"a bit softer", IntentDown, []string{"Volume 7."}, 7},
+			{"hush", IntentDown, []string{"Volume 6."}, 6},
+			{"you're too loud", IntentDown, []string{"Volume 5."}, 5},
+			{"not so loud", IntentDown, []string{"Volume 4."}, 4},
+			{"could you be a little quieter", IntentDown, []string{"Volume 3."}, 3},
+		}},
+		{"off and back on", 0.6, []step{
+			{"turn your sound off", IntentMute, nil, 0},
+			{"turn the volume back on", IntentUnmute, []string{"Volume 6."}, 6},
+			{"volume off", IntentMute, nil, 0},
+			{"volume on", IntentUnmute, []string{"Volume 6."}, 6},
+			{"be quiet", IntentMute, nil, 0},
+			{"you can talk again", IntentUnmute, []string{"Volume 6."}, 6},
+		}},
+		{"levels in a sentence", 0.5, []step{
+			{"volume at 4", IntentSet, []string{"Volume 4."}, 4},
+			{"set your volume to two please", IntentSet, []string{"Volume 2."}, 2},
+			{"put the volume on eight", IntentSet, []string{"Volume 8."}, 8},
+			{"can you put the volume at level 3", IntentSet, []string{"Volume 3."}, 3},
+			{"max volume", IntentMax, []string{"Volume 10."}, 10},
+			{"turn it all the way up", IntentMax, []string{"I'm already as loud as I go."}, 10},
+		}},
+		{"asking", 0.7, []step{
+			{"how loud are you right now", IntentGet, []string{"My volume is 7."}, 7},
+			{"what volume are you on", IntentGet, []string{"My volume is 7."}, 7},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := &knob{v: tt.start}
+			r := newRig(t, k)
+			for _, st := range tt.steps {
+				turn := r.Say(st.say)
+				require.NoError(t, turn.Err, st.say)
+				assert.Equal(t, ID+":"+st.intent, turn.Dispatched, st.say)
+				assert.Equal(t, st.said, turn.Said, st.say)
+				assert.Equal(t, st.level, LevelOf(k.Volume()), st.say)
+			}
+		})
+	}
 }

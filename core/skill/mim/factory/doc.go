@@ -23,8 +23,10 @@
 // prompt of that index (1 for the first), then listens again and leaves by
 // the same rule, so the ladders loop into each other. When the ladder has
 // no prompt for the count reached, the node says nothing and leaves by
-// FinalNoMatch, and the graph by its NoMatch exit; no-input likewise with
-// NI:SL:x, FinalNoInput and NoInput. The counts live in the session as
+// FinalNoMatch, and the graph by its NoMatch exit, the next node getting
+// Exhausted{NoMatch: true} ({noMatch: true}) as its Data.Result rather than
+// the last answer; no-input likewise with NI:SL:x, FinalNoInput, NoInput
+// and Exhausted{NoInput: true}. The counts live in the session as
 // session.data._mim (mim.DialogState), reset when QN:SL:x (or MAN:SL:x)
 // starts, and decide when the MIM's gui is shown.
 //

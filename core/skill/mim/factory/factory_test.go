@@ -102,6 +102,49 @@ func TestQNNoInputLadder(t *testing.T) {
 	assert.Equal(t, []string{"[0,NoInput]", "[2,NoInput]", "[2,NoInput]", "[2,FinalNoInput]", "[5,null]"}, trace(s.Session))
 }
 
+// TestExhaustedLadderResult: when a ladder runs out, the node after the
+// graph's NoMatch (NoInput) exit gets {noMatch: true} ({noInput: true}) as
+// its result, not the last ASR/NLU answer (§5.3, as Pegasus).
+func TestExhaustedLadderResult(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       factory.Exhausted
+		wantJSON   string
+	}{
+		{"no-match", "purple", factory.Exhausted{NoMatch: true}, `{"noMatch":true}`},
+		{"no-input", "", factory.Exhausted{NoInput: true}, `{"noInput":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, build := range []func(string, factory.Options) (*graph.Graph, error){factory.QN, factory.MIM} {
+				sub, err := build("timer", opts(factory.FromSet(loadSet(t), "TimerHowLong")))
+				require.NoError(t, err)
+				var got []any
+				after := graph.JCP("after", func(_ context.Context, d *graph.Data) (*jcp.Action, error) {
+					got = append(got, d.Result)
+					return jcp.NewAction(jcp.Say("after")), nil
+				}, nil, graph.TransitionDone).Final()
+				g := graph.New("parent", "Done")
+				require.NoError(t, g.AddSubGraph(sub, graph.To(factory.Success, after), graph.To(factory.NoMatch, after), graph.To(factory.NoInput, after)))
+				require.NoError(t, g.AddNode(after, graph.ToExit(graph.TransitionDone, "Done")))
+				require.NoError(t, g.Finalize())
+
+				c := newConvo(t, g, "")
+				c.launch(nil)
+				c.answer("", tt.text, nil)
+				c.answer("", tt.text, nil)
+				s := c.answer("", tt.text, nil)
+				assert.Equal(t, []string{"after"}, s.ESML, sub.Name())
+				require.Len(t, got, 1, sub.Name())
+				assert.Equal(t, tt.want, got[0], sub.Name())
+				js, err := json.Marshal(got[0])
+				require.NoError(t, err)
+				assert.JSONEq(t, tt.wantJSON, string(js))
+			}
+		})
+	}
+}
+
 // TestQNLaddersLoop: the NM and NI nodes lead to each other, each ladder
 // keeping its own count, and an answer from either leaves by Success.
 func TestQNLaddersLoop(t *testing.T) {

@@ -111,10 +111,18 @@ func (n *qnNode) Exit(_ context.Context, d *graph.Data) (graph.ExitResult, error
 	return Answer(d), nil
 }
 
+// Exhausted is the result the node after a spent ladder receives
+// (Data.Result) in place of the last answer, as in Pegasus: {noMatch: true}
+// after the no-match ladder, {noInput: true} after the no-input one.
+type Exhausted struct {
+	NoMatch bool `json:"noMatch,omitempty"`
+	NoInput bool `json:"noInput,omitempty"`
+}
+
 // ladderNode is NM:SL:x or NI:SL:x: it counts a no-match (no-input), plays
 // the Errors prompt of that index and leaves by the answer, or, when the
 // ladder has no prompt left, says nothing and leaves by FinalNoMatch
-// (FinalNoInput).
+// (FinalNoInput) with Exhausted as the result.
 type ladderNode struct {
 	name    string
 	r       *runner
@@ -164,9 +172,9 @@ func (n *ladderNode) Exit(_ context.Context, d *graph.Data) (graph.ExitResult, e
 	}
 	switch {
 	case n.noInput && st.NoInputMax:
-		return graph.ExitResult{Transition: FinalNoInput, Result: d.Result}, nil
+		return graph.ExitResult{Transition: FinalNoInput, Result: Exhausted{NoInput: true}}, nil
 	case !n.noInput && st.NoMatchMax:
-		return graph.ExitResult{Transition: FinalNoMatch, Result: d.Result}, nil
+		return graph.ExitResult{Transition: FinalNoMatch, Result: Exhausted{NoMatch: true}}, nil
 	}
 	return Answer(d), nil
 }

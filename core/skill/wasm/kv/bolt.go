@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -47,6 +48,11 @@ type Options struct {
 	LockTimeout time.Duration
 	// MaxFileBytes bounds the file; 0 means DefaultMaxFileBytes.
 	MaxFileBytes int
+	// Logger hears of a damaged or empty file set aside; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Now names a file set aside; nil means time.Now.
+	Now func() time.Time
 }
 
 // Store is the skill storage file. Its methods are safe for concurrent
@@ -60,7 +66,10 @@ type Store struct {
 const corruptAdvice = "stop jibod and move the file aside (what Wasm skills stored in it is lost) or restore a backup"
 
 // Open opens (creating when missing, 0600 in a 0700 folder) the storage
-// file at path and checks it.
+// file at path and checks it. A damaged or empty file is renamed aside
+// (path.damaged-TIME, path.empty-TIME) and a new one started, with an
+// ERROR (WARN when empty) saying what was kept where; Open fails with
+// ErrCorrupt only when it cannot be moved.
 func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("opening skill storage: no file path given")
@@ -81,15 +90,14 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("opening skill storage %s: %w", path, err)
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
 	db, err := openBolt(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	s := &Store{db: db, path: path}
-	if err := s.check(); err != nil {
-		_ = db.Close()
-		return nil, err
-	}
 	if err := s.initSchema(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -103,9 +111,12 @@ func corrupt(path string, cause error) error {
 
 // openBolt opens the file, its failures as errors naming it.
 func openBolt(path string, opts Options) (*bolt.DB, error) {
-	db, err := boltfile.Open(path, opts.LockTimeout, opts.MaxFileBytes)
+	db, aside, err := boltfile.Open(path, boltfile.Options{LockTimeout: opts.LockTimeout, MaxSize: opts.MaxFileBytes, Now: opts.Now})
 	switch {
 	case err == nil:
+		if aside != nil {
+			reportSetAside(opts.Logger.With("component", "skill-storage", "file", path), aside)
+		}
 		return db, nil
 	case errors.Is(err, boltfile.ErrLocked):
 		return nil, fmt.Errorf("opening skill storage %s: %w (another jibod running?): waited %v for its lock",
@@ -117,16 +128,17 @@ func openBolt(path string, opts Options) (*bolt.DB, error) {
 	return nil, fmt.Errorf("opening skill storage %s: %w", path, err)
 }
 
-// check runs bbolt's consistency check over the file.
-func (s *Store) check() error {
-	var problems error
-	if err := s.view(func(tx *bolt.Tx) error { problems = boltfile.Problems(tx); return nil }); err != nil {
-		return corrupt(s.path, err)
+// reportSetAside says that a damaged or empty file was kept aside and what
+// the skills lost with it.
+func reportSetAside(log *slog.Logger, aside *boltfile.SetAside) {
+	if errors.Is(aside.Cause, boltfile.ErrEmpty) {
+		log.Warn("Wasm skill storage file was empty, so whatever it held is lost: kept aside, starting with no stored skill data",
+			"kept_as", aside.Path)
+		return
 	}
-	if problems != nil {
-		return corrupt(s.path, problems)
-	}
-	return nil
+	log.Error("Wasm skill storage file was damaged: kept aside, starting with no stored skill data "+
+		"(restore a backup over the new file, with jibod stopped, to get it back)",
+		"kept_as", aside.Path, "damage", aside.Cause)
 }
 
 func (s *Store) initSchema() error {

@@ -11,8 +11,10 @@
 // Delete is one bbolt read-write transaction, fsync'd before it returns: a
 // value is wholly on disk or not at all, even if the process is killed or
 // the power fails mid-write. A second process on the same file fails with
-// ErrInUse after Options.LockTimeout; a damaged file is refused at Open with
-// ErrCorrupt, naming it and what to do.
+// ErrInUse after Options.LockTimeout. A damaged or empty file is checked
+// against its own meta pages before it is mapped, kept aside and replaced
+// by a new one at Open (logged at ERROR, WARN when empty); damage met later
+// is ErrCorrupt, naming the file and what to do (docs/state-files.md).
 //
 // # Quotas
 //

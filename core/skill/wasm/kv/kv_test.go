@@ -2,8 +2,10 @@ package kv
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -185,15 +188,57 @@ func TestPersistsAndLocks(t *testing.T) {
 	assert.Equal(t, path, s.Path())
 }
 
-func TestRefusesDamagedFiles(t *testing.T) {
-	dir := t.TempDir()
-	garbage := filepath.Join(dir, "garbage.db")
-	require.NoError(t, os.WriteFile(garbage, []byte(strings.Repeat("not a bbolt file ", 1000)), 0o600))
-	_, err := Open(garbage, Options{})
-	assert.ErrorIs(t, err, ErrCorrupt)
-	assert.ErrorContains(t, err, "move the file aside")
+// A damaged or empty skilldata.db never keeps the robot from starting or
+// crashes it (issue 22 items 1 and 3): it is kept aside, said at ERROR (WARN
+// when empty), and a new file takes its place.
+func TestDamagedFilesAreKeptAside(t *testing.T) {
+	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, raw []byte) []byte
+		level  string
+		kept   string
+		says   string
+	}{
+		{"garbage", func(*testing.T, []byte) []byte { return []byte(strings.Repeat("not a bbolt file ", 1000)) },
+			"ERROR", ".damaged-20260102T030405Z", "neither meta page is valid"},
+		{"cut short to 16 KiB", func(t *testing.T, raw []byte) []byte {
+			require.GreaterOrEqual(t, len(raw), 32<<10)
+			return raw[:16<<10]
+		}, "ERROR", ".damaged-20260102T030405Z", "it was cut short"},
+		{"empty", func(*testing.T, []byte) []byte { return []byte{} },
+			"WARN", ".empty-20260102T030405Z", "Wasm skill storage file was empty, so whatever it held is lost"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "skilldata.db")
+			s, err := Open(path, Options{})
+			require.NoError(t, err)
+			for i := range 20 {
+				require.NoError(t, s.Set("acme/memo", fmt.Sprintf("k%02d", i), []byte(strings.Repeat("v", 1000))))
+			}
+			require.NoError(t, s.Close())
+			raw, err := os.ReadFile(path)
+			require.NoError(t, err)
+			damaged := tc.damage(t, raw)
+			require.NoError(t, os.WriteFile(path, damaged, 0o600))
 
-	_, err = Open(filepath.Join(dir, "x.db"), Options{MaxFileBytes: 10})
+			var logs bytes.Buffer
+			s, err = Open(path, Options{Now: now, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			require.NoError(t, err)
+			defer s.Close()
+			keys, err := s.Keys("acme/memo", "")
+			require.NoError(t, err)
+			assert.Empty(t, keys)
+			require.NoError(t, s.Set("acme/memo", "again", []byte("x")))
+			got, err := os.ReadFile(path + tc.kept)
+			require.NoError(t, err)
+			assert.Equal(t, damaged, got)
+			assert.Contains(t, logs.String(), "level="+tc.level)
+			assert.Contains(t, logs.String(), "kept_as="+path+tc.kept)
+			assert.Contains(t, logs.String(), tc.says)
+		})
+	}
+	_, err := Open(filepath.Join(t.TempDir(), "x.db"), Options{MaxFileBytes: 10})
 	assert.ErrorContains(t, err, "size limit 10 bytes outside")
 }
 

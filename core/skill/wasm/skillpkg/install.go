@@ -314,3 +314,78 @@ func Uninstall(skillsDir, id string) (string, error) {
 	}
 	return dir, nil
 }
+
+// purgePrefix starts the name of a purge marker in a skills directory.
+const purgePrefix = ".purge-"
+
+// MarkPurge leaves a note in skillsDir that the data skill id stored is to
+// be deleted: by the robot that holds the storage open, when it notices
+// the skill is gone (see PendingPurges), or by whoever opens the storage
+// next.
+func MarkPurge(skillsDir, id string) error {
+	if err := registry.ParseID(id); err != nil {
+		return fmt.Errorf("marking %q for purging: %w", id, err)
+	}
+	if err := os.MkdirAll(skillsDir, 0o700); err != nil {
+		return fmt.Errorf("marking %s for purging: %w", id, err)
+	}
+	tmp, err := os.CreateTemp(skillsDir, ".tmp-purge-")
+	if err != nil {
+		return fmt.Errorf("marking %s for purging: %w", id, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(id)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(skillsDir, purgePrefix+DirName(id)))
+	}
+	if err != nil {
+		return fmt.Errorf("marking %s for purging: %w", id, err)
+	}
+	return nil
+}
+
+// ClearPurge removes the purge note of skill id, if there is one: the
+// data was deleted, or the skill was installed again and keeps it.
+func ClearPurge(skillsDir, id string) error {
+	err := os.Remove(filepath.Join(skillsDir, purgePrefix+DirName(id)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("clearing the purge note of %s: %w", id, err)
+	}
+	return nil
+}
+
+// PendingPurges lists the ids of the skills whose data is marked for
+// deletion in skillsDir, sorted. A note that does not read as a skill id
+// is skipped.
+func PendingPurges(skillsDir string) ([]string, error) {
+	des, err := os.ReadDir(skillsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing purge notes: %w", err)
+	}
+	var ids []string
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), purgePrefix) || !de.Type().IsRegular() {
+			continue
+		}
+		b, err := readFile(skillsDir, de.Name(), registry.MaxManifestBytes)
+		if err != nil {
+			continue
+		}
+		id := strings.TrimSpace(string(b))
+		if registry.ParseID(id) != nil || purgePrefix+DirName(id) != de.Name() {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}

@@ -25,11 +25,11 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/memfs"
 )
 
 // Names of a package's parts.
@@ -222,7 +222,7 @@ func readTree(dir, name string, b *treeBudget, required bool) (fs.FS, error) {
 	case !fi.IsDir():
 		return nil, invalid(dir, "%s is not a folder", name)
 	}
-	tree := fstest.MapFS{}
+	tree := memfs.New()
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -238,8 +238,7 @@ func readTree(dir, name string, b *treeBudget, required bool) (fs.FS, error) {
 		}
 		switch {
 		case d.IsDir():
-			tree[rel] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
-			return nil
+			return tree.Dir(rel)
 		case !d.Type().IsRegular():
 			return invalid(dir, "%s is not a regular file or folder (links are refused)", shown)
 		}
@@ -255,8 +254,7 @@ func readTree(dir, name string, b *treeBudget, required bool) (fs.FS, error) {
 		if b.bytes > MaxTreeBytes {
 			return invalid(dir, "%s/ and %s/ hold more than %d bytes", LocaleDir, RulesDir, MaxTreeBytes)
 		}
-		tree[rel] = &fstest.MapFile{Data: data, Mode: 0o644}
-		return nil
+		return tree.File(rel, data)
 	})
 	if err != nil {
 		return nil, err

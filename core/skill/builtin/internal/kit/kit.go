@@ -21,6 +21,7 @@ import (
 type Locale struct {
 	fsys    fs.FS
 	dialogs map[string]*skill.Dialogs // normalised lang tag → dialogs
+	intents map[string]bool           // intent names, any language
 }
 
 // LoadLocale reads the locale tree at the root of fsys. rnd picks among a
@@ -30,8 +31,11 @@ func LoadLocale(fsys fs.FS, rnd func(n int) int) (*Locale, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading locale: %w", err)
 	}
-	l := &Locale{fsys: fsys, dialogs: map[string]*skill.Dialogs{}}
+	l := &Locale{fsys: fsys, dialogs: map[string]*skill.Dialogs{}, intents: map[string]bool{}}
 	for tag, lang := range loc.Langs {
+		for _, in := range lang.Names(intent.RoleIntent) {
+			l.intents[in] = true
+		}
 		d, err := skill.NewDialogs(lang, rnd)
 		if err != nil {
 			return nil, fmt.Errorf("loading dialogs of %s: %w", tag, err)
@@ -40,6 +44,9 @@ func LoadLocale(fsys fs.FS, rnd func(n int) int) (*Locale, error) {
 	}
 	return l, nil
 }
+
+// HasIntent reports whether some language defines the intent.
+func (l *Locale) HasIntent(name string) bool { return l.intents[name] }
 
 // FS returns the locale tree, for skill.Skill's Locale.
 func (l *Locale) FS() fs.FS { return l.fsys }
@@ -77,4 +84,12 @@ func Lang(req *protocol.Request) string {
 		return ""
 	}
 	return req.Data.General.Lang
+}
+
+// SayFeeling answers req with a SKILL_ACTION that nudges the robot's
+// emotion by valence (IMPACT_EMOTION, spec/jibo.md §3.1), then speaks
+// esml, and ends the skill.
+func SayFeeling(req *protocol.Request, sd protocol.SkillData, esml string, valence jcp.Impact) (*protocol.Response, error) {
+	feel := &jcp.ImpactEmotion{Base: jcp.Base{ID: jcp.NewID()}, Valence: valence}
+	return base.ActionResponse(req, sd, jcp.NewAction(jcp.Sequence(feel, jcp.Say(esml))), true)
 }

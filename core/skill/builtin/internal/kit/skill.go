@@ -20,6 +20,10 @@ type Options struct {
 	Rand func(n int) int
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// RequiredContext maps an intent to the private context keys that
+	// must be live for it to match (CTX-11): follow-ups such as "and the
+	// date?" that mean something only right after another turn.
+	RequiredContext map[string][]string
 }
 
 // handler is what answers a skill's requests: a base.Skill or a
@@ -36,6 +40,7 @@ type Skill struct {
 	manifest *registry.Manifest
 	locale   *Locale
 	handler  handler
+	context  map[string][]string
 }
 
 // New checks m, loads the locale tree under "locale" in files and puts
@@ -104,11 +109,19 @@ func load(m *registry.Manifest, files fs.FS, opts Options) (*Skill, *slog.Logger
 	if err != nil {
 		return nil, nil, wrap(m, err)
 	}
+	for in, keys := range opts.RequiredContext {
+		if !loc.HasIntent(in) {
+			return nil, nil, wrap(m, fmt.Errorf("context for intent %q, which no .intent file defines", in))
+		}
+		if len(keys) == 0 {
+			return nil, nil, wrap(m, fmt.Errorf("intent %q: empty list of required context keys", in))
+		}
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Skill{manifest: m, locale: loc}, log, nil
+	return &Skill{manifest: m, locale: loc, context: opts.RequiredContext}, log, nil
 }
 
 // wrap says which skill failed to build, by the name part of its id
@@ -127,6 +140,16 @@ func (s *Skill) Locale() fs.FS { return s.locale.FS() }
 // Handle answers one request.
 func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	return s.handler.Handle(ctx, req)
+}
+
+// RequiredContext maps the skill's context-gated intents to the keys of
+// its own that must be live (skill.ContextGated).
+func (s *Skill) RequiredContext() map[string][]string {
+	out := make(map[string][]string, len(s.context))
+	for k, v := range s.context {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
 }
 
 // Render renders one of the skill's dialogs in lang with values.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -122,4 +123,22 @@ func TestBuildErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// A skill declares which intents its context gates (CTX-11); an intent it
+// does not define, or no key, is refused when the skill is built.
+func TestRequiredContext(t *testing.T) {
+	noop := func(context.Context, *protocol.Request) (*protocol.Response, error) { return nil, nil }
+	s, err := New(demoManifest(), demoFiles(), Options{RequiredContext: map[string][]string{"hello": {"asked"}}}, noop)
+	require.NoError(t, err)
+	var g skill.ContextGated = s
+	got := g.RequiredContext()
+	assert.Equal(t, map[string][]string{"hello": {"asked"}}, got)
+	got["hello"][0] = "changed"
+	assert.Equal(t, map[string][]string{"hello": {"asked"}}, s.RequiredContext(), "a copy")
+
+	_, err = New(demoManifest(), demoFiles(), Options{RequiredContext: map[string][]string{"goodbye": {"asked"}}}, noop)
+	assert.ErrorContains(t, err, `demo skill: context for intent "goodbye"`)
+	_, err = New(demoManifest(), demoFiles(), Options{RequiredContext: map[string][]string{"hello": nil}}, noop)
+	assert.ErrorContains(t, err, "empty list")
 }

@@ -48,6 +48,9 @@ type Options struct {
 	// State keeps conversations and timers; nil means a new one. Give a
 	// second rig the first one's State to play a restart of jibod.
 	State *skill.MemoryState
+	// Fallback, if set, is the bus id of the skill that gets what nothing
+	// matched, as "<Fallback>:fallback" (the pipeline's fallback stage).
+	Fallback string
 }
 
 // Rig is a robot reduced to what skills need.
@@ -62,9 +65,10 @@ type Rig struct {
 	Sounds *Sounds
 	Now    func() time.Time
 
-	lang    string
-	sess    session.Session
-	plugins []*intent.TierPlugin
+	lang     string
+	fallback string
+	sess     session.Session
+	plugins  []*intent.TierPlugin
 
 	mu sync.Mutex
 	// responder is the skill in response mode, "" when none.
@@ -78,7 +82,7 @@ type Rig struct {
 func New(t testing.TB, o Options) *Rig {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r := &Rig{t: t, Voice: &Voice{wait: o.SayTime}, Sounds: &Sounds{}, State: o.State, Now: o.Now, lang: o.Lang}
+	r := &Rig{t: t, Voice: &Voice{wait: o.SayTime}, Sounds: &Sounds{}, State: o.State, Now: o.Now, lang: o.Lang, fallback: o.Fallback}
 	if r.State == nil {
 		r.State = skill.NewMemoryState()
 	}
@@ -191,6 +195,9 @@ func (r *Rig) Say(utterance string) Turn {
 				break
 			}
 		}
+	}
+	if d.SkillID == "" && r.fallback != "" {
+		d = r.dispatch(r.fallback, "fallback", utterance, nil)
 	}
 	if d.SkillID == "" {
 		return Turn{}

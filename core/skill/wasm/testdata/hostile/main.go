@@ -110,6 +110,24 @@ func respond(h wasmskill.Host, req *wasmskill.Request) (*wasmskill.Response, err
 	case "ask":
 		r, err := wasmskill.Ask("Which one?", "globals/yes_no").Keep(map[string]int{"asked": 1})
 		return r, err
+	case "dialog": // the dialog named by entity "dialog", with slot {name} from entity "name"
+		var slots map[string]string
+		if v := req.Entity("name"); v != "" {
+			slots = map[string]string{"name": v}
+		}
+		text, err := h.Dialog(req.Entity("dialog"), slots)
+		if err != nil {
+			return wasmskill.Say("dialog failed: " + err.Error()), nil
+		}
+		return wasmskill.Say("said: " + text), nil
+	case "dialog_flood":
+		var err error
+		for range 100 {
+			if _, err = h.Dialog("greet", map[string]string{"name": "x"}); err != nil {
+				break
+			}
+		}
+		return wasmskill.Say(fmt.Sprintf("flood: %v", err)), nil
 	}
 	return nil, fmt.Errorf("no intent %q", req.Intent)
 }

@@ -1,0 +1,200 @@
+package paraphrase
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/openjibo/jibod/core/intent"
+)
+
+// Language data limits: the data is small by nature; the limits keep a bad
+// one from slowing training down.
+const (
+	MaxBackground  = 5_000 // background sentences
+	MaxWrappers    = 500   // prefixes, suffixes and indirect openers together
+	MaxListEntries = 5_000 // function words, open values, values of one type
+)
+
+//go:embed lang
+var langFiles embed.FS
+
+// LanguageData is what the tier knows about one language, as text: the
+// everyday sentences of its "none" class, the words that never count as
+// evidence, how people wrap requests, and sample values for slots.
+type LanguageData struct {
+	// Background are everyday sentences no skill is about.
+	Background []string
+	// Function are words that say nothing about which request is meant:
+	// closed-class words, politeness, hesitations, the robot's name.
+	Function []string
+	// Narrative are words that tell about someone or something else, or
+	// about the past ("he", "she", "was"): an utterance with one is not
+	// a request of an intent whose templates never say it.
+	Narrative []string
+	// Prefixes and Suffixes wrap any request ("can you", "please");
+	// Indirect open an indirect question ("i wonder", "do you know").
+	Prefixes, Suffixes, Indirect []string
+	// OpenValues fill open slots in training text.
+	OpenValues []string
+	// Typed maps a slot type (duration, number, …) to spoken values.
+	Typed map[string][]string
+}
+
+// Language is checked, normalised LanguageData.
+type Language struct {
+	background [][]string
+	function   map[string]bool
+	narrative  map[string]bool
+	prefixes   [][]string
+	suffixes   [][]string
+	indirect   [][]string
+	openValues []string
+	// openWords are the background's content words, for open slots.
+	openWords []string
+	typed     map[string][]string
+	// find locates a typed value in words: it returns how many words a
+	// value of the type starting at words[i] takes, 0 for none.
+	find map[string]func(words []string, i int) int
+}
+
+// NewLanguage checks and normalises d.
+func NewLanguage(d LanguageData) (*Language, error) {
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	switch {
+	case len(d.Background) == 0:
+		return nil, fmt.Errorf("language data: no background sentences")
+	case len(d.Background) > MaxBackground:
+		return nil, fmt.Errorf("language data: %d background sentences, limit %d", len(d.Background), MaxBackground)
+	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
+		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
+	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words or open values over %d", MaxListEntries)
+	}
+	for _, s := range d.Background {
+		if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
+			l.background = append(l.background, ws)
+		}
+	}
+	for _, w := range d.Function {
+		for _, f := range strings.Fields(intent.Normalize(w)) {
+			l.function[f] = true
+		}
+	}
+	for _, w := range d.Narrative {
+		for _, f := range strings.Fields(intent.Normalize(w)) {
+			l.narrative[f] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range l.background {
+		for _, w := range s {
+			if !l.function[w] && !seen[w] {
+				seen[w] = true
+				l.openWords = append(l.openWords, w)
+			}
+		}
+	}
+	words := func(list []string) [][]string {
+		var out [][]string
+		for _, s := range list {
+			if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
+				out = append(out, ws)
+			}
+		}
+		return out
+	}
+	l.prefixes, l.suffixes, l.indirect = words(d.Prefixes), words(d.Suffixes), words(d.Indirect)
+	for _, v := range d.OpenValues {
+		if n := intent.Normalize(v); n != "" {
+			l.openValues = append(l.openValues, n)
+		}
+	}
+	if len(l.openValues) == 0 {
+		l.openValues = []string{"it"}
+	}
+	for typ, vs := range d.Typed {
+		if len(vs) > MaxListEntries {
+			return nil, fmt.Errorf("language data: %d values of type %s, limit %d", len(vs), typ, MaxListEntries)
+		}
+		for _, v := range vs {
+			if n := intent.Normalize(v); n != "" {
+				l.typed[typ] = append(l.typed[typ], n)
+			}
+		}
+	}
+	return l, nil
+}
+
+// English returns the built-in English data.
+func English() (*Language, error) {
+	d, err := EnglishData()
+	if err != nil {
+		return nil, err
+	}
+	l, err := NewLanguage(d)
+	if err != nil {
+		return nil, fmt.Errorf("built-in English data: %w", err)
+	}
+	l.find["duration"] = readDuration
+	l.find["number"] = func(ws []string, i int) int {
+		if ws[i] == "a" || ws[i] == "an" {
+			return 0
+		}
+		return readNumber(ws, i)
+	}
+	return l, nil
+}
+
+// EnglishData returns the built-in English data as text, for a deployment
+// that extends it.
+func EnglishData() (LanguageData, error) {
+	var failed error
+	read := func(name string) []string {
+		b, err := fs.ReadFile(langFiles, "lang/en/"+name)
+		if err != nil {
+			failed = fmt.Errorf("built-in English data: %w", err)
+			return nil
+		}
+		var out []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	d := LanguageData{Background: read("background.txt"), OpenValues: read("open.txt")}
+	for _, line := range read("function.txt") {
+		d.Function = append(d.Function, strings.Fields(line)...)
+	}
+	for _, line := range read("narrative.txt") {
+		d.Narrative = append(d.Narrative, strings.Fields(line)...)
+	}
+	section := ""
+	for _, line := range read("wrappers.txt") {
+		switch {
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			section = line
+		case section == "[prefix]":
+			d.Prefixes = append(d.Prefixes, line)
+		case section == "[suffix]":
+			d.Suffixes = append(d.Suffixes, line)
+		case section == "[indirect]":
+			d.Indirect = append(d.Indirect, line)
+		}
+	}
+	d.Typed = map[string][]string{
+		"duration": englishDurations(),
+		"number":   englishNumbers(),
+		"date": {"today", "tomorrow", "yesterday", "monday", "tuesday", "wednesday", "thursday", "friday",
+			"saturday", "sunday", "next week", "june fifth", "the first of may", "christmas"},
+		"color":    {"red", "blue", "green", "yellow", "white", "purple", "orange", "pink", "warm white"},
+		"language": {"english", "french", "german", "spanish", "italian", "portuguese", "dutch", "japanese"},
+	}
+	return d, failed
+}
+
+// isFunction reports whether w says nothing about which request is meant.
+func (l *Language) isFunction(w string) bool { return l.function[w] }

@@ -1,0 +1,576 @@
+package paraphrase
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/session"
+)
+
+// homeIntents are a small robot's skills: lights, weather, a timer and a
+// music player, written as a skill author would.
+func homeIntents() []Intent {
+	return []Intent{
+		{SkillID: "lights", Name: "on", Templates: []string{
+			"(turn|switch) on [the] <light>", "(turn|switch) [the] <light> on", "<light> on [please]"},
+			Vocab: map[string][]string{"light": {"(light|lights|lamp)"}}},
+		{SkillID: "lights", Name: "off", Templates: []string{
+			"(turn|switch) off [the] <light>", "(turn|switch) [the] <light> off", "<light> off [please]"},
+			Vocab: map[string][]string{"light": {"(light|lights|lamp)"}}},
+		{SkillID: "weather", Name: "today", Templates: []string{
+			"(what is|whats) the weather [like] [today]", "(is it|will it be) (sunny|rainy|cold|warm) [today]",
+			"(tell me|give me) the (weather|forecast)", "[the] (weather|forecast) [please]"}},
+		{SkillID: "timer", Name: "set", Templates: []string{
+			"set a timer for {duration:duration}", "(start|set) a {duration:duration} timer", "timer for {duration:duration}"},
+			RequiredSlots: []string{"duration"}},
+		{SkillID: "music", Name: "play", Templates: []string{
+			"play [some] {genre} [music]", "put on [some] {genre} [music]", "i want to hear [some] {genre}"},
+			Entities: map[string][]string{"genre": {"jazz", "rock", "(classical|opera)", "hip hop"}}},
+	}
+}
+
+func trainHome(t testing.TB) *Model {
+	t.Helper()
+	m, err := Train(homeIntents(), Options{})
+	require.NoError(t, err)
+	return m
+}
+
+// The structure read from a template expands to exactly the sample set the
+// grammar's own Expand gives (OVOS-INTENT-1 §3.2): the sampler draws from
+// the same language the engines match.
+func TestTemplateStructureMatchesExpand(t *testing.T) {
+	vocab := map[string][]string{"color": {"(red|green)", "light blue"}, "nested": {"<color> one"}}
+	for _, src := range []string{
+		"turn (on|off) [the] light[s]",
+		"what (is|s) [the] time [right now|now]",
+		"set a timer for {duration:duration}",
+		"[please] paint it <color>",
+		"a <nested> [{{count}}] times",
+		"(a|(b|c) [d]) e",
+		"{x} then [maybe] {y}",
+	} {
+		t.Run(src, func(t *testing.T) {
+			want, _, err := intent.Expand(src, vocab, intent.ExpandOptions{})
+			require.NoError(t, err)
+			seq, err := parseTemplate(src)
+			require.NoError(t, err)
+			g := &grammar{vocab: map[string][][]elem{}}
+			for name, ts := range vocab {
+				for _, v := range ts {
+					vs, err := parseTemplate(v)
+					require.NoError(t, err)
+					g.vocab[name] = append(g.vocab[name], vs)
+				}
+			}
+			var got []string
+			for _, r := range g.enumerate(seq, 0) {
+				got = append(got, strings.TrimSpace(tokens(r).key()))
+			}
+			slices.Sort(got)
+			got = slices.Compact(got)
+			assert.Equal(t, want, got)
+			assert.Equal(t, len(want), g.count(seq, 1000, 0), "count agrees before deduplication here")
+		})
+	}
+}
+
+func TestParseTemplateRefusesWhatTheGrammarRefuses(t *testing.T) {
+	for _, src := range []string{"turn (on|off", "{bad name}", "a ] b", "<>", ""} {
+		_, err := parseTemplate(src)
+		if _, perr := intent.Parse(src); perr != nil {
+			assert.Error(t, err, "%q", src)
+		}
+	}
+}
+
+// A template with 10^20 expansions is sampled, never expanded: the same
+// seed gives the same skeletons, within the budget.
+func TestSkeletonsSampleHugeTemplates(t *testing.T) {
+	huge := strings.Repeat("(a|b|c|d|e|f|g|h|i|j) ", 20) + "{x}"
+	g, err := newGrammar(Intent{SkillID: "s", Name: "n", Templates: []string{huge, "small (one|two)"}})
+	require.NoError(t, err)
+	assert.Equal(t, 1001, g.count(g.lines[0], 1000, 0), "the count saturates")
+	a := g.skeletons(rand.New(rand.NewPCG(1, 2)), 100)
+	b := g.skeletons(rand.New(rand.NewPCG(1, 2)), 100)
+	assert.Equal(t, a, b)
+	assert.LessOrEqual(t, len(a), 110)
+	keys := map[string]bool{}
+	for _, sk := range a {
+		keys[sk.key()] = true
+	}
+	assert.True(t, keys["small one "] && keys["small two "], "a small line is expanded whole")
+}
+
+func TestTrainRefusesBadInput(t *testing.T) {
+	ok := Intent{SkillID: "s", Name: "a", Templates: []string{"hello there"}}
+	tests := []struct {
+		name    string
+		intents []Intent
+		opts    Options
+		want    string
+	}{
+		{"none", nil, Options{}, "no intents"},
+		{"bad template", []Intent{ok, {SkillID: "s", Name: "b", Templates: []string{"turn (on|off"}}}, Options{}, "intent s:b"},
+		{"twice", []Intent{ok, ok}, Options{}, "given twice"},
+		{"no skill", []Intent{{Name: "a", Templates: []string{"x"}}}, Options{}, "skill and intent name are required"},
+		{"no templates", []Intent{{SkillID: "s", Name: "a"}}, Options{}, "no templates"},
+		{"bad entity", []Intent{{SkillID: "s", Name: "a", Templates: []string{"play {g}"}, Entities: map[string][]string{"g": {"(a|"}}}}, Options{}, "entity of {g}"},
+		{"too many samples", []Intent{ok}, Options{SamplesPerIntent: MaxSamplesPerIntent + 1}, "samples per intent"},
+		{"too many templates", []Intent{{SkillID: "s", Name: "a", Templates: make([]string, MaxTemplatesPerIntent+1)}}, Options{}, "templates, limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Train(tt.intents, tt.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestTrainIsDeterministic(t *testing.T) {
+	a, b := trainHome(t), trainHome(t)
+	for _, u := range []string{"could you switch the lamp off", "is it going to rain", "the cat sat on the mat"} {
+		assert.Equal(t, a.Classify(u), b.Classify(u), u)
+	}
+	other, err := Train(homeIntents(), Options{Seed: 7})
+	require.NoError(t, err)
+	assert.NotEqual(t, a.Stats().Samples, 0)
+	assert.Equal(t, a.Labels(), other.Labels())
+}
+
+func TestClassify(t *testing.T) {
+	m := trainHome(t)
+	tests := []struct {
+		say   string
+		claim string // "skill:intent", "" to abstain
+	}{
+		{"turn on the light", "lights:on"},
+		{"could you please switch the lights off", "lights:off"},
+		{"lamp off jibo", "lights:off"},
+		{"hey jibo what's the weather like", "weather:today"},
+		{"do you know what the weather is today", "weather:today"},
+		{"weather?", "weather:today"},
+		{"set a timer for ten minutes please", "timer:set"},
+		{"play some jazz", "music:play"},
+		{"i'd like to hear some rock music", "music:play"},
+		// Everyday sentences: words of the intents in other senses.
+		{"the weather in london was awful last year", ""},
+		{"my brother plays the guitar", ""},
+		{"she turned off the highway at the exit", ""},
+		{"the cat sat on the mat", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			d := m.Classify(tt.say)
+			if tt.claim == "" {
+				assert.False(t, d.Claim, "claimed %s (%.2f)", d.Label, d.Probability)
+				assert.NotEmpty(t, d.Reason)
+				return
+			}
+			require.True(t, d.Claim, "abstained: %s; ranked %v", d.Reason, d.Ranked)
+			assert.Equal(t, tt.claim, d.Label.String())
+			assert.Empty(t, d.Reason)
+			minP, _ := m.Thresholds()
+			assert.GreaterOrEqual(t, d.Probability, minP)
+			assert.NotEmpty(t, d.Why, "a claim says which features carried it")
+			assert.LessOrEqual(t, len(d.Ranked), 5)
+		})
+	}
+}
+
+func TestClassifyExplainsAbstaining(t *testing.T) {
+	m := trainHome(t)
+	d := m.Classify(strings.Repeat("word ", MaxUtteranceWords+1))
+	assert.False(t, d.Claim)
+	assert.Contains(t, d.Reason, "words")
+	d = m.Classify("turn off the oven")
+	assert.False(t, d.Claim, "oven is a word of everyday speech no light intent says: %v", d.Ranked)
+}
+
+func TestSlots(t *testing.T) {
+	m := trainHome(t)
+	tests := []struct {
+		label Label
+		say   string
+		want  map[string]string
+	}{
+		{Label{"timer", "set"}, "set a timer for an hour and a half please", map[string]string{"duration": "an hour and a half"}},
+		{Label{"timer", "set"}, "could you time 90 seconds", map[string]string{"duration": "90 seconds"}},
+		{Label{"timer", "set"}, "set a timer", map[string]string{}},
+		{Label{"music", "play"}, "put on some hip hop for me", map[string]string{"genre": "hip hop"}},
+		{Label{"music", "play"}, "play some polka music", map[string]string{"genre": "polka"}},
+		{Label{"nope", "nope"}, "play some jazz", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			assert.Equal(t, tt.want, m.Slots(tt.label, tt.say))
+		})
+	}
+}
+
+func TestSlotBlacklistAndTypes(t *testing.T) {
+	m, err := Train([]Intent{
+		{SkillID: "vol", Name: "set", Templates: []string{"volume [to] {level}", "set the volume to {level}"},
+			Entities:      map[string][]string{"level": {"(one|two|three)"}},
+			SlotBlacklist: map[string][]string{"level": {"off", "back on"}}},
+		{SkillID: "vol", Name: "wait", Templates: []string{"wait {number:n} (minutes|seconds)"}},
+	}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"level": "two"}, m.Slots(Label{"vol", "set"}, "set the volume to two"))
+	assert.Equal(t, map[string]string{"level": "7"}, m.Slots(Label{"vol", "set"}, "volume 7"), "a list is a hint")
+	assert.Equal(t, map[string]string{}, m.Slots(Label{"vol", "set"}, "volume off"), "never a blacklisted value")
+	assert.Equal(t, map[string]string{"n": "twenty five"}, m.Slots(Label{"vol", "wait"}, "wait twenty five minutes"))
+	assert.Equal(t, map[string]string{}, m.Slots(Label{"vol", "wait"}, "wait a few minutes"), "a typed slot takes only its type")
+}
+
+func TestTypedReaders(t *testing.T) {
+	durations := map[string]bool{
+		"five minutes": true, "90 seconds": true, "an hour and a half": true, "half an hour": true,
+		"a quarter of an hour": true, "one and a half minutes": true, "1 minute 30 seconds": true,
+		"an hour and 15 minutes": true, "a couple of minutes": true, "twenty five minutes": true,
+		"three quarters of an hour": true, "five": false, "minutes": false, "a few minutes": false, "": false,
+	}
+	for text, want := range durations {
+		assert.Equal(t, want, isDuration(text), "%q", text)
+	}
+	numbers := map[string]bool{"7": true, "seven": true, "forty two": true, "a hundred": false, "one hundred": true,
+		"4.5": true, "many": false, "forty forty": false}
+	for text, want := range numbers {
+		assert.Equal(t, want, isNumber(text), "%q", text)
+	}
+	for _, d := range englishDurations() {
+		assert.True(t, isDuration(d), "generated duration %q reads back", d)
+	}
+}
+
+func TestEnglishData(t *testing.T) {
+	d, err := EnglishData()
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, len(d.Background), 500)
+	assert.NotEmpty(t, d.Prefixes)
+	assert.NotEmpty(t, d.Suffixes)
+	assert.NotEmpty(t, d.Indirect)
+	assert.Contains(t, d.Function, "please")
+	for _, w := range []string{"on", "off", "up", "down", "not", "no", "back"} {
+		assert.NotContains(t, d.Function, w, "%q carries a request", w)
+	}
+	_, err = NewLanguage(LanguageData{})
+	assert.ErrorContains(t, err, "no background")
+	_, err = NewLanguage(LanguageData{Background: make([]string, MaxBackground+1)})
+	assert.ErrorContains(t, err, "limit")
+}
+
+func TestIndirect(t *testing.T) {
+	l, err := English()
+	require.NoError(t, err)
+	tests := map[string]string{
+		"what time is it":      "what time it is",
+		"whats the date":       "what the date is",
+		"how old are you":      "how old you are",
+		"where do you live":    "where you live do",
+		"turn on the light":    "",
+		"what":                 "",
+		"who are you":          "who you are",
+		"hows the weather now": "how the weather now is",
+	}
+	for in, want := range tests {
+		got, ok := indirect(l, strings.Fields(in))
+		assert.Equal(t, want != "", ok, in)
+		assert.Equal(t, want, strings.Join(got, " "), in)
+	}
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// fakeAligner stands in for the template engine's aligner.
+type fakeAligner struct {
+	mu    sync.Mutex
+	calls []string
+	slots map[string]string
+}
+
+func (f *fakeAligner) Align(_ context.Context, skillID, intentName, utterance string) (map[string]string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, skillID+":"+intentName+" "+utterance)
+	return f.slots, f.slots != nil
+}
+
+func defaultSession(t testing.TB) session.Session {
+	s, _, err := session.Parse(map[string]any{"session_id": session.DefaultID})
+	require.NoError(t, err)
+	return s
+}
+
+func TestTierMatch(t *testing.T) {
+	ctx := context.Background()
+	tier := NewTier(TierOptions{Logger: quiet})
+	assert.Equal(t, DefaultTierID, tier.ID())
+	s := defaultSession(t)
+
+	m, err := tier.Match(ctx, []string{"turn the lamp on"}, "en-US", s)
+	require.NoError(t, err)
+	assert.Nil(t, m, "no intents, no claims")
+
+	require.NoError(t, tier.Update("en-US", homeIntents()))
+	require.NoError(t, tier.Build())
+	assert.Len(t, tier.Intents("default"), len(homeIntents()))
+	assert.Positive(t, tier.Stats("en-us").Samples)
+
+	m, err = tier.Match(ctx, []string{"the cat sat on the mat", "could you switch the lamp on"}, "en-US", s)
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, "lights", m.SkillID)
+	assert.Equal(t, "on", m.IntentName)
+	assert.Equal(t, "could you switch the lamp on", m.Utterance, "the candidate it claimed")
+	assert.Equal(t, "en-US", m.Lang)
+	assert.Contains(t, m.Why, "paraphrase")
+
+	m, err = tier.Match(ctx, []string{"set a timer please"}, "en-US", s)
+	require.NoError(t, err)
+	assert.Nil(t, m, "a required slot that is not said: no claim")
+
+	m, err = tier.Match(ctx, []string{"could you set a timer for five minutes"}, "en-US", s)
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, map[string]string{"duration": "five minutes"}, m.Slots)
+
+	m, err = tier.Match(ctx, []string{"turn the lamp on"}, "de-DE", s)
+	require.NoError(t, err)
+	assert.Nil(t, m, "a language it was not given")
+	m, err = tier.Match(ctx, []string{"turn the lamp on"}, "not a tag!", s)
+	require.NoError(t, err)
+	assert.Nil(t, m)
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = tier.Match(cancelled, []string{"turn the lamp on"}, "en-US", s)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestTierAlignerAndUpdates(t *testing.T) {
+	ctx := context.Background()
+	al := &fakeAligner{slots: map[string]string{"duration": "ten minutes"}}
+	tier := NewTier(TierOptions{Aligner: al, Logger: quiet})
+	require.NoError(t, tier.Update("en-us", homeIntents()))
+	s := defaultSession(t)
+	m, err := tier.Match(ctx, []string{"please set a timer for 10 minutes"}, "en-us", s)
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, map[string]string{"duration": "ten minutes"}, m.Slots, "the aligner's slots")
+	assert.Equal(t, []string{"timer:set please set a timer for 10 minutes"}, al.calls)
+
+	// Removing the lights retrains: the tier no longer claims them.
+	var rest []Intent
+	for _, in := range homeIntents() {
+		if in.SkillID != "lights" {
+			rest = append(rest, in)
+		}
+	}
+	require.NoError(t, tier.Update("en-us", rest))
+	m, err = tier.Match(ctx, []string{"could you switch the lamp on"}, "en-us", s)
+	require.NoError(t, err)
+	if m != nil {
+		assert.NotEqual(t, "lights", m.SkillID)
+	}
+	require.NoError(t, tier.Update("en-us", nil))
+	assert.Empty(t, tier.Intents("default"))
+
+	err = tier.Update("en-us", []Intent{{SkillID: "s", Name: "x", Templates: []string{"(a|"}}})
+	assert.ErrorContains(t, err, "intent s:x")
+	err = tier.Update("??", homeIntents())
+	assert.Error(t, err)
+}
+
+func TestTierUpdateFromEngine(t *testing.T) {
+	e := intent.NewTemplateEngine(intent.EngineOptions{})
+	for _, in := range homeIntents() {
+		_, err := e.Register(intent.TemplateIntent{SkillID: in.SkillID, IntentName: in.Name, Lang: "en-us",
+			Samples: in.Templates, Vocab: in.Vocab, Entities: in.Entities, RequiredSlots: in.RequiredSlots})
+		require.NoError(t, err)
+	}
+	tier := NewTier(TierOptions{Logger: quiet})
+	require.NoError(t, tier.UpdateFromEngine(e))
+	assert.Len(t, tier.Intents("default"), len(homeIntents()))
+	d, err := tier.Explain("what's the forecast for today", "en-us")
+	require.NoError(t, err)
+	assert.True(t, d.Claim, d.Reason)
+	assert.Equal(t, "weather:today", d.Label.String())
+}
+
+// Matching while intents change is safe and never claims an intent that
+// is no longer registered once the change is in.
+func TestTierConcurrentUpdates(t *testing.T) {
+	ctx := context.Background()
+	tier := NewTier(TierOptions{Train: Options{SamplesPerIntent: 40, Epochs: 2}, Logger: quiet})
+	s := defaultSession(t)
+	all := homeIntents()
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 3 {
+				_, err := tier.Match(ctx, []string{fmt.Sprintf("turn on the light %d", i+j)}, "en-us", s)
+				assert.NoError(t, err)
+			}
+		}()
+	}
+	for k := range 3 {
+		require.NoError(t, tier.Update("en-us", all[:len(all)-k]))
+	}
+	wg.Wait()
+	require.NoError(t, tier.Build())
+	for _, ref := range tier.Intents("default") {
+		assert.NotEqual(t, "music", ref.SkillID)
+		assert.NotEqual(t, "timer", ref.SkillID)
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	m, err := Train(homeIntents(), Options{SamplesPerIntent: 40, Epochs: 2})
+	require.NoError(f, err)
+	for _, s := range []string{"turn on the light", "", "🙂 émoji ünïcode", strings.Repeat("a ", 100), "set a timer for an hour and a half and a half"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d := m.Classify(s)
+		if d.Claim {
+			assert.NotEqual(t, Label{}, d.Label)
+			assert.Empty(t, d.Reason)
+		} else {
+			assert.NotEmpty(t, d.Reason)
+		}
+		for _, l := range m.Labels() {
+			_ = m.Slots(l, s)
+		}
+	})
+}
+
+func BenchmarkTrain(b *testing.B) {
+	in := homeIntents()
+	lang, err := English()
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, err := Train(in, Options{Language: lang})
+		require.NoError(b, err)
+	}
+}
+
+func BenchmarkClassify(b *testing.B) {
+	m := trainHome(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Classify("could you please switch the lamp off in the kitchen")
+	}
+}
+
+// An intent gated on context (CTX-11) is out of the running until the
+// session has the context: its probability goes to the others.
+func TestTierContextGating(t *testing.T) {
+	ctx := context.Background()
+	intents := append(homeIntents(), Intent{SkillID: "timer", Name: "change",
+		Templates:       []string{"(make it|change it to|actually) {duration:duration} [instead]"},
+		RequiresContext: []session.ContextRef{{Key: "set"}}})
+	now := time.Unix(1_700_000_000, 0)
+	tier := NewTier(TierOptions{Logger: quiet, Now: func() time.Time { return now }})
+	require.NoError(t, tier.Update("en-us", intents))
+
+	m, err := tier.Match(ctx, []string{"actually make it five minutes"}, "en-us", defaultSession(t))
+	require.NoError(t, err)
+	if m != nil {
+		assert.NotEqual(t, "change", m.IntentName, "gated out without the context")
+	}
+	s, _, err := session.Parse(map[string]any{"session_id": session.DefaultID, "intent_context": map[string]any{
+		"timer:set": map[string]any{"value": nil, "expires_at": float64(now.Unix() + 60)}}})
+	require.NoError(t, err)
+	m, err = tier.Match(ctx, []string{"actually make it five minutes"}, "en-us", s)
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, "timer:change", m.SkillID+":"+m.IntentName)
+	assert.Equal(t, map[string]string{"duration": "five minutes"}, m.Slots)
+
+	later := now.Add(2 * time.Minute)
+	tier2 := NewTier(TierOptions{Logger: quiet, Now: func() time.Time { return later }})
+	require.NoError(t, tier2.Update("en-us", intents))
+	m, err = tier2.Match(ctx, []string{"actually make it five minutes"}, "en-us", s)
+	require.NoError(t, err)
+	if m != nil {
+		assert.NotEqual(t, "change", m.IntentName, "the context expired (CTX-04)")
+	}
+}
+
+// Evidence the model's probability cannot override: words that tell about
+// someone else, and utterances of function words only that the intent
+// does not say as they are.
+func TestEvidenceRules(t *testing.T) {
+	m, err := Train(append(homeIntents(), Intent{SkillID: "help", Name: "what", Templates: []string{
+		"what (can|else can) you do [for me]", "what are you able to do", "how can you help [me]"}}), Options{})
+	require.NoError(t, err)
+	tests := []struct {
+		say    string
+		claim  string
+		reason string
+	}{
+		{"what can you do for me", "help:what", ""},
+		{"it is what it is", "", ""},
+		{"he switched the lamp on", "", "tells about"},
+		{"she wants to hear some jazz", "", "tells about"},
+		{"could you switch the lamp on", "lights:on", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			d := m.Classify(tt.say)
+			if tt.claim != "" {
+				require.True(t, d.Claim, d.Reason)
+				assert.Equal(t, tt.claim, d.Label.String())
+				return
+			}
+			assert.False(t, d.Claim, "claimed %s", d.Label)
+			assert.Contains(t, d.Reason, tt.reason)
+		})
+	}
+}
+
+func TestTrainIgnoresRegistrationOrder(t *testing.T) {
+	in := homeIntents()
+	a, err := Train(in, Options{})
+	require.NoError(t, err)
+	slices.Reverse(in)
+	b, err := Train(in, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, a.Labels(), b.Labels())
+	for _, u := range []string{"could you switch the lamp off", "is it going to rain", "play some rock"} {
+		assert.Equal(t, a.Classify(u), b.Classify(u), u)
+	}
+}
+
+// isDuration reports whether text is exactly one length of time.
+func isDuration(text string) bool {
+	ws := strings.Fields(text)
+	return len(ws) > 0 && readDuration(ws, 0) == len(ws)
+}
+
+// isNumber reports whether text is exactly one number.
+func isNumber(text string) bool {
+	ws := strings.Fields(text)
+	if len(ws) == 0 || ws[0] == "a" || ws[0] == "an" {
+		return false
+	}
+	return readNumber(ws, 0) == len(ws)
+}

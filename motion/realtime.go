@@ -1,0 +1,305 @@
+package motion
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+)
+
+// Real-time defaults; docs/motion.md has the measurements behind them.
+const (
+	// DefaultRealTimePriority is the loop thread's SCHED_FIFO priority:
+	// above every ordinary thread, below the kernel's threaded interrupt
+	// handlers (50 on PREEMPT_RT kernels), which the loop's own bus
+	// transfers wait on.
+	DefaultRealTimePriority = 40
+	// DefaultProcsPerCPU sets GOMAXPROCS to this many per CPU the process
+	// may use. The loop's thread, woken on time, still needs a Go
+	// processor (a P) to run Go code; when the robot is busy every P is
+	// taken and it waits for one to be handed over, which takes as long as
+	// the other threads take to be scheduled. With spare Ps it takes an
+	// idle one at once.
+	DefaultProcsPerCPU = 4
+	// DefaultGCPercent is the garbage collector's target (GOGC) while the
+	// loop runs: fewer collections, so fewer stop-the-world pauses that
+	// the loop has to wait out, for a heap up to five times the live one.
+	DefaultGCPercent = 400
+)
+
+// RealTime asks for the control loop what a real-time loop gets on Linux.
+// It needs Config.PreciseSleep. Elsewhere nothing is applied and Start
+// warns once.
+//
+// Several of its measures act on the whole process (the CPUs other threads
+// use, GOMAXPROCS, the garbage collector, locked memory); Close undoes
+// them. An explicit GOMAXPROCS or GOGC in the environment is left alone.
+type RealTime struct {
+	// Enabled asks for real-time service: the loop runs on an OS thread
+	// of its own (runtime.LockOSThread) at SCHED_FIFO Priority, pinned to
+	// one CPU (the last the process may use) with the process's other
+	// threads kept off it, where there are several CPUs; GOMAXPROCS and
+	// the collector are set as below, and memory is locked (mlockall) so
+	// that no tick waits for a page to come back. Whatever the system does
+	// not permit is left out, with one warning naming it.
+	Enabled bool
+	// Priority is the SCHED_FIFO priority, 1..99; 0 means
+	// DefaultRealTimePriority.
+	Priority int
+	// NoPin leaves the loop's thread, and the rest of the process, free
+	// to run on any CPU.
+	NoPin bool
+	// Procs is GOMAXPROCS while the loop runs; 0 means DefaultProcsPerCPU
+	// per CPU, negative keeps its present value. Close puts back the
+	// value it had.
+	Procs int
+	// GCPercent is the collector's target while the loop runs; 0 means
+	// DefaultGCPercent, negative leaves it as it is.
+	GCPercent int
+	// NoMemoryLock leaves memory unlocked.
+	NoMemoryLock bool
+}
+
+// RealTimeStatus says what real-time service the loop got.
+type RealTimeStatus struct {
+	// Priority is the loop thread's SCHED_FIFO priority; 0 when it runs
+	// at ordinary priority.
+	Priority int `json:"priority"`
+	// CPU is the CPU the loop thread is pinned to; -1 when it is not.
+	CPU int `json:"cpu"`
+	// Isolated is true when the process's other threads keep off CPU.
+	Isolated bool `json:"isolated"`
+	// Procs is the GOMAXPROCS fixed for the loop; 0 when left alone.
+	Procs int `json:"procs,omitempty"`
+	// GCPercent is the collector's target set for the loop; 0 when left
+	// alone.
+	GCPercent int `json:"gc_percent,omitempty"`
+	// MemoryLocked is true when the process's memory is locked.
+	MemoryLocked bool `json:"memory_locked"`
+	// Refused names what was asked for and not granted, and why.
+	Refused []string `json:"refused,omitempty"`
+}
+
+// String says what the loop got in a few words.
+func (s RealTimeStatus) String() string {
+	var parts []string
+	if s.Priority > 0 {
+		parts = append(parts, fmt.Sprintf("SCHED_FIFO %d", s.Priority))
+	}
+	if s.CPU >= 0 {
+		p := fmt.Sprintf("pinned to CPU %d", s.CPU)
+		if s.Isolated {
+			p += " (other threads kept off)"
+		}
+		parts = append(parts, p)
+	}
+	if s.Procs > 0 {
+		parts = append(parts, fmt.Sprintf("GOMAXPROCS %d", s.Procs))
+	}
+	if s.GCPercent > 0 {
+		parts = append(parts, fmt.Sprintf("GOGC %d", s.GCPercent))
+	}
+	if s.MemoryLocked {
+		parts = append(parts, "memory locked")
+	}
+	if len(parts) == 0 {
+		return "ordinary scheduling"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rtSystem is what the real-time set-up asks of the operating system and
+// the Go runtime; each call acts on the calling thread unless it names
+// another.
+type rtSystem interface {
+	// lockThread wires the calling goroutine to its thread for good
+	// (runtime.LockOSThread, never undone): the thread ends with it.
+	lockThread()
+	// setFIFO puts the calling thread in SCHED_FIFO at prio; threads it
+	// creates start at ordinary priority.
+	setFIFO(prio int) error
+	// cpus lists the CPUs the calling thread may run on.
+	cpus() ([]int, error)
+	// pin lets thread tid (0: the calling thread) run only on cpus.
+	pin(tid int, cpus []int) error
+	// threads lists the process's threads; self is the calling one.
+	threads() ([]int, error)
+	self() int
+	lockMemory() error
+	unlockMemory() error
+	// gomaxprocs is runtime.GOMAXPROCS.
+	gomaxprocs(n int) int
+	// setGCPercent sets the collector's target and returns the previous.
+	setGCPercent(p int) int
+	// getenv reads the environment.
+	getenv(key string) string
+}
+
+// goRuntime is the Go runtime's part of an rtSystem.
+type goRuntime struct{}
+
+func (goRuntime) lockThread()          { runtime.LockOSThread() }
+func (goRuntime) gomaxprocs(n int) int { return runtime.GOMAXPROCS(n) }
+
+func (goRuntime) setGCPercent(p int) int { return debug.SetGCPercent(p) }
+
+// rtTaken is held by the controller whose loop has real-time service: the
+// measures act on the whole process (its threads' CPUs, GOMAXPROCS, the
+// collector, locked memory), so only one loop in a process may have them,
+// and only it may undo them.
+var rtTaken atomic.Bool
+
+// realTime is the loop's real-time set-up: what it changed, to undo it.
+type realTime struct {
+	sys       rtSystem
+	status    RealTimeStatus
+	all       []int // the CPUs the process could use before isolating
+	prevGC    int   // the collector's target to put back
+	prevProcs int   // GOMAXPROCS to put back
+	held      bool  // this set-up holds rtTaken
+}
+
+// enter sets up real-time service for the calling goroutine: it locks it
+// to its thread for good, so that the thread, with its priority and
+// affinity, ends with the goroutine. What fails is noted in
+// status.Refused.
+func (rt *realTime) enter(o RealTime) {
+	st := RealTimeStatus{CPU: -1}
+	defer func() { rt.status = st }()
+	refuse := func(what string, err error) { st.Refused = append(st.Refused, fmt.Sprintf("%s: %v", what, err)) }
+	if !rtSupported {
+		refuse("real-time service", errors.New("not supported on "+runtime.GOOS))
+		return
+	}
+	if !rtTaken.CompareAndSwap(false, true) {
+		refuse("real-time service", errors.New("another control loop of this process has it"))
+		return
+	}
+	rt.held = true
+	rt.sys.lockThread()
+	prio := o.Priority
+	if prio == 0 {
+		prio = DefaultRealTimePriority
+	}
+	if err := rt.sys.setFIFO(prio); err != nil {
+		refuse(fmt.Sprintf("SCHED_FIFO priority %d", prio), err)
+	} else {
+		st.Priority = prio
+	}
+	cpus, err := rt.sys.cpus()
+	if err != nil {
+		refuse("reading the CPUs", err)
+	}
+	rt.setProcs(o, len(cpus), &st)
+	if o.GCPercent >= 0 && rt.sys.getenv("GOGC") == "" {
+		p := o.GCPercent
+		if p == 0 {
+			p = DefaultGCPercent
+		}
+		rt.prevGC, st.GCPercent = rt.sys.setGCPercent(p), p
+	}
+	if len(cpus) > 1 && !o.NoPin {
+		// Pinned without the others kept off, the loop thread preempts
+		// the runtime's own threads on its CPU and can then spin waiting
+		// for one of them (a priority inversion): pin and isolate go
+		// together.
+		cpu := cpus[len(cpus)-1]
+		if err := rt.sys.pin(0, []int{cpu}); err != nil {
+			refuse(fmt.Sprintf("pinning to CPU %d", cpu), err)
+		} else {
+			st.CPU = cpu
+			rt.all = cpus
+			if err := rt.isolate(cpus[:len(cpus)-1]); err != nil {
+				refuse(fmt.Sprintf("keeping other threads off CPU %d", cpu), err)
+			}
+			st.Isolated = true // partly, even on error: leave puts every thread back
+		}
+	}
+	if !o.NoMemoryLock {
+		if err := rt.sys.lockMemory(); err != nil {
+			refuse("locking memory", err)
+		} else {
+			st.MemoryLocked = true
+		}
+	}
+}
+
+// setProcs sets GOMAXPROCS as o asks, given ncpu CPUs. It is fixed even
+// when o leaves its value alone: Go would otherwise lower it, within a
+// second, to the CPUs left to the other threads by isolating.
+func (rt *realTime) setProcs(o RealTime, ncpu int, st *RealTimeStatus) {
+	if rt.sys.getenv("GOMAXPROCS") != "" {
+		return // the operator's choice, fixed already
+	}
+	n := o.Procs
+	switch {
+	case n == 0:
+		n = DefaultProcsPerCPU * max(ncpu, 1)
+	case n < 0:
+		n = rt.sys.gomaxprocs(0)
+	}
+	rt.prevProcs = rt.sys.gomaxprocs(n)
+	st.Procs = n
+}
+
+// isolate lets every other thread of the process run only on others. New
+// threads inherit the affinity of the thread that starts them; the Go
+// runtime starts them from a thread other than a locked one.
+func (rt *realTime) isolate(others []int) error {
+	tids, err := rt.sys.threads()
+	if err != nil {
+		return err
+	}
+	self := rt.sys.self()
+	for _, tid := range tids {
+		if tid == self {
+			continue
+		}
+		if err := rt.sys.pin(tid, others); err != nil && !threadGone(err) {
+			return fmt.Errorf("thread %d: %w", tid, err)
+		}
+	}
+	return nil
+}
+
+// leave undoes what enter did to the process: the other threads may use
+// every CPU again, GOMAXPROCS and the collector are as they were, memory
+// is unlocked. The loop's thread ends with the loop and takes its own
+// settings with it.
+func (rt *realTime) leave() error {
+	var errs []error
+	st := rt.status
+	if st.Isolated {
+		tids, err := rt.sys.threads()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, tid := range tids {
+			if err := rt.sys.pin(tid, rt.all); err != nil && !threadGone(err) {
+				errs = append(errs, fmt.Errorf("thread %d: %w", tid, err))
+			}
+		}
+	}
+	if st.Procs > 0 {
+		rt.sys.gomaxprocs(rt.prevProcs)
+	}
+	if st.GCPercent > 0 {
+		rt.sys.setGCPercent(rt.prevGC)
+	}
+	if st.MemoryLocked {
+		if err := rt.sys.unlockMemory(); err != nil {
+			errs = append(errs, fmt.Errorf("unlocking memory: %w", err))
+		}
+	}
+	rt.status = RealTimeStatus{CPU: -1}
+	if rt.held {
+		rt.held = false
+		rtTaken.Store(false)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("motion: undoing the loop's real-time set-up: %w", errors.Join(errs...))
+	}
+	return nil
+}

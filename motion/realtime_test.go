@@ -1,0 +1,283 @@
+package motion
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/device/sim"
+)
+
+// fakeRT is an operating system and Go runtime that grant or refuse what
+// they are told to, and record what was asked of them.
+type fakeRT struct {
+	mu       sync.Mutex
+	fifoErr  error
+	pinErr   error
+	mlockErr error
+	ncpu     int
+	env      map[string]string
+	tids     []int
+
+	fifo    int
+	locked  bool
+	pins    map[int][]int // thread → CPUs; 0 is the loop's own thread
+	mlocked bool
+	procs   int // 0: never set
+	gc      int
+}
+
+func newFakeRT(ncpu int) *fakeRT {
+	return &fakeRT{ncpu: ncpu, env: map[string]string{}, tids: []int{100, 101, 102}, pins: map[int][]int{}, gc: 100}
+}
+
+func (f *fakeRT) lockThread() { f.mu.Lock(); f.locked = true; f.mu.Unlock() }
+func (f *fakeRT) setFIFO(prio int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fifoErr != nil {
+		return f.fifoErr
+	}
+	f.fifo = prio
+	return nil
+}
+func (f *fakeRT) cpus() ([]int, error) {
+	var out []int
+	for i := range f.ncpu {
+		out = append(out, i)
+	}
+	return out, nil
+}
+func (f *fakeRT) pin(tid int, cpus []int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pinErr != nil {
+		return f.pinErr
+	}
+	f.pins[tid] = slices.Clone(cpus)
+	return nil
+}
+func (f *fakeRT) threads() ([]int, error) { return slices.Clone(f.tids), nil }
+func (f *fakeRT) self() int               { return 100 }
+func (f *fakeRT) lockMemory() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mlockErr != nil {
+		return f.mlockErr
+	}
+	f.mlocked = true
+	return nil
+}
+func (f *fakeRT) unlockMemory() error { f.mu.Lock(); f.mlocked = false; f.mu.Unlock(); return nil }
+func (f *fakeRT) gomaxprocs(n int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.procs
+	if prev == 0 {
+		prev = f.ncpu
+	}
+	if n > 0 {
+		f.procs = n
+	}
+	return prev
+}
+func (f *fakeRT) setGCPercent(p int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.gc
+	f.gc = p
+	return prev
+}
+func (f *fakeRT) getenv(key string) string { return f.env[key] }
+
+// rtController is a controller on sim motors with precise sleeps and
+// real-time service from sys, logging to the returned buffer.
+func rtController(t *testing.T, rt RealTime, sys rtSystem) (*Controller, *syncBuffer, func() []device.Event) {
+	t.Helper()
+	var motors []device.Motor
+	for _, a := range device.Axes() {
+		m, err := sim.NewMotor(sim.MotorOptions{Axis: a})
+		require.NoError(t, err)
+		motors = append(motors, m)
+	}
+	logs := &syncBuffer{}
+	var mu sync.Mutex
+	var events []device.Event
+	rt.Enabled = true
+	c, err := New(Config{Motors: motors, PreciseSleep: true, RealTime: rt,
+		Logger:   slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Observer: func(e device.Event) { mu.Lock(); events = append(events, e); mu.Unlock() }})
+	require.NoError(t, err)
+	c.rt.sys = sys
+	return c, logs, func() []device.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(events)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Where the system refuses part of the real-time service, the loop runs
+// with the rest, Start warns once naming what was not permitted and why,
+// and the robot works as before.
+func TestRealTimeFallsBackWhereNotPermitted(t *testing.T) {
+	sys := newFakeRT(4)
+	sys.fifoErr = errors.New("operation not permitted")
+	sys.mlockErr = errors.New("cannot allocate memory")
+	c, logs, events := rtController(t, RealTime{}, sys)
+	require.NoError(t, c.Start(context.Background()))
+
+	st := c.RealTime()
+	assert.Equal(t, 0, st.Priority, "ordinary priority")
+	assert.False(t, st.MemoryLocked)
+	assert.Equal(t, 3, st.CPU, "the last CPU")
+	assert.True(t, st.Isolated)
+	assert.Equal(t, []string{"SCHED_FIFO priority 40: operation not permitted", "locking memory: cannot allocate memory"}, st.Refused)
+	assert.Equal(t, "pinned to CPU 3 (other threads kept off), GOMAXPROCS 16, GOGC 400", st.String())
+	assert.Equal(t, 1, bytes.Count([]byte(logs.String()), []byte("level=WARN")), logs.String())
+	assert.Contains(t, logs.String(), `msg="motion: control loop runs without part of its real-time service"`)
+	assert.Contains(t, logs.String(), `not_permitted="SCHED_FIFO priority 40: operation not permitted; locking memory: cannot allocate memory"`)
+	assert.Equal(t, st.String(), events()[0].Values["realtime"], "the start event says what the loop got")
+
+	j, err := c.MoveTo(Pose{0.2, 0, 0}, AllAxes)
+	require.NoError(t, err)
+	require.NoError(t, j.Wait(context.Background()))
+	require.NoError(t, c.Close(context.Background()))
+}
+
+// Everything granted: no warning; Close undoes what acted on the whole
+// process (the other threads' CPUs, GOMAXPROCS, the collector, locked
+// memory) and frees the service for another controller.
+func TestRealTimeGrantedAndUndoneAtClose(t *testing.T) {
+	sys := newFakeRT(2)
+	c, logs, _ := rtController(t, RealTime{}, sys)
+	require.NoError(t, c.Start(context.Background()))
+	st := c.RealTime()
+	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 8, GCPercent: 400, MemoryLocked: true}, st)
+	assert.NotContains(t, logs.String(), "level=WARN")
+	assert.Contains(t, logs.String(), "motion: control loop real-time service")
+	sys.mu.Lock()
+	assert.True(t, sys.locked, "the loop has a thread of its own")
+	assert.Equal(t, map[int][]int{0: {1}, 101: {0}, 102: {0}}, sys.pins, "the loop on CPU 1, every other thread off it")
+	assert.Equal(t, 8, sys.procs)
+	assert.Equal(t, 400, sys.gc)
+	assert.True(t, sys.mlocked)
+	sys.mu.Unlock()
+
+	require.NoError(t, c.Close(context.Background()))
+	sys.mu.Lock()
+	assert.Equal(t, map[int][]int{0: {1}, 100: {0, 1}, 101: {0, 1}, 102: {0, 1}}, sys.pins, "every thread may use every CPU again")
+	assert.Equal(t, 2, sys.procs, "GOMAXPROCS as it was")
+	assert.Equal(t, 100, sys.gc, "the collector as it was")
+	assert.False(t, sys.mlocked)
+	sys.mu.Unlock()
+	assert.Equal(t, RealTimeStatus{CPU: -1}, c.RealTime())
+
+	c2, _, _ := rtController(t, RealTime{}, newFakeRT(2))
+	require.NoError(t, c2.Start(context.Background()))
+	assert.Equal(t, DefaultRealTimePriority, c2.RealTime().Priority, "free again after Close")
+	require.NoError(t, c2.Close(context.Background()))
+}
+
+// The measures act on the whole process: only one loop may have them.
+func TestRealTimeOnlyOneLoopPerProcess(t *testing.T) {
+	first, _, _ := rtController(t, RealTime{}, newFakeRT(2))
+	require.NoError(t, first.Start(context.Background()))
+	defer first.Close(context.Background())
+	sys := newFakeRT(2)
+	second, logs, _ := rtController(t, RealTime{}, sys)
+	require.NoError(t, second.Start(context.Background()))
+	defer second.Close(context.Background())
+	assert.Equal(t, []string{"real-time service: another control loop of this process has it"}, second.RealTime().Refused)
+	assert.Contains(t, logs.String(), "level=WARN")
+	sys.mu.Lock()
+	assert.False(t, sys.locked)
+	assert.Empty(t, sys.pins)
+	sys.mu.Unlock()
+}
+
+// The options and the environment decide what is asked for.
+func TestRealTimeOptions(t *testing.T) {
+	tests := []struct {
+		name  string
+		o     RealTime
+		ncpu  int
+		env   map[string]string
+		want  RealTimeStatus
+		pins  int // pin calls while running
+		procs int // GOMAXPROCS while running; 0: left
+		gc    int
+	}{
+		{"defaults", RealTime{}, 4, nil,
+			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 16, GCPercent: 400, MemoryLocked: true}, 3, 16, 400},
+		{"own priority, procs and GC", RealTime{Priority: 70, Procs: 6, GCPercent: 200}, 2, nil,
+			RealTimeStatus{Priority: 70, CPU: 1, Isolated: true, Procs: 6, GCPercent: 200, MemoryLocked: true}, 3, 6, 200},
+		{"no pinning, GOMAXPROCS and GC left", RealTime{NoPin: true, Procs: -1, GCPercent: -1, NoMemoryLock: true}, 2, nil,
+			RealTimeStatus{Priority: 40, CPU: -1, Procs: 2}, 0, 2, 100},
+		{"one CPU: nothing to pin", RealTime{}, 1, nil,
+			RealTimeStatus{Priority: 40, CPU: -1, Procs: 4, GCPercent: 400, MemoryLocked: true}, 0, 4, 400},
+		{"the operator's GOMAXPROCS and GOGC stand", RealTime{}, 2, map[string]string{"GOMAXPROCS": "3", "GOGC": "50"},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, MemoryLocked: true}, 3, 0, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := newFakeRT(tt.ncpu)
+			for k, v := range tt.env {
+				sys.env[k] = v
+			}
+			rt := realTime{sys: sys}
+			rt.enter(tt.o)
+			defer func() { assert.NoError(t, rt.leave()) }()
+			assert.Equal(t, tt.want, rt.status)
+			sys.mu.Lock()
+			defer sys.mu.Unlock()
+			assert.Len(t, sys.pins, tt.pins)
+			assert.Equal(t, tt.procs, sys.procs)
+			assert.Equal(t, tt.gc, sys.gc)
+		})
+	}
+}
+
+// New checks the real-time options.
+func TestNewChecksRealTime(t *testing.T) {
+	var three []device.Motor
+	for _, a := range device.Axes() {
+		three = append(three, newFakeMotor(a, 0))
+	}
+	for _, tt := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Motors: three, RealTime: RealTime{Enabled: true}}, "real-time service needs PreciseSleep"},
+		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, Priority: 100}}, "real-time priority 100 outside 1..99"},
+		{Config{Motors: three, PreciseSleep: true, RealTime: RealTime{Enabled: true, Priority: -1}}, "real-time priority -1 outside 1..99"},
+	} {
+		_, err := New(tt.cfg)
+		assert.ErrorContains(t, err, tt.want, fmt.Sprint(tt.cfg.RealTime))
+	}
+}

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# Generates the development set for endpointing, rejection and the
+# open-vocabulary pass (docs/hearing.md): espeak-ng speech over noise that
+# goes on after the speaker stops, so an utterance must end on the
+# speaker, not on silence.
+#
+#   scripts/gen-hearing-devset.sh [--quick] [DIR]
+#
+# DIR defaults to bin/hearing-devset. Each file is a sentence said by one
+# espeak-ng voice with 8 s of the noise before it (the television was on
+# before anyone spoke) and 2.5 s after it, the noise measured against the
+# speech by RMS (noise beds carry a faint pink noise 40 dB under them, as
+# a room and a microphone do, never digital silence):
+#   clean      no noise (1 s of silence either side)
+#   babble2-10 two other espeak-ng talkers reading everyday text, 10 dB
+#   babble2-5  the same at 5 dB
+#   babble4-10 four talkers at 10 dB
+#   music-10   music-like noise synthesised with sox (plucked chords with
+#              a bass line and tremolo) at 10 dB
+#   reverb     the speech in a reverberant room (sox reverb), no noise
+#   far        far from the microphone: more reverberation, the highs
+#              lost, and pink noise at 10 dB
+# Kinds: command (a template wording of the built-in skills), paraphrase
+# (the same requests as people word them, which the grammar does not
+# hold), other (everyday speech and requests no skill knows: nothing may
+# be done). Half the files start with "Hey Jibo" (wake true); the others
+# are heard with the command window open.
+#
+# Only espeak-ng voices and sox noise: flite and festival voices are kept
+# for evaluation and never used here. Deterministic for a given
+# espeak-ng and sox: every sox run has -R (its own random seed fixed) and
+# the music's notes come from awk with a fixed seed.
+set -euo pipefail
+
+quick=0
+if [ "${1:-}" = --quick ]; then
+	quick=1
+	shift
+fi
+out=${1:-bin/hearing-devset}
+for p in espeak-ng sox soxi awk; do
+	command -v "$p" >/dev/null 2>&1 || { echo "gen-hearing-devset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sr=16000
+to16k() { sox -R -q -V1 "$1" -r $sr -c 1 -b 16 "$2" "${@:3}"; }
+
+commands=(
+	"what time is it"
+	"what's the date"
+	"set a timer for five minutes"
+	"set a timer for twenty seconds"
+	"cancel the timer"
+	"how much time is left"
+	"turn it down"
+	"turn it up"
+	"set the volume to four"
+	"volume seven"
+	"mute"
+	"unmute"
+	"how are you"
+	"what's your favorite color"
+	"what can you do"
+	"good morning"
+)
+paraphrases=(
+	"what's the time please"
+	"could you tell me what time it is"
+	"please set a timer for seven minutes"
+	"can you start a timer for ten minutes"
+	"get rid of the timer"
+	"how many minutes are left"
+	"turn it down a bit"
+	"make it louder"
+	"could you speak up a little"
+	"make it quieter please"
+	"turn your sound off"
+	"what day is it"
+)
+other=(
+	"which colour do you like best"
+	"he said the meeting was moved to thursday"
+	"my sister is visiting us next weekend"
+	"can you order me a pizza with extra cheese"
+	"what's the weather going to be like tomorrow"
+	"turn on the lights in the kitchen"
+	"we should paint the fence before winter"
+	"call my mother and tell her I'm late"
+)
+# The speakers, and the talkers of the babble: all espeak-ng, none shared.
+voices=(en-us en-gb en-us+m3 en-gb-x-rp en-029 en-us+f2 en-gb-scotland en-us+m1)
+speeds=(150 170 185 160 195)
+pitches=(45 55 35 65 50)
+babble_voices=(en-gb-x-gbclan en-us+m4 en-us-nyc en-gb+f3 en-us+m6 en-gb-x-gbcwmd)
+babble_text=(
+	"And then she said that the whole thing had been arranged weeks ago, which nobody had told me about."
+	"In the second half the visitors pressed forward, but the keeper made two remarkable saves in a row."
+	"Prices in the market have risen sharply this spring, and farmers say the weather is to blame."
+	"I don't know why you keep bringing that up, it was years ago and everybody has moved on."
+	"The recipe calls for two cups of flour, a pinch of salt and three eggs beaten until fluffy."
+	"Scientists believe the comet will return in about seventy years, brighter than it was before."
+	"Well, if you ask me, the new road through the valley was a mistake from the very beginning."
+	"Tonight on the programme we meet a family who built their own house from recycled bottles."
+)
+noises=(clean babble2-10 babble2-5 babble4-10 music-10 reverb far)
+if [ "$quick" = 1 ]; then
+	commands=("${commands[@]:0:3}")
+	paraphrases=("${paraphrases[@]:0:2}")
+	other=("${other[@]:0:2}")
+	noises=(clean babble2-10)
+fi
+
+# A babble bed of N talkers: each reads the texts from its own starting
+# point, one after the other, at its own speed and pitch, then the
+# talkers are mixed at equal RMS.
+babble() { # babble N OUT
+	local n=$1 dst=$2 parts=()
+	for ((k = 0; k < n; k++)); do
+		local files=()
+		for ((j = 0; j < ${#babble_text[@]}; j++)); do
+			local t=${babble_text[$(((j + 3 * k) % ${#babble_text[@]}))]}
+			espeak-ng -v "${babble_voices[$k]}" -s $((150 + 12 * k)) -p $((40 + 9 * k)) -w "$tmp/b.wav" "$t"
+			to16k "$tmp/b.wav" "$tmp/b$k-$j.wav" pad 0 0.$((2 + k))
+			files+=("$tmp/b$k-$j.wav")
+		done
+		sox -R -q "${files[@]}" "$tmp/talker$k.wav" norm -20
+		parts+=(-v 1 "$tmp/talker$k.wav")
+	done
+	sox -R -q -m "${parts[@]}" "$tmp/mixed.wav" norm -20
+	hiss "$tmp/mixed.wav" "$dst"
+}
+
+# hiss IN OUT: IN with pink noise 40 dB under its level.
+hiss() {
+	local d
+	d=$(soxi -D "$1")
+	sox -R -q -n -r $sr -c 1 -b 16 "$tmp/hiss.wav" synth "$d" pinknoise vol 0.0015
+	sox -R -q -m "$1" "$tmp/hiss.wav" "$2"
+}
+
+# Music-like noise: plucked triads changing every half second over a bass
+# line, with a slow tremolo; notes drawn with a fixed seed.
+music() { # music OUT
+	local args=() notes
+	notes=$(awk 'BEGIN { srand(24); split("0 3 5 7 8 10 12", s, " ");
+		for (i = 0; i < 80; i++) { r = s[int(rand() * 7) + 1]; printf "%d %d %d %d\n", r, r + 4, r + 7, r - 12 } }')
+	local i=0
+	while read -r a b c d; do
+		sox -R -q -n -r $sr -c 1 -b 16 "$tmp/m$i.wav" synth 0.5 pluck "%$a" pluck "%$b" pluck "%$c" sine "%$d" remix - fade 0 0.5 0.05
+		args+=("$tmp/m$i.wav")
+		i=$((i + 1))
+	done <<<"$notes"
+	sox -R -q "${args[@]}" "$tmp/notes.wav" tremolo 3 40 norm -20
+	hiss "$tmp/notes.wav" "$1"
+}
+
+echo "gen-hearing-devset: noise beds" >&2
+babble 2 "$tmp/babble2.wav"
+babble 4 "$tmp/babble4.wav"
+music "$tmp/music.wav"
+
+rms() { sox "$1" -n stat 2>&1 | awk '/RMS[ ]+amplitude/ {print $3}'; }
+
+# place SPEECH BED SNR OUT OFFSET: the speech 8 s into a stretch of the
+# bed (from OFFSET seconds, wrapping) that goes on 2.5 s after it, the bed
+# scaled to SNR dB under the speech's RMS.
+place() {
+	local speech=$1 bed=$2 snr=$3 dst=$4 off=$5
+	local dur beddur total
+	dur=$(soxi -D "$speech")
+	beddur=$(soxi -D "$bed")
+	total=$(awk -v d="$dur" 'BEGIN { printf "%.3f", d + 10.5 }')
+	off=$(awk -v o="$off" -v b="$beddur" -v t="$total" 'BEGIN { x = o - int(o / (b - t)) * (b - t); printf "%.3f", x }')
+	sox -R -q "$speech" "$tmp/pad.wav" pad 8 2.5
+	local vs vb vol
+	vs=$(rms "$speech")
+	sox -R -q "$bed" "$tmp/seg.wav" trim "$off" "$total"
+	vb=$(rms "$tmp/seg.wav")
+	vol=$(awk -v s="$vs" -v b="$vb" -v snr="$snr" 'BEGIN { printf "%.6f", s / (10 ^ (snr / 20)) / b }')
+	sox -R -q -V1 -m -v 1 "$tmp/pad.wav" -v "$vol" "$tmp/seg.wav" "$dst"
+}
+
+manifest="$out/manifest.jsonl"
+: >"$manifest"
+n=0
+s=0
+add() { # add KIND TEXT
+	local kind=$1 text=$2
+	s=$((s + 1))
+	local li=0
+	for level in "${noises[@]}"; do
+		n=$((n + 1))
+		li=$((li + 1))
+		local v=${voices[$(((s + 3 * li) % ${#voices[@]}))]}
+		local sp=${speeds[$(((s + li) % ${#speeds[@]}))]}
+		local p=${pitches[$(((s + 2 * li) % ${#pitches[@]}))]}
+		local wake=false spoken=$text said=$text
+		if [ $(((s + li) % 2)) = 0 ]; then
+			wake=true spoken="Hey Jibo, $text" said="hey jibo $text"
+		fi
+		espeak-ng -v "$v" -s "$sp" -p "$p" -w "$tmp/raw.wav" "$spoken"
+		to16k "$tmp/raw.wav" "$tmp/speech.wav" gain -6
+		local f
+		f=$(printf '%s-%03d-%s.wav' "$kind" "$n" "$level")
+		case "$level" in
+		clean) sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1 ;;
+		babble2-*) place "$tmp/speech.wav" "$tmp/babble2.wav" "${level#babble2-}" "$out/$f" $((n * 7)) ;;
+		babble4-*) place "$tmp/speech.wav" "$tmp/babble4.wav" "${level#babble4-}" "$out/$f" $((n * 7)) ;;
+		music-*) place "$tmp/speech.wav" "$tmp/music.wav" "${level#music-}" "$out/$f" $((n * 3)) ;;
+		reverb) sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1 reverb 50 50 80 ;;
+		far)
+			sox -R -q "$tmp/speech.wav" "$tmp/far.wav" pad 0 1 reverb 80 60 100 lowpass 3000 gain -6
+			local dur
+			dur=$(soxi -D "$tmp/far.wav")
+			sox -R -q -n -r $sr -c 1 -b 16 "$tmp/pink.wav" synth 60 pinknoise
+			place "$tmp/far.wav" "$tmp/pink.wav" 10 "$out/$f" $((n % 50))
+			;;
+		esac
+		printf '{"file":"%s","text":"%s","wake":%s,"kind":"%s","noise":"%s","voice":"%s"}\n' \
+			"$f" "$said" "$wake" "$kind" "$level" "$v/$sp/$p" >>"$manifest"
+	done
+}
+
+for c in "${commands[@]}"; do add command "$c"; done
+for c in "${paraphrases[@]}"; do add paraphrase "$c"; done
+for c in "${other[@]}"; do add other "$c"; done
+echo "gen-hearing-devset: $(wc -l <"$manifest") files in $out" >&2
