@@ -45,6 +45,7 @@ import (
 	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/jcp"
 )
 
 // Bus topics the listener publishes and listens to.
@@ -124,6 +125,16 @@ type WakeDetector interface {
 	Feed(pcm []int16) []wake.Detection
 }
 
+// Voice says a line with the robot's voice (jcp.Executor runs a say
+// action on the body), reporting what it speaks.
+type Voice interface {
+	RunObserved(ctx context.Context, a *jcp.Action, observe func(jcp.Event)) (*jcp.Result, error)
+}
+
+// AskAgain is what the robot says when a command said to it was not
+// understood: it asks rather than guess.
+const AskAgain = "Sorry, what was that?"
+
 // Config wires a listener.
 type Config struct {
 	Bus        *bus.Bus
@@ -164,7 +175,11 @@ type Config struct {
 	// the wake phrase counts, as always while the robot speaks).
 	Playback     PlaybackLevel
 	EchoMarginDB float64
-	Logger       *slog.Logger
+	// Voice, if set, asks again (AskAgain) when what followed the wake
+	// phrase, or what was said in the window it opened, was not
+	// understood; the window then opens again for the command.
+	Voice  Voice
+	Logger *slog.Logger
 }
 
 // PlaybackLevel is how loud the robot's sound output was between two
@@ -186,6 +201,7 @@ type Stats struct {
 	BargeIns   int   // stops sent while the robot spoke
 	Dropped    int   // utterances dropped: queue full, cancelled, cut off
 	Echoes     int   // utterances taken for the robot's own voice
+	Asked      int   // commands not understood, asked again
 	Errors     int   // recognition and stream errors
 }
 
@@ -213,6 +229,9 @@ type window struct {
 	// question marks a window a skill's question opened: what is said in
 	// it is recognised as an answer first (audio.AnswerRecognizer).
 	question bool
+	// asked marks a window the robot opened by asking again: a command
+	// not understood in it is not asked about twice.
+	asked bool
 }
 
 // New checks cfg and builds a listener.
@@ -502,7 +521,7 @@ func (l *Listener) handle(ctx context.Context, j job) {
 		return
 	}
 	if l.cfg.Wake != nil {
-		l.handleSpotted(ctx, j, inWindow, w.question)
+		l.handleSpotted(ctx, j, inWindow, w)
 		return
 	}
 	hyps, ok := l.recognizeAndPublish(ctx, j, w.question && inWindow, inWindow && !j.speaking)
@@ -531,7 +550,8 @@ func (l *Listener) handle(ctx context.Context, j job) {
 // wake phrase: the window opened when the phrase was spotted, so an
 // utterance holding it is a command from the audio after the phrase; one
 // inside the window is a command; any other is not recognised.
-func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow, question bool) {
+func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow bool, w window) {
+	question := w.question
 	switch {
 	case j.spotted:
 		rest, ok := afterWake(j.seg, j.wakeEnd)
@@ -540,7 +560,7 @@ func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow, question 
 			return
 		}
 		j.seg.PCM = rest
-		question = false
+		question, w = false, window{}
 	case j.speaking:
 		l.log.Debug("speech while the robot spoke, without the wake phrase: ignored", "speech", j.seg.Speech())
 		return
@@ -550,13 +570,49 @@ func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow, question 
 	}
 	hyps, ok := l.recognizeAndPublish(ctx, j, question, true)
 	if !ok {
+		if hyps != nil && !question && !w.asked {
+			// Said to the robot, and not understood: asking is better
+			// than guessing (a wrong action is the worst outcome).
+			l.askAgain(ctx)
+		}
 		return
 	}
 	l.command(ctx, j, hyps)
 }
 
+// askAgain says AskAgain and opens the window again, marked asked, for
+// the command to be said again.
+func (l *Listener) askAgain(ctx context.Context) {
+	if l.cfg.Voice == nil {
+		return
+	}
+	l.count(func(s *Stats) { s.Asked++ })
+	_, err := l.cfg.Voice.RunObserved(ctx, jcp.NewAction(jcp.Say(AskAgain)), func(ev jcp.Event) {
+		if ev.Kind != jcp.EventSpeaking {
+			return
+		}
+		data := map[string]any{"utterance": ev.Text}
+		if l.cfg.Lang != "" {
+			data["lang"] = l.cfg.Lang
+		}
+		l.publish(ctx, pipeline.TopicSpeak, data)
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			l.report(ctx, fmt.Errorf("asking again: %w", err))
+		}
+		return
+	}
+	l.mu.Lock()
+	l.openLocked(l.pos.Load(), false)
+	l.win.asked = true
+	l.mu.Unlock()
+}
+
 // recognizeAndPublish recognises an utterance and publishes what was
-// recognised; ok is false when nothing was. With open, a command the
+// recognised; ok is false when nothing was, and then hyps is nil after
+// an error and empty (not nil) when the speech was heard and not
+// understood. With open, a command the
 // grammar refused goes to the open-vocabulary pass: it is transcribed in
 // any words, and the intent engines decide what it means.
 func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open bool) ([]audio.Hypothesis, bool) {
@@ -587,7 +643,7 @@ func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open 
 	l.publish(ctx, TopicRecognized, map[string]any{"hypotheses": list, "latency_ms": time.Since(j.ended).Milliseconds()})
 	if len(hyps) == 0 {
 		l.log.Info("no speech recognised (silence or out of grammar)", "speech", j.seg.Speech())
-		return nil, false
+		return []audio.Hypothesis{}, false
 	}
 	l.count(func(s *Stats) { s.Recognized++ })
 	return hyps, true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -12,6 +13,8 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/wake"
+	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/jcp"
 )
 
 func loadWAV(t *testing.T, name string) []int16 {
@@ -76,6 +79,86 @@ func TestWakeWordEndToEnd(t *testing.T) {
 					require.NotEmpty(t, asr.lengths)
 					assert.Less(t, asr.lengths[0], tc.firstBelow, "the phrase is cut off")
 				}
+			})
+		})
+	}
+}
+
+// fakeVoice says lines as the body would: a speaking event each.
+type fakeVoice struct {
+	mu   sync.Mutex
+	said []string
+}
+
+func (v *fakeVoice) RunObserved(_ context.Context, a *jcp.Action, observe func(jcp.Event)) (*jcp.Result, error) {
+	var text string
+	jcp.EachSLIM(a.Behavior, func(s *jcp.SLIM) {
+		if s.Play != nil {
+			text = s.Play.ESML
+		}
+	})
+	v.mu.Lock()
+	v.said = append(v.said, text)
+	v.mu.Unlock()
+	observe(jcp.Event{Kind: jcp.EventSpeaking, Text: text})
+	return &jcp.Result{Status: jcp.StatusSucceeded}, nil
+}
+
+// Issue 24, "rejection instead of forcing": "hey jibo" and a sentence
+// the recogniser does not understand makes the robot ask ("Sorry, what
+// was that?", spoken and on the bus as ovos.utterance.speak) and listen
+// again without the wake phrase; it asks once, so a room that keeps
+// talking does not keep it asking; no command is sent for what it did
+// not understand.
+func TestAskAgainWhenNotUnderstood(t *testing.T) {
+	second := func(files ...string) []int16 {
+		var pcm []int16
+		for _, f := range files {
+			pcm = append(pcm, loadWAV(t, f)...)
+			pcm = append(pcm, make([]int16, rate)...)
+		}
+		return pcm
+	}
+	tests := []struct {
+		name     string
+		pcm      []int16
+		asr      [][]audio.Hypothesis
+		asked    []string
+		commands [][]any
+	}{
+		{name: "not understood: asked",
+			pcm: second("hey_jibo_unknown.wav"), asr: [][]audio.Hypothesis{nil},
+			asked: []string{AskAgain}},
+		{name: "said again and understood: a command without the wake phrase",
+			pcm: second("hey_jibo_unknown.wav", "set_a_timer.wav"), asr: [][]audio.Hypothesis{nil, hyp("set a timer")},
+			asked: []string{AskAgain}, commands: [][]any{{"set a timer"}}},
+		{name: "not understood twice: asked once",
+			pcm: second("hey_jibo_unknown.wav", "set_a_timer.wav"), asr: [][]audio.Hypothesis{nil, nil},
+			asked: []string{AskAgain}},
+		{name: "a decoy: nothing said",
+			pcm: second("hey_jimbo_decoy.wav")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t)
+				defer w.bus.Close(context.Background())
+				det, err := wake.New(wake.Config{})
+				require.NoError(t, err)
+				voice := &fakeVoice{}
+				asr := &heardASR{fakeASR: fakeASR{script: tc.asr}}
+				l, err := runListener(t, w, audio.NewClipSource(tc.pcm, false), asr, func(c *Config) { c.Wake = det; c.Voice = voice })
+				require.NoError(t, err)
+				assert.Equal(t, tc.asked, voice.said, "what the robot said")
+				var spoken []string
+				for _, m := range w.topics(pipeline.TopicSpeak) {
+					if u := m.DataString("utterance"); u == AskAgain {
+						spoken = append(spoken, u)
+					}
+				}
+				assert.Equal(t, tc.asked, spoken, "ovos.utterance.speak (the world asks \"for how long?\" after a timer)")
+				assert.Equal(t, tc.commands, w.commands())
+				assert.Equal(t, len(tc.asked), l.Stats().Asked)
 			})
 		})
 	}

@@ -308,6 +308,9 @@ func listenOn(ctx context.Context, r *robot, src audio.Source, asr audio.Recogni
 	cfg := listen.Config{Bus: r.bus, Source: src, Recognizer: asr, Chain: chain,
 		VAD:  vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech},
 		Lang: lang, CommandWindow: f.CommandWindow, WakeButtons: buttons, Sync: sync, Logger: log}
+	if r.exec != nil {
+		cfg.Voice = r.exec
+	}
 	if f.Wake == wakeDetector {
 		d, err := wake.New(wake.Config{Threshold: f.WakeThreshold})
 		if err != nil {
