@@ -56,7 +56,33 @@ const (
 	// file (scripts/gen-hearing-lm.py makes one); unset or "off" for
 	// none.
 	envSphinxLM = "JIBOD_SPHINX_LM"
+	// envSphinxPhoneMargin is the phone loop's rejection margin
+	// (sphinx.Config.PhoneLoopMargin, per frame; "off" for no phone
+	// loop), for tuning.
+	envSphinxPhoneMargin = "JIBOD_SPHINX_PHONE_MARGIN"
 )
+
+// phoneLoopFromEnv returns the phone loop's language model and margin:
+// Debian's and phoneLoopMargin, or $JIBOD_SPHINX_PHONE_MARGIN's; none
+// when Debian's phonetic model is not installed.
+func phoneLoopFromEnv() (string, float64, error) {
+	v := os.Getenv(envSphinxPhoneMargin)
+	if v == "off" {
+		return "", 0, nil
+	}
+	margin := phoneLoopMargin
+	if v != "" {
+		m, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(m > 0 && m <= sphinx.MaxPhoneLoopMargin) { // NaN too
+			return "", 0, fmt.Errorf("%s=%q: want off or a margin in (0, %d]", envSphinxPhoneMargin, v, sphinx.MaxPhoneLoopMargin)
+		}
+		margin = m
+	}
+	if _, err := os.Stat(sphinx.DefaultPhoneLoop); err != nil {
+		return "", 0, nil
+	}
+	return sphinx.DefaultPhoneLoop, margin, nil
+}
 
 // openFromEnv returns the open-vocabulary pass of $JIBOD_SPHINX_LM, nil
 // for none.
@@ -138,6 +164,10 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	phones, phoneMargin, err := phoneLoopFromEnv()
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, wake: wake, decoys: decoys}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
@@ -180,7 +210,7 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open,
+		DenoiseBelowSNR: denoise, Open: open, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
@@ -249,6 +279,12 @@ const (
 	minCoverage       = 0.8
 	wakeMinConfidence = 0.9
 	wakeMinCoverage   = 0.8
+	// phoneLoopMargin is how much worse per frame than free phones a
+	// sentence may explain an utterance (sphinx.Config.PhoneLoopMargin),
+	// chosen with the floors above on the espeak-ng tuning set
+	// (docs/hearing.md): it takes most everyday speech that the floors
+	// let through, at the cost of some right commands.
+	phoneLoopMargin = 32.0
 	// defaultNBest is one hypothesis per utterance: pocketsphinx's n-best
 	// search builds the utterance's lattice, which on the test set cost
 	// more than the decoding (CPU real-time factor 0.24 with 3 against
