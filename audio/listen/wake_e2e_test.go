@@ -7,12 +7,14 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/wake"
+	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/jcp"
 )
@@ -159,6 +161,34 @@ func TestAskAgainWhenNotUnderstood(t *testing.T) {
 				assert.Equal(t, tc.asked, spoken, "ovos.utterance.speak (the world asks \"for how long?\" after a timer)")
 				assert.Equal(t, tc.commands, w.commands())
 				assert.Equal(t, len(tc.asked), l.Stats().Asked)
+			})
+		})
+	}
+}
+
+// With the wake word detector listening, the wake button and the shell's
+// `audio listen` still open the command window: "set a timer" said after
+// either, without the wake phrase, is a command.
+func TestButtonAndShellWakeWithTheDetector(t *testing.T) {
+	for _, tc := range []struct {
+		topic, source string
+	}{{"jibo.body.button.wake.press", SourceButton}, {TopicWakeRequest, SourceShell}} {
+		t.Run(tc.source, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t)
+				defer w.bus.Close(context.Background())
+				det, err := wake.New(wake.Config{})
+				require.NoError(t, err)
+				pcm := append(make([]int16, rate), loadWAV(t, "set_a_timer.wav")...)
+				pcm = append(pcm, make([]int16, rate)...)
+				src := &hookSource{pcm: pcm, hooks: map[int64]func(){at(500 * time.Millisecond): func() {
+					require.NoError(t, w.bus.Publish(context.Background(), bus.NewMessage(tc.topic, map[string]any{})))
+				}}}
+				asr := &fakeASR{script: [][]audio.Hypothesis{hyp("set a timer")}}
+				_, err = runListener(t, w, src, asr, func(c *Config) { c.Wake = det })
+				require.NoError(t, err)
+				assert.Equal(t, []string{tc.source}, w.wakes())
+				assert.Equal(t, [][]any{{"set a timer"}}, w.commands())
 			})
 		})
 	}
