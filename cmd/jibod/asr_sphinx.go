@@ -56,7 +56,33 @@ const (
 	// file (scripts/gen-hearing-lm.py makes one); unset or "off" for
 	// none.
 	envSphinxLM = "JIBOD_SPHINX_LM"
+	// envSphinxPhoneMargin is the phone loop's rejection margin
+	// (sphinx.Config.PhoneLoopMargin, per frame; "off" for no phone
+	// loop), for tuning.
+	envSphinxPhoneMargin = "JIBOD_SPHINX_PHONE_MARGIN"
 )
+
+// phoneLoopFromEnv returns the phone loop's language model and margin:
+// Debian's and phoneLoopMargin, or $JIBOD_SPHINX_PHONE_MARGIN's; none
+// when Debian's phonetic model is not installed.
+func phoneLoopFromEnv() (string, float64, error) {
+	v := os.Getenv(envSphinxPhoneMargin)
+	if v == "off" {
+		return "", 0, nil
+	}
+	margin := phoneLoopMargin
+	if v != "" {
+		m, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(m > 0 && m <= sphinx.MaxPhoneLoopMargin) { // NaN too
+			return "", 0, fmt.Errorf("%s=%q: want off or a margin in (0, %d]", envSphinxPhoneMargin, v, sphinx.MaxPhoneLoopMargin)
+		}
+		margin = m
+	}
+	if _, err := os.Stat(sphinx.DefaultPhoneLoop); err != nil {
+		return "", 0, nil
+	}
+	return sphinx.DefaultPhoneLoop, margin, nil
+}
 
 // openFromEnv returns the open-vocabulary pass of $JIBOD_SPHINX_LM, nil
 // for none.
@@ -96,11 +122,16 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	}
 	dict := envOr(envSphinxDict, sphinx.DefaultDict)
 	lexOpts := sphinx.LexiconOptions{}
-	decoys, words, err := decoysFromEnv()
-	if err != nil {
-		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	var decoys []string
+	wake := ""
+	if o.WakeInGrammar {
+		wake = audio.WakePhrase
+		d, words, err := decoysFromEnv()
+		if err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		decoys, lexOpts.Words = d, words
 	}
-	lexOpts.Words = words
 	if _, err := exec.LookPath("espeak-ng"); err == nil {
 		// Words cmudict lacks get espeak-ng's letter-to-sound rules.
 		lexOpts.Guesser = sphinx.EspeakGuesser{}
@@ -133,7 +164,11 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, decoys: decoys}
+	phones, phoneMargin, err := phoneLoopFromEnv()
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, wake: wake, decoys: decoys}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
 	// from before the first build, so a change made during it is not
@@ -175,10 +210,10 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open,
+		DenoiseBelowSNR: denoise, Open: open, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
-		Wake: audio.WakePhrase, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
+		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -244,6 +279,12 @@ const (
 	minCoverage       = 0.8
 	wakeMinConfidence = 0.9
 	wakeMinCoverage   = 0.8
+	// phoneLoopMargin is how much worse per frame than free phones a
+	// sentence may explain an utterance (sphinx.Config.PhoneLoopMargin),
+	// chosen with the floors above on the espeak-ng tuning set
+	// (docs/hearing.md): it takes most everyday speech that the floors
+	// let through, at the cost of some right commands.
+	phoneLoopMargin = 32.0
 	// defaultNBest is one hypothesis per utterance: pocketsphinx's n-best
 	// search builds the utterance's lattice, which on the test set cost
 	// more than the decoding (CPU real-time factor 0.24 with 3 against
@@ -427,8 +468,10 @@ type grammarBuilder struct {
 	// ("this is {loop_member_referent}"), and the answer grammar has each
 	// name alone (a bare "Ann"). Nil means nobody.
 	loop *loop.Store
-	// decoys are the wake decoys (grammar.Options.Decoys), whose words
-	// the lexicon pronounces.
+	// wake is the wake phrase in the grammar, "" for none (the wake word
+	// detector finds it); decoys are the wake decoys
+	// (grammar.Options.Decoys), whose words the lexicon pronounces.
+	wake   string
 	decoys []string
 
 	// phonetic caches the pronunciations of phonetic spellings ("" for
@@ -522,7 +565,7 @@ func withReferentNames(in grammar.Intent, names []string) (_ grammar.Intent, ok 
 // compile builds a grammar of intents, leaving out the sentences with
 // words the lexicon cannot pronounce.
 func (gb *grammarBuilder) compile(ctx context.Context, intents []grammar.Intent) (*grammar.Grammar, error) {
-	opts := grammar.Options{Lang: gb.lang, Wake: audio.WakePhrase, Decoys: gb.decoys, DecoyWeight: sphinx.DecoyWeight}
+	opts := grammar.Options{Lang: gb.lang, Wake: gb.wake, Decoys: gb.decoys, DecoyWeight: sphinx.DecoyWeight}
 	opts.OpenVocabulary = loopNames(gb.loop)
 	g, err := grammar.Build(intents, opts)
 	if err != nil {

@@ -345,11 +345,15 @@ func TestHearingAPhoneticName(t *testing.T) {
 		}
 		return looperID.FindString(out), heard, said, person
 	}
-	asked := "hey jibo " + askWhoUtterance
+	// The wake word detector hears "hey jibo"; the recogniser, what follows.
+	asked := askWhoUtterance
 
 	t.Run("with the phonetic name", func(t *testing.T) {
 		id, heard, said, person := hear(t, "--phonetic", "Shivawn")
-		assert.Equal(t, []string{asked, "siobhan", asked, "this is siobhan"}, heard)
+		require.Len(t, heard, 4)
+		assert.Equal(t, []string{asked, "siobhan", asked}, heard[:3])
+		// "this is, shivawn": the answer grammar's "it is" is as near.
+		assert.Regexp(t, `^(this|it) is siobhan$`, heard[3])
 		assert.Equal(t, []string{"Who am I talking to?", "Hello, Siobhan.", "Who am I talking to?", "Hello, Siobhan."}, said)
 		assert.Equal(t, id, person, "SET_PRESENT_PERSON named her")
 	})
