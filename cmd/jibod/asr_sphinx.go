@@ -56,25 +56,26 @@ const (
 	// file (scripts/gen-hearing-lm.py makes one); unset or "off" for
 	// none.
 	envSphinxLM = "JIBOD_SPHINX_LM"
-	// envSphinxPhoneMargin is the phone loop's rejection margin
-	// (sphinx.Config.PhoneLoopMargin, per frame; "off" for no phone
-	// loop), for tuning.
+	// envSphinxPhoneMargin turns the phone loop's rejection on with a
+	// margin (sphinx.Config.PhoneLoopMargin, per frame; "on" for
+	// phoneLoopMargin); unset or "off" leaves it out (docs/hearing.md says
+	// why it is not yet the default).
 	envSphinxPhoneMargin = "JIBOD_SPHINX_PHONE_MARGIN"
 )
 
-// phoneLoopFromEnv returns the phone loop's language model and margin:
-// Debian's and phoneLoopMargin, or $JIBOD_SPHINX_PHONE_MARGIN's; none
-// when Debian's phonetic model is not installed.
+// phoneLoopFromEnv returns the phone loop's language model and margin as
+// $JIBOD_SPHINX_PHONE_MARGIN asks: none when unset or "off", or when
+// Debian's phonetic model is not installed.
 func phoneLoopFromEnv() (string, float64, error) {
 	v := os.Getenv(envSphinxPhoneMargin)
-	if v == "off" {
+	if v == "" || v == "off" {
 		return "", 0, nil
 	}
 	margin := phoneLoopMargin
-	if v != "" {
+	if v != "on" {
 		m, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(m > 0 && m <= sphinx.MaxPhoneLoopMargin) { // NaN too
-			return "", 0, fmt.Errorf("%s=%q: want off or a margin in (0, %d]", envSphinxPhoneMargin, v, sphinx.MaxPhoneLoopMargin)
+			return "", 0, fmt.Errorf("%s=%q: want off, on or a margin in (0, %d]", envSphinxPhoneMargin, v, sphinx.MaxPhoneLoopMargin)
 		}
 		margin = m
 	}

@@ -87,8 +87,8 @@ func TestDenoiseFromEnv(t *testing.T) {
 	}
 }
 
-// TestPhoneLoopFromEnv: Debian's phone loop with the tuned margin by
-// default, another margin or none from the environment, and a bad value
+// TestPhoneLoopFromEnv: no phone loop by default; Debian's with the tuned
+// margin ("on") or another margin from the environment, and a bad value
 // named.
 func TestPhoneLoopFromEnv(t *testing.T) {
 	tests := []struct {
@@ -97,13 +97,14 @@ func TestPhoneLoopFromEnv(t *testing.T) {
 		margin float64
 		err    string
 	}{
-		{"", sphinx.DefaultPhoneLoop, phoneLoopMargin, ""},
+		{"", "", 0, ""},
 		{"off", "", 0, ""},
+		{"on", sphinx.DefaultPhoneLoop, phoneLoopMargin, ""},
 		{"25.5", sphinx.DefaultPhoneLoop, 25.5, ""},
-		{"0", "", 0, `JIBOD_SPHINX_PHONE_MARGIN="0": want off or a margin in (0, 1000]`},
-		{"1001", "", 0, "want off or a margin"},
-		{"wide", "", 0, "want off or a margin"},
-		{"NaN", "", 0, "want off or a margin"},
+		{"0", "", 0, `JIBOD_SPHINX_PHONE_MARGIN="0": want off, on or a margin in (0, 1000]`},
+		{"1001", "", 0, "want off, on or a margin"},
+		{"wide", "", 0, "want off, on or a margin"},
+		{"NaN", "", 0, "want off, on or a margin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
