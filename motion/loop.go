@@ -148,6 +148,11 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 
 	for i, m := range c.motors {
 		err := m.SetAngle(ctx, pose[i])
+		if err != nil && ctx.Err() != nil {
+			// The loop is stopping: a command cut short by that is not
+			// the motor's fault.
+			return
+		}
 		if (err != nil) != c.motorBad[i] {
 			c.motorBad[i] = err != nil
 			if err != nil {

@@ -285,17 +285,45 @@ func (rt *realTime) setProcs(o RealTime, ncpu int, st *RealTimeStatus) {
 // threads inherit the affinity of the thread that starts them; the Go
 // runtime starts them from a thread other than a locked one.
 func (rt *realTime) isolate(others []int) error {
-	tids, err := rt.sys.threads()
-	if err != nil {
-		return err
-	}
 	self := rt.sys.self()
-	for _, tid := range tids {
+	return rt.eachThread(func(tid int) error {
 		if tid == self {
-			continue
+			return nil
 		}
 		if err := rt.sys.pin(tid, others); err != nil && !threadGone(err) {
 			return fmt.Errorf("thread %d: %w", tid, err)
+		}
+		return nil
+	})
+}
+
+// maxThreadPasses bounds eachThread's listings.
+const maxThreadPasses = 8
+
+// eachThread calls fn once for every thread of the process, listing them
+// again until a listing holds none it has not seen: a listing of
+// /proc/self/task taken while another thread exits can skip a live one,
+// and threads started meanwhile are listed only by a later one.
+func (rt *realTime) eachThread(fn func(tid int) error) error {
+	done := map[int]bool{}
+	for range maxThreadPasses {
+		tids, err := rt.sys.threads()
+		if err != nil {
+			return err
+		}
+		fresh := 0
+		for _, tid := range tids {
+			if done[tid] {
+				continue
+			}
+			done[tid] = true
+			fresh++
+			if err := fn(tid); err != nil {
+				return err
+			}
+		}
+		if fresh == 0 {
+			return nil
 		}
 	}
 	return nil
@@ -309,14 +337,14 @@ func (rt *realTime) leave() error {
 	var errs []error
 	st := rt.status
 	if st.Isolated {
-		tids, err := rt.sys.threads()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		for _, tid := range tids {
+		err := rt.eachThread(func(tid int) error {
 			if err := rt.sys.pin(tid, rt.all); err != nil && !threadGone(err) {
 				errs = append(errs, fmt.Errorf("thread %d: %w", tid, err))
 			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if st.Procs > 0 {

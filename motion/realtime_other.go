@@ -19,12 +19,12 @@ func newRTSystem() rtSystem { return otherRT{} }
 
 var errRTUnsupported = errors.New("not supported on " + runtime.GOOS)
 
-func (otherRT) setFIFO(int) error           { return errRTUnsupported }
-func (otherRT) cpus() ([]int, error)        { return nil, errRTUnsupported }
-func (otherRT) pin(int, []int) error        { return errRTUnsupported }
-func (otherRT) threads() ([]int, error)     { return nil, errRTUnsupported }
-func (otherRT) self() int                   { return 0 }
-func (otherRT) lockMemory() error           { return errRTUnsupported }
-func (otherRT) unlockMemory() error         { return errRTUnsupported }
-func (otherRT) getenv(key string) string    { return os.Getenv(key) }
-func threadGone(error) bool                 { return false }
+func (otherRT) setFIFO(int) error        { return errRTUnsupported }
+func (otherRT) cpus() ([]int, error)     { return nil, errRTUnsupported }
+func (otherRT) pin(int, []int) error     { return errRTUnsupported }
+func (otherRT) threads() ([]int, error)  { return nil, errRTUnsupported }
+func (otherRT) self() int                { return 0 }
+func (otherRT) lockMemory() error        { return errRTUnsupported }
+func (otherRT) unlockMemory() error      { return errRTUnsupported }
+func (otherRT) getenv(key string) string { return os.Getenv(key) }
+func threadGone(error) bool              { return false }

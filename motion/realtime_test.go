@@ -28,6 +28,9 @@ type fakeRT struct {
 	ncpu     int
 	env      map[string]string
 	tids     []int
+	// listings, when set, are what threads returns first, one a call:
+	// /proc/self/task read while a thread exits can skip a live one.
+	listings [][]int
 
 	fifo    int
 	locked  bool
@@ -69,8 +72,17 @@ func (f *fakeRT) pin(tid int, cpus []int) error {
 	f.pins[tid] = slices.Clone(cpus)
 	return nil
 }
-func (f *fakeRT) threads() ([]int, error) { return slices.Clone(f.tids), nil }
-func (f *fakeRT) self() int               { return 100 }
+func (f *fakeRT) threads() ([]int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.listings) > 0 {
+		l := f.listings[0]
+		f.listings = f.listings[1:]
+		return slices.Clone(l), nil
+	}
+	return slices.Clone(f.tids), nil
+}
+func (f *fakeRT) self() int { return 100 }
 func (f *fakeRT) lockMemory() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -304,4 +316,22 @@ func TestNewChecksRealTime(t *testing.T) {
 		_, err := New(tt.cfg)
 		assert.ErrorContains(t, err, tt.want, fmt.Sprint(tt.cfg.RealTime))
 	}
+}
+
+// A listing of the process's threads that skips one (as /proc/self/task
+// can while another thread exits) does not leave that thread on the
+// loop's CPU, nor kept off it after leave.
+func TestEveryThreadReachedThoughAListingSkipsOne(t *testing.T) {
+	sys := newFakeRT(2)
+	sys.listings = [][]int{{100, 102}}
+	rt := realTime{sys: sys}
+	rt.enter(RealTime{})
+	sys.mu.Lock()
+	assert.Equal(t, map[int][]int{0: {1}, 101: {0}, 102: {0}}, sys.pins, "thread 101, skipped by the first listing, is kept off CPU 1 too")
+	sys.listings = [][]int{{100, 101}}
+	sys.mu.Unlock()
+	require.NoError(t, rt.leave())
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	assert.Equal(t, map[int][]int{0: {1}, 100: {0, 1}, 101: {0, 1}, 102: {0, 1}}, sys.pins, "every thread may use both CPUs again")
 }

@@ -235,6 +235,13 @@ type input struct {
 func (c *Console) Run(ctx context.Context) error {
 	lines := make(chan input)
 	readerDone := make(chan struct{})
+	if c.ed != nil {
+		// The prompt is drawn before the first key is read, so keys typed
+		// ahead show after it.
+		c.mu.Lock()
+		c.ed.Begin(Prompt, false)
+		c.mu.Unlock()
+	}
 	go func() { // owned: ends at the end of input, or when Run stops reading
 		defer close(readerDone)
 		if c.ed != nil {
@@ -251,11 +258,6 @@ func (c *Console) Run(ctx context.Context) error {
 			<-readerDone
 		}
 	}()
-	if c.ed != nil {
-		c.mu.Lock()
-		c.ed.Begin(Prompt, false)
-		c.mu.Unlock()
-	}
 	var queue []string
 	inflight := ""
 	eof := false

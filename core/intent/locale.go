@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
-	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"unicode"
@@ -872,11 +872,13 @@ func orNone(s []string) []string {
 	return s
 }
 
-// regex checks that every line of an .rx compiles.
+// regex checks that every line of an .rx parses. The parser alone, not
+// package regexp: nothing on the robot runs the expressions, and regexp's
+// engine would weigh more than every use of it (docs/size.md).
 func (ld *loader) regex(res *Resource) {
 	res.Samples = nil
 	for _, line := range res.Lines {
-		if _, err := regexp.Compile(line.Text); err != nil {
+		if _, err := syntax.Parse(line.Text, syntax.Perl); err != nil {
 			ld.fail(res.Path, &SyntaxError{Line: line.Number, Col: line.Col, Kind: ErrBadRegex,
 				Msg: fmt.Sprintf("regular expression does not compile (Go RE2 syntax): %v", err)})
 			continue

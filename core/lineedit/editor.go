@@ -439,33 +439,26 @@ func (e *Editor) historyDown() {
 // VT100 and xterm send them. Others (function keys, bracketed paste
 // markers, focus reports) are ignored.
 func (e *Editor) csi(final byte) {
-	switch final {
-	case 'A':
-		e.historyUp()
-	case 'B':
-		e.historyDown()
-	case 'C':
-		e.right()
-	case 'D':
-		e.left()
-	case 'H':
+	if final != '~' {
+		e.cursorKey(final)
+		return
+	}
+	switch string(e.seq) {
+	case "1", "7":
 		e.home()
-	case 'F':
+	case "4", "8":
 		e.end()
-	case '~':
-		switch string(e.seq) {
-		case "1", "7":
-			e.home()
-		case "4", "8":
-			e.end()
-		case "3":
-			e.deleteUnder()
-		}
+	case "3":
+		e.deleteUnder()
 	}
 }
 
 // ss3 acts on ESC O final, the arrows in application cursor mode.
-func (e *Editor) ss3(final byte) {
+func (e *Editor) ss3(final byte) { e.cursorKey(final) }
+
+// cursorKey acts on the final byte both cursor-key forms share: the
+// arrows, Home and End.
+func (e *Editor) cursorKey(final byte) {
 	switch final {
 	case 'A':
 		e.historyUp()
