@@ -68,9 +68,14 @@ type detect struct {
 	EndLagMs int `json:"end_lag_ms"`
 }
 
+// tensorH names a tensor, its shape and how its values are stored:
+// "f32" as little-endian float32; "i8" as one little-endian float32
+// scale per row (the first dimension, a layer's output channel) followed
+// by the values as int8, each value its int8 times its row's scale.
 type tensorH struct {
 	Name  string `json:"name"`
 	Shape []int  `json:"shape"`
+	DType string `json:"dtype"`
 }
 
 // Model is a trained wake word network: its features, weights and
@@ -130,22 +135,12 @@ func Parse(b []byte) (*Model, error) {
 		if t.Name != want[i].Name || !slices.Equal(t.Shape, want[i].Shape) {
 			return nil, fmt.Errorf("wake model: tensor %d is %s %v, want %s %v", i, t.Name, t.Shape, want[i].Name, want[i].Shape)
 		}
-		size := 1
-		for _, d := range t.Shape {
-			size *= d
-		}
-		if len(data) < 4*size {
-			return nil, fmt.Errorf("wake model: tensor %s cut short", t.Name)
-		}
-		v := make([]float32, size)
-		for k := range v {
-			v[k] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*k:]))
-			if math.IsNaN(float64(v[k])) || math.IsInf(float64(v[k]), 0) {
-				return nil, fmt.Errorf("wake model: tensor %s holds %v", t.Name, v[k])
-			}
+		v, rest, err := readTensor(t, data)
+		if err != nil {
+			return nil, fmt.Errorf("wake model: tensor %s: %w", t.Name, err)
 		}
 		vals[t.Name] = v
-		data = data[4*size:]
+		data = rest
 	}
 	if len(data) != 0 {
 		return nil, fmt.Errorf("wake model: %d bytes after the last tensor", len(data))
@@ -157,6 +152,54 @@ func Parse(b []byte) (*Model, error) {
 		m.layers = append(m.layers, newConv(vals[fmt.Sprintf("conv%d.w", i)], vals[fmt.Sprintf("conv%d.b", i)], h.Channels, h.Channels, h.Kernel, d))
 	}
 	return m, nil
+}
+
+// readTensor decodes tensor t from the front of data and returns its
+// values and what follows it.
+func readTensor(t tensorH, data []byte) ([]float32, []byte, error) {
+	size := 1
+	for _, d := range t.Shape {
+		size *= d
+	}
+	float := func(b []byte) (float32, error) {
+		f := math.Float32frombits(binary.LittleEndian.Uint32(b))
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return 0, fmt.Errorf("holds %v", f)
+		}
+		return f, nil
+	}
+	v := make([]float32, size)
+	switch t.DType {
+	case "f32":
+		if len(data) < 4*size {
+			return nil, nil, errors.New("cut short")
+		}
+		for k := range v {
+			f, err := float(data[4*k:])
+			if err != nil {
+				return nil, nil, err
+			}
+			v[k] = f
+		}
+		return v, data[4*size:], nil
+	case "i8":
+		rows := t.Shape[0]
+		if len(data) < 4*rows+size {
+			return nil, nil, errors.New("cut short")
+		}
+		per := size / rows
+		for r := range rows {
+			scale, err := float(data[4*r:])
+			if err != nil {
+				return nil, nil, err
+			}
+			for k := r * per; k < (r+1)*per; k++ {
+				v[k] = float32(int8(data[4*rows+k])) * scale
+			}
+		}
+		return v, data[4*rows+size:], nil
+	}
+	return nil, nil, fmt.Errorf("dtype %q, want f32 or i8", t.DType)
 }
 
 // newConv reorders PyTorch's [out][in][tap] weights to [out][tap][in],
@@ -175,8 +218,8 @@ func newConv(w, b []float32, in, out, kernel, dilation int) conv {
 
 func (h header) check() error {
 	switch {
-	case h.Format != 1:
-		return fmt.Errorf("format %d, want 1", h.Format)
+	case h.Format != 2:
+		return fmt.Errorf("format %d, want 2", h.Format)
 	case h.SampleRate != 16000:
 		return fmt.Errorf("sample rate %d, want 16000", h.SampleRate)
 	case h.NFFT < 16 || h.NFFT > maxNFFT || h.NFFT&(h.NFFT-1) != 0:
@@ -216,16 +259,16 @@ func (h header) check() error {
 	return nil
 }
 
-// tensors are the tensors a model with this header holds, in order.
+// tensors are the names and shapes of the tensors a model with this
+// header holds, in order.
 func (h header) tensors() []tensorH {
 	c, k := h.Channels, h.Kernel
-	t := []tensorH{{"mean", []int{h.Mels}}, {"scale", []int{h.Mels}},
-		{"l1.w", []int{c, h.Mels, k}}, {"l1.b", []int{c}}}
+	t := func(name string, shape ...int) tensorH { return tensorH{Name: name, Shape: shape} }
+	ts := []tensorH{t("mean", h.Mels), t("scale", h.Mels), t("l1.w", c, h.Mels, k), t("l1.b", c)}
 	for i := range h.Dilations {
-		t = append(t, tensorH{fmt.Sprintf("conv%d.w", i), []int{c, c, k}}, tensorH{fmt.Sprintf("conv%d.b", i), []int{c}})
+		ts = append(ts, t(fmt.Sprintf("conv%d.w", i), c, c, k), t(fmt.Sprintf("conv%d.b", i), c))
 	}
-	return append(t, tensorH{"h1.w", []int{h.Hidden, c}}, tensorH{"h1.b", []int{h.Hidden}},
-		tensorH{"h2.w", []int{1, h.Hidden}}, tensorH{"h2.b", []int{1}})
+	return append(ts, t("h1.w", h.Hidden, c), t("h1.b", h.Hidden), t("h2.w", 1, h.Hidden), t("h2.b", 1))
 }
 
 // Threshold is the smoothed probability at which the model wakes unless

@@ -129,6 +129,17 @@ func TestParseRefusesBadModels(t *testing.T) {
 		d[k] = v
 		return with("detect", d)
 	}
+	dtype := func(name, dt string) []any {
+		var ts []any
+		for _, x := range h["tensors"].([]any) {
+			c := maps.Clone(x.(map[string]any))
+			if c["name"] == name {
+				c["dtype"] = dt
+			}
+			ts = append(ts, c)
+		}
+		return ts
+	}
 	nan := slices.Clone(body)
 	binary.LittleEndian.PutUint32(nan[8:], math.Float32bits(float32(math.NaN())))
 	tests := []struct {
@@ -141,7 +152,7 @@ func TestParseRefusesBadModels(t *testing.T) {
 		{"header longer than the file", append([]byte(magic), 0xff, 0xff, 0, 0), "does not fit"},
 		{"header not JSON", append([]byte(magic), 3, 0, 0, 0, '{', '{', '}'), "header: invalid character"},
 		{"unknown field", modelFile(t, with("extra", 1), body), "unknown field"},
-		{"format", modelFile(t, with("format", 2), body), "format 2"},
+		{"format", modelFile(t, with("format", 1), body), "format 1"},
 		{"sample rate", modelFile(t, with("sample_rate", 8000), body), "sample rate"},
 		{"nfft not a power of two", modelFile(t, with("nfft", 500), body), "nfft"},
 		{"frame longer than nfft", modelFile(t, with("frame", 1024), body), "frame"},
@@ -151,6 +162,8 @@ func TestParseRefusesBadModels(t *testing.T) {
 		{"threshold", modelFile(t, detect("threshold", 1.5), body), "threshold"},
 		{"smoothing", modelFile(t, detect("smooth", 0), body), "smoothing"},
 		{"tensor shapes", modelFile(t, with("hidden", 16), body), "tensor"},
+		{"storage", modelFile(t, with("tensors", dtype("conv0.w", "f16")), body), `dtype "f16"`},
+		{"float32 read as int8", modelFile(t, with("tensors", dtype("h2.b", "i8")), body), "h2.b: cut short"},
 		{"cut short", modelFile(t, h, body[:len(body)-4]), "cut short"},
 		{"trailing bytes", modelFile(t, h, append(slices.Clone(body), 0, 0, 0, 0)), "after the last tensor"},
 		{"not a number", modelFile(t, h, nan), "NaN"},

@@ -136,38 +136,118 @@ def _fold(conv, bn):
 
 
 MAGIC = b"JIBOWAKE"
+FORMAT = 2
 
 
-def export(net, path, detect):
-    """Writes the network for audio/wake: MAGIC, a little-endian uint32
-    length, a JSON header (the features' and the network's shape, the
-    detection settings, the tensors' names and shapes), then the tensors as
-    little-endian float32 in the header's order."""
-    net.eval()
-    tensors = [("mean", net.mean.float()), ("scale", net.scale.float())]
+def _quantize_rows(w):
+    """w as int8 with one scale per row (output channel): symmetric, the
+    row's largest magnitude at 127."""
+    w = w.detach().double().reshape(w.shape[0], -1)
+    scale = w.abs().max(dim=1).values / 127.0
+    scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+    q = torch.clamp(torch.round(w / scale[:, None]), -127, 127).to(torch.int8)
+    return q, scale.float()
+
+
+def _tensors(net):
+    """The network's tensors in the file's order, batch normalisation
+    folded into the convolutions before it."""
+    t = [("mean", net.mean.float()), ("scale", net.scale.float())]
     w, b = _fold(net.l1, net.bn1)
-    tensors += [("l1.w", w), ("l1.b", b)]
+    t += [("l1.w", w), ("l1.b", b)]
     for k, (conv, bn) in enumerate(zip(net.convs, net.bns)):
         w, b = _fold(conv, bn)
-        tensors += [("conv%d.w" % k, w), ("conv%d.b" % k, b)]
-    tensors += [("h1.w", net.h1.weight.detach()[:, :, 0]), ("h1.b", net.h1.bias.detach()),
+        t += [("conv%d.w" % k, w), ("conv%d.b" % k, b)]
+    return t + [("h1.w", net.h1.weight.detach()[:, :, 0]), ("h1.b", net.h1.bias.detach()),
                 ("h2.w", net.h2.weight.detach()[:, :, 0]), ("h2.b", net.h2.bias.detach())]
+
+
+def to_bytes(net, detect):
+    """The network as audio/wake reads it: MAGIC, a little-endian uint32
+    length, a JSON header (the features' and the network's shape, the
+    detection settings, each tensor's name, shape and storage), then the
+    tensors in the header's order. Weights ("*.w") are stored as int8 with
+    a float32 scale per output channel ("i8": the scales, then the
+    values), everything else as float32 ("f32"), all little-endian."""
+    net.eval()
+    tensors = _tensors(net)
     header = {
-        "format": 1,
+        "format": FORMAT,
         "sample_rate": SR, "frame": FRAME, "hop": HOP, "nfft": NFFT, "mels": NMELS,
         "fmin": FMIN, "fmax": FMAX, "log_floor": LOG_FLOOR,
         "channels": CHANNELS, "hidden": HIDDEN, "kernel": KERNEL, "stride": STRIDE,
         "dilations": list(DILATIONS),
         "detect": detect,
-        "tensors": [{"name": n, "shape": list(t.shape)} for n, t in tensors],
+        "tensors": [{"name": n, "shape": list(t.shape), "dtype": "i8" if n.endswith(".w") else "f32"}
+                    for n, t in tensors],
     }
     h = json.dumps(header, sort_keys=True).encode()
+    out = [MAGIC, struct.pack("<I", len(h)), h]
+    for n, t in tensors:
+        if n.endswith(".w"):
+            q, scale = _quantize_rows(t)
+            out += [scale.numpy().astype("<f4").tobytes(), q.numpy().tobytes()]
+        else:
+            out.append(t.detach().cpu().numpy().astype("<f4").tobytes())
+    return b"".join(out)
+
+
+def export(net, path, detect):
+    """Writes the network for audio/wake (to_bytes)."""
     with open(path, "wb") as f:
-        f.write(MAGIC)
-        f.write(struct.pack("<I", len(h)))
-        f.write(h)
-        for _, t in tensors:
-            f.write(t.detach().cpu().numpy().astype("<f4").tobytes())
+        f.write(to_bytes(net, detect))
+
+
+def from_bytes(b):
+    """A model file read back: the network audio/wake runs (its weights
+    as stored, batch normalisation as the identity) and its detection
+    settings."""
+    if b[:len(MAGIC)] != MAGIC:
+        raise ValueError("not a wake model file")
+    n = struct.unpack("<I", b[len(MAGIC):len(MAGIC) + 4])[0]
+    h = json.loads(b[len(MAGIC) + 4:len(MAGIC) + 4 + n])
+    if h["format"] != FORMAT:
+        raise ValueError("format %d, want %d" % (h["format"], FORMAT))
+    data = memoryview(b)[len(MAGIC) + 4 + n:]
+    vals = {}
+    for t in h["tensors"]:
+        size = int(np.prod(t["shape"]))
+        if t["dtype"] == "i8":
+            rows = t["shape"][0]
+            scale = np.frombuffer(data[:4 * rows], dtype="<f4").astype(np.float32)
+            q = np.frombuffer(data[4 * rows:4 * rows + size], dtype=np.int8).astype(np.float32)
+            v = q.reshape(rows, -1) * scale[:, None]
+            data = data[4 * rows + size:]
+        else:
+            v = np.frombuffer(data[:4 * size], dtype="<f4").astype(np.float32)
+            data = data[4 * size:]
+        vals[t["name"]] = torch.from_numpy(np.ascontiguousarray(v).reshape(t["shape"]))
+    if len(data):
+        raise ValueError("%d bytes after the last tensor" % len(data))
+    net = Net()
+    with torch.no_grad():
+        net.mean.copy_(vals["mean"])
+        net.scale.copy_(vals["scale"])
+        convs = [(net.l1, net.bn1, "l1")] + [(c, bn, "conv%d" % k) for k, (c, bn) in enumerate(zip(net.convs, net.bns))]
+        for conv, bn, name in convs:
+            conv.weight.copy_(vals[name + ".w"])
+            conv.bias.copy_(vals[name + ".b"])
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.zero_()
+        net.h1.weight.copy_(vals["h1.w"][:, :, None])
+        net.h1.bias.copy_(vals["h1.b"])
+        net.h2.weight.copy_(vals["h2.w"][:, :, None])
+        net.h2.bias.copy_(vals["h2.b"])
+    net.eval()
+    return net, h["detect"]
+
+
+def quantized(net):
+    """The network as it is stored and run: int8 weights (to_bytes, then
+    from_bytes). Thresholds are chosen and fixtures made with it."""
+    return from_bytes(to_bytes(net, {}))[0]
 
 
 def detect(probs, threshold, smooth, refractory):

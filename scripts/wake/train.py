@@ -29,8 +29,10 @@ last one stopped (delete the folder to start afresh):
    brown noise): the lowest that wakes at most once per two hours of
    everyday speech and on at most 2 % of decoys; what every threshold
    gives is printed, and which decoys still wake;
-5. the weights, written with the threshold for audio/wake to embed, and the
-   parity fixture its tests compare the Go features and scores with.
+5. the weights, written with the threshold for audio/wake to embed (as
+   int8 with a scale per output channel; the threshold is chosen with the
+   weights so stored), and the parity fixture its tests compare the Go
+   features and scores with.
 
 Everything is seeded: a rerun on the same espeak-ng, sox, numpy and torch
 makes the same weights. torch runs on one thread (a shared machine).
@@ -679,6 +681,8 @@ def main():
         ty = np.concatenate([ys[keep], np.zeros((len(hard) + len(hard2), ys.shape[1]), np.int8), py])
         del xs, ys
         net = finetune(a.work, net, tx, ty, vx, vy, a.tune_epochs, name="net-tuned-2", seed=SEED + 23, gain=0.3)
+    # From here on the network is the one audio/wake runs: int8 weights.
+    net = model.quantized(net)
     th, lag = choose_threshold(net, s, a.other_minutes, a.decoy_minutes, a.wake_minutes)
     decoy_report(net, th, data.split_variants(data.espeak_variants())[1])
     detect = {"threshold": th, "smooth": SMOOTH, "refractory": REFRACTORY, "end_lag_ms": round(lag)}
