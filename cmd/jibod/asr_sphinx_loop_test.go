@@ -65,8 +65,8 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 	}
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, opts)
 	require.NoError(t, err)
-	gb := &grammarBuilder{r: r, lex: lex, lang: "en-US", log: slog.New(slog.DiscardHandler), loop: r.loop}
-	a, err := gb.buildAnswers(context.Background())
+	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	a, err := answerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
 	for _, s := range []string{"ann", "ann lee", "this is ann", "its me ann", "ann here", "my name is ann lee"} {
@@ -76,7 +76,7 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 	assert.False(t, g.Accepts("im it its"), "the referent takes names, not any words of the grammar")
 	assert.Equal(t, espeak, g.Accepts("zyxquorra"), "a name the dictionary lacks, through espeak-ng when installed")
 
-	main, err := gb.build(context.Background())
+	main, err := gb.Build(context.Background())
 	require.NoError(t, err)
 	assert.Contains(t, main.Words(), "hey")
 }
@@ -91,42 +91,13 @@ func TestAnswerGrammarWithoutTheLoopsNames(t *testing.T) {
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
-	gb := &grammarBuilder{r: r, lex: lex, lang: "en-US", log: slog.New(slog.DiscardHandler), loop: r.loop}
-	a, err := gb.buildAnswers(context.Background())
+	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	a, err := answerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
 	for s, want := range map[string]bool{"five minutes": true, "yes": true, "cancel": true, "im it its": false, "its me the time": false} {
 		assert.Equal(t, want, g.Accepts(s), s)
 	}
-}
-
-func TestWithReferentNames(t *testing.T) {
-	in := grammar.Intent{Skill: "optin", Name: "loopmember", Templates: []string{"this is {loop_member_referent}", "that is all"},
-		Entities: map[string][]string{"other": {"x"}}}
-	tests := []struct {
-		name      string
-		in        grammar.Intent
-		names     []string
-		ok        bool
-		templates []string
-		entities  map[string][]string
-	}{
-		{"no referent: unchanged", grammar.Intent{Templates: []string{"yes"}}, nil, true, []string{"yes"}, nil},
-		{"the loop's names", in, []string{"ann", "ann lee"}, true, in.Templates,
-			map[string][]string{"other": {"x"}, "loop_member_referent": {"ann", "ann lee"}}},
-		{"nobody: the sentences naming someone left out", in, nil, true, []string{"that is all"}, in.Entities},
-		{"nobody and nothing else: the intent left out", grammar.Intent{Templates: []string{"{loop_member_referent} here"}}, nil, false, []string{}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := withReferentNames(tt.in, tt.names)
-			assert.Equal(t, tt.ok, ok)
-			assert.Equal(t, tt.templates, got.Templates)
-			assert.Equal(t, tt.entities, got.Entities)
-		})
-	}
-	assert.Equal(t, []string{"this is {loop_member_referent}", "that is all"}, in.Templates, "the caller's intent is left as it was")
-	assert.Len(t, in.Entities, 1)
 }
 
 // The grammar builder gives the lexicon the loop's phonetic names when it
@@ -153,8 +124,8 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
 	var logs syncBuffer
-	gb := &grammarBuilder{r: r, lex: lex, lang: "en-US", log: slog.New(slog.NewTextHandler(&logs, nil)), loop: r.loop}
-	_, err = gb.build(context.Background())
+	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	_, err = gb.Build(context.Background())
 	require.NoError(t, err)
 	words := []string{"mary", "ann", "siobhan", "jo", "ellen", "bo"}
 	got, err := lex.Lookup(context.Background(), words)
@@ -172,7 +143,7 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 
 	code, _, stderr := peopleCmd(t, dir, "remove", "Siobhan")
 	require.Equal(t, 0, code, stderr)
-	_, err = gb.build(context.Background())
+	_, err = gb.Build(context.Background())
 	require.NoError(t, err)
 	got, err = lex.Lookup(context.Background(), []string{"siobhan"})
 	require.NoError(t, err)
