@@ -98,7 +98,7 @@ func addAudioFlags(fs *flag.FlagSet) *audioFlags {
 	})
 	fs.DurationVar(&f.Silence, "vad-silence", vad.Defaults.SilenceTimeout, "silence that ends an utterance (after a 200 ms hangover)")
 	fs.DurationVar(&f.MaxSpeech, "vad-max-speech", vad.Defaults.MaxSpeech, "longest utterance; longer speech is cut")
-	fs.StringVar(&f.Wake, "wake", wakeGrammar, "how the wake phrase is found: grammar (the start of the sentence recognised) or detector (the wake word detector: the phrase alone or followed by anything; docs/hearing.md)")
+	fs.StringVar(&f.Wake, "wake", wakeDetector, "how the wake phrase is found: detector (the wake word detector: the phrase alone or followed by anything; docs/hearing.md) or grammar (the start of the sentence recognised)")
 	fs.Float64Var(&f.WakeThreshold, "wake-threshold", 0, "the wake word detector's threshold, in (0, 1) (default: the model's own)")
 	fs.Float64Var(&f.EchoMargin, "echo-margin", 0, "with a PortAudio speaker: while the robot speaks, speech must be this many dB louder than what it plays to be heard (-40..40)")
 	fs.StringVar(&f.Speech.TTS, "tts", ttsSim, "the robot's voice: sim (text on the board's speaker) or espeak (espeak-ng, played on the board's sound output)")
