@@ -44,7 +44,7 @@ func cmdHub(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stdout, "hub: none configured (every skill is local)")
 		return nil
 	}
-	c, err := hub.NewClient(hub.Config{URL: cfg.URL, Token: cfg.tokenSource(), CAFile: cfg.CAFile,
+	c, err := hub.NewClient(hub.Config{URL: cfg.URL, Token: cfg.TokenSource(), CAFile: cfg.CAFile,
 		Encoding: cfg.Encoding, Link: hub.PerTurn, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err

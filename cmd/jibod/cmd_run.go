@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/runtime"
 )
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -62,7 +63,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	log := logs.log
+	log := logs.Log
 	// The shell's reboot (--shell-reboot exit) ends the run with errRestart.
 	ctx, restart := context.WithCancelCause(ctx)
 	defer restart(nil)
@@ -87,8 +88,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	started := time.Now()
 	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Speech: af.Speech, Hub: hubCfg, RealTime: *realtime,
-		LocalSkills: localSkills}
+		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Hub: hubCfg, RealTime: *realtime,
+		LocalSkills: localSkills, Speech: af.Speech}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}
@@ -97,7 +98,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 
-	con, closeConsole, err := openConsole(r, *input, stdin, out, *lang, log)
+	con, closeConsole, err := r.OpenConsole(runtime.ConsoleConfig{Input: *input, In: stdin, Out: out, Lang: *lang,
+		Show: map[string]func(bus.Message) string{listen.TopicRecognized: heardLine, listen.TopicError: heardLine}})
 	if err != nil {
 		r.Close(context.Background())
 		return err
@@ -113,12 +115,13 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return errors.Join(err, freeBackends(), r.Close(context.Background()))
 	}
-	shell, err := startShell(ctx, r, sf, shellDeps{Logs: logs, StateDir: *stateDir, Started: started, Mic: mic,
+	shell, err := r.StartShell(ctx, runtime.ShellConfig{Socket: sf.Socket, Serial: sf.Serial, Baud: sf.Baud, PINFile: sf.PINFile,
+		Reboot: sf.Reboot, Logs: logs, StateDir: *stateDir, Started: started, Mic: mic,
 		Listener: hear.listener(), Restart: func() { restart(errRestart) }})
 	if err != nil {
 		return errors.Join(err, hear.stop(), freeBackends(), r.Close(context.Background()))
 	}
-	stopWeb := startWeb(r, shell, *webAddr, stderr, log)
+	stopWeb := r.StartWeb(*webAddr, shell, stderr)
 	if *input == "console" {
 		con.Printf("jibod %s on the %s board. Type to talk to the robot (\"stop\" stops it); Ctrl-D to leave.\n", version, r.body.Profile.Name)
 	}
@@ -127,12 +130,12 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case "none":
 		loopErr = hear.wait(ctx) // until the audio ends
 	case "shell":
-		loopErr = shell.serveStdio(ctx, stdin, stdout)
+		loopErr = shell.ServeStdio(ctx, stdin, stdout)
 	default:
 		loopErr = con.Run(ctx)
 	}
 	stopWeb()
-	shell.stop()
+	shell.Stop()
 	hearErr := errors.Join(hear.stop(), freeBackends())
 
 	closeConsole()
@@ -153,17 +156,4 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return errors.Join(loopErr, err)
 	}
 	return err
-}
-
-// programList is a repeatable flag of program paths.
-type programList []string
-
-func (l *programList) String() string { return strings.Join(*l, ",") }
-
-func (l *programList) Set(v string) error {
-	if v == "" {
-		return errors.New("empty program")
-	}
-	*l = append(*l, v)
-	return nil
 }

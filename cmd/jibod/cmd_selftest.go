@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/selftest"
 )
 
@@ -24,7 +24,7 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stdout, "jibod %s selftest on the %s board\n", version, *boardName)
-	passed, failed, started := selftest.Run(ctx, selftestRobot(*boardName, log), func(s selftest.Step) {
+	passed, failed, started := selftest.Run(ctx, runtime.Selftest(robotConfig{Board: *boardName, Log: log}.runtimeConfig()), func(s selftest.Step) {
 		switch {
 		case s.Err != nil:
 			fmt.Fprintf(stdout, "[FAIL] %s: %v\n", s.Name, s.Err)
@@ -42,27 +42,4 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errors.New("selftest failed")
 	}
 	return nil
-}
-
-// selftestRobot starts a robot on boardName with its state in memory for
-// the self-test; jibod selftest and the shell's selftest command share it.
-func selftestRobot(boardName string, log *slog.Logger) selftest.Starter {
-	return func(ctx context.Context) (*selftest.Robot, func(context.Context) error, error) {
-		r, err := newRobot(ctx, robotConfig{Board: boardName, SpeakWPM: 0, Log: log})
-		if err != nil {
-			return nil, nil, err
-		}
-		st := &selftest.Robot{Bus: r.bus, Exec: r.exec, Motors: map[string]selftest.Motor{},
-			Devices: func(ctx context.Context) []selftest.Device {
-				var out []selftest.Device
-				for _, c := range r.body.Check(ctx) {
-					out = append(out, selftest.Device{Device: c.Device, Driver: c.Driver, OK: c.OK, Error: c.Error})
-				}
-				return out
-			}}
-		for axis, m := range r.body.Motors {
-			st.Motors[axis] = m
-		}
-		return st, r.Close, nil
-	}
 }

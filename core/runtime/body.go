@@ -1,10 +1,11 @@
-package main
+package runtime
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/device"
@@ -14,21 +15,21 @@ import (
 	"github.com/openjibo/jibod/motion"
 )
 
-// bodyParts is the body as the runtime drives it: the board's devices, the
+// Body is the body as the runtime drives it: the board's devices, the
 // motion controller that owns the motors, the robot's social state and
 // the JCP executor over all of them.
-type bodyParts struct {
-	board  *board.Body
-	motion *motion.Controller
-	state  *character.State
-	exec   *jcp.Executor
-	// volume is the master volume every sound goes through; nil when the
+type Body struct {
+	Board  *board.Body
+	Motion *motion.Controller
+	State  *character.State
+	Exec   *jcp.Executor
+	// Volume is the master volume every sound goes through; nil when the
 	// body has no sound output.
-	volume *device.Volume
+	Volume *device.Volume
 }
 
-// bodyOptions shape openBody.
-type bodyOptions struct {
+// BodyOptions shape OpenBody.
+type BodyOptions struct {
 	// Log receives the body's logs.
 	Log *slog.Logger
 	// Observe, if set, receives every device and motion event.
@@ -55,33 +56,42 @@ type bodyOptions struct {
 	Gain float64
 }
 
-// openBody opens prof's devices, starts the motion control loop (which
+// LoadProfile loads a board profile: a path (it has a slash or a dot) is
+// read from the file system, anything else is a built-in profile's name.
+func LoadProfile(name string) (*board.Profile, error) {
+	if strings.ContainsAny(name, "/.") {
+		return board.LoadFile(name)
+	}
+	return board.Load(name)
+}
+
+// OpenBody opens prof's devices, starts the motion control loop (which
 // homes the body) and builds the executor. On error whatever was started
 // is stopped again.
-func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyParts, err error) {
+func OpenBody(ctx context.Context, prof *board.Profile, o BodyOptions) (_ *Body, err error) {
 	log, observe := o.Log, o.Observe
-	b := &bodyParts{}
+	b := &Body{}
 	defer func() {
 		if err != nil {
 			_ = b.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	if b.board, err = board.Open(ctx, prof, board.Options{Logger: log, Observer: observe}); err != nil {
+	if b.Board, err = board.Open(ctx, prof, board.Options{Logger: log, Observer: observe}); err != nil {
 		return nil, fmt.Errorf("opening board %s: %w", prof.Name, err)
 	}
-	mc := b.board.MotionConfig()
+	mc := b.Board.MotionConfig()
 	mc.Observer, mc.Logger, mc.PreciseSleep = observe, log, !o.GoTimers
 	mc.RealTime.Enabled = o.RealTime && !o.GoTimers
-	if b.motion, err = motion.New(mc); err != nil {
+	if b.Motion, err = motion.New(mc); err != nil {
 		return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 	}
-	if err := b.motion.Start(ctx); err != nil {
+	if err := b.Motion.Start(ctx); err != nil {
 		return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 	}
-	b.state = character.New(character.Options{})
+	b.State = character.New(character.Options{})
 	// Sounds go through the master volume: the executor's player writes to
 	// the volume, which scales and hands the samples to the board's sink.
-	if out := b.board.AudioOut; out != nil {
+	if out := b.Board.AudioOut; out != nil {
 		if o.WrapAudioOut != nil {
 			out = o.WrapAudioOut(out)
 		}
@@ -89,32 +99,32 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 		if gain == 0 {
 			gain = 1
 		}
-		if b.volume, err = device.NewVolume(out, gain, observe); err != nil {
+		if b.Volume, err = device.NewVolume(out, gain, observe); err != nil {
 			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 		}
-		if b.board.Sounds, err = sfx.NewPlayer(b.volume, nil); err != nil {
+		if b.Board.Sounds, err = sfx.NewPlayer(b.Volume, nil); err != nil {
 			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 		}
 	}
-	ec := b.board.ExecutorConfig()
-	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.motion, b.state, o.ExecObserve
+	ec := b.Board.ExecutorConfig()
+	ec.Logger, ec.Motion, ec.State, ec.Observer = log, b.Motion, b.State, o.ExecObserve
 	// The body moves with its words (Jibo's auto-rules).
 	ec.AutoRules = true
 	if o.Attention != nil {
-		if ec.Attention, err = o.Attention(b.motion); err != nil {
+		if ec.Attention, err = o.Attention(b.Motion); err != nil {
 			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 		}
 	}
 	if o.Voice != nil {
 		var out device.PCMSink
-		if b.volume != nil {
-			out = b.volume
+		if b.Volume != nil {
+			out = b.Volume
 		}
 		if ec.Voice, err = o.Voice(out, observe); err != nil {
 			return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 		}
 	}
-	if b.exec, err = jcp.NewExecutor(ec); err != nil {
+	if b.Exec, err = jcp.NewExecutor(ec); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -122,16 +132,16 @@ func openBody(ctx context.Context, prof *board.Profile, o bodyOptions) (_ *bodyP
 
 // Close brings the body to rest, stops the control loop and closes the
 // devices.
-func (b *bodyParts) Close(ctx context.Context) error {
+func (b *Body) Close(ctx context.Context) error {
 	if b == nil {
 		return nil
 	}
 	var errs []error
-	if b.motion != nil {
-		errs = append(errs, b.motion.Close(ctx))
+	if b.Motion != nil {
+		errs = append(errs, b.Motion.Close(ctx))
 	}
-	if b.board != nil {
-		errs = append(errs, b.board.Close())
+	if b.Board != nil {
+		errs = append(errs, b.Board.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -1,29 +1,23 @@
-package main
+package runtime
 
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"log/slog"
-	"os"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/hub/token"
 	"github.com/openjibo/jibod/core/hub/wire"
+	"github.com/openjibo/jibod/core/skill"
 )
 
-// Environment variables giving the hub when the flags do not.
-const (
-	hubURLEnv   = "JIBOD_HUB_URL"
-	hubTokenEnv = "JIBOD_HUB_TOKEN"
-)
-
-// hubConfig is how the robot reaches its hub; URL "" means no hub.
-type hubConfig struct {
+// HubConfig is how the robot reaches its hub; URL "" means no hub.
+type HubConfig struct {
 	URL, TokenFile, CAFile string
 	Encoding               wire.Encoding
 	Link                   hub.LinkMode
@@ -33,57 +27,9 @@ type hubConfig struct {
 	TriggerOnUp string
 }
 
-// hubFlags are the hub options of a command line.
-type hubFlags struct {
-	url, token, ca, encoding, link, triggerOnUp *string
-}
-
-func addHubFlags(fs *flag.FlagSet, withTrigger bool) *hubFlags {
-	f := &hubFlags{
-		url:      fs.String("hub", os.Getenv(hubURLEnv), "the hub's base URL, ws:// or wss:// (default $"+hubURLEnv+"; none: every skill is local)"),
-		token:    fs.String("hub-token", os.Getenv(hubTokenEnv), "file holding the robot's hub token (default $"+hubTokenEnv+")"),
-		ca:       fs.String("hub-ca", "", "PEM file of an extra CA to trust for wss://"),
-		encoding: fs.String("hub-encoding", "cbor", "frame encoding to prefer: cbor or json (the hub chooses)"),
-		link:     fs.String("hub-link", string(hub.Persistent), "persistent (one multiplexed websocket) or per-turn (one per transaction, like real robots)"),
-	}
-	if withTrigger {
-		f.triggerOnUp = fs.String("hub-trigger-on-up", "", "send the hub this TRIGGER (NEW_ARRIVAL or SURPRISE) the first time the link comes up")
-	}
-	return f
-}
-
-// config checks the flags.
-func (f *hubFlags) config() (hubConfig, error) {
-	c := hubConfig{URL: *f.url, TokenFile: *f.token, CAFile: *f.ca}
-	enc, err := wire.ParseEncoding(*f.encoding)
-	if err != nil {
-		return c, usageError{fmt.Sprintf("--hub-encoding: %v", err)}
-	}
-	c.Encoding = enc
-	if c.Link, err = hub.ParseLinkMode(*f.link); err != nil {
-		return c, usageError{fmt.Sprintf("--hub-link: %v", err)}
-	}
-	if f.triggerOnUp != nil {
-		c.TriggerOnUp = *f.triggerOnUp
-		if c.TriggerOnUp != "" && c.TriggerOnUp != "NEW_ARRIVAL" && c.TriggerOnUp != "SURPRISE" {
-			return c, usageError{fmt.Sprintf("--hub-trigger-on-up %q: want NEW_ARRIVAL or SURPRISE", c.TriggerOnUp)}
-		}
-	}
-	if c.URL == "" {
-		if c.TokenFile != "" && *f.token != os.Getenv(hubTokenEnv) || c.CAFile != "" || c.TriggerOnUp != "" {
-			return c, usageError{"--hub-token, --hub-ca and --hub-trigger-on-up need --hub"}
-		}
-		return c, nil
-	}
-	if _, err := hub.NewClient(hub.Config{URL: c.URL}); err != nil {
-		return c, usageError{fmt.Sprintf("--hub: %v", err)}
-	}
-	return c, nil
-}
-
-// tokenSource re-reads the token file for every connection, so a renewed
-// token is picked up without a restart.
-func (c hubConfig) tokenSource() func() (string, error) {
+// TokenSource re-reads the token file for every connection, so a renewed
+// token is picked up without a restart; nil without a token file.
+func (c HubConfig) TokenSource() func() (string, error) {
 	if c.TokenFile == "" {
 		return nil
 	}
@@ -95,7 +41,7 @@ type hubLink struct {
 	client *hub.Client
 	remote *hub.Remote
 	log    *slog.Logger
-	cfg    hubConfig
+	cfg    HubConfig
 	// firstDown is closed the first time the link goes down.
 	firstDown     chan struct{}
 	firstDownOnce sync.Once
@@ -110,13 +56,13 @@ const startupWait = hub.DefaultConnectTimeout + 2*time.Second
 // host (registered with the local skills). Nothing is opened until start.
 // The link's state drives the Wasm skills' offline switch unless offline
 // was forced.
-func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, now func() time.Time, log *slog.Logger) (*hubLink, error) {
+func newHubLink(r *Robot, cfg HubConfig, stateDir string, lang string, now func() time.Time, log *slog.Logger) (*hubLink, error) {
 	if cfg.URL == "" {
 		return nil, nil
 	}
 	h := &hubLink{log: log, cfg: cfg, firstDown: make(chan struct{})}
 	var triggered bool
-	client, err := hub.NewClient(hub.Config{URL: cfg.URL, Token: cfg.tokenSource(), CAFile: cfg.CAFile,
+	client, err := hub.NewClient(hub.Config{URL: cfg.URL, Token: cfg.TokenSource(), CAFile: cfg.CAFile,
 		Encoding: cfg.Encoding, Link: cfg.Link, Bus: r.bus, Logger: log,
 		OnState: func(st hub.LinkState) {
 			r.wasm.SetOffline(st.Status != hub.Up)
@@ -128,19 +74,19 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, now func(
 			}
 			if st.Status == hub.Up && cfg.TriggerOnUp != "" && !triggered {
 				triggered = true
-				h.trigger(r, cfg.TriggerOnUp)
+				h.trigger(r.bus, cfg.TriggerOnUp)
 			}
 		}})
 	if err != nil {
 		return nil, err
 	}
-	if stateDir == noState {
+	if stateDir == NoState {
 		stateDir = ""
 	}
 	// The host's conversation store: the remote fallback names the active
 	// cloud skill's {id, session} in CONTEXT from it (jibo.md §1.3).
 	remote, err := hub.NewRemote(hub.RemoteConfig{Client: client, Host: r.host, Bus: r.bus, StateDir: stateDir,
-		Release: version, Lang: lang, Runtime: runtimeContext(r.parts.state, now, r.loop.Loop), Now: now,
+		Release: r.version, Lang: lang, Runtime: RuntimeContext(r.body.State, now, r.people.Loop), Now: now,
 		Conversations: r.conversations, Logger: log})
 	if err != nil {
 		return nil, err
@@ -155,10 +101,10 @@ func newHubLink(r *robot, cfg hubConfig, stateDir string, lang string, now func(
 
 // trigger asks for a TRIGGER through the bus, as any part of the robot
 // may; the remote side runs it after fetching the catalog.
-func (h *hubLink) trigger(r *robot, source string) {
+func (h *hubLink) trigger(b *bus.Bus, source string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := r.bus.Publish(ctx, bus.NewMessage(hub.TopicTrigger, map[string]any{"source": source})); err != nil {
+	if err := b.Publish(ctx, bus.NewMessage(hub.TopicTrigger, map[string]any{"source": source})); err != nil {
 		h.log.Warn("hub trigger not requested", "err", err)
 	}
 }
@@ -194,4 +140,43 @@ func (h *hubLink) Close(ctx context.Context) error {
 		return nil
 	}
 	return errors.Join(h.client.Close(ctx), h.remote.Close(ctx))
+}
+
+// hubView is the hub link as the shell sees it: the client's state with
+// the link's configuration, and the remote skills' names from the host.
+type hubView struct {
+	link *hubLink
+	host *skill.Host
+}
+
+// Link is the link's state now.
+func (v hubView) Link() diag.HubLink {
+	st := v.link.client.State()
+	mode := v.link.cfg.Link
+	if mode == "" {
+		mode = hub.Persistent // the client's default
+	}
+	l := diag.HubLink{Status: string(st.Status), Summary: st.String(), URL: st.URL, Mode: string(mode),
+		Encoding: st.Encoding, Since: st.Since, Retry: st.Retry}
+	if st.Err != nil {
+		l.Error = st.Err.Error()
+	}
+	return l
+}
+
+// Skills are the remote skills of the catalog the robot holds, by id.
+func (v hubView) Skills() []diag.HubSkill {
+	ids := v.link.remote.Skills()
+	names := map[string]string{}
+	if v.host != nil {
+		for _, m := range v.host.Skills() {
+			names[m.ID] = m.Name
+		}
+	}
+	out := make([]diag.HubSkill, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, diag.HubSkill{ID: id, Name: names[id]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"bytes"
@@ -23,36 +23,38 @@ import (
 )
 
 func TestReadPINHash(t *testing.T) {
-	t.Setenv(pinHashEnv, "")
+	t.Setenv(PINHashEnv, "")
 	dir := t.TempDir()
-	f := &shellFlags{}
+	pin := func(file, stateDir string) (string, error) {
+		return ShellConfig{PINFile: file, StateDir: stateDir}.readPINHash()
+	}
 
-	h, err := readPINHash(f, dir)
+	h, err := pin("", dir)
 	require.NoError(t, err)
 	assert.Empty(t, h, "no file in the state folder: no PIN, not an error")
-	h, err = readPINHash(f, noState)
+	h, err = pin("", NoState)
 	require.NoError(t, err)
 	assert.Empty(t, h)
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, pinFileName), []byte("pbkdf2-sha256$x\n"), 0o600))
-	h, err = readPINHash(f, dir)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, PINFileName), []byte("pbkdf2-sha256$x\n"), 0o600))
+	h, err = pin("", dir)
 	require.NoError(t, err)
 	assert.Equal(t, "pbkdf2-sha256$x", h)
 
-	require.NoError(t, os.Chmod(filepath.Join(dir, pinFileName), 0o666))
-	_, err = readPINHash(f, dir)
+	require.NoError(t, os.Chmod(filepath.Join(dir, PINFileName), 0o666))
+	_, err = pin("", dir)
 	assert.ErrorContains(t, err, "others may write it")
 
-	_, err = readPINHash(&shellFlags{PINFile: filepath.Join(dir, "missing")}, dir)
-	assert.ErrorContains(t, err, "no such file", "a PIN file named on the command line must exist")
+	_, err = pin(filepath.Join(dir, "missing"), dir)
+	assert.ErrorContains(t, err, "no such file", "a PIN file named in the configuration must exist")
 
 	big := filepath.Join(dir, "big")
 	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("a"), diag.MaxPINFile+1), 0o600))
-	_, err = readPINHash(&shellFlags{PINFile: big}, dir)
+	_, err = pin(big, dir)
 	assert.ErrorContains(t, err, "over 1024 bytes")
 
-	t.Setenv(pinHashEnv, "from-env")
-	h, err = readPINHash(f, dir)
+	t.Setenv(PINHashEnv, "from-env")
+	h, err = pin("", dir)
 	require.NoError(t, err)
 	assert.Equal(t, "from-env", h, "the environment wins")
 }
@@ -63,43 +65,36 @@ func TestShellWakeTopicIsTheListeners(t *testing.T) {
 
 func TestShellSocketPath(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
-	assert.Equal(t, "/var/lib/jibod/shell.sock", (&shellFlags{}).socketPath("/var/lib/jibod"))
-	assert.Empty(t, (&shellFlags{}).socketPath(noState))
-	assert.Empty(t, (&shellFlags{Socket: "off"}).socketPath("/var/lib/jibod"))
-	assert.Equal(t, "/run/x.sock", (&shellFlags{Socket: "/run/x.sock"}).socketPath(noState))
+	assert.Equal(t, "/var/lib/jibod/shell.sock", ShellConfig{StateDir: "/var/lib/jibod"}.socketPath())
+	assert.Empty(t, ShellConfig{StateDir: NoState}.socketPath())
+	assert.Empty(t, ShellConfig{Socket: "off", StateDir: "/var/lib/jibod"}.socketPath())
+	assert.Equal(t, "/run/x.sock", ShellConfig{Socket: "/run/x.sock", StateDir: NoState}.socketPath())
 	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1000")
-	assert.Equal(t, "/run/user/1000/jibod-shell.sock", (&shellFlags{}).socketPath("/var/lib/jibod"))
+	assert.Equal(t, "/run/user/1000/jibod-shell.sock", ShellConfig{StateDir: "/var/lib/jibod"}.socketPath())
 }
 
 func TestRunLoggerLevelFromShell(t *testing.T) {
 	var stderr bytes.Buffer
-	logs, err := newRunLogger(&stderr, "warn")
-	require.NoError(t, err)
-	logs.log.Info("quiet")
+	logs := NewLogs(&stderr, slog.LevelWarn)
+	logs.Log.Info("quiet")
 	assert.Empty(t, stderr.String())
-	assert.Len(t, logs.book.Recent(slog.LevelInfo, 0), 1, "the book keeps info whatever the level")
-	settings := runSettings(&robot{parts: &bodyParts{}}, logs)
+	assert.Len(t, logs.Book.Recent(slog.LevelInfo, 0), 1, "the book keeps info whatever the level")
+	settings := (&Robot{body: &Body{}}).runSettings(logs)
 	require.Equal(t, "log.level", settings[0].Key)
 	assert.Equal(t, "warn", settings[0].Get())
-	_, err = settings[0].Check("loud")
+	_, err := settings[0].Check("loud")
 	assert.Error(t, err)
 	v, err := settings[0].Check("debug")
 	require.NoError(t, err)
 	require.NoError(t, settings[0].Apply(v))
-	logs.log.Debug("now shown")
+	logs.Log.Debug("now shown")
 	assert.Contains(t, stderr.String(), "now shown")
-	_, err = newRunLogger(&stderr, "loud")
-	assert.Error(t, err)
 }
 
 func TestShellVolumeSetting(t *testing.T) {
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer r.Close(context.Background())
-	logs, err := newRunLogger(io.Discard, "warn")
-	require.NoError(t, err)
+	r := startRobot(t, Config{StateDir: NoState})
 	var vol *diag.Setting
-	for _, s := range runSettings(r, logs) {
+	for _, s := range r.runSettings(NewLogs(io.Discard, slog.LevelWarn)) {
 		if s.Key == "volume" {
 			vol = &s
 		}
@@ -114,22 +109,20 @@ func TestShellVolumeSetting(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, vol.Apply(v))
 	assert.Equal(t, "3", vol.Get())
-	assert.InDelta(t, 0.3, volumeControl(r.parts.volume, nil, nil).Volume(), 1e-9)
+	assert.InDelta(t, 0.3, VolumeControl(r.body.Volume, nil, nil).Volume(), 1e-9)
 }
 
 // shellOn is a shell on r as jibod runs it, with a PIN for technician
 // mode; script runs lines through it and returns what it printed.
-func shellOn(t *testing.T, r *robot, d shellDeps) func(lines ...string) string {
+func shellOn(t *testing.T, r *Robot, c ShellConfig) func(lines ...string) string {
 	t.Helper()
-	if d.Logs == nil {
-		logs, err := newRunLogger(io.Discard, "warn")
-		require.NoError(t, err)
-		d.Logs = logs
+	if c.Logs == nil {
+		c.Logs = NewLogs(io.Discard, slog.LevelWarn)
 	}
-	d.StateDir = noState
+	c.StateDir, c.Reboot = NoState, ShellOff
 	hash, err := diag.HashPIN("2468", diag.MinPINIterations)
 	require.NoError(t, err)
-	srv, err := diag.NewServer(diag.Config{Env: shellEnv(r, &shellFlags{Reboot: shellOff}, d), Logger: d.Logs.log,
+	srv, err := diag.NewServer(diag.Config{Env: r.shellEnv(c), Logger: c.Logs.Log,
 		PINHash: hash, WrongPINDelay: -1})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
@@ -147,13 +140,10 @@ func shellOn(t *testing.T, r *robot, d shellDeps) func(lines ...string) string {
 // range, and change nothing.
 func TestShellListenWindows(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState,
-		Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }})
+	r := startRobot(t, Config{StateDir: NoState, Now: func() time.Time { return now }})
+	lis, err := listen.New(listen.Config{Bus: r.bus, Source: audio.NewNullSource(), Recognizer: silentASR{}})
 	require.NoError(t, err)
-	defer r.Close(context.Background())
-	lis, err := listen.New(listen.Config{Bus: r.bus, Source: audio.NewNullSource(), Recognizer: &scriptedASR{}})
-	require.NoError(t, err)
-	sh := shellOn(t, r, shellDeps{Listener: lis})
+	sh := shellOn(t, r, ShellConfig{Listener: lis})
 
 	out := sh("config get")
 	assert.Regexp(t, `listen\.command_window +8s +how long the robot listens for a command after "hey jibo", a wake button or `+"`audio listen`"+`; from the next wake \(1s\.\.1m\)`, out)
@@ -190,24 +180,20 @@ func TestShellListenWindows(t *testing.T) {
 }
 
 func TestShellListenWindowsNeedAnEar(t *testing.T) {
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer r.Close(context.Background())
-	out := shellOn(t, r, shellDeps{})("config get", "config set listen.command_window=12s")
+	r := startRobot(t, Config{StateDir: NoState})
+	out := shellOn(t, r, ShellConfig{})("config get", "config set listen.command_window=12s")
 	assert.NotContains(t, out, "listen.command_window  ", "no --audio: no command window to set")
 	assert.Contains(t, out, "listen.answer_window")
 	assert.Contains(t, out, "error: nothing changed: listen.command_window: no such key")
-	assert.Nil(t, (*hearing)(nil).listener())
 }
 
 func TestShellHubTopicAndKindsAreTheHubs(t *testing.T) {
 	assert.Equal(t, hub.TopicTrigger, diag.TopicHubTrigger)
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	r := startRobot(t, Config{StateDir: NoState})
+	var err error
+	r.hub, err = newHubLink(r, HubConfig{URL: "ws://127.0.0.1:9/", Encoding: wire.CBOR, Link: hub.PerTurn}, NoState, "en-US", time.Now, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	defer r.Close(context.Background())
-	r.hub, err = newHubLink(r, hubConfig{URL: "ws://127.0.0.1:9/", Encoding: wire.CBOR, Link: hub.PerTurn}, noState, "en-US", time.Now, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	sh := shellOn(t, r, shellDeps{})
+	sh := shellOn(t, r, ShellConfig{})
 	// The kinds the shell takes are the protocol's: refused only because
 	// the link is not up.
 	for _, kind := range []string{protocol.TriggerNewArrival, protocol.TriggerSurprise} {
@@ -218,12 +204,11 @@ func TestShellHubTopicAndKindsAreTheHubs(t *testing.T) {
 // `hub` on a robot with a hub link (not started: connecting) and the
 // catalog applied shows the link, its mode and encoding, and the skills.
 func TestShellHubShowsTheLinkAndCatalog(t *testing.T) {
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	r := startRobot(t, Config{StateDir: NoState})
+	var err error
+	r.hub, err = newHubLink(r, HubConfig{URL: "ws://127.0.0.1:9/", Encoding: wire.CBOR, Link: hub.PerTurn}, NoState, "en-US", time.Now, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	defer r.Close(context.Background())
-	r.hub, err = newHubLink(r, hubConfig{URL: "ws://127.0.0.1:9/", Encoding: wire.CBOR, Link: hub.PerTurn}, noState, "en-US", time.Now, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	sh := shellOn(t, r, shellDeps{})
+	sh := shellOn(t, r, ShellConfig{})
 	assert.Contains(t, sh("hub"), "link:           connecting to ws://127.0.0.1:9 (cbor)\n"+
 		"mode:           per-turn\n"+
 		"encoding:       cbor\n"+

@@ -1,8 +1,7 @@
-package main
+package runtime
 
 import (
 	"context"
-	"log/slog"
 	"math"
 	"sync"
 	"testing"
@@ -26,7 +25,7 @@ func (nullSink) Write(context.Context, []int16) error { return nil }
 func TestMasterVolumeScale(t *testing.T) {
 	d, err := device.NewVolume(nullSink{}, 1, nil)
 	require.NoError(t, err)
-	c := volumeControl(d, nil, nil)
+	c := VolumeControl(d, nil, nil)
 	tests := []struct{ setting, gain float64 }{
 		{1, 1}, {0.5, 0.1}, {0.1, math.Pow(10, -1.8)}, {0, 0},
 	}
@@ -35,7 +34,7 @@ func TestMasterVolumeScale(t *testing.T) {
 		assert.InDelta(t, tt.gain, d.Gain(), 1e-12, "setting %v", tt.setting)
 		assert.InDelta(t, tt.setting, c.Volume(), 1e-12, "setting %v reads back", tt.setting)
 	}
-	assert.Nil(t, volumeControl(nil, nil, nil), "no sound output, no volume control")
+	assert.Nil(t, VolumeControl(nil, nil, nil), "no sound output, no volume control")
 }
 
 // TestSoundsGoThroughMasterVolume: the body's sound effects are played
@@ -52,13 +51,13 @@ func TestSoundsGoThroughMasterVolume(t *testing.T) {
 			events = append(events, e)
 		}
 		ctx := context.Background()
-		parts, err := openBody(ctx, prof, bodyOptions{Observe: observe, GoTimers: true})
+		parts, err := OpenBody(ctx, prof, BodyOptions{Observe: observe, GoTimers: true})
 		require.NoError(t, err)
 		defer func() { require.NoError(t, parts.Close(ctx)) }()
-		require.NotNil(t, parts.volume)
+		require.NotNil(t, parts.Volume)
 
 		beep := func() float64 {
-			_, err := parts.exec.Run(ctx, jcp.NewAction(jcp.Say("<sfx name='beep'/>")))
+			_, err := parts.Exec.Run(ctx, jcp.NewAction(jcp.Say("<sfx name='beep'/>")))
 			require.NoError(t, err)
 			mu.Lock()
 			defer mu.Unlock()
@@ -71,7 +70,7 @@ func TestSoundsGoThroughMasterVolume(t *testing.T) {
 			return 0
 		}
 		full := beep()
-		require.NoError(t, volumeControl(parts.volume, nil, nil).SetVolume(ctx, 0.5))
+		require.NoError(t, VolumeControl(parts.Volume, nil, nil).SetVolume(ctx, 0.5))
 		assert.InDelta(t, full/10, beep(), 0.001, "half the setting is a tenth of the amplitude (-20 dB)")
 		mu.Lock()
 		defer mu.Unlock()
@@ -91,18 +90,18 @@ func TestSoundsGoThroughMasterVolume(t *testing.T) {
 func TestVolumeStartsModerateAndIsKept(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	start := func() *robot {
-		r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
+	start := func() *Robot {
+		r, err := newTestRobot(ctx, Config{StateDir: dir})
 		require.NoError(t, err)
 		return r
 	}
 	r := start()
-	vc := volumeControl(r.parts.volume, r.settings, r.log)
+	vc := VolumeControl(r.Body().Volume, r.Settings(), r.Log())
 	assert.InDelta(t, 0.6, vc.Volume(), 1e-9, "level 6 of 10")
 	require.NoError(t, vc.SetVolume(ctx, 0.3))
 	require.NoError(t, r.Close(ctx))
 
 	r = start()
 	defer r.Close(ctx)
-	assert.InDelta(t, 0.3, volumeControl(r.parts.volume, r.settings, r.log).Volume(), 1e-9, "kept across a restart")
+	assert.InDelta(t, 0.3, VolumeControl(r.Body().Volume, r.Settings(), r.Log()).Volume(), 1e-9, "kept across a restart")
 }

@@ -1,21 +1,21 @@
-package main
+package runtime
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // matched is what the robot's pipeline made of one utterance: the
 // ovos.intent.matched of its lifecycle ("skill:intent" and the plugin that
 // claimed it), "" when nothing matched, and what the robot said.
-func matched(t *testing.T, u *utterer, text string) (intentName, pipelineID string, spoken []string) {
+func matched(t *testing.T, u *console.Utterer, text string) (intentName, pipelineID string, spoken []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -44,15 +44,11 @@ func matched(t *testing.T, u *utterer, text string) (intentName, pipelineID stri
 func TestRobotUnderstandsParaphrases(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer r.Close(context.Background())
+	r := startRobot(t, Config{})
 	// The robot learns the skills' intents on its own once they are
 	// registered; the test does not wait for that.
-	require.NoError(t, r.intents.Learn(ctx))
-	u, err := newUtterer(r.bus, "test")
-	require.NoError(t, err)
-	defer u.Close()
+	require.NoError(t, r.Intents().Learn(ctx))
+	u := utter(t, r)
 
 	require.NotEmpty(t, said(t, u, "set a timer for ten minutes"))
 	for _, tt := range []struct {
@@ -72,7 +68,7 @@ func TestRobotUnderstandsParaphrases(t *testing.T) {
 		}
 		assert.NotEmpty(t, spoken, "%q: the skill answers", tt.say)
 	}
-	assert.Empty(t, r.sched.List(), "the timer was cancelled")
+	assert.Empty(t, r.Scheduler().List(), "the timer was cancelled")
 
 	for _, say := range []string{"the time machine was a great movie", "turn down the offer", "i turned down the job",
 		"she gave me a timer for christmas"} {

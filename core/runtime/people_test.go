@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/mim/factory"
@@ -26,6 +25,17 @@ import (
 	"github.com/openjibo/jibod/jcp/character"
 )
 
+// addPerson adds someone to the people file of the state folder dir, as
+// `jibod people add` does from another process, and returns their id.
+func addPerson(t *testing.T, dir, first, last string) string {
+	t.Helper()
+	s, err := people.Open(filepath.Join(dir, people.FileName), people.Options{})
+	require.NoError(t, err)
+	m, err := s.Add(people.Member{FirstName: first, LastName: last}, false)
+	require.NoError(t, err)
+	return m.ID
+}
+
 var loopTestNow = time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
 
 func TestRuntimeContextCarriesTheLoop(t *testing.T) {
@@ -35,7 +45,7 @@ func TestRuntimeContextCarriesTheLoop(t *testing.T) {
 	ann, err := s.Add(people.Member{FirstName: "Ann", LastName: "Lee", Gender: "female", Birthdate: "2001-02-03"}, false)
 	require.NoError(t, err)
 	st := character.New(character.Options{})
-	rc := runtimeContext(st, func() time.Time { return loopTestNow }, s.Loop)
+	rc := RuntimeContext(st, func() time.Time { return loopTestNow }, s.Loop)
 
 	l := rc().Loop
 	require.Len(t, l.Users, 1)
@@ -45,9 +55,9 @@ func TestRuntimeContextCarriesTheLoop(t *testing.T) {
 	assert.Regexp(t, `^jibo-`, l.Jibo.ID)
 	assert.Regexp(t, `^loop-`, l.LoopID)
 
-	// A change made with `jibod people` reaches the next request.
-	code, _, stderr := peopleCmd(t, dir, "add", "--first", "Cleo")
-	require.Equal(t, 0, code, stderr)
+	// A change made by another process (`jibod people`) reaches the next
+	// request.
+	addPerson(t, dir, "Cleo", "")
 	l = rc().Loop
 	require.Len(t, l.Users, 2)
 	assert.Equal(t, "Cleo", l.Users[1].FirstName)
@@ -58,7 +68,7 @@ func TestRuntimeContextCarriesTheLoop(t *testing.T) {
 	assert.Contains(t, string(b), `"users":[{"firstName":"Ann","lastName":"Lee","phoneticName":"","gender":"female","birthdate":981201600000,"id":"`+ann.ID+`","accountId":""}`)
 	assert.Contains(t, string(b), `"owner":"`+ann.ID+`","loopId":"loop-`)
 
-	assert.Empty(t, runtimeContext(st, time.Now, nil)().Loop.Users, "no loop: nobody")
+	assert.Empty(t, RuntimeContext(st, time.Now, nil)().Loop.Users, "no loop: nobody")
 }
 
 // A loop file that cannot be used does not keep the robot from starting:
@@ -70,15 +80,12 @@ func TestRobotStartsWithABadLoopFile(t *testing.T) {
 	bad := []byte(`{"version": 1, "loopId": "loop-1", "jibo": {"id": "jibo-1"}, "owner": "u-ann", "members": [{"id": "u-ann", "firstName": "Ann", "birthdate": "yesterday"}]}`)
 	require.NoError(t, os.WriteFile(path, bad, 0o600))
 	var logs bytes.Buffer
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir,
-		Log: slog.New(slog.NewTextHandler(&logs, nil))})
-	require.NoError(t, err, "the robot starts")
-	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	r := startRobot(t, Config{StateDir: dir, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 
-	assert.Empty(t, r.loop.Loop().Users)
+	assert.Empty(t, r.People().Loop().Users)
 	assert.Contains(t, logs.String(), `level=ERROR msg="the loop file is unusable: nobody is in the loop until it is fixed"`)
 	assert.Contains(t, logs.String(), `birthdate \"yesterday\": want a date as YYYY-MM-DD`)
-	members, problem := peopleView{r.loop}.Members()
+	members, problem := peopleView{r.People()}.Members()
 	assert.Empty(t, members)
 	assert.ErrorContains(t, problem, "loop file "+path)
 	b, err := os.ReadFile(path)
@@ -87,7 +94,7 @@ func TestRobotStartsWithABadLoopFile(t *testing.T) {
 
 	// Fixed by hand, it is taken at the next request.
 	require.NoError(t, os.WriteFile(path, bytes.Replace(bad, []byte("yesterday"), []byte("2001-02-03"), 1), 0o600))
-	members, problem = peopleView{r.loop}.Members()
+	members, problem = peopleView{r.People()}.Members()
 	require.NoError(t, problem)
 	assert.Equal(t, []string{"Ann"}, []string{members[0].FirstName})
 	assert.True(t, members[0].Owner)
@@ -152,25 +159,6 @@ func (s *offerSkill) Handle(ctx context.Context, req *protocol.Request) (*protoc
 	return s.g.Handle(ctx, req)
 }
 
-// said is what the robot said in answer to text.
-func said(t *testing.T, u *utterer, text string) []string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, msgs, err := u.Say(ctx, text)
-	require.NoError(t, err, text)
-	var out []string
-	for _, m := range msgs {
-		switch m.Type {
-		case pipeline.TopicSpeak:
-			out = append(out, m.DataString("utterance"))
-		case pipeline.TopicUnmatched, pipeline.TopicHandlerError:
-			t.Fatalf("%q: %s %v", text, m.Type, m.Data)
-		}
-	}
-	return out
-}
-
 // TestWhoAmITalkingToEndToEnd: the loop made with `jibod people add`, read
 // by the running robot from its state folder, names the person who says
 // who they are when a skill's opt-in asks (jibo.md §5.3 OptInFactory,
@@ -180,20 +168,13 @@ func said(t *testing.T, u *utterer, text string) []string {
 // the bus for the speech grammar.
 func TestWhoAmITalkingToEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := peopleCmd(t, dir, "add", "--first", "Ann", "--last", "Lee")
-	require.Equal(t, 0, code, stderr)
-	ann := looperID.FindString(out)
-	code, _, stderr = peopleCmd(t, dir, "add", "--first", "Cleo")
-	require.Equal(t, 0, code, stderr)
+	ann := addPerson(t, dir, "Ann", "Lee")
+	addPerson(t, dir, "Cleo", "")
 
 	rec := &recorder{}
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
-		Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newOfferSkill(t)}, LoopWatch: 20 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close(context.Background()) })
-	u, err := newUtterer(r.bus, "test")
-	require.NoError(t, err)
-	t.Cleanup(u.Close)
+	r := startRobot(t, Config{StateDir: dir, Tap: rec.tap,
+		Skills: []skill.Skill{newOfferSkill(t)}, LoopWatch: 20 * time.Millisecond})
+	u := utter(t, r)
 
 	// "That's not me" to the offer asks who it is talking to.
 	askWho := func(t *testing.T, members string) {
@@ -207,11 +188,11 @@ func TestWhoAmITalkingToEndToEnd(t *testing.T) {
 
 	askWho(t, "Ann and Cleo")
 	assert.Equal(t, []string{"Hello, Ann."}, said(t, u, "this is Ann"))
-	snap := r.parts.state.Snapshot()
+	snap := r.Body().State.Snapshot()
 	require.NotNil(t, snap.Person, "SET_PRESENT_PERSON ran on the body")
 	assert.Equal(t, ann, snap.Person.LooperID)
 	assert.Equal(t, string(jcp.SourceUserOverride), snap.Person.Source)
-	rc := runtimeContext(r.parts.state, time.Now, r.loop.Loop)()
+	rc := RuntimeContext(r.Body().State, time.Now, r.People().Loop)()
 	require.NotNil(t, rc.Perception.Speaker)
 	assert.Equal(t, ann, *rc.Perception.Speaker, "the next request says Ann is speaking")
 
@@ -219,9 +200,7 @@ func TestWhoAmITalkingToEndToEnd(t *testing.T) {
 	assert.Equal(t, []string{notInLoopLine}, said(t, u, "this is Dana"), "nobody called Dana yet")
 
 	// Dana is added while the robot runs.
-	code, out, stderr = peopleCmd(t, dir, "add", "--first", "Dana")
-	require.Equal(t, 0, code, stderr)
-	dana := looperID.FindString(out)
+	dana := addPerson(t, dir, "Dana", "")
 	require.Eventually(t, func() bool {
 		for _, m := range rec.of(people.TopicChanged) {
 			if m.Data["count"] == int64(3) { // the bus keeps integers as int64
@@ -232,6 +211,6 @@ func TestWhoAmITalkingToEndToEnd(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "the change is announced on the bus")
 	askWho(t, "Ann, Cleo and Dana")
 	assert.Equal(t, []string{"Hello, Dana."}, said(t, u, "it's Dana"))
-	assert.Equal(t, dana, r.parts.state.Snapshot().Person.LooperID)
-	assert.Len(t, r.loop.Loop().Users, 3)
+	assert.Equal(t, dana, r.Body().State.Snapshot().Person.LooperID)
+	assert.Len(t, r.People().Loop().Users, 3)
 }

@@ -1,21 +1,19 @@
-package main
+package runtime
 
 import (
-	"context"
 	"log/slog"
 	"path/filepath"
 	"time"
 
-	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/skill/people"
 )
 
-// openRobotLoop opens the loop of the state folder ("" keeps it in
-// memory). A loop file that cannot be used is logged, and the robot runs
-// with nobody in its loop: people matter less than a robot that starts.
-// The file is left as it is, and taken as soon as it is fixed.
-func openRobotLoop(stateDir string, now func() time.Time, log *slog.Logger) *people.Store {
+// openPeople opens the people file of the state folder ("" keeps them in
+// memory). A file that cannot be used is logged, and the robot runs
+// knowing nobody: people matter less than a robot that starts. The file
+// is left as it is, and taken as soon as it is fixed.
+func openPeople(stateDir string, now func() time.Time, log *slog.Logger) *people.Store {
 	path := ""
 	if stateDir != "" {
 		path = filepath.Join(stateDir, people.FileName)
@@ -28,11 +26,6 @@ func openRobotLoop(stateDir string, now func() time.Time, log *slog.Logger) *peo
 	members, _ := s.Members()
 	log.Info("loop", "members", len(members), "file", path)
 	return s
-}
-
-// watchLoop announces each change of the loop file on the bus.
-func watchLoop(ctx context.Context, s *people.Store, b *bus.Bus, interval time.Duration, log *slog.Logger) func() {
-	return s.Announce(ctx, b, interval, log)
 }
 
 // peopleView is the people the robot knows as the diagnostics shell sees

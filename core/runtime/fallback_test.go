@@ -1,8 +1,7 @@
-package main
+package runtime
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -18,15 +17,11 @@ import (
 func TestRobotAsksWhenHalfUnderstood(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer r.Close(context.Background())
+	r := startRobot(t, Config{})
 	// The robot learns the skills' intents on its own once they are
 	// registered; the test does not wait for that.
-	require.NoError(t, r.intents.Learn(ctx))
-	u, err := newUtterer(r.bus, "test")
-	require.NoError(t, err)
-	defer u.Close()
+	require.NoError(t, r.Intents().Learn(ctx))
+	u := utter(t, r)
 
 	asked := said(t, u, "what time have we got")
 	require.Len(t, asked, 1)
