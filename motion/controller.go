@@ -480,6 +480,7 @@ func (c *Controller) moveTo(p Pose, sel Axes, name string, setRest bool) (*Job, 
 		return nil, err
 	}
 	c.emit("move", p.values(map[string]any{"job": j.ID, "name": j.Name}))
+	c.arriveIfThere(j)
 	return j, nil
 }
 
@@ -516,6 +517,7 @@ func (c *Controller) LookAt(t Target, o LookOptions) (*Job, error) {
 		return nil, err
 	}
 	c.emit("lookat", p.values(map[string]any{"job": j.ID, "want": g.String(), "gaze": got.String()}))
+	c.arriveIfThere(j)
 	return j, nil
 }
 

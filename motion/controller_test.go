@@ -287,6 +287,57 @@ func TestLookAt(t *testing.T) {
 	})
 }
 
+// A move or a turn to where the body already rests is done at once,
+// without waiting for a tick: the words after a turn toward a listener the
+// robot faces start without delay. One to elsewhere, or while the body
+// still moves, waits for the loop.
+func TestMoveToWhereTheBodyIsArrivesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Pose{}, Config{})
+		r.start(t)
+		done := func(j *Job) bool {
+			select {
+			case <-j.Done():
+				return true
+			default:
+				return false
+			}
+		}
+		j, err := r.c.LookAt(Target{Turn: Gaze{Yaw: 0.5, Pitch: 0.15}}, LookOptions{})
+		require.NoError(t, err)
+		assert.False(t, done(j), "the turn takes the loop's ticks")
+		require.NoError(t, j.Wait(context.Background()))
+		pose := r.c.Pose()
+
+		// Fake time stands still from here to the next wait: no tick runs.
+		j, err = r.c.LookAt(Target{Turn: Gaze{}}, LookOptions{})
+		require.NoError(t, err)
+		require.True(t, done(j), "a turn by nothing needs no tick")
+		require.NoError(t, j.Err())
+		for i, a := range r.c.Rest() {
+			assert.InDelta(t, pose[i], a, 1e-4, "the rest pose is where it looks")
+		}
+		j, err = r.c.MoveTo(pose, AllAxes)
+		require.NoError(t, err)
+		require.True(t, done(j), "a move to where the body rests needs no tick")
+		require.NoError(t, j.Err())
+		assert.Equal(t, pose, r.c.Pose())
+
+		j, err = r.c.MoveTo(Pose{0.4, 0, 0}, AllAxes)
+		require.NoError(t, err)
+		assert.False(t, done(j), "a move elsewhere waits for the loop")
+		// Mid-way the body moves: the pose it passes is not where it rests.
+		time.Sleep(50 * time.Millisecond)
+		mid := r.c.Pose()
+		j2, err := r.c.MoveTo(mid, AllAxes)
+		require.NoError(t, err)
+		assert.False(t, done(j2), "a moving body is not yet where it passes")
+		assert.ErrorIs(t, j.Err(), ErrPreempted)
+		require.NoError(t, j2.Wait(context.Background()))
+		r.checkStream(t)
+	})
+}
+
 // An animation plays, then blends back to the rest pose; its light track
 // plays on the ring.
 func TestPlayAnimation(t *testing.T) {

@@ -198,21 +198,49 @@ func (c *Controller) settle(j *Job, ref *Pose, halt *Axes) {
 		c.endLocked(j, nil)
 		c.notify(notice{kind: noticeRested, job: j.ID, name: j.Name, pose: c.p})
 	case jobMove:
-		if j.setRest {
-			for i := range c.rest {
-				if j.sel[i] {
-					c.rest[i] = j.target[i]
-				}
-			}
-		}
-		c.endLocked(j, nil)
-		c.notify(notice{kind: noticeArrived, job: j.ID, name: j.Name, pose: c.p})
+		c.arrivedLocked(j)
 	case jobAnim:
 		if j.phase == animSettle {
 			c.endLocked(j, nil)
 			c.notify(notice{kind: noticeFinished, job: j.ID, name: j.Name, pose: c.p})
 		}
 	}
+}
+
+// arrivedLocked ends move j, which has arrived; the caller holds c.mu.
+func (c *Controller) arrivedLocked(j *Job) {
+	if j.setRest {
+		for i := range c.rest {
+			if j.sel[i] {
+				c.rest[i] = j.target[i]
+			}
+		}
+	}
+	c.endLocked(j, nil)
+	c.notify(notice{kind: noticeArrived, job: j.ID, name: j.Name, pose: c.p})
+}
+
+// thereAngle is how near its target a still body is there already: far
+// below what a servo resolves, and above the error of solving a gaze for
+// a pose (a turn toward where the body faces lands that near it).
+const thereAngle = 1e-4
+
+// arriveIfThere ends move j at once when the body is already still on its
+// target: a move to where the body is needs no tick, so whatever waits for
+// it (the words after a turn toward the listener) goes on without waiting
+// for the loop.
+func (c *Controller) arriveIfThere(j *Job) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.job != j {
+		return // the loop got there first, or a newer job took over
+	}
+	for i := range c.p {
+		if math.Abs(c.v[i]) > arriveVelocity || j.sel[i] && math.Abs(c.p[i]-j.target[i]) > thereAngle {
+			return
+		}
+	}
+	c.arrivedLocked(j)
 }
 
 // animRef sets the animation's reference for this tick and advances its

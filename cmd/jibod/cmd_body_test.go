@@ -212,10 +212,10 @@ func TestMotionLoop(t *testing.T) {
 	assert.Contains(t, stderr, `--move "moonwalk": no such animation`)
 }
 
-// With --load the whole robot runs and answers utterances meanwhile. This
-// one runs on real time: busy inputs would never let a bubble's fake clock
-// move on. It asserts no timing, only that both happened; the window
-// leaves room for a greeting, whose wiggle outlasts its instant words.
+// With --load the whole robot runs and answers utterances meanwhile,
+// several in flight, every one answered. This one runs on real time: busy
+// inputs would never let a bubble's fake clock move on. It asserts no
+// timing, only that both happened.
 func TestMotionLoopUnderLoad(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"motion", "loop", "--seconds", "3", "--load", "--json"}, strings.NewReader(""), &stdout, &stderr)
@@ -224,6 +224,8 @@ func TestMotionLoopUnderLoad(t *testing.T) {
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
 	assert.True(t, rep.Load)
 	assert.Positive(t, rep.Utterances)
+	assert.Zero(t, rep.Refused+rep.Failed, rep.FirstError)
+	assert.Equal(t, 8, rep.InFlight)
 	assert.Positive(t, rep.Ticks)
 	// The loop asks for real-time service by default: granted (as root)
 	// or refused with a reason, item by item.

@@ -10,10 +10,11 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/core/loadgen"
+	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/motion"
 )
 
@@ -31,18 +32,26 @@ const maxLoopSeconds = 3600
 
 // loopReport is what `jibod motion loop` measured.
 type loopReport struct {
-	Board      string  `json:"board"`
-	Rate       int     `json:"rate_hz"`
-	Seconds    float64 `json:"seconds"`
-	Moving     string  `json:"moving,omitempty"`
-	Load       bool    `json:"pipeline_load"`
-	Timer      string  `json:"timer"`
-	Utterances int64   `json:"utterances,omitempty"`
-	Ticks      uint64  `json:"ticks"`
-	Missed     uint64  `json:"missed"`
-	P50us      float64 `json:"p50_us"`
-	P99us      float64 `json:"p99_us"`
-	MaxUs      float64 `json:"max_us"`
+	Board   string  `json:"board"`
+	Rate    int     `json:"rate_hz"`
+	Seconds float64 `json:"seconds"`
+	Moving  string  `json:"moving,omitempty"`
+	Load    bool    `json:"pipeline_load"`
+	Timer   string  `json:"timer"`
+	// Utterances counts those handled; Refused and Failed those of them
+	// whose skill call was refused or that ended in an error, FirstError
+	// the first reason.
+	Utterances          int64   `json:"utterances,omitempty"`
+	UtterancesPerSecond float64 `json:"utterances_per_second,omitempty"`
+	Refused             int64   `json:"refused,omitempty"`
+	Failed              int64   `json:"failed,omitempty"`
+	FirstError          string  `json:"first_error,omitempty"`
+	InFlight            int     `json:"in_flight,omitempty"`
+	Ticks               uint64  `json:"ticks"`
+	Missed              uint64  `json:"missed"`
+	P50us               float64 `json:"p50_us"`
+	P99us               float64 `json:"p99_us"`
+	MaxUs               float64 `json:"max_us"`
 	// RealTime is what real-time service the loop got.
 	RealTime motion.RealTimeStatus `json:"realtime"`
 }
@@ -62,7 +71,8 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	boardName := fs.String("board", "sim", "board profile: a built-in name (sim, rpi) or a profile file")
 	rate := fs.Int("rate", 0, "loop rate in Hz (default: the profile's, else 200)")
 	anim := fs.String("move", "look-around", "animation to play in a loop while measuring; empty to hold still")
-	load := fs.Bool("load", false, "run the whole robot and feed its utterance pipeline text utterances as fast as it answers, on two inputs, while measuring")
+	load := fs.Bool("load", false, "run the whole robot and feed its utterance pipeline typed utterances as fast as it handles them, several in flight on each of two inputs, while measuring (docs/motion.md)")
+	inFlight := fs.Int("load-inflight", loadgen.DefaultInFlight, fmt.Sprintf("with --load: utterances each input keeps in flight (1..%d)", loadgen.MaxInFlight))
 	timer := fs.String("timer", "precise", "how the loop sleeps between ticks: precise (nanosleep on its own thread) or go (Go timers)")
 	realtime := fs.Bool("realtime", true, realtimeUsage)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
@@ -78,6 +88,9 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *timer != "precise" && *timer != "go" {
 		return usageError{fmt.Sprintf("--timer %q: want precise or go", *timer)}
 	}
+	if *inFlight < 1 || *inFlight > loadgen.MaxInFlight {
+		return usageError{fmt.Sprintf("--load-inflight %d: want 1..%d", *inFlight, loadgen.MaxInFlight)}
+	}
 	if *rate != 0 && (*rate < motion.MinRate || *rate > motion.MaxRate) {
 		return usageError{fmt.Sprintf("--rate %d: want %d..%d", *rate, motion.MinRate, motion.MaxRate)}
 	}
@@ -88,7 +101,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *rate != 0 {
 		prof.Motion.RateHz = *rate
 	}
-	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load, *timer == "go", *realtime)
+	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load, *inFlight, *timer == "go", *realtime)
 	if err != nil {
 		return err
 	}
@@ -102,7 +115,10 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	load2 := "no other load"
 	if rep.Load {
-		load2 = fmt.Sprintf("pipeline handling utterances (%d answered, %.0f/s)", rep.Utterances, float64(rep.Utterances)/rep.Seconds)
+		load2 = fmt.Sprintf("pipeline handling utterances (%d handled, %.0f/s, %d in flight on each of %d inputs)", rep.Utterances, rep.UtterancesPerSecond, rep.InFlight, loadgen.DefaultInputs)
+		if rep.Refused+rep.Failed > 0 {
+			load2 += fmt.Sprintf(", %d of them refused and %d failed (first: %s)", rep.Refused, rep.Failed, rep.FirstError)
+		}
 	}
 	fmt.Fprintf(stdout, "control loop: %d Hz (%s timer) for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Timer, rep.Seconds, rep.Board, moving, load2)
 	fmt.Fprintf(stdout, "real-time service: %s\n", rep.RealTime)
@@ -122,13 +138,19 @@ func us(v float64) string {
 }
 
 // measureLoop runs the control loop for d and reports its lateness.
-func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load, goTimers, realtime bool) (*loopReport, error) {
+func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load bool, inFlight int, goTimers, realtime bool) (*loopReport, error) {
 	discard := slog.New(slog.DiscardHandler)
 	var parts *bodyParts
 	var r *robot
 	var err error
+	var lines []string
 	if load {
-		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
+		var skills []skill.Skill
+		if skills, lines, err = loadgen.Skills(loadgen.DefaultSkills, discard); err != nil {
+			return nil, err
+		}
+		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,
+			RealTime: realtime, Skills: skills}); err != nil {
 			return nil, err
 		}
 		parts = r.parts
@@ -154,26 +176,12 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 		}
 	}
 	var wg sync.WaitGroup
-	var answered atomic.Int64
+	var lres loadgen.Result
+	var lerr error
 	mctx, stop := context.WithTimeout(ctx, d)
 	defer stop()
 	if err == nil && load {
-		for i := range 2 {
-			u, uerr := newUtterer(r.bus, fmt.Sprintf("load%d", i))
-			if uerr != nil {
-				err = uerr
-				break
-			}
-			wg.Go(func() {
-				defer u.Close()
-				lines := []string{"hello", "what time is it", "flibbertigibbet"}
-				for k := 0; mctx.Err() == nil; k++ {
-					if _, _, err := u.Say(mctx, lines[k%len(lines)]); err == nil {
-						answered.Add(1)
-					}
-				}
-			})
-		}
+		wg.Go(func() { lres, lerr = loadgen.Run(mctx, loadgen.Config{Bus: r.bus, Lines: lines, InFlight: inFlight}) })
 	}
 	start := time.Now()
 	ctrl.ResetStats()
@@ -195,12 +203,16 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 	} else {
 		cerr = parts.Close(closeCtx)
 	}
-	if err != nil || ctx.Err() != nil {
-		return nil, errors.Join(err, ctx.Err(), cerr)
+	if err != nil || lerr != nil || ctx.Err() != nil {
+		return nil, errors.Join(err, lerr, ctx.Err(), cerr)
 	}
 	rep.Seconds = elapsed.Seconds()
 	rep.RealTime = rt
-	rep.Utterances = answered.Load()
+	if load {
+		rep.Utterances, rep.Refused, rep.Failed = lres.Handled+lres.Refused+lres.Failed, lres.Refused, lres.Failed
+		rep.FirstError = lres.FirstError
+		rep.UtterancesPerSecond, rep.InFlight = lres.PerSecond(), inFlight
+	}
 	rep.Ticks, rep.Missed = s.Ticks, s.Missed
 	rep.P50us = float64(s.P50.Nanoseconds()) / 1000
 	rep.P99us = float64(s.P99.Nanoseconds()) / 1000

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Result is the engine's match of one intent for an utterance (DEF-11).
@@ -383,7 +385,7 @@ func (e *TemplateEngine) parseAll(c *chart, pools []*scopeIndex, limit int, keep
 		if (keep != nil && !keep(ci.def.SkillID, ci.def.IntentName)) || c.suppressed(ci) {
 			continue
 		}
-		slices.SortFunc(g.cands, func(a, b candidate) int {
+		sortx.Func(g.cands, func(a, b candidate) int {
 			return cmp.Or(cmp.Compare(b.bound, a.bound), cmp.Compare(a.t.index, b.t.index))
 		})
 		c.begin(ci.nodes)
@@ -484,7 +486,7 @@ func (c *chart) records(bind int32) []pbind {
 		}
 	}
 	walk(bind)
-	slices.SortStableFunc(out, func(a, b pbind) int { return cmp.Compare(a.from, b.from) })
+	sortx.StableFunc(out, func(a, b pbind) int { return cmp.Compare(a.from, b.from) })
 	return out
 }
 

@@ -645,7 +645,7 @@ func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
 	for i, src := range sources {
 		order[src.Name()] = i
 	}
-	slices.SortStableFunc(rec.Candidates, func(a, b Candidate) int {
+	sortx.StableFunc(rec.Candidates, func(a, b Candidate) int {
 		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(b.Score, a.Score), cmp.Compare(a.Hypothesis, b.Hypothesis),
 			cmp.Compare(order[a.Source], order[b.Source]), rankCompare(a.Rank, b.Rank),
 			strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName))
