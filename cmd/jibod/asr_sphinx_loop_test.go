@@ -27,6 +27,7 @@ import (
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/graph"
+	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/jcp"
 )
@@ -193,7 +194,16 @@ const askWhoUtterance = "guess who i am"
 
 // askWhoSkill asks "Who am I talking to?" with the opt-in's rule
 // (optin/who) and greets the looper SetLooperIDNode settles on.
-type askWhoSkill struct{ offerSkill }
+type askWhoSkill struct {
+	manifest *skill.Manifest
+	g        *graph.Skill
+}
+
+func (s *askWhoSkill) Manifest() *skill.Manifest { return s.manifest }
+
+func (s *askWhoSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	return s.g.Handle(ctx, req)
+}
 
 func newAskWhoSkill(t *testing.T) *askWhoSkill {
 	t.Helper()
@@ -216,7 +226,7 @@ func newAskWhoSkill(t *testing.T) *askWhoSkill {
 		}
 		return "Hello, whoever you are."
 	})
-	stranger := say("stranger", func(*graph.Data) string { return notInLoopLine })
+	stranger := say("stranger", func(*graph.Data) string { return "I don't know you yet." })
 	okay := say("okay", func(*graph.Data) string { return "Okay." })
 	looper := graph.SetLooperID("who")
 	g := graph.New("askwho", "Done")
@@ -228,7 +238,7 @@ func newAskWhoSkill(t *testing.T) *askWhoSkill {
 	}
 	gs, err := graph.NewSkill("test.askwho", g, graph.Options{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
-	return &askWhoSkill{offerSkill{manifest: m, g: gs}}
+	return &askWhoSkill{manifest: m, g: gs}
 }
 
 func (s *askWhoSkill) Locale() fs.FS {
