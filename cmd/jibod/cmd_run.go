@@ -7,61 +7,75 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/config"
 )
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	boardName := fs.String("board", "sim", "board profile: a built-in name (sim) or a profile file")
-	input := fs.String("input", "console", "where typed utterances come from: console (interactive), stdin (one per line), none (only --audio; the run ends with the audio) or shell (standard input/output is the diagnostics shell; the run ends with it)")
-	trace := fs.String("trace", "", "write every bus message to this file as JSON lines ('-' for standard output)")
-	wpm := fs.Int("speak-wpm", -1, "sim speaker rate in words per minute, 0 = instant (default: the profile's)")
-	lang := fs.String("lang", "en-US", "default language")
-	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
-	stateDir := fs.String("state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
-	listenWindow := fs.Duration("listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
-	realtime := fs.Bool("realtime", true, realtimeUsage)
-	webAddr := fs.String("web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
-	offline := fs.Bool("offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
-	var localSkills programList
-	fs.Var(&localSkills, "local-skill", "start this `PROGRAM`, a Go skill built with core/skill/local's Main, and host its skill (repeatable; docs/go-skills.md)")
+	c := &config.Run{}
+	fs.String("config", "", "read the configuration from this JSON `FILE` first; the environment, then the flags, override it (default $"+config.FileEnv+"; docs/config.md)")
+	fs.StringVar(&c.Board, "board", "sim", "board profile: a built-in name (sim) or a profile file")
+	fs.StringVar(&c.Input, "input", "console", "where typed utterances come from: console (interactive), stdin (one per line), none (only --audio; the run ends with the audio) or shell (standard input/output is the diagnostics shell; the run ends with it)")
+	fs.StringVar(&c.Trace, "trace", "", "write every bus message to this file as JSON lines ('-' for standard output)")
+	fs.IntVar(&c.SpeakWPM, "speak-wpm", -1, "sim speaker rate in words per minute, 0 = instant (default: the profile's)")
+	fs.StringVar(&c.Lang, "lang", "en-US", "default language")
+	fs.StringVar(&c.LogLevel, "log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
+	fs.StringVar(&c.State, "state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
+	fs.DurationVar((*time.Duration)(&c.ListenWindow), "listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
+	fs.BoolVar(&c.RealTime, "realtime", true, realtimeUsage)
+	fs.StringVar(&c.Web, "web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
+	fs.BoolVar(&c.Offline, "offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
+	fs.Var((*programList)(&c.LocalSkills), "local-skill", "start this `PROGRAM`, a Go skill built with core/skill/local's Main, and host its skill (repeatable; docs/go-skills.md)")
 	hf := addHubFlags(fs, true)
 	af := addAudioFlags(fs)
 	sf := addShellFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := loadRunConfig(c, fs, args, hf, af, sf); err != nil {
 		return err
 	}
-	if *listenWindow < 0 || *listenWindow > time.Hour {
-		return usageError{fmt.Sprintf("--listen-window %s: want 0..1h", *listenWindow)}
+	if w := time.Duration(c.ListenWindow); w < 0 || w > time.Hour {
+		return usageError{fmt.Sprintf("--listen-window %s: want 0..1h", w)}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	if *input != "console" && *input != "stdin" && *input != "none" && *input != "shell" {
-		return usageError{fmt.Sprintf("--input %q: want console or stdin (or none, with --audio; or shell)", *input)}
+	if c.Input != "console" && c.Input != "stdin" && c.Input != "none" && c.Input != "shell" {
+		return usageError{fmt.Sprintf("--input %q: want console or stdin (or none, with --audio; or shell)", c.Input)}
 	}
-	if err := af.check(*input); err != nil {
+	if err := af.check(c.Input); err != nil {
 		return err
 	}
 	if err := sf.check(); err != nil {
 		return err
 	}
-	if err := checkWebFlag(*webAddr); err != nil {
+	if err := checkWebFlag(c.Web); err != nil {
 		return err
 	}
 	hubCfg, err := hf.config()
 	if err != nil {
 		return err
 	}
-	logs, err := newRunLogger(stderr, *logLevel)
+	logs, err := newRunLogger(stderr, c.LogLevel)
 	if err != nil {
 		return err
+	}
+	if err := c.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	// The sphinx build's recogniser reads its settings from the
+	// environment: the file's join the variables already set.
+	for _, kv := range c.Sphinx.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(k, v); err != nil {
+			return fmt.Errorf("speech settings: %w", err)
+		}
 	}
 	log := logs.Log
 	// The shell's reboot (--shell-reboot exit) ends the run with errRestart.
@@ -71,25 +85,25 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	out := stdout // where people read what the robot does
 	var tap *bus.Tap
 	var traceFile *os.File
-	switch *trace {
+	switch c.Trace {
 	case "":
 	case "-":
 		tap = bus.NewTap(stdout, true, log)
 		out = io.Discard
 	default:
-		if traceFile, err = os.Create(*trace); err != nil {
+		if traceFile, err = os.Create(c.Trace); err != nil {
 			return fmt.Errorf("opening trace: %w", err)
 		}
 		defer traceFile.Close()
 		tap = bus.NewTap(traceFile, false, log)
 	}
-	if *input == "shell" {
+	if c.Input == "shell" {
 		out = io.Discard // standard output is the shell's
 	}
 	started := time.Now()
-	cfg := robotConfig{Board: *boardName, SpeakWPM: *wpm, Lang: *lang, Log: log,
-		StateDir: *stateDir, ListenWindow: *listenWindow, Offline: *offline, Hub: hubCfg, RealTime: *realtime,
-		LocalSkills: localSkills, Speech: af.Speech}
+	cfg := robotConfig{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: log,
+		StateDir: c.State, ListenWindow: time.Duration(c.ListenWindow), Offline: c.Offline, Hub: hubCfg, RealTime: c.RealTime,
+		LocalSkills: c.LocalSkills, Speech: af.Speech}
 	if tap != nil {
 		cfg.Tap = tap.Handle
 	}
@@ -98,7 +112,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 
-	con, closeConsole, err := r.OpenConsole(runtime.ConsoleConfig{Input: *input, In: stdin, Out: out, Lang: *lang,
+	con, closeConsole, err := r.OpenConsole(runtime.ConsoleConfig{Input: c.Input, In: stdin, Out: out, Lang: c.Lang,
 		Show: map[string]func(bus.Message) string{listen.TopicRecognized: heardLine, listen.TopicError: heardLine}})
 	if err != nil {
 		r.Close(context.Background())
@@ -111,22 +125,22 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if mic != nil {
 		backends = mic.Backends()
 	}
-	hear, err := startListening(ctx, r, af, *lang, newRecognizer, backends, log)
+	hear, err := startListening(ctx, r, af, c.Lang, newRecognizer, backends, log)
 	if err != nil {
 		return errors.Join(err, freeBackends(), r.Close(context.Background()))
 	}
 	shell, err := r.StartShell(ctx, runtime.ShellConfig{Socket: sf.Socket, Serial: sf.Serial, Baud: sf.Baud, PINFile: sf.PINFile,
-		Reboot: sf.Reboot, Logs: logs, StateDir: *stateDir, Started: started, Mic: mic,
+		Reboot: sf.Reboot, Logs: logs, StateDir: c.State, Started: started, Mic: mic,
 		Listener: hear.listener(), Restart: func() { restart(errRestart) }})
 	if err != nil {
 		return errors.Join(err, hear.stop(), freeBackends(), r.Close(context.Background()))
 	}
-	stopWeb := r.StartWeb(*webAddr, shell, stderr)
-	if *input == "console" {
+	stopWeb := r.StartWeb(c.Web, shell, stderr)
+	if c.Input == "console" {
 		con.Printf("jibod %s on the %s board. Type to talk to the robot (\"stop\" stops it); Ctrl-D to leave.\n", version, r.body.Profile.Name)
 	}
 	var loopErr error
-	switch *input {
+	switch c.Input {
 	case "none":
 		loopErr = hear.wait(ctx) // until the audio ends
 	case "shell":

@@ -21,27 +21,6 @@ import (
 	"github.com/openjibo/jibod/core/skill"
 )
 
-// DefaultLines are what the load says unless told otherwise: questions the
-// built-in skills answer in words alone, across several skills. With an
-// instant speaker such an answer never waits for the body, so the pipeline,
-// not the body, sets the pace; a greeting (which plays its wiggle to the
-// end) or a line only the fallback skill takes (which plays a sound first)
-// would hold the robot's voice for a second and set the pace instead.
-var DefaultLines = []string{
-	"what time is it",
-	"what is the date",
-	"how old are you",
-	"who are you",
-	"what can you do",
-	"what is your favorite color",
-	"how are you",
-	"what is the volume",
-	"thank you",
-	"are you a robot",
-	"how much time is left",
-	"what do you like",
-}
-
 // Defaults and limits of Config.
 const (
 	DefaultInputs   = 2
@@ -57,7 +36,8 @@ const (
 type Config struct {
 	// Bus is the robot's bus, its pipeline listening. Required.
 	Bus *bus.Bus
-	// Lines are said in turn on each input; nil means DefaultLines.
+	// Lines are said in turn on each input: Skills' lines, or lines any
+	// skills answer. Required.
 	Lines []string
 	// Inputs is how many inputs speak (each its own bus source, as two
 	// consoles would); 0 means DefaultInputs, at most MaxInputs.
@@ -95,9 +75,6 @@ func (r Result) PerSecond() float64 {
 func (c *Config) check() error {
 	if c.Bus == nil {
 		return errors.New("loadgen: no bus")
-	}
-	if c.Lines == nil {
-		c.Lines = DefaultLines
 	}
 	if len(c.Lines) == 0 || len(c.Lines) > MaxLines {
 		return fmt.Errorf("loadgen: %d lines: want 1..%d", len(c.Lines), MaxLines)

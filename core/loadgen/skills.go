@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
-	"testing/fstest"
 
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/base"
 	"github.com/openjibo/jibod/core/skill/protocol"
 	"github.com/openjibo/jibod/core/skill/registry"
+	"github.com/openjibo/jibod/internal/memfs"
 	"github.com/openjibo/jibod/jcp"
 )
 
@@ -87,9 +87,11 @@ func newLoadSkill(name []string, log *slog.Logger) (*loadSkill, string, error) {
 		SafetyLevel: registry.SafetyLow,
 		Limits:      registry.Limits{CallsPerMinute: registry.MaxCallsPerMinute}}
 	answer := jcp.NewAction(jcp.Say("Checked " + word + "."))
-	s := &loadSkill{m: m, locale: fstest.MapFS{
-		"en-us/" + intentCheck + ".intent": &fstest.MapFile{Data: []byte(line + "\n")},
-	}}
+	locale := memfs.New()
+	if err := locale.File("en-us/"+intentCheck+".intent", []byte(line+"\n")); err != nil {
+		return nil, "", fmt.Errorf("loadgen: skill %s: %w", id, err)
+	}
+	s := &loadSkill{m: m, locale: locale}
 	var err error
 	s.Skill, err = base.New(id, func(_ context.Context, req *protocol.Request) (*protocol.Response, error) {
 		if in := req.Data.Result.NLU.IntentName(); in != intentCheck {
