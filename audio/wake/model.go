@@ -71,7 +71,9 @@ type detect struct {
 // tensorH names a tensor, its shape and how its values are stored:
 // "f32" as little-endian float32; "i8" as one little-endian float32
 // scale per row (the first dimension, a layer's output channel) followed
-// by the values as int8, each value its int8 times its row's scale.
+// by the values as int8, each value its int8 times its row's scale; "i4"
+// as "i8" with the values as 4-bit two's complement, two to a byte, the
+// first in the low nibble.
 type tensorH struct {
 	Name  string `json:"name"`
 	Shape []int  `json:"shape"`
@@ -182,6 +184,28 @@ func readTensor(t tensorH, data []byte) ([]float32, []byte, error) {
 			v[k] = f
 		}
 		return v, data[4*size:], nil
+	case "i4":
+		rows := t.Shape[0]
+		packed := (size + 1) / 2
+		if len(data) < 4*rows+packed {
+			return nil, nil, errors.New("cut short")
+		}
+		per := size / rows
+		for r := range rows {
+			scale, err := float(data[4*r:])
+			if err != nil {
+				return nil, nil, err
+			}
+			for k := r * per; k < (r+1)*per; k++ {
+				b := data[4*rows+k/2]
+				if k%2 == 1 {
+					b >>= 4
+				}
+				// A nibble is a two's complement value from -8 to 7.
+				v[k] = float32(int8(b<<4)>>4) * scale
+			}
+		}
+		return v, data[4*rows+packed:], nil
 	case "i8":
 		rows := t.Shape[0]
 		if len(data) < 4*rows+size {
@@ -199,7 +223,7 @@ func readTensor(t tensorH, data []byte) ([]float32, []byte, error) {
 		}
 		return v, data[4*rows+size:], nil
 	}
-	return nil, nil, fmt.Errorf("dtype %q, want f32 or i8", t.DType)
+	return nil, nil, fmt.Errorf("dtype %q, want f32, i8 or i4", t.DType)
 }
 
 // newConv reorders PyTorch's [out][in][tap] weights to [out][tap][in],

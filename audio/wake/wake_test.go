@@ -164,6 +164,7 @@ func TestParseRefusesBadModels(t *testing.T) {
 		{"tensor shapes", modelFile(t, with("hidden", 16), body), "tensor"},
 		{"storage", modelFile(t, with("tensors", dtype("conv0.w", "f16")), body), `dtype "f16"`},
 		{"float32 read as int8", modelFile(t, with("tensors", dtype("h2.b", "i8")), body), "h2.b: cut short"},
+		{"int4 read as int8", modelFile(t, with("tensors", dtype("conv4.w", "i8")), body), "cut short"},
 		{"cut short", modelFile(t, h, body[:len(body)-4]), "cut short"},
 		{"trailing bytes", modelFile(t, h, append(slices.Clone(body), 0, 0, 0, 0)), "after the last tensor"},
 		{"not a number", modelFile(t, h, nan), "NaN"},

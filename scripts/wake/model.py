@@ -139,14 +139,34 @@ MAGIC = b"JIBOWAKE"
 FORMAT = 2
 
 
-def _quantize_rows(w):
-    """w as int8 with one scale per row (output channel): symmetric, the
-    row's largest magnitude at 127."""
+# How each weight is stored: the dilated layers, most of the weights, in
+# 4 bits; the first layer and the head, which see every input, in 8.
+FOUR_BIT = tuple("conv%d.w" % k for k in range(len(DILATIONS)))
+
+
+def _dtype(name):
+    if name in FOUR_BIT:
+        return "i4"
+    return "i8" if name.endswith(".w") else "f32"
+
+
+def _quantize_rows(w, top):
+    """w as integers from -top to top with one scale per row (output
+    channel): symmetric, the row's largest magnitude at top."""
     w = w.detach().double().reshape(w.shape[0], -1)
-    scale = w.abs().max(dim=1).values / 127.0
+    scale = w.abs().max(dim=1).values / float(top)
     scale = torch.where(scale > 0, scale, torch.ones_like(scale))
-    q = torch.clamp(torch.round(w / scale[:, None]), -127, 127).to(torch.int8)
+    q = torch.clamp(torch.round(w / scale[:, None]), -top, top).to(torch.int8)
     return q, scale.float()
+
+
+def _pack4(q):
+    """4-bit two's complement values, two to a byte, the first in the low
+    nibble."""
+    v = (q.flatten().numpy().astype(np.int16) & 0xF).astype(np.uint8)
+    if len(v) % 2:
+        v = np.concatenate([v, np.zeros(1, np.uint8)])
+    return (v[0::2] | (v[1::2] << 4)).tobytes()
 
 
 def _tensors(net):
@@ -166,9 +186,11 @@ def to_bytes(net, detect):
     """The network as audio/wake reads it: MAGIC, a little-endian uint32
     length, a JSON header (the features' and the network's shape, the
     detection settings, each tensor's name, shape and storage), then the
-    tensors in the header's order. Weights ("*.w") are stored as int8 with
-    a float32 scale per output channel ("i8": the scales, then the
-    values), everything else as float32 ("f32"), all little-endian."""
+    tensors in the header's order. Weights ("*.w") are stored as
+    integers with a float32 scale per output channel (the scales, then the
+    values): the dilated layers' as 4-bit ("i4", two to a byte, the first
+    in the low nibble), the others as int8 ("i8"); everything else as
+    float32 ("f32"), all little-endian."""
     net.eval()
     tensors = _tensors(net)
     header = {
@@ -178,14 +200,17 @@ def to_bytes(net, detect):
         "channels": CHANNELS, "hidden": HIDDEN, "kernel": KERNEL, "stride": STRIDE,
         "dilations": list(DILATIONS),
         "detect": detect,
-        "tensors": [{"name": n, "shape": list(t.shape), "dtype": "i8" if n.endswith(".w") else "f32"}
-                    for n, t in tensors],
+        "tensors": [{"name": n, "shape": list(t.shape), "dtype": _dtype(n)} for n, t in tensors],
     }
     h = json.dumps(header, sort_keys=True).encode()
     out = [MAGIC, struct.pack("<I", len(h)), h]
     for n, t in tensors:
-        if n.endswith(".w"):
-            q, scale = _quantize_rows(t)
+        dt = _dtype(n)
+        if dt == "i4":
+            q, scale = _quantize_rows(t, 7)
+            out += [scale.numpy().astype("<f4").tobytes(), _pack4(q)]
+        elif dt == "i8":
+            q, scale = _quantize_rows(t, 127)
             out += [scale.numpy().astype("<f4").tobytes(), q.numpy().tobytes()]
         else:
             out.append(t.detach().cpu().numpy().astype("<f4").tobytes())
@@ -212,7 +237,15 @@ def from_bytes(b):
     vals = {}
     for t in h["tensors"]:
         size = int(np.prod(t["shape"]))
-        if t["dtype"] == "i8":
+        if t["dtype"] == "i4":
+            rows, packed = t["shape"][0], (size + 1) // 2
+            scale = np.frombuffer(data[:4 * rows], dtype="<f4").astype(np.float32)
+            b = np.frombuffer(data[4 * rows:4 * rows + packed], dtype=np.uint8)
+            nib = np.stack([b & 0xF, b >> 4], axis=1).flatten()[:size].astype(np.int16)
+            q = np.where(nib > 7, nib - 16, nib).astype(np.float32)
+            v = q.reshape(rows, -1) * scale[:, None]
+            data = data[4 * rows + packed:]
+        elif t["dtype"] == "i8":
             rows = t["shape"][0]
             scale = np.frombuffer(data[:4 * rows], dtype="<f4").astype(np.float32)
             q = np.frombuffer(data[4 * rows:4 * rows + size], dtype=np.int8).astype(np.float32)
@@ -245,8 +278,9 @@ def from_bytes(b):
 
 
 def quantized(net):
-    """The network as it is stored and run: int8 weights (to_bytes, then
-    from_bytes). Thresholds are chosen and fixtures made with it."""
+    """The network as it is stored and run: 4- and 8-bit weights
+    (to_bytes, then from_bytes). Thresholds are chosen and fixtures made
+    with it."""
     return from_bytes(to_bytes(net, {}))[0]
 
 
