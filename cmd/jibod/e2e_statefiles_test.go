@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -167,20 +168,34 @@ func TestHangingSkillStartDoesNotHoldTheRobot(t *testing.T) {
 	robot.Env = env
 	robotIn, err := robot.StdinPipe()
 	require.NoError(t, err)
+	var robotErr bytes.Buffer
+	robot.Stderr = &robotErr
 	require.NoError(t, robot.Start())
+	exited := make(chan struct{})
+	go func() { // ends with the robot, which the deferred close of its input ends
+		_ = robot.Wait()
+		close(exited)
+	}()
 	defer func() {
 		_ = robotIn.Close()
-		_ = robot.Wait()
+		<-exited
 	}()
 	// The robot listens once its skills are loaded (the socket file of the
-	// run before may still be there).
+	// run before may still be there): how long that takes is the machine's
+	// business, so this waits for it, or for the robot to end.
 	var out []byte
-	waitUntil(t, "the robot's shell", func() bool {
+	for {
 		shell := exec.Command(jibodBin, "shell", "-c", "skills")
 		shell.Env = env
-		out, err = shell.CombinedOutput()
-		return err == nil
-	})
+		if out, err = shell.CombinedOutput(); err == nil {
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the robot ended before its shell answered: %v\n%s", robot.ProcessState, robotErr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	assert.Regexp(t, `community/memo +1\.0\.0`, string(out))
 	assert.Regexp(t, `community/spin-a +not loaded: .*_initialize did not return within 5s`, string(out))
 	assert.Regexp(t, `community/spin-b +not loaded: .*jibo_abi_version did not return within 5s`, string(out))

@@ -47,8 +47,11 @@ type traced struct {
 func runJibod(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(jibodBin, args...)
-	// Each run keeps its skill state apart: never the developer's own.
-	cmd.Env = append(os.Environ(), "JIBOD_STATE_DIR="+t.TempDir())
+	// Each run keeps its skill state and its shell socket apart: never the
+	// developer's own, nor another run's (with XDG_RUNTIME_DIR set, every
+	// jibod on the machine would serve its shell on one socket there, and
+	// all but the first refuse to start).
+	cmd.Env = shellTestEnv(t.TempDir(), "")
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
