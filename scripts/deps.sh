@@ -8,6 +8,11 @@
 #                            ARM builds (scripts/sysroot.sh), ALSA's config,
 #                            the pocketsphinx model and espeak-ng/sox (test
 #                            speech) for their qemu runs
+#   scripts/deps.sh --train  what retraining the wake word network needs
+#                            (scripts/wake/train.py: Debian's python3-torch
+#                            and python3-numpy, espeak-ng, sox, cmudict);
+#                            never needed to build, test or run: the weights
+#                            are committed
 set -euo pipefail
 
 need_go() {
@@ -40,6 +45,9 @@ apt_install() {
 need_go
 case "${1:-}" in
 --run) ;;
+--train)
+	apt_install python3-torch python3-numpy espeak-ng sox pocketsphinx-en-us
+	;;
 --full)
 	apt_install qemu-user-static file make pkg-config patch bzip2 xz-utils debian-archive-keyring \
 		gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgfortran-12-dev-arm64-cross \

@@ -6,7 +6,7 @@
 # kind: command (with the wake phrase when wake is true), wake (the phrase
 # alone), other (everyday speech the robot must not act on).
 #
-#   scripts/gen-audio-testset.sh [--quick|--heldout|--hard] [DIR]
+#   scripts/gen-audio-testset.sh [--quick|--heldout|--hard|--wake] [DIR]
 #   scripts/gen-audio-testset.sh --enroll PROMPTS [DIR]
 #   scripts/gen-audio-testset.sh --enroll-heldout PROMPTS [DIR]
 #   scripts/gen-audio-testset.sh --enroll-hard PROMPTS [DIR]
@@ -40,6 +40,19 @@
 # --enroll-hard makes its voices' enrollment (DIR defaults to
 # bin/audio-testset-enroll-hard), read at the tuning set's speeds and
 # pitches like the held-out one.
+# --wake makes the wake word set (DIR defaults to bin/audio-testset-wake):
+# the wake phrase alone, before commands and before requests no skill
+# knows; the wake decoys ("hey jimbo", "hey joe", "gee bo", "hey jay",
+# "jumbo") alone and in sentences; everyday sentences; and an hour of
+# conversation without the phrase (kind talk, 60 s files, two talkers
+# taking turns), for false wakes per hour. Voices are espeak-ng base voices
+# with the variants the wake word network was not trained on
+# (scripts/wake/data.py holds every seventh out), sentences none of its
+# training had. Every file in seven conditions: clean, pink noise at 10 dB
+# (snr10), babble of four other espeak-ng talkers at 10 and 5 dB
+# (babble10, babble5), music-like chords at 10 dB (music10), a reverberant
+# room (reverb), and far from the microphone (far: more room than voice,
+# dull, 20 dB quieter, over a faint room noise).
 # --quick makes a small set (clean audio only, a few files of each kind):
 # the sphinx build's tests run the eval on it. Needs espeak-ng and sox (scripts/deps.sh installs them). The
 # output is deterministic for a given espeak-ng and sox: every sox run has
@@ -50,6 +63,7 @@ set -euo pipefail
 quick=0
 heldout=0
 hard=0
+wakeset=0
 prompts=
 enroll_heldout=0
 enroll_hard=0
@@ -73,6 +87,10 @@ case "${1:-}" in
 	hard=1
 	shift
 	;;
+--wake)
+	wakeset=1
+	shift
+	;;
 esac
 if [ "$enroll_heldout" = 1 ]; then
 	out=${1:-bin/audio-testset-enroll-heldout}
@@ -86,6 +104,8 @@ elif [ "$heldout" = 1 ]; then
 	out=${1:-bin/audio-testset-heldout}
 elif [ "$hard" = 1 ]; then
 	out=${1:-bin/audio-testset-hard}
+elif [ "$wakeset" = 1 ]; then
+	out=${1:-bin/audio-testset-wake}
 else
 	out=${1:-bin/audio-testset}
 fi
@@ -251,6 +271,68 @@ if [ "$hard" = 1 ]; then
 	pitches=(44 62 30 56 68 36)
 	noises=(clean snr10 snr5 snr3)
 fi
+if [ "$wakeset" = 1 ]; then
+	# Everyday speech of both other sets, for the long conversations.
+	talk=("${other[@]}"
+		"The bridge was closed for repairs all week."
+		"Could you bring the laundry in before it rains?"
+		"My cousin is getting married in June."
+		"I burnt the toast again this morning."
+		"The museum is free on the first Sunday of the month."
+		"Somebody parked in front of our garage."
+		"We ran out of coffee filters."
+		"The concert tickets sold out in ten minutes."
+		"Let's ask the neighbours if they want to come for a barbecue."
+		"I think the heating is broken, it's freezing in here."
+		"Have you finished reading that book I lent you?"
+		"The garden centre has a sale on this weekend."
+		"Why is there sand all over the carpet?"
+		"I'll pick the kids up from school today."
+	)
+	commands=("${commands[@]:0:12}")
+	# The phrase before requests no skill knows.
+	unknown=(
+		"what's the capital of peru"
+		"do you ever dream at night"
+		"can you order me a taxi"
+		"how far away is the moon"
+		"read me the news"
+		"who won the match yesterday"
+	)
+	# The decoys, alone and as people say them to someone else.
+	decoys=(
+		"Hey Jimbo" "Hey Jimbo, where did you put my shoes?"
+		"Hey Joe" "Hey Joe, the bus is here."
+		"Gee bo" "Gee, Bo, that was quick."
+		"Hey Jay" "Hey Jay, pass me the ball."
+		"Jumbo" "That jumbo jet is huge."
+	)
+	other=(
+		"The bridge was closed for repairs all week."
+		"Could you bring the laundry in before it rains?"
+		"My cousin is getting married in June."
+		"I burnt the toast again this morning."
+		"The museum is free on the first Sunday of the month."
+		"Somebody parked in front of our garage."
+	)
+	# Babble: other talkers saying other things.
+	babble_lines=(
+		"And then she said she would never go back there again."
+		"The prices at that supermarket have gone up so much."
+		"I told him to call the landlord about the leak."
+		"We should have taken the earlier train, honestly."
+		"Did you see the documentary about the deep sea last night?"
+		"My knee has been hurting since the football match."
+		"They are building a new roundabout near the school."
+		"Honestly I think the second film was better than the first."
+	)
+	babble_voices=(en-gb+Gene2 en-us+antonio en-029+f4 en-gb-x-rp+iven2 en-us-nyc+klatt3 en-gb-scotland+m3 en-us+quincy en-gb+max)
+	voices=(en-us+m3 en-gb+klatt3 en-gb-x-rp+Andy en-us-nyc+david en-029+max en-gb-scotland+quincy en-us+f4
+		en-gb-x-gbclan+steph2 en-gb-x-gbcwmd+Michael en-us+iven2 en-gb+antonio en-us+Gene2 en-gb-x-rp+robosoft5 en-us+Storm)
+	speeds=(135 150 165 180 195 210 175)
+	pitches=(30 42 50 58 66 74)
+	noises=(clean snr10 babble10 babble5 music10 reverb far)
+fi
 if [ "$enroll_heldout" = 1 ] || [ "$enroll_hard" = 1 ]; then
 	noises=("${tuning_noises[@]}")
 	speeds=("${tuning_speeds[@]}")
@@ -280,24 +362,98 @@ synth() {
 	voice="$v/$sp/$p"
 }
 
-# mix IN NOISE OUT: 0.4 s of lead-in and 0.6 s of tail, pink noise at the
-# signal-to-noise ratio the level names (by RMS over the speech).
+# rms FILE: its RMS amplitude.
+rms() { sox "$1" -n stat 2>&1 | awk '/RMS[ ]+amplitude/ {print $3}'; }
+
+# mix LEVEL IN OUT: 0.4 s of lead-in and 0.6 s of tail, then the level's
+# condition: clean; snrN pink noise, babbleN babble, musicN music at N dB
+# signal-to-noise ratio (by RMS over the speech); reverb, a reverberant
+# room; far, far from the microphone.
 mix() {
 	local level=$1 in=$2 dst=$3
 	sox -R -q "$in" "$tmp/pad.wav" pad 0.4 0.6
-	if [ "$level" = clean ]; then
+	case "$level" in
+	clean)
 		mv "$tmp/pad.wav" "$dst"
 		return
-	fi
-	local snr=${level#snr}
-	local rms dur
-	rms=$(sox "$in" -n stat 2>&1 | awk '/RMS[ ]+amplitude/ {print $3}')
+		;;
+	reverb)
+		sox -R -q -V1 "$tmp/pad.wav" "$dst" reverb 60 50 100
+		return
+		;;
+	far)
+		# More room than voice, the highs lost on the way, 20 dB down,
+		# over a faint room noise.
+		sox -R -q -V1 "$tmp/pad.wav" "$tmp/far.wav" reverb -w 85 40 100 30 lowpass 3500 gain -n -26
+		sox -R -q -V1 "$tmp/pad.wav" "$tmp/direct.wav" lowpass 3500 gain -n -32
+		sox -R -q -n -r 16000 -c 1 -b 16 "$tmp/noise.wav" synth "$(soxi -D "$tmp/far.wav")" brownnoise vol 0.002
+		sox -R -q -V1 -m "$tmp/far.wav" "$tmp/direct.wav" "$tmp/noise.wav" "$dst"
+		return
+		;;
+	esac
+	local snr=${level##*[a-z]}
+	local r dur vol
+	r=$(rms "$in")
 	dur=$(soxi -D "$tmp/pad.wav")
-	# Full-scale pink noise has an RMS of about 0.149.
-	local vol
-	vol=$(awk -v r="$rms" -v s="$snr" 'BEGIN { printf "%.6f", r / (10 ^ (s / 20)) / 0.149 }')
-	sox -R -q -n -r 16000 -c 1 -b 16 "$tmp/noise.wav" synth "$dur" pinknoise vol "$vol"
+	case "$level" in
+	snr*)
+		# Full-scale pink noise has an RMS of about 0.149.
+		vol=$(awk -v r="$r" -v s="$snr" 'BEGIN { printf "%.6f", r / (10 ^ (s / 20)) / 0.149 }')
+		sox -R -q -n -r 16000 -c 1 -b 16 "$tmp/noise.wav" synth "$dur" pinknoise vol "$vol"
+		;;
+	babble* | music*)
+		# A stretch of the long track, starting elsewhere each file.
+		local track=$tmp/${level%%[0-9]*}.wav
+		local len off
+		len=$(soxi -D "$track")
+		off=$(awk -v n="$n" -v l="$len" -v d="$dur" 'BEGIN { printf "%.2f", (n * 7.31) % (l - d - 1) }')
+		sox -R -q "$track" "$tmp/piece.wav" trim "$off" "$dur"
+		vol=$(awk -v r="$r" -v s="$snr" -v b="$(rms "$tmp/piece.wav")" 'BEGIN { printf "%.6f", r / (10 ^ (s / 20)) / b }')
+		sox -R -q -V1 "$tmp/piece.wav" "$tmp/noise.wav" vol "$vol"
+		;;
+	*)
+		echo "gen-audio-testset: unknown noise level $level" >&2
+		exit 1
+		;;
+	esac
 	sox -R -q -V1 -m -v 1 "$tmp/pad.wav" -v 1 "$tmp/noise.wav" "$dst"
+}
+
+# tracks: the babble and the music the wake set's files take their noise
+# from, 120 s each. Babble is four talkers, each saying the babble lines
+# one after another in a voice of its own, started at other points; music
+# is plucked chords changing every half second over a bass note, and a
+# kick-like thump on the beat.
+tracks() {
+	local t i k line
+	for ((t = 0; t < 4; t++)); do
+		: >"$tmp/talker.list"
+		for ((k = 0; k < 44; k++)); do
+			i=$(((k * 3 + t * 5) % ${#babble_lines[@]}))
+			line=${babble_lines[$i]}
+			espeak-ng -v "${babble_voices[$(((t * 2 + k) % ${#babble_voices[@]}))]}" -s $((150 + 10 * t)) -p $((35 + 10 * t)) -w "$tmp/b.wav" "$line"
+			sox -R -q -V1 "$tmp/b.wav" -r 16000 -c 1 -b 16 "$tmp/talker-$t-$k.wav" pad 0 0.$((3 + t))
+			echo "$tmp/talker-$t-$k.wav" >>"$tmp/talker.list"
+		done
+		# shellcheck disable=SC2046
+		sox -R -q -V1 $(cat "$tmp/talker.list") "$tmp/talker-$t.wav" trim $((t * 2)) 120
+	done
+	sox -R -q -V1 -m "$tmp/talker-0.wav" "$tmp/talker-1.wav" "$tmp/talker-2.wav" "$tmp/talker-3.wav" "$tmp/babble.wav" gain -n -6
+	local chords=("C3 E3 G3" "A2 C3 E3" "F2 A2 C3" "G2 B2 D3" "E3 G3 B3" "D3 F3 A3")
+	: >"$tmp/music.list"
+	for ((k = 0; k < 240; k++)); do
+		local c=${chords[$(((k / 2 + k / 8) % ${#chords[@]}))]}
+		local args=()
+		for note in $c; do args+=(pluck "$note"); done
+		# One note a channel, then mixed down with the bass quieter.
+		sox -R -q -V1 -n -r 16000 -c 4 -b 16 -t wav - synth 0.5 "${args[@]}" sine "${c%% *}" |
+			sox -R -q -V1 -t wav - -c 1 "$tmp/note.wav" remix 1v0.3,2v0.3,3v0.3,4v0.15 fade 0 0.5 0.3
+		sox -R -q -V1 -n -r 16000 -c 1 -b 16 "$tmp/kick.wav" synth 0.12 sine 60 fade 0 0.12 0.1 pad 0 0.38
+		sox -R -q -V1 -m "$tmp/note.wav" "$tmp/kick.wav" "$tmp/chord-$k.wav"
+		echo "$tmp/chord-$k.wav" >>"$tmp/music.list"
+	done
+	# shellcheck disable=SC2046
+	sox -R -q -V1 $(cat "$tmp/music.list") "$tmp/music.wav" gain -n -6
 }
 
 # add KIND WAKE TEXT SPOKEN: one file per noise level.
@@ -353,6 +509,52 @@ if [ -n "$prompts" ]; then
 			printf '{"file":"%s","text":"%s","wake":%s,"kind":"enroll","noise":"%s","voice":"%s"}\n' \
 				"$f" "$line" "$wake" "$level" "$voice" >>"$manifest"
 		done
+	done
+	echo "gen-audio-testset: $(wc -l <"$manifest") files in $out" >&2
+	exit 0
+fi
+
+if [ "$wakeset" = 1 ]; then
+	tracks
+	for i in 1 2 3 4; do
+		spoken=("Hey Jibo" "Hey, Jibo." "Hey Jibo?" "Hey Jibo!")
+		add wake true "hey jibo" "${spoken[$((i - 1))]}"
+	done
+	for c in "${commands[@]}"; do
+		add command true "hey jibo $c" "Hey Jibo, $c"
+	done
+	for c in "${unknown[@]}"; do
+		add unknown true "hey jibo $c" "Hey Jibo $c"
+	done
+	for d in "${decoys[@]}"; do
+		add decoy false "$(printf '%s' "$d" | tr 'A-Z' 'a-z' | tr -cd "a-z '")" "$d"
+	done
+	for o in "${other[@]}"; do
+		add other false "$o" "$o"
+	done
+	# An hour of conversation: two talkers taking turns, 60 s a file,
+	# each file in one condition.
+	for ((f = 0; f < 63; f++)); do
+		level=${noises[$((f % ${#noises[@]}))]}
+		: >"$tmp/talk.list"
+		len=0
+		k=0
+		while [ "$len" -lt 62 ]; do
+			line=${talk[$(((f * 5 + k * 7) % ${#talk[@]}))]}
+			v=${voices[$(((f + k % 2 * 5) % ${#voices[@]}))]}
+			espeak-ng -v "$v" -s "${speeds[$(((f + k) % ${#speeds[@]}))]}" -p "${pitches[$(((f * 2 + k) % ${#pitches[@]}))]}" -w "$tmp/t.wav" "$line"
+			sox -R -q -V1 "$tmp/t.wav" -r 16000 -c 1 -b 16 "$tmp/talk-$k.wav" gain -6 pad 0 0.$((3 + (f + k) % 7))
+			echo "$tmp/talk-$k.wav" >>"$tmp/talk.list"
+			len=$((len + $(soxi -D "$tmp/talk-$k.wav" | cut -d. -f1) + 1))
+			k=$((k + 1))
+		done
+		# shellcheck disable=SC2046
+		sox -R -q -V1 $(cat "$tmp/talk.list") "$tmp/talk.wav" trim 0 59
+		n=$((n + 1))
+		file=$(printf 'talk-%03d-%s.wav' "$n" "$level")
+		mix "$level" "$tmp/talk.wav" "$out/$file"
+		printf '{"file":"%s","text":"%s","wake":false,"kind":"talk","noise":"%s","voice":"%s"}\n' \
+			"$file" "conversation" "$level" "two talkers" >>"$manifest"
 	done
 	echo "gen-audio-testset: $(wc -l <"$manifest") files in $out" >&2
 	exit 0

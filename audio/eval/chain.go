@@ -14,6 +14,7 @@ import (
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 )
@@ -25,6 +26,9 @@ import (
 // what a command means is scored by the Understander, not acted on.
 type ListenerChain struct {
 	Recognizer audio.Recognizer
+	// Wake, if set, makes each file's wake word detector (listen.Config's
+	// Wake); nil leaves the wake phrase to the recogniser.
+	Wake func() (listen.WakeDetector, error)
 	// Transformers run ahead of detection, as the robot's chain; nil runs
 	// a DC blocker as the robot does.
 	Transformers func() ([]transform.Transformer, error)
@@ -61,6 +65,32 @@ func (t *timedRecognizer) Recognize(ctx context.Context, pcm []int16) ([]audio.H
 	t.heard += samplesDuration(len(pcm))
 	t.mu.Unlock()
 	return h, err
+}
+
+// NoRecognizer hears no words: with it the chain measures the wake word
+// alone (wake hits, false wakes), in a build without speech recognition.
+type NoRecognizer struct{}
+
+// Recognize returns no hypothesis.
+func (NoRecognizer) Recognize(context.Context, []int16) ([]audio.Hypothesis, error) { return nil, nil }
+
+// timedWake measures the wake word detector's CPU time: it is fed from
+// the listener's read loop, one chunk at a time.
+type timedWake struct {
+	inner listen.WakeDetector
+	cpu   time.Duration
+	cpuOK bool
+}
+
+func (t *timedWake) Feed(pcm []int16) []wake.Detection {
+	runtime.LockOSThread()
+	cpu0, ok0 := threadCPU()
+	d := t.inner.Feed(pcm)
+	cpu1, ok1 := threadCPU()
+	runtime.UnlockOSThread()
+	t.cpu += cpu1 - cpu0
+	t.cpuOK = ok0 && ok1
+	return d
 }
 
 // gatedSource opens the command window before the first read: the
@@ -118,6 +148,17 @@ func (c *collector) handle(ctx context.Context, m bus.Message) {
 			return
 		}
 		c.heard.Wakes++
+	case listen.TopicSpeechEnd:
+		switch ms := m.Data["duration_ms"].(type) {
+		case int64:
+			if ms > 0 {
+				c.heard.Utterances++
+			}
+		case float64:
+			if ms > 0 {
+				c.heard.Utterances++
+			}
+		}
 	case listen.TopicRecognized:
 		best, conf := "", 0.0
 		var first map[string]any
@@ -172,7 +213,7 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 	b := bus.New(bus.Options{Logger: log})
 	defer b.Close(context.WithoutCancel(ctx))
 	col := &collector{opened: make(chan struct{}), synced: make(chan struct{}), bus: b, log: log}
-	sub, err := b.SubscribeAll([]string{listen.TopicWake, listen.TopicRecognized, pipeline.TopicHandle, topicEnd},
+	sub, err := b.SubscribeAll([]string{listen.TopicWake, listen.TopicSpeechEnd, listen.TopicRecognized, pipeline.TopicHandle, topicEnd},
 		col.handle, bus.WithName("eval"), bus.WithQueue(1024, bus.Block))
 	if err != nil {
 		return Heard{}, err
@@ -196,8 +237,18 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 			return b.Publish(ctx, bus.NewMessage(listen.TopicWakeRequest, map[string]any{}))
 		}
 	}
-	lis, err := listen.New(listen.Config{Bus: b, Source: src, Recognizer: rec, Chain: chain, VAD: lc.VAD,
-		Lang: lc.Lang, Sync: true, Logger: log})
+	cfg := listen.Config{Bus: b, Source: src, Recognizer: rec, Chain: chain, VAD: lc.VAD,
+		Lang: lc.Lang, Sync: true, Logger: log}
+	var tw *timedWake
+	if lc.Wake != nil {
+		w, err := lc.Wake()
+		if err != nil {
+			return Heard{}, fmt.Errorf("eval: the wake word detector: %w", err)
+		}
+		tw = &timedWake{inner: w}
+		cfg.Wake = tw
+	}
+	lis, err := listen.New(cfg)
 	if err != nil {
 		return Heard{}, err
 	}
@@ -230,5 +281,8 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 		h.RecognizeCPU = rec.cpu
 	}
 	rec.mu.Unlock()
+	if tw != nil && tw.cpuOK { // the listener has stopped: tw is no longer fed
+		h.WakeCPU = tw.cpu
+	}
 	return h, nil
 }

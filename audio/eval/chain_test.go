@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/listen"
+	"github.com/openjibo/jibod/audio/wake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,6 +59,7 @@ func TestListenerChain(t *testing.T) {
 			assert.Equal(t, tt.wakes, h.Wakes)
 			assert.Equal(t, tt.commands, h.Commands)
 			assert.Equal(t, []string{tt.said}, h.Recognized, "one utterance")
+			assert.Equal(t, 1, h.Utterances)
 			assert.Len(t, h.Latencies, 1)
 			assert.Greater(t, h.Speech.Seconds(), 0.9)
 			assert.Positive(t, h.RecognizeTime)
@@ -67,4 +70,41 @@ func TestListenerChain(t *testing.T) {
 func TestListenerChainNeedsARecognizer(t *testing.T) {
 	_, err := (&ListenerChain{}).Hear(context.Background(), burst(), false)
 	assert.Error(t, err)
+}
+
+// spotAt reports the wake phrase once, when the stream passes a position.
+type spotAt struct{ at, pos int64 }
+
+func (s *spotAt) Feed(pcm []int16) []wake.Detection {
+	from := s.pos
+	s.pos += int64(len(pcm))
+	if s.at > from && s.at <= s.pos {
+		return []wake.Detection{{At: s.at, End: s.at, Score: 0.9}}
+	}
+	return nil
+}
+
+// With a wake word detector, its wakes count and what follows the phrase
+// is the command; each file gets a detector of its own.
+func TestListenerChainWithWakeDetector(t *testing.T) {
+	made := 0
+	lc := &ListenerChain{Recognizer: fixedRecognizer{"what time is it"}, Lang: "en-US",
+		Wake: func() (listen.WakeDetector, error) {
+			made++
+			return &spotAt{at: audio.SampleRate + audio.SampleRate/4}, nil
+		}}
+	for range 2 {
+		h, err := lc.Hear(context.Background(), burst(), false)
+		require.NoError(t, err)
+		assert.Equal(t, 1, h.Wakes)
+		assert.Equal(t, [][]string{{"what time is it"}}, h.Commands)
+	}
+	assert.Equal(t, 2, made)
+
+	h, err := (&ListenerChain{Recognizer: NoRecognizer{}, Wake: func() (listen.WakeDetector, error) { return &spotAt{}, nil }}).
+		Hear(context.Background(), burst(), false)
+	require.NoError(t, err)
+	assert.Zero(t, h.Wakes)
+	assert.Equal(t, 1, h.Utterances)
+	assert.Empty(t, h.Recognized, "outside the window nothing is recognised")
 }

@@ -33,6 +33,10 @@ const (
 type Heard struct {
 	// Wakes counts wakes by voice.
 	Wakes int
+	// Utterances counts the utterances the voice activity detector found
+	// (recognised or not: with a wake word detector, speech outside the
+	// command window is not recognised).
+	Utterances int
 	// Commands are the utterance lists sent to the pipeline, in order.
 	Commands [][]string
 	// Recognized are the best hypotheses of every utterance recognised
@@ -48,6 +52,9 @@ type Heard struct {
 	RecognizeTime time.Duration
 	RecognizeCPU  time.Duration
 	Speech        time.Duration
+	// WakeCPU is the CPU time the wake word detector used on the whole
+	// file (0 without one, or where it cannot be measured).
+	WakeCPU time.Duration
 }
 
 // Chain hears one file's audio (SampleRate mono). With open, the command
@@ -120,6 +127,9 @@ type Options struct {
 	Wake string
 	// Progress, if set, is called after each file.
 	Progress func(done, total int)
+	// WakeOnly measures the wake word alone: commands are not scored
+	// (the chain recognises no words, eval.NoRecognizer).
+	WakeOnly bool
 }
 
 // Result is one file's outcome.
@@ -142,12 +152,12 @@ func Run(ctx context.Context, dir string, items []Item, chain Chain, und Underst
 		opts.Wake = audio.WakePhrase
 	}
 	wake := strings.Fields(intent.Normalize(opts.Wake))
-	rep := &Report{}
+	rep := &Report{WakeOnly: opts.WakeOnly}
 	for i, it := range items {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		res, err := runOne(ctx, dir, it, wake, chain, und)
+		res, err := runOne(ctx, dir, it, wake, chain, und, opts.WakeOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +173,7 @@ func Run(ctx context.Context, dir string, items []Item, chain Chain, und Underst
 // runOne hears one item. A file that cannot be read is recorded as an
 // error result, so a bad file does not stop the run; a failing chain or
 // understander stops it.
-func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain, und Understander) (Result, error) {
+func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain, und Understander, wakeOnly bool) (Result, error) {
 	res := Result{Item: it}
 	words := strings.Fields(intent.Normalize(it.Text))
 	command := words
@@ -177,7 +187,7 @@ func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain
 	// Kind "other" is the set's word that this is not a command, whatever
 	// the intent engines make of its words ("the volume knob on this
 	// radio is stuck" fits "volume {level}").
-	if len(command) > 0 && it.Kind != KindOther {
+	if len(command) > 0 && it.Kind != KindOther && !wakeOnly {
 		m, ok, err := und.Understand(ctx, strings.Join(command, " "))
 		if err != nil {
 			return res, fmt.Errorf("understanding %q: %w", it.Text, err)
@@ -198,7 +208,7 @@ func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain
 		return res, fmt.Errorf("hearing %s: %w", it.File, err)
 	}
 	res.Heard = heard
-	if len(heard.Commands) > 0 && len(heard.Commands[0]) > 0 {
+	if len(heard.Commands) > 0 && len(heard.Commands[0]) > 0 && !wakeOnly {
 		m, ok, err := und.Understand(ctx, heard.Commands[0][0])
 		if err != nil {
 			return res, fmt.Errorf("understanding %q: %w", heard.Commands[0][0], err)

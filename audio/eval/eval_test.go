@@ -272,3 +272,54 @@ func TestSameMeaningComparesReadValues(t *testing.T) {
 		})
 	}
 }
+
+// Measuring the wake word alone: no understander is asked, only wakes
+// are scored, and the report says so.
+func TestRunWakeOnly(t *testing.T) {
+	dir := t.TempDir()
+	files := []struct {
+		item    Item
+		samples int
+		heard   Heard
+	}{
+		{Item{File: "w1.wav", Text: "hey jibo what is the weather on mars", Wake: true, Noise: "babble5", Kind: "unknown"}, 16000,
+			Heard{Wakes: 1, WakeCPU: 20 * time.Millisecond}},
+		{Item{File: "w2.wav", Text: "hey jibo what time is it", Wake: true, Noise: "clean", Kind: "command"}, 16001,
+			Heard{WakeCPU: 20 * time.Millisecond}},
+		{Item{File: "d1.wav", Text: "hey jimbo", Wake: false, Noise: "clean", Kind: "decoy"}, 16002,
+			Heard{Wakes: 1, WakeCPU: 20 * time.Millisecond}},
+		{Item{File: "t1.wav", Text: "conversation", Wake: false, Noise: "babble5", Kind: "talk"}, 16003,
+			Heard{WakeCPU: 20 * time.Millisecond}},
+	}
+	script := scripted{}
+	var items []Item
+	for _, f := range files {
+		writeWAV(t, dir, f.item.File, f.samples)
+		script[f.samples] = f.heard
+		items = append(items, f.item)
+	}
+	rep, err := Run(context.Background(), dir, items, script, nil, Options{WakeOnly: true})
+	require.NoError(t, err)
+	o := rep.Overall
+	assert.Equal(t, 2, o.WakeFiles)
+	assert.Equal(t, 1, o.WakeHits)
+	assert.Equal(t, 1, o.FalseWakes)
+	assert.Zero(t, o.Commands+o.OtherFiles+o.Unscored, "nothing but wakes is scored")
+	assert.InDelta(t, 0.02, o.WakeCPURealTimeFactor, 1e-4)
+	assert.Equal(t, 1, rep.ByKind["decoy"].FalseWakes)
+	assert.Equal(t, 1.0, rep.ByNoise["babble5"].WakeRate)
+	assert.Nil(t, rep.Unscored())
+
+	var text bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	s := text.String()
+	assert.Contains(t, s, "wake hits         50.0 % (1 of 2)")
+	assert.Contains(t, s, "wake word CPU     0.0200 of real time")
+	assert.NotContains(t, s, "command accuracy")
+	assert.Contains(t, s, "   decoy                1          -  1 (3599.6)")
+	var whats []string
+	for _, m := range rep.Mistakes() {
+		whats = append(whats, m.What+" "+m.File)
+	}
+	assert.Equal(t, []string{"missed wake w2.wav", "false wake d1.wav"}, whats)
+}

@@ -10,11 +10,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Report is a run's results and their summaries.
 type Report struct {
 	Results []Result
+	// WakeOnly says the run measured the wake word alone (Options).
+	WakeOnly bool
 	// Overall covers every file; ByNoise, ByVoice and ByKind break it down
 	// by the manifest's optional fields.
 	Overall Summary
@@ -74,28 +77,31 @@ type Summary struct {
 	LatencyP50Millis float64 `json:"latency_p50_ms"`
 	LatencyP95Millis float64 `json:"latency_p95_ms"`
 	LatencyMaxMillis float64 `json:"latency_max_ms"`
+	// WakeCPURealTimeFactor is the wake word detector's CPU time over all
+	// the audio (it hears every sample); 0 where not measured.
+	WakeCPURealTimeFactor float64 `json:"wake_cpu_rtf"`
 
-	recognize, cpu, heard time.Duration
-	latencies             []time.Duration
+	recognize, cpu, heard, wakeCPU time.Duration
+	latencies                      []time.Duration
 }
 
 func (r *Report) summarise() {
 	r.ByNoise, r.ByVoice, r.ByKind = map[string]Summary{}, map[string]Summary{}, map[string]Summary{}
 	for _, res := range r.Results {
-		add(&r.Overall, res)
+		add(&r.Overall, res, r.WakeOnly)
 		if k := res.Item.Noise; k != "" {
 			s := r.ByNoise[k]
-			add(&s, res)
+			add(&s, res, r.WakeOnly)
 			r.ByNoise[k] = s
 		}
 		if k := voiceName(res.Item.Voice); k != "" {
 			s := r.ByVoice[k]
-			add(&s, res)
+			add(&s, res, r.WakeOnly)
 			r.ByVoice[k] = s
 		}
 		if k := res.Item.Kind; k != "" {
 			s := r.ByKind[k]
-			add(&s, res)
+			add(&s, res, r.WakeOnly)
 			r.ByKind[k] = s
 		}
 	}
@@ -114,7 +120,9 @@ func voiceName(v string) string {
 	return name
 }
 
-func add(s *Summary, res Result) {
+// add counts one file into s; wakeOnly counts only what the wake word
+// did.
+func add(s *Summary, res Result, wakeOnly bool) {
 	s.Files++
 	if res.Err != "" {
 		s.Errors++
@@ -122,11 +130,12 @@ func add(s *Summary, res Result) {
 	}
 	h := res.Heard
 	s.AudioSeconds += res.Duration.Seconds()
+	s.wakeCPU += h.WakeCPU
 	s.recognize += h.RecognizeTime
 	s.cpu += h.RecognizeCPU
 	s.heard += h.Speech
 	s.latencies = append(s.latencies, h.Latencies...)
-	s.Utterances += len(h.Recognized)
+	s.Utterances += h.Utterances
 	if res.Item.Wake {
 		s.WakeFiles++
 		if h.Wakes > 0 {
@@ -135,6 +144,9 @@ func add(s *Summary, res Result) {
 	} else {
 		s.FalseWakes += h.Wakes
 		s.NonWakeSeconds += res.Duration.Seconds()
+	}
+	if wakeOnly {
+		return
 	}
 	switch {
 	case res.TruthOK:
@@ -205,6 +217,9 @@ func finish(s *Summary) {
 	s.WrongActionRate = ratio(s.WrongActions-s.OtherActedOn, s.Commands)
 	if s.NonWakeSeconds > 0 {
 		s.FalseWakesPerH = float64(s.FalseWakes) / (s.NonWakeSeconds / 3600)
+	}
+	if s.AudioSeconds > 0 {
+		s.WakeCPURealTimeFactor = s.wakeCPU.Seconds() / s.AudioSeconds
 	}
 	if s.heard > 0 {
 		s.RealTimeFactor = s.recognize.Seconds() / s.heard.Seconds()
@@ -287,6 +302,9 @@ func (r *Report) Mistakes() []Mistake {
 // commands, but none can be scored, so a skill or intent change that stops
 // understanding a wording shows here instead of shrinking the figures.
 func (r *Report) Unscored() []string {
+	if r.WakeOnly {
+		return nil
+	}
 	var out []string
 	for _, res := range r.Results {
 		if !isUnscored(res) || slices.Contains(out, res.Item.Text) {
@@ -320,24 +338,29 @@ func (r *Report) WriteText(w io.Writer) error {
 		100*GoalWakeHits, mark(o.WakeRate >= GoalWakeHits))
 	fmt.Fprintf(&b, "false wakes       %.1f per hour (%d in %.1f min without the wake phrase)  goal ≤ %.0f: %s\n",
 		o.FalseWakesPerH, o.FalseWakes, o.NonWakeSeconds/60, GoalFalseWakesPerH, mark(o.FalseWakesPerH <= GoalFalseWakesPerH))
-	fmt.Fprintf(&b, "command accuracy  %s (%d of %d; %d heard as some command)  goal ≥ %.0f %%: %s\n", pct(o.CommandAccuracy),
-		o.CommandsCorrect, o.Commands, o.CommandsHeard, 100*GoalCommandAccuracy, mark(o.CommandAccuracy >= GoalCommandAccuracy))
-	fmt.Fprintf(&b, "wrong actions     %s of commands (%d commands heard as another)  goal ≤ %.0f %%: %s\n", pct(o.WrongActionRate),
-		o.WrongActions-o.OtherActedOn, 100*GoalWrongActions, mark(!(o.WrongActionRate > GoalWrongActions)))
-	fmt.Fprintf(&b, "opposite actions  %d (volume up for down, cancel for set…)\n", o.OppositeActions)
-	fmt.Fprintf(&b, "other speech      %d of %d files taken for a command with the window open, %d of them acted on (wrong actions; goal: none)\n",
-		o.OtherAsCommands, o.OtherFiles, o.OtherActedOn)
-	if o.CPURealTimeFactor > 0 {
-		// CPU time: what the recogniser costs, whatever else the machine
-		// runs meanwhile.
-		fmt.Fprintf(&b, "real-time factor  %.3f CPU (%.3f wall)  goal ≤ %.2f: %s\n", o.CPURealTimeFactor, o.RealTimeFactor,
-			GoalRealTimeFactor, mark(o.CPURealTimeFactor <= GoalRealTimeFactor))
-	} else {
-		fmt.Fprintf(&b, "real-time factor  %.3f wall  goal ≤ %.2f: %s\n", o.RealTimeFactor,
-			GoalRealTimeFactor, mark(o.RealTimeFactor <= GoalRealTimeFactor))
+	if !r.WakeOnly {
+		fmt.Fprintf(&b, "command accuracy  %s (%d of %d; %d heard as some command)  goal ≥ %.0f %%: %s\n", pct(o.CommandAccuracy),
+			o.CommandsCorrect, o.Commands, o.CommandsHeard, 100*GoalCommandAccuracy, mark(o.CommandAccuracy >= GoalCommandAccuracy))
+		fmt.Fprintf(&b, "wrong actions     %s of commands (%d commands heard as another)  goal ≤ %.0f %%: %s\n", pct(o.WrongActionRate),
+			o.WrongActions-o.OtherActedOn, 100*GoalWrongActions, mark(!(o.WrongActionRate > GoalWrongActions)))
+		fmt.Fprintf(&b, "opposite actions  %d (volume up for down, cancel for set…)\n", o.OppositeActions)
+		fmt.Fprintf(&b, "other speech      %d of %d files taken for a command with the window open, %d of them acted on (wrong actions; goal: none)\n",
+			o.OtherAsCommands, o.OtherFiles, o.OtherActedOn)
+		if o.CPURealTimeFactor > 0 {
+			// CPU time: what the recogniser costs, whatever else the machine
+			// runs meanwhile.
+			fmt.Fprintf(&b, "real-time factor  %.3f CPU (%.3f wall)  goal ≤ %.2f: %s\n", o.CPURealTimeFactor, o.RealTimeFactor,
+				GoalRealTimeFactor, mark(o.CPURealTimeFactor <= GoalRealTimeFactor))
+		} else {
+			fmt.Fprintf(&b, "real-time factor  %.3f wall  goal ≤ %.2f: %s\n", o.RealTimeFactor,
+				GoalRealTimeFactor, mark(o.RealTimeFactor <= GoalRealTimeFactor))
+		}
+		fmt.Fprintf(&b, "latency           p50 %.0f ms, p95 %.0f ms, max %.0f ms (end of speech detected → recognition on the bus)\n",
+			o.LatencyP50Millis, o.LatencyP95Millis, o.LatencyMaxMillis)
 	}
-	fmt.Fprintf(&b, "latency           p50 %.0f ms, p95 %.0f ms, max %.0f ms (end of speech detected → recognition on the bus)\n",
-		o.LatencyP50Millis, o.LatencyP95Millis, o.LatencyMaxMillis)
+	if o.WakeCPURealTimeFactor > 0 {
+		fmt.Fprintf(&b, "wake word CPU     %.4f of real time (the detector hears all the audio)\n", o.WakeCPURealTimeFactor)
+	}
 	for _, g := range []struct {
 		name string
 		m    map[string]Summary
@@ -345,11 +368,23 @@ func (r *Report) WriteText(w io.Writer) error {
 		if len(g.m) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\nby %-16s files  wake hits  false wakes/h  commands  wrong  opposite  other→cmd\n", g.name)
 		keys := slices.SortedFunc(maps.Keys(g.m), cmp.Compare[string])
+		width := 16 // the names' column
+		for _, k := range keys {
+			width = max(width, utf8.RuneCountInString(k))
+		}
+		if r.WakeOnly {
+			fmt.Fprintf(&b, "\nby %-*s files  wake hits  false wakes (per hour)\n", width, g.name)
+		} else {
+			fmt.Fprintf(&b, "\nby %-*s files  wake hits  false wakes/h  commands  wrong  opposite  other→cmd\n", width, g.name)
+		}
 		for _, k := range keys {
 			s := g.m[k]
-			fmt.Fprintf(&b, "   %-16s %5d  %9s  %13.1f  %8s  %5d  %8d  %d/%d\n", k, s.Files, pct(s.WakeRate), s.FalseWakesPerH,
+			if r.WakeOnly {
+				fmt.Fprintf(&b, "   %-*s %5d  %9s  %d (%.1f)\n", width, k, s.Files, pct(s.WakeRate), s.FalseWakes, s.FalseWakesPerH)
+				continue
+			}
+			fmt.Fprintf(&b, "   %-*s %5d  %9s  %13.1f  %8s  %5d  %8d  %d/%d\n", width, k, s.Files, pct(s.WakeRate), s.FalseWakesPerH,
 				pct(s.CommandAccuracy), s.WrongActions, s.OppositeActions, s.OtherAsCommands, s.OtherFiles)
 		}
 	}
@@ -423,13 +458,14 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{
-		"overall":  clean(r.Overall),
-		"by_noise": cleanMap(r.ByNoise),
-		"by_voice": cleanMap(r.ByVoice),
-		"by_kind":  cleanMap(r.ByKind),
-		"mistakes": r.Mistakes(),
-		"unscored": r.Unscored(),
-		"files":    r.Files(),
+		"overall":   clean(r.Overall),
+		"by_noise":  cleanMap(r.ByNoise),
+		"by_voice":  cleanMap(r.ByVoice),
+		"by_kind":   cleanMap(r.ByKind),
+		"mistakes":  r.Mistakes(),
+		"unscored":  r.Unscored(),
+		"wake_only": r.WakeOnly,
+		"files":     r.Files(),
 		"goals": map[string]float64{"wake_hit_rate": GoalWakeHits, "false_wakes_per_hour": GoalFalseWakesPerH,
 			"command_accuracy": GoalCommandAccuracy, "rtf": GoalRealTimeFactor, "wrong_action_rate": GoalWrongActions},
 	})

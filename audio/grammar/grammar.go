@@ -2,9 +2,12 @@
 // grammar for a grammar-constrained speech recogniser, so the robot only
 // ever hears sentences it can act on.
 //
-// Every template (INTENT-1) is expanded with core/intent's expander into
-// its samples, and the samples of each intent are merged into a word tree
-// that becomes one JSGF rule. The utterance rule is
+// Every template (INTENT-1) is expanded with core/intent's expander, but
+// the grammar holds a bounded choice of the samples (Options.Sentences):
+// each template's plainest sentence and that sentence with one group
+// changed at a time, so every word is heard while the recogniser's search
+// stays small (see choices). The sentences of each intent are merged into
+// a word tree that becomes one JSGF rule. The utterance rule is
 //
 //	public <utterance> = [<wake>] <command> | <wake>;
 //
@@ -115,7 +118,13 @@ type Options struct {
 	// Unknown are words the recogniser cannot pronounce: samples needing
 	// them are left out.
 	Unknown map[string]bool
-	// MaxSamples and MaxBytes bound the grammar; 0 means the defaults.
+	// Sentences is how many sentences one intent gets at most, chosen
+	// from its templates' expansions by a rule that keeps every word and
+	// slot (see representative); 0 means DefaultSentences, -1 every
+	// expansion.
+	Sentences int
+	// MaxSamples bounds the expanded samples and MaxBytes the JSGF text;
+	// 0 means the defaults.
 	MaxSamples int
 	MaxBytes   int
 }
@@ -165,7 +174,8 @@ func (g *Grammar) Dropped() []Dropped { return slices.Clone(g.dropped) }
 // Intents is how many intents the grammar has sentences for.
 func (g *Grammar) Intents() int { return g.intents }
 
-// Samples is how many expanded samples went into the grammar.
+// Samples is how many sentences (each slot one rule) went into the
+// grammar.
 func (g *Grammar) Samples() int { return g.samples }
 
 // label is one edge of a word tree: a word, or a reference to a rule.
@@ -276,6 +286,7 @@ type builder struct {
 	classRules  map[string]string
 	building    []string // classes being built, for cycles
 	usesOpen    bool
+	expanded    int // samples expanded, kept or not
 }
 
 // Build makes the grammar of intents. It fails only when the grammar would
@@ -290,6 +301,9 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 	}
 	if opts.MaxSamples <= 0 {
 		opts.MaxSamples = DefaultMaxSamples
+	}
+	if opts.Sentences == 0 {
+		opts.Sentences = DefaultSentences
 	}
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -464,13 +478,34 @@ func (b *builder) addIntent(in Intent) error {
 	drop := func(sample, why string) {
 		b.g.dropped = append(b.g.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: sample, Why: why})
 	}
+	var usable []string // templates that expand
 	for _, tpl := range in.Templates {
 		samples, _, err := intent.Expand(tpl, in.Vocab, intent.ExpandOptions{})
 		if err != nil {
 			drop(tpl, err.Error())
 			continue
 		}
+		if b.expanded += len(samples); b.expanded > b.opts.MaxSamples {
+			return fmt.Errorf("grammar: more than %d samples: %w", b.opts.MaxSamples, errTooLarge)
+		}
+		usable = append(usable, tpl)
+	}
+	texts := usable // Expand each for every sample
+	if b.opts.Sentences > 0 {
+		texts = choices(usable)
+	}
+	seen := map[string]bool{}
+	for _, text := range texts {
+		samples, _, err := intent.Expand(text, in.Vocab, intent.ExpandOptions{})
+		if err != nil {
+			drop(text, err.Error())
+			continue
+		}
 		for _, s := range samples {
+			if seen[s] || (b.opts.Sentences > 0 && n >= b.opts.Sentences) {
+				continue
+			}
+			seen[s] = true
 			seq, why, err := b.sequence(in, s)
 			if err != nil {
 				return err
@@ -479,9 +514,7 @@ func (b *builder) addIntent(in Intent) error {
 				drop(s, why)
 				continue
 			}
-			if b.g.samples++; b.g.samples > b.opts.MaxSamples {
-				return fmt.Errorf("grammar: more than %d samples: %w", b.opts.MaxSamples, errTooLarge)
-			}
+			b.g.samples++
 			b.keep(seq)
 			root.add(seq)
 			n++

@@ -37,10 +37,10 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 	// Slots take classes by name: {duration} and {level}.
 	// Sentences sharing what follows a slot share its reference.
 	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "let me know when <c_duration> (are (gone by | over | passed | up)")
-	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "remind me in | start timing | tell me in | time me for | wake me (in | up in)) <c_duration>")
+	assert.Contains(t, ruleOf(t, g, "jibo.timer:set_timer"), "tell me in | the timer for | time me for | wake me (in | up in)) <c_duration>")
 	// A slot with .entity values takes them: volume levels (level.entity)
 	// and chitchat's thing.entity.
-	assert.Contains(t, ruleOf(t, g, "jibo.volume:volume_set"), "| your volume level [at | to]) <e1> [please]")
+	assert.Contains(t, ruleOf(t, g, "jibo.volume:volume_set"), "| would you set volume to | your volume level) <e1>")
 	assert.Contains(t, ruleOf(t, g, "jibo.chitchat:do_you_like"),
 		"have you got a thing for | how do you feel about | what (do you think (about | of)")
 
@@ -57,7 +57,7 @@ func TestBuiltinSkillsGrammar(t *testing.T) {
 		{"start a twenty five minute timer", true},
 		{"set the volume to seven", true},
 		{"set the volume to a hundred", false}, // levels are 0 to 10 (level.entity)
-		{"turn the volume back on", true},
+		{"turn the sound back on", true},
 		{"volume off", true},
 		{"set the volume to ten", true},
 		{"do you like guinea pigs", true}, // an entity value
@@ -162,9 +162,12 @@ func TestLimits(t *testing.T) {
 	assert.ErrorIs(t, err, errTooLarge)
 	_, err = Build(in, Options{MaxBytes: 100})
 	assert.ErrorIs(t, err, errTooLarge)
-	g, err := Build(in, Options{})
+	g, err := Build(in, Options{Sentences: -1})
 	require.NoError(t, err)
-	assert.Equal(t, 125, g.Samples())
+	assert.Equal(t, 125, g.Samples(), "every expansion")
+	g, err = Build(in, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 13, g.Samples(), "the plainest sentence and one group changed at a time")
 	_, err = Build(in, Options{OpenWords: MaxOpenWords + 1})
 	assert.Error(t, err)
 	_, err = Build(make([]Intent, MaxIntents+1), Options{})
@@ -276,4 +279,56 @@ func TestWakeDecoys(t *testing.T) {
 		_, err := Build(in, bad)
 		assert.Error(t, err, "%+v", bad)
 	}
+}
+
+// The recogniser's sentences are a bounded choice of the templates'
+// expansions: each template's plainest sentence, then that sentence with
+// one group changed at a time, templates taking turns, up to a cap per
+// intent; slots stay whole.
+func TestRepresentativeSentences(t *testing.T) {
+	sentences := func(g *Grammar) []string {
+		var seqs [][]label
+		collect(g.command[0].root, nil, &seqs)
+		var out []string
+		for _, seq := range seqs {
+			var w []string
+			for _, l := range seq {
+				w = append(w, l.jsgf())
+			}
+			out = append(out, strings.Join(w, " "))
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		templates []string
+		max       int
+		want      []string
+	}{
+		{"one group changed at a time", []string{"(set|start) [a|the] timer [please]"}, 0,
+			[]string{"set a timer", "set the timer", "set timer", "set timer please", "start timer"}},
+		{"a group inside another's later alternative", []string{"(stop|turn (it|this) off) now"}, 0,
+			[]string{"stop now", "turn it off now", "turn this off now"}},
+		{"a group inside a word", []string{"light[s] (on|up)"}, 0, []string{"light on", "light up", "lights on"}},
+		{"templates take turns up to the cap", []string{"(a|b|c) x", "(d|e) y"}, 3, []string{"a x", "b x", "d y"}},
+		{"slots stay whole", []string{"(set|start) a timer for {duration}"}, 0,
+			[]string{"set a timer for <c_duration>", "start a timer for <c_duration>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Intent{Skill: "s", Name: "a", Lang: "en", Templates: tt.templates}
+			g, err := Build([]Intent{in}, Options{Sentences: tt.max})
+			require.NoError(t, err)
+			assert.ElementsMatch(t, tt.want, sentences(g))
+			assert.Equal(t, len(tt.want), g.Samples())
+		})
+	}
+	in := Intent{Skill: "s", Name: "a", Lang: "en", Templates: []string{"(set|start) [a|the] timer for {duration} [please]"}}
+	g, err := Build([]Intent{in}, Options{})
+	require.NoError(t, err)
+	assert.True(t, g.Accepts("set a timer for an hour and a half"), "every value of the slot")
+	assert.False(t, g.Accepts("start the timer for five minutes please"), "not every combination")
+	g, err = Build([]Intent{in}, Options{Sentences: -1})
+	require.NoError(t, err)
+	assert.True(t, g.Accepts("start the timer for five minutes please"), "every combination with Sentences -1")
 }

@@ -2,14 +2,22 @@
 // transformer chain, finds utterances with the voice activity detector,
 // recognises them and decides which are commands.
 //
-// A command is an utterance that starts with the wake phrase ("hey jibo,
-// what time is it": the rest is the command), or any utterance inside the
-// command window. The window opens for CommandWindow after a bare wake
-// phrase, a press of a wake button, a jibo.audio.wake.request on the bus
-// (the shell), and when a skill asks a question (ovos.utterance.speak with
-// listen: true), so the answer needs no wake phrase. One command closes
-// it. While the robot is speaking only the wake phrase counts, and it
-// stops the speech (barge-in: ovos.stop, the global stop's message).
+// With a wake word detector (Config.Wake, audio/wake), the wake phrase is
+// spotted in the stream itself, whatever is said after it: "hey jibo"
+// opens the command window the moment it is said, and what follows it in
+// the same utterance is recognised as the command, from the audio after
+// the phrase. Speech outside the window is not recognised at all. Without
+// one, the recogniser finds the phrase: a command is an utterance whose
+// recognised text starts with it ("hey jibo, what time is it": the rest
+// is the command).
+//
+// Either way, any utterance inside the command window is a command. The
+// window opens for CommandWindow after the wake phrase, a press of a wake
+// button, a jibo.audio.wake.request on the bus (the shell), and when a
+// skill asks a question (ovos.utterance.speak with listen: true), so the
+// answer needs no wake phrase. One command closes it. While the robot is
+// speaking only the wake phrase counts, and it stops the speech
+// (barge-in: ovos.stop, the global stop's message).
 //
 // Times are stream times (samples read), so a file read faster than real
 // time behaves exactly as it would live.
@@ -34,6 +42,7 @@ import (
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
@@ -96,7 +105,37 @@ const (
 	queueLen = 8
 	// maxWakeButtons bounds the wake buttons.
 	maxWakeButtons = 16
+	// minAfterWake is the least speech after a spotted wake phrase, in
+	// the same utterance, that is taken for a command: less is the end
+	// of the phrase itself (the detector's estimate of where it ended is
+	// not exact), and the phrase was said alone.
+	minAfterWake = 250 * time.Millisecond
+	// spliceFade is how long the pre-roll fades out and the speech after
+	// the wake phrase fades in where they are joined.
+	spliceFade = 5 * time.Millisecond
+	// settleMax, settleBack and settleDrop tune settle.
+	settleMax  = 120 * time.Millisecond
+	settleBack = 300 * time.Millisecond
+	settleDrop = 12.0 // dB
 )
+
+// WakeDetector spots the wake phrase in the stream (wake.Detector): fed
+// every sample the voice activity detector sees, it returns where the
+// phrase was said.
+type WakeDetector interface {
+	Feed(pcm []int16) []wake.Detection
+}
+
+// Voice says a line with the robot's voice (the wiring runs a say action
+// on the body), calling speaking with the words as it starts speaking
+// them; it returns when the line is said.
+type Voice interface {
+	Say(ctx context.Context, text string, speaking func(words string)) error
+}
+
+// AskAgain is what the robot says when a command said to it was not
+// understood: it asks rather than guess.
+const AskAgain = "Sorry, what was that?"
 
 // Config wires a listener.
 type Config struct {
@@ -105,6 +144,9 @@ type Config struct {
 	Recognizer audio.Recognizer
 	// Chain is the audio transformer chain; nil runs none.
 	Chain *transform.Chain
+	// Wake spots the wake phrase in the stream; nil leaves it to the
+	// recogniser (a recognised sentence starting with it).
+	Wake WakeDetector
 	// VAD tunes the detector.
 	VAD vad.Config
 	// Lang goes out as data.lang of each utterance (TRF-04 threads it
@@ -135,7 +177,11 @@ type Config struct {
 	// the wake phrase counts, as always while the robot speaks).
 	Playback     PlaybackLevel
 	EchoMarginDB float64
-	Logger       *slog.Logger
+	// Voice, if set, asks again (AskAgain) when what followed the wake
+	// phrase, or what was said in the window it opened, was not
+	// understood; the window then opens again for the command.
+	Voice  Voice
+	Logger *slog.Logger
 }
 
 // PlaybackLevel is how loud the robot's sound output was between two
@@ -157,6 +203,7 @@ type Stats struct {
 	BargeIns   int   // stops sent while the robot spoke
 	Dropped    int   // utterances dropped: queue full, cancelled, cut off
 	Echoes     int   // utterances taken for the robot's own voice
+	Asked      int   // commands not understood, asked again
 	Errors     int   // recognition and stream errors
 }
 
@@ -184,6 +231,9 @@ type window struct {
 	// question marks a window a skill's question opened: what is said in
 	// it is recognised as an answer first (audio.AnswerRecognizer).
 	question bool
+	// asked marks a window the robot opened by asking again: a command
+	// not understood in it is not asked about twice.
+	asked bool
 }
 
 // New checks cfg and builds a listener.
@@ -274,6 +324,10 @@ type job struct {
 	lang     string
 	ids      []string // audio_transformer_ids (TRF-03)
 	done     chan struct{}
+	// spotted says the wake detector found the phrase in the utterance,
+	// ending at stream position wakeEnd.
+	spotted bool
+	wakeEnd int64
 }
 
 // Run listens until the source ends (nil) or ctx ends (its error). A
@@ -322,6 +376,9 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 	lang := l.cfg.Lang
 	var cancel *pipeline.Cancel
 	var startSpeaking bool
+	// spot is the last wake phrase spotted and not yet given to an
+	// utterance.
+	spot := spotted{}
 	for {
 		n, err := l.cfg.Source.Read(ctx, buf)
 		if n > 0 {
@@ -331,6 +388,13 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 				cancel = res.Cancel
 			}
 			lang = res.Lang
+			if l.cfg.Wake != nil {
+				for _, d := range l.cfg.Wake.Feed(res.PCM) {
+					l.log.Info("wake phrase spotted", "score", d.Score)
+					l.wake(ctx, SourceVoice, d.At, l.isSpeaking())
+					spot = spotted{ok: true, end: d.End}
+				}
+			}
 			for _, ev := range l.det.Feed(res.PCM) {
 				switch ev.Kind {
 				case vad.SpeechStart:
@@ -346,6 +410,8 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 					l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": seg.Speech().Milliseconds(), "reason": string(seg.Reason)})
 					l.count(func(s *Stats) { s.Utterances++ })
 					j := job{seg: seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
+					j.spotted, j.wakeEnd = spot.in(seg)
+					spot = spotted{}
 					c := cancel
 					run.Reset()
 					cancel = nil
@@ -390,7 +456,9 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 			s.PCM = append([]int16(nil), s.PCM...)
 			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": s.Speech().Milliseconds(), "reason": string(s.Reason)})
 			l.count(func(st *Stats) { st.Utterances++ })
-			if !l.enqueue(ctx, jobs, job{seg: s, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}) {
+			j := job{seg: s, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
+			j.spotted, j.wakeEnd = spot.in(s)
+			if !l.enqueue(ctx, jobs, j) {
 				return ctx.Err()
 			}
 		case seg != nil:
@@ -402,6 +470,21 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 		}
 		return fmt.Errorf("listener: %w", err)
 	}
+}
+
+// spotted is a wake phrase the detector found, ending at stream position
+// end.
+type spotted struct {
+	ok  bool
+	end int64
+}
+
+// in reports whether the phrase was said in seg, and where it ended.
+func (s spotted) in(seg vad.Segment) (bool, int64) {
+	if !s.ok || s.end < seg.From || s.end > seg.From+int64(len(seg.PCM)) {
+		return false, 0
+	}
+	return true, s.end
 }
 
 // enqueue hands j to the worker; in Sync mode it waits until handled. A
@@ -439,40 +522,14 @@ func (l *Listener) handle(ctx context.Context, j job) {
 	if l.echo(j) {
 		return
 	}
-	hyps, err := l.recognize(ctx, j, w.question && inWindow)
-	if err != nil {
-		if ctx.Err() == nil {
-			l.report(ctx, fmt.Errorf("recognising speech: %w", err))
-		}
+	if l.cfg.Wake != nil {
+		l.handleSpotted(ctx, j, inWindow, w)
 		return
 	}
-	hyps = l.clean(hyps)
-	if len(hyps) == 0 && inWindow && !j.speaking {
-		// A command the grammar refused: what was it? The open pass
-		// transcribes it in any words, and the intent engines decide; a
-		// request no skill takes goes unmatched, and the robot asks.
-		if hyps, err = l.transcribe(ctx, j); err != nil {
-			if ctx.Err() == nil {
-				l.report(ctx, fmt.Errorf("transcribing speech: %w", err))
-			}
-			return
-		}
-	}
-	latency := time.Since(j.ended)
-	list := make([]any, len(hyps))
-	for i, h := range hyps {
-		e := map[string]any{"text": h.Text, "confidence": h.Confidence}
-		if h.Open {
-			e["open"] = true
-		}
-		list[i] = e
-	}
-	l.publish(ctx, TopicRecognized, map[string]any{"hypotheses": list, "latency_ms": latency.Milliseconds()})
-	if len(hyps) == 0 {
-		l.log.Info("no speech recognised (silence or out of grammar)", "speech", j.seg.Speech())
+	hyps, ok := l.recognizeAndPublish(ctx, j, w.question && inWindow, inWindow && !j.speaking)
+	if !ok {
 		return
 	}
-	l.count(func(s *Stats) { s.Recognized++ })
 	best := words(hyps[0].Text)
 	wake := hasWake(best)
 
@@ -489,6 +546,165 @@ func (l *Listener) handle(ctx context.Context, j job) {
 	default:
 		l.log.Info("speech without the wake phrase: ignored", "text", hyps[0].Text)
 	}
+}
+
+// handleSpotted acts on an utterance when the wake detector finds the
+// wake phrase: the window opened when the phrase was spotted, so an
+// utterance holding it is a command from the audio after the phrase; one
+// inside the window is a command; any other is not recognised.
+func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow bool, w window) {
+	question := w.question
+	switch {
+	case j.spotted:
+		rest, ok := afterWake(j.seg, j.wakeEnd)
+		if !ok {
+			l.log.Debug("the wake phrase alone: listening for the command")
+			return
+		}
+		j.seg.PCM = rest
+		question, w = false, window{}
+	case j.speaking:
+		l.log.Debug("speech while the robot spoke, without the wake phrase: ignored", "speech", j.seg.Speech())
+		return
+	case !inWindow:
+		l.log.Debug("speech without the wake phrase: ignored", "speech", j.seg.Speech())
+		return
+	}
+	hyps, ok := l.recognizeAndPublish(ctx, j, question, true)
+	if !ok {
+		if hyps != nil && !question && !w.asked {
+			// Said to the robot, and not understood: asking is better
+			// than guessing (a wrong action is the worst outcome).
+			l.askAgain(ctx)
+		}
+		return
+	}
+	l.command(ctx, j, hyps)
+}
+
+// askAgain says AskAgain and opens the window again, marked asked, for
+// the command to be said again.
+func (l *Listener) askAgain(ctx context.Context) {
+	if l.cfg.Voice == nil {
+		return
+	}
+	l.count(func(s *Stats) { s.Asked++ })
+	err := l.cfg.Voice.Say(ctx, AskAgain, func(words string) {
+		data := map[string]any{"utterance": words}
+		if l.cfg.Lang != "" {
+			data["lang"] = l.cfg.Lang
+		}
+		l.publish(ctx, pipeline.TopicSpeak, data)
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			l.report(ctx, fmt.Errorf("asking again: %w", err))
+		}
+		return
+	}
+	l.mu.Lock()
+	l.openLocked(l.pos.Load(), false)
+	l.win.asked = true
+	l.mu.Unlock()
+}
+
+// recognizeAndPublish recognises an utterance and publishes what was
+// recognised; ok is false when nothing was, and then hyps is nil after
+// an error and empty (not nil) when the speech was heard and not
+// understood. With open, a command the
+// grammar refused goes to the open-vocabulary pass: it is transcribed in
+// any words, and the intent engines decide what it means.
+func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open bool) ([]audio.Hypothesis, bool) {
+	hyps, err := l.recognize(ctx, j, answer)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.report(ctx, fmt.Errorf("recognising speech: %w", err))
+		}
+		return nil, false
+	}
+	hyps = l.clean(hyps)
+	if len(hyps) == 0 && open {
+		if hyps, err = l.transcribe(ctx, j); err != nil {
+			if ctx.Err() == nil {
+				l.report(ctx, fmt.Errorf("transcribing speech: %w", err))
+			}
+			return nil, false
+		}
+	}
+	list := make([]any, len(hyps))
+	for i, h := range hyps {
+		e := map[string]any{"text": h.Text, "confidence": h.Confidence}
+		if h.Open {
+			e["open"] = true
+		}
+		list[i] = e
+	}
+	l.publish(ctx, TopicRecognized, map[string]any{"hypotheses": list, "latency_ms": time.Since(j.ended).Milliseconds()})
+	if len(hyps) == 0 {
+		l.log.Info("no speech recognised (silence or out of grammar)", "speech", j.seg.Speech())
+		return []audio.Hypothesis{}, false
+	}
+	l.count(func(s *Stats) { s.Recognized++ })
+	return hyps, true
+}
+
+// afterWake is the audio of seg after the wake phrase (which ended at
+// stream position end), with the utterance's pre-roll in front: the
+// recogniser learns the noise from the audio before the words. ok is
+// false when too little speech follows the phrase to be a command.
+func afterWake(seg vad.Segment, end int64) ([]int16, bool) {
+	if seg.End-end < samples(minAfterWake) {
+		return nil, false
+	}
+	cut := settle(seg.PCM, int(min(max(end-seg.From, 0), int64(len(seg.PCM)))))
+	pre := int(min(max(seg.Start-seg.From, 0), int64(cut)))
+	out := make([]int16, 0, pre+len(seg.PCM)-cut)
+	out = append(out, seg.PCM[:pre]...)
+	fade := min(int(samples(spliceFade)), pre)
+	for i := range fade {
+		k := len(out) - fade + i
+		out[k] = int16(float64(out[k]) * float64(fade-i) / float64(fade))
+	}
+	joined := len(out)
+	out = append(out, seg.PCM[cut:]...)
+	if pre > 0 {
+		fade = min(int(samples(spliceFade)), len(out)-joined)
+		for i := range fade {
+			out[joined+i] = int16(float64(out[joined+i]) * float64(i) / float64(fade))
+		}
+	}
+	return out, true
+}
+
+// settle moves a cut made where the wake phrase most likely ended past
+// the rest of its last vowel: the detector's estimate falls within tens
+// of milliseconds of the end, and a vowel's tail left in front of the
+// command is loud audio no command word explains (the recogniser then
+// rejects the command). The cut moves to the first of two 10 ms frames
+// in a row, within settleMax after it, that are settleDrop quieter than
+// the loudest 10 ms of the settleBack before it: the pause after the
+// phrase, or the gap before the next word. Speech that runs on without
+// one keeps the cut.
+func settle(pcm []int16, cut int) int {
+	const frame = audio.SampleRate / 100
+	peak := math.Inf(-1)
+	for k := max(cut-int(samples(settleBack)), 0); k+frame <= cut; k += frame {
+		peak = max(peak, vad.Level(pcm[k:k+frame]))
+	}
+	if math.IsInf(peak, -1) {
+		return cut
+	}
+	quiet := 0
+	for k := cut; k+frame <= len(pcm) && k < cut+int(samples(settleMax)); k += frame {
+		if vad.Level(pcm[k:k+frame]) > peak-settleDrop {
+			quiet = 0
+			continue
+		}
+		if quiet++; quiet == 2 {
+			return k - frame
+		}
+	}
+	return cut
 }
 
 // echo reports whether an utterance heard while the robot spoke is no

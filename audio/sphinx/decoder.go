@@ -28,6 +28,17 @@ static int addJSGFWithWordBeam(ps_decoder_t *ps, const char *name, const char *j
 	return rv;
 }
 
+// addAllphoneCI adds a phone loop search with context-independent phones
+// (cheaper than triphones), putting the decoder's setting back.
+static int addAllphoneCI(ps_decoder_t *ps, const char *name, const char *path) {
+	cmd_ln_t *c = ps_get_config(ps);
+	int old = cmd_ln_boolean_r(c, "-allphone_ci");
+	cmd_ln_set_boolean_r(c, "-allphone_ci", 1);
+	int rv = ps_set_allphone_file(ps, name, path);
+	cmd_ln_set_boolean_r(c, "-allphone_ci", old);
+	return rv;
+}
+
 static double toLinear(ps_decoder_t *ps, int32 logv) {
 	return logmath_exp(ps_get_logmath(ps), logv);
 }
@@ -56,6 +67,9 @@ type decoder struct {
 	// order they were added (word, word(2)…): all it has, since it is
 	// built from a file of them and only addWord adds more.
 	prons map[string][]string
+	// phoneLoop is the phonetic language model of its phone loop search,
+	// "" for none (Config.PhoneLoop).
+	phoneLoop string
 	// grammar is the generation of the grammars the decoder searches with.
 	grammar uint64
 }
@@ -162,6 +176,19 @@ func (d *decoder) addWideGrammar(name, jsgf string) error {
 	defer C.free(unsafe.Pointer(cg))
 	if C.addJSGFWithWordBeam(d.ps, cn, cg, wideWordBeam) < 0 {
 		return errors.New("pocketsphinx refused the grammar (JSGF syntax, or a word missing from the dictionary)")
+	}
+	return nil
+}
+
+// addAllphone adds a phone loop search named name over the phonetic
+// language model at path (pocketsphinx's allphone search), without
+// making it current.
+func (d *decoder) addAllphone(name, path string) error {
+	cn, cp := C.CString(name), C.CString(path)
+	defer C.free(unsafe.Pointer(cn))
+	defer C.free(unsafe.Pointer(cp))
+	if C.addAllphoneCI(d.ps, cn, cp) < 0 {
+		return fmt.Errorf("pocketsphinx refused the phone language model %s", path)
 	}
 	return nil
 }

@@ -158,6 +158,17 @@ type variant struct {
 	plural bool // the key is the word's stem; add the -s ending
 }
 
+// Unknown returns the words of words it cannot pronounce (for
+// grammar.Builder).
+func (l *Lexicon) Unknown(ctx context.Context, words []string) ([]string, error) {
+	_, err := l.Lookup(ctx, words)
+	var missing *MissingWordsError
+	if errors.As(err, &missing) {
+		return missing.Words, nil
+	}
+	return nil, err
+}
+
 // Lookup returns every pronunciation of each word (word → phone strings,
 // variants in dictionary order). Words it cannot pronounce are left out
 // and reported in a *MissingWordsError, with the rest still returned.

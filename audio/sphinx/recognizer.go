@@ -20,8 +20,11 @@ import (
 
 // Where Debian's pocketsphinx-en-us puts the US English model.
 const (
-	DefaultModelDir = "/usr/share/pocketsphinx/model/en-us/en-us"
-	DefaultDict     = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+	// DefaultPhoneLoop is Debian's phonetic language model of US English
+	// (pocketsphinx-en-us), for Config.PhoneLoop.
+	DefaultPhoneLoop = "/usr/share/pocketsphinx/model/en-us/en-us-phone.lm.bin"
+	DefaultModelDir  = "/usr/share/pocketsphinx/model/en-us/en-us"
+	DefaultDict      = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 )
 
 // Limits and defaults.
@@ -30,6 +33,9 @@ const (
 	// since the n-best search builds the utterance's lattice, which can
 	// cost more than decoding it.
 	DefaultNBest = 1
+	// MaxPhoneLoopMargin bounds Config.PhoneLoopMargin (per frame, in
+	// the decoder's log units).
+	MaxPhoneLoopMargin = 1000
 	// MaxNBest bounds Config.NBest.
 	MaxNBest = 20
 	// MaxDecoders bounds Config.Decoders: each holds its own copy of the
@@ -49,6 +55,8 @@ const (
 	answersName = "answers"
 	// wideSuffix names a search's wider twin (see Recognizer.decode).
 	wideSuffix = "-wide"
+	// phonesName is the phone loop's search (Config.PhoneLoop).
+	phonesName = "phones"
 )
 
 // Config configures a Recognizer.
@@ -86,6 +94,17 @@ type Config struct {
 	// costs more than missing a word.
 	Wake                               string
 	WakeMinConfidence, WakeMinCoverage float64
+	// PhoneLoop, if set, is a phonetic language model (DefaultPhoneLoop):
+	// every utterance the grammar explains is decoded again as free
+	// phones, and one whose best sentence scores more than
+	// PhoneLoopMargin per frame under the free phones is dropped. Speech
+	// the grammar does not hold, forced onto its nearest sentence, fits
+	// that sentence much worse than it fits phones chosen freely; a
+	// sentence said fits both about as well. Unlike the confidence, the
+	// comparison does not depend on how well the acoustic model knows the
+	// voice.
+	PhoneLoop       string
+	PhoneLoopMargin float64
 	// FloorBelowDB is how far under its speech (dB) an utterance's noise
 	// floor is raised with a faint noise before decoding, when it is lower
 	// (see withNoiseFloor); 0 means DefaultFloorBelow.
@@ -241,6 +260,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: minimum coverage %g not in [0, 1]", cfg.MinCoverage)
 	case cfg.WakeMinConfidence < 0 || cfg.WakeMinConfidence > 1 || cfg.WakeMinCoverage < 0 || cfg.WakeMinCoverage > 1:
 		return nil, fmt.Errorf("speech recognizer: wake floors %g, %g not in [0, 1]", cfg.WakeMinConfidence, cfg.WakeMinCoverage)
+	case cfg.PhoneLoop != "" && (!(cfg.PhoneLoopMargin > 0) || cfg.PhoneLoopMargin > MaxPhoneLoopMargin):
+		return nil, fmt.Errorf("speech recognizer: phone loop margin %g not in (0, %d]", cfg.PhoneLoopMargin, MaxPhoneLoopMargin)
 	case len(cfg.Args)%2 != 0:
 		return nil, fmt.Errorf("speech recognizer: arguments %q are not flag/value pairs", cfg.Args)
 	}
@@ -345,6 +366,7 @@ func (r *Recognizer) build(g grammarState) (*decoder, error) {
 	for w, p := range prons {
 		d.prons[w] = slices.Clone(p)
 	}
+	d.phoneLoop = r.cfg.PhoneLoop
 	if err := d.setSearches(g); err != nil {
 		d.close()
 		return nil, fmt.Errorf("speech recognizer: %w", err)
@@ -420,6 +442,11 @@ func (d *decoder) setSearches(g grammarState) error {
 	}
 	if err := d.addWideGrammar(searchName+wideSuffix, g.main.jsgf); err != nil {
 		return err
+	}
+	if d.phoneLoop != "" {
+		if err := d.addAllphone(phonesName, d.phoneLoop); err != nil {
+			return err
+		}
 	}
 	if err := d.setGrammar(searchName, g.main.jsgf); err != nil {
 		return err
@@ -634,6 +661,18 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		return nil, nil
 	}
+	if r.cfg.PhoneLoop != "" {
+		// Last: the phone loop's search replaces the grammar's results.
+		delta, err := d.phoneLoopDelta(ctx, segs, pcm)
+		if err != nil {
+			return nil, err
+		}
+		r.log.Debug("phone loop", "text", best.text, "delta_per_frame", delta)
+		if delta < -r.cfg.PhoneLoopMargin {
+			r.log.Debug("rejected: free phones explain the speech much better than the sentence", "text", best.text, "delta_per_frame", delta)
+			return nil, nil
+		}
+	}
 	var out []audio.Hypothesis
 	seen := map[string]bool{}
 	for i, t := range texts {
@@ -672,6 +711,28 @@ func (d *decoder) search(ctx context.Context, name string, pcm []int16) (result,
 		return result{}, err
 	}
 	return d.hyp(), nil
+}
+
+// phoneLoopDelta decodes pcm again with the phone loop and returns how
+// much worse per frame the grammar's alignment segs scored acoustically
+// (negative: worse), over the frames the alignment spans.
+func (d *decoder) phoneLoopDelta(ctx context.Context, segs []segment, pcm []int16) (float64, error) {
+	if len(segs) == 0 {
+		return 0, nil
+	}
+	var g int64
+	for _, s := range segs {
+		g += int64(s.ascr)
+	}
+	if _, err := d.search(ctx, phonesName, pcm); err != nil {
+		return 0, err
+	}
+	var p int64
+	for _, s := range d.align() {
+		p += int64(s.ascr)
+	}
+	frames := segs[len(segs)-1].end + 1
+	return float64(g-p) / float64(max(frames, 1)), nil
 }
 
 // hasPrefix reports whether sentence starts with the words of prefix.

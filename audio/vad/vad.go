@@ -215,8 +215,9 @@ const (
 // Segment is one utterance.
 type Segment struct {
 	// PCM is the utterance's audio, pre-roll included, up to End plus the
-	// hangover.
-	PCM []int16
+	// hangover; From is the stream position of its first sample.
+	PCM  []int16
+	From int64
 	// Start and End are stream positions in samples: where speech began
 	// (after the pre-roll) and where it ended, the soft edges of its first
 	// and last words included.
@@ -553,7 +554,7 @@ func (d *Detector) finish(why EndReason) *Segment {
 	keepTo := min(d.lastLoud+int64(d.hangN*FrameSamples), d.pos)
 	segBegin := d.pos - int64(len(d.seg)) // stream position of d.seg[0]
 	pcm := d.seg[:keepTo-segBegin]
-	return &Segment{PCM: pcm, Start: d.segStart, End: d.lastLoud, Reason: why}
+	return &Segment{PCM: pcm, From: segBegin, Start: d.segStart, End: d.lastLoud, Reason: why}
 }
 
 // remember keeps the frame in the pre-roll ring, and whether it reached

@@ -157,6 +157,9 @@ func TestDetectorSynthetic(t *testing.T) {
 				near(t, w.start, s.Start, tol+Defaults.Onset, tc.name+": start")
 				near(t, w.end, s.End, tol, tc.name+": end")
 				assert.Equal(t, tc.reasons[i], s.Reason, tc.name)
+				// From is where the audio sits in the stream.
+				require.LessOrEqual(t, s.From+int64(len(s.PCM)), int64(len(tc.signal.pcm)), tc.name)
+				assert.Equal(t, tc.signal.pcm[s.From:s.From+int64(len(s.PCM))], s.PCM, tc.name+": From")
 				// The audio runs from the pre-roll to the hangover.
 				pre := min(s.Start, at(Defaults.PreRoll)+int64((Defaults.Onset/FrameDuration)*FrameSamples))
 				lenTol := at(Defaults.Hangover + Defaults.Onset + FrameDuration)

@@ -8,14 +8,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
@@ -56,7 +53,34 @@ const (
 	// file (scripts/gen-hearing-lm.py makes one); unset or "off" for
 	// none.
 	envSphinxLM = "JIBOD_SPHINX_LM"
+	// envSphinxPhoneMargin turns the phone loop's rejection on with a
+	// margin (sphinx.Config.PhoneLoopMargin, per frame; "on" for
+	// phoneLoopMargin); unset or "off" leaves it out (docs/hearing.md says
+	// why it is not yet the default).
+	envSphinxPhoneMargin = "JIBOD_SPHINX_PHONE_MARGIN"
 )
+
+// phoneLoopFromEnv returns the phone loop's language model and margin as
+// $JIBOD_SPHINX_PHONE_MARGIN asks: none when unset or "off", or when
+// Debian's phonetic model is not installed.
+func phoneLoopFromEnv() (string, float64, error) {
+	v := os.Getenv(envSphinxPhoneMargin)
+	if v == "" || v == "off" {
+		return "", 0, nil
+	}
+	margin := phoneLoopMargin
+	if v != "on" {
+		m, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(m > 0 && m <= sphinx.MaxPhoneLoopMargin) { // NaN too
+			return "", 0, fmt.Errorf("%s=%q: want off, on or a margin in (0, %d]", envSphinxPhoneMargin, v, sphinx.MaxPhoneLoopMargin)
+		}
+		margin = m
+	}
+	if _, err := os.Stat(sphinx.DefaultPhoneLoop); err != nil {
+		return "", 0, nil
+	}
+	return sphinx.DefaultPhoneLoop, margin, nil
+}
 
 // openFromEnv returns the open-vocabulary pass of $JIBOD_SPHINX_LM, nil
 // for none.
@@ -96,11 +120,16 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	}
 	dict := envOr(envSphinxDict, sphinx.DefaultDict)
 	lexOpts := sphinx.LexiconOptions{}
-	decoys, words, err := decoysFromEnv()
-	if err != nil {
-		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	var decoys []string
+	wake := ""
+	if o.WakeInGrammar {
+		wake = audio.WakePhrase
+		d, words, err := decoysFromEnv()
+		if err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		decoys, lexOpts.Words = d, words
 	}
-	lexOpts.Words = words
 	if _, err := exec.LookPath("espeak-ng"); err == nil {
 		// Words cmudict lacks get espeak-ng's letter-to-sound rules.
 		lexOpts.Guesser = sphinx.EspeakGuesser{}
@@ -133,12 +162,16 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	gb := &grammarBuilder{r: r, lex: lex, lang: o.Lang, log: log, loop: r.loop, decoys: decoys}
+	phones, phoneMargin, err := phoneLoopFromEnv()
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	gb := newGrammarBuilder(r, lex, o.Lang, wake, decoys, log)
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
 	// from before the first build, so a change made during it is not
 	// missed.
-	w := &grammar.Watcher{Bus: r.bus, Build: gb.build, Logger: log, Topics: []string{loop.TopicChanged}}
+	w := &grammar.Watcher{Bus: r.bus, Build: gb.Build, Logger: log, Topics: []string{loop.TopicChanged}}
 	if err := w.Subscribe(); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
@@ -148,11 +181,11 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 			w.Close()
 		}
 	}()
-	g, err := gb.build(ctx)
+	g, err := gb.Build(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	answers, err := gb.buildAnswers(ctx)
+	answers, err := answerGrammar(ctx, gb)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
@@ -175,10 +208,10 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open,
+		DenoiseBelowSNR: denoise, Open: open, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: floorDB, TrimMargin: trim, Args: strings.Fields(os.Getenv(envSphinxArgs)), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
-		Wake: audio.WakePhrase, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
+		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -187,7 +220,7 @@ func newRecognizer(ctx context.Context, r *robot, o asrOptions) (audio.Recognize
 			return err
 		}
 		// Skills that come and go bring and take their answer rules.
-		a, err := gb.buildAnswers(ctx)
+		a, err := answerGrammar(ctx, gb)
 		if err != nil {
 			return err
 		}
@@ -244,6 +277,12 @@ const (
 	minCoverage       = 0.8
 	wakeMinConfidence = 0.9
 	wakeMinCoverage   = 0.8
+	// phoneLoopMargin is how much worse per frame than free phones a
+	// sentence may explain an utterance (sphinx.Config.PhoneLoopMargin),
+	// chosen with the floors above on the espeak-ng tuning set
+	// (docs/hearing.md): it takes most everyday speech that the floors
+	// let through, at the cost of some right commands.
+	phoneLoopMargin = 32.0
 	// defaultNBest is one hypothesis per utterance: pocketsphinx's n-best
 	// search builds the utterance's lattice, which on the test set cost
 	// more than the decoding (CPU real-time factor 0.24 with 3 against
@@ -415,239 +454,56 @@ func envOr(name, def string) string {
 	return def
 }
 
-// grammarBuilder makes the recogniser's grammar from the robot's intent
-// engines (and the host's answer rules, when it lists them), leaving out
-// sentences with words the lexicon cannot pronounce.
-type grammarBuilder struct {
-	r    *robot
-	lex  *sphinx.Lexicon
-	lang string
-	log  *slog.Logger
-	// loop is the people the robot knows: open slots take their names
-	// ("this is {loop_member_referent}"), and the answer grammar has each
-	// name alone (a bare "Ann"). Nil means nobody.
-	loop *loop.Store
-	// decoys are the wake decoys (grammar.Options.Decoys), whose words
-	// the lexicon pronounces.
-	decoys []string
-
-	// phonetic caches the pronunciations of phonetic spellings ("" for
-	// one that could not be pronounced, warned about once): grammars are
-	// rebuilt at every burst of registrations, the loop rarely changes.
-	mu       sync.Mutex
-	phonetic map[string]string
-}
-
-// The answer grammar's sentences of a bare name (the loop's first and full
-// names) are an intent of their own: an answer template cannot be a slot
-// alone (GRM-07). SetLooperIDNode reads a bare name from the recognised
-// text.
-const (
-	loopGrammarOwner = "jibo.loop"
-	loopNamesIntent  = "loop_member_name"
-)
-
-func (gb *grammarBuilder) build(ctx context.Context) (*grammar.Grammar, error) {
-	// Before the grammar's words are looked up, so a grammar rebuilt for a
-	// loop change is applied with the names as they are now said.
-	if err := gb.setNamePronunciations(ctx); err != nil {
-		return nil, err
-	}
-	g, err := gb.compile(ctx, robotGrammarIntents(gb.r))
-	if err != nil {
-		return nil, err
-	}
-	gb.log.Info("speech grammar", "intents", g.Intents(), "samples", g.Samples(), "words", len(g.Words()), "dropped", len(g.Dropped()))
-	return g, nil
-}
-
-// buildAnswers makes the answer grammar from the host's answer rules; nil
-// (no sphinx.Grammar at all) when there are none.
-func (gb *grammarBuilder) buildAnswers(ctx context.Context) (sphinx.Grammar, error) {
-	rl, ok := any(gb.r.host).(answerRuleLister)
-	if !ok || gb.r.host == nil {
-		return nil, nil
-	}
-	names := gb.nameSentences()
-	var intents []grammar.Intent
-	for _, d := range rl.AnswerRules() {
-		if in, ok := withReferentNames(grammar.FromDefinition(d), names); ok {
-			intents = append(intents, in)
-		}
-	}
-	if len(intents) == 0 {
-		return nil, nil
-	}
-	if len(names) > 0 {
-		intents = append(intents, grammar.Intent{Skill: loopGrammarOwner, Name: loopNamesIntent, Lang: gb.lang, Templates: names})
-	}
-	g, err := gb.compile(ctx, intents)
-	if err != nil {
-		return nil, fmt.Errorf("answer grammar: %w", err)
-	}
-	if g.Samples() == 0 {
-		return nil, nil
-	}
-	gb.log.Info("speech answer grammar", "rules", g.Intents(), "samples", g.Samples(), "words", len(g.Words()), "dropped", len(g.Dropped()))
-	return g, nil
-}
-
-// loopReferentSlot is the slot of an answer that names someone the robot
-// knows ("this is {loop_member_referent}").
-const loopReferentSlot = "loop_member_referent"
-
-// withReferentNames makes in's loop referent slot a name of the loop's:
-// as an open slot it took any words of the grammar, and "five minutes",
-// said to the timer's "For how long?", was heard as "im it its". With
-// nobody in the loop, the sentences through the slot are left out (ok is
-// false when none is left).
-func withReferentNames(in grammar.Intent, names []string) (_ grammar.Intent, ok bool) {
-	slot := "{" + loopReferentSlot + "}"
-	if !slices.ContainsFunc(in.Templates, func(t string) bool { return strings.Contains(t, slot) }) {
-		return in, true
-	}
-	if len(names) > 0 {
-		ents := maps.Clone(in.Entities)
-		if ents == nil {
-			ents = map[string][]string{}
-		}
-		ents[loopReferentSlot] = names
-		in.Entities = ents
-		return in, true
-	}
-	in.Templates = slices.DeleteFunc(slices.Clone(in.Templates), func(t string) bool { return strings.Contains(t, slot) })
-	return in, len(in.Templates) > 0
-}
-
-// compile builds a grammar of intents, leaving out the sentences with
-// words the lexicon cannot pronounce.
-func (gb *grammarBuilder) compile(ctx context.Context, intents []grammar.Intent) (*grammar.Grammar, error) {
-	opts := grammar.Options{Lang: gb.lang, Wake: audio.WakePhrase, Decoys: gb.decoys, DecoyWeight: sphinx.DecoyWeight}
-	opts.OpenVocabulary = loopNames(gb.loop)
-	g, err := grammar.Build(intents, opts)
-	if err != nil {
-		return nil, err
-	}
-	_, err = gb.lex.Lookup(ctx, g.Words())
-	var missing *sphinx.MissingWordsError
-	switch {
-	case errors.As(err, &missing):
-		opts.Unknown = map[string]bool{}
-		for _, w := range missing.Words {
-			opts.Unknown[w] = true
-		}
-		gb.log.Warn("words the recogniser cannot pronounce are left out of the grammar", "words", missing.Words)
-		if g, err = grammar.Build(intents, opts); err != nil {
-			return nil, err
-		}
-	case err != nil:
-		return nil, err
-	}
-	for _, d := range g.Dropped() {
-		gb.log.Debug("left out of the speech grammar", "what", d.String())
-	}
-	return g, nil
-}
-
-// nameSentences are the loop's first names and full names as sentences
-// in the template grammar (ASR-normalised words: "O'Brien" is "obrien").
-func (gb *grammarBuilder) nameSentences() []string {
-	if gb.loop == nil {
+// answerIntents lists the host's answer rules for the answer grammar;
+// nil when the host cannot list them.
+func answerIntents(r *robot) func() []grammar.Intent {
+	rl, ok := any(r.host).(answerRuleLister)
+	if !ok || r.host == nil {
 		return nil
 	}
-	members, _ := gb.loop.Members()
-	var out []string
-	for _, m := range members {
-		for _, n := range []string{m.FirstName, m.Name()} {
-			if w := intent.Normalize(n); w != "" && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
+	return func() []grammar.Intent {
+		var out []grammar.Intent
+		for _, d := range rl.AnswerRules() {
+			out = append(out, grammar.FromDefinition(d))
 		}
+		return out
 	}
-	return out
 }
 
-// setNamePronunciations gives the lexicon the loop's phonetic names: a
-// member's first name is also heard as their phonetic name is said
-// ("siobhan" as "shivawn" sounds), besides the dictionary's way. A
-// phonetic name that cannot be pronounced (not in the dictionary, no
-// espeak-ng) is left out with a warning.
-func (gb *grammarBuilder) setNamePronunciations(ctx context.Context) error {
-	var members []loop.Member
-	if gb.loop != nil {
-		members, _ = gb.loop.Members()
+// grammarPeople lists the loop's members as the grammar hears them.
+func grammarPeople(s *loop.Store) func() []grammar.Person {
+	return func() []grammar.Person {
+		if s == nil {
+			return nil
+		}
+		members, _ := s.Members()
+		out := make([]grammar.Person, len(members))
+		for i, m := range members {
+			out[i] = grammar.Person{FirstName: m.FirstName, LastName: m.LastName, PhoneticName: m.PhoneticName}
+		}
+		return out
 	}
-	gb.mu.Lock()
-	defer gb.mu.Unlock()
-	cache := map[string]string{} // this loop's spellings only
-	say := func(spelling string) (string, error) {
-		if p, ok := gb.phonetic[spelling]; ok {
-			cache[spelling] = p
-			return p, nil
-		}
-		p, err := gb.lex.Pronounce(ctx, spelling)
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			gb.log.Warn("a phonetic name the recogniser cannot pronounce is not listened for", "phonetic", spelling, "err", err)
-		}
-		cache[spelling] = p
-		return p, nil
-	}
-	names := map[string][]string{}
-	for _, m := range members {
-		if m.PhoneticName == "" {
-			continue
-		}
-		first := strings.Fields(intent.Normalize(m.FirstName))
-		spoken := strings.Fields(intent.Normalize(m.PhoneticName))
-		// Each word of the first name needs the words that say it.
-		var pairs [][2]string
-		switch {
-		case len(first) == 1:
-			pairs = [][2]string{{first[0], strings.Join(spoken, " ")}}
-		case len(first) == len(spoken):
-			for i := range first {
-				pairs = append(pairs, [2]string{first[i], spoken[i]})
-			}
-		default:
-			gb.log.Warn("a phonetic name whose words do not match the first name's is not listened for",
-				"first", m.FirstName, "phonetic", m.PhoneticName)
-		}
-		for _, p := range pairs {
-			if p[0] == p[1] || len(names[p[0]]) == sphinx.MaxNameVariants {
-				continue // the dictionary's own, or enough ways to say it
-			}
-			phones, err := say(p[1])
-			if err != nil {
-				return err
-			}
-			if phones != "" && !slices.Contains(names[p[0]], phones) {
-				names[p[0]] = append(names[p[0]], phones)
-			}
-		}
-	}
-	gb.phonetic = cache
-	if err := gb.lex.SetNames(names); err != nil {
-		return fmt.Errorf("the loop's phonetic names: %w", err)
-	}
-	return nil
 }
 
-// loopNames are the words of the loop members' first and last names, for
-// the speech recogniser's open slots.
-func loopNames(s *loop.Store) []string {
-	if s == nil {
-		return nil
+// newGrammarBuilder makes the recogniser's grammars from the robot's
+// intent engines, the host's answer rules and the loop's names.
+func newGrammarBuilder(r *robot, lex *sphinx.Lexicon, lang, wake string, decoys []string, log *slog.Logger) *grammar.Builder {
+	return &grammar.Builder{
+		Intents: func() []grammar.Intent { return robotGrammarIntents(r) },
+		Answers: answerIntents(r),
+		People:  grammarPeople(r.loop),
+		Lexicon: lex,
+		Options: grammar.Options{Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight},
+		Log:     log,
 	}
-	members, _ := s.Members()
-	var out []string
-	for _, m := range members {
-		out = append(out, m.FirstName)
-		if m.LastName != "" {
-			out = append(out, m.LastName)
-		}
+}
+
+// answerGrammar is gb's answer grammar as the recogniser takes it: no
+// grammar at all (a nil interface) when there is none.
+func answerGrammar(ctx context.Context, gb *grammar.Builder) (sphinx.Grammar, error) {
+	g, err := gb.BuildAnswers(ctx)
+	if g == nil || err != nil {
+		return nil, err
 	}
-	return out
+	return g, nil
 }

@@ -87,6 +87,40 @@ func TestDenoiseFromEnv(t *testing.T) {
 	}
 }
 
+// TestPhoneLoopFromEnv: no phone loop by default; Debian's with the tuned
+// margin ("on") or another margin from the environment, and a bad value
+// named.
+func TestPhoneLoopFromEnv(t *testing.T) {
+	tests := []struct {
+		value  string
+		loop   string
+		margin float64
+		err    string
+	}{
+		{"", "", 0, ""},
+		{"off", "", 0, ""},
+		{"on", sphinx.DefaultPhoneLoop, phoneLoopMargin, ""},
+		{"25.5", sphinx.DefaultPhoneLoop, 25.5, ""},
+		{"0", "", 0, `JIBOD_SPHINX_PHONE_MARGIN="0": want off, on or a margin in (0, 1000]`},
+		{"1001", "", 0, "want off, on or a margin"},
+		{"wide", "", 0, "want off, on or a margin"},
+		{"NaN", "", 0, "want off, on or a margin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			t.Setenv(envSphinxPhoneMargin, tt.value)
+			loop, margin, err := phoneLoopFromEnv()
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.loop, loop)
+			assert.Equal(t, tt.margin, margin)
+		})
+	}
+}
+
 // TestModelDenoise: an adapted model's noise suppression threshold, from
 // its provenance; Debian's model and older adapted models take the
 // recogniser's default.

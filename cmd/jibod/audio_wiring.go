@@ -15,8 +15,10 @@ import (
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/audio/tts"
 	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/jcp"
 )
 
 // errNoASR is what a build without a speech recogniser says when asked to
@@ -28,11 +30,20 @@ var errNoASR = errors.New("this build has no speech recognition; build with -tag
 type asrOptions struct {
 	Lang string
 	Log  *slog.Logger
+	// WakeInGrammar puts the wake phrase (and its decoys) in the
+	// recogniser's grammar, for finding it there (--wake grammar); else
+	// the wake word detector finds it and the recogniser hears only what
+	// follows it, so its grammar holds the commands alone.
+	WakeInGrammar bool
 }
 
 // recognizerFunc builds the recogniser for a robot; it returns the
 // recogniser and a function that releases it.
 type recognizerFunc func(ctx context.Context, r *robot, o asrOptions) (audio.Recognizer, func() error, error)
+
+// wakeGrammar names the recogniser's grammar as the way to find the wake
+// phrase (sphinx.WakeGrammar).
+const wakeGrammar = "grammar"
 
 // TTS engines for --tts.
 const (
@@ -52,6 +63,8 @@ type audioFlags struct {
 	MaxSpeech     time.Duration
 	EchoMargin    float64
 	Speech        speechConfig
+	Wake          string  // wakeDetector or sphinx.WakeGrammar
+	WakeThreshold float64 // the detector's; 0 = the model's
 }
 
 // speechConfig chooses the robot's voice and where its sound is recorded.
@@ -85,6 +98,8 @@ func addAudioFlags(fs *flag.FlagSet) *audioFlags {
 	})
 	fs.DurationVar(&f.Silence, "vad-silence", vad.Defaults.SilenceTimeout, "silence that ends an utterance (after a 200 ms hangover)")
 	fs.DurationVar(&f.MaxSpeech, "vad-max-speech", vad.Defaults.MaxSpeech, "longest utterance; longer speech is cut")
+	fs.StringVar(&f.Wake, "wake", wakeDetector, "how the wake phrase is found: detector (the wake word detector: the phrase alone or followed by anything; docs/hearing.md) or grammar (the start of the sentence recognised)")
+	fs.Float64Var(&f.WakeThreshold, "wake-threshold", 0, "the wake word detector's threshold, in (0, 1) (default: the model's own)")
 	fs.Float64Var(&f.EchoMargin, "echo-margin", 0, "with a PortAudio speaker: while the robot speaks, speech must be this many dB louder than what it plays to be heard (-40..40)")
 	fs.StringVar(&f.Speech.TTS, "tts", ttsSim, "the robot's voice: sim (text on the board's speaker) or espeak (espeak-ng, played on the board's sound output)")
 	fs.StringVar(&f.Speech.Voice, "tts-voice", "", "espeak-ng voice, e.g. en-us (default: espeak-ng's)")
@@ -126,6 +141,12 @@ func (f *audioFlags) check(input string) error {
 	}
 	if err := (vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech}).Validate(); err != nil {
 		return usageError{err.Error()}
+	}
+	if f.Wake != wakeDetector && f.Wake != wakeGrammar {
+		return usageError{fmt.Sprintf("--wake %q: want detector or grammar", f.Wake)}
+	}
+	if f.WakeThreshold < 0 || f.WakeThreshold >= 1 {
+		return usageError{fmt.Sprintf("--wake-threshold %v: want 0 < t < 1", f.WakeThreshold)}
 	}
 	if f.EchoMargin < -listen.MaxEchoMarginDB || f.EchoMargin > listen.MaxEchoMarginDB {
 		return usageError{fmt.Sprintf("--echo-margin %v: want -%d..%d dB", f.EchoMargin, listen.MaxEchoMarginDB, listen.MaxEchoMarginDB)}
@@ -245,7 +266,7 @@ func startListening(ctx context.Context, r *robot, f *audioFlags, lang string, n
 		return nil, err
 	}
 	// The recogniser first: without one there is no point opening a device.
-	asr, free, err := newASR(ctx, r, asrOptions{Lang: lang, Log: log})
+	asr, free, err := newASR(ctx, r, asrOptions{Lang: lang, Log: log, WakeInGrammar: f.Wake == wakeGrammar})
 	if err != nil {
 		return nil, fmt.Errorf("--audio %s: %w", f.Audio, err)
 	}
@@ -288,6 +309,16 @@ func listenOn(ctx context.Context, r *robot, src audio.Source, asr audio.Recogni
 	cfg := listen.Config{Bus: r.bus, Source: src, Recognizer: asr, Chain: chain,
 		VAD:  vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech},
 		Lang: lang, CommandWindow: f.CommandWindow, WakeButtons: buttons, Sync: sync, Logger: log}
+	if r.exec != nil {
+		cfg.Voice = executorVoice{r.exec}
+	}
+	if f.Wake == wakeDetector {
+		d, err := wake.New(wake.Config{Threshold: f.WakeThreshold})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Wake = d
+	}
 	if r.speech != nil && r.speech.meter != nil {
 		// A real speaker: its sound comes back through the microphone.
 		cfg.Playback, cfg.EchoMarginDB = r.speech.meter, f.EchoMargin
@@ -371,4 +402,21 @@ func heardLine(m bus.Message) string {
 	best, _ := hyps[0].(map[string]any)
 	text, _ := best["text"].(string)
 	return fmt.Sprintf("(heard: %q)", text)
+}
+
+// executorVoice says the listener's lines on the body, as a skill's say
+// action would be.
+type executorVoice struct{ ex *jcp.Executor }
+
+func (v executorVoice) Say(ctx context.Context, text string, speaking func(string)) error {
+	c, err := jcp.Check(jcp.NewAction(jcp.Say(text)))
+	if err != nil {
+		return err
+	}
+	_, err = v.ex.RunChecked(ctx, c, func(ev jcp.Event) {
+		if ev.Kind == jcp.EventSpeaking {
+			speaking(ev.Text)
+		}
+	})
+	return err
 }

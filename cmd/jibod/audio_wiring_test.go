@@ -163,18 +163,29 @@ func TestHearingAnswersAQuestion(t *testing.T) {
 	assert.Regexp(t, `(?i)5|five`, strings.Join(said[1:], " "), "the timer skill took the answer: %q", said)
 }
 
+// Speech without the wake phrase, the window closed, gives no command:
+// with the wake word detector it is not even recognised; with the grammar
+// finding the phrase it is, and the recogniser's nothing is nothing.
 func TestHearingOutOfGrammarDoesNothing(t *testing.T) {
-	rec := &recorder{}
-	r := testRobot(t, rec, speechConfig{})
-	f := parseAudioFlags(t, "--audio", "file:"+filepath.Join("..", "..", "audio", "testdata", "set_a_timer.wav"))
-	h, err := startListening(context.Background(), r, f, "en-US", fixedASR(&scriptedASR{texts: []string{""}}), nil, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	require.NoError(t, h.wait(context.Background()))
-	require.NoError(t, h.stop())
-	require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
-	assert.Len(t, rec.of(listen.TopicSpeechEnd), 1, "the speech was found")
-	assert.Len(t, rec.of(listen.TopicRecognized), 1)
-	assert.Empty(t, rec.of(pipeline.TopicHandle), "no false command")
+	for _, tc := range []struct {
+		wake       string
+		recognized int
+	}{{wakeDetector, 0}, {wakeGrammar, 1}} {
+		t.Run(tc.wake, func(t *testing.T) {
+			rec := &recorder{}
+			r := testRobot(t, rec, speechConfig{})
+			f := parseAudioFlags(t, "--wake", tc.wake, "--audio", "file:"+filepath.Join("..", "..", "audio", "testdata", "set_a_timer.wav"))
+			h, err := startListening(context.Background(), r, f, "en-US", fixedASR(&scriptedASR{texts: []string{""}}), nil, slog.New(slog.DiscardHandler))
+			require.NoError(t, err)
+			require.NoError(t, h.wait(context.Background()))
+			require.NoError(t, h.stop())
+			require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
+			assert.Len(t, rec.of(listen.TopicSpeechEnd), 1, "the speech was found")
+			assert.Len(t, rec.of(listen.TopicRecognized), tc.recognized)
+			assert.Empty(t, rec.of(listen.TopicWake))
+			assert.Empty(t, rec.of(pipeline.TopicHandle), "no false command")
+		})
+	}
 }
 
 func TestAudioFlagsCheck(t *testing.T) {
@@ -197,6 +208,10 @@ func TestAudioFlagsCheck(t *testing.T) {
 		{args: []string{"--speaker", "alsa:hw0"}, input: "console", err: "want board or portaudio[:DEVICE]"},
 		{args: []string{"--audio", "null", "--echo-margin", "6"}, input: "console"},
 		{args: []string{"--audio", "null", "--echo-margin", "60"}, input: "console", err: "--echo-margin"},
+		{args: []string{"--audio", "null", "--wake", "grammar"}, input: "console"},
+		{args: []string{"--audio", "null", "--wake", "spotter"}, input: "console", err: "want detector or grammar"},
+		{args: []string{"--audio", "null", "--wake-threshold", "0.5"}, input: "console"},
+		{args: []string{"--audio", "null", "--wake-threshold", "1"}, input: "console", err: "--wake-threshold"},
 	}
 	for _, tc := range tests {
 		err := parseAudioFlags(t, tc.args...).check(tc.input)
@@ -332,13 +347,9 @@ func TestBargeIn(t *testing.T) {
 	rec := &recorder{}
 	wav := filepath.Join(t.TempDir(), "spk.wav")
 	r := testRobot(t, rec, speechConfig{TTS: ttsEspeak, Program: fakeEspeak(t, 5), SpeakerWAV: wav})
+	// "Hey Jibo, what time is it", the wake word detector's to find.
 	src := &gated{open: make(chan struct{})}
-	for range 16000 {
-		src.pcm = append(src.pcm, 0)
-	}
-	for i := range 12000 {
-		src.pcm = append(src.pcm, int16(6000*math.Sin(2*math.Pi*300*float64(i)/16000)))
-	}
+	src.pcm = append(make([]int16, 16000), loadTestWAV(t, "hey_jibo_what_time.wav")...)
 	src.pcm = append(src.pcm, make([]int16, 16000)...)
 	// The microphone opens once the listener itself knows the robot is
 	// speaking. The listener answers transformer list requests in order

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/core/skill/builtin/volume"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -175,4 +177,26 @@ func TestAudioEnrollTooLong(t *testing.T) {
 	c, err := audio.DecodeWAV(f)
 	require.NoError(t, err)
 	assert.InDelta(t, 2.0, c.Duration(), 0.6, "the sentence said after the pause")
+}
+
+// The grammar of the running robot, made from what its skills registered
+// on the bus, offers only what the skills take (issue 24 item 5): the
+// volume's level is its level.entity (0 to 10 and the words for its ends),
+// though the template types it a number.
+func TestRobotGrammarOffersOnlyWhatSkillsTake(t *testing.T) {
+	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	g, err := robotGrammar(r, "en-US")
+	require.NoError(t, err)
+	vals, ok, err := g.SlotValues("jibo.volume", "volume_set", "level", 1000)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.GreaterOrEqual(t, len(vals), 11)
+	for _, v := range vals {
+		_, err := volume.ParseLevel(v)
+		assert.NoError(t, err, "the grammar offers %q", v)
+	}
+	assert.False(t, g.Accepts("volume eighty eight"))
+	assert.True(t, g.Accepts("volume seven"))
 }

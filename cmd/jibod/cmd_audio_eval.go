@@ -10,15 +10,17 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/audio/sphinx"
 	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/builtin/timer"
 	"github.com/openjibo/jibod/core/skill/builtin/volume"
 )
 
-const audioEvalUsage = `Usage: jibod audio eval --dir DIR [--json] [--wake grammar|spotter|both] [--vad-threshold 10]
+const audioEvalUsage = `Usage: jibod audio eval --dir DIR [--json] [--wake detector|grammar|spotter|both] [--wake-only] [--vad-threshold 10]
 
 Runs every WAV file of DIR/manifest.jsonl ({"file","text","wake"} per line;
 scripts/gen-audio-testset.sh makes one) through the robot's hearing — the
@@ -30,7 +32,9 @@ real-time factor and latency. A timer's length and a volume level are
 compared by the value their skill reads ("two minute" = "two minutes"),
 every other slot by its words. Files without the wake phrase are heard with
 the command window open, so commands said without it are scored too.
-Needs a build with speech recognition (-tags sphinx).
+Needs a build with speech recognition (-tags sphinx), except with
+--wake-only, which measures the wake word detector alone (wake hits, false
+wakes, its CPU cost) in any build.
 `
 
 // cmdAudioEval runs `jibod audio eval`.
@@ -48,16 +52,22 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	bgMargin := fs.Float64("vad-background-margin", vad.Defaults.BackgroundMarginDB, "how far over the background's typical level (dB) speech must be; negative for off")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
-	wake := fs.String("wake", sphinx.WakeGrammar, "how the wake phrase is found: grammar (the start of the sentence recognised, as the robot does), spotter (pocketsphinx keyphrase spotting) or both")
+	wakeMethod := fs.String("wake", wakeDetector, "how the wake phrase is found: detector (the wake word detector, as the robot does), grammar (the start of the sentence recognised), spotter (pocketsphinx keyphrase spotting) or both (grammar and spotter)")
 	kws := fs.Float64("kws-threshold", 0, "keyphrase spotting threshold for --wake spotter|both (default 1e-20)")
+	wakeThreshold := fs.Float64("wake-threshold", 0, "the wake word detector's threshold, in (0, 1) (default: the model's own)")
+	wakeOnly := fs.Bool("wake-only", false, "measure the wake word detector alone: no speech recognition, no command figures")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case *dir == "" || fs.NArg() > 0:
 		return usageError{"audio eval: want --dir DIR and no other arguments"}
-	case *wake != sphinx.WakeGrammar && *wake != sphinx.WakeSpotter && *wake != sphinx.WakeBoth:
-		return usageError{fmt.Sprintf("audio eval: --wake %q: want grammar, spotter or both", *wake)}
+	case *wakeMethod != wakeDetector && *wakeMethod != sphinx.WakeGrammar && *wakeMethod != sphinx.WakeSpotter && *wakeMethod != sphinx.WakeBoth:
+		return usageError{fmt.Sprintf("audio eval: --wake %q: want detector, grammar, spotter or both", *wakeMethod)}
+	case *wakeOnly && *wakeMethod != wakeDetector:
+		return usageError{"audio eval: --wake-only measures --wake detector"}
+	case *wakeThreshold < 0 || *wakeThreshold >= 1:
+		return usageError{fmt.Sprintf("audio eval: --wake-threshold %g: want 0 < t < 1", *wakeThreshold)}
 	case *kws < 0 || *kws >= 1:
 		return usageError{fmt.Sprintf("audio eval: --kws-threshold %g: want 0 < t < 1", *kws)}
 	}
@@ -83,37 +93,17 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("audio eval: %w", err)
 	}
-
-	// The robot supplies the grammar (its skills' registrations) and the
-	// intent engines commands are scored with; nothing is said to it.
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
-	if err != nil {
-		return fmt.Errorf("audio eval: starting the robot: %w", err)
-	}
-	defer r.Close(context.WithoutCancel(ctx))
-	rec, free, err := newRecognizer(ctx, r, asrOptions{Lang: tag, Log: log})
-	if err != nil {
-		return fmt.Errorf("audio eval: %w", err)
-	}
-	defer free()
-
-	heard := rec
-	if *wake != sphinx.WakeGrammar {
-		spot, freeSpot, err := newWakeSpotter(ctx, *kws)
+	var newWake func() (listen.WakeDetector, error)
+	if *wakeMethod == wakeDetector {
+		model, err := wake.Default()
 		if err != nil {
 			return fmt.Errorf("audio eval: %w", err)
 		}
-		defer freeSpot()
-		heard = &sphinx.WakeCheck{Recognizer: rec, Spotter: spot, Method: *wake}
+		newWake = func() (listen.WakeDetector, error) {
+			return wake.New(wake.Config{Model: model, Threshold: *wakeThreshold})
+		}
 	}
-	chain := &eval.ListenerChain{Recognizer: heard, VAD: vcfg, Lang: tag, Logger: log}
-	// What the stack understands must not depend on how soon the robot
-	// learns its skills in the background.
-	if err := r.intents.Learn(ctx); err != nil {
-		return fmt.Errorf("audio eval: learning the skills' intents: %w", err)
-	}
-	und := &engineUnderstander{intents: r.intents, lang: tag}
-	opts := eval.Options{}
+	opts := eval.Options{WakeOnly: *wakeOnly}
 	if !*quiet {
 		start := time.Now()
 		opts.Progress = func(done, total int) {
@@ -122,11 +112,54 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 		}
 	}
-	rep, err := eval.Run(ctx, *dir, items, chain, und, opts)
+	if *wakeOnly {
+		chain := &eval.ListenerChain{Recognizer: eval.NoRecognizer{}, Wake: newWake, VAD: vcfg, Lang: tag, Logger: log}
+		return writeEvalReport(ctx, *dir, items, chain, nil, opts, *asJSON, stdout)
+	}
+
+	// The robot supplies the grammar (its skills' registrations) and the
+	// intent engines commands are scored with; nothing is said to it.
+	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
+	if err != nil {
+		return fmt.Errorf("audio eval: starting the robot: %w", err)
+	}
+	defer r.Close(context.WithoutCancel(ctx))
+	rec, free, err := newRecognizer(ctx, r, asrOptions{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != wakeDetector})
 	if err != nil {
 		return fmt.Errorf("audio eval: %w", err)
 	}
-	if *asJSON {
+	defer free()
+
+	heard := rec
+	if *wakeMethod == sphinx.WakeSpotter || *wakeMethod == sphinx.WakeBoth {
+		spot, freeSpot, err := newWakeSpotter(ctx, *kws)
+		if err != nil {
+			return fmt.Errorf("audio eval: %w", err)
+		}
+		defer freeSpot()
+		heard = &sphinx.WakeCheck{Recognizer: rec, Spotter: spot, Method: *wakeMethod}
+	}
+	chain := &eval.ListenerChain{Recognizer: heard, Wake: newWake, VAD: vcfg, Lang: tag, Logger: log}
+	// What the stack understands must not depend on how soon the robot
+	// learns its skills in the background.
+	if err := r.intents.Learn(ctx); err != nil {
+		return fmt.Errorf("audio eval: learning the skills' intents: %w", err)
+	}
+	und := &engineUnderstander{intents: r.intents, lang: tag}
+	return writeEvalReport(ctx, *dir, items, chain, und, opts, *asJSON, stdout)
+}
+
+// wakeDetector names the wake word detector (audio/wake) as a wake method.
+const wakeDetector = "detector"
+
+// writeEvalReport runs the eval and prints its report.
+func writeEvalReport(ctx context.Context, dir string, items []eval.Item, chain eval.Chain, und eval.Understander,
+	opts eval.Options, asJSON bool, stdout io.Writer) error {
+	rep, err := eval.Run(ctx, dir, items, chain, und, opts)
+	if err != nil {
+		return fmt.Errorf("audio eval: %w", err)
+	}
+	if asJSON {
 		return rep.WriteJSON(stdout)
 	}
 	return rep.WriteText(stdout)

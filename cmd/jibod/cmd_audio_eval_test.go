@@ -27,7 +27,9 @@ func TestAudioEvalCommandLine(t *testing.T) {
 		err  string
 	}{
 		{"no folder", []string{"audio", "eval"}, 2, "want --dir DIR"},
-		{"bad wake method", []string{"audio", "eval", "--dir", dir, "--wake", "vibes"}, 2, "want grammar, spotter or both"},
+		{"bad wake method", []string{"audio", "eval", "--dir", dir, "--wake", "vibes"}, 2, "want detector, grammar, spotter or both"},
+		{"wake only is the detector's", []string{"audio", "eval", "--dir", dir, "--wake-only", "--wake", "grammar"}, 2, "--wake-only measures --wake detector"},
+		{"bad wake threshold", []string{"audio", "eval", "--dir", dir, "--wake-threshold", "1.5"}, 2, "--wake-threshold 1.5"},
 		{"bad threshold", []string{"audio", "eval", "--dir", dir, "--kws-threshold", "2"}, 2, "kws-threshold"},
 		{"bad vad", []string{"audio", "eval", "--dir", dir, "--vad-threshold", "100"}, 2, "threshold"},
 		{"edge over the threshold", []string{"audio", "eval", "--dir", dir, "--vad-threshold", "6", "--vad-edge-threshold", "8"}, 2, "edge threshold 8 dB outside 1..6"},
@@ -43,6 +45,27 @@ func TestAudioEvalCommandLine(t *testing.T) {
 			assert.Contains(t, errb.String(), tt.err)
 		})
 	}
+}
+
+// --wake-only measures the wake word detector in any build, the pure one
+// included: "hey jibo, what time is it" wakes it, a decoy does not.
+func TestAudioEvalWakeOnly(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"hey_jibo_what_time.wav", "hey_jimbo_decoy.wav"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "audio", "testdata", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.ManifestName), []byte(
+		`{"file":"hey_jibo_what_time.wav","text":"hey jibo what time is it","wake":true,"kind":"command","noise":"clean"}`+"\n"+
+			`{"file":"hey_jimbo_decoy.wav","text":"hey jimbo where did you leave the car keys","wake":false,"kind":"decoy","noise":"clean"}`+"\n"), 0o644))
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"audio", "eval", "--dir", dir, "--wake-only", "--quiet"}, strings.NewReader(""), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	assert.Contains(t, out.String(), "wake hits         100.0 % (1 of 1)")
+	assert.Contains(t, out.String(), "false wakes       0.0 per hour")
+	assert.Contains(t, out.String(), "wake word CPU")
+	assert.NotContains(t, out.String(), "command accuracy")
 }
 
 // TestEngineUnderstander: commands are scored with the robot's intent

@@ -333,11 +333,13 @@ func (s *Service) templateDef(sessionID string, d map[string]any) (TemplateInten
 	return def, nil
 }
 
-// namesSlot reports whether any sample has the untyped slot {name}.
+// namesSlot reports whether any sample has the slot {name}, typed
+// ({number:name}) or not, as a locale folder's intents take their
+// entities.
 func namesSlot(samples []string, name string) bool {
-	slot := "{" + name + "}"
+	slot, typed := "{"+name+"}", ":"+name+"}"
 	for _, smp := range samples {
-		if strings.Contains(smp, slot) {
+		if strings.Contains(smp, slot) || strings.Contains(smp, typed) {
 			return true
 		}
 	}

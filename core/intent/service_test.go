@@ -193,3 +193,22 @@ func TestEntityOnlyForItsSlot_REG07(t *testing.T) {
 	require.NotNil(t, r.engine.Match("pause the music", "en-US", "default"))
 	assert.NotContains(t, r.logs.String(), "song", "no warning about an entity the intent does not use")
 }
+
+// A typed slot ({number:level}) takes its skill's entity as an untyped
+// one does, as a locale folder's intents take theirs: the speech grammar
+// reads the values from the registration (issue 24: a volume level runs
+// 0 to 10, not to a hundred).
+func TestEntityForATypedSlot_REG07(t *testing.T) {
+	r := newSvcRig(t)
+	r.send(t, TopicRegisterEntity, map[string]any{"skill_id": "vol", "entity_name": "level", "lang": "en-US",
+		"samples": []any{"(one|two|ten)"}}, "")
+	r.send(t, TopicRegisterTemplate, tmpl("vol", "set", "set the volume to {number:level}"), "")
+	r.ask(t, TopicList, nil)
+	var got map[string][]string
+	for _, reg := range r.engine.Registrations("") {
+		if reg.SkillID == "vol" && reg.IntentName == "set" {
+			got = reg.Definition.Entities
+		}
+	}
+	assert.Equal(t, map[string][]string{"level": {"(one|two|ten)"}}, got)
+}

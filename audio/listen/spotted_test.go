@@ -1,0 +1,195 @@
+package listen
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/vad"
+	"github.com/openjibo/jibod/audio/wake"
+	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/pipeline"
+)
+
+// scriptedWake reports the wake phrase at fixed stream positions, ending
+// lag before each.
+type scriptedWake struct {
+	at  []int64
+	lag int64
+	pos int64
+}
+
+func (s *scriptedWake) Feed(pcm []int16) []wake.Detection {
+	var out []wake.Detection
+	from := s.pos
+	s.pos += int64(len(pcm))
+	for _, p := range s.at {
+		if p > from && p <= s.pos {
+			out = append(out, wake.Detection{At: p, End: p - s.lag, Score: 0.9})
+		}
+	}
+	return out
+}
+
+// heardASR answers like fakeASR and keeps how much audio each utterance
+// had.
+type heardASR struct {
+	fakeASR
+	mu      sync.Mutex
+	lengths []int
+}
+
+func (h *heardASR) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	h.mu.Lock()
+	h.lengths = append(h.lengths, len(pcm))
+	h.mu.Unlock()
+	return h.fakeASR.Recognize(ctx, pcm)
+}
+
+func TestListenerWithWakeDetector(t *testing.T) {
+	pub := func(w **world, topic string) func() {
+		return func() { require.NoError(t, (*w).bus.Publish(context.Background(), bus.NewMessage(topic, nil))) }
+	}
+	// The phrase is said from 1 s to 1.6 s in every case; the detector
+	// decides 50 ms after it ends.
+	phrase := func() *script { return (&script{}).silence(time.Second).say(600 * time.Millisecond) }
+	spot := []time.Duration{1650 * time.Millisecond}
+	var w *world
+	tests := []struct {
+		name     string
+		audio    *script
+		spot     []time.Duration
+		hooks    map[time.Duration]func()
+		asr      [][]audio.Hypothesis
+		commands [][]any
+		wakes    []string
+		stops    int
+		// heard is how much audio the recogniser had, ±60 ms.
+		heard []time.Duration
+	}{
+		{name: "the phrase, then a command in the same breath: recognised from the audio after the phrase",
+			audio: phrase().silence(100 * time.Millisecond).say(800 * time.Millisecond).silence(time.Second), spot: spot,
+			asr: [][]audio.Hypothesis{hyp("what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"voice"},
+			// The pre-roll, then 1.6 s → 2.5 s and the hangover.
+			heard: []time.Duration{vad.Defaults.PreRoll + 900*time.Millisecond + vad.Defaults.Hangover}},
+		{name: "the phrase followed by speech no skill knows wakes all the same",
+			audio: phrase().silence(100 * time.Millisecond).say(800 * time.Millisecond).silence(time.Second), spot: spot,
+			asr: [][]audio.Hypothesis{nil}, wakes: []string{"voice"},
+			heard: []time.Duration{vad.Defaults.PreRoll + 900*time.Millisecond + vad.Defaults.Hangover}},
+		{name: "the phrase alone, then the command in the window",
+			audio: phrase().silence(2 * time.Second).say(800 * time.Millisecond).silence(time.Second), spot: spot,
+			asr: [][]audio.Hypothesis{hyp("what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"voice"},
+			heard: []time.Duration{vad.Defaults.PreRoll + 800*time.Millisecond + vad.Defaults.Hangover}},
+		{name: "speech without the phrase is not even recognised",
+			audio: phrase().silence(time.Second)},
+		{name: "a sentence recognised with the wake phrase does not wake: the detector decides",
+			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicWakeRequest)},
+			asr: [][]audio.Hypothesis{hyp("hey jibo what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"shell"},
+			heard: []time.Duration{vad.Defaults.PreRoll + 600*time.Millisecond + vad.Defaults.Hangover}},
+		{name: "the wake button still opens the window",
+			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, "jibo.body.button.wake.press")},
+			asr: [][]audio.Hypothesis{hyp("what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"button"},
+			heard: []time.Duration{vad.Defaults.PreRoll + 600*time.Millisecond + vad.Defaults.Hangover}},
+		{name: "barge-in: the phrase while the robot speaks stops it, and the command after it counts",
+			audio: phrase().silence(100 * time.Millisecond).say(800 * time.Millisecond).silence(time.Second), spot: spot,
+			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicSpeakerSay)},
+			asr:   [][]audio.Hypothesis{hyp("stop")}, commands: [][]any{{"stop"}}, wakes: []string{"voice"}, stops: 1,
+			heard: []time.Duration{vad.Defaults.PreRoll + 900*time.Millisecond + vad.Defaults.Hangover}},
+		{name: "speech while the robot speaks, without the phrase, is ignored",
+			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicSpeakerSay)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w = newWorld(t)
+				defer w.bus.Close(context.Background())
+				src := &hookSource{pcm: tc.audio.pcm, hooks: map[int64]func(){}}
+				for d, f := range tc.hooks {
+					src.hooks[at(d)] = f
+				}
+				det := &scriptedWake{lag: at(50 * time.Millisecond)}
+				for _, d := range tc.spot {
+					det.at = append(det.at, at(d))
+				}
+				asr := &heardASR{fakeASR: fakeASR{script: tc.asr}}
+				l, err := runListener(t, w, src, asr, func(c *Config) { c.Wake = det })
+				require.NoError(t, err)
+				assert.Equal(t, tc.commands, w.commands())
+				assert.Equal(t, tc.wakes, w.wakes())
+				assert.Len(t, w.topics(pipeline.TopicStop), tc.stops)
+				assert.Len(t, w.topics(TopicRecognized), len(tc.asr), "recognised utterances")
+				require.Len(t, asr.lengths, len(tc.heard))
+				for i, d := range tc.heard {
+					assert.InDelta(t, float64(at(d)), float64(asr.lengths[i]), float64(at(60*time.Millisecond)), "audio recognised")
+				}
+				assert.Equal(t, len(tc.wakes), l.Stats().Wakes)
+			})
+		})
+	}
+}
+
+func TestAfterWake(t *testing.T) {
+	ms := func(d int) int64 { return at(time.Duration(d) * time.Millisecond) }
+	// An utterance whose audio starts at 1 s, speech from 1.5 s to 3 s.
+	pcm := make([]int16, ms(2200))
+	for i := range pcm {
+		pcm[i] = 1000
+	}
+	seg := vad.Segment{PCM: pcm, From: ms(1000), Start: ms(1500), End: ms(3000)}
+	tests := []struct {
+		name   string
+		end    int64
+		ok     bool
+		want   int64 // samples returned
+		splice int64 // where the two pieces meet
+	}{
+		{"the command after the phrase, the pre-roll in front", ms(2000), true, ms(500) + ms(1200), ms(500)},
+		{"too little after the phrase: its own tail", ms(2800), false, 0, 0},
+		{"just enough", ms(3000) - at(minAfterWake), true, ms(500) + ms(3200) - ms(3000) + at(minAfterWake), ms(500)},
+		{"a phrase that ended in the pre-roll keeps all the speech", ms(1200), true, ms(2200), ms(200)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := afterWake(seg, tc.end)
+			require.Equal(t, tc.ok, ok)
+			assert.Len(t, got, int(tc.want))
+			if ok {
+				// Joined with short fades: the middle is untouched.
+				assert.Equal(t, int16(1000), got[len(got)/2])
+				assert.Zero(t, got[tc.splice], "the fade-in starts from silence")
+			}
+		})
+	}
+}
+
+func TestSettle(t *testing.T) {
+	ms := func(d int) int { return int(at(time.Duration(d) * time.Millisecond)) }
+	// tone, then silence, then tone again: the phrase's vowel, the pause,
+	// the command.
+	build := func(vowel, pause, next int) []int16 {
+		s := &script{}
+		s.say(time.Duration(vowel) * time.Millisecond).silence(time.Duration(pause) * time.Millisecond).say(time.Duration(next) * time.Millisecond)
+		return s.pcm
+	}
+	tests := []struct {
+		name     string
+		pcm      []int16
+		cut, got int
+	}{
+		{"a vowel's tail left: moved into the pause", build(500, 300, 500), ms(460), ms(500)},
+		{"already in the pause: stays", build(500, 300, 500), ms(560), ms(560)},
+		{"no pause: stays", build(500, 0, 500), ms(460), ms(460)},
+		{"the pause too far off: stays", build(700, 300, 500), ms(460), ms(460)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.got, settle(tc.pcm, tc.cut))
+		})
+	}
+}

@@ -1,0 +1,197 @@
+package wake
+
+import (
+	"math"
+	"math/bits"
+)
+
+// features turns a stream of samples into log-mel frames, as
+// scripts/wake/model.py's logmel does: frame k covers samples
+// [k·hop, k·hop+frame), under a periodic Hann window, zero-padded to nfft;
+// its power spectrum goes through triangular filters evenly spaced on the
+// HTK mel scale, and the log of each filter's energy (plus a floor) is the
+// feature.
+type features struct {
+	frame, hop, nfft int
+	floor            float64
+
+	window []float64
+	mel    []melFilter
+	fft    *fft // of nfft/2 points: a real transform of nfft packed in half
+	// twCos, twSin are e^{-2πik/nfft}, k < nfft/2, for unpacking it.
+	twCos, twSin []float64
+
+	buf    []float64 // the last frame's samples, a ring
+	at     int       // next write index in buf
+	since  int       // samples since the last frame was made
+	re, im []float64 // scratch
+	power  []float64
+}
+
+// melFilter is one triangular filter: weights over bins [from, from+len).
+type melFilter struct {
+	from    int
+	weights []float64
+}
+
+func newFeatures(h header) *features {
+	half := h.NFFT / 2
+	f := &features{frame: h.Frame, hop: h.Hop, nfft: h.NFFT, floor: h.LogFloor,
+		window: make([]float64, h.Frame), fft: newFFT(half),
+		twCos: make([]float64, half), twSin: make([]float64, half),
+		buf: make([]float64, h.Frame), re: make([]float64, half), im: make([]float64, half),
+		power: make([]float64, half+1)}
+	for n := range f.window {
+		f.window[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/float64(h.Frame))
+	}
+	for k := range half {
+		a := -2 * math.Pi * float64(k) / float64(h.NFFT)
+		f.twCos[k], f.twSin[k] = math.Cos(a), math.Sin(a)
+	}
+	f.mel = melFilters(h)
+	f.since = f.hop - f.frame // the first frame needs a whole frame of samples
+	return f
+}
+
+func hzToMel(hz float64) float64 { return 2595 * math.Log10(1+hz/700) }
+func melToHz(m float64) float64  { return 700 * (math.Pow(10, m/2595) - 1) }
+
+// melFilters builds the filterbank as model.py's filterbank does.
+func melFilters(h header) []melFilter {
+	bins := h.NFFT/2 + 1
+	lo, hi := hzToMel(h.FMin), hzToMel(h.FMax)
+	pts := make([]float64, h.Mels+2)
+	for i := range pts {
+		pts[i] = melToHz(lo + (hi-lo)*float64(i)/float64(h.Mels+1))
+	}
+	out := make([]melFilter, h.Mels)
+	for i := range out {
+		l, c, r := pts[i], pts[i+1], pts[i+2]
+		var ws []float64
+		from := -1
+		for b := range bins {
+			hz := float64(b) * float64(h.SampleRate) / float64(h.NFFT)
+			w := max(0, min((hz-l)/(c-l), (r-hz)/(r-c)))
+			if w <= 0 {
+				if from >= 0 {
+					break
+				}
+				continue
+			}
+			if from < 0 {
+				from = b
+			}
+			ws = append(ws, w)
+		}
+		if from < 0 {
+			from = 0
+		}
+		out[i] = melFilter{from: from, weights: ws}
+	}
+	return out
+}
+
+// push adds one sample; it reports whether a frame is complete, whose
+// features are then written to dst.
+func (f *features) push(s int16, dst []float64) bool {
+	f.buf[f.at] = float64(s) / 32768
+	f.at++
+	if f.at == f.frame {
+		f.at = 0
+	}
+	f.since++
+	if f.since < f.hop {
+		return false
+	}
+	f.since = 0
+	f.compute(dst)
+	return true
+}
+
+// compute writes the features of the last frame's samples (oldest at
+// f.at) to dst.
+func (f *features) compute(dst []float64) {
+	// The windowed frame, zero-padded to nfft, packed as nfft/2 complex
+	// numbers: even samples real, odd ones imaginary.
+	clear(f.re)
+	clear(f.im)
+	for n := range f.frame {
+		v := f.buf[(f.at+n)%f.frame] * f.window[n]
+		if n%2 == 0 {
+			f.re[n/2] = v
+		} else {
+			f.im[n/2] = v
+		}
+	}
+	f.fft.transform(f.re, f.im)
+	// Unpacked: X[k] = E[k] + e^{-2πik/nfft}·O[k], where E and O, the
+	// transforms of the even and odd samples, are the conjugate-symmetric
+	// and antisymmetric parts of the packed transform Z.
+	half := f.nfft / 2
+	for k := 0; k <= half; k++ {
+		zr, zi := f.re[k%half], f.im[k%half]
+		cr, ci := f.re[(half-k)%half], -f.im[(half-k)%half] // conj(Z[half-k])
+		er, ei := (zr+cr)/2, (zi+ci)/2
+		odr, odi := (zi-ci)/2, -(zr-cr)/2 // (Z - conj)/(2i)
+		c, s := 1.0, 0.0
+		if k < half {
+			c, s = f.twCos[k], f.twSin[k]
+		} else {
+			c = -1 // e^{-iπ}
+		}
+		xr := er + c*odr - s*odi
+		xi := ei + c*odi + s*odr
+		f.power[k] = xr*xr + xi*xi
+	}
+	for i, m := range f.mel {
+		e := 0.0
+		for k, w := range m.weights {
+			e += w * f.power[m.from+k]
+		}
+		dst[i] = math.Log(e + f.floor)
+	}
+}
+
+// fft is an in-place radix-2 complex FFT of one size.
+type fft struct {
+	n        int
+	rev      []int
+	cos, sin []float64
+}
+
+func newFFT(n int) *fft {
+	t := &fft{n: n, rev: make([]int, n), cos: make([]float64, n/2), sin: make([]float64, n/2)}
+	shift := 64 - bits.TrailingZeros(uint(n))
+	for i := range n {
+		t.rev[i] = int(bits.Reverse64(uint64(i)) >> shift)
+	}
+	for i := range n / 2 {
+		a := -2 * math.Pi * float64(i) / float64(n)
+		t.cos[i], t.sin[i] = math.Cos(a), math.Sin(a)
+	}
+	return t
+}
+
+// transform computes the forward DFT of (re, im) in place.
+func (t *fft) transform(re, im []float64) {
+	n := t.n
+	for i := range n {
+		if j := t.rev[i]; j > i {
+			re[i], re[j] = re[j], re[i]
+			im[i], im[j] = im[j], im[i]
+		}
+	}
+	for size := 2; size <= n; size <<= 1 {
+		half, step := size/2, n/size
+		for start := 0; start < n; start += size {
+			for k := range half {
+				c, s := t.cos[k*step], t.sin[k*step]
+				a, b := start+k, start+k+half
+				xr := re[b]*c - im[b]*s
+				xi := re[b]*s + im[b]*c
+				re[b], im[b] = re[a]-xr, im[a]-xi
+				re[a], im[a] = re[a]+xr, im[a]+xi
+			}
+		}
+	}
+}

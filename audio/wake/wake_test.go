@@ -1,0 +1,259 @@
+package wake
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parity is what scripts/wake/train.py computed from a WAV with the
+// embedded model: the features of its first frames and every step's logit.
+type parity struct {
+	WAV      string      `json:"wav"`
+	Features [][]float64 `json:"features"`
+	Logits   []float64   `json:"logits"`
+}
+
+func loadParity(t testing.TB) (parity, []int16) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/parity.json")
+	require.NoError(t, err)
+	var p parity
+	require.NoError(t, json.Unmarshal(b, &p))
+	f, err := os.Open(filepath.Join("..", "testdata", p.WAV))
+	require.NoError(t, err)
+	defer f.Close()
+	clip, err := audio.DecodeWAV(f)
+	require.NoError(t, err)
+	return p, audio.ToRecognition(clip)
+}
+
+// The Go features and scores are the training script's, on the same WAV.
+func TestParityWithTrainingScript(t *testing.T) {
+	p, pcm := loadParity(t)
+	m, err := Default()
+	require.NoError(t, err)
+	f := newFeatures(m.h)
+	n := newNetwork(m)
+	frame := make([]float64, m.h.Mels)
+	var frames int
+	var logits []float64
+	for _, s := range pcm {
+		if !f.push(s, frame) {
+			continue
+		}
+		if frames < len(p.Features) {
+			for i, v := range frame {
+				require.InDeltaf(t, p.Features[frames][i], v, 2e-4, "frame %d mel %d", frames, i)
+			}
+		}
+		frames++
+		if l, ok := n.frame(frame); ok {
+			logits = append(logits, float64(l))
+		}
+	}
+	require.Len(t, logits, len(p.Logits))
+	worst := 0.0
+	for i := range logits {
+		worst = math.Max(worst, math.Abs(logits[i]-p.Logits[i]))
+	}
+	t.Logf("largest logit difference %g", worst)
+	require.Less(t, worst, 2e-3, "largest logit difference")
+}
+
+// BenchmarkDetector measures the detector's cost per second of audio
+// (always on: every sample of the stream goes through it): cpu-rtf is the
+// CPU time of the thread that fed it over the audio fed, whatever else the
+// machine runs meanwhile.
+func BenchmarkDetector(b *testing.B) {
+	_, pcm := loadParity(b)
+	d, err := New(Config{})
+	require.NoError(b, err)
+	sec := pcm[:SampleRate]
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ReportAllocs()
+	cpu0, ok0 := threadCPU()
+	b.ResetTimer()
+	for b.Loop() {
+		for off := 0; off < len(sec); off += 320 {
+			d.Feed(sec[off : off+320])
+		}
+	}
+	b.StopTimer()
+	if cpu1, ok1 := threadCPU(); ok0 && ok1 {
+		b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-rtf")
+	}
+}
+
+// modelFile rebuilds a model file from a header and tensor bytes.
+func modelFile(t testing.TB, h map[string]any, body []byte) []byte {
+	t.Helper()
+	hb, err := json.Marshal(h)
+	require.NoError(t, err)
+	out := []byte(magic)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(hb)))
+	out = append(out, hb...)
+	return append(out, body...)
+}
+
+// splitModel returns the embedded model's header (as a map) and tensors.
+func splitModel(t testing.TB) (map[string]any, []byte) {
+	t.Helper()
+	n := binary.LittleEndian.Uint32(defaultModel[len(magic):])
+	var h map[string]any
+	require.NoError(t, json.Unmarshal(defaultModel[len(magic)+4:len(magic)+4+int(n)], &h))
+	return h, defaultModel[len(magic)+4+int(n):]
+}
+
+func TestParseRefusesBadModels(t *testing.T) {
+	h, body := splitModel(t)
+	with := func(k string, v any) map[string]any {
+		c := maps.Clone(h)
+		c[k] = v
+		return c
+	}
+	detect := func(k string, v any) map[string]any {
+		d := maps.Clone(h["detect"].(map[string]any))
+		d[k] = v
+		return with("detect", d)
+	}
+	dtype := func(name, dt string) []any {
+		var ts []any
+		for _, x := range h["tensors"].([]any) {
+			c := maps.Clone(x.(map[string]any))
+			if c["name"] == name {
+				c["dtype"] = dt
+			}
+			ts = append(ts, c)
+		}
+		return ts
+	}
+	nan := slices.Clone(body)
+	binary.LittleEndian.PutUint32(nan[8:], math.Float32bits(float32(math.NaN())))
+	tests := []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"empty", nil, "bad magic"},
+		{"another file", []byte("RIFF....WAVEfmt "), "bad magic"},
+		{"header longer than the file", append([]byte(magic), 0xff, 0xff, 0, 0), "does not fit"},
+		{"header not JSON", append([]byte(magic), 3, 0, 0, 0, '{', '{', '}'), "header: invalid character"},
+		{"unknown field", modelFile(t, with("extra", 1), body), "unknown field"},
+		{"format", modelFile(t, with("format", 1), body), "format 1"},
+		{"sample rate", modelFile(t, with("sample_rate", 8000), body), "sample rate"},
+		{"nfft not a power of two", modelFile(t, with("nfft", 500), body), "nfft"},
+		{"frame longer than nfft", modelFile(t, with("frame", 1024), body), "frame"},
+		{"mel range", modelFile(t, with("fmax", 9000), body), "mel range"},
+		{"too many channels", modelFile(t, with("channels", 100000), body), "channels"},
+		{"dilation", modelFile(t, with("dilations", []int{1, 2, 4, 8, 1000}), body), "dilation"},
+		{"threshold", modelFile(t, detect("threshold", 1.5), body), "threshold"},
+		{"smoothing", modelFile(t, detect("smooth", 0), body), "smoothing"},
+		{"tensor shapes", modelFile(t, with("hidden", 16), body), "tensor"},
+		{"storage", modelFile(t, with("tensors", dtype("conv0.w", "f16")), body), `dtype "f16"`},
+		{"float32 read as int8", modelFile(t, with("tensors", dtype("h2.b", "i8")), body), "h2.b: cut short"},
+		{"int4 read as int8", modelFile(t, with("tensors", dtype("conv4.w", "i8")), body), "cut short"},
+		{"cut short", modelFile(t, h, body[:len(body)-4]), "cut short"},
+		{"trailing bytes", modelFile(t, h, append(slices.Clone(body), 0, 0, 0, 0)), "after the last tensor"},
+		{"not a number", modelFile(t, h, nan), "NaN"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.file)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	_, err := Parse(modelFile(t, h, body))
+	require.NoError(t, err, "the embedded model rebuilt")
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(defaultModel)
+	f.Add(defaultModel[:len(magic)+4+100])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse(b)
+		if err != nil {
+			return
+		}
+		d, err := New(Config{Model: m})
+		require.NoError(t, err)
+		d.Feed(make([]int16, 4000))
+	})
+}
+
+func TestNewValidates(t *testing.T) {
+	for _, c := range []Config{{Threshold: -0.1}, {Threshold: 1}, {Threshold: math.NaN()}, {Refractory: -time.Second}, {Refractory: time.Hour}} {
+		_, err := New(c)
+		assert.Error(t, err, "%+v", c)
+	}
+	d, err := New(Config{Threshold: 0.7, Refractory: 2 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, 0.7, d.Threshold())
+	assert.Equal(t, int64(100), d.refractory, "2 s of 20 ms steps")
+}
+
+// The decision: the mean of the last steps' probabilities reaching the
+// threshold wakes, once, then nothing during the refractory period.
+func TestDecision(t *testing.T) {
+	logit := func(p float64) float32 { return float32(math.Log(p / (1 - p))) }
+	tests := []struct {
+		name  string
+		probs []float64
+		wakes []int // steps
+	}{
+		{"nothing", []float64{0.1, 0.2, 0.1, 0.3, 0.2}, nil},
+		{"one step alone is smoothed away", []float64{0.1, 0.99, 0.1, 0.1}, nil},
+		{"a run wakes at its third step", []float64{0.1, 0.9, 0.9, 0.9, 0.9, 0.9, 0.1}, []int{3}},
+		{"again after the refractory period", append(append([]float64{0.9, 0.9, 0.9}, make([]float64, 50)...), 0.9, 0.9, 0.9), []int{2, 55}},
+		{"not within it", append(append([]float64{0.9, 0.9, 0.9}, make([]float64, 40)...), 0.9, 0.9, 0.9), []int{2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(Config{Threshold: 0.8, Refractory: time.Second})
+			require.NoError(t, err)
+			var got []int
+			for i, p := range tc.probs {
+				d.events = d.events[:0]
+				d.score(logit(max(p, 1e-6)))
+				if len(d.events) > 0 {
+					got = append(got, i)
+				}
+			}
+			assert.Equal(t, tc.wakes, got)
+		})
+	}
+}
+
+// Fed in any pieces, the stream gives the same wakes.
+func TestFeedChunking(t *testing.T) {
+	_, pcm := loadParity(t)
+	var want []Detection
+	for _, chunk := range []int{len(pcm), 320, 160, 77, 1} {
+		d, err := New(Config{Threshold: 0.05})
+		require.NoError(t, err)
+		var got []Detection
+		for off := 0; off < len(pcm); off += chunk {
+			got = append(got, d.Feed(pcm[off:min(off+chunk, len(pcm))])...)
+		}
+		assert.Equal(t, int64(len(pcm)), d.Pos())
+		if want == nil {
+			want = got
+			require.NotEmpty(t, want, "a low threshold wakes somewhere")
+			continue
+		}
+		assert.Equal(t, want, got, "chunk %d", chunk)
+	}
+}
