@@ -255,6 +255,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	if err := c.homeBody(ctx); err != nil {
 		return fmt.Errorf("motion: start: %w", err)
 	}
+	c.rested()
 	return nil
 }
 
@@ -408,6 +409,18 @@ func (c *Controller) Close(ctx context.Context) error {
 	}
 	c.emit("stop", map[string]any{})
 	return errors.Join(errs...)
+}
+
+// rested lowers the collector's target when the body is at rest (no job,
+// no velocity) and no job began since. The reporter calls it when a job
+// arrives, finishes or rests; Start after homing.
+func (c *Controller) rested() {
+	c.mu.Lock()
+	still, seq := !c.moving(), c.nextID
+	c.mu.Unlock()
+	if still {
+		c.rt.collect(false, seq)
+	}
 }
 
 // RealTime says what real-time service the loop got at Start.
@@ -648,6 +661,7 @@ func (c *Controller) begin(j *Job) error {
 	}
 	c.job = j
 	c.mu.Unlock()
+	c.rt.collect(true, j.ID)
 	if prev != nil && prev.kind != jobHalt {
 		c.emit("preempted", map[string]any{"job": prev.ID, "name": prev.Name, "by": j.Name})
 	}

@@ -400,10 +400,13 @@ func (c *Controller) report(n notice) {
 	emit := func(kind string, values map[string]any) { c.emitAt(n.at, kind, values) }
 	switch n.kind {
 	case noticeArrived:
+		c.rested()
 		emit("arrived", n.pose.values(map[string]any{"job": n.job, "name": n.name}))
 	case noticeFinished:
+		c.rested()
 		emit("finished", n.pose.values(map[string]any{"job": n.job, "name": n.name}))
 	case noticeRested:
+		c.rested()
 		emit("rest", n.pose.values(map[string]any{"reason": n.name}))
 	case noticeHalt:
 		emit("halt", n.pose.values(map[string]any{"reason": n.name}))

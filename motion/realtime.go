@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -21,12 +22,20 @@ const (
 	// processor (a P) to run Go code; when the robot is busy every P is
 	// taken and it waits for one to be handed over, which takes as long as
 	// the other threads take to be scheduled. With spare Ps it takes an
-	// idle one at once.
-	DefaultProcsPerCPU = 4
+	// idle one at once; a busy pipeline keeps a few dozen goroutines
+	// runnable, so it takes a few dozen Ps to leave one spare
+	// (docs/motion.md).
+	DefaultProcsPerCPU = 16
 	// DefaultGCPercent is the garbage collector's target (GOGC) while the
-	// loop runs, where RealTime.HeapLimit is negative: fewer collections,
+	// body moves, where RealTime.HeapLimit is not set: fewer collections,
 	// for a heap up to five times the live one.
 	DefaultGCPercent = 400
+	// DefaultRestGCPercent is the collector's target while the body is at
+	// rest, where a late tick costs nothing (the servos hold): Go's own
+	// default, for a heap up to twice the live one. Start-up, which loads
+	// and learns with the body at rest, then leaves its long-lived data in
+	// fewer pages.
+	DefaultRestGCPercent = 100
 	// MinHeapLimit bounds RealTime.HeapLimit: below a few times the live
 	// heap the collector would run all the time.
 	MinHeapLimit = 16 << 20
@@ -58,10 +67,14 @@ type RealTime struct {
 	// per CPU, negative keeps its present value. Close puts back the
 	// value it had.
 	Procs int
-	// GCPercent is the collector's target while the loop runs, unless
-	// HeapLimit is set; 0 means DefaultGCPercent. Negative leaves the
-	// collector as it is (HeapLimit too).
+	// GCPercent is the collector's target while the body moves (a job
+	// runs), unless HeapLimit is set; 0 means DefaultGCPercent. Negative
+	// leaves the collector as it is (HeapLimit and RestGCPercent too).
 	GCPercent int
+	// RestGCPercent is the collector's target while the body is at rest,
+	// unless HeapLimit is set; 0 means DefaultRestGCPercent, negative
+	// GCPercent.
+	RestGCPercent int
 	// HeapLimit, when positive, makes the collector run when the heap
 	// reaches this size in bytes (GOGC off and a memory limit, GOMEMLIMIT),
 	// at least MinHeapLimit, instead of at GCPercent. Each collection asks
@@ -87,9 +100,13 @@ type RealTimeStatus struct {
 	Isolated bool `json:"isolated"`
 	// Procs is the GOMAXPROCS fixed for the loop; 0 when left alone.
 	Procs int `json:"procs,omitempty"`
-	// GCPercent is the collector's target set for the loop; 0 when left
-	// alone or when the collector runs at HeapLimitMiB.
+	// GCPercent is the collector's target set for the loop while the
+	// body moves; 0 when left alone or when the collector runs at
+	// HeapLimitMiB.
 	GCPercent int `json:"gc_percent,omitempty"`
+	// RestGCPercent is the collector's target while the body is at rest;
+	// 0 when GCPercent is.
+	RestGCPercent int `json:"rest_gc_percent,omitempty"`
 	// HeapLimitMiB is the heap size in MiB at which the collector runs;
 	// 0 when not set.
 	HeapLimitMiB int64 `json:"heap_limit_mib,omitempty"`
@@ -116,7 +133,11 @@ func (s RealTimeStatus) String() string {
 		parts = append(parts, fmt.Sprintf("GOMAXPROCS %d", s.Procs))
 	}
 	if s.GCPercent > 0 {
-		parts = append(parts, fmt.Sprintf("GOGC %d", s.GCPercent))
+		p := fmt.Sprintf("GOGC %d", s.GCPercent)
+		if s.RestGCPercent > 0 && s.RestGCPercent != s.GCPercent {
+			p += fmt.Sprintf(" (%d at rest)", s.RestGCPercent)
+		}
+		parts = append(parts, p)
 	}
 	if s.HeapLimitMiB > 0 {
 		parts = append(parts, fmt.Sprintf("GC at a %d MiB heap", s.HeapLimitMiB))
@@ -184,6 +205,15 @@ type realTime struct {
 	prevLimit int64 // the memory limit to put back
 	prevProcs int   // GOMAXPROCS to put back
 	held      bool  // this set-up holds rtTaken
+
+	// gcMu guards the collector's switch between moving and rest: it is
+	// taken outside the controller's lock, so the loop never waits on it.
+	gcMu    sync.Mutex
+	gcTwo   bool // the target follows the body: GCPercent moving, RestGCPercent at rest
+	gcRest  bool // the target is the rest one
+	gcMove  int
+	gcAtRst int
+	gcSeq   uint64 // the last job begun that raised the target
 }
 
 // enter sets up real-time service for the calling goroutine: it locks it
@@ -254,13 +284,49 @@ func (rt *realTime) setCollector(o RealTime, st *RealTimeStatus) {
 		if p == 0 {
 			p = DefaultGCPercent
 		}
-		rt.prevGC, st.GCPercent = rt.sys.setGCPercent(p), p
+		r := o.RestGCPercent
+		switch {
+		case r == 0:
+			r = DefaultRestGCPercent
+		case r < 0:
+			r = p
+		}
+		// The loop starts with the body at rest; the first job raises it.
+		rt.gcMu.Lock()
+		rt.gcTwo, rt.gcRest, rt.gcMove, rt.gcAtRst = true, true, p, r
+		rt.prevGC = rt.sys.setGCPercent(r)
+		rt.gcMu.Unlock()
+		st.GCPercent, st.RestGCPercent = p, r
 		return
 	}
 	limit := o.HeapLimit
 	rt.prevLimit = rt.sys.setMemoryLimit(limit)
 	rt.prevGC = rt.sys.setGCPercent(-1)
 	st.HeapLimitMiB = max(limit>>20, 1)
+}
+
+// collect sets the collector's target for a body that moves or rests,
+// when the set-up made it follow the body. seq is the last job begun as
+// the caller saw it: a rest seen before a later job began is stale.
+// Switching is cheap and happens only when a job begins or the body comes
+// to rest, never in a tick.
+func (rt *realTime) collect(moving bool, seq uint64) {
+	rt.gcMu.Lock()
+	defer rt.gcMu.Unlock()
+	if moving {
+		rt.gcSeq = max(rt.gcSeq, seq)
+	} else if seq < rt.gcSeq {
+		return
+	}
+	if !rt.gcTwo || rt.gcRest == !moving {
+		return
+	}
+	rt.gcRest = !moving
+	p := rt.gcAtRst
+	if moving {
+		p = rt.gcMove
+	}
+	rt.sys.setGCPercent(p)
 }
 
 // setProcs sets GOMAXPROCS as o asks, given ncpu CPUs. It is fixed even
@@ -351,7 +417,10 @@ func (rt *realTime) leave() error {
 		rt.sys.gomaxprocs(rt.prevProcs)
 	}
 	if st.GCPercent > 0 || st.HeapLimitMiB > 0 {
+		rt.gcMu.Lock()
+		rt.gcTwo = false
 		rt.sys.setGCPercent(rt.prevGC)
+		rt.gcMu.Unlock()
 	}
 	if st.HeapLimitMiB > 0 {
 		rt.sys.setMemoryLimit(rt.prevLimit)

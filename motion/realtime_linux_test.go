@@ -4,11 +4,14 @@ package motion
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,4 +91,92 @@ func indexFrom(s, sub string, from int) int {
 		}
 	}
 	return -1
+}
+
+// Only private read-only file mappings without anonymous pages are
+// dropped: not writable data, not the heap, not a read-only mapping that
+// holds written pages (relocations), not the vDSO.
+func TestCleanFileMappings(t *testing.T) {
+	smaps := `00400000-00bd5000 r-xp 00000000 fd:01 1234                               /usr/bin/jibod
+Size:               8020 kB
+Anonymous:             0 kB
+VmFlags: rd ex mr mw me dw
+00bd5000-013b8000 r--p 007d5000 fd:01 1234                               /usr/bin/jibod
+Size:               8076 kB
+Anonymous:             0 kB
+013b8000-01423000 rw-p 00fb8000 fd:01 1234                               /usr/bin/jibod
+Anonymous:           124 kB
+7f0000000000-7f0000004000 r--p 00020000 fd:01 99                         /usr/lib/libc.so.6
+Anonymous:            16 kB
+7f0000004000-7f0000008000 r--s 00000000 fd:01 98                         /dev/shm/x
+Anonymous:             0 kB
+c000000000-c004000000 rw-p 00000000 00:00 0
+Anonymous:          9220 kB
+7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0                          [vdso]
+Anonymous:             0 kB
+`
+	got, err := cleanFileMappings(strings.NewReader(smaps))
+	require.NoError(t, err)
+	assert.Equal(t, []fileMapping{{0x400000, 0xbd5000}, {0xbd5000, 0x13b8000}}, got)
+
+	_, err = cleanFileMappings(strings.NewReader("garbage\n"))
+	assert.ErrorContains(t, err, `smaps: unexpected line "garbage"`)
+}
+
+// Dropping the clean file pages unmaps them and loses nothing: a file's
+// pages read back the same, and a read-only mapping holding a written
+// page keeps it.
+func TestDropCleanFilePages(t *testing.T) {
+	page := os.Getpagesize()
+	path := t.TempDir() + "/data"
+	content := make([]byte, 8*page)
+	for i := range content {
+		content[i] = byte(i % 251)
+	}
+	require.NoError(t, os.WriteFile(path, content, 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	clean, err := unix.Mmap(int(f.Fd()), 0, len(content), unix.PROT_READ, unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer unix.Munmap(clean)
+	written, err := unix.Mmap(int(f.Fd()), 0, len(content), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer unix.Munmap(written)
+	written[0] = 7
+	require.NoError(t, unix.Mprotect(written, unix.PROT_READ))
+	sum, want := 0, 0
+	for i := 0; i < len(clean); i += page {
+		sum += int(clean[i])
+		want += int(content[i])
+	}
+	require.Equal(t, want, sum, "the mapping reads the file")
+	require.Positive(t, resident(t, clean), "read: resident")
+
+	require.NoError(t, dropCleanFilePages())
+	assert.Zero(t, resident(t, clean), "dropped")
+	assert.Equal(t, content, []byte(clean), "read back from the file")
+	assert.Equal(t, byte(7), written[0], "the written page kept")
+	assert.Equal(t, content[1:], []byte(written[1:]))
+}
+
+// resident counts the pages of b mapped into the process
+// (/proc/self/pagemap's present bit, readable without privilege).
+func resident(t *testing.T, b []byte) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/pagemap")
+	require.NoError(t, err)
+	defer f.Close()
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(&b[0]))
+	buf := make([]byte, 8*(uintptr(len(b))/page))
+	_, err = f.ReadAt(buf, int64(start/page*8))
+	require.NoError(t, err)
+	n := 0
+	for i := 0; i < len(buf); i += 8 {
+		if binary.LittleEndian.Uint64(buf[i:])>>63 == 1 {
+			n++
+		}
+	}
+	return n
 }

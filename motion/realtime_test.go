@@ -182,7 +182,7 @@ func TestRealTimeFallsBackWhereNotPermitted(t *testing.T) {
 	assert.Equal(t, 3, st.CPU, "the last CPU")
 	assert.True(t, st.Isolated)
 	assert.Equal(t, []string{"SCHED_FIFO priority 40: operation not permitted", "locking memory: cannot allocate memory"}, st.Refused)
-	assert.Equal(t, "pinned to CPU 3 (other threads kept off), GOMAXPROCS 16, GOGC 400", st.String())
+	assert.Equal(t, "pinned to CPU 3 (other threads kept off), GOMAXPROCS 64, GOGC 400 (100 at rest)", st.String())
 	assert.Equal(t, 1, bytes.Count([]byte(logs.String()), []byte("level=WARN")), logs.String())
 	assert.Contains(t, logs.String(), `msg="motion: control loop runs without part of its real-time service"`)
 	assert.Contains(t, logs.String(), `not_permitted="SCHED_FIFO priority 40: operation not permitted; locking memory: cannot allocate memory"`)
@@ -202,14 +202,14 @@ func TestRealTimeGrantedAndUndoneAtClose(t *testing.T) {
 	c, logs, _ := rtController(t, RealTime{}, sys)
 	require.NoError(t, c.Start(context.Background()))
 	st := c.RealTime()
-	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 8, GCPercent: DefaultGCPercent, MemoryLocked: true}, st)
+	assert.Equal(t, RealTimeStatus{Priority: DefaultRealTimePriority, CPU: 1, Isolated: true, Procs: 2 * DefaultProcsPerCPU, GCPercent: DefaultGCPercent, RestGCPercent: DefaultRestGCPercent, MemoryLocked: true}, st)
 	assert.NotContains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "motion: control loop real-time service")
 	sys.mu.Lock()
 	assert.True(t, sys.locked, "the loop has a thread of its own")
 	assert.Equal(t, map[int][]int{0: {1}, 101: {0}, 102: {0}}, sys.pins, "the loop on CPU 1, every other thread off it")
-	assert.Equal(t, 8, sys.procs)
-	assert.Equal(t, DefaultGCPercent, sys.gc)
+	assert.Equal(t, 2*DefaultProcsPerCPU, sys.procs)
+	assert.Equal(t, DefaultRestGCPercent, sys.gc, "homed: the body is at rest")
 	assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit by default")
 	assert.True(t, sys.mlocked)
 	sys.mu.Unlock()
@@ -258,25 +258,25 @@ func TestRealTimeOptions(t *testing.T) {
 		want  RealTimeStatus
 		pins  int // pin calls while running
 		procs int // GOMAXPROCS while running; 0: left
-		gc    int
+		gc    int // the collector's target at rest
 		limit int64
 	}{
 		{"defaults", RealTime{}, 4, nil,
-			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 16, GCPercent: 400, MemoryLocked: true}, 3, 16, 400, unlimited},
+			RealTimeStatus{Priority: 40, CPU: 3, Isolated: true, Procs: 64, GCPercent: 400, RestGCPercent: 100, MemoryLocked: true}, 3, 64, 100, unlimited},
 		{"own heap limit", RealTime{HeapLimit: 1 << 30}, 2, nil,
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, HeapLimitMiB: 1024, MemoryLocked: true}, 3, 8, -1, 1 << 30},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 32, HeapLimitMiB: 1024, MemoryLocked: true}, 3, 32, -1, 1 << 30},
 		{"own priority, procs and GOGC", RealTime{Priority: 70, Procs: 6, GCPercent: 200, HeapLimit: -1}, 2, nil,
-			RealTimeStatus{Priority: 70, CPU: 1, Isolated: true, Procs: 6, GCPercent: 200, MemoryLocked: true}, 3, 6, 200, unlimited},
+			RealTimeStatus{Priority: 70, CPU: 1, Isolated: true, Procs: 6, GCPercent: 200, RestGCPercent: 100, MemoryLocked: true}, 3, 6, 100, unlimited},
 		{"GOGC default without a heap limit", RealTime{HeapLimit: -1}, 2, nil,
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, GCPercent: 400, MemoryLocked: true}, 3, 8, 400, unlimited},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 32, GCPercent: 400, RestGCPercent: 100, MemoryLocked: true}, 3, 32, 100, unlimited},
 		{"no pinning, GOMAXPROCS and GC left", RealTime{NoPin: true, Procs: -1, GCPercent: -1, NoMemoryLock: true}, 2, nil,
 			RealTimeStatus{Priority: 40, CPU: -1, Procs: 2}, 0, 2, 100, unlimited},
 		{"one CPU: nothing to pin", RealTime{}, 1, nil,
-			RealTimeStatus{Priority: 40, CPU: -1, Procs: 4, GCPercent: 400, MemoryLocked: true}, 0, 4, 400, unlimited},
+			RealTimeStatus{Priority: 40, CPU: -1, Procs: 16, GCPercent: 400, RestGCPercent: 100, MemoryLocked: true}, 0, 16, 100, unlimited},
 		{"the operator's GOMAXPROCS and GOGC stand", RealTime{}, 2, map[string]string{"GOMAXPROCS": "3", "GOGC": "50"},
 			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, MemoryLocked: true}, 3, 0, 100, unlimited},
 		{"the operator's GOMEMLIMIT stands", RealTime{}, 2, map[string]string{"GOMEMLIMIT": "1GiB"},
-			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 8, MemoryLocked: true}, 3, 8, 100, unlimited},
+			RealTimeStatus{Priority: 40, CPU: 1, Isolated: true, Procs: 32, MemoryLocked: true}, 3, 32, 100, unlimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,4 +334,73 @@ func TestEveryThreadReachedThoughAListingSkipsOne(t *testing.T) {
 	sys.mu.Lock()
 	defer sys.mu.Unlock()
 	assert.Equal(t, map[int][]int{0: {1}, 100: {0, 1}, 101: {0, 1}, 102: {0, 1}}, sys.pins, "every thread may use both CPUs again")
+}
+
+// The collector's target follows the body: GOGC 400 while a job runs,
+// the rest target when it is still; a rest seen before a later job began
+// is stale and changes nothing; Close puts back the process's own.
+func TestRealTimeCollectorFollowsTheBody(t *testing.T) {
+	tests := []struct {
+		name       string
+		o          RealTime
+		move, rest int
+	}{
+		{"defaults", RealTime{}, DefaultGCPercent, DefaultRestGCPercent},
+		{"own targets", RealTime{GCPercent: 300, RestGCPercent: 80}, 300, 80},
+		{"the same at rest", RealTime{RestGCPercent: -1}, DefaultGCPercent, DefaultGCPercent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := newFakeRT(2)
+			rt := realTime{sys: sys}
+			rt.enter(tt.o)
+			assert.Equal(t, tt.move, rt.status.GCPercent)
+			assert.Equal(t, tt.rest, rt.status.RestGCPercent)
+			gc := func() int { sys.mu.Lock(); defer sys.mu.Unlock(); return sys.gc }
+			assert.Equal(t, tt.rest, gc(), "the loop starts at rest")
+			rt.collect(true, 1)
+			assert.Equal(t, tt.move, gc(), "job 1 moves the body")
+			rt.collect(true, 2)
+			rt.collect(false, 1)
+			assert.Equal(t, tt.move, gc(), "the rest after job 1 came after job 2 began")
+			rt.collect(false, 2)
+			assert.Equal(t, tt.rest, gc(), "at rest after job 2")
+			require.NoError(t, rt.leave())
+			assert.Equal(t, 100, gc(), "the collector as it was")
+			rt.collect(true, 3)
+			assert.Equal(t, 100, gc(), "left alone after Close")
+		})
+	}
+	t.Run("a heap limit stays", func(t *testing.T) {
+		sys := newFakeRT(2)
+		rt := realTime{sys: sys}
+		rt.enter(RealTime{HeapLimit: 1 << 30})
+		rt.collect(true, 1)
+		rt.collect(false, 1)
+		sys.mu.Lock()
+		assert.Equal(t, -1, sys.gc)
+		sys.mu.Unlock()
+		require.NoError(t, rt.leave())
+	})
+}
+
+// A controller raises the target when a job begins and lowers it once
+// homed.
+func TestRealTimeCollectorOnTheController(t *testing.T) {
+	sys := newFakeRT(2)
+	c, _, _ := rtController(t, RealTime{}, sys)
+	require.NoError(t, c.Start(context.Background()))
+	sys.mu.Lock()
+	assert.Equal(t, DefaultRestGCPercent, sys.gc, "homed, at rest")
+	sys.mu.Unlock()
+	j, err := c.MoveTo(Pose{0.2, 0, 0}, AllAxes)
+	require.NoError(t, err)
+	sys.mu.Lock()
+	assert.Equal(t, DefaultGCPercent, sys.gc, "moving")
+	sys.mu.Unlock()
+	require.NoError(t, j.Wait(context.Background()))
+	require.NoError(t, c.Close(context.Background()))
+	sys.mu.Lock()
+	assert.Equal(t, 100, sys.gc, "the collector as it was")
+	sys.mu.Unlock()
 }

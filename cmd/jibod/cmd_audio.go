@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
-	"sort"
-	"strings"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/capture"
@@ -65,36 +62,7 @@ func cmdAudioDevices(ctx context.Context, args []string, backends map[string]aud
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	op := &audio.Opener{Backends: backends}
-	fmt.Fprintf(stdout, "backends: %s\n", strings.Join(op.Names(), ", "))
-	fmt.Fprintf(stdout, "  file:PATH.wav  a WAV file (any integer PCM; converted to 16 kHz mono)\n")
-	fmt.Fprintf(stdout, "  stdin          raw signed 16-bit little-endian 16 kHz mono on standard input\n")
-	fmt.Fprintf(stdout, "  null           silence\n")
-	devs, errs := op.Devices(ctx)
-	var names []string
-	for n := range backends {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if err := errs[n]; err != nil {
-			fmt.Fprintf(stdout, "%s: cannot list devices: %v\n", n, err)
-			continue
-		}
-		list, ok := devs[n]
-		if !ok {
-			fmt.Fprintf(stdout, "%s: (does not list devices)\n", n)
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: %d capture device(s)\n", n, len(list))
-		for _, d := range list {
-			mark := " "
-			if d.Default {
-				mark = "*"
-			}
-			fmt.Fprintf(stdout, "  %s %s:%s  %s, %d ch, %d Hz\n", mark, n, d.ID, d.Name, d.Channels, d.SampleRate)
-		}
-	}
+	capture.WriteDevices(ctx, stdout, &audio.Opener{Backends: backends})
 	return nil
 }
 
@@ -126,14 +94,5 @@ func cmdAudioLevel(ctx context.Context, args []string, backends map[string]audio
 		return err
 	}
 	defer src.Close()
-	m, err := capture.NewMeter(stdout)
-	if err != nil {
-		return err
-	}
-	limit := int64(*seconds * audio.SampleRate)
-	err = m.Run(ctx, src, limit)
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return errors.Join(err, m.Finish())
+	return capture.Level(ctx, stdout, src, int64(*seconds*audio.SampleRate))
 }

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/capture"
-	"github.com/openjibo/jibod/audio/eval"
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/intent"
 )
@@ -62,26 +56,7 @@ func cmdAudioPrompts(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(stdout)
-	for _, p := range prompts {
-		if *asJSON {
-			b, err := json.Marshal(promptLine{Text: p.Text, Intent: p.Intent, Wake: p.Wake})
-			if err != nil {
-				return err
-			}
-			w.Write(b)
-			w.WriteByte('\n')
-			continue
-		}
-		fmt.Fprintln(w, p.Text)
-	}
-	return w.Flush()
-}
-
-type promptLine struct {
-	Text   string `json:"text"`
-	Intent string `json:"intent,omitempty"`
-	Wake   bool   `json:"wake"`
+	return grammar.WritePrompts(stdout, prompts, *asJSON)
 }
 
 // defaultEnrollPrompts is how many sentences an enrollment asks for: with
@@ -156,10 +131,7 @@ func cmdAudioEnroll(ctx context.Context, args []string, backends map[string]audi
 	if err != nil {
 		return fmt.Errorf("audio enroll: %w", err)
 	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		return fmt.Errorf("audio enroll: %w", err)
-	}
-	done, err := enrolled(*dir)
+	en, err := capture.OpenEnrollment(*dir)
 	if err != nil {
 		return fmt.Errorf("audio enroll: %w", err)
 	}
@@ -169,89 +141,12 @@ func cmdAudioEnroll(ctx context.Context, args []string, backends map[string]audi
 		return fmt.Errorf("audio enroll: %w", err)
 	}
 	defer src.Close()
-	e, err := capture.NewCutter(src, *wait)
-	if err != nil {
-		return fmt.Errorf("audio enroll: %w", err)
-	}
-	recorded, skipped := 0, 0
+	toRead := make([]capture.Prompt, len(prompts))
 	for i, p := range prompts {
-		file := fmt.Sprintf("enroll-%03d.wav", i+1)
-		if done[file] {
-			continue
-		}
-		fmt.Fprintf(stdout, "[%d/%d] say: %s\n", i+1, len(prompts), p.Text)
-		seg, err := e.Next(ctx, stdout)
-		switch {
-		case errors.Is(err, capture.ErrNothingSaid):
-			fmt.Fprintf(stdout, "  nothing heard in %v: skipped\n", *wait)
-			skipped++
-			continue
-		case err != nil:
-			fmt.Fprintf(stdout, "%d recorded, %d skipped; run again with the same --n and --seed to go on\n", recorded, skipped)
-			return fmt.Errorf("audio enroll: sentence %d: %w", i+1, err)
-		}
-		if err := saveEnrolled(*dir, file, p, seg); err != nil {
-			return fmt.Errorf("audio enroll: %w", err)
-		}
-		recorded++
-		fmt.Fprintf(stdout, "  recorded %.1f s (%s)\n", float64(len(seg))/audio.SampleRate, file)
+		toRead[i] = capture.Prompt{Text: p.Text, Wake: p.Wake}
 	}
-	fmt.Fprintf(stdout, "%d recorded, %d skipped, %d already in %s\n", recorded, skipped, len(done), *dir)
-	if recorded+len(done) > 0 {
-		fmt.Fprintf(stdout, "next: jibod audio adapt --dir %s --out MODELDIR\n", *dir)
-	}
-	return nil
-}
-
-// enrolled returns the files dir's manifest already lists; none when it
-// has no manifest yet.
-func enrolled(dir string) (map[string]bool, error) {
-	items, err := eval.ReadManifest(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]bool{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s holds a manifest this tool cannot go on with: %w", dir, err)
-	}
-	done := map[string]bool{}
-	for _, it := range items {
-		done[it.File] = true
-	}
-	return done, nil
-}
-
-// saveEnrolled writes one recording, then its manifest line, so the
-// manifest never names a file that is not whole.
-func saveEnrolled(dir, file string, p grammar.Prompt, pcm []int16) error {
-	tmp, err := os.CreateTemp(dir, ".enroll-*.wav")
-	if err != nil {
-		return fmt.Errorf("saving a recording: %w", err)
-	}
-	werr := audio.EncodeWAV(tmp, audio.SampleRate, 1, pcm)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), filepath.Join(dir, file))
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("saving %s: %w", file, werr)
-	}
-	line, err := json.Marshal(eval.Item{File: file, Text: p.Text, Wake: p.Wake, Kind: "enroll"})
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, eval.ManifestName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("adding %s to the manifest: %w", file, err)
-	}
-	_, werr = f.Write(append(line, '\n'))
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("adding %s to the manifest: %w", file, werr)
+	if err := en.Record(ctx, src, toRead, *wait, stdout); err != nil {
+		return fmt.Errorf("audio enroll: %w", err)
 	}
 	return nil
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"text/tabwriter"
 
 	"github.com/openjibo/jibod/board"
 )
@@ -42,38 +40,7 @@ func cmdBoard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	results, _ := board.Probe(ctx, prof, board.Options{Logger: discardLogger()})
-	failed := 0
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		for _, r := range results {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-	} else {
-		fmt.Fprintf(stdout, "board %s: %s\n", prof.Name, prof.Description)
-		tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
-		for _, r := range results {
-			state, what := "ok", r.Detail
-			if !r.OK {
-				state, what = "FAIL", r.Error
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Device, r.Driver, r.Where, state, what)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	for _, r := range results {
-		if !r.OK {
-			failed++
-		}
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d devices did not answer", failed, len(results))
-	}
-	return nil
+	return board.WriteCheck(stdout, prof, results, *asJSON)
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

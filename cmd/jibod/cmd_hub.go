@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 
 	"github.com/openjibo/jibod/core/hub"
 )
@@ -58,55 +56,5 @@ func cmdHub(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	type skillLine struct {
-		ID      string   `json:"id"`
-		Version string   `json:"version"`
-		Intents []string `json:"intents"`
-	}
-	out := struct {
-		URL      string      `json:"url"`
-		Link     string      `json:"link"`
-		Encoding string      `json:"encoding,omitempty"`
-		Error    string      `json:"error,omitempty"`
-		Skills   []skillLine `json:"skills"`
-	}{URL: c.URL(), Link: "up", Skills: []skillLine{}}
-	enc, err := c.Probe(ctx)
-	if err != nil {
-		out.Link, out.Error = "down", err.Error()
-	} else {
-		out.Encoding = enc.String()
-		cat, _, err := c.Catalog(ctx)
-		if err != nil {
-			out.Error = err.Error()
-		} else {
-			for _, s := range cat.Skills {
-				l := skillLine{ID: s.ID, Version: s.Version, Intents: []string{}}
-				for _, in := range s.Config.Intents {
-					l.Intents = append(l.Intents, in.Name)
-				}
-				out.Skills = append(out.Skills, l)
-			}
-			sort.Slice(out.Skills, func(i, j int) bool { return out.Skills[i].ID < out.Skills[j].ID })
-		}
-	}
-	if *asJSON {
-		b, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
-	} else {
-		fmt.Fprintf(stdout, "hub:  %s\nlink: %s", out.URL, out.Link)
-		if out.Encoding != "" {
-			fmt.Fprintf(stdout, " (%s)", out.Encoding)
-		}
-		fmt.Fprintln(stdout)
-		for _, s := range out.Skills {
-			fmt.Fprintf(stdout, "skill %s %s: %v\n", s.ID, s.Version, s.Intents)
-		}
-	}
-	if out.Error != "" {
-		return fmt.Errorf("hub %s: %s", out.URL, out.Error)
-	}
-	return nil
+	return hub.CheckStatus(ctx, c).Write(stdout, *asJSON)
 }

@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/jcp/timeline"
 )
@@ -59,7 +58,7 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	action, err := readAction(fs.Arg(0))
+	action, err := timeline.ReadAction(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -74,46 +73,10 @@ func cmdJCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil && res == nil {
 		return err
 	}
-	out := tl.Events()
-	if *samples {
-		out = timeline.WithSamples(out, tl.Samples())
+	if werr := tl.WriteJSON(stdout, *samples); werr != nil {
+		return werr
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
-	for _, e := range out {
-		if werr := enc.Encode(e); werr != nil {
-			return fmt.Errorf("writing timeline: %w", werr)
-		}
-	}
-	if *svg != "" {
-		if serr := tl.WriteSVGFile(*svg, fs.Arg(0), res); serr != nil {
-			err = errors.Join(err, serr)
-		}
-	}
-	if derr := tl.Dropped(); derr != nil {
-		err = errors.Join(err, derr)
-	}
-	return err
-}
-
-// readAction reads and validates an action file (a JCP action or a bare
-// behaviour, as protocol check takes them); an invalid one is refused
-// whole, before the body is touched.
-func readAction(file string) (*jcp.Checked, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("reading action: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, jcp.MaxActionBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading action %s: %w", file, err)
-	}
-	a, _, err := jcp.ParseCheckedOrBehavior(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return a, nil
+	return errors.Join(err, tl.Finish(*svg, fs.Arg(0), res))
 }
 
 // runTimeline opens the body, runs a on it while recording everything,
@@ -122,18 +85,18 @@ func runTimeline(ctx context.Context, prof *board.Profile, a *jcp.Checked, settl
 	tl := timeline.New()
 	// The timeline needs no tick precision; Go timers also keep the tool
 	// testable on a fake clock.
-	parts, err := openBody(ctx, prof, bodyOptions{Log: log, Observe: tl.Device, ExecObserve: tl.Behaviour, GoTimers: true})
+	body, err := runtime.OpenBody(ctx, prof, runtime.BodyOptions{Log: log, Observe: tl.Device, ExecObserve: tl.Behaviour, GoTimers: true})
 	if err != nil {
 		return nil, tl, err
 	}
-	b := timeline.Body{Exec: parts.exec, Motion: parts.motion}
-	if parts.board.Lights != nil {
-		b.Ring = parts.board.Lights
+	b := timeline.Body{Exec: body.Exec, Motion: body.Motion}
+	if body.Board.Lights != nil {
+		b.Ring = body.Board.Lights
 	}
 	res, runErr := tl.Record(ctx, b, a, settle)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if cerr := parts.Close(closeCtx); cerr != nil {
+	if cerr := body.Close(closeCtx); cerr != nil {
 		runErr = errors.Join(runErr, cerr)
 	}
 	return res, tl, runErr

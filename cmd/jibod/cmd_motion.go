@@ -146,7 +146,7 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 	var lines []string
 	if load {
 		var skills []skill.Skill
-		if skills, lines, err = loadgen.Skills(loadgen.DefaultSkills, discard); err != nil {
+		if skills, lines, err = loadgen.Skills(loadgen.MaxSkills, discard); err != nil {
 			return nil, err
 		}
 		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,

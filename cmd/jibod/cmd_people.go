@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,9 +8,10 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill/people"
+	"github.com/openjibo/jibod/core/skill/people/peopletool"
 )
 
 const peopleUsage = `Usage:
@@ -50,16 +50,16 @@ func cmdPeople(args []string, stdout, stderr io.Writer) error {
 func peopleFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("people "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	return fs, fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state'), whose "+people.FileName+" keeps the loop")
+	return fs, fs.String("state", runtime.DefaultStateDir(), "the robot's state folder (as given to 'jibod run --state'), whose "+people.FileName+" keeps the loop")
 }
 
 // openPeople opens the loop file of the state folder, making both if
 // missing; a bad file is an error here, unlike in a running robot.
 func openPeople(stateDir string) (*people.Store, error) {
-	if stateDir == "" || stateDir == noState {
+	if stateDir == "" || stateDir == runtime.NoState {
 		return nil, usageError{"--state: the robot keeps its loop only in a state folder"}
 	}
-	if err := prepareStateDir(stateDir); err != nil {
+	if err := runtime.PrepareStateDir(stateDir); err != nil {
 		return nil, err
 	}
 	// Nothing to log: every problem is returned.
@@ -85,12 +85,6 @@ func peopleChangeError(err error) error {
 	return err
 }
 
-// personJSON is one member as `people list --json` prints it.
-type personJSON struct {
-	people.Member
-	Owner bool `json:"owner"`
-}
-
 func cmdPeopleList(args []string, stdout, stderr io.Writer) error {
 	fs, stateDir := peopleFlags("list", stderr)
 	asJSON := fs.Bool("json", false, "print members as JSON lines")
@@ -104,37 +98,7 @@ func cmdPeopleList(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	members, owner := s.Members()
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		for _, m := range members {
-			if err := enc.Encode(personJSON{Member: m, Owner: m.ID == owner}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if len(members) == 0 {
-		fmt.Fprintf(stdout, "nobody in the loop yet (%s); 'jibod people add --first NAME' adds someone\n", s.Path())
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tOWNER\tSAY\tGENDER\tBIRTHDATE")
-	for _, m := range members {
-		mark := ""
-		if m.ID == owner {
-			mark = "*"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Name(), mark, orDash(m.PhoneticName), orDash(m.Gender), orDash(m.Birthdate))
-	}
-	return tw.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return peopletool.List(stdout, s, *asJSON)
 }
 
 func cmdPeopleAdd(args []string, stdout, stderr io.Writer) error {
@@ -159,24 +123,7 @@ func cmdPeopleAdd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	added, err := s.Add(m, *owner)
-	if err != nil {
-		return peopleChangeError(err)
-	}
-	members, ownerID := s.Members()
-	role := ""
-	if added.ID == ownerID {
-		role = ", the owner"
-	}
-	fmt.Fprintf(stdout, "added %s (%s%s)\n", added.Name(), added.ID, role)
-	// Two people the robot cannot tell apart by name: it asks rather than
-	// guesses when one says "this is Ann".
-	for _, o := range members {
-		if o.ID != added.ID && (people.Called(o, added.FirstName) || people.Called(o, added.Name())) {
-			fmt.Fprintf(stderr, "note: %s (%s) is called that too: said aloud, neither name picks one of them\n", o.Name(), o.ID)
-		}
-	}
-	return nil
+	return peopleChangeError(peopletool.Add(stdout, stderr, s, m, *owner))
 }
 
 func cmdPeopleRemove(args []string, stdout, stderr io.Writer) error {

@@ -83,19 +83,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	defer restart(nil)
 
 	out := stdout // where people read what the robot does
-	var tap *bus.Tap
-	var traceFile *os.File
-	switch c.Trace {
-	case "":
-	case "-":
-		tap = bus.NewTap(stdout, true, log)
-		out = io.Discard
-	default:
-		if traceFile, err = os.Create(c.Trace); err != nil {
-			return fmt.Errorf("opening trace: %w", err)
-		}
-		defer traceFile.Close()
-		tap = bus.NewTap(traceFile, false, log)
+	if c.Trace == "-" {
+		out = io.Discard // standard output is the trace's
 	}
 	if c.Input == "shell" {
 		out = io.Discard // standard output is the shell's
@@ -103,10 +92,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	started := time.Now()
 	cfg := robotConfig{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: log,
 		StateDir: c.State, ListenWindow: time.Duration(c.ListenWindow), Offline: c.Offline, Hub: hubCfg, RealTime: c.RealTime,
-		LocalSkills: c.LocalSkills, Speech: af.Speech}
-	if tap != nil {
-		cfg.Tap = tap.Handle
-	}
+		LocalSkills: c.LocalSkills, Speech: af.Speech, TracePath: c.Trace, TraceOut: stdout}
 	r, err := newRobot(ctx, cfg)
 	if err != nil {
 		return err
@@ -156,12 +142,6 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err = r.Close(closeCtx)
-	if tap != nil {
-		err = errors.Join(err, tap.Flush())
-	}
-	if traceFile != nil {
-		err = errors.Join(err, traceFile.Close())
-	}
 	err = errors.Join(hearErr, err)
 	if errors.Is(context.Cause(ctx), errRestart) {
 		return exitCodeError{code: restartExitCode, err: errors.Join(errRestart, err)}

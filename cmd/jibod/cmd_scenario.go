@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/openjibo/jibod/core/pipeline/scenario"
 )
@@ -42,26 +39,13 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(fs.Arg(0))
-	if err != nil {
-		return fmt.Errorf("opening scenario: %w", err)
-	}
-	defer f.Close()
-	sc, err := scenario.Parse(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
-	}
-	if !*summary {
-		return scenario.Run(ctx, sc, stdout, scenario.Options{Logger: log, Intents: scenarioIntents})
-	}
-	var trace bytes.Buffer
-	runErr := scenario.Run(ctx, sc, &trace, scenario.Options{Logger: log, Intents: scenarioIntents})
-	lines, err := scenario.Summarize(&trace)
+	sc, err := scenario.ParseFile(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	if len(lines) > 0 {
-		fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	opts := scenario.Options{Logger: log, Intents: scenarioIntents}
+	if *summary {
+		return scenario.RunSummary(ctx, sc, stdout, opts)
 	}
-	return runErr
+	return scenario.Run(ctx, sc, stdout, opts)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/openjibo/jibod/core/diag"
 )
@@ -47,7 +46,12 @@ func cmdShell(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if in == nil {
 			return errors.New("--hash-pin reads the PIN from standard input")
 		}
-		return hashPINCmd(in, stdout, stderr, *iterations)
+		h, err := diag.AskPINHash(in, stderr, *iterations)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, h)
+		return nil
 	}
 	if len(*commands) > maxShellCommands {
 		return usageError{fmt.Sprintf("-c: %d bytes, at most %d", len(*commands), maxShellCommands)}
@@ -58,8 +62,12 @@ func cmdShell(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if sd == noState {
 			sd = ""
 		}
+		candidates := diag.SocketCandidates(sd)
+		if len(candidates) == 0 {
+			return usageError{"no socket to look for: give --socket PATH"}
+		}
 		var err error
-		if path, err = findSocket(diag.SocketCandidates(sd)); err != nil {
+		if path, err = diag.FindSocket(candidates); err != nil {
 			return err
 		}
 	}
@@ -87,43 +95,4 @@ func cmdShell(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return errors.New("jibod shell reads standard input directly")
 	}
 	return diag.Attach(ctx, path, in, out)
-}
-
-// findSocket is the first candidate that is a socket.
-func findSocket(candidates []string) (string, error) {
-	for _, p := range candidates {
-		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeSocket != 0 {
-			return p, nil
-		}
-	}
-	if len(candidates) == 0 {
-		return "", usageError{"no socket to look for: give --socket PATH"}
-	}
-	return "", fmt.Errorf("no jibod shell socket at %s (is jibod running? give --socket PATH if it serves elsewhere)", strings.Join(candidates, ", "))
-}
-
-// hashPINCmd reads a PIN (twice on a terminal) and prints its hash.
-func hashPINCmd(in *os.File, stdout, stderr io.Writer, iterations int) error {
-	pin, err := diag.ReadSecret(in, stderr, "technician PIN (4-12 digits): ")
-	if err != nil {
-		return fmt.Errorf("reading the PIN: %w", err)
-	}
-	if err := diag.CheckPIN(pin); err != nil {
-		return err
-	}
-	if st, err := in.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-		again, err := diag.ReadSecret(in, stderr, "again: ")
-		if err != nil {
-			return fmt.Errorf("reading the PIN: %w", err)
-		}
-		if again != pin {
-			return errors.New("the two PINs differ; nothing printed")
-		}
-	}
-	h, err := diag.HashPIN(pin, iterations)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, h)
-	return nil
 }

@@ -1,25 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill"
-	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/registry"
 	"github.com/openjibo/jibod/core/skill/skillcheck"
-	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
+	"github.com/openjibo/jibod/core/skill/skilltool"
 )
 
 const skillsUsage = `Usage:
@@ -97,14 +95,14 @@ func cmdSkillsCheck(ctx context.Context, args []string, stdout, stderr io.Writer
 // installedSkills builds the robot's built-in skills as the robot does,
 // without a body: enough to read their manifests and graphs.
 func installedSkills() ([]skill.Skill, error) {
-	return builtinSkills(skillDeps{Now: time.Now})
+	return runtime.BuiltinSkills(runtime.SkillDeps{Now: time.Now})
 }
 
 func cmdSkillsList(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	perm := fs.String("permission", "", "only skills granted this permission ("+permissionNames()+")")
-	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder, whose skills/ holds the installed Wasm skills")
+	perm := fs.String("permission", "", "only skills granted this permission ("+skilltool.PermissionNames()+")")
+	stateDir := fs.String("state", runtime.DefaultStateDir(), "the robot's state folder, whose skills/ holds the installed Wasm skills")
 	asJSON := fs.Bool("json", false, "print manifests as JSON lines")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -113,65 +111,16 @@ func cmdSkillsList(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	if *perm != "" && !registry.Permission(*perm).Valid() {
-		return usageError{fmt.Sprintf("--permission %q: want one of %s", *perm, permissionNames())}
+		return usageError{fmt.Sprintf("--permission %q: want one of %s", *perm, skilltool.PermissionNames())}
 	}
 	skills, err := installedSkills()
 	if err != nil {
 		return err
 	}
-	reg := registry.New()
-	for _, s := range skills {
-		if err := reg.Add(s.Manifest()); err != nil {
-			return err
-		}
+	if *stateDir == runtime.NoState {
+		*stateDir = ""
 	}
-	installed, err := addInstalled(reg, *stateDir, stderr)
-	if err != nil {
-		return err
-	}
-	list := reg.List()
-	if *perm != "" {
-		if list, err = reg.ListByPermission(registry.Permission(*perm)); err != nil {
-			return err
-		}
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		for _, m := range list {
-			if err := enc.Encode(m); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tBUS ID\tVERSION\tKIND\tSAFETY\tPERMISSIONS\tLIMITS\tDESCRIPTION")
-	for _, m := range list {
-		perms := make([]string, len(m.Permissions))
-		for i, p := range m.Permissions {
-			perms[i] = string(p)
-		}
-		kind := "built-in"
-		if installed[m.ID] {
-			kind = "wasm"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.BusID(), m.Version, kind, m.SafetyLevel,
-			strings.Join(perms, ","), limitsText(m, installed[m.ID]), m.Description)
-	}
-	return tw.Flush()
-}
-
-func permissionNames() string {
-	var out []string
-	for _, p := range registry.AllPermissions() {
-		out = append(out, string(p))
-	}
-	return strings.Join(out, ", ")
-}
-
-// graphSkill is a skill built on a conversation graph.
-type graphSkill interface {
-	Graph() *graph.Graph
+	return skilltool.List(stdout, stderr, skills, *stateDir, registry.Permission(*perm), *asJSON)
 }
 
 func cmdSkillsGraph(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -184,38 +133,11 @@ func cmdSkillsGraph(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() != 1 {
 		return usageError{"want exactly one SKILL_ID (see 'jibod skills list')"}
 	}
-	id := fs.Arg(0)
 	skills, err := installedSkills()
 	if err != nil {
 		return err
 	}
-	var ids []string
-	for _, s := range skills {
-		m := s.Manifest()
-		ids = append(ids, m.ID)
-		if m.ID != id && m.BusID() != id {
-			continue
-		}
-		gs, ok := s.(graphSkill)
-		if !ok || gs.Graph() == nil {
-			return fmt.Errorf("skill %s is not a graph skill", m.ID)
-		}
-		var dot bytes.Buffer
-		if err := graph.WriteDOT(&dot, gs.Graph()); err != nil {
-			return fmt.Errorf("drawing %s: %w", m.ID, err)
-		}
-		if _, err := stdout.Write(dot.Bytes()); err != nil {
-			return err
-		}
-		if *png != "" {
-			if err := graph.RenderPNG(ctx, dot.Bytes(), *png); err != nil {
-				return fmt.Errorf("rendering %s: %w", *png, err)
-			}
-		}
-		return nil
-	}
-	slices.Sort(ids)
-	return fmt.Errorf("no skill %q on this robot (skills: %s)", id, strings.Join(ids, ", "))
+	return skilltool.Graph(ctx, stdout, skills, fs.Arg(0), *png)
 }
 
 // reorderFlags moves "--name value" pairs of the named flags before the
@@ -243,7 +165,7 @@ func reorderFlags(args []string, valued ...string) []string {
 func cmdSkillsRuns(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills runs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stateDir := fs.String("state", defaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
+	stateDir := fs.String("state", runtime.DefaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
 	skillID := fs.String("skill", "", "only this skill (manifest id or bus id)")
 	outcome := fs.String("outcome", "", "only calls with this outcome")
 	n := fs.Int("n", 20, "show at most this many, newest first")
@@ -257,73 +179,69 @@ func cmdSkillsRuns(args []string, stdout, stderr io.Writer) error {
 	if *n < 1 || *n > maxRunsShown {
 		return usageError{fmt.Sprintf("-n %d: want 1..%d", *n, maxRunsShown)}
 	}
-	if *outcome != "" && !slices.Contains(invoke.Outcomes(), invoke.Outcome(*outcome)) {
-		var names []string
-		for _, o := range invoke.Outcomes() {
-			names = append(names, string(o))
+	if *outcome != "" {
+		if err := skilltool.CheckOutcome(*outcome); err != nil {
+			return usageError{fmt.Sprintf("--outcome %q: %v", *outcome, err)}
 		}
-		return usageError{fmt.Sprintf("--outcome %q: want one of %s", *outcome, strings.Join(names, ", "))}
 	}
-	if *stateDir == "" || *stateDir == noState {
+	if *stateDir == "" || *stateDir == runtime.NoState {
 		return usageError{"--state: the robot keeps run records only in a state folder"}
 	}
-	recs, err := invoke.ReadFile(filepath.Join(*stateDir, runsFileName),
-		invoke.Filter{Skill: *skillID, Outcome: invoke.Outcome(*outcome), Limit: *n})
-	if err != nil {
-		return fmt.Errorf("reading run records: %w", err)
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		for _, r := range recs {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if len(recs) == 0 {
-		fmt.Fprintf(stdout, "no skill calls recorded in %s\n", *stateDir)
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tSKILL\tINTENT\tTYPE\tOUTCOME\tTRIES\tDURATION\tREQUEST\tERROR")
-	for _, r := range recs {
-		intentName := r.Intent
-		if intentName == "" {
-			intentName = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Skill,
-			intentName, r.RequestType, r.Outcome, r.Attempts, r.Duration.Round(10*time.Microsecond), r.RequestID, oneLine(r.Error))
-	}
-	return tw.Flush()
+	return skilltool.Runs(stdout, *stateDir, runtime.RunsFileName,
+		invoke.Filter{Skill: *skillID, Outcome: invoke.Outcome(*outcome), Limit: *n}, *asJSON)
 }
 
-// oneLine keeps a table cell on one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// skillFlags declares the flags of install and uninstall: the state
+// folder, and the running jibod's shell socket.
+func skillFlags(name string, stderr io.Writer) (fs *flag.FlagSet, stateDir, socket *string) {
+	fs = flag.NewFlagSet("skills "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir = fs.String("state", runtime.DefaultStateDir(), "the robot's state folder (as given to 'jibod run --state')")
+	socket = fs.String("socket", "", "the running jibod's shell socket (default: where 'jibod shell' looks for the state folder's jibod)")
+	return fs, stateDir, socket
 }
 
-// addInstalled adds the manifests of the Wasm skills installed in the
-// state folder to reg and returns their ids. A package that cannot be read
-// is reported on w and left out, as the robot leaves it out.
-func addInstalled(reg *registry.Registry, stateDir string, w io.Writer) (map[string]bool, error) {
-	ids := map[string]bool{}
-	if stateDir == "" || stateDir == noState {
-		return ids, nil
+// skillInstaller installs in stateDir and tells the jibod running with it,
+// through its shell (`skills sync`), at socket or where 'jibod shell'
+// looks.
+func skillInstaller(stateDir, socket string, stdout, stderr io.Writer) skilltool.Installer {
+	return skilltool.Installer{StateDir: stateDir, Check: runtime.CheckRegistration, Stdout: stdout, Stderr: stderr,
+		Tell: func(ctx context.Context, id string) (bool, error) {
+			return diag.TellSkillSync(ctx, socket, stateDir, id, stdout)
+		}}
+}
+
+func cmdSkillsInstall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, stateDir, socket := skillFlags("install", stderr)
+	if err := parseFlags(fs, reorderFlags(args, "state", "socket")); err != nil {
+		return err
 	}
-	entries, err := skillpkg.List(filepath.Join(stateDir, skillsDirName))
-	if err != nil {
-		return nil, err
+	if fs.NArg() != 1 {
+		return usageError{"want exactly one DIR or FILE.zip: a skill package (manifest.json, skill.wasm, locale/)"}
 	}
-	for _, e := range entries {
-		if e.Err == nil {
-			e.Err = reg.Add(e.Manifest)
-		}
-		if e.Err != nil {
-			fmt.Fprintf(w, "jibod skills list: not loadable: %v\n", e.Err)
-			continue
-		}
-		ids[e.Manifest.ID] = true
+	if *stateDir == "" || *stateDir == runtime.NoState {
+		return usageError{"--state: installed skills live in a state folder"}
 	}
-	return ids, nil
+	if _, err := os.Stat(fs.Arg(0)); err != nil {
+		return fmt.Errorf("installing: %w", err)
+	}
+	if err := runtime.PrepareStateDir(*stateDir); err != nil {
+		return err
+	}
+	return skillInstaller(*stateDir, *socket, stdout, stderr).Install(ctx, fs.Arg(0))
+}
+
+func cmdSkillsUninstall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, stateDir, socket := skillFlags("uninstall", stderr)
+	purge := fs.Bool("purge", false, "also delete what the skill stored")
+	if err := parseFlags(fs, reorderFlags(args, "state", "socket")); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"want exactly one skill ID (namespace/name), as 'jibod skills list' shows it"}
+	}
+	if *stateDir == "" || *stateDir == runtime.NoState {
+		return usageError{"--state: installed skills live in a state folder"}
+	}
+	return skillInstaller(*stateDir, *socket, stdout, stderr).Uninstall(ctx, fs.Arg(0), *purge)
 }

@@ -5,20 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/openjibo/jibod/core/skill"
-	"github.com/openjibo/jibod/core/skill/local"
-	"github.com/openjibo/jibod/core/skill/mim"
-	"github.com/openjibo/jibod/core/skill/protocol"
-	protocheck "github.com/openjibo/jibod/core/skill/protocol/check"
-	"github.com/openjibo/jibod/core/skill/try"
-	"github.com/openjibo/jibod/core/skill/wasm"
-	"github.com/openjibo/jibod/core/skill/wasm/kv"
-	"github.com/openjibo/jibod/core/skill/wasm/skillpkg"
+	"github.com/openjibo/jibod/core/skill/skilltool"
 )
 
 const skillsTryUsage = `Usage:
@@ -59,86 +48,15 @@ func cmdSkillsTry(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		defer f.Close()
 		in = f
 	}
-	s, closeSkill, err := trySkill(ctx, fs.Arg(0), *program)
+	s, closeSkill, err := skilltool.OpenTry(ctx, fs.Arg(0), *program, installedSkills)
 	if err != nil {
 		return err
 	}
 	defer closeSkill()
-	p, err := try.New(try.Config{Skill: s, Lang: *lang})
-	if err != nil {
-		return err
-	}
-	opts := try.RunOptions{JSON: *asJSON, ReadFile: func(name string) ([]byte, error) {
-		return protocheck.ReadLimited(name, protocol.MaxMessageSize)
-	}}
+	interactive := false
 	if f, ok := in.(*os.File); ok && *answers == "" {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			opts.Prompt = "you> "
-			fmt.Fprintln(stdout, "Say something (an empty line is silence, @FILE sends a request file, Ctrl-D ends).")
-		}
+		st, err := f.Stat()
+		interactive = err == nil && st.Mode()&os.ModeCharDevice != 0
 	}
-	return try.Run(ctx, p, in, stdout, opts)
-}
-
-// trySkill is the skill a target names, and how to let it go.
-func trySkill(ctx context.Context, target, program string) (skill.Skill, func(), error) {
-	nothing := func() {}
-	if program != "" {
-		p, err := local.StartProcess(ctx, program, local.ProcessConfig{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			return nil, nil, err
-		}
-		return p, func() { _ = p.Close(context.WithoutCancel(ctx)) }, nil
-	}
-	if strings.HasSuffix(target, ".mim") {
-		m, err := mim.Load(os.DirFS(filepath.Dir(target)), filepath.Base(target))
-		if err != nil {
-			return nil, nil, err
-		}
-		s, err := try.NewMIMSkill(m)
-		return s, nothing, err
-	}
-	if st, err := os.Stat(filepath.Join(target, skillpkg.ModuleFile)); err == nil && !st.IsDir() {
-		p, err := skillpkg.Read(target)
-		if err != nil {
-			return nil, nil, err
-		}
-		// Storage of its own, for the session: what the skill stores in
-		// a try never reaches the robot's.
-		tmp, err := os.MkdirTemp("", "jibod-try-")
-		if err != nil {
-			return nil, nil, err
-		}
-		st, err := kv.Open(filepath.Join(tmp, skillDataFileName), kv.Options{})
-		if err != nil {
-			_ = os.RemoveAll(tmp)
-			return nil, nil, err
-		}
-		done := func() { _ = st.Close(); _ = os.RemoveAll(tmp) }
-		e, err := wasm.New(wasm.Config{Storage: st, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			done()
-			return nil, nil, err
-		}
-		s, err := e.Load(ctx, p)
-		if err != nil {
-			_ = e.Close(ctx)
-			done()
-			return nil, nil, err
-		}
-		return s, func() { _ = e.Close(context.WithoutCancel(ctx)); done() }, nil
-	}
-	skills, err := installedSkills()
-	if err != nil {
-		return nil, nil, err
-	}
-	var ids []string
-	for _, s := range skills {
-		m := s.Manifest()
-		if m.ID == target || m.BusID() == target {
-			return s, nothing, nil
-		}
-		ids = append(ids, m.ID)
-	}
-	return nil, nil, fmt.Errorf("%q is no .mim file, skill package folder or built-in skill (built-in skills: %s)", target, strings.Join(ids, ", "))
+	return skilltool.Try(ctx, s, in, stdout, *lang, *asJSON, interactive)
 }

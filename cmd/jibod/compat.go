@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"time"
 
@@ -29,7 +30,6 @@ import (
 type (
 	bodyOptions = runtime.BodyOptions
 	hubConfig   = runtime.HubConfig
-	skillDeps   = runtime.SkillDeps
 	utterer     = console.Utterer
 )
 
@@ -47,9 +47,7 @@ const (
 
 var (
 	defaultStateDir = runtime.DefaultStateDir
-	prepareStateDir = runtime.PrepareStateDir
 	loadProfile     = runtime.LoadProfile
-	builtinSkills   = runtime.BuiltinSkills
 )
 
 // paraphraseTrainer is how the paraphrase tier trains: nil (its own
@@ -68,6 +66,8 @@ type robotConfig struct {
 	Lang         string
 	Log          *slog.Logger
 	Tap          bus.Handler
+	TracePath    string
+	TraceOut     io.Writer
 	Now          func() time.Time
 	StateDir     string
 	ListenWindow time.Duration
@@ -86,7 +86,7 @@ type robotConfig struct {
 // paraphrase training.
 func (c robotConfig) runtimeConfig() runtime.Config {
 	return runtime.Config{Board: c.Board, Profile: c.Profile, GoTimers: c.GoTimers, RealTime: c.RealTime,
-		SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: c.Log, Tap: c.Tap, Now: c.Now, StateDir: c.StateDir,
+		SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: c.Log, Tap: c.Tap, TracePath: c.TracePath, TraceOut: c.TraceOut, Now: c.Now, StateDir: c.StateDir,
 		ListenWindow: c.ListenWindow, Offline: c.Offline, Hub: c.Hub, Skills: c.Skills, LocalSkills: c.LocalSkills,
 		LoopWatch: c.LoopWatch, Version: version, Trainer: paraphraseTrainer}
 }
@@ -170,11 +170,6 @@ func (p *bodyParts) Close(ctx context.Context) error { return p.b.Close(ctx) }
 // buildIntentStack builds an intent stack (runtime.NewIntentStack).
 func buildIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
 	return runtime.NewIntentStack(b, log, explain, paraphraseTrainer)
-}
-
-// startIntentStack builds and starts an intent stack (runtime.StartIntentStack).
-func startIntentStack(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
-	return runtime.StartIntentStack(b, log, explain, paraphraseTrainer)
 }
 
 // scenarioIntents is the scenario runner's intent stack (scenario.Options).

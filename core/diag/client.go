@@ -129,3 +129,37 @@ func sameDir(a, b string) bool {
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
 }
+
+// FindSocket is the first of candidates that is a socket; when none is,
+// the error says where it looked.
+func FindSocket(candidates []string) (string, error) {
+	for _, p := range candidates {
+		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeSocket != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no jibod shell socket at %s (is jibod running? give --socket PATH if it serves elsewhere)", strings.Join(candidates, ", "))
+}
+
+// AskPINHash reads a technician PIN from in, twice when in is a terminal
+// (prompting on prompts), and returns its hash for the robot's
+// configuration.
+func AskPINHash(in *os.File, prompts io.Writer, iterations int) (string, error) {
+	pin, err := ReadSecret(in, prompts, "technician PIN (4-12 digits): ")
+	if err != nil {
+		return "", fmt.Errorf("reading the PIN: %w", err)
+	}
+	if err := CheckPIN(pin); err != nil {
+		return "", err
+	}
+	if st, err := in.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		again, err := ReadSecret(in, prompts, "again: ")
+		if err != nil {
+			return "", fmt.Errorf("reading the PIN: %w", err)
+		}
+		if again != pin {
+			return "", errors.New("the two PINs differ; nothing printed")
+		}
+	}
+	return HashPIN(pin, iterations)
+}

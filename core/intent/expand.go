@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultMaxSamples is the expansion limit when ExpandOptions leaves it
@@ -175,12 +176,15 @@ func (e *expander) expand(t *Template) ([]string, error) {
 		}
 		resolved[ref.name] = samples
 	}
-	if n := countSeq(t.nodes, resolved, e.limit); n > e.limit {
+	n := countSeq(t.nodes, resolved, e.limit)
+	if n > e.limit {
 		return nil, &SyntaxError{Line: startLine(t), Col: startCol(t), Kind: ErrTooLarge,
 			Msg: fmt.Sprintf("template expands to more than %d samples (GRM-12)", e.limit)}
 	}
-	seqs := build(t.nodes, resolved)
-	return finish(t, seqs)
+	return finish(t, n, func(yield func([]piece)) {
+		en := enumerator{resolved: resolved, yield: yield}
+		en.walk(t.nodes, nil)
+	})
 }
 
 func startLine(t *Template) int {
@@ -296,6 +300,51 @@ func product(heads, tails [][]piece) [][]piece {
 	return out
 }
 
+// enumerator lists the combinations build would, in the same order, one
+// at a time in a single buffer: a template's samples are rendered and
+// deduplicated as they come, without the lists of pieces build makes.
+type enumerator struct {
+	resolved map[string][]string
+	buf      []piece
+	// yield is called with each combination; the slice is reused.
+	yield func([]piece)
+}
+
+// walk appends seq's pieces to buf, every branch and vocabulary sample in
+// turn, and then runs k (nil: yield).
+func (en *enumerator) walk(seq []node, k func()) {
+	if len(seq) == 0 {
+		if k != nil {
+			k()
+		} else {
+			en.yield(en.buf)
+		}
+		return
+	}
+	n, rest := &seq[0], seq[1:]
+	mark := len(en.buf)
+	switch n.kind {
+	case nodeText:
+		en.buf = append(en.buf, piece{text: n.text})
+		en.walk(rest, k)
+	case nodeSlot:
+		en.buf = append(en.buf, piece{slot: n})
+		en.walk(rest, k)
+	case nodeVocab:
+		for _, s := range en.resolved[n.name] {
+			en.buf = append(en.buf[:mark], piece{text: s})
+			en.walk(rest, k)
+		}
+	case nodeGroup:
+		next := func() { en.walk(rest, k) }
+		for _, b := range n.branches {
+			en.buf = en.buf[:mark]
+			en.walk(b, next)
+		}
+	}
+	en.buf = en.buf[:mark]
+}
+
 // rendered is one sample string and what the GRM-07 checks need to know.
 type rendered struct {
 	text     string
@@ -306,17 +355,16 @@ type rendered struct {
 }
 
 // render joins pieces with whitespace collapsed and trimmed (§3.2 step 5)
-// and slots written bare (GRM-11).
-func render(ps []piece) rendered {
-	var b strings.Builder
+// and slots written bare (GRM-11), into b; seen is scratch space. Text is
+// left for the caller to set from b.
+func render(ps []piece, b []byte, seen []*node) (rendered, []byte, []*node) {
 	var r rendered
 	space := false
 	var lastSlot *node // set while only spaces follow the last slot
-	var seen []*node
 	for _, p := range ps {
 		if p.slot != nil {
-			if b.Len() > 0 && space {
-				b.WriteByte(' ')
+			if len(b) > 0 && space {
+				b = append(b, ' ')
 			}
 			space = false
 			if lastSlot != nil && r.adjacent == nil {
@@ -331,40 +379,44 @@ func render(ps []piece) rendered {
 				}
 			}
 			seen = append(seen, p.slot)
-			b.WriteByte('{')
-			b.WriteString(p.slot.name)
-			b.WriteByte('}')
+			b = append(b, '{')
+			b = append(b, p.slot.name...)
+			b = append(b, '}')
 			lastSlot = p.slot
 			continue
 		}
 		for _, c := range p.text {
 			if unicode.IsSpace(c) {
-				space = b.Len() > 0
+				space = len(b) > 0
 				continue
 			}
 			if space {
-				b.WriteByte(' ')
+				b = append(b, ' ')
 				space = false
 			}
-			b.WriteRune(c)
+			b = utf8.AppendRune(b, c)
 			r.hasText = true
 			lastSlot = nil
 		}
 	}
-	r.text = b.String()
-	return r
+	return r, b, seen
 }
 
-// finish renders, deduplicates and sorts the samples (§3.2 steps 5 and 6)
+// finish renders, deduplicates and sorts the samples seqs lists (at
+// most n) (§3.2 steps 5 and 6)
 // and applies the GRM-07 checks to the result.
-func finish(t *Template, seqs [][]piece) ([]string, error) {
-	byText := make(map[string]rendered, len(seqs))
-	for _, s := range seqs {
-		r := render(s)
-		if _, dup := byText[r.text]; !dup {
+func finish(t *Template, n int, seqs func(yield func([]piece))) ([]string, error) {
+	byText := make(map[string]rendered, n)
+	var text []byte
+	var seen []*node
+	seqs(func(ps []piece) {
+		var r rendered
+		r, text, seen = render(ps, text[:0], seen[:0])
+		if _, dup := byText[string(text)]; !dup {
+			r.text = string(text)
 			byText[r.text] = r
 		}
-	}
+	})
 	samples := make([]string, 0, len(byText))
 	for s := range byText {
 		samples = append(samples, s)

@@ -25,6 +25,9 @@ func Normalize(s string) string {
 // normalize is Normalize with extra runes that count as letters; the engine
 // uses it to keep slot markers inside sample words.
 func normalize(s string, letter func(rune) bool) string {
+	if normalASCII(s) {
+		return s
+	}
 	isWord := func(r rune) bool {
 		return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || (letter != nil && letter(r))
 	}
@@ -65,4 +68,22 @@ func normalize(s string, letter func(rune) bool) string {
 
 func isApostrophe(r rune) bool {
 	return r == '\'' || r == '\u2019' || r == '\u02bc'
+}
+
+// normalASCII reports whether s is already normal and plain ASCII: words
+// of a-z and 0-9 separated by single spaces. Most utterances are, and
+// normalize returns them as they are.
+func normalASCII(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case c == ' ' && s[i-1] != ' ':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -21,14 +21,11 @@ var skillWords = []string{"alfa", "bravo", "charlie", "delta", "echo", "foxtrot"
 	"india", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
 	"sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu"}
 
-// MaxSkills is how many skills Skills makes at most; with each allowed
-// registry.MaxCallsPerMinute calls a minute, together they take 640
-// utterances a second without a refusal.
+// MaxSkills is how many skills Skills makes at most. Each is allowed
+// registry.MaxCallsPerMinute calls in any minute: together they take
+// 38,400 utterances a minute without a refusal, 640 a second sustained,
+// or a faster load for as long as that lasts.
 const MaxSkills = 64
-
-// DefaultSkills is how many skills a load brings unless told otherwise:
-// enough for 320 utterances a second without a refusal.
-const DefaultSkills = 32
 
 // skillName is the k-th load skill's name, one or two words.
 func skillName(k int) []string {

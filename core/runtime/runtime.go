@@ -11,7 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -58,6 +60,12 @@ type Config struct {
 	Log  *slog.Logger
 	// Tap, if set, sees every bus message from the very first.
 	Tap bus.Handler
+	// TracePath, if set (and Tap is not), writes every bus message from
+	// the very first as JSON lines: "-" to TraceOut, flushed at each
+	// message, anything else to a file created there. Close flushes and
+	// closes it after the bus.
+	TracePath string
+	TraceOut  io.Writer
 	// Now is the robot's clock; nil means time.Now.
 	Now func() time.Time
 	// StateDir keeps skill conversations, timers and run records across
@@ -112,7 +120,10 @@ type Robot struct {
 	// stop the robot.
 	stop   *pipeline.Stop
 	tapSub *bus.Subscription
-	host   *skill.Host
+	// trace writes the bus to traceFile (nil for standard output).
+	trace     *bus.Tap
+	traceFile *os.File
+	host      *skill.Host
 	// attention knows where the listener is and faces them on wake; idle
 	// keeps the body alive between turns and at rest after a stop;
 	// buttons stop the robot from its head (or stop) button.
@@ -180,6 +191,9 @@ func New(ctx context.Context, cfg Config) (_ *Robot, err error) {
 			r.Close(context.Background())
 		}
 	}()
+	if err := r.openTrace(&cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Tap != nil {
 		if r.tapSub, err = r.bus.Subscribe("*", cfg.Tap, bus.WithName("trace"), bus.WithQueue(8192, bus.Block)); err != nil {
 			return nil, err
@@ -261,6 +275,29 @@ func New(ctx context.Context, cfg Config) (_ *Robot, err error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// openTrace opens cfg.TracePath and makes it cfg.Tap.
+func (r *Robot) openTrace(cfg *Config) error {
+	switch {
+	case cfg.TracePath == "":
+		return nil
+	case cfg.Tap != nil:
+		return errors.New("a trace and a tap both given: want one")
+	case cfg.TracePath == "-":
+		if cfg.TraceOut == nil {
+			return errors.New("trace to standard output: no output given")
+		}
+		r.trace = bus.NewTap(cfg.TraceOut, true, r.log)
+	default:
+		f, err := os.Create(cfg.TracePath)
+		if err != nil {
+			return fmt.Errorf("opening trace: %w", err)
+		}
+		r.trace, r.traceFile = bus.NewTap(f, false, r.log), f
+	}
+	cfg.Tap = r.trace.Handle
+	return nil
 }
 
 // openSkillState opens where skills' conversations, timers and run
@@ -514,6 +551,12 @@ func (r *Robot) Close(ctx context.Context) error {
 	}
 	if r.runsFile != nil {
 		errs = append(errs, r.runsFile.Close())
+	}
+	if r.trace != nil { // after the bus: it has seen every message
+		errs = append(errs, r.trace.Flush())
+	}
+	if r.traceFile != nil {
+		errs = append(errs, r.traceFile.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -3,7 +3,9 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -103,3 +105,26 @@ func TestBodyEventsOnTheBus(t *testing.T) {
 }
 
 var _ bus.Handler = (&recorder{}).tap
+
+// A trace file gets every bus message from the first, flushed and closed
+// by Close; a trace and a tap together are refused.
+func TestTraceFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	r, err := newTestRobot(context.Background(), Config{TracePath: path})
+	require.NoError(t, err)
+	require.NoError(t, r.Close(context.Background()))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+	}
+	assert.Contains(t, string(b), `"jibo.body.`, "from the first: the body homing")
+
+	_, err = newTestRobot(context.Background(), Config{TracePath: path, Tap: (&recorder{}).tap})
+	assert.ErrorContains(t, err, "a trace and a tap both given")
+	_, err = newTestRobot(context.Background(), Config{TracePath: filepath.Join(t.TempDir(), "no", "such", "dir", "t.jsonl")})
+	assert.ErrorContains(t, err, "opening trace: ")
+}

@@ -28,8 +28,6 @@ func writeFile(t *testing.T, body string) string {
 	return path
 }
 
-func noEnv(string) string { return "" }
-
 func TestDefaultsAreValid(t *testing.T) {
 	c := defaults()
 	require.NoError(t, c.Validate())

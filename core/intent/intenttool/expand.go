@@ -1,4 +1,4 @@
-package main
+package intenttool
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -17,11 +16,11 @@ import (
 	"github.com/openjibo/jibod/internal/strictjson"
 )
 
-// maxExpandLine bounds one JSON line of `jibod intents expand`; a longer
+// maxExpandLine bounds one JSON line of ExpandLines; a longer
 // line is answered with an error and skipped, never buffered whole.
 const maxExpandLine = 1 << 20
 
-// expandRequest is one input line of `jibod intents expand`.
+// expandRequest is one input line of ExpandLines.
 type expandRequest struct {
 	Template *string             `json:"template"`
 	Vocab    map[string][]string `json:"vocab"`
@@ -34,29 +33,15 @@ type expandAnswer struct {
 	Error      string   `json:"error,omitempty"`
 }
 
-// cmdIntentsExpand runs `jibod intents expand`: each JSON line on stdin,
-// {"template": "...", "vocab": {"name": ["phrase", ...]}}, gets one JSON
-// line on stdout, {"expansions": [...]} (sorted, unique; "warnings" when
-// the template was accepted with warnings) or {"error": "line N: ..."}.
-// Blank lines are skipped. Only failing to read stdin or write stdout is an
-// error.
-func cmdIntentsExpand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("intents expand", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: jibod intents expand < lines.jsonl\n\n"+
-			"Reads {\"template\": \"...\", \"vocab\": {\"name\": [\"phrase\", ...]}} per line and writes\n"+
-			"{\"expansions\": [...]} or {\"error\": \"...\"} per line.\n")
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{"intents expand: takes no arguments; templates come on standard input"}
-	}
-	enc := json.NewEncoder(stdout)
+// ExpandLines answers each JSON line of in,
+// {"template": "...", "vocab": {"name": ["phrase", ...]}}, with one JSON
+// line on out, {"expansions": [...]} (sorted, unique; "warnings" when the
+// template was accepted with warnings) or {"error": "line N: ..."}. Blank
+// lines are skipped. Only failing to read in or write out is an error.
+func ExpandLines(ctx context.Context, in io.Reader, out io.Writer) error {
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false) // templates are full of < and >
-	r := bufio.NewReaderSize(stdin, 64<<10)
+	r := bufio.NewReaderSize(in, 64<<10)
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -66,7 +51,7 @@ func cmdIntentsExpand(ctx context.Context, args []string, stdin io.Reader, stdou
 			return nil
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("intents expand: reading standard input: %w", err)
+			return fmt.Errorf("reading standard input: %w", err)
 		}
 		var ans expandAnswer
 		switch {
@@ -84,7 +69,7 @@ func cmdIntentsExpand(ctx context.Context, args []string, stdin io.Reader, stdou
 			}
 		}
 		if werr := enc.Encode(ans); werr != nil {
-			return fmt.Errorf("intents expand: writing: %w", werr)
+			return fmt.Errorf("writing: %w", werr)
 		}
 		if err == io.EOF {
 			return nil

@@ -1,10 +1,9 @@
-package main
+package intenttool
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,8 +27,8 @@ var (
 	folderSkillIDRest  = ascii.NewSet("a-z0-9._-")
 )
 
-// maxMatchSkills bounds the skill folders `jibod intents match` loads.
-const maxMatchSkills = 1000
+// MaxSkillFolders bounds the skill folders `jibod intents match` loads.
+const MaxSkillFolders = 1000
 
 // matchAnswer is the line for an utterance that matched.
 type matchAnswer struct {
@@ -79,50 +78,21 @@ type lineError struct {
 	Error string `json:"error"`
 }
 
-// cmdIntentsMatch runs `jibod intents match`: it loads every skill folder
-// under --skills, registers them through the intent service on a bus as
-// the robot does, and matches each line of standard input through the
-// robot's pipeline tiers in order, writing one JSON line per utterance.
-func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("intents match", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("skills", "", "`folder` holding one folder per skill, named by skill id, each with a locale/ folder (or language folders)")
-	lang := fs.String("lang", "en-US", "utterance language (BCP-47)")
-	override := fs.String("override", "", "user override `folder`: <folder>/<skill_id>/locale/<lang>/… replaces the skill's files one by one (RES-02)")
-	near := fs.Int("near", intent.DefaultNearMisses, fmt.Sprintf("near misses to list for an unmatched utterance (1–%d)", intent.MaxNearMisses))
-	explain := fs.Bool("explain", false, "also list the round's ranked candidates; the match's why says why it beat the runner-up")
-	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	switch {
-	case *dir == "" || fs.NArg() > 0:
-		return usageError{"intents match: want --skills DIR and no other arguments; utterances come on standard input"}
-	case *near < 1 || *near > intent.MaxNearMisses:
-		return usageError{fmt.Sprintf("intents match: --near %d: want 1 to %d", *near, intent.MaxNearMisses)}
-	}
-	tag, err := intent.NormalizeLang(*lang)
-	if err != nil {
-		return usageError{fmt.Sprintf("intents match: --lang: %v", err)}
-	}
-	log, err := newLogger(stderr, *level)
-	if err != nil {
-		return err
-	}
+// MatchOptions are how MatchLines answers.
+type MatchOptions struct {
+	Lang    string // the utterances' language, normalised (intent.NormalizeLang)
+	Near    int    // near misses listed for an unmatched utterance, 1 to intent.MaxNearMisses
+	Explain bool   // also list each round's ranked candidates
+}
 
-	skills, err := loadSkillFolders(*dir, *override, log)
-	if err != nil {
-		return fmt.Errorf("intents match: %w", err)
-	}
-	st, err := newIntentStack(ctx, skills, log)
-	if err != nil {
-		return fmt.Errorf("intents match: %w", err)
-	}
-	defer st.close()
-
-	enc := json.NewEncoder(stdout)
+// MatchLines matches each line of in through the matcher's bands and
+// writes one JSON line per utterance to out: the match, or the near misses
+// when nothing claimed it. A line that is not an utterance gets a line
+// naming what is wrong; only failing to read or write is an error.
+func MatchLines(ctx context.Context, m *Matcher, in io.Reader, out io.Writer, o MatchOptions) error {
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	lr := console.NewLineReader(stdin)
+	lr := console.NewLineReader(in)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -135,36 +105,36 @@ func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout
 		case errors.As(err, &skip):
 			err = enc.Encode(lineError{Line: skip.Line, Error: skip.Why})
 		case err != nil:
-			return fmt.Errorf("intents match: reading standard input: %w", err)
+			return fmt.Errorf("reading standard input: %w", err)
 		case u == "":
 			continue
 		default:
-			err = enc.Encode(st.answer(ctx, u, tag, *near, *explain))
+			err = enc.Encode(m.Answer(ctx, u, o.Lang, o.Near, o.Explain))
 		}
 		if err != nil {
-			return fmt.Errorf("intents match: writing: %w", err)
+			return fmt.Errorf("writing: %w", err)
 		}
 	}
 }
 
-// skillFolder is one loaded skill folder.
-type skillFolder struct {
-	id  string
-	loc *intent.Locale
+// SkillFolder is one loaded skill folder.
+type SkillFolder struct {
+	ID     string // the folder's name, the skill's bus id
+	Locale *intent.Locale
 }
 
-// loadSkillFolders loads every folder under dir as a skill: its name is
+// LoadSkillFolders loads every folder under dir as a skill: its name is
 // the skill id, checked as the skill host checks it, and its locale is
 // dir/<id>/locale/ or, without one, dir/<id>/ itself, layered under the
 // user override (RES-02). Every problem in every folder is reported, each
 // naming the file (and line where there is one); any problem loads
 // nothing.
-func loadSkillFolders(dir, override string, log *slog.Logger) ([]skillFolder, error) {
+func LoadSkillFolders(dir, override string, log *slog.Logger) ([]SkillFolder, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading skills folder: %w", err)
 	}
-	var out []skillFolder
+	var out []SkillFolder
 	var errs []error
 	for _, ent := range entries {
 		name := ent.Name()
@@ -176,8 +146,8 @@ func loadSkillFolders(dir, override string, log *slog.Logger) ([]skillFolder, er
 			log.Info("not a skill folder; ignored", "path", folder)
 			continue
 		}
-		if len(out)+len(errs) >= maxMatchSkills {
-			return nil, fmt.Errorf("%s: more than %d skill folders", dir, maxMatchSkills)
+		if len(out)+len(errs) >= MaxSkillFolders {
+			return nil, fmt.Errorf("%s: more than %d skill folders", dir, MaxSkillFolders)
 		}
 		if !ascii.Name(name, folderSkillIDFirst, folderSkillIDRest, 64) {
 			errs = append(errs, fmt.Errorf("%s: folder name is the skill id: skill id %q: want [a-z0-9][a-z0-9._-]*, at most 64 characters", folder, name))
@@ -205,7 +175,7 @@ func loadSkillFolders(dir, override string, log *slog.Logger) ([]skillFolder, er
 		for _, f := range loc.Findings {
 			log.Warn("locale", "skill_id", name, "finding", f.String())
 		}
-		out = append(out, skillFolder{id: name, loc: loc})
+		out = append(out, SkillFolder{ID: name, Locale: loc})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -221,28 +191,32 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// matchStack is the robot's intent side without the rest of the robot: a
+// Matcher is the robot's intent side without the rest of the robot: a
 // bus and the intent stack behind it.
-type matchStack struct {
+type Matcher struct {
 	bus     *bus.Bus
 	intents *intent.Stack
 }
 
-// newIntentStack builds the intent stack as newRobot does and registers the
-// skills through its service, as the skill host does.
-func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger) (_ *matchStack, err error) {
-	st := &matchStack{bus: bus.New(bus.Options{Logger: log})}
+// NewMatcher builds the robot's intent stack with newStack on a bus of its
+// own and registers the skills through its service, as the skill host
+// does.
+func NewMatcher(ctx context.Context, skills []SkillFolder, newStack NewStack, log *slog.Logger) (_ *Matcher, err error) {
+	st := &Matcher{bus: bus.New(bus.Options{Logger: log})}
 	defer func() {
 		if err != nil {
-			st.close()
+			st.Close()
 		}
 	}()
-	if st.intents, err = startIntentStack(st.bus, log, true); err != nil {
+	if st.intents, err = newStack(st.bus, log, true); err != nil {
 		return nil, err
+	}
+	if err := st.intents.Start(); err != nil {
+		return nil, fmt.Errorf("starting the intent service: %w", err)
 	}
 	var errs []error
 	for _, s := range skills {
-		if _, err := intent.RegisterLocale(ctx, st.bus, s.loc, s.id, 0); err != nil {
+		if _, err := intent.RegisterLocale(ctx, st.bus, s.Locale, s.ID, 0); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -259,9 +233,9 @@ func newIntentStack(ctx context.Context, skills []skillFolder, log *slog.Logger)
 // enough to show the runners-up.
 const explainLimit = 5
 
-// answer matches one utterance through the stack's bands, surest first.
+// Answer matches one utterance through the stack's bands, surest first.
 // With none claiming, the template engine explains the near misses.
-func (st *matchStack) answer(ctx context.Context, u, lang string, near int, explain bool) any {
+func (st *Matcher) Answer(ctx context.Context, u, lang string, near int, explain bool) any {
 	m, band, rec, err := st.intents.Claim(ctx, intent.Query{Hypotheses: intent.Texts(u), Lang: lang, Session: session.Empty(),
 		Limit: explainLimit, Explain: true})
 	var cands []candidateAnswer
@@ -292,7 +266,8 @@ func candidate(c intent.Candidate) candidateAnswer {
 		Score: round4(c.Score), Why: c.Explain()}
 }
 
-func (st *matchStack) close() {
+// Close stops the stack and its bus.
+func (st *Matcher) Close() {
 	if st.intents != nil {
 		st.intents.Close()
 	}
