@@ -38,14 +38,17 @@ type loopReport struct {
 	Moving  string  `json:"moving,omitempty"`
 	Load    bool    `json:"pipeline_load"`
 	Timer   string  `json:"timer"`
-	// Utterances counts those handled; Refused and Failed those of them
-	// whose skill call was refused or that ended in an error, FirstError
-	// the first reason.
+	// Utterances counts those handled (the ones said before the
+	// measurement ended, at least the first in flight on each input);
+	// Refused and Failed those of them whose skill call was refused or that
+	// ended in an error, FirstError the first reason; Unanswered those said
+	// whose answer never came.
 	Utterances          int64   `json:"utterances,omitempty"`
 	UtterancesPerSecond float64 `json:"utterances_per_second,omitempty"`
 	Refused             int64   `json:"refused,omitempty"`
 	Failed              int64   `json:"failed,omitempty"`
 	FirstError          string  `json:"first_error,omitempty"`
+	Unanswered          int64   `json:"unanswered,omitempty"`
 	InFlight            int     `json:"in_flight,omitempty"`
 	Ticks               uint64  `json:"ticks"`
 	Missed              uint64  `json:"missed"`
@@ -181,7 +184,11 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 	mctx, stop := context.WithTimeout(ctx, d)
 	defer stop()
 	if err == nil && load {
-		wg.Go(func() { lres, lerr = loadgen.Run(mctx, loadgen.Config{Bus: r.bus, Lines: lines, InFlight: inFlight}) })
+		// The load stops with the measurement and then waits for the
+		// answers to what it said.
+		wg.Go(func() {
+			lres, lerr = loadgen.Run(ctx, loadgen.Config{Bus: r.bus, Lines: lines, InFlight: inFlight, Stop: mctx.Done()})
+		})
 	}
 	start := time.Now()
 	ctrl.ResetStats()
@@ -210,7 +217,7 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 	rep.RealTime = rt
 	if load {
 		rep.Utterances, rep.Refused, rep.Failed = lres.Handled+lres.Refused+lres.Failed, lres.Refused, lres.Failed
-		rep.FirstError = lres.FirstError
+		rep.FirstError, rep.Unanswered = lres.FirstError, lres.Unanswered
 		rep.UtterancesPerSecond, rep.InFlight = lres.PerSecond(), inFlight
 	}
 	rep.Ticks, rep.Missed = s.Ticks, s.Missed

@@ -30,6 +30,10 @@ const (
 	// MaxLines bounds Config.Lines, and maxLineLen each line.
 	MaxLines   = 1024
 	maxLineLen = 1024
+	// DrainLimit bounds Run's wait for the lines in flight once Stop is
+	// closed. It is longer than the orchestrator's own match and handler
+	// limits, by which every lifecycle ends with its handled.
+	DrainLimit = 2 * time.Minute
 )
 
 // Config is what to say and how hard.
@@ -45,6 +49,14 @@ type Config struct {
 	// InFlight is how many utterances each input keeps waiting for their
 	// handled at once; 0 means DefaultInFlight, at most MaxInFlight.
 	InFlight int
+	// Stop, when set, ends the load: once it is closed the inputs say no
+	// new line, and Run returns when every line said has been answered
+	// (or ctx ends, or DrainLimit passes: the rest count as Unanswered).
+	// Every input then says at least its first InFlight lines, however late
+	// it starts, so a run always carries load, however slow the machine.
+	// Without Stop, Run speaks until ctx ends and forgets the lines in
+	// flight.
+	Stop <-chan struct{}
 }
 
 // Result is what a run achieved.
@@ -59,6 +71,9 @@ type Result struct {
 	// the first reason of either.
 	Refused, Failed int64
 	FirstError      string
+	// Unanswered counts the lines said whose handled never came before
+	// Run gave up waiting (with Config.Stop only).
+	Unanswered int64
 	// Elapsed is how long the run lasted.
 	Elapsed time.Duration
 }
@@ -106,9 +121,10 @@ type run struct {
 
 	mu      sync.Mutex
 	waiting map[string]*pending // by input id
+	done    chan struct{}       // closed once every speaker returned
 
-	handled, refused, failed atomic.Int64
-	firstErr                 atomic.Pointer[string]
+	handled, refused, failed, unanswered atomic.Int64
+	firstErr                             atomic.Pointer[string]
 }
 
 // pending is one utterance waiting for its handled.
@@ -138,7 +154,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.check(); err != nil {
 		return Result{}, err
 	}
-	r := &run{bus: cfg.Bus, waiting: map[string]*pending{}}
+	r := &run{bus: cfg.Bus, waiting: map[string]*pending{}, done: make(chan struct{})}
 	// Never dropped: the pipeline waits for the load rather than lose a
 	// handled and leave an input waiting for it.
 	sub, err := cfg.Bus.SubscribeAll(topics, r.observe, bus.WithName("loadgen"),
@@ -149,23 +165,59 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	defer sub.Close()
 	start := time.Now()
 	var wg sync.WaitGroup
+	if cfg.Stop != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		wg.Go(func() { r.limitDrain(ctx, cfg.Stop, cancel) })
+	}
+	var speakers sync.WaitGroup
 	for in := range cfg.Inputs {
 		source := "load" + strconv.Itoa(in)
 		for k := range cfg.InFlight {
-			wg.Go(func() { r.speak(ctx, source, cfg.Lines, in+k*cfg.Inputs) })
+			speakers.Go(func() { r.speak(ctx, cfg.Stop, source, cfg.Lines, in+k*cfg.Inputs) })
 		}
 	}
+	speakers.Wait()
+	r.drained()
 	wg.Wait()
-	res := Result{Handled: r.handled.Load(), Refused: r.refused.Load(), Failed: r.failed.Load(), Elapsed: time.Since(start)}
+	res := Result{Handled: r.handled.Load(), Refused: r.refused.Load(), Failed: r.failed.Load(),
+		Unanswered: r.unanswered.Load(), Elapsed: time.Since(start)}
 	if p := r.firstErr.Load(); p != nil {
 		res.FirstError = *p
 	}
 	return res, nil
 }
 
-// speak says lines in turn from the k-th, one at a time, until ctx ends.
-func (r *run) speak(ctx context.Context, source string, lines []string, k int) {
+// limitDrain cancels the run DrainLimit after stop closes, unless every
+// speaker finished first (drained).
+func (r *run) limitDrain(ctx context.Context, stop <-chan struct{}, cancel context.CancelFunc) {
+	select {
+	case <-stop:
+	case <-r.done:
+		return
+	case <-ctx.Done():
+		return
+	}
+	t := time.NewTimer(DrainLimit)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		cancel()
+	case <-r.done:
+	case <-ctx.Done():
+	}
+}
+
+func (r *run) drained() { close(r.done) }
+
+// speak says lines in turn from the k-th, one at a time, until ctx ends or
+// stop closes; with stop, it says its first line however late it starts.
+func (r *run) speak(ctx context.Context, stop <-chan struct{}, source string, lines []string, k int) {
 	for i := k; ctx.Err() == nil; i++ {
+		if i > k && closed(stop) {
+			return
+		}
 		id := source + "-" + strconv.FormatUint(r.next.Add(1), 10)
 		p := &pending{done: make(chan struct{})}
 		r.mu.Lock()
@@ -193,8 +245,21 @@ func (r *run) speak(ctx context.Context, source string, lines []string, k int) {
 			}
 		case <-ctx.Done():
 			r.forget(id)
+			if stop != nil {
+				r.unanswered.Add(1)
+			}
 			return
 		}
+	}
+}
+
+// closed reports whether c is closed; a nil c never is.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -109,6 +109,64 @@ func TestRunStopsWaitingForAnUnansweredUtterance(t *testing.T) {
 	})
 }
 
+// said sums how often each line was said.
+func said(seen *sync.Map) int64 {
+	var n int64
+	seen.Range(func(_, c any) bool { n += int64(*c.(*int)); return true })
+	return n
+}
+
+// With Stop, the run ends by answering: every line said is counted by how
+// it ended, none left in flight.
+func TestRunWithStopAccountsForEveryLineSaid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.New(bus.Options{})
+		defer b.Close(context.Background())
+		stop := make(chan struct{})
+		seen := fakeRobot(t, b, 100, func() { close(stop) })
+		res, err := Run(t.Context(), Config{Bus: b, Lines: []string{"answer me", "refuse me", "fail me"}, Inputs: 2, InFlight: 3, Stop: stop})
+		require.NoError(t, err)
+		synctest.Wait()
+		assert.Equal(t, said(seen), res.Handled+res.Refused+res.Failed)
+		assert.GreaterOrEqual(t, res.Handled+res.Refused+res.Failed, int64(100))
+		assert.Zero(t, res.Unanswered)
+	})
+}
+
+// A load stopped before its inputs got going still says each input's
+// first InFlight lines and waits for their answers, so a slow machine
+// never measures a loop with no load.
+func TestRunWithStopSaysTheFirstLinesHoweverLate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.New(bus.Options{})
+		defer b.Close(context.Background())
+		seen := fakeRobot(t, b, 0, func() {})
+		stop := make(chan struct{})
+		close(stop)
+		res, err := Run(t.Context(), Config{Bus: b, Lines: []string{"hello"}, Stop: stop})
+		require.NoError(t, err)
+		assert.Equal(t, int64(DefaultInputs*DefaultInFlight), res.Handled)
+		assert.Equal(t, int64(DefaultInputs*DefaultInFlight), said(seen))
+		assert.Zero(t, res.Unanswered)
+	})
+}
+
+// Lines never answered after Stop are waited for DrainLimit, then counted
+// as unanswered.
+func TestRunWithStopGivesUpOnUnansweredLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.New(bus.Options{})
+		defer b.Close(context.Background())
+		stop := make(chan struct{})
+		close(stop)
+		res, err := Run(t.Context(), Config{Bus: b, Lines: []string{"hello"}, Stop: stop})
+		require.NoError(t, err)
+		assert.Zero(t, res.Handled)
+		assert.Equal(t, int64(DefaultInputs*DefaultInFlight), res.Unanswered)
+		assert.Equal(t, DrainLimit, res.Elapsed)
+	})
+}
+
 func TestConfigChecked(t *testing.T) {
 	b := bus.New(bus.Options{})
 	defer b.Close(context.Background())

@@ -37,6 +37,9 @@ func newObserver() *observer {
 }
 
 func (o *observer) receive(_ context.Context, m bus.Message) {
+	if _, own := m.Context[confirmKey]; own {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.topics = append(o.topics, m.Type)
@@ -190,7 +193,12 @@ func Run(ctx context.Context, f *File, out io.Writer, opts Options) (err error) 
 			err = ferr
 		}
 	}()
-	if _, err := b.Subscribe("*", tap.Handle, bus.WithName("scenario-trace"), bus.WithQueue(8192, bus.Block)); err != nil {
+	trace := func(ctx context.Context, m bus.Message) {
+		if _, own := m.Context[confirmKey]; !own {
+			tap.Handle(ctx, m)
+		}
+	}
+	if _, err := b.Subscribe("*", trace, bus.WithName("scenario-trace"), bus.WithQueue(8192, bus.Block)); err != nil {
 		return err
 	}
 	obs := newObserver()
@@ -305,6 +313,12 @@ func Run(ctx context.Context, f *File, out io.Writer, opts Options) (err error) 
 		m.Context = bus.CopyMap(m.Context)
 		m.Context[StepKey] = i + 1
 		if stack != nil && m.Type == pipeline.TopicHandle {
+			// The registrations emitted so far must be applied (their
+			// context rules known, their samples indexed) before the
+			// utterance is matched or the learners learn them.
+			if err := confirmRegistrations(ctx, b); err != nil {
+				return fmt.Errorf("steps[%d]: %w", i, err)
+			}
 			if err := stack.Learn(ctx); err != nil {
 				return fmt.Errorf("steps[%d]: %w", i, err)
 			}
@@ -336,6 +350,50 @@ func Run(ctx context.Context, f *File, out io.Writer, opts Options) (err error) 
 		}
 	}
 }
+
+// confirmKey marks the runner's own ovos.intent.list query and its answer
+// in their context; they are not the scenario's, so the trace leaves them
+// out.
+const confirmKey = "scenario_confirm"
+
+// confirmSource is the runner's name as the source of its query.
+const confirmSource = "scenario-runner"
+
+// confirmRegistrations asks the intent service ovos.intent.list (REG-12)
+// and waits for its answer. The service handles its topics in order, so
+// the answer means every registration published before the query has been
+// applied; seeing a registration on the bus says only that it was sent.
+func confirmRegistrations(ctx context.Context, b *bus.Bus) error {
+	answered := make(chan struct{}, 1)
+	sub, err := b.Subscribe(intentListTopic+".response", func(_ context.Context, m bus.Message) {
+		if _, own := m.Context[confirmKey]; own && m.IsFor(confirmSource) {
+			select {
+			case answered <- struct{}{}:
+			default:
+			}
+		}
+	}, bus.WithName("scenario-confirm"), bus.WithQueue(16, bus.DropNewest))
+	if err != nil {
+		return fmt.Errorf("confirming the registrations: %w", err)
+	}
+	defer sub.Close()
+	q := bus.NewMessage(intentListTopic, map[string]any{"skill_id": confirmSource})
+	q.Context[bus.KeySource] = confirmSource
+	q.Context[confirmKey] = true
+	if err := b.Publish(ctx, q); err != nil {
+		return fmt.Errorf("confirming the registrations: %w", err)
+	}
+	select {
+	case <-answered:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("confirming the registrations: no answer to %s: %w", intentListTopic, ctx.Err())
+	}
+}
+
+// intentListTopic is the intent service's list query (REG-12); the
+// intent package builds on this one, so its name is repeated here.
+const intentListTopic = "ovos.intent.list"
 
 // settle is how long the bus must stay quiet after the last lifecycle
 // before a run ends.
