@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -66,8 +67,8 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 	}
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, opts)
 	require.NoError(t, err)
-	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
-	a, err := answerGrammar(context.Background(), gb)
+	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	a, err := hearing.AnswerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
 	for _, s := range []string{"ann", "ann lee", "this is ann", "its me ann", "ann here", "my name is ann lee"} {
@@ -92,8 +93,8 @@ func TestAnswerGrammarWithoutTheLoopsNames(t *testing.T) {
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
-	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
-	a, err := answerGrammar(context.Background(), gb)
+	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	a, err := hearing.AnswerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
 	for s, want := range map[string]bool{"five minutes": true, "yes": true, "cancel": true, "im it its": false, "its me the time": false} {
@@ -125,7 +126,7 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
 	var logs syncBuffer
-	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	_, err = gb.Build(context.Background())
 	require.NoError(t, err)
 	words := []string{"mary", "ann", "siobhan", "jo", "ellen", "bo"}
@@ -179,7 +180,7 @@ func TestRecognizerRebuildsOnALoopChange(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	var logs syncBuffer
-	_, free, err := newRecognizer(context.Background(), r, asrOptions{Lang: "en-US", Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	_, free, err := hearing.NewRecognizer(context.Background(), r.Robot, hearing.Options{Lang: "en-US", Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = free() })
 	require.NotContains(t, logs.String(), "grammar rebuilt")
@@ -306,7 +307,7 @@ func TestHearingAPhoneticName(t *testing.T) {
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = r.Close(context.Background()) })
 		f := parseAudioFlags(t, "--audio", "file:"+wav)
-		h, err := startListening(context.Background(), r, f, "en-US", newRecognizer, nil, slog.New(slog.DiscardHandler))
+		h, err := startListening(context.Background(), r, f, "en-US", hearing.NewRecognizer, nil, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
 		require.NoError(t, h.wait(context.Background()))
 		require.NoError(t, h.stop())

@@ -17,29 +17,16 @@ import (
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
 )
 
-// errNoASR is what a build without a speech recogniser says when asked to
-// listen.
-var errNoASR = errors.New("this build has no speech recognition; build with -tags sphinx")
-
-// asrOptions is what the recogniser is built from (see newRecognizer, in
-// asr_none.go or the sphinx build's file).
-type asrOptions struct {
-	Lang string
-	Log  *slog.Logger
-	// WakeInGrammar puts the wake phrase (and its decoys) in the
-	// recogniser's grammar, for finding it there (--wake grammar); else
-	// the wake word detector finds it and the recogniser hears only what
-	// follows it, so its grammar holds the commands alone.
-	WakeInGrammar bool
-}
-
-// recognizerFunc builds the recogniser for a robot; it returns the
-// recogniser and a function that releases it.
-type recognizerFunc func(ctx context.Context, r *robot, o asrOptions) (audio.Recognizer, func() error, error)
+// recognizerFunc builds the recogniser for a robot (hearing.NewRecognizer);
+// it returns the recogniser and a function that releases it.
+type recognizerFunc func(ctx context.Context, r *runtime.Robot, o hearing.Options) (audio.Recognizer, func() error, error)
 
 // wakeGrammar names the recogniser's grammar as the way to find the wake
 // phrase (sphinx.WakeGrammar).
@@ -65,6 +52,8 @@ type audioFlags struct {
 	Speech        speechConfig
 	Wake          string  // wakeDetector or sphinx.WakeGrammar
 	WakeThreshold float64 // the detector's; 0 = the model's
+	// Sphinx are the recogniser's settings (run's typed config).
+	Sphinx config.Sphinx
 }
 
 // speechConfig chooses the robot's voice and where its sound is recorded.
@@ -244,8 +233,8 @@ func (s *speech) Close() error {
 	return errors.Join(errs...)
 }
 
-// hearing is the running listener; stop ends it and waits.
-type hearing struct {
+// listening is the running listener; stop ends it and waits.
+type listening struct {
 	lis    *listen.Listener
 	src    audio.Source
 	cancel context.CancelFunc
@@ -257,7 +246,7 @@ type hearing struct {
 // startListening opens the source and the recogniser and starts the
 // listener on r's bus. It returns nil when no --audio was given.
 func startListening(ctx context.Context, r *robot, f *audioFlags, lang string, newASR recognizerFunc,
-	backends map[string]audio.Backend, log *slog.Logger) (*hearing, error) {
+	backends map[string]audio.Backend, log *slog.Logger) (*listening, error) {
 	if f.Audio == "" {
 		return nil, nil
 	}
@@ -266,7 +255,7 @@ func startListening(ctx context.Context, r *robot, f *audioFlags, lang string, n
 		return nil, err
 	}
 	// The recogniser first: without one there is no point opening a device.
-	asr, free, err := newASR(ctx, r, asrOptions{Lang: lang, Log: log, WakeInGrammar: f.Wake == wakeGrammar})
+	asr, free, err := newASR(ctx, r.Robot, hearing.Options{Lang: lang, Log: log, WakeInGrammar: f.Wake == wakeGrammar, Sphinx: f.Sphinx})
 	if err != nil {
 		return nil, fmt.Errorf("--audio %s: %w", f.Audio, err)
 	}
@@ -289,7 +278,7 @@ func startListening(ctx context.Context, r *robot, f *audioFlags, lang string, n
 // listenOn starts a listener on src; the hearing owns src and free from
 // then on.
 func listenOn(ctx context.Context, r *robot, src audio.Source, asr audio.Recognizer, free func() error,
-	f *audioFlags, lang string, sync bool, log *slog.Logger) (*hearing, error) {
+	f *audioFlags, lang string, sync bool, log *slog.Logger) (*listening, error) {
 	ts := []transform.Transformer{&transform.DCBlock{}}
 	if f.GainDB != 0 {
 		g, err := transform.NewGain(f.GainDB)
@@ -328,7 +317,7 @@ func listenOn(ctx context.Context, r *robot, src audio.Source, asr audio.Recogni
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(ctx)
-	h := &hearing{lis: lis, src: src, cancel: cancel, done: make(chan struct{}), free: free}
+	h := &listening{lis: lis, src: src, cancel: cancel, done: make(chan struct{}), free: free}
 	go func() { // owned by h: stop cancels it and waits
 		defer close(h.done)
 		h.err = lis.Run(lctx)
@@ -359,7 +348,7 @@ func wakeButtons(have []device.Button, f *audioFlags) ([]string, error) {
 
 // wait waits for a finite source to end (or ctx), returning the
 // listener's error.
-func (h *hearing) wait(ctx context.Context) error {
+func (h *listening) wait(ctx context.Context) error {
 	if h == nil { // no audio: a service robot with only the shell runs until stopped
 		<-ctx.Done()
 		return nil
@@ -377,7 +366,7 @@ func (h *hearing) wait(ctx context.Context) error {
 
 // stop ends the listener, waits for it and releases the source and the
 // recogniser.
-func (h *hearing) stop() error {
+func (h *listening) stop() error {
 	if h == nil {
 		return nil
 	}

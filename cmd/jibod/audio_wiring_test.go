@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"flag"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"math"
@@ -45,7 +47,7 @@ func (s *scriptedASR) Recognize(context.Context, []int16) ([]audio.Hypothesis, e
 }
 
 func fixedASR(a audio.Recognizer) recognizerFunc {
-	return func(context.Context, *robot, asrOptions) (audio.Recognizer, func() error, error) {
+	return func(context.Context, *runtime.Robot, hearing.Options) (audio.Recognizer, func() error, error) {
 		return a, func() error { return nil }, nil
 	}
 }
@@ -245,10 +247,10 @@ func TestSpeakerFollowsPortaudio(t *testing.T) {
 func TestNoRecognizerInThisBuild(t *testing.T) {
 	r := testRobot(t, &recorder{}, speechConfig{})
 	f := parseAudioFlags(t, "--audio", "null")
-	_, err := startListening(context.Background(), r, f, "en-US", func(ctx context.Context, r *robot, o asrOptions) (audio.Recognizer, func() error, error) {
-		return nil, nil, errNoASR
+	_, err := startListening(context.Background(), r, f, "en-US", func(ctx context.Context, r *runtime.Robot, o hearing.Options) (audio.Recognizer, func() error, error) {
+		return nil, nil, hearing.ErrNoASR
 	}, nil, slog.New(slog.DiscardHandler))
-	require.ErrorIs(t, err, errNoASR)
+	require.ErrorIs(t, err, hearing.ErrNoASR)
 	assert.Contains(t, err.Error(), "build with -tags sphinx")
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"time"
@@ -15,17 +16,10 @@ import (
 )
 
 // robotGrammar builds the speech grammar of what the robot's skills
-// registered, without the recogniser's pronunciation check (asr_sphinx.go
+// registered, without the recogniser's pronunciation check (core/runtime/hearing
 // adds that where there is a recogniser).
 func robotGrammar(r *robot, lang string) (*grammar.Grammar, error) {
-	return grammar.Build(robotGrammarIntents(r), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
-}
-
-// robotGrammarIntents lists the robot's template and keyword intents as
-// the speech grammar reads them.
-func robotGrammarIntents(r *robot) []grammar.Intent {
-	intents := grammar.FromTemplates(r.intents.Templates.Registrations(""))
-	return append(intents, grammar.FromKeywords(r.intents.Keywords.Registrations(""))...)
+	return grammar.Build(hearing.GrammarIntents(r.intents), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
 }
 
 const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--json]

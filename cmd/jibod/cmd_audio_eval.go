@@ -5,7 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -124,7 +127,11 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("audio eval: starting the robot: %w", err)
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	rec, free, err := newRecognizer(ctx, r, asrOptions{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != wakeDetector})
+	var env config.Run
+	if err := env.ApplyEnv(os.Getenv); err != nil {
+		return fmt.Errorf("audio eval: speech settings: %w", err)
+	}
+	rec, free, err := hearing.NewRecognizer(ctx, r.Robot, hearing.Options{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != wakeDetector, Sphinx: env.Sphinx})
 	if err != nil {
 		return fmt.Errorf("audio eval: %w", err)
 	}
@@ -132,7 +139,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	heard := rec
 	if *wakeMethod == sphinx.WakeSpotter || *wakeMethod == sphinx.WakeBoth {
-		spot, freeSpot, err := newWakeSpotter(ctx, *kws)
+		spot, freeSpot, err := hearing.NewWakeSpotter(ctx, *kws, env.Sphinx)
 		if err != nil {
 			return fmt.Errorf("audio eval: %w", err)
 		}

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
@@ -69,14 +68,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := c.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	// The sphinx build's recogniser reads its settings from the
-	// environment: the file's join the variables already set.
-	for _, kv := range c.Sphinx.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := os.Setenv(k, v); err != nil {
-			return fmt.Errorf("speech settings: %w", err)
-		}
-	}
+	af.Sphinx = c.Sphinx
 	log := logs.Log
 	// The shell's reboot (--shell-reboot exit) ends the run with errRestart.
 	ctx, restart := context.WithCancelCause(ctx)
@@ -111,7 +103,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if mic != nil {
 		backends = mic.Backends()
 	}
-	hear, err := startListening(ctx, r, af, c.Lang, newRecognizer, backends, log)
+	hear, err := startListening(ctx, r, af, c.Lang, hearing.NewRecognizer, backends, log)
 	if err != nil {
 		return errors.Join(err, freeBackends(), r.Close(context.Background()))
 	}

@@ -153,7 +153,7 @@ func (e exitCodeError) Unwrap() error { return e.err }
 
 // listener is the hearing's listener as the shell's command window; nil
 // without one (no --audio).
-func (h *hearing) listener() runtime.CommandWindow {
+func (h *listening) listener() runtime.CommandWindow {
 	if h == nil {
 		return nil
 	}
