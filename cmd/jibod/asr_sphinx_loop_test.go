@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io/fs"
 	"log/slog"
@@ -55,7 +56,7 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 
@@ -88,7 +89,7 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 // minutes" said to the timer was heard as "im it its".
 func TestAnswerGrammarWithoutTheLoopsNames(t *testing.T) {
 	needSphinxFiles(t)
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
@@ -120,7 +121,7 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
@@ -175,8 +176,8 @@ func (s *syncBuffer) String() string {
 func TestRecognizerRebuildsOnALoopChange(t *testing.T) {
 	needSphinxFiles(t)
 	dir := t.TempDir()
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir,
-		Log: slog.New(slog.DiscardHandler), LoopWatch: 20 * time.Millisecond})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir,
+		Log: slog.New(slog.DiscardHandler), LoopWatch: 20 * time.Millisecond}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	var logs syncBuffer
@@ -302,16 +303,16 @@ func TestHearingAPhoneticName(t *testing.T) {
 		code, out, stderr := peopleCmd(t, dir, append([]string{"add", "--first", "Siobhan"}, loopArgs...)...)
 		require.Equal(t, 0, code, stderr)
 		rec := &recorder{}
-		r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
-			Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newAskWhoSkill(t)}})
+		r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
+			Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newAskWhoSkill(t)}}, hearing.Speech{})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = r.Close(context.Background()) })
 		f := parseAudioFlags(t, "--audio", "file:"+wav)
-		h, err := startListening(context.Background(), r, f, "en-US", hearing.NewRecognizer, nil, slog.New(slog.DiscardHandler))
+		h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", hearing.NewRecognizer, nil, r.speech.Meter, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
-		require.NoError(t, h.wait(context.Background()))
-		require.NoError(t, h.stop())
-		if p := r.parts.state.Snapshot().Person; p != nil {
+		require.NoError(t, h.Wait(context.Background()))
+		require.NoError(t, h.Stop())
+		if p := r.Body().State.Snapshot().Person; p != nil {
 			person = p.LooperID
 		}
 		require.NoError(t, r.Close(context.Background())) // the recorder has seen everything

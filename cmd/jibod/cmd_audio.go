@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"math"
@@ -31,7 +32,7 @@ func cmdAudio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	backends, free := audioBackends(log)
+	backends, free := hearing.AudioBackends(log)
 	defer free()
 	switch args[0] {
 	case "devices":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
@@ -19,7 +20,7 @@ import (
 // registered, without the recogniser's pronunciation check (core/runtime/hearing
 // adds that where there is a recogniser).
 func robotGrammar(r *robot, lang string) (*grammar.Grammar, error) {
-	return grammar.Build(hearing.GrammarIntents(r.intents), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
+	return grammar.Build(hearing.GrammarIntents(r.Intents()), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
 }
 
 const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--json]
@@ -72,7 +73,7 @@ func robotPrompts(ctx context.Context, lang string, n int, seed uint64, stderr i
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log}, hearing.Speech{})
 	if err != nil {
 		return nil, fmt.Errorf("starting the robot: %w", err)
 	}

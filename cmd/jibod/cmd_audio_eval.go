@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/config"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
@@ -55,7 +56,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	bgMargin := fs.Float64("vad-background-margin", vad.Defaults.BackgroundMarginDB, "how far over the background's typical level (dB) speech must be; negative for off")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
-	wakeMethod := fs.String("wake", wakeDetector, "how the wake phrase is found: detector (the wake word detector, as the robot does), grammar (the start of the sentence recognised), spotter (pocketsphinx keyphrase spotting) or both (grammar and spotter)")
+	wakeMethod := fs.String("wake", hearing.WakeDetector, "how the wake phrase is found: detector (the wake word detector, as the robot does), grammar (the start of the sentence recognised), spotter (pocketsphinx keyphrase spotting) or both (grammar and spotter)")
 	kws := fs.Float64("kws-threshold", 0, "keyphrase spotting threshold for --wake spotter|both (default 1e-20)")
 	wakeThreshold := fs.Float64("wake-threshold", 0, "the wake word detector's threshold, in (0, 1) (default: the model's own)")
 	wakeOnly := fs.Bool("wake-only", false, "measure the wake word detector alone: no speech recognition, no command figures")
@@ -65,9 +66,9 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch {
 	case *dir == "" || fs.NArg() > 0:
 		return usageError{"audio eval: want --dir DIR and no other arguments"}
-	case *wakeMethod != wakeDetector && *wakeMethod != sphinx.WakeGrammar && *wakeMethod != sphinx.WakeSpotter && *wakeMethod != sphinx.WakeBoth:
+	case *wakeMethod != hearing.WakeDetector && *wakeMethod != sphinx.WakeGrammar && *wakeMethod != sphinx.WakeSpotter && *wakeMethod != sphinx.WakeBoth:
 		return usageError{fmt.Sprintf("audio eval: --wake %q: want detector, grammar, spotter or both", *wakeMethod)}
-	case *wakeOnly && *wakeMethod != wakeDetector:
+	case *wakeOnly && *wakeMethod != hearing.WakeDetector:
 		return usageError{"audio eval: --wake-only measures --wake detector"}
 	case *wakeThreshold < 0 || *wakeThreshold >= 1:
 		return usageError{fmt.Sprintf("audio eval: --wake-threshold %g: want 0 < t < 1", *wakeThreshold)}
@@ -97,7 +98,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("audio eval: %w", err)
 	}
 	var newWake func() (listen.WakeDetector, error)
-	if *wakeMethod == wakeDetector {
+	if *wakeMethod == hearing.WakeDetector {
 		model, err := wake.Default()
 		if err != nil {
 			return fmt.Errorf("audio eval: %w", err)
@@ -122,7 +123,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	// The robot supplies the grammar (its skills' registrations) and the
 	// intent engines commands are scored with; nothing is said to it.
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log}, hearing.Speech{})
 	if err != nil {
 		return fmt.Errorf("audio eval: starting the robot: %w", err)
 	}
@@ -131,7 +132,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := env.ApplyEnv(os.Getenv); err != nil {
 		return fmt.Errorf("audio eval: speech settings: %w", err)
 	}
-	rec, free, err := hearing.NewRecognizer(ctx, r.Robot, hearing.Options{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != wakeDetector, Sphinx: env.Sphinx})
+	rec, free, err := hearing.NewRecognizer(ctx, r.Robot, hearing.Options{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != hearing.WakeDetector, Sphinx: env.Sphinx})
 	if err != nil {
 		return fmt.Errorf("audio eval: %w", err)
 	}
@@ -149,15 +150,12 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	chain := &eval.ListenerChain{Recognizer: heard, Wake: newWake, VAD: vcfg, Lang: tag, Logger: log}
 	// What the stack understands must not depend on how soon the robot
 	// learns its skills in the background.
-	if err := r.intents.Learn(ctx); err != nil {
+	if err := r.Intents().Learn(ctx); err != nil {
 		return fmt.Errorf("audio eval: learning the skills' intents: %w", err)
 	}
-	und := &engineUnderstander{intents: r.intents, lang: tag}
+	und := &engineUnderstander{intents: r.Intents(), lang: tag}
 	return writeEvalReport(ctx, *dir, items, chain, und, opts, *asJSON, stdout)
 }
-
-// wakeDetector names the wake word detector (audio/wake) as a wake method.
-const wakeDetector = "detector"
 
 // writeEvalReport runs the eval and prints its report.
 func writeEvalReport(ctx context.Context, dir string, items []eval.Item, chain eval.Chain, und eval.Understander,

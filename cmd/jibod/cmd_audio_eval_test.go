@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -72,10 +74,10 @@ func TestAudioEvalWakeOnly(t *testing.T) {
 // engines, first match wins.
 func TestEngineUnderstander(t *testing.T) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	u := &engineUnderstander{intents: r.intents, lang: "en-us"}
+	u := &engineUnderstander{intents: r.Intents(), lang: "en-us"}
 	m, ok, err := u.Understand(ctx, "set the volume to seven")
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -91,11 +93,11 @@ func TestEngineUnderstander(t *testing.T) {
 // phrase, and leaves nothing out.
 func TestRobotGrammar(t *testing.T) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	intents := grammar.FromTemplates(r.intents.Templates.Registrations(""))
-	intents = append(intents, grammar.FromKeywords(r.intents.Keywords.Registrations(""))...)
+	intents := grammar.FromTemplates(r.Intents().Templates.Registrations(""))
+	intents = append(intents, grammar.FromKeywords(r.Intents().Keywords.Registrations(""))...)
 	g, err := grammar.Build(intents, grammar.Options{Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	assert.Empty(t, g.Dropped())

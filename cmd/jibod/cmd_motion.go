@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"strings"
@@ -140,7 +142,7 @@ func us(v float64) string {
 // measureLoop runs the control loop for d and reports its lateness.
 func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load bool, inFlight int, goTimers, realtime bool) (*loopReport, error) {
 	discard := slog.New(slog.DiscardHandler)
-	var parts *bodyParts
+	var parts *runtime.Body
 	var r *robot
 	var err error
 	var lines []string
@@ -149,18 +151,18 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 		if skills, lines, err = loadgen.Skills(loadgen.MaxSkills, discard); err != nil {
 			return nil, err
 		}
-		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,
-			RealTime: realtime, Skills: skills}); err != nil {
+		if r, err = newRobot(ctx, runtime.Config{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,
+			RealTime: realtime, Skills: skills}, hearing.Speech{}); err != nil {
 			return nil, err
 		}
-		parts = r.parts
+		parts = r.Body()
 	} else {
 		prof.Speaker.WPM = 0
-		if parts, err = openBody(ctx, prof, bodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
+		if parts, err = runtime.OpenBody(ctx, prof, runtime.BodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
 			return nil, err
 		}
 	}
-	ctrl := parts.motion
+	ctrl := parts.Motion
 	rt := ctrl.RealTime() // before Close undoes it
 	rep := &loopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load, Timer: "precise"}
 	if goTimers {
@@ -168,9 +170,9 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 	}
 	var job *motion.Job
 	if anim != "" {
-		a, ok := parts.exec.Animations().Lookup(anim)
+		a, ok := parts.Exec.Animations().Lookup(anim)
 		if !ok {
-			err = fmt.Errorf("--move %q: no such animation (have %v)", anim, parts.exec.Animations().Names())
+			err = fmt.Errorf("--move %q: no such animation (have %v)", anim, parts.Exec.Animations().Names())
 		} else if job, err = ctrl.Play(a, motion.PlayOptions{Loops: -1, NoLights: true}); err == nil {
 			rep.Moving = a.Name
 		}
@@ -181,7 +183,7 @@ func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim
 	mctx, stop := context.WithTimeout(ctx, d)
 	defer stop()
 	if err == nil && load {
-		wg.Go(func() { lres, lerr = loadgen.Run(mctx, loadgen.Config{Bus: r.bus, Lines: lines, InFlight: inFlight}) })
+		wg.Go(func() { lres, lerr = loadgen.Run(mctx, loadgen.Config{Bus: r.Bus(), Lines: lines, InFlight: inFlight}) })
 	}
 	start := time.Now()
 	ctrl.ResetStats()

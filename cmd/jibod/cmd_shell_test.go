@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/openjibo/jibod/core/runtime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func shellTestEnv(state, pinHash string) []string {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, stateDirEnv+"="+state)
+	env = append(env, runtime.StateDirEnv+"="+state)
 	if pinHash != "" {
 		env = append(env, pinHashEnv+"="+pinHash)
 	}
