@@ -4,8 +4,9 @@ package main
 
 import (
 	"context"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
+
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // cmdAudioAdapt needs the sphinx build, whose recogniser would use the

@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"flag"
-	"github.com/openjibo/jibod/core/console"
-	"github.com/openjibo/jibod/core/runtime"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"math"
@@ -25,7 +22,10 @@ import (
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // scriptedASR answers each utterance with the next text ("" for nothing

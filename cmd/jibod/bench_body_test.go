@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"github.com/openjibo/jibod/core/console"
 	"testing"
 
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/motion"
 )
 

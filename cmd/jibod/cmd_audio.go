@@ -4,13 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"math"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/capture"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const audioUsage = `Usage:

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/openjibo/jibod/core/runtime/config"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"os"
 	"os/exec"
@@ -18,6 +16,8 @@ import (
 
 	"github.com/openjibo/jibod/audio/eval"
 	"github.com/openjibo/jibod/audio/sphinx"
+	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const audioAdaptUsage = `Usage: jibod audio adapt --dir DIR [--dir DIR2 ...] --out MODELDIR [--model BASEDIR]

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/openjibo/jibod/core/runtime"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"time"
@@ -14,6 +12,8 @@ import (
 	"github.com/openjibo/jibod/audio/capture"
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // robotGrammar builds the speech grammar of what the robot's skills

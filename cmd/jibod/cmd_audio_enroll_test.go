@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/openjibo/jibod/core/runtime"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill/builtin/volume"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

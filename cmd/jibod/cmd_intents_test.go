@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/openjibo/jibod/core/console"
-	"github.com/openjibo/jibod/core/runtime"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,8 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const smallCorpus = "../../testdata/corpus/small_en.json"

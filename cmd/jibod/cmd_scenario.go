@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/openjibo/jibod/core/bus"
 	"io"
 	"log/slog"
 
+	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline/scenario"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/openjibo/jibod/core/runtime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/runtime"
 )
 
 // shellEnv is the environment for a jibod under test: its own state, no

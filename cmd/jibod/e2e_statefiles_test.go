@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/openjibo/jibod/core/runtime"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill/store"
 	"github.com/openjibo/jibod/core/skill/wasm/kv"
 	"github.com/openjibo/jibod/core/skill/wasm/wasmtest"

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"io"
 	"log/slog"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

@@ -2,11 +2,11 @@ package main
 
 import (
 	"flag"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"os"
 	"time"
 
 	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // loadRunConfig fills c as docs/config.md orders it: the flags' defaults
