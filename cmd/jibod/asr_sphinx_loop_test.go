@@ -25,6 +25,8 @@ import (
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/audio/sphinx"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -54,7 +56,7 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 
@@ -66,8 +68,8 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 	}
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, opts)
 	require.NoError(t, err)
-	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
-	a, err := answerGrammar(context.Background(), gb)
+	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	a, err := hearing.AnswerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
 	for _, s := range []string{"ann", "ann lee", "this is ann", "its me ann", "ann here", "my name is ann lee"} {
@@ -87,13 +89,13 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 // minutes" said to the timer was heard as "im it its".
 func TestAnswerGrammarWithoutTheLoopsNames(t *testing.T) {
 	needSphinxFiles(t)
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
-	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
-	a, err := answerGrammar(context.Background(), gb)
+	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	a, err := hearing.AnswerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
 	for s, want := range map[string]bool{"five minutes": true, "yes": true, "cancel": true, "im it its": false, "its me the time": false} {
@@ -119,13 +121,13 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
 	var logs syncBuffer
-	gb := newGrammarBuilder(r, lex, "en-US", "", nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	_, err = gb.Build(context.Background())
 	require.NoError(t, err)
 	words := []string{"mary", "ann", "siobhan", "jo", "ellen", "bo"}
@@ -174,12 +176,12 @@ func (s *syncBuffer) String() string {
 func TestRecognizerRebuildsOnALoopChange(t *testing.T) {
 	needSphinxFiles(t)
 	dir := t.TempDir()
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir,
-		Log: slog.New(slog.DiscardHandler), LoopWatch: 20 * time.Millisecond})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir,
+		Log: slog.New(slog.DiscardHandler), LoopWatch: 20 * time.Millisecond}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	var logs syncBuffer
-	_, free, err := newRecognizer(context.Background(), r, asrOptions{Lang: "en-US", Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	_, free, err := hearing.NewRecognizer(context.Background(), r.Robot, hearing.Options{Lang: "en-US", Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = free() })
 	require.NotContains(t, logs.String(), "grammar rebuilt")
@@ -301,16 +303,16 @@ func TestHearingAPhoneticName(t *testing.T) {
 		code, out, stderr := peopleCmd(t, dir, append([]string{"add", "--first", "Siobhan"}, loopArgs...)...)
 		require.Equal(t, 0, code, stderr)
 		rec := &recorder{}
-		r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
-			Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newAskWhoSkill(t)}})
+		r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
+			Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newAskWhoSkill(t)}}, hearing.Speech{})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = r.Close(context.Background()) })
 		f := parseAudioFlags(t, "--audio", "file:"+wav)
-		h, err := startListening(context.Background(), r, f, "en-US", newRecognizer, nil, slog.New(slog.DiscardHandler))
+		h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", hearing.NewRecognizer, nil, r.speech.Meter, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
-		require.NoError(t, h.wait(context.Background()))
-		require.NoError(t, h.stop())
-		if p := r.parts.state.Snapshot().Person; p != nil {
+		require.NoError(t, h.Wait(context.Background()))
+		require.NoError(t, h.Stop())
+		if p := r.Body().State.Snapshot().Person; p != nil {
 			person = p.LooperID
 		}
 		require.NoError(t, r.Close(context.Background())) // the recorder has seen everything

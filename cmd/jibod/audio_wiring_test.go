@@ -22,7 +22,10 @@ import (
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // scriptedASR answers each utterance with the next text ("" for nothing
@@ -44,8 +47,8 @@ func (s *scriptedASR) Recognize(context.Context, []int16) ([]audio.Hypothesis, e
 	return []audio.Hypothesis{{Text: s.texts[s.calls-1], Confidence: 0.9}}, nil
 }
 
-func fixedASR(a audio.Recognizer) recognizerFunc {
-	return func(context.Context, *robot, asrOptions) (audio.Recognizer, func() error, error) {
+func fixedASR(a audio.Recognizer) hearing.RecognizerFunc {
+	return func(context.Context, *runtime.Robot, hearing.Options) (audio.Recognizer, func() error, error) {
 		return a, func() error { return nil }, nil
 	}
 }
@@ -74,7 +77,7 @@ func (r *recorder) of(topic string) []bus.Message {
 	return out
 }
 
-func parseAudioFlags(t *testing.T, args ...string) *audioFlags {
+func parseAudioFlags(t *testing.T, args ...string) *hearing.Config {
 	t.Helper()
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -83,10 +86,10 @@ func parseAudioFlags(t *testing.T, args ...string) *audioFlags {
 	return f
 }
 
-func testRobot(t *testing.T, rec *recorder, speech speechConfig) *robot {
+func testRobot(t *testing.T, rec *recorder, speech hearing.Speech) *robot {
 	t.Helper()
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState,
-		Log: slog.New(slog.DiscardHandler), Tap: rec.tap, Speech: speech})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState,
+		Log: slog.New(slog.DiscardHandler), Tap: rec.tap}, speech)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	return r
@@ -97,22 +100,22 @@ func testRobot(t *testing.T, rec *recorder, speech speechConfig) *robot {
 // which answers; an unrecognised sentence after it causes nothing.
 func TestHearingAFileReachesTheClock(t *testing.T) {
 	rec := &recorder{}
-	r := testRobot(t, rec, speechConfig{})
+	r := testRobot(t, rec, hearing.Speech{})
 	f := parseAudioFlags(t, "--audio", "file:"+filepath.Join("..", "..", "audio", "testdata", "hey_jibo_what_time.wav"))
 	asr := &scriptedASR{texts: []string{"hey jibo what time is it"}}
-	h, err := startListening(context.Background(), r, f, "en-US", fixedASR(asr), nil, slog.New(slog.DiscardHandler))
+	h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", fixedASR(asr), nil, r.speech.Meter, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	require.NoError(t, h.wait(context.Background()))
-	require.NoError(t, h.stop())
+	require.NoError(t, h.Wait(context.Background()))
+	require.NoError(t, h.Stop())
 	require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
 
 	handle := rec.of(pipeline.TopicHandle)
 	require.Len(t, handle, 1)
 	assert.Equal(t, []any{"what time is it"}, handle[0].Data["utterances"])
-	assert.Equal(t, "audio-1", handle[0].Context[keyInput])
+	assert.Equal(t, "audio-1", handle[0].Context[console.KeyInput])
 	var answer []string
 	for _, m := range rec.of(pipeline.TopicSpeak) {
-		if m.Context[keyInput] == "audio-1" {
+		if m.Context[console.KeyInput] == "audio-1" {
 			answer = append(answer, m.DataString("utterance"))
 		}
 	}
@@ -136,7 +139,7 @@ func loadTestWAV(t *testing.T, name string) []int16 {
 // timer" … "five seconds", heard from one file.
 func TestHearingAnswersAQuestion(t *testing.T) {
 	rec := &recorder{}
-	r := testRobot(t, rec, speechConfig{})
+	r := testRobot(t, rec, hearing.Speech{})
 	pcm := append(loadTestWAV(t, "hey_jibo_what_time.wav"), make([]int16, 24000)...)
 	pcm = append(pcm, loadTestWAV(t, "set_a_timer.wav")...)
 	pcm = append(pcm, make([]int16, 16000)...)
@@ -146,10 +149,10 @@ func TestHearingAnswersAQuestion(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	f := parseAudioFlags(t, "--audio", "file:"+path)
 	asr := &scriptedASR{texts: []string{"hey jibo set a timer", "five seconds"}}
-	h, err := startListening(context.Background(), r, f, "en-US", fixedASR(asr), nil, slog.New(slog.DiscardHandler))
+	h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", fixedASR(asr), nil, r.speech.Meter, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	require.NoError(t, h.wait(context.Background()))
-	require.NoError(t, h.stop())
+	require.NoError(t, h.Wait(context.Background()))
+	require.NoError(t, h.Stop())
 	require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
 	handle := rec.of(pipeline.TopicHandle)
 	require.Len(t, handle, 2)
@@ -170,15 +173,15 @@ func TestHearingOutOfGrammarDoesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		wake       string
 		recognized int
-	}{{wakeDetector, 0}, {wakeGrammar, 1}} {
+	}{{hearing.WakeDetector, 0}, {hearing.WakeGrammar, 1}} {
 		t.Run(tc.wake, func(t *testing.T) {
 			rec := &recorder{}
-			r := testRobot(t, rec, speechConfig{})
+			r := testRobot(t, rec, hearing.Speech{})
 			f := parseAudioFlags(t, "--wake", tc.wake, "--audio", "file:"+filepath.Join("..", "..", "audio", "testdata", "set_a_timer.wav"))
-			h, err := startListening(context.Background(), r, f, "en-US", fixedASR(&scriptedASR{texts: []string{""}}), nil, slog.New(slog.DiscardHandler))
+			h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", fixedASR(&scriptedASR{texts: []string{""}}), nil, r.speech.Meter, slog.New(slog.DiscardHandler))
 			require.NoError(t, err)
-			require.NoError(t, h.wait(context.Background()))
-			require.NoError(t, h.stop())
+			require.NoError(t, h.Wait(context.Background()))
+			require.NoError(t, h.Stop())
 			require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
 			assert.Len(t, rec.of(listen.TopicSpeechEnd), 1, "the speech was found")
 			assert.Len(t, rec.of(listen.TopicRecognized), tc.recognized)
@@ -214,7 +217,7 @@ func TestAudioFlagsCheck(t *testing.T) {
 		{args: []string{"--audio", "null", "--wake-threshold", "1"}, input: "console", err: "--wake-threshold"},
 	}
 	for _, tc := range tests {
-		err := parseAudioFlags(t, tc.args...).check(tc.input)
+		err := parseAudioFlags(t, tc.args...).Check(tc.input)
 		if tc.err == "" {
 			assert.NoError(t, err, "%v", tc.args)
 			continue
@@ -236,28 +239,28 @@ func TestSpeakerFollowsPortaudio(t *testing.T) {
 		{[]string{"--audio", "null"}, ""},
 	} {
 		f := parseAudioFlags(t, tc.args...)
-		require.NoError(t, f.check("console"), "%v", tc.args)
+		require.NoError(t, f.Check("console"), "%v", tc.args)
 		assert.Equal(t, tc.want, f.Speech.Speaker, "%v", tc.args)
 	}
 }
 
 // The pure build has no recogniser and says so, before opening anything.
 func TestNoRecognizerInThisBuild(t *testing.T) {
-	r := testRobot(t, &recorder{}, speechConfig{})
+	r := testRobot(t, &recorder{}, hearing.Speech{})
 	f := parseAudioFlags(t, "--audio", "null")
-	_, err := startListening(context.Background(), r, f, "en-US", func(ctx context.Context, r *robot, o asrOptions) (audio.Recognizer, func() error, error) {
-		return nil, nil, errNoASR
-	}, nil, slog.New(slog.DiscardHandler))
-	require.ErrorIs(t, err, errNoASR)
+	_, err := hearing.Start(context.Background(), r.Robot, f, "en-US", func(ctx context.Context, r *runtime.Robot, o hearing.Options) (audio.Recognizer, func() error, error) {
+		return nil, nil, hearing.ErrNoASR
+	}, nil, nil, slog.New(slog.DiscardHandler))
+	require.ErrorIs(t, err, hearing.ErrNoASR)
 	assert.Contains(t, err.Error(), "build with -tags sphinx")
 }
 
 func TestWakeButtons(t *testing.T) {
-	r := testRobot(t, &recorder{}, speechConfig{})
-	got, err := wakeButtons(r.body.Buttons, parseAudioFlags(t))
+	r := testRobot(t, &recorder{}, hearing.Speech{})
+	got, err := hearing.WakeButtons(r.Body().Board.Buttons, parseAudioFlags(t))
 	require.NoError(t, err)
 	assert.Empty(t, got, "the sim board has no wake button")
-	_, err = wakeButtons(r.body.Buttons, parseAudioFlags(t, "--wake-button", "talk"))
+	_, err = hearing.WakeButtons(r.Body().Board.Buttons, parseAudioFlags(t, "--wake-button", "talk"))
 	assert.ErrorContains(t, err, `--wake-button "talk": the board has no such button`)
 }
 
@@ -291,8 +294,8 @@ func fakeEspeak(t *testing.T, seconds float64) string {
 func TestEspeakVoiceAndSpeakerWAV(t *testing.T) {
 	rec := &recorder{}
 	wav := filepath.Join(t.TempDir(), "spk.wav")
-	r := testRobot(t, rec, speechConfig{TTS: ttsEspeak, Program: fakeEspeak(t, 0.3), SpeakerWAV: wav})
-	u, err := newUtterer(r.bus, "test")
+	r := testRobot(t, rec, hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 0.3), SpeakerWAV: wav})
+	u, err := console.NewUtterer(r.Bus(), "test")
 	require.NoError(t, err)
 	defer u.Close()
 	_, _, err = u.Say(context.Background(), "hello")
@@ -311,11 +314,11 @@ func TestEspeakVoiceAndSpeakerWAV(t *testing.T) {
 }
 
 func TestEspeakNeedsASoundOutput(t *testing.T) {
-	prof, err := loadProfile("sim")
+	prof, err := runtime.LoadProfile("sim")
 	require.NoError(t, err)
 	prof.AudioOut = nil
-	_, err = newRobot(context.Background(), robotConfig{Profile: prof, SpeakWPM: 0, StateDir: noState,
-		Log: slog.New(slog.DiscardHandler), Speech: speechConfig{TTS: ttsEspeak, Program: fakeEspeak(t, 0.1)}})
+	_, err = newRobot(context.Background(), runtime.Config{Profile: prof, SpeakWPM: 0, StateDir: runtime.NoState,
+		Log: slog.New(slog.DiscardHandler)}, hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 0.1)})
 	assert.ErrorContains(t, err, "no sound output")
 }
 
@@ -346,7 +349,7 @@ func (g *gated) Close() error { return nil }
 func TestBargeIn(t *testing.T) {
 	rec := &recorder{}
 	wav := filepath.Join(t.TempDir(), "spk.wav")
-	r := testRobot(t, rec, speechConfig{TTS: ttsEspeak, Program: fakeEspeak(t, 5), SpeakerWAV: wav})
+	r := testRobot(t, rec, hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 5), SpeakerWAV: wav})
 	// "Hey Jibo, what time is it", the wake word detector's to find.
 	src := &gated{open: make(chan struct{})}
 	src.pcm = append(make([]int16, 16000), loadTestWAV(t, "hey_jibo_what_time.wav")...)
@@ -358,7 +361,7 @@ func TestBargeIn(t *testing.T) {
 	// message means the listener has seen that message.
 	const pingKey = "barge_test_ping"
 	ready := make(chan struct{}, 1)
-	seen, err := r.bus.Subscribe(transform.TopicListResp, func(_ context.Context, m bus.Message) {
+	seen, err := r.Bus().Subscribe(transform.TopicListResp, func(_ context.Context, m bus.Message) {
 		switch m.ContextString(pingKey) {
 		case "speaking":
 			select {
@@ -378,15 +381,15 @@ func TestBargeIn(t *testing.T) {
 	ping := func(ctx context.Context, what string) {
 		m := bus.NewMessage(transform.TopicList, map[string]any{})
 		m.Context[pingKey] = what
-		if err := r.bus.Publish(ctx, m); err != nil {
+		if err := r.Bus().Publish(ctx, m); err != nil {
 			t.Errorf("asking the listener: %v", err)
 		}
 	}
-	speaking, err := r.bus.Subscribe("jibo.body.speaker.say", func(ctx context.Context, _ bus.Message) { ping(ctx, "speaking") })
+	speaking, err := r.Bus().Subscribe("jibo.body.speaker.say", func(ctx context.Context, _ bus.Message) { ping(ctx, "speaking") })
 	require.NoError(t, err)
 	defer speaking.Close()
-	h, err := listenOn(context.Background(), r, src, &scriptedASR{texts: []string{"hey jibo"}}, func() error { return nil },
-		parseAudioFlags(t), "en-US", false, slog.New(slog.DiscardHandler))
+	h, err := hearing.ListenOn(context.Background(), r.Robot, src, &scriptedASR{texts: []string{"hey jibo"}}, func() error { return nil },
+		parseAudioFlags(t), "en-US", false, r.speech.Meter, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	// The listener subscribes from its own goroutine: wait until it answers.
 	for answered := false; !answered; {
@@ -397,13 +400,13 @@ func TestBargeIn(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	u, err := newUtterer(r.bus, "test")
+	u, err := console.NewUtterer(r.Bus(), "test")
 	require.NoError(t, err)
 	defer u.Close()
 	_, _, err = u.Say(context.Background(), "hello") // returns once speech was stopped
 	require.NoError(t, err)
-	require.NoError(t, h.wait(context.Background()))
-	require.NoError(t, h.stop())
+	require.NoError(t, h.Wait(context.Background()))
+	require.NoError(t, h.Stop())
 	u.Close()
 	require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
 	assert.Len(t, rec.of(pipeline.TopicStop), 1, "the wake phrase stops the robot")
@@ -457,6 +460,6 @@ func TestHeardLine(t *testing.T) {
 		{bus.NewMessage(listen.TopicRecognized, map[string]any{"hypotheses": []any{}}), "(heard speech, recognised nothing)"},
 		{bus.NewMessage(listen.TopicError, map[string]any{"error": "device vanished"}), "(audio: device vanished)"},
 	} {
-		assert.Equal(t, tc.want, heardLine(tc.m))
+		assert.Equal(t, tc.want, hearing.HeardLine(tc.m))
 	}
 }

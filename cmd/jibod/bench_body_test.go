@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/motion"
 )
 
@@ -16,8 +17,8 @@ import (
 func BenchmarkControlLoopUnderPipelineLoad(b *testing.B) {
 	ctx := context.Background()
 	r := newBenchRobot(b)
-	ctrl := r.parts.motion
-	a, ok := r.exec.Animations().Lookup("look-around")
+	ctrl := r.Body().Motion
+	a, ok := r.Body().Exec.Animations().Lookup("look-around")
 	if !ok {
 		b.Fatal("no look-around animation")
 	}
@@ -26,7 +27,7 @@ func BenchmarkControlLoopUnderPipelineLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer job.Halt()
-	u, err := newUtterer(r.bus, "bench")
+	u, err := console.NewUtterer(r.Bus(), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill"
 )
 
@@ -27,7 +29,7 @@ import (
 func BenchmarkUtteranceToFirstCommand(b *testing.B) {
 	r := newBenchRobot(b)
 	events := make(chan bus.Message, 1024)
-	sub, err := r.bus.SubscribeAll([]string{"jibo.body.*", skill.TopicSkillRefused, pipeline.TopicHandled},
+	sub, err := r.Bus().SubscribeAll([]string{"jibo.body.*", skill.TopicSkillRefused, pipeline.TopicHandled},
 		func(_ context.Context, m bus.Message) { events <- m }, bus.WithQueue(1024, bus.Block))
 	if err != nil {
 		b.Fatal(err)
@@ -37,7 +39,7 @@ func BenchmarkUtteranceToFirstCommand(b *testing.B) {
 	var lat []time.Duration
 	refused := 0
 	for b.Loop() {
-		first, wasRefused := utterOnce(b, r.bus, events, len(lat)+refused+1)
+		first, wasRefused := utterOnce(b, r.Bus(), events, len(lat)+refused+1)
 		if wasRefused {
 			refused++
 		} else {
@@ -92,8 +94,8 @@ func utterOnce(b *testing.B, bs *bus.Bus, events <-chan bus.Message, n int) (tim
 func newBenchRobot(b *testing.B) *robot {
 	b.Helper()
 	ctx := context.Background()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now: func() time.Time { return time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC) }})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC) }}, hearing.Speech{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/capture"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const audioUsage = `Usage:
@@ -31,7 +32,7 @@ func cmdAudio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	backends, free := audioBackends(log)
+	backends, free := hearing.AudioBackends(log)
 	defer free()
 	switch args[0] {
 	case "devices":

@@ -3,17 +3,21 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/openjibo/jibod/audio/eval"
 	"github.com/openjibo/jibod/audio/sphinx"
+	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const audioAdaptUsage = `Usage: jibod audio adapt --dir DIR [--dir DIR2 ...] --out MODELDIR [--model BASEDIR]
@@ -31,13 +35,17 @@ sphinxbase-utils, pocketsphinx, sphinxtrain).
 
 // cmdAudioAdapt runs `jibod audio adapt`.
 func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var env config.Run
+	if err := env.ApplyEnv(os.Getenv); err != nil {
+		return fmt.Errorf("audio adapt: speech settings: %w", err)
+	}
 	fs := flag.NewFlagSet("audio adapt", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, audioAdaptUsage); fs.PrintDefaults() }
 	var dirs folderList
 	fs.Var(&dirs, "dir", "`folder` holding manifest.jsonl and its WAV files (repeat for more)")
 	out := fs.String("out", "", "`folder` to write the adapted model to (must not exist)")
-	model := fs.String("model", envOr(envSphinxModel, sphinx.DefaultModelDir), "base acoustic model `folder`")
+	model := fs.String("model", hearing.ModelDir(env.Sphinx.Model, ""), "base acoustic model `folder`")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -63,25 +71,13 @@ func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := exec.LookPath("espeak-ng"); err == nil {
 		opts.Guesser = sphinx.EspeakGuesser{}
 	}
-	lex, err := sphinx.NewLexicon(envOr(envSphinxDict, sphinx.DefaultDict), opts)
+	lex, err := sphinx.NewLexicon(cmp.Or(env.Sphinx.Dict, sphinx.DefaultDict), opts)
 	if err != nil {
 		return fmt.Errorf("audio adapt: %w", err)
 	}
-	floor, err := noiseFloorFromEnv()
-	if err != nil {
-		return fmt.Errorf("audio adapt: %w", err)
-	}
-	trim, err := trimFromEnv()
-	if err != nil {
-		return fmt.Errorf("audio adapt: %w", err)
-	}
-	denoise, err := denoiseFromEnv()
-	if err != nil {
-		return fmt.Errorf("audio adapt: %w", err)
-	}
-	floors := adaptedFloors
+	floors := hearing.AdaptedFloors
 	rep, err := sphinx.Adapt(ctx, sphinx.AdaptConfig{BaseModel: *model, Out: *out, Utterances: utts, Lexicon: lex,
-		FloorBelowDB: floor, TrimMargin: trim, DenoiseBelowSNR: denoise, Floors: &floors, Log: log})
+		FloorBelowDB: env.Sphinx.NoiseFloorDB, TrimMargin: hearing.TrimMargin(env.Sphinx.TrimMS), DenoiseBelowSNR: hearing.DenoiseBelow(env.Sphinx.DenoiseDB), Floors: &floors, Log: log})
 	for _, s := range rep.Skips {
 		fmt.Fprintf(stderr, "audio adapt: skipped %s\n", s)
 	}
@@ -90,7 +86,7 @@ func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stdout, "adapted %s from %d recordings (%.1f min; %d skipped, %d not aligned) into %s\n",
 		*model, rep.Used, rep.Seconds/60, rep.Skipped, rep.NotAligned, *out)
-	fmt.Fprintf(stdout, "use it: JIBOD_SPHINX_MODEL=%s jibod run ..., or move it to STATE/%s\n", *out, adaptedModelName)
+	fmt.Fprintf(stdout, "use it: JIBOD_SPHINX_MODEL=%s jibod run ..., or move it to STATE/%s\n", *out, hearing.AdaptedModelName)
 	return nil
 }
 

@@ -12,20 +12,15 @@ import (
 	"github.com/openjibo/jibod/audio/capture"
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // robotGrammar builds the speech grammar of what the robot's skills
-// registered, without the recogniser's pronunciation check (asr_sphinx.go
+// registered, without the recogniser's pronunciation check (core/runtime/hearing
 // adds that where there is a recogniser).
 func robotGrammar(r *robot, lang string) (*grammar.Grammar, error) {
-	return grammar.Build(robotGrammarIntents(r), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
-}
-
-// robotGrammarIntents lists the robot's template and keyword intents as
-// the speech grammar reads them.
-func robotGrammarIntents(r *robot) []grammar.Intent {
-	intents := grammar.FromTemplates(r.intents.Templates.Registrations(""))
-	return append(intents, grammar.FromKeywords(r.intents.Keywords.Registrations(""))...)
+	return grammar.Build(hearing.GrammarIntents(r.Intents()), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
 }
 
 const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--json]
@@ -78,7 +73,7 @@ func robotPrompts(ctx context.Context, lang string, n int, seed uint64, stderr i
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log}, hearing.Speech{})
 	if err != nil {
 		return nil, fmt.Errorf("starting the robot: %w", err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/eval"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill/builtin/volume"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -184,7 +186,7 @@ func TestAudioEnrollTooLong(t *testing.T) {
 // volume's level is its level.entity (0 to 10 and the words for its ends),
 // though the template types it a number.
 func TestRobotGrammarOffersOnlyWhatSkillsTake(t *testing.T) {
-	r, err := newRobot(context.Background(), robotConfig{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	g, err := robotGrammar(r, "en-US")

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
+	"os"
 	"time"
 
 	"github.com/openjibo/jibod/audio/eval"
@@ -15,9 +14,9 @@ import (
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/session"
-	"github.com/openjibo/jibod/core/skill/builtin/timer"
-	"github.com/openjibo/jibod/core/skill/builtin/volume"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const audioEvalUsage = `Usage: jibod audio eval --dir DIR [--json] [--wake detector|grammar|spotter|both] [--wake-only] [--vad-threshold 10]
@@ -52,7 +51,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	bgMargin := fs.Float64("vad-background-margin", vad.Defaults.BackgroundMarginDB, "how far over the background's typical level (dB) speech must be; negative for off")
 	level := fs.String("log-level", "warn", "log level on standard error: debug, info, warn or error")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
-	wakeMethod := fs.String("wake", wakeDetector, "how the wake phrase is found: detector (the wake word detector, as the robot does), grammar (the start of the sentence recognised), spotter (pocketsphinx keyphrase spotting) or both (grammar and spotter)")
+	wakeMethod := fs.String("wake", hearing.WakeDetector, "how the wake phrase is found: detector (the wake word detector, as the robot does), grammar (the start of the sentence recognised), spotter (pocketsphinx keyphrase spotting) or both (grammar and spotter)")
 	kws := fs.Float64("kws-threshold", 0, "keyphrase spotting threshold for --wake spotter|both (default 1e-20)")
 	wakeThreshold := fs.Float64("wake-threshold", 0, "the wake word detector's threshold, in (0, 1) (default: the model's own)")
 	wakeOnly := fs.Bool("wake-only", false, "measure the wake word detector alone: no speech recognition, no command figures")
@@ -62,9 +61,9 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch {
 	case *dir == "" || fs.NArg() > 0:
 		return usageError{"audio eval: want --dir DIR and no other arguments"}
-	case *wakeMethod != wakeDetector && *wakeMethod != sphinx.WakeGrammar && *wakeMethod != sphinx.WakeSpotter && *wakeMethod != sphinx.WakeBoth:
+	case *wakeMethod != hearing.WakeDetector && *wakeMethod != sphinx.WakeGrammar && *wakeMethod != sphinx.WakeSpotter && *wakeMethod != sphinx.WakeBoth:
 		return usageError{fmt.Sprintf("audio eval: --wake %q: want detector, grammar, spotter or both", *wakeMethod)}
-	case *wakeOnly && *wakeMethod != wakeDetector:
+	case *wakeOnly && *wakeMethod != hearing.WakeDetector:
 		return usageError{"audio eval: --wake-only measures --wake detector"}
 	case *wakeThreshold < 0 || *wakeThreshold >= 1:
 		return usageError{fmt.Sprintf("audio eval: --wake-threshold %g: want 0 < t < 1", *wakeThreshold)}
@@ -94,7 +93,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("audio eval: %w", err)
 	}
 	var newWake func() (listen.WakeDetector, error)
-	if *wakeMethod == wakeDetector {
+	if *wakeMethod == hearing.WakeDetector {
 		model, err := wake.Default()
 		if err != nil {
 			return fmt.Errorf("audio eval: %w", err)
@@ -119,12 +118,16 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	// The robot supplies the grammar (its skills' registrations) and the
 	// intent engines commands are scored with; nothing is said to it.
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Lang: tag, Log: log})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log}, hearing.Speech{})
 	if err != nil {
 		return fmt.Errorf("audio eval: starting the robot: %w", err)
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	rec, free, err := newRecognizer(ctx, r, asrOptions{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != wakeDetector})
+	var env config.Run
+	if err := env.ApplyEnv(os.Getenv); err != nil {
+		return fmt.Errorf("audio eval: speech settings: %w", err)
+	}
+	rec, free, err := hearing.NewRecognizer(ctx, r.Robot, hearing.Options{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != hearing.WakeDetector, Sphinx: env.Sphinx})
 	if err != nil {
 		return fmt.Errorf("audio eval: %w", err)
 	}
@@ -132,7 +135,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	heard := rec
 	if *wakeMethod == sphinx.WakeSpotter || *wakeMethod == sphinx.WakeBoth {
-		spot, freeSpot, err := newWakeSpotter(ctx, *kws)
+		spot, freeSpot, err := hearing.NewWakeSpotter(ctx, *kws, env.Sphinx)
 		if err != nil {
 			return fmt.Errorf("audio eval: %w", err)
 		}
@@ -142,15 +145,12 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	chain := &eval.ListenerChain{Recognizer: heard, Wake: newWake, VAD: vcfg, Lang: tag, Logger: log}
 	// What the stack understands must not depend on how soon the robot
 	// learns its skills in the background.
-	if err := r.intents.Learn(ctx); err != nil {
+	if err := r.Intents().Learn(ctx); err != nil {
 		return fmt.Errorf("audio eval: learning the skills' intents: %w", err)
 	}
-	und := &engineUnderstander{intents: r.intents, lang: tag}
+	und := &hearing.Understander{Intents: r.Intents(), Lang: tag}
 	return writeEvalReport(ctx, *dir, items, chain, und, opts, *asJSON, stdout)
 }
-
-// wakeDetector names the wake word detector (audio/wake) as a wake method.
-const wakeDetector = "detector"
 
 // writeEvalReport runs the eval and prints its report.
 func writeEvalReport(ctx context.Context, dir string, items []eval.Item, chain eval.Chain, und eval.Understander,
@@ -163,59 +163,4 @@ func writeEvalReport(ctx context.Context, dir string, items []eval.Item, chain e
 		return rep.WriteJSON(stdout)
 	}
 	return rep.WriteText(stdout)
-}
-
-// engineUnderstander matches a command through the robot's intent bands,
-// surest first, as `jibod intents match` does.
-type engineUnderstander struct {
-	intents *intent.Stack
-	lang    string
-}
-
-func (u *engineUnderstander) Understand(ctx context.Context, text string) (eval.Meaning, bool, error) {
-	if u.intents == nil {
-		return eval.Meaning{}, false, errors.New("no intent stack")
-	}
-	m, _, _, err := u.intents.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: u.lang, Session: session.Empty()})
-	if err != nil {
-		return eval.Meaning{}, false, err
-	}
-	if m == nil {
-		return eval.Meaning{}, false, nil
-	}
-	return readSlots(eval.Meaning{Intent: m.SkillID + ":" + m.IntentName, Slots: m.Slots}), true, nil
-}
-
-// slotReaders read a slot as the skill consuming it does, so the eval
-// scores what the robot would do rather than the words: the timer's
-// length through the timer's own parser ("two minute" and "two minutes"
-// are both 2m0s), the volume level through the volume skill's ("seven"
-// and "7" are both 7). Only these two are normalised; every other slot
-// is compared as text. A value its reader refuses stays text too.
-var slotReaders = map[string]map[string]func(string) (string, bool){
-	timer.ID + ":" + timer.IntentSet: {timer.SlotDuration: func(v string) (string, bool) {
-		d, err := timer.ParseDuration(v)
-		return d.String(), err == nil
-	}},
-	volume.ID + ":" + volume.IntentSet: {volume.SlotLevel: func(v string) (string, bool) {
-		n, err := volume.ParseLevel(v)
-		return strconv.Itoa(n), err == nil
-	}},
-}
-
-// readSlots fills m.Read with the values slotReaders read from its slots.
-func readSlots(m eval.Meaning) eval.Meaning {
-	for slot, read := range slotReaders[m.Intent] {
-		v, ok := m.Slots[slot]
-		if !ok {
-			continue
-		}
-		if r, ok := read(v); ok {
-			if m.Read == nil {
-				m.Read = map[string]string{}
-			}
-			m.Read[slot] = r
-		}
-	}
-	return m
 }

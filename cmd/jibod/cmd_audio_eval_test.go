@@ -11,6 +11,8 @@ import (
 
 	"github.com/openjibo/jibod/audio/eval"
 	"github.com/openjibo/jibod/audio/grammar"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,10 +74,10 @@ func TestAudioEvalWakeOnly(t *testing.T) {
 // engines, first match wins.
 func TestEngineUnderstander(t *testing.T) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	u := &engineUnderstander{intents: r.intents, lang: "en-us"}
+	u := &hearing.Understander{Intents: r.Intents(), Lang: "en-us"}
 	m, ok, err := u.Understand(ctx, "set the volume to seven")
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -91,56 +93,15 @@ func TestEngineUnderstander(t *testing.T) {
 // phrase, and leaves nothing out.
 func TestRobotGrammar(t *testing.T) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, StateDir: noState, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	intents := grammar.FromTemplates(r.intents.Templates.Registrations(""))
-	intents = append(intents, grammar.FromKeywords(r.intents.Keywords.Registrations(""))...)
+	intents := grammar.FromTemplates(r.Intents().Templates.Registrations(""))
+	intents = append(intents, grammar.FromKeywords(r.Intents().Keywords.Registrations(""))...)
 	g, err := grammar.Build(intents, grammar.Options{Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	assert.Empty(t, g.Dropped())
 	for _, s := range []string{"hey jibo", "hey jibo what time is it", "set a timer for ten minutes", "louder", "what can you do"} {
 		assert.True(t, g.Accepts(s), s)
-	}
-}
-
-// The eval scores a slot by what its skill reads from it where the skill
-// has a parser (the timer's length, the volume level), else by its words.
-func TestAudioEvalReadsSlotsAsTheirSkills(t *testing.T) {
-	tests := []struct {
-		name      string
-		a, b      eval.Meaning
-		wantEqual bool
-	}{
-		{"singular and plural unit are the same length",
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "two minute"}},
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "two minutes"}}, true},
-		{"the same length said otherwise",
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "ninety seconds"}},
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "one minute thirty seconds"}}, true},
-		{"another length",
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "thirty seconds"}},
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "forty seconds"}}, false},
-		{"a length against words the timer refuses",
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "five minutes"}},
-			eval.Meaning{Intent: "jibo.timer:set_timer", Slots: map[string]string{"duration": "the fan of"}}, false},
-		{"volume word and digit",
-			eval.Meaning{Intent: "jibo.volume:volume_set", Slots: map[string]string{"level": "seven"}},
-			eval.Meaning{Intent: "jibo.volume:volume_set", Slots: map[string]string{"level": "7"}}, true},
-		{"another volume level",
-			eval.Meaning{Intent: "jibo.volume:volume_set", Slots: map[string]string{"level": "seven"}},
-			eval.Meaning{Intent: "jibo.volume:volume_set", Slots: map[string]string{"level": "one"}}, false},
-		{"other slots stay words",
-			eval.Meaning{Intent: "jibo.chitchat:do_you_like", Slots: map[string]string{"thing": "pizza"}},
-			eval.Meaning{Intent: "jibo.chitchat:do_you_like", Slots: map[string]string{"thing": "pizzas"}}, false},
-		{"a duration slot of another intent stays words",
-			eval.Meaning{Intent: "other:set", Slots: map[string]string{"duration": "two minute"}},
-			eval.Meaning{Intent: "other:set", Slots: map[string]string{"duration": "two minutes"}}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, b := readSlots(tt.a), readSlots(tt.b)
-			assert.Equal(t, tt.wantEqual, eval.SameMeaning(a, b), "%v against %v", a, b)
-		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/loadgen"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/jcp/timeline"
 	"github.com/openjibo/jibod/motion"
 )
@@ -196,7 +197,7 @@ func TestMotionLoop(t *testing.T) {
 
 	code, out, stderr = runInBubble(t, "motion", "loop", "--seconds", "1", "--rate", "100", "--move", "", "--json", "--timer", "go")
 	require.Equal(t, 0, code, stderr)
-	var rep loopReport
+	var rep runtime.LoopReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, 100, rep.Rate)
 	assert.InDelta(t, 100, rep.Ticks, 1)
@@ -222,7 +223,7 @@ func TestMotionLoopUnderLoad(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"motion", "loop", "--seconds", "3", "--load", "--json"}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
-	var rep loopReport
+	var rep runtime.LoopReport
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
 	assert.True(t, rep.Load)
 	assert.GreaterOrEqual(t, rep.Utterances, int64(loadgen.DefaultInputs*rep.InFlight))
@@ -241,7 +242,7 @@ func TestMotionLoopWithoutRealTime(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"motion", "loop", "--seconds", "0.2", "--realtime=false", "--json"}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
-	var rep loopReport
+	var rep runtime.LoopReport
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
 	assert.Equal(t, motion.RealTimeStatus{CPU: -1}, rep.RealTime)
 	assert.Positive(t, rep.Ticks)

@@ -87,7 +87,7 @@ func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout
 	if err != nil {
 		return fmt.Errorf("intents match: %w", err)
 	}
-	m, err := intenttool.NewMatcher(ctx, skills, buildIntentStack, log)
+	m, err := intenttool.NewMatcher(ctx, skills, intentStack, log)
 	if err != nil {
 		return fmt.Errorf("intents match: %w", err)
 	}
@@ -125,7 +125,7 @@ func cmdIntentsEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	o := intenttool.EvalOptions{Progress: intenttool.Progress(stderr)}
 	if *para {
-		o.Stack = buildIntentStack
+		o.Stack = intentStack
 	}
 	rep, err := intenttool.Evaluate(ctx, c, o)
 	if err != nil {

@@ -14,8 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/console"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const smallCorpus = "../../testdata/corpus/small_en.json"
@@ -83,10 +86,10 @@ func TestIntentsEvalBadCorpus(t *testing.T) {
 func TestRobotKeywordIntents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	defer r.Close(context.Background())
-	u, err := newUtterer(r.bus, "test")
+	u, err := console.NewUtterer(r.Bus(), "test")
 	require.NoError(t, err)
 	defer u.Close()
 
@@ -96,11 +99,11 @@ func TestRobotKeywordIntents(t *testing.T) {
 	// The service answers in order, so its list answer means the
 	// registration before it was handled.
 	answered := make(chan bus.Message, 1)
-	sub, err := r.bus.Subscribe(intent.TopicList+".response", func(_ context.Context, m bus.Message) { answered <- m })
+	sub, err := r.Bus().Subscribe(intent.TopicList+".response", func(_ context.Context, m bus.Message) { answered <- m })
 	require.NoError(t, err)
 	defer sub.Close()
-	require.NoError(t, r.bus.Publish(ctx, reg))
-	require.NoError(t, r.bus.Publish(ctx, bus.NewMessage(intent.TopicList, map[string]any{"skill_id": "jibo.basics"})))
+	require.NoError(t, r.Bus().Publish(ctx, reg))
+	require.NoError(t, r.Bus().Publish(ctx, bus.NewMessage(intent.TopicList, map[string]any{"skill_id": "jibo.basics"})))
 	select {
 	case m := <-answered:
 		assert.Contains(t, m.Data["intents"], map[string]any{"skill_id": "jibo.basics", "intent_name": "greet", "lang": "en-us",

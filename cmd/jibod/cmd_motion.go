@@ -3,18 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/loadgen"
-	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/motion"
 )
 
@@ -29,35 +25,6 @@ Flags:
 
 // maxLoopSeconds bounds a measurement.
 const maxLoopSeconds = 3600
-
-// loopReport is what `jibod motion loop` measured.
-type loopReport struct {
-	Board   string  `json:"board"`
-	Rate    int     `json:"rate_hz"`
-	Seconds float64 `json:"seconds"`
-	Moving  string  `json:"moving,omitempty"`
-	Load    bool    `json:"pipeline_load"`
-	Timer   string  `json:"timer"`
-	// Utterances counts those handled (the ones said before the
-	// measurement ended, at least the first in flight on each input);
-	// Refused and Failed those of them whose skill call was refused or that
-	// ended in an error, FirstError the first reason; Unanswered those said
-	// whose answer never came.
-	Utterances          int64   `json:"utterances,omitempty"`
-	UtterancesPerSecond float64 `json:"utterances_per_second,omitempty"`
-	Refused             int64   `json:"refused,omitempty"`
-	Failed              int64   `json:"failed,omitempty"`
-	FirstError          string  `json:"first_error,omitempty"`
-	Unanswered          int64   `json:"unanswered,omitempty"`
-	InFlight            int     `json:"in_flight,omitempty"`
-	Ticks               uint64  `json:"ticks"`
-	Missed              uint64  `json:"missed"`
-	P50us               float64 `json:"p50_us"`
-	P99us               float64 `json:"p99_us"`
-	MaxUs               float64 `json:"max_us"`
-	// RealTime is what real-time service the loop got.
-	RealTime motion.RealTimeStatus `json:"realtime"`
-}
 
 func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "loop" {
@@ -104,7 +71,8 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *rate != 0 {
 		prof.Motion.RateHz = *rate
 	}
-	rep, err := measureLoop(ctx, prof, time.Duration(*seconds*float64(time.Second)), *anim, *load, *inFlight, *timer == "go", *realtime)
+	rep, err := runtime.MeasureLoop(ctx, runtime.LoopConfig{Profile: prof, Duration: time.Duration(*seconds * float64(time.Second)), Animation: *anim,
+		Load: *load, InFlight: *inFlight, GoTimers: *timer == "go", RealTime: *realtime, Version: version, Trainer: paraphraseTrainer})
 	if err != nil {
 		return err
 	}
@@ -112,117 +80,5 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		enc := json.NewEncoder(stdout)
 		return enc.Encode(rep)
 	}
-	moving := "holding still"
-	if rep.Moving != "" {
-		moving = "playing " + rep.Moving
-	}
-	load2 := "no other load"
-	if rep.Load {
-		load2 = fmt.Sprintf("pipeline handling utterances (%d handled, %.0f/s, %d in flight on each of %d inputs)", rep.Utterances, rep.UtterancesPerSecond, rep.InFlight, loadgen.DefaultInputs)
-		if rep.Refused+rep.Failed > 0 {
-			load2 += fmt.Sprintf(", %d of them refused and %d failed (first: %s)", rep.Refused, rep.Failed, rep.FirstError)
-		}
-	}
-	fmt.Fprintf(stdout, "control loop: %d Hz (%s timer) for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Timer, rep.Seconds, rep.Board, moving, load2)
-	fmt.Fprintf(stdout, "real-time service: %s\n", rep.RealTime)
-	if len(rep.RealTime.Refused) > 0 {
-		fmt.Fprintf(stdout, "not permitted: %s\n", strings.Join(rep.RealTime.Refused, "; "))
-	}
-	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
-	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
-	return nil
-}
-
-func us(v float64) string {
-	if v >= 1000 {
-		return fmt.Sprintf("%.2f ms", v/1000)
-	}
-	return fmt.Sprintf("%.0f µs", v)
-}
-
-// measureLoop runs the control loop for d and reports its lateness.
-func measureLoop(ctx context.Context, prof *board.Profile, d time.Duration, anim string, load bool, inFlight int, goTimers, realtime bool) (*loopReport, error) {
-	discard := slog.New(slog.DiscardHandler)
-	var parts *bodyParts
-	var r *robot
-	var err error
-	var lines []string
-	if load {
-		var skills []skill.Skill
-		if skills, lines, err = loadgen.Skills(loadgen.MaxSkills, discard); err != nil {
-			return nil, err
-		}
-		if r, err = newRobot(ctx, robotConfig{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,
-			RealTime: realtime, Skills: skills}); err != nil {
-			return nil, err
-		}
-		parts = r.parts
-	} else {
-		prof.Speaker.WPM = 0
-		if parts, err = openBody(ctx, prof, bodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
-			return nil, err
-		}
-	}
-	ctrl := parts.motion
-	rt := ctrl.RealTime() // before Close undoes it
-	rep := &loopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load, Timer: "precise"}
-	if goTimers {
-		rep.Timer = "go"
-	}
-	var job *motion.Job
-	if anim != "" {
-		a, ok := parts.exec.Animations().Lookup(anim)
-		if !ok {
-			err = fmt.Errorf("--move %q: no such animation (have %v)", anim, parts.exec.Animations().Names())
-		} else if job, err = ctrl.Play(a, motion.PlayOptions{Loops: -1, NoLights: true}); err == nil {
-			rep.Moving = a.Name
-		}
-	}
-	var wg sync.WaitGroup
-	var lres loadgen.Result
-	var lerr error
-	mctx, stop := context.WithTimeout(ctx, d)
-	defer stop()
-	if err == nil && load {
-		// The load stops with the measurement and then waits for the
-		// answers to what it said.
-		wg.Go(func() {
-			lres, lerr = loadgen.Run(ctx, loadgen.Config{Bus: r.bus, Lines: lines, InFlight: inFlight, Stop: mctx.Done()})
-		})
-	}
-	start := time.Now()
-	ctrl.ResetStats()
-	if err == nil {
-		<-mctx.Done()
-	}
-	stop()
-	s := ctrl.Stats()
-	elapsed := time.Since(start)
-	wg.Wait()
-	if job != nil {
-		job.Halt()
-	}
-	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	var cerr error
-	if r != nil {
-		cerr = r.Close(closeCtx)
-	} else {
-		cerr = parts.Close(closeCtx)
-	}
-	if err != nil || lerr != nil || ctx.Err() != nil {
-		return nil, errors.Join(err, lerr, ctx.Err(), cerr)
-	}
-	rep.Seconds = elapsed.Seconds()
-	rep.RealTime = rt
-	if load {
-		rep.Utterances, rep.Refused, rep.Failed = lres.Handled+lres.Refused+lres.Failed, lres.Refused, lres.Failed
-		rep.FirstError, rep.Unanswered = lres.FirstError, lres.Unanswered
-		rep.UtterancesPerSecond, rep.InFlight = lres.PerSecond(), inFlight
-	}
-	rep.Ticks, rep.Missed = s.Ticks, s.Missed
-	rep.P50us = float64(s.P50.Nanoseconds()) / 1000
-	rep.P99us = float64(s.P99.Nanoseconds()) / 1000
-	rep.MaxUs = float64(s.Max.Nanoseconds()) / 1000
-	return rep, cerr
+	return rep.WriteText(stdout)
 }

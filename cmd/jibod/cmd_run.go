@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
@@ -15,6 +13,7 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -28,7 +27,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.IntVar(&c.SpeakWPM, "speak-wpm", -1, "sim speaker rate in words per minute, 0 = instant (default: the profile's)")
 	fs.StringVar(&c.Lang, "lang", "en-US", "default language")
 	fs.StringVar(&c.LogLevel, "log-level", "warn", "log level: debug, info, warn or error (logs go to standard error)")
-	fs.StringVar(&c.State, "state", defaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+stateDirEnv+")")
+	fs.StringVar(&c.State, "state", runtime.DefaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+runtime.StateDirEnv+")")
 	fs.DurationVar((*time.Duration)(&c.ListenWindow), "listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
 	fs.BoolVar(&c.RealTime, "realtime", true, realtimeUsage)
 	fs.StringVar(&c.Web, "web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
@@ -49,7 +48,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if c.Input != "console" && c.Input != "stdin" && c.Input != "none" && c.Input != "shell" {
 		return usageError{fmt.Sprintf("--input %q: want console or stdin (or none, with --audio; or shell)", c.Input)}
 	}
-	if err := af.check(c.Input); err != nil {
+	if err := af.Check(c.Input); err != nil {
 		return err
 	}
 	if err := sf.check(); err != nil {
@@ -69,14 +68,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := c.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	// The sphinx build's recogniser reads its settings from the
-	// environment: the file's join the variables already set.
-	for _, kv := range c.Sphinx.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := os.Setenv(k, v); err != nil {
-			return fmt.Errorf("speech settings: %w", err)
-		}
-	}
+	af.Sphinx = c.Sphinx
 	log := logs.Log
 	// The shell's reboot (--shell-reboot exit) ends the run with errRestart.
 	ctx, restart := context.WithCancelCause(ctx)
@@ -90,45 +82,45 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		out = io.Discard // standard output is the shell's
 	}
 	started := time.Now()
-	cfg := robotConfig{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: log,
+	cfg := runtime.Config{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: log,
 		StateDir: c.State, ListenWindow: time.Duration(c.ListenWindow), Offline: c.Offline, Hub: hubCfg, RealTime: c.RealTime,
-		LocalSkills: c.LocalSkills, Speech: af.Speech, TracePath: c.Trace, TraceOut: stdout}
-	r, err := newRobot(ctx, cfg)
+		LocalSkills: c.LocalSkills, TracePath: c.Trace, TraceOut: stdout}
+	r, err := newRobot(ctx, cfg, af.Speech)
 	if err != nil {
 		return err
 	}
 
 	con, closeConsole, err := r.OpenConsole(runtime.ConsoleConfig{Input: c.Input, In: stdin, Out: out, Lang: c.Lang,
-		Show: map[string]func(bus.Message) string{listen.TopicRecognized: heardLine, listen.TopicError: heardLine}})
+		Show: map[string]func(bus.Message) string{listen.TopicRecognized: hearing.HeardLine, listen.TopicError: hearing.HeardLine}})
 	if err != nil {
 		r.Close(context.Background())
 		return err
 	}
 	defer closeConsole()
-	backends, freeBackends := audioBackends(log)
+	backends, freeBackends := hearing.AudioBackends(log)
 	// The shell hears what the robot hears through a tap on the backends.
 	mic := audio.NewTap(af.Audio, backends)
 	if mic != nil {
 		backends = mic.Backends()
 	}
-	hear, err := startListening(ctx, r, af, c.Lang, newRecognizer, backends, log)
+	hear, err := hearing.Start(ctx, r.Robot, af, c.Lang, hearing.NewRecognizer, backends, r.speech.Meter, log)
 	if err != nil {
 		return errors.Join(err, freeBackends(), r.Close(context.Background()))
 	}
 	shell, err := r.StartShell(ctx, runtime.ShellConfig{Socket: sf.Socket, Serial: sf.Serial, Baud: sf.Baud, PINFile: sf.PINFile,
 		Reboot: sf.Reboot, Logs: logs, StateDir: c.State, Started: started, Mic: mic,
-		Listener: hear.listener(), Restart: func() { restart(errRestart) }})
+		Listener: hear.Listener(), Restart: func() { restart(errRestart) }})
 	if err != nil {
-		return errors.Join(err, hear.stop(), freeBackends(), r.Close(context.Background()))
+		return errors.Join(err, hear.Stop(), freeBackends(), r.Close(context.Background()))
 	}
 	stopWeb := r.StartWeb(c.Web, shell, stderr)
 	if c.Input == "console" {
-		con.Printf("jibod %s on the %s board. Type to talk to the robot (\"stop\" stops it); Ctrl-D to leave.\n", version, r.body.Profile.Name)
+		con.Printf("jibod %s on the %s board. Type to talk to the robot (\"stop\" stops it); Ctrl-D to leave.\n", version, r.Body().Board.Profile.Name)
 	}
 	var loopErr error
 	switch c.Input {
 	case "none":
-		loopErr = hear.wait(ctx) // until the audio ends
+		loopErr = hear.Wait(ctx) // until the audio ends
 	case "shell":
 		loopErr = shell.ServeStdio(ctx, stdin, stdout)
 	default:
@@ -136,7 +128,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	stopWeb()
 	shell.Stop()
-	hearErr := errors.Join(hear.stop(), freeBackends())
+	hearErr := errors.Join(hear.Stop(), freeBackends())
 
 	closeConsole()
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
+	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline/scenario"
 )
 
@@ -43,7 +45,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	opts := scenario.Options{Logger: log, Intents: scenarioIntents}
+	opts := scenario.Options{Logger: log, Intents: func(b *bus.Bus, log *slog.Logger) (scenario.IntentStack, error) { return intentStack(b, log, false) }}
 	if *summary {
 		return scenario.RunSummary(ctx, sc, stdout, opts)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline/scenario"
+	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // TestScenarioFiles runs every scenario under testdata/scenarios and checks
@@ -94,26 +96,26 @@ func TestScenarioUsageAndBadFiles(t *testing.T) {
 func TestRobotPipeline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := newRobot(ctx, robotConfig{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
+	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
 	require.NoError(t, err)
 	defer r.Close(context.Background())
 	assert.Equal(t, []string{"stop", "converse", "intents-high", "paraphrase", "fallback-high",
-		"intents-medium", "fallback-medium", "intents-low", "fallback-low", "fallback-unknown"}, r.pipeline)
-	assert.Equal(t, []string{"fallback-low", "hub-fallback", "fallback-unknown"}, r.intents.Pipeline("hub-fallback")[8:],
+		"intents-medium", "fallback-medium", "intents-low", "fallback-low", "fallback-unknown"}, r.Pipeline())
+	assert.Equal(t, []string{"fallback-low", "hub-fallback", "fallback-unknown"}, r.Intents().Pipeline("hub-fallback")[8:],
 		"the cloud hub's stage goes after the robot's own, before fallback-unknown")
 	answered := make(chan string, 32)
-	sub, err := r.bus.Subscribe("ovos.pipeline.*", func(_ context.Context, m bus.Message) {
+	sub, err := r.Bus().Subscribe("ovos.pipeline.*", func(_ context.Context, m bus.Message) {
 		if strings.HasSuffix(m.Type, ".intents.list.response") {
 			answered <- m.DataString("pipeline_id")
 		}
 	})
 	require.NoError(t, err)
 	defer sub.Close()
-	for _, id := range r.pipeline {
-		require.NoError(t, r.bus.Publish(ctx, bus.NewMessage("ovos.pipeline."+id+".intents.list", nil)))
+	for _, id := range r.Pipeline() {
+		require.NoError(t, r.Bus().Publish(ctx, bus.NewMessage("ovos.pipeline."+id+".intents.list", nil)))
 	}
 	var got []string
-	for range r.pipeline {
+	for range r.Pipeline() {
 		select {
 		case id := <-answered:
 			got = append(got, id)
@@ -121,5 +123,5 @@ func TestRobotPipeline(t *testing.T) {
 			t.Fatalf("only %v answered", got)
 		}
 	}
-	assert.ElementsMatch(t, r.pipeline, got)
+	assert.ElementsMatch(t, r.Pipeline(), got)
 }

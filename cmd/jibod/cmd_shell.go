@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/runtime"
 )
 
 const shellUsage = `Usage:
@@ -30,7 +31,7 @@ func cmdShell(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, shellUsage); fs.PrintDefaults() }
 	socket := fs.String("socket", "", "the shell's socket (default: the first there of $XDG_RUNTIME_DIR/jibod-shell.sock, shell.sock in the state folder, /run/jibod/shell.sock, /var/lib/jibod/shell.sock)")
-	stateDir := fs.String("state", defaultStateDir(), "the state folder jibod runs with (for the default socket)")
+	stateDir := fs.String("state", runtime.DefaultStateDir(), "the state folder jibod runs with (for the default socket)")
 	commands := fs.String("c", "", "run these commands (one per line) instead of reading standard input")
 	hashPIN := fs.Bool("hash-pin", false, "read a PIN (4-12 digits) and print its hash for "+pinHashEnv+" or the shell-pin file")
 	iterations := fs.Int("iterations", diag.DefaultPINIterations, "PBKDF2 iterations for --hash-pin")
@@ -59,7 +60,7 @@ func cmdShell(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	path := *socket
 	if path == "" {
 		sd := *stateDir
-		if sd == noState {
+		if sd == runtime.NoState {
 			sd = ""
 		}
 		candidates := diag.SocketCandidates(sd)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/runtime"
 )
 
 // shellEnv is the environment for a jibod under test: its own state, no
@@ -27,7 +28,7 @@ func shellTestEnv(state, pinHash string) []string {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, stateDirEnv+"="+state)
+	env = append(env, runtime.StateDirEnv+"="+state)
 	if pinHash != "" {
 		env = append(env, pinHashEnv+"="+pinHash)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/registry"
 )
@@ -63,7 +64,7 @@ func TestSkillsGraph(t *testing.T) {
 
 func TestSkillsRuns(t *testing.T) {
 	dir := t.TempDir()
-	f, err := invoke.OpenFile(filepath.Join(dir, runsFileName), invoke.FileOptions{})
+	f, err := invoke.OpenFile(filepath.Join(dir, runtime.RunsFileName), invoke.FileOptions{})
 	require.NoError(t, err)
 	at := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 	for _, r := range []invoke.Record{
@@ -97,6 +98,6 @@ func TestSkillsRuns(t *testing.T) {
 		code, _, _ = runCmd(t, append([]string{"skills", "runs"}, bad...)...)
 		assert.Equal(t, 2, code, bad)
 	}
-	_, err = os.Stat(filepath.Join(dir, runsFileName))
+	_, err = os.Stat(filepath.Join(dir, runtime.RunsFileName))
 	assert.NoError(t, err)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill/store"
 	"github.com/openjibo/jibod/core/skill/wasm/kv"
 	"github.com/openjibo/jibod/core/skill/wasm/wasmtest"
@@ -58,22 +59,22 @@ func TestDamagedStateFolderStillStarts(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 
 	// Files big enough to have pages past 16 KiB, written as jibod does.
-	st, err := store.Open(filepath.Join(state, stateFileName), store.Options{})
+	st, err := store.Open(filepath.Join(state, runtime.StateFileName), store.Options{})
 	require.NoError(t, err)
 	for i := range 12 {
 		require.NoError(t, st.PutTimer(store.Timer{ID: fmt.Sprintf("t%d", i), SkillID: "jibo/timer",
 			Due: time.Now().Add(24 * time.Hour), Memo: json.RawMessage(`{"pad":"` + strings.Repeat("p", 4000) + `"}`)}))
 	}
 	require.NoError(t, st.Close())
-	data, err := kv.Open(filepath.Join(state, skillDataFileName), kv.Options{})
+	data, err := kv.Open(filepath.Join(state, runtime.SkillDataFileName), kv.Options{})
 	require.NoError(t, err)
 	for i := range 40 {
 		require.NoError(t, data.Set("community/memo", fmt.Sprintf("k%02d", i), []byte(strings.Repeat("v", 1000))))
 	}
 	require.NoError(t, data.Close())
-	cutShort(t, filepath.Join(state, stateFileName))
-	cutShort(t, filepath.Join(state, skillDataFileName))
-	require.Positive(t, garbleAll(t, filepath.Join(state, wasmCacheDirName), func(raw []byte) []byte { return raw[:len(raw)/3] }))
+	cutShort(t, filepath.Join(state, runtime.StateFileName))
+	cutShort(t, filepath.Join(state, runtime.SkillDataFileName))
+	require.Positive(t, garbleAll(t, filepath.Join(state, runtime.CacheDirName), func(raw []byte) []byte { return raw[:len(raw)/3] }))
 
 	stdout, stderr, code := runJibod(t, "what did i ask you to remember\nhello\n", "run", "--input", "stdin", "--speak-wpm", "0", "--state", state)
 	require.Equal(t, 0, code, stderr)
@@ -83,7 +84,7 @@ func TestDamagedStateFolderStillStarts(t *testing.T) {
 	assert.Contains(t, stderr, "it was cut short")
 	assert.Contains(t, stderr, "wasm compile cache entry unreadable: discarded, and the module compiled again")
 	assert.NotContains(t, stderr, "not loaded")
-	for _, name := range []string{stateFileName, skillDataFileName} {
+	for _, name := range []string{runtime.StateFileName, runtime.SkillDataFileName} {
 		kept, err := filepath.Glob(filepath.Join(state, name+".damaged-*"))
 		require.NoError(t, err)
 		require.Len(t, kept, 1, name)
@@ -93,18 +94,18 @@ func TestDamagedStateFolderStillStarts(t *testing.T) {
 	}
 
 	// Installing again over an emptied cache works.
-	garbleAll(t, filepath.Join(state, wasmCacheDirName), func([]byte) []byte { return []byte{} })
+	garbleAll(t, filepath.Join(state, runtime.CacheDirName), func([]byte) []byte { return []byte{} })
 	stdout, stderr, code = runJibod(t, "", "skills", "install", "--state", state, pkg)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "installed community/memo")
 
 	// An empty state file is kept aside too, with a warning.
-	require.NoError(t, os.WriteFile(filepath.Join(state, stateFileName), nil, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(state, runtime.StateFileName), nil, 0o600))
 	_, stderr, code = runJibod(t, "hello\n", "run", "--input", "stdin", "--speak-wpm", "0", "--state", state)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "level=WARN")
 	assert.Contains(t, stderr, "skill state file was empty, so whatever it held is lost")
-	kept, err := filepath.Glob(filepath.Join(state, stateFileName+".empty-*"))
+	kept, err := filepath.Glob(filepath.Join(state, runtime.StateFileName+".empty-*"))
 	require.NoError(t, err)
 	assert.Len(t, kept, 1)
 }
@@ -149,13 +150,13 @@ func TestHangingSkillStartDoesNotHoldTheRobot(t *testing.T) {
 		assert.Contains(t, stderr, "not installed: loading skill community/spin from "+dir+": ")
 		assert.Contains(t, stderr, loop+" did not return within 5s, its start-up limit")
 	}
-	_, err := os.Stat(filepath.Join(state, skillsDirName, "community.spin"))
+	_, err := os.Stat(filepath.Join(state, runtime.SkillsDirName, "community.spin"))
 	assert.ErrorIs(t, err, fs.ErrNotExist, "nothing installed")
 
 	// Packages that got there some other way (copied by hand, installed by
 	// an older jibod) are loaded beside the memo skill and left out.
-	hangingPackage(t, filepath.Join(state, skillsDirName, "community.spin-a"), "community/spin-a", "_initialize")
-	hangingPackage(t, filepath.Join(state, skillsDirName, "community.spin-b"), "community/spin-b", "jibo_abi_version")
+	hangingPackage(t, filepath.Join(state, runtime.SkillsDirName, "community.spin-a"), "community/spin-a", "_initialize")
+	hangingPackage(t, filepath.Join(state, runtime.SkillsDirName, "community.spin-b"), "community/spin-b", "jibo_abi_version")
 	stdout, stderr, code := runJibod(t, "what did i ask you to remember\n", "run", "--input", "stdin", "--speak-wpm", "0", "--state", state)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "You haven't asked me to remember anything.")

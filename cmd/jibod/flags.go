@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/hub/wire"
@@ -43,8 +42,8 @@ func addHubFlags(fs *flag.FlagSet, withTrigger bool) *hubFlags {
 }
 
 // config checks the flags.
-func (f *hubFlags) config() (hubConfig, error) {
-	c := hubConfig{URL: *f.url, TokenFile: *f.token, CAFile: *f.ca}
+func (f *hubFlags) config() (runtime.HubConfig, error) {
+	c := runtime.HubConfig{URL: *f.url, TokenFile: *f.token, CAFile: *f.ca}
 	enc, err := wire.ParseEncoding(*f.encoding)
 	if err != nil {
 		return c, usageError{fmt.Sprintf("--hub-encoding: %v", err)}
@@ -150,14 +149,3 @@ type exitCodeError struct {
 
 func (e exitCodeError) Error() string { return e.err.Error() }
 func (e exitCodeError) Unwrap() error { return e.err }
-
-// listener is the hearing's listener as the shell's command window; nil
-// without one (no --audio).
-func (h *hearing) listener() runtime.CommandWindow {
-	if h == nil {
-		return nil
-	}
-	return h.lis
-}
-
-var _ runtime.CommandWindow = (*listen.Listener)(nil)

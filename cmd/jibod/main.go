@@ -18,6 +18,8 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -99,7 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.As(err, new(usageError)):
+	case errors.As(err, new(usageError)), errors.As(err, new(hearing.FlagError)):
 		fmt.Fprintf(stderr, "jibod %s: %v\n", args[0], err)
 		return 2
 	case errors.As(err, &ec): // a run ending on purpose with its own status

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // loadRunConfig fills c as docs/config.md orders it: the flags' defaults
 // (already in c and in the hub, audio and shell flags), then the
 // configuration file, then the environment, then the command line.
-func loadRunConfig(c *config.Run, fs *flag.FlagSet, args []string, hf *hubFlags, af *audioFlags, sf *shellFlags) error {
+func loadRunConfig(c *config.Run, fs *flag.FlagSet, args []string, hf *hubFlags, af *hearing.Config, sf *shellFlags) error {
 	c.Hub = config.Hub{URL: *hf.url, TokenFile: *hf.token, CAFile: *hf.ca, Encoding: *hf.encoding, Link: *hf.link, TriggerOnUp: *hf.triggerOnUp}
 	c.Shell = config.Shell(*sf)
 	c.Audio = audioConfig(af)
@@ -49,11 +50,11 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 }
 
 // audioConfig is the audio flags' values as configuration.
-func audioConfig(f *audioFlags) config.Audio {
+func audioConfig(f *hearing.Config) config.Audio {
 	a := config.Audio{Source: f.Audio, Realtime: f.Realtime, CommandWindow: config.Duration(f.CommandWindow), GainDB: f.GainDB,
 		VADSilence: config.Duration(f.Silence), VADMaxSpeech: config.Duration(f.MaxSpeech), EchoMarginDB: f.EchoMargin,
 		TTS: f.Speech.TTS, TTSVoice: f.Speech.Voice, TTSWPM: f.Speech.WPM, SpeakerWAV: f.Speech.SpeakerWAV, Speaker: f.Speech.Speaker}
-	if f.wakeButtonSet {
+	if f.WakeButtonSet {
 		b := f.WakeButton
 		a.WakeButton = &b
 	}
@@ -62,11 +63,11 @@ func audioConfig(f *audioFlags) config.Audio {
 
 // setAudioFlags gives the audio flags a's values, before the command line
 // overrides them.
-func setAudioFlags(f *audioFlags, a config.Audio) {
+func setAudioFlags(f *hearing.Config, a config.Audio) {
 	f.Audio, f.Realtime, f.CommandWindow, f.GainDB = a.Source, a.Realtime, time.Duration(a.CommandWindow), a.GainDB
 	f.Silence, f.MaxSpeech, f.EchoMargin = time.Duration(a.VADSilence), time.Duration(a.VADMaxSpeech), a.EchoMarginDB
 	f.Speech.TTS, f.Speech.Voice, f.Speech.WPM, f.Speech.SpeakerWAV, f.Speech.Speaker = a.TTS, a.TTSVoice, a.TTSWPM, a.SpeakerWAV, a.Speaker
 	if a.WakeButton != nil {
-		f.WakeButton, f.wakeButtonSet = *a.WakeButton, true
+		f.WakeButton, f.WakeButtonSet = *a.WakeButton, true
 	}
 }

@@ -155,17 +155,6 @@ func TestApplyEnv(t *testing.T) {
 		NoiseFloorDB: 30, TrimMS: Switch{Value: 300}, DenoiseDB: Switch{Off: true}, Decoys: "off", LM: "debian"}, c.Sphinx)
 	require.NoError(t, c.Validate())
 
-	// What the recogniser reads is what was given (floors written plainly).
-	env[EnvSphinxFloors] = "0.5,0.6,0.7,0.8"
-	var want []string
-	for k, v := range env {
-		if strings.HasPrefix(k, "JIBOD_SPHINX_") {
-			want = append(want, k+"="+v)
-		}
-	}
-	assert.ElementsMatch(t, want, c.Sphinx.Environ())
-	assert.Empty(t, Sphinx{}.Environ(), "nothing set: the recogniser's defaults")
-
 	for _, tc := range []struct{ name, value, want string }{
 		{EnvSphinxNBest, "many", `$JIBOD_SPHINX_NBEST="many": strconv.Atoi`},
 		{EnvSphinxNBest, "99", `$JIBOD_SPHINX_NBEST 99: want 1 to 20`},
@@ -173,6 +162,8 @@ func TestApplyEnv(t *testing.T) {
 		{EnvSphinxFloors, "0.5,0.5,0.5,2", `$JIBOD_SPHINX_FLOORS 2: want four numbers in [0, 1]`},
 		{EnvSphinxNoiseFloor, "5", `$JIBOD_SPHINX_NOISE_FLOOR 5: want a number of dB from 10 to 60`},
 		{EnvSphinxTrim, "always", `$JIBOD_SPHINX_TRIM_MS="always"`},
+		{EnvSphinxTrim, "0", `$JIBOD_SPHINX_TRIM_MS="0": want off or a whole number of milliseconds from 1 to 2000`},
+		{EnvSphinxDenoise, "0", `$JIBOD_SPHINX_DENOISE_DB="0": want off or a number of dB from 1 to 40`},
 		{EnvSphinxDenoise, "99", `$JIBOD_SPHINX_DENOISE_DB 99: want off or a number of dB from 1 to 40`},
 		{EnvSphinxDecoys, "maybe", `$JIBOD_SPHINX_DECOYS "maybe": want on or off`},
 		{EnvSphinxLM, "/nowhere.lm", `$JIBOD_SPHINX_LM: want off, debian or a language model file`},

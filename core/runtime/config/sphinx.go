@@ -121,6 +121,16 @@ func parseSwitch(v string) (Switch, error) {
 	return Switch{Value: f}, nil
 }
 
+// parseSetSwitch is parseSwitch for a variable that is set: 0 there
+// would read as unset, so it is refused with want.
+func parseSetSwitch(v, want string) (Switch, error) {
+	sw, err := parseSwitch(v)
+	if err == nil && !sw.Off && sw.Value == 0 {
+		err = errors.New("want " + want)
+	}
+	return sw, err
+}
+
 // ApplyEnv sets the fields the environment gives (getenv's non-empty
 // values) over c: the state folder, the hub and the recogniser's
 // settings. A value that does not parse is refused naming the variable;
@@ -147,8 +157,14 @@ func (c *Run) ApplyEnv(getenv func(string) string) error {
 	set(EnvSphinxLM, str(&s.LM))
 	set(EnvSphinxNBest, func(v string) (err error) { s.NBest, err = strconv.Atoi(v); return err })
 	set(EnvSphinxNoiseFloor, func(v string) (err error) { s.NoiseFloorDB, err = strconv.ParseFloat(v, 64); return err })
-	set(EnvSphinxTrim, func(v string) (err error) { s.TrimMS, err = parseSwitch(v); return err })
-	set(EnvSphinxDenoise, func(v string) (err error) { s.DenoiseDB, err = parseSwitch(v); return err })
+	set(EnvSphinxTrim, func(v string) (err error) {
+		s.TrimMS, err = parseSetSwitch(v, fmt.Sprintf("off or a whole number of milliseconds from 1 to %d", sphinx.MaxTrimMargin.Milliseconds()))
+		return err
+	})
+	set(EnvSphinxDenoise, func(v string) (err error) {
+		s.DenoiseDB, err = parseSetSwitch(v, fmt.Sprintf("off or a number of dB from 1 to %g", sphinx.MaxDenoiseBelowSNR))
+		return err
+	})
 	set(EnvSphinxFloors, func(v string) error {
 		parts := strings.Split(v, ",")
 		if len(parts) != 4 {
@@ -222,35 +238,6 @@ func (s Sphinx) check(name func(string) string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Environ is s as the recogniser's environment variables, "NAME=value"
-// for each field set: the sphinx build's recogniser reads its settings
-// there.
-func (s Sphinx) Environ() []string {
-	var out []string
-	add := func(name, v string) {
-		if v != "" {
-			out = append(out, name+"="+v)
-		}
-	}
-	add(EnvSphinxModel, s.Model)
-	add(EnvSphinxDict, s.Dict)
-	add(EnvSphinxArgs, s.Args)
-	if s.NBest != 0 {
-		add(EnvSphinxNBest, strconv.Itoa(s.NBest))
-	}
-	if f := s.Floors; f != nil {
-		add(EnvSphinxFloors, fmt.Sprintf("%g,%g,%g,%g", f.Confidence, f.Coverage, f.WakeConfidence, f.WakeCoverage))
-	}
-	if s.NoiseFloorDB != 0 {
-		add(EnvSphinxNoiseFloor, strconv.FormatFloat(s.NoiseFloorDB, 'g', -1, 64))
-	}
-	add(EnvSphinxTrim, s.TrimMS.String())
-	add(EnvSphinxDenoise, s.DenoiseDB.String())
-	add(EnvSphinxDecoys, s.Decoys)
-	add(EnvSphinxLM, s.LM)
-	return out
 }
 
 var switchType = reflect.TypeFor[Switch]()

@@ -1,6 +1,6 @@
 //go:build !portaudio
 
-package main
+package hearing
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/openjibo/jibod/device"
 )
 
-// audioBackends are the device backends of this build beyond the built-in
+// AudioBackends are the device backends of this build beyond the built-in
 // file, stdin and null: none without the portaudio tag. The function it
 // returns releases them.
-func audioBackends(*slog.Logger) (map[string]audio.Backend, func() error) {
+func AudioBackends(*slog.Logger) (map[string]audio.Backend, func() error) {
 	return nil, func() error { return nil }
 }
 

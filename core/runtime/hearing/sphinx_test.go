@@ -1,6 +1,6 @@
 //go:build sphinx
 
-package main
+package hearing
 
 import (
 	"os"
@@ -9,80 +9,54 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/audio/sphinx"
+	"github.com/openjibo/jibod/core/runtime/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func TestTrimFromEnv(t *testing.T) {
+// settings are the speech settings the environment gives, as run reads
+// them (config.Run.ApplyEnv).
+func settings(t *testing.T, env map[string]string) (config.Sphinx, error) {
+	t.Helper()
+	var c config.Run
+	err := c.ApplyEnv(func(k string) string { return env[k] })
+	return c.Sphinx, err
+}
+
+// TestSettingsFromTheEnvironment: the JIBOD_SPHINX_* variables still
+// reach the recogniser, through the typed config; a bad one is named.
+func TestSettingsFromTheEnvironment(t *testing.T) {
 	tests := []struct {
-		value string
-		want  time.Duration
-		err   string
+		name, env, value string
+		trim             time.Duration
+		denoise, floor   float64
+		err              string
 	}{
-		{"", 0, ""},
-		{"off", -1, ""},
-		{"150", 150 * time.Millisecond, ""},
-		{"2000", 2 * time.Second, ""},
-		{"0", 0, "JIBOD_SPHINX_TRIM_MS=\"0\": want off or a number of milliseconds from 1 to 2000"},
-		{"2001", 0, "from 1 to 2000"},
-		{"lots", 0, "from 1 to 2000"},
+		{name: "unset", env: config.EnvSphinxTrim},
+		{name: "trim off", env: config.EnvSphinxTrim, value: "off", trim: -1},
+		{name: "trim 150", env: config.EnvSphinxTrim, value: "150", trim: 150 * time.Millisecond},
+		{name: "trim 2000", env: config.EnvSphinxTrim, value: "2000", trim: 2 * time.Second},
+		{name: "trim 0", env: config.EnvSphinxTrim, value: "0", err: "$JIBOD_SPHINX_TRIM_MS"},
+		{name: "trim 2001", env: config.EnvSphinxTrim, value: "2001", err: "from 1 to 2000"},
+		{name: "trim lots", env: config.EnvSphinxTrim, value: "lots", err: "JIBOD_SPHINX_TRIM_MS"},
+		{name: "noise floor 25", env: config.EnvSphinxNoiseFloor, value: "25", floor: 25},
+		{name: "noise floor 9", env: config.EnvSphinxNoiseFloor, value: "9", err: "from 10 to 60"},
+		{name: "noise floor NaN", env: config.EnvSphinxNoiseFloor, value: "NaN", err: "from 10 to 60"},
+		{name: "denoise off", env: config.EnvSphinxDenoise, value: "off", denoise: -1},
+		{name: "denoise 12", env: config.EnvSphinxDenoise, value: "12", denoise: 12},
+		{name: "denoise 41", env: config.EnvSphinxDenoise, value: "41", err: "JIBOD_SPHINX_DENOISE_DB"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			t.Setenv(envSphinxTrim, tt.value)
-			got, err := trimFromEnv()
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := settings(t, map[string]string{tt.env: tt.value})
 			if tt.err != "" {
 				assert.ErrorContains(t, err, tt.err)
 				return
 			}
-			assert.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func TestNoiseFloorFromEnv(t *testing.T) {
-	for _, tt := range []struct {
-		value string
-		want  float64
-		ok    bool
-	}{{"", 0, true}, {"25", 25, true}, {"60", 60, true}, {"9", 0, false}, {"NaN", 0, false}, {"deep", 0, false}} {
-		t.Setenv(envSphinxNoiseFloor, tt.value)
-		got, err := noiseFloorFromEnv()
-		if !tt.ok {
-			assert.ErrorContains(t, err, "want a number of dB from 10 to 60", tt.value)
-			continue
-		}
-		assert.NoError(t, err, tt.value)
-		assert.Equal(t, tt.want, got, tt.value)
-	}
-}
-
-func TestDenoiseFromEnv(t *testing.T) {
-	tests := []struct {
-		value string
-		want  float64
-		err   string
-	}{
-		{"", 0, ""},
-		{"off", -1, ""},
-		{"12.5", 12.5, ""},
-		{"40", 40, ""},
-		{"0", 0, "JIBOD_SPHINX_DENOISE_DB=\"0\": want off or a number of dB from 1 to 40"},
-		{"41", 0, "from 1 to 40"},
-		{"loud", 0, "from 1 to 40"},
-		{"NaN", 0, "from 1 to 40"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			t.Setenv(envSphinxDenoise, tt.value)
-			got, err := denoiseFromEnv()
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
-			}
-			assert.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			require.NoError(t, err)
+			assert.Equal(t, tt.trim, TrimMargin(s.TrimMS))
+			assert.Equal(t, tt.denoise, DenoiseBelow(s.DenoiseDB))
+			assert.Equal(t, tt.floor, s.NoiseFloorDB)
 		})
 	}
 }
@@ -108,8 +82,7 @@ func TestPhoneLoopFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			t.Setenv(envSphinxPhoneMargin, tt.value)
-			loop, margin, err := phoneLoopFromEnv()
+			loop, margin, err := phoneLoopFromEnv(func(string) string { return tt.value })
 			if tt.err != "" {
 				assert.ErrorContains(t, err, tt.err)
 				return
@@ -135,44 +108,41 @@ func TestModelDenoise(t *testing.T) {
 	assert.Equal(t, -1.0, modelDenoise(dir), "adapted with suppression off")
 }
 
-func TestDecoysFromEnv(t *testing.T) {
+func TestWakeDecoys(t *testing.T) {
 	for _, v := range []string{"", "on"} {
-		t.Setenv(envSphinxDecoys, v)
-		phrases, words, err := decoysFromEnv()
+		phrases, words, err := wakeDecoys(v)
 		require.NoError(t, err)
 		assert.Contains(t, phrases, "hey jhey")
 		assert.Equal(t, "JH EY", words["jhey"])
 	}
-	t.Setenv(envSphinxDecoys, "off")
-	phrases, words, err := decoysFromEnv()
+	phrases, words, err := wakeDecoys("off")
 	require.NoError(t, err)
 	assert.Empty(t, phrases)
 	assert.Empty(t, words)
-	t.Setenv(envSphinxDecoys, "maybe")
-	_, _, err = decoysFromEnv()
-	assert.ErrorContains(t, err, `JIBOD_SPHINX_DECOYS="maybe": want on or off`)
+	_, err = settings(t, map[string]string{config.EnvSphinxDecoys: "maybe"})
+	assert.ErrorContains(t, err, "JIBOD_SPHINX_DECOYS")
 }
 
 func TestModelDir(t *testing.T) {
 	state := t.TempDir()
-	t.Setenv(envSphinxModel, "")
-	assert.Equal(t, sphinx.DefaultModelDir, modelDir(""), "no state folder: Debian's model")
-	assert.Equal(t, sphinx.DefaultModelDir, modelDir(state), "no adapted model in the state folder")
+	assert.Equal(t, sphinx.DefaultModelDir, ModelDir("", ""), "no state folder: Debian's model")
+	assert.Equal(t, sphinx.DefaultModelDir, ModelDir("", state), "no adapted model in the state folder")
 
-	adapted := filepath.Join(state, adaptedModelName)
+	adapted := filepath.Join(state, AdaptedModelName)
 	require.NoError(t, os.MkdirAll(adapted, 0o755))
-	assert.Equal(t, sphinx.DefaultModelDir, modelDir(state), "a folder without its provenance is not an adapted model")
+	assert.Equal(t, sphinx.DefaultModelDir, ModelDir("", state), "a folder without its provenance is not an adapted model")
 	require.NoError(t, os.WriteFile(filepath.Join(adapted, sphinx.ProvenanceFile), []byte("{}\n"), 0o644))
-	assert.Equal(t, adapted, modelDir(state), "the state folder's adapted model")
+	assert.Equal(t, adapted, ModelDir("", state), "the state folder's adapted model")
 
-	t.Setenv(envSphinxModel, "/models/other")
-	assert.Equal(t, "/models/other", modelDir(state), "the environment wins")
+	s, err := settings(t, map[string]string{config.EnvSphinxModel: "/models/other"})
+	require.NoError(t, err)
+	assert.Equal(t, "/models/other", ModelDir(s.Model, state), "the setting wins")
 }
 
 // TestModelFloors: an adapted model's own rejection floors, from its
 // provenance, are used with it; Debian's model and models adapted before
 // floors were recorded get the defaults; a broken provenance is an error
-// naming the file; $JIBOD_SPHINX_FLOORS overrides them all.
+// naming the file; sphinx.floors ($JIBOD_SPHINX_FLOORS) overrides them all.
 func TestModelFloors(t *testing.T) {
 	write := func(t *testing.T, body string) string {
 		dir := t.TempDir()
@@ -197,14 +167,17 @@ func TestModelFloors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(envSphinxFloors, tt.env)
-			got, err := modelFloors(tt.dir)
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
+			s, err := settings(t, map[string]string{config.EnvSphinxFloors: tt.env})
+			if err == nil {
+				var got sphinx.Floors
+				got, err = modelFloors(tt.dir, s.Floors)
+				if tt.err == "" {
+					require.NoError(t, err)
+					assert.Equal(t, tt.want, got)
+					return
+				}
 			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.ErrorContains(t, err, tt.err)
 		})
 	}
 }

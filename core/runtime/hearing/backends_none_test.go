@@ -1,6 +1,6 @@
 //go:build !portaudio
 
-package main
+package hearing
 
 import (
 	"log/slog"
@@ -13,7 +13,7 @@ import (
 // Without the portaudio tag a PortAudio speaker is refused with the
 // reason, before the robot starts.
 func TestSpeakerNeedsPortaudio(t *testing.T) {
-	_, err := speechConfig{Speaker: "portaudio"}.apply(&bodyOptions{}, slog.New(slog.DiscardHandler))
+	_, _, err := Speech{Speaker: "portaudio"}.Open(slog.New(slog.DiscardHandler))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "-tags portaudio")
 }

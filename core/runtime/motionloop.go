@@ -1,0 +1,183 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/core/loadgen"
+	"github.com/openjibo/jibod/core/skill"
+	"github.com/openjibo/jibod/motion"
+)
+
+// LoopReport is what MeasureLoop measured (`jibod motion loop`).
+type LoopReport struct {
+	Board   string  `json:"board"`
+	Rate    int     `json:"rate_hz"`
+	Seconds float64 `json:"seconds"`
+	Moving  string  `json:"moving,omitempty"`
+	Load    bool    `json:"pipeline_load"`
+	Timer   string  `json:"timer"`
+	// Utterances counts those handled (the ones said before the
+	// measurement ended, at least the first in flight on each input);
+	// Refused and Failed those of them whose skill call was refused or that
+	// ended in an error, FirstError the first reason; Unanswered those said
+	// whose answer never came.
+	Utterances          int64   `json:"utterances,omitempty"`
+	UtterancesPerSecond float64 `json:"utterances_per_second,omitempty"`
+	Refused             int64   `json:"refused,omitempty"`
+	Failed              int64   `json:"failed,omitempty"`
+	FirstError          string  `json:"first_error,omitempty"`
+	Unanswered          int64   `json:"unanswered,omitempty"`
+	InFlight            int     `json:"in_flight,omitempty"`
+	Ticks               uint64  `json:"ticks"`
+	Missed              uint64  `json:"missed"`
+	P50us               float64 `json:"p50_us"`
+	P99us               float64 `json:"p99_us"`
+	MaxUs               float64 `json:"max_us"`
+	// RealTime is what real-time service the loop got.
+	RealTime motion.RealTimeStatus `json:"realtime"`
+}
+
+// WriteText prints the report for people.
+func (rep *LoopReport) WriteText(stdout io.Writer) error {
+	moving := "holding still"
+	if rep.Moving != "" {
+		moving = "playing " + rep.Moving
+	}
+	load2 := "no other load"
+	if rep.Load {
+		load2 = fmt.Sprintf("pipeline handling utterances (%d handled, %.0f/s, %d in flight on each of %d inputs)", rep.Utterances, rep.UtterancesPerSecond, rep.InFlight, loadgen.DefaultInputs)
+		if rep.Refused+rep.Failed > 0 {
+			load2 += fmt.Sprintf(", %d of them refused and %d failed (first: %s)", rep.Refused, rep.Failed, rep.FirstError)
+		}
+	}
+	fmt.Fprintf(stdout, "control loop: %d Hz (%s timer) for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Timer, rep.Seconds, rep.Board, moving, load2)
+	fmt.Fprintf(stdout, "real-time service: %s\n", rep.RealTime)
+	if len(rep.RealTime.Refused) > 0 {
+		fmt.Fprintf(stdout, "not permitted: %s\n", strings.Join(rep.RealTime.Refused, "; "))
+	}
+	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
+	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
+	return nil
+}
+
+func us(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.2f ms", v/1000)
+	}
+	return fmt.Sprintf("%.0f µs", v)
+}
+
+// LoopConfig is what MeasureLoop measures.
+type LoopConfig struct {
+	// Profile is the board; its speaker is silenced without Load.
+	Profile  *board.Profile
+	Duration time.Duration
+	// Animation is played in a loop while measuring; "" holds still.
+	Animation string
+	// Load runs the whole robot and feeds its pipeline utterances,
+	// InFlight on each input.
+	Load     bool
+	InFlight int
+	GoTimers bool
+	RealTime bool
+	// Version and Trainer go to the runtime with Load.
+	Version string
+	Trainer Trainer
+}
+
+// MeasureLoop runs the control loop for c.Duration and reports its
+// lateness.
+func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
+	prof, d, anim, load, inFlight, goTimers, realtime := c.Profile, c.Duration, c.Animation, c.Load, c.InFlight, c.GoTimers, c.RealTime
+	discard := slog.New(slog.DiscardHandler)
+	var parts *Body
+	var r *Robot
+	var err error
+	var lines []string
+	if load {
+		var skills []skill.Skill
+		if skills, lines, err = loadgen.Skills(loadgen.MaxSkills, discard); err != nil {
+			return nil, err
+		}
+		if r, err = New(ctx, Config{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,
+			RealTime: realtime, Skills: skills, Version: c.Version, Trainer: c.Trainer}); err != nil {
+			return nil, err
+		}
+		parts = r.Body()
+	} else {
+		prof.Speaker.WPM = 0
+		if parts, err = OpenBody(ctx, prof, BodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
+			return nil, err
+		}
+	}
+	ctrl := parts.Motion
+	rt := ctrl.RealTime() // before Close undoes it
+	rep := &LoopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load, Timer: "precise"}
+	if goTimers {
+		rep.Timer = "go"
+	}
+	var job *motion.Job
+	if anim != "" {
+		a, ok := parts.Exec.Animations().Lookup(anim)
+		if !ok {
+			err = fmt.Errorf("--move %q: no such animation (have %v)", anim, parts.Exec.Animations().Names())
+		} else if job, err = ctrl.Play(a, motion.PlayOptions{Loops: -1, NoLights: true}); err == nil {
+			rep.Moving = a.Name
+		}
+	}
+	var wg sync.WaitGroup
+	var lres loadgen.Result
+	var lerr error
+	mctx, stop := context.WithTimeout(ctx, d)
+	defer stop()
+	if err == nil && load {
+		// The load stops with the measurement and then waits for the
+		// answers to what it said.
+		wg.Go(func() {
+			lres, lerr = loadgen.Run(ctx, loadgen.Config{Bus: r.Bus(), Lines: lines, InFlight: inFlight, Stop: mctx.Done()})
+		})
+	}
+	start := time.Now()
+	ctrl.ResetStats()
+	if err == nil {
+		<-mctx.Done()
+	}
+	stop()
+	s := ctrl.Stats()
+	elapsed := time.Since(start)
+	wg.Wait()
+	if job != nil {
+		job.Halt()
+	}
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	var cerr error
+	if r != nil {
+		cerr = r.Close(closeCtx)
+	} else {
+		cerr = parts.Close(closeCtx)
+	}
+	if err != nil || lerr != nil || ctx.Err() != nil {
+		return nil, errors.Join(err, lerr, ctx.Err(), cerr)
+	}
+	rep.Seconds = elapsed.Seconds()
+	rep.RealTime = rt
+	if load {
+		rep.Utterances, rep.Refused, rep.Failed = lres.Handled+lres.Refused+lres.Failed, lres.Refused, lres.Failed
+		rep.FirstError, rep.Unanswered = lres.FirstError, lres.Unanswered
+		rep.UtterancesPerSecond, rep.InFlight = lres.PerSecond(), inFlight
+	}
+	rep.Ticks, rep.Missed = s.Ticks, s.Missed
+	rep.P50us = float64(s.P50.Nanoseconds()) / 1000
+	rep.P99us = float64(s.P99.Nanoseconds()) / 1000
+	rep.MaxUs = float64(s.Max.Nanoseconds()) / 1000
+	return rep, cerr
+}
