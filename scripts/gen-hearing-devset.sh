@@ -26,7 +26,7 @@
 # be done). Half the files start with "Hey Jibo" (wake true); the others
 # are heard with the command window open.
 #
-# Only espeak-ng voices and sox noise: flite and festival voices are kept
+# Only espeak-ng voices and sox noise: the voices of other synthesisers are kept
 # for evaluation and never used here. Deterministic for a given
 # espeak-ng and sox: every sox run has -R (its own random seed fixed) and
 # the music's notes come from awk with a fixed seed.
