@@ -40,6 +40,23 @@ type Skill interface {
 	Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
 }
 
+// CheckedSkill is a Skill whose answers come checked where they are made
+// (base.Skill's validation, a decoder of the wire): the host and
+// jibod skills try take them without validating again.
+type CheckedSkill interface {
+	Skill
+	HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error)
+}
+
+// Handler is how s is called so that its answer is validated once: its
+// own HandleChecked when it has one, else Handle with the invoker's check.
+func Handler(s Skill) invoke.CheckedHandler {
+	if cs, ok := s.(CheckedSkill); ok {
+		return cs.HandleChecked
+	}
+	return invoke.Checking(s.Handle)
+}
+
 // Body runs JCP actions the invoker has checked, without checking them
 // again, reporting each behaviour event of the run.
 type Body interface {

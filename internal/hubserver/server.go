@@ -176,7 +176,7 @@ type hubSkill struct {
 	busID    string // skill.id in skill requests, as the robot's host sends
 	manifest *registry.Manifest
 	config   protocol.ManifestSkillConfig
-	handle   invoke.Handler
+	handle   invoke.CheckedHandler
 	catalog  wire.CatalogSkill
 }
 
@@ -250,7 +250,7 @@ func New(cfg Config) (*Server, error) {
 		if rs, ok := sk.(skill.RuleSkill); ok {
 			rules = rs.Rules()
 		}
-		if err := s.add(sk.Manifest(), conf, sk.Locale(), rules, sk.Handle); err != nil {
+		if err := s.add(sk.Manifest(), conf, sk.Locale(), rules, skill.Handler(sk)); err != nil {
 			return nil, err
 		}
 	}
@@ -268,7 +268,7 @@ func New(cfg Config) (*Server, error) {
 		if conf.Intents != nil || conf.Proactives != nil {
 			confp = &conf
 		}
-		if err := s.add(hs.Manifest, confp, hs.Locale, hs.Rules, cl.Handle); err != nil {
+		if err := s.add(hs.Manifest, confp, hs.Locale, hs.Rules, cl.HandleChecked); err != nil {
 			return nil, err
 		}
 	}
@@ -290,7 +290,7 @@ func setDefault[T int | time.Duration](v *T, d T) {
 }
 
 // add checks and indexes one skill; nothing of it is kept on error.
-func (s *Server) add(m *registry.Manifest, conf *protocol.ManifestSkillConfig, locale, rules fs.FS, h invoke.Handler) error {
+func (s *Server) add(m *registry.Manifest, conf *protocol.ManifestSkillConfig, locale, rules fs.FS, h invoke.CheckedHandler) error {
 	if m == nil {
 		return errors.New("hub: skill without a manifest")
 	}

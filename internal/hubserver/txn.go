@@ -421,7 +421,7 @@ func (t *txn) requestContext(lang string, sd protocol.SkillData) protocol.Contex
 func (t *txn) call(ctx context.Context, sk *hubSkill, req *protocol.Request) error {
 	for redirects := 0; ; redirects++ {
 		start := time.Now()
-		reply, err := t.c.invoker.Call(ctx, sk.manifest, sk.handle, req)
+		reply, err := t.c.invoker.CallChecked(ctx, sk.manifest, sk.handle, req)
 		t.timings["skill"] += ms(time.Since(start))
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil {

@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/core/skill/protocol"
 )
 
@@ -85,16 +86,25 @@ func New(name string, h Handler, opts Options) (*Skill, error) {
 func (s *Skill) Name() string { return s.name }
 
 // Handle validates req, hands it to the handler and validates the answer.
-// Every failure but an ended ctx becomes an ERROR response.
+// Every failure but an ended ctx becomes an ERROR response. It is
+// HandleChecked's response.
 func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	c, err := s.HandleChecked(ctx, req)
+	return c.Response(), err
+}
+
+// HandleChecked is Handle returning the response checked: the one
+// validation of the answer on its way, which the skill invoker and
+// jibod skills try take as it is.
+func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
 	start := time.Now()
 	typ := ""
 	if req != nil {
 		typ = req.Type
 	}
-	resp, err := s.handle(ctx, req)
+	c, err := s.handle(ctx, req)
 	o := Observation{Skill: s.name, Type: typ, Duration: time.Since(start), Err: err}
-	if resp != nil {
+	if resp := c.Response(); resp != nil {
 		o.Response = resp.Type
 		if resp.Error != nil {
 			o.Err = errors.New(resp.Error.Message)
@@ -104,12 +114,12 @@ func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 	if s.observe != nil {
 		s.observe(o)
 	}
-	return resp, err
+	return c, err
 }
 
-func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
 	if err := s.Validate(req); err != nil {
-		return ErrorResponse(req, s.name, err), nil
+		return s.fail(req, err)
 	}
 	resp, err := s.call(ctx, req)
 	if err != nil {
@@ -117,15 +127,28 @@ func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 			// The caller gave up: say so as an error, not as the skill's fault.
 			return nil, fmt.Errorf("skill %s: handling %s: %w", s.name, req.Type, context.Cause(ctx))
 		}
-		return ErrorResponse(req, s.name, fmt.Errorf("handling %s: %w", req.Type, err)), nil
+		return s.fail(req, fmt.Errorf("handling %s: %w", req.Type, err))
 	}
 	if resp == nil {
-		return ErrorResponse(req, s.name, fmt.Errorf("handling %s: the handler returned no response", req.Type)), nil
+		return s.fail(req, fmt.Errorf("handling %s: the handler returned no response", req.Type))
 	}
-	if err := resp.Validate(); err != nil {
-		return ErrorResponse(req, s.name, fmt.Errorf("handling %s: invalid %s response: %w", req.Type, resp.Type, err)), nil
+	c, err := protocol.CheckResponse(resp)
+	if err != nil {
+		return s.fail(req, fmt.Errorf("handling %s: invalid %s response: %w", req.Type, resp.Type, err))
 	}
-	return resp, nil
+	return c, nil
+}
+
+// fail answers req with an ERROR response naming the skill and err.
+func (s *Skill) fail(req *protocol.Request, err error) (*protocol.CheckedResponse, error) {
+	c, cerr := protocol.CheckResponse(ErrorResponse(req, s.name, err))
+	if cerr != nil {
+		// The ERROR carries the request's skill data, which a request
+		// refused for it can make invalid: the invoker reports that as
+		// an invalid answer.
+		return nil, fmt.Errorf("%w: %w", invoke.ErrInvalidResponse, cerr)
+	}
+	return c, nil
 }
 
 // call runs the handler, turning a panic into an error; the stack goes to

@@ -75,6 +75,11 @@ func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 	return s.base.Handle(ctx, req)
 }
 
+// HandleChecked answers one request checked; see base.Skill.HandleChecked.
+func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
+	return s.base.HandleChecked(ctx, req)
+}
+
 func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	d, err := NewData(req, s.name, s.log)
 	if err != nil {

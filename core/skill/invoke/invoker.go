@@ -20,6 +20,34 @@ import (
 // modify req (a retry sends the same request again).
 type Handler func(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
 
+// CheckedHandler is a Handler whose answer comes checked: validated once
+// where it was made (base.Skill, a decoder of the wire), so the invoker
+// takes it as it is.
+type CheckedHandler func(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error)
+
+// Checking makes h a CheckedHandler by validating its answer, the one time
+// it is: an invalid answer is an error wrapping ErrInvalidResponse, no
+// answer stays none.
+func Checking(h Handler) CheckedHandler {
+	return func(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
+		resp, err := h(ctx, req)
+		if err != nil || resp == nil {
+			return nil, err
+		}
+		c, err := protocol.CheckResponse(resp)
+		if err != nil {
+			return nil, &invalidAnswer{err}
+		}
+		return c, nil
+	}
+}
+
+// invalidAnswer is an answer Checking found invalid.
+type invalidAnswer struct{ err error }
+
+func (e *invalidAnswer) Error() string   { return ErrInvalidResponse.Error() + ": " + e.err.Error() }
+func (e *invalidAnswer) Unwrap() []error { return []error{ErrInvalidResponse, e.err} }
+
 // Defaults and bounds of Config.
 const (
 	DefaultMaxAttempts  = 3
@@ -184,7 +212,17 @@ func (iv *Invoker) Close(ctx context.Context) error {
 	}
 }
 
-// Call sends req to the skill m through h and returns its checked answer.
+// Call sends req to the skill m through h and returns its checked answer:
+// CallChecked with Checking(h).
+func (iv *Invoker) Call(ctx context.Context, m *registry.Manifest, h Handler, req *protocol.Request) (Reply, error) {
+	if h == nil {
+		return Reply{}, errors.New("skill invoker: call needs a manifest, a handler and a request")
+	}
+	return iv.CallChecked(ctx, m, Checking(h), req)
+}
+
+// CallChecked sends req to the skill m through h and returns its answer,
+// which h checked.
 //
 // Before calling: a PROACTIVE_LAUNCH needs the proactive permission, and
 // the skill's calls_per_minute must not be spent (both: OutcomeDenied).
@@ -202,7 +240,7 @@ func (iv *Invoker) Close(ctx context.Context) error {
 //
 // Every call, whatever its outcome, gives one Record to the Recorder and
 // returns it in Reply.Record. An error is an *Error.
-func (iv *Invoker) Call(ctx context.Context, m *registry.Manifest, h Handler, req *protocol.Request) (Reply, error) {
+func (iv *Invoker) CallChecked(ctx context.Context, m *registry.Manifest, h CheckedHandler, req *protocol.Request) (Reply, error) {
 	if m == nil || h == nil || req == nil {
 		return Reply{}, errors.New("skill invoker: call needs a manifest, a handler and a request")
 	}
@@ -227,7 +265,7 @@ func (iv *Invoker) Call(ctx context.Context, m *registry.Manifest, h Handler, re
 	return Reply{Response: resp, Action: action, Record: rec}, err
 }
 
-func (iv *Invoker) call(ctx context.Context, m *registry.Manifest, h Handler, req *protocol.Request) (
+func (iv *Invoker) call(ctx context.Context, m *registry.Manifest, h CheckedHandler, req *protocol.Request) (
 	resp *protocol.Response, action *jcp.Checked, attempts int, err error) {
 	id := m.ID
 	fail := func(o Outcome, err error) error { return &Error{Skill: id, Outcome: o, Err: err} }
@@ -256,7 +294,9 @@ func (iv *Invoker) call(ctx context.Context, m *registry.Manifest, h Handler, re
 	backoff := iv.cfg.Backoff
 	for attempts = 1; ; attempts++ {
 		var o Outcome
-		resp, o, err = iv.attempt(ctx, id, timeout, h, req)
+		var c *protocol.CheckedResponse
+		c, o, err = iv.attempt(ctx, id, timeout, h, req)
+		resp = c.Response()
 		if err == nil {
 			break
 		}
@@ -317,7 +357,7 @@ func isNull(raw []byte) bool {
 
 // result is what a handler goroutine hands back.
 type result struct {
-	resp  *protocol.Response
+	resp  *protocol.CheckedResponse
 	err   error
 	panic any
 }
@@ -333,8 +373,8 @@ const (
 // ignores its context cannot hold the caller past the timeout: at the
 // deadline the call is abandoned (counted until it returns, its answer
 // dropped) and the caller goes on.
-func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration, h Handler, req *protocol.Request) (
-	*protocol.Response, Outcome, error) {
+func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration, h CheckedHandler, req *protocol.Request) (
+	*protocol.CheckedResponse, Outcome, error) {
 	if n := iv.abandoned.Load(); n >= int64(iv.cfg.MaxAbandoned) {
 		return nil, OutcomeFailed, fmt.Errorf("skill %s: %w (%d)", id, ErrOverloaded, n)
 	}
@@ -379,6 +419,8 @@ func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration
 	switch {
 	case r.panic != nil:
 		return nil, OutcomePanic, fmt.Errorf("skill %s: %w: %v", id, ErrPanic, r.panic)
+	case errors.As(r.err, new(*invalidAnswer)):
+		return nil, OutcomeInvalid, fmt.Errorf("skill %s: %w", id, r.err)
 	case r.err != nil && ctx.Err() != nil:
 		return nil, OutcomeCancelled, fmt.Errorf("skill %s: call cancelled: %w", id, r.err)
 	case r.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
@@ -391,11 +433,8 @@ func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration
 		return nil, OutcomeInvalid, fmt.Errorf("skill %s: %w", id, r.err)
 	case r.err != nil:
 		return nil, OutcomeFailed, fmt.Errorf("skill %s: %w", id, r.err)
-	case r.resp == nil:
+	case r.resp.Response() == nil:
 		return nil, OutcomeInvalid, fmt.Errorf("skill %s: %w: no response and no error", id, ErrInvalidResponse)
-	}
-	if err := r.resp.Validate(); err != nil {
-		return nil, OutcomeInvalid, fmt.Errorf("skill %s: %w: %w", id, ErrInvalidResponse, err)
 	}
 	return r.resp, OutcomeOK, nil
 }

@@ -209,13 +209,13 @@ func (k *Kit) Graph(g *graph.Graph) (*Skill, error) {
 type Skill struct {
 	kit     *Kit
 	handler interface {
-		Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
+		HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error)
 	}
 	graph *graph.Skill
 }
 
 var (
-	_ skill.Skill        = (*Skill)(nil)
+	_ skill.CheckedSkill = (*Skill)(nil)
 	_ skill.RuleSkill    = (*Skill)(nil)
 	_ skill.Questioner   = (*Skill)(nil)
 	_ skill.ContextGated = (*Skill)(nil)
@@ -244,7 +244,13 @@ func (s *Skill) RequiredContext() map[string][]string {
 
 // Handle answers one request.
 func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.handler.Handle(ctx, req)
+	c, err := s.handler.HandleChecked(ctx, req)
+	return c.Response(), err
+}
+
+// HandleChecked answers one request, the answer checked by BaseSkill.
+func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
+	return s.handler.HandleChecked(ctx, req)
 }
 
 // Kit is what the skill was built from.

@@ -79,7 +79,7 @@ type Process struct {
 }
 
 var (
-	_ skill.Skill        = (*Process)(nil)
+	_ skill.CheckedSkill = (*Process)(nil)
 	_ skill.RuleSkill    = (*Process)(nil)
 	_ skill.Questioner   = (*Process)(nil)
 	_ skill.ContextGated = (*Process)(nil)
@@ -290,12 +290,19 @@ func (p *Process) NodeNames() map[int]string { return p.nodes }
 
 // Handle sends the request to the program.
 func (p *Process) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	c, err := p.HandleChecked(ctx, req)
+	return c.Response(), err
+}
+
+// HandleChecked is Handle returning the program's answer as decoding
+// checked it.
+func (p *Process) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
 	select {
 	case <-p.exited:
 		return nil, fmt.Errorf("local skill %s: its program has ended: %v", p.program, p.waitErr)
 	default:
 	}
-	return p.client.Handle(ctx, req)
+	return p.client.HandleChecked(ctx, req)
 }
 
 // Close tells the program to end (its standard input closes), waits for

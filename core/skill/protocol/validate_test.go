@@ -236,3 +236,34 @@ func TestEnvelope(t *testing.T) {
 		})
 	}
 }
+
+// A checked response is one that validated: CheckResponse and
+// DecodeCheckedResponse fail as Validate and DecodeResponse do, and the
+// zero CheckedResponse holds nothing.
+func TestCheckedResponse(t *testing.T) {
+	req := NewListenLaunch(Context{Skill: Skill("acme.tea")}, NLUFromSlots("offer", nil, nil), ASRResult{Text: "tea"}, nil)
+	good := NewSkillAction(req, Skill("acme.tea"), nil, true)
+	c, err := CheckResponse(good)
+	require.NoError(t, err)
+	assert.Same(t, good, c.Response())
+
+	bad := NewSkillAction(req, SkillData{}, nil, true)
+	_, err = CheckResponse(bad)
+	require.EqualError(t, err, bad.Validate().Error())
+	_, err = CheckResponse(nil)
+	require.EqualError(t, err, "no response")
+
+	data, err := EncodeJSON(bad)
+	require.NoError(t, err)
+	_, want := DecodeResponse(data)
+	_, err = DecodeCheckedResponse(data)
+	require.EqualError(t, err, want.Error())
+	data, err = EncodeJSON(good)
+	require.NoError(t, err)
+	c, err = DecodeCheckedResponse(data)
+	require.NoError(t, err)
+	assert.Equal(t, "acme.tea", c.Response().Action.Skill.Name())
+
+	assert.Nil(t, (&CheckedResponse{}).Response())
+	assert.Nil(t, (*CheckedResponse)(nil).Response())
+}

@@ -60,6 +60,32 @@ type Handler interface {
 	Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
 }
 
+// checkedHandler is a Handler whose answers come checked (base.Skill, a
+// graph skill, a local skill): the server sends them without validating
+// again.
+type checkedHandler interface {
+	HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error)
+}
+
+// answer is h's valid answer to req, validated once.
+func answer(ctx context.Context, h Handler, req *protocol.Request) (*protocol.Response, error) {
+	if ch, ok := h.(checkedHandler); ok {
+		c, err := ch.HandleChecked(ctx, req)
+		if err == nil && c.Response() == nil {
+			err = errors.New("no response")
+		}
+		return c.Response(), err
+	}
+	resp, err := h.Handle(ctx, req)
+	if err == nil && resp == nil {
+		err = errors.New("no response")
+	}
+	if err == nil {
+		err = resp.Validate()
+	}
+	return resp, err
+}
+
 // Error codes of the server's JSON error bodies.
 const (
 	CodeMethod      = "METHOD_NOT_ALLOWED"
@@ -131,13 +157,7 @@ func serve(w http.ResponseWriter, r *http.Request, h Handler, log *slog.Logger, 
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	resp, err := h.Handle(ctx, req)
-	if err == nil && resp == nil {
-		err = errors.New("no response")
-	}
-	if err == nil {
-		err = resp.Validate()
-	}
+	resp, err := answer(ctx, h, req)
 	if err != nil {
 		log.Warn("skill request failed", "type", req.Type, "trans_id", req.TransID, "err", err)
 		resp = protocol.NewError(req, err.Error())
@@ -208,6 +228,13 @@ func (c *Client) URL() string { return c.url }
 // x-jibo-robotid. The call ends with ctx (or after DefaultTimeout when ctx
 // has no deadline).
 func (c *Client) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	r, err := c.HandleChecked(ctx, req)
+	return r.Response(), err
+}
+
+// HandleChecked is Handle returning the answer as decoding checked it:
+// the robot's invoker takes it without validating again.
+func (c *Client) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
 	if req == nil {
 		return nil, fmt.Errorf("calling skill at %s: nil request", c.url)
 	}
@@ -250,7 +277,7 @@ func (c *Client) Handle(ctx context.Context, req *protocol.Request) (*protocol.R
 	case len(data) > MaxBodySize:
 		return nil, fmt.Errorf("calling skill at %s: %w: answer over %d bytes", c.url, invoke.ErrInvalidResponse, MaxBodySize)
 	}
-	resp, err := protocol.DecodeResponse(data)
+	resp, err := protocol.DecodeCheckedResponse(data)
 	if err != nil {
 		return nil, fmt.Errorf("calling skill at %s: %w: %w", c.url, invoke.ErrInvalidResponse, err)
 	}

@@ -264,12 +264,9 @@ func (p *Player) send(ctx context.Context, heard string, req *protocol.Request) 
 			t.Entities = n.Entities
 		}
 	}
-	resp, err := p.skill.Handle(ctx, req)
+	resp, err := p.answer(ctx, t.N, req)
 	if err != nil {
-		return nil, fmt.Errorf("turn %d: %w", t.N, err)
-	}
-	if err := resp.Validate(); err != nil {
-		return nil, fmt.Errorf("turn %d: the skill's answer: %w", t.N, err)
+		return nil, err
 	}
 	t.Response = resp
 	p.listen = nil
@@ -302,6 +299,31 @@ func (p *Player) send(ctx context.Context, heard string, req *protocol.Request) 
 	}
 	t.Listen = slices.Clone(p.listen)
 	return t, nil
+}
+
+// answer is the skill's answer to req, validated once on its way as the
+// robot's host has it: by the skill when it answers checked (BaseSkill, a
+// package's decoder), else here.
+func (p *Player) answer(ctx context.Context, turn int, req *protocol.Request) (*protocol.Response, error) {
+	if cs, ok := p.skill.(skill.CheckedSkill); ok {
+		c, err := cs.HandleChecked(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("turn %d: %w", turn, err)
+		}
+		if c.Response() == nil {
+			return nil, fmt.Errorf("turn %d: the skill's answer: no response", turn)
+		}
+		return c.Response(), nil
+	}
+	resp, err := p.skill.Handle(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("turn %d: %w", turn, err)
+	}
+	c, err := protocol.CheckResponse(resp)
+	if err != nil {
+		return nil, fmt.Errorf("turn %d: the skill's answer: %w", turn, err)
+	}
+	return c.Response(), nil
 }
 
 func (p *Player) trace(tr []protocol.TraceEntry) []Step {
@@ -397,6 +419,11 @@ func (s *MIMSkill) Graph() *graph.Graph { return s.graph.Graph() }
 // Handle answers one request.
 func (s *MIMSkill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	return s.graph.Handle(ctx, req)
+}
+
+// HandleChecked answers one request, the answer checked by the graph.
+func (s *MIMSkill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
+	return s.graph.HandleChecked(ctx, req)
 }
 
 // RunOptions configure Run.

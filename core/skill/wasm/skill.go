@@ -324,6 +324,13 @@ func (s *Skill) Status() Status {
 // thrown away); the error says which, and counts towards disabling the
 // skill.
 func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+	c, err := s.HandleChecked(ctx, req)
+	return c.Response(), err
+}
+
+// HandleChecked is Handle returning the module's answer as decoding
+// checked it: the robot's invoker takes it without validating again.
+func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
 	in, err := protocol.EncodeJSON(req)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request for the module: %w", err)
@@ -375,7 +382,7 @@ func (s *Skill) warm() {
 }
 
 // call makes one call into the module; the holder of sem calls it.
-func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext, lang string) (*protocol.Response, error) {
+func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext, lang string) (*protocol.CheckedResponse, error) {
 	if s.mod.inst == nil {
 		if err := s.start(ctx); err != nil {
 			return nil, err
@@ -398,7 +405,7 @@ func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext,
 	if cs.response == nil {
 		return nil, fmt.Errorf("%w: %w: %s returned without calling response_write", invoke.ErrInvalidResponse, ErrNoAnswer, wasmskill.ExportHandle)
 	}
-	resp, err := protocol.DecodeResponse(cs.response)
+	resp, err := protocol.DecodeCheckedResponse(cs.response)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the module's answer: %w", invoke.ErrInvalidResponse, err)
 	}

@@ -174,6 +174,11 @@ func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 	return s.handler.Handle(ctx, req)
 }
 
+// HandleChecked is Handle with the answer as BaseSkill checked it.
+func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
+	return s.handler.HandleChecked(ctx, req)
+}
+
 // asked is what the skill keeps while it waits for an answer.
 type asked struct {
 	SkillID   string            `json:"skill"`

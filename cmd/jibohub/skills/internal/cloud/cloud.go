@@ -110,6 +110,12 @@ func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 	return s.graph.Handle(ctx, req)
 }
 
+// HandleChecked answers one request through the graph, the answer checked
+// there: the hub's invoker takes it without validating again.
+func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
+	return s.graph.HandleChecked(ctx, req)
+}
+
 // Render renders dialog name in lang ("en-US") with values.
 func (s *Skill) Render(lang, name string, values map[string]string) (string, error) {
 	tag, err := intent.NormalizeLang(lang)

@@ -29,7 +29,7 @@ type Options struct {
 // handler is what answers a skill's requests: a base.Skill or a
 // graph.Skill.
 type handler interface {
-	Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error)
+	HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error)
 }
 
 // Skill is the part of a built-in skill that is not its own: its checked
@@ -139,7 +139,13 @@ func (s *Skill) Locale() fs.FS { return s.locale.FS() }
 
 // Handle answers one request.
 func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
-	return s.handler.Handle(ctx, req)
+	c, err := s.handler.HandleChecked(ctx, req)
+	return c.Response(), err
+}
+
+// HandleChecked is Handle with the answer as its handler checked it.
+func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*protocol.CheckedResponse, error) {
+	return s.handler.HandleChecked(ctx, req)
 }
 
 // RequiredContext maps the skill's context-gated intents to the keys of
