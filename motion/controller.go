@@ -97,6 +97,11 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// AxisLimits are the limits the loop keeps an axis within (device.Limits),
+// named here so the floors above motion take them without importing
+// device.
+type AxisLimits = device.Limits
+
 // Controller drives the axes from its control loop. Its methods are safe
 // for concurrent use.
 type Controller struct {
@@ -213,7 +218,7 @@ func New(cfg Config) (*Controller, error) {
 func (c *Controller) Period() time.Duration { return c.period }
 
 // Limits returns the axes' limits.
-func (c *Controller) Limits() [NumAxes]device.Limits { return c.lim }
+func (c *Controller) Limits() [NumAxes]AxisLimits { return c.lim }
 
 // Start powers the motors, starts the control loop and homes the body:
 // from where each motor says it is, it moves to Config.Home within the

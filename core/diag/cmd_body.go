@@ -100,7 +100,7 @@ func angleText(rad float64) string {
 }
 
 // envelope is the shell's range of an axis: its limits less the margin.
-func envelope(l AxisLimits, margin float64) (lo, hi float64) {
+func envelope(l motion.AxisLimits, margin float64) (lo, hi float64) {
 	lo, hi = l.Min+margin, l.Max-margin
 	if lo > hi {
 		mid := (l.Min + l.Max) / 2

@@ -139,10 +139,10 @@ type SessionReader interface {
 }
 
 // Motion is the control loop the shell moves the body through, so every
-// move keeps the loop's velocity and acceleration limits. cmd/jibod builds
-// one from a *motion.Controller.
+// move keeps the loop's velocity and acceleration limits; a
+// *motion.Controller is one.
 type Motion interface {
-	Limits() [motion.NumAxes]AxisLimits
+	Limits() [motion.NumAxes]motion.AxisLimits
 	Pose() motion.Pose
 	MoveTo(p motion.Pose, sel motion.Axes) (*motion.Job, error)
 	Halt(reason string)
@@ -151,12 +151,6 @@ type Motion interface {
 	Fault() error
 	Stats() motion.Stats
 	Period() time.Duration
-}
-
-// AxisLimits are one axis's limits: its angles in radians, its fastest
-// speed in rad/s and acceleration in rad/s².
-type AxisLimits struct {
-	Min, Max, MaxVelocity, MaxAcceleration float64
 }
 
 // Motor is one axis's motor as the shell powers it; a device.Motor is one.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/diag/diagbody"
 	"github.com/openjibo/jibod/core/lineedit/lineedittest"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
@@ -94,8 +95,8 @@ func (r *rig) env() Env {
 	for k, v := range r.body.Motors {
 		motors[k] = v
 	}
-	return Env{Version: "test", Board: "sim", Bus: r.bus, Logs: r.logs, Motion: rigMotion{r.motion}, Motors: motors,
-		Power: r.body.Power, Home: r.body.MotionConfig().Home, Lights: rigLights{r.body.Lights}, Actions: r.exec,
+	return Env{Version: "test", Board: "sim", Bus: r.bus, Logs: r.logs, Motion: r.motion, Motors: motors,
+		Power: r.body.Power, Home: r.body.MotionConfig().Home, Lights: diagbody.NewLights(r.body.Lights), Actions: r.exec,
 		Pipeline: []string{"stop", "converse", "templates-high"}}
 }
 

@@ -18,12 +18,12 @@ import (
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/diag"
+	"github.com/openjibo/jibod/core/diag/diagbody"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/selftest"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
 	"github.com/openjibo/jibod/device"
-	"github.com/openjibo/jibod/device/ledring"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
 )
@@ -235,7 +235,7 @@ func (r *Robot) shellEnv(c ShellConfig) diag.Env {
 	env := diag.Env{
 		Version: r.version, Board: b.Profile.Name, Started: c.Started,
 		Bus: r.bus, Logs: c.Logs.Book, Skills: r.host, Runs: r.runs, NotLoaded: notLoaded(r.wasm, r.local), Sessions: r.orch, Pipeline: r.pipeline,
-		Motion: shellMotion{r.body.Motion}, Motors: map[string]diag.Motor{}, Home: b.MotionConfig().Home, Actions: r.body.Exec,
+		Motion: r.body.Motion, Motors: map[string]diag.Motor{}, Home: b.MotionConfig().Home, Actions: r.body.Exec,
 		BoardCheck: func(ctx context.Context) []diag.DeviceCheck {
 			var out []diag.DeviceCheck
 			for _, c := range b.Check(ctx) {
@@ -281,7 +281,7 @@ func (r *Robot) shellEnv(c ShellConfig) diag.Env {
 		env.Power = b.Power
 	}
 	if b.Lights != nil {
-		env.Lights = shellLights{b.Lights}
+		env.Lights = diagbody.NewLights(b.Lights)
 	}
 	if c.Mic != nil {
 		env.Audio = shellAudio{c.Mic}
@@ -407,67 +407,12 @@ func (a shellAudio) Level(ctx context.Context, d time.Duration) (diag.AudioLevel
 	return diag.AudioLevel{RMS: l.RMS, Peak: l.Peak, Over: d, Source: a.Spec()}, nil
 }
 
-// shellMotion is the control loop as the shell sees it.
-type shellMotion struct{ *motion.Controller }
-
-// Limits are the axes' limits in the shell's terms.
-func (m shellMotion) Limits() (out [motion.NumAxes]diag.AxisLimits) {
-	for i, l := range m.Controller.Limits() {
-		out[i] = diag.AxisLimits(l)
-	}
-	return out
-}
-
-// shellLights is the LED ring as the shell drives it: colours by name.
-type shellLights struct{ a *ledring.Animator }
-
-func (l shellLights) Len() int          { return l.a.Len() }
-func (l shellLights) Colours() []string { return device.ColorNames() }
-
-func (l shellLights) Frame() []string {
-	var out []string
-	for _, p := range l.a.Frame() {
-		out = append(out, device.FormatRGB(p))
-	}
-	return out
-}
-
-func (l shellLights) Fill(ctx context.Context, colour string) (string, error) {
-	col := device.RGB{A: 0xff}
-	if colour != "off" {
-		var err error
-		if col, err = device.ParseRGB(colour); err != nil {
-			return "", fmt.Errorf("%w (names: %s)", err, strings.Join(device.ColorNames(), ", "))
-		}
-	}
-	if err := l.a.Set(ctx, device.Fill(l.a.Len(), col)); err != nil {
-		return "", fmt.Errorf("setting the ring: %w", err)
-	}
-	return device.FormatRGB(col), nil
-}
-
-func (l shellLights) Test(ctx context.Context, colours []string, step time.Duration) error {
-	prog := ledring.Program{Name: "shell-test"}
-	var at time.Duration
-	for _, name := range colours {
-		col, err := device.ParseRGB(name)
-		if err != nil {
-			return err
-		}
-		prog.Keys = append(prog.Keys, ledring.Key{At: at, Color: col})
-		at += step
-	}
-	prog.Keys = append(prog.Keys, ledring.Key{At: at, Pattern: ledring.PatternRainbow})
-	prog.Duration = at + 2*step
-	return l.a.Play(ctx, prog)
-}
-
 // The runtime's parts are what the shell's interfaces ask for.
 var (
 	_ diag.Audio         = shellAudio{}
 	_ diag.Bus           = (*bus.Bus)(nil)
-	_ diag.Motion        = shellMotion{}
-	_ diag.Lights        = shellLights{}
+	_ diag.Motion        = (*motion.Controller)(nil)
+	_ diag.Lights        = diagbody.Lights{}
 	_ diag.ActionRunner  = (*jcp.Executor)(nil)
 	_ diag.SkillLister   = (*skill.Host)(nil)
 	_ diag.RunLister     = (*invoke.Log)(nil)
