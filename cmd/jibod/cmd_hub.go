@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/openjibo/jibod/core/hub"
+	"github.com/openjibo/jibod/core/runtime/config"
 )
 
 const hubUsage = `Usage:
@@ -26,7 +27,8 @@ func cmdHub(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sub := args[0]
 	fs := flag.NewFlagSet("hub "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	hf := addHubFlags(fs, false)
+	var h config.Hub
+	addHubFlags(fs, &h, false)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -34,7 +36,7 @@ func cmdHub(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	cfg, err := hf.config()
+	cfg, err := hubConfig(h)
 	if err != nil {
 		return err
 	}

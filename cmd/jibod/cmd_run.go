@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
@@ -33,10 +34,10 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.StringVar(&c.Web, "web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
 	fs.BoolVar(&c.Offline, "offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
 	fs.Var((*programList)(&c.LocalSkills), "local-skill", "start this `PROGRAM`, a Go skill built with core/skill/local's Main, and host its skill (repeatable; docs/go-skills.md)")
-	hf := addHubFlags(fs, true)
+	addHubFlags(fs, &c.Hub, true)
 	af := addAudioFlags(fs)
-	sf := addShellFlags(fs)
-	if err := loadRunConfig(c, fs, args, hf, af, sf); err != nil {
+	addShellFlags(fs, &c.Shell)
+	if err := c.Load(fs, args, os.Getenv, func(args []string) error { return parseFlags(fs, args) }, audioBound(af)); err != nil {
 		return err
 	}
 	if w := time.Duration(c.ListenWindow); w < 0 || w > time.Hour {
@@ -51,13 +52,13 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := af.Check(c.Input); err != nil {
 		return err
 	}
-	if err := sf.check(); err != nil {
+	if err := checkShellFlags(c.Shell); err != nil {
 		return err
 	}
 	if err := checkWebFlag(c.Web); err != nil {
 		return err
 	}
-	hubCfg, err := hf.config()
+	hubCfg, err := hubConfig(c.Hub)
 	if err != nil {
 		return err
 	}
@@ -107,8 +108,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return errors.Join(err, freeBackends(), r.Close(context.Background()))
 	}
-	shell, err := r.StartShell(ctx, runtime.ShellConfig{Socket: sf.Socket, Serial: sf.Serial, Baud: sf.Baud, PINFile: sf.PINFile,
-		Reboot: sf.Reboot, Logs: logs, StateDir: c.State, Started: started, Mic: mic,
+	shell, err := r.StartShell(ctx, runtime.ShellConfig{Socket: c.Shell.Socket, Serial: c.Shell.Serial, Baud: c.Shell.Baud, PINFile: c.Shell.PINFile,
+		Reboot: c.Shell.Reboot, Logs: logs, StateDir: c.State, Started: started, Mic: mic,
 		Listener: hear.Listener(), Restart: func() { restart(errRestart) }})
 	if err != nil {
 		return errors.Join(err, hear.Stop(), freeBackends(), r.Close(context.Background()))

@@ -6,12 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/invoke"
@@ -201,16 +199,6 @@ func skillFlags(name string, stderr io.Writer) (fs *flag.FlagSet, stateDir, sock
 	return fs, stateDir, socket
 }
 
-// skillInstaller installs in stateDir and tells the jibod running with it,
-// through its shell (`skills sync`), at socket or where 'jibod shell'
-// looks.
-func skillInstaller(stateDir, socket string, stdout, stderr io.Writer) skilltool.Installer {
-	return skilltool.Installer{StateDir: stateDir, Check: runtime.CheckRegistration, Stdout: stdout, Stderr: stderr,
-		Tell: func(ctx context.Context, id string) (bool, error) {
-			return diag.TellSkillSync(ctx, socket, stateDir, id, stdout)
-		}}
-}
-
 func cmdSkillsInstall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, stateDir, socket := skillFlags("install", stderr)
 	if err := parseFlags(fs, reorderFlags(args, "state", "socket")); err != nil {
@@ -222,13 +210,7 @@ func cmdSkillsInstall(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *stateDir == "" || *stateDir == runtime.NoState {
 		return usageError{"--state: installed skills live in a state folder"}
 	}
-	if _, err := os.Stat(fs.Arg(0)); err != nil {
-		return fmt.Errorf("installing: %w", err)
-	}
-	if err := runtime.PrepareStateDir(*stateDir); err != nil {
-		return err
-	}
-	return skillInstaller(*stateDir, *socket, stdout, stderr).Install(ctx, fs.Arg(0))
+	return runtime.InstallSkill(ctx, *stateDir, *socket, fs.Arg(0), stdout, stderr)
 }
 
 func cmdSkillsUninstall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -243,5 +225,5 @@ func cmdSkillsUninstall(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *stateDir == "" || *stateDir == runtime.NoState {
 		return usageError{"--state: installed skills live in a state folder"}
 	}
-	return skillInstaller(*stateDir, *socket, stdout, stderr).Uninstall(ctx, fs.Arg(0), *purge)
+	return runtime.SkillInstaller(*stateDir, *socket, stdout, stderr).Uninstall(ctx, fs.Arg(0), *purge)
 }

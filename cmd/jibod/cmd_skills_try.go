@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/openjibo/jibod/core/skill/skilltool"
 )
@@ -39,24 +38,6 @@ func cmdSkillsTry(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if (*program == "") == (fs.NArg() != 1) || fs.NArg() > 1 {
 		return usageError{"want one FILE.mim, SKILL_ID or PACKAGE_DIR, or --local-skill PROGRAM"}
 	}
-	in := stdin
-	if *answers != "" {
-		f, err := os.Open(*answers)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
-	}
-	s, closeSkill, err := skilltool.OpenTry(ctx, fs.Arg(0), *program, installedSkills)
-	if err != nil {
-		return err
-	}
-	defer closeSkill()
-	interactive := false
-	if f, ok := in.(*os.File); ok && *answers == "" {
-		st, err := f.Stat()
-		interactive = err == nil && st.Mode()&os.ModeCharDevice != 0
-	}
-	return skilltool.Try(ctx, s, in, stdout, *lang, *asJSON, interactive)
+	return skilltool.RunTry(ctx, skilltool.TryConfig{Target: fs.Arg(0), Program: *program, Builtins: installedSkills,
+		Answers: *answers, In: stdin, Out: stdout, Lang: *lang, JSON: *asJSON})
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
-	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/config"
 )
 
 // Environment variables giving the hub when the flags do not.
@@ -22,85 +22,48 @@ const (
 	pinHashEnv  = runtime.PINHashEnv
 )
 
-// hubFlags are the hub options of a command line.
-type hubFlags struct {
-	url, token, ca, encoding, link, triggerOnUp *string
-}
-
-func addHubFlags(fs *flag.FlagSet, withTrigger bool) *hubFlags {
-	f := &hubFlags{
-		url:      fs.String("hub", os.Getenv(hubURLEnv), "the hub's base URL, ws:// or wss:// (default $"+hubURLEnv+"; none: every skill is local)"),
-		token:    fs.String("hub-token", os.Getenv(hubTokenEnv), "file holding the robot's hub token (default $"+hubTokenEnv+")"),
-		ca:       fs.String("hub-ca", "", "PEM file of an extra CA to trust for wss://"),
-		encoding: fs.String("hub-encoding", "cbor", "frame encoding to prefer: cbor or json (the hub chooses)"),
-		link:     fs.String("hub-link", string(hub.Persistent), "persistent (one multiplexed websocket) or per-turn (one per transaction, like real robots)"),
-	}
+// addHubFlags declares the hub flags on fs, bound to h; the trigger only
+// withTrigger.
+func addHubFlags(fs *flag.FlagSet, h *config.Hub, withTrigger bool) {
+	fs.StringVar(&h.URL, "hub", os.Getenv(hubURLEnv), "the hub's base URL, ws:// or wss:// (default $"+hubURLEnv+"; none: every skill is local)")
+	fs.StringVar(&h.TokenFile, "hub-token", os.Getenv(hubTokenEnv), "file holding the robot's hub token (default $"+hubTokenEnv+")")
+	fs.StringVar(&h.CAFile, "hub-ca", "", "PEM file of an extra CA to trust for wss://")
+	fs.StringVar(&h.Encoding, "hub-encoding", "cbor", "frame encoding to prefer: cbor or json (the hub chooses)")
+	fs.StringVar(&h.Link, "hub-link", string(hub.Persistent), "persistent (one multiplexed websocket) or per-turn (one per transaction, like real robots)")
 	if withTrigger {
-		f.triggerOnUp = fs.String("hub-trigger-on-up", "", "send the hub this TRIGGER (NEW_ARRIVAL or SURPRISE) the first time the link comes up")
+		fs.StringVar(&h.TriggerOnUp, "hub-trigger-on-up", "", "send the hub this TRIGGER (NEW_ARRIVAL or SURPRISE) the first time the link comes up")
 	}
-	return f
 }
 
-// config checks the flags.
-func (f *hubFlags) config() (runtime.HubConfig, error) {
-	c := runtime.HubConfig{URL: *f.url, TokenFile: *f.token, CAFile: *f.ca}
-	enc, err := wire.ParseEncoding(*f.encoding)
+// hubConfig checks the hub flags' values.
+func hubConfig(h config.Hub) (runtime.HubConfig, error) {
+	c, err := runtime.HubConfigOf(h, os.Getenv(hubTokenEnv))
 	if err != nil {
-		return c, usageError{fmt.Sprintf("--hub-encoding: %v", err)}
-	}
-	c.Encoding = enc
-	if c.Link, err = hub.ParseLinkMode(*f.link); err != nil {
-		return c, usageError{fmt.Sprintf("--hub-link: %v", err)}
-	}
-	if f.triggerOnUp != nil {
-		c.TriggerOnUp = *f.triggerOnUp
-		if c.TriggerOnUp != "" && c.TriggerOnUp != "NEW_ARRIVAL" && c.TriggerOnUp != "SURPRISE" {
-			return c, usageError{fmt.Sprintf("--hub-trigger-on-up %q: want NEW_ARRIVAL or SURPRISE", c.TriggerOnUp)}
-		}
-	}
-	if c.URL == "" {
-		if c.TokenFile != "" && *f.token != os.Getenv(hubTokenEnv) || c.CAFile != "" || c.TriggerOnUp != "" {
-			return c, usageError{"--hub-token, --hub-ca and --hub-trigger-on-up need --hub"}
-		}
-		return c, nil
-	}
-	if _, err := hub.NewClient(hub.Config{URL: c.URL}); err != nil {
-		return c, usageError{fmt.Sprintf("--hub: %v", err)}
+		return c, usageError{err.Error()}
 	}
 	return c, nil
 }
 
-// shellFlags are run's flags for the diagnostics shell.
-type shellFlags struct {
-	Socket  string
-	Serial  string
-	Baud    int
-	PINFile string
-	Reboot  string
+// addShellFlags declares the diagnostics shell's flags on fs, bound to s.
+func addShellFlags(fs *flag.FlagSet, s *config.Shell) {
+	fs.StringVar(&s.Socket, "shell-socket", "", "`PATH` of the diagnostics shell's Unix socket, for jibod shell (default $XDG_RUNTIME_DIR/jibod-shell.sock, else shell.sock in the state folder; off: none)")
+	fs.StringVar(&s.Serial, "serial", "", "serve the diagnostics shell on this serial device, e.g. /dev/ttyGS0 (USB gadget) or /dev/ttyS0")
+	fs.IntVar(&s.Baud, "serial-baud", diag.DefaultBaud, "the serial console's speed in bits per second (8N1, no flow control)")
+	fs.StringVar(&s.PINFile, "shell-pin-file", "", "`file` holding the technician PIN's hash from jibod shell --hash-pin (default shell-pin in the state folder; $"+pinHashEnv+" wins)")
+	fs.StringVar(&s.Reboot, "shell-reboot", runtime.RebootExit, "what the shell's reboot does: exit (jibod exits with status 75 for its service manager to restart), system (systemctl reboot) or off")
 }
 
-// addShellFlags declares the shell flags on fs.
-func addShellFlags(fs *flag.FlagSet) *shellFlags {
-	f := &shellFlags{}
-	fs.StringVar(&f.Socket, "shell-socket", "", "`PATH` of the diagnostics shell's Unix socket, for jibod shell (default $XDG_RUNTIME_DIR/jibod-shell.sock, else shell.sock in the state folder; off: none)")
-	fs.StringVar(&f.Serial, "serial", "", "serve the diagnostics shell on this serial device, e.g. /dev/ttyGS0 (USB gadget) or /dev/ttyS0")
-	fs.IntVar(&f.Baud, "serial-baud", diag.DefaultBaud, "the serial console's speed in bits per second (8N1, no flow control)")
-	fs.StringVar(&f.PINFile, "shell-pin-file", "", "`file` holding the technician PIN's hash from jibod shell --hash-pin (default shell-pin in the state folder; $"+pinHashEnv+" wins)")
-	fs.StringVar(&f.Reboot, "shell-reboot", runtime.RebootExit, "what the shell's reboot does: exit (jibod exits with status 75 for its service manager to restart), system (systemctl reboot) or off")
-	return f
-}
-
-// check validates the shell flags.
-func (f *shellFlags) check() error {
-	if f.Serial != "" {
-		if err := diag.CheckBaud(f.Baud); err != nil {
+// checkShellFlags validates the shell flags' values.
+func checkShellFlags(s config.Shell) error {
+	if s.Serial != "" {
+		if err := diag.CheckBaud(s.Baud); err != nil {
 			return usageError{"--serial-baud: " + err.Error()}
 		}
 	}
-	switch f.Reboot {
+	switch s.Reboot {
 	case runtime.RebootExit, runtime.RebootSystem, runtime.RebootOff:
 	default:
-		return usageError{fmt.Sprintf("--shell-reboot %q: want exit, system or off", f.Reboot)}
+		return usageError{fmt.Sprintf("--shell-reboot %q: want exit, system or off", s.Reboot)}
 	}
 	return nil
 }

@@ -1,52 +1,16 @@
 package main
 
 import (
-	"flag"
-	"os"
 	"time"
 
 	"github.com/openjibo/jibod/core/runtime/config"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
-// loadRunConfig fills c as docs/config.md orders it: the flags' defaults
-// (already in c and in the hub, audio and shell flags), then the
-// configuration file, then the environment, then the command line.
-func loadRunConfig(c *config.Run, fs *flag.FlagSet, args []string, hf *hubFlags, af *hearing.Config, sf *shellFlags) error {
-	c.Hub = config.Hub{URL: *hf.url, TokenFile: *hf.token, CAFile: *hf.ca, Encoding: *hf.encoding, Link: *hf.link, TriggerOnUp: *hf.triggerOnUp}
-	c.Shell = config.Shell(*sf)
-	c.Audio = audioConfig(af)
-	if path := config.FilePath(fs, args, os.Getenv); path != "" {
-		if err := c.LoadFile(path); err != nil {
-			return err
-		}
-	}
-	if err := c.ApplyEnv(os.Getenv); err != nil {
-		return err
-	}
-	*hf.url, *hf.token, *hf.ca, *hf.encoding, *hf.link, *hf.triggerOnUp = c.Hub.URL, c.Hub.TokenFile, c.Hub.CAFile, c.Hub.Encoding, c.Hub.Link, c.Hub.TriggerOnUp
-	*sf = shellFlags(c.Shell)
-	setAudioFlags(af, c.Audio)
-	// --local-skill, repeatable, replaces the file's list when given.
-	skills := c.LocalSkills
-	c.LocalSkills = nil
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if !flagGiven(fs, "local-skill") {
-		c.LocalSkills = skills
-	}
-	c.Hub = config.Hub{URL: *hf.url, TokenFile: *hf.token, CAFile: *hf.ca, Encoding: *hf.encoding, Link: *hf.link, TriggerOnUp: *hf.triggerOnUp}
-	c.Shell = config.Shell(*sf)
-	c.Audio = audioConfig(af)
-	return nil
-}
-
-// flagGiven reports whether the command line gave the flag name.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
+// audioBound carries the audio flags, bound to af rather than to the
+// configuration, to and from it (config.Run.Load).
+func audioBound(af *hearing.Config) config.Bound {
+	return config.Bound{Set: func(c *config.Run) { setAudioFlags(af, c.Audio) }, Get: func(c *config.Run) { c.Audio = audioConfig(af) }}
 }
 
 // audioConfig is the audio flags' values as configuration.

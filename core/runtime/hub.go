@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/hub/token"
 	"github.com/openjibo/jibod/core/hub/wire"
+	"github.com/openjibo/jibod/core/runtime/config"
 	"github.com/openjibo/jibod/core/skill"
 )
 
@@ -25,6 +27,35 @@ type HubConfig struct {
 	// first time the link comes up (a robot that was just switched on
 	// greets whoever switched it on).
 	TriggerOnUp string
+}
+
+// HubConfigOf parses h, the hub options as the command line and the
+// configuration give them: the frame encoding, the link mode, a TRIGGER
+// source (NEW_ARRIVAL or SURPRISE), and a URL the client accepts, which
+// the CA file, the trigger and a token file other than envToken (the
+// environment's, which any run may carry) need. Errors name the flag.
+func HubConfigOf(h config.Hub, envToken string) (HubConfig, error) {
+	c := HubConfig{URL: h.URL, TokenFile: h.TokenFile, CAFile: h.CAFile, TriggerOnUp: h.TriggerOnUp}
+	var err error
+	if c.Encoding, err = wire.ParseEncoding(h.Encoding); err != nil {
+		return c, fmt.Errorf("--hub-encoding: %w", err)
+	}
+	if c.Link, err = hub.ParseLinkMode(h.Link); err != nil {
+		return c, fmt.Errorf("--hub-link: %w", err)
+	}
+	if t := c.TriggerOnUp; t != "" && t != "NEW_ARRIVAL" && t != "SURPRISE" {
+		return c, fmt.Errorf("--hub-trigger-on-up %q: want NEW_ARRIVAL or SURPRISE", t)
+	}
+	if c.URL == "" {
+		if c.TokenFile != "" && c.TokenFile != envToken || c.CAFile != "" || c.TriggerOnUp != "" {
+			return c, errors.New("--hub-token, --hub-ca and --hub-trigger-on-up need --hub")
+		}
+		return c, nil
+	}
+	if _, err := hub.NewClient(hub.Config{URL: c.URL}); err != nil {
+		return c, fmt.Errorf("--hub: %w", err)
+	}
+	return c, nil
 }
 
 // TokenSource re-reads the token file for every connection, so a renewed

@@ -144,6 +144,54 @@ func FilePath(fs *flag.FlagSet, args []string, getenv func(string) string) strin
 	return getenv(FileEnv)
 }
 
+// Bound carries the fields of flags bound outside a Run to and from it:
+// Set gives the flags c's values before the command line is parsed, Get
+// reads them back after. Either may be nil.
+type Bound struct {
+	Set, Get func(c *Run)
+}
+
+// Load fills c in the order docs/config.md gives: the values c holds (the
+// defaults of the flags bound to its fields), then the configuration file
+// (FilePath), then the environment (ApplyEnv), then the command line args,
+// which parse applies to fs. --local-skill, repeatable, replaces the
+// file's list when given rather than adding to it.
+func (c *Run) Load(fs *flag.FlagSet, args []string, getenv func(string) string, parse func(args []string) error, outside Bound) error {
+	if outside.Get != nil {
+		outside.Get(c)
+	}
+	if path := FilePath(fs, args, getenv); path != "" {
+		if err := c.LoadFile(path); err != nil {
+			return err
+		}
+	}
+	if err := c.ApplyEnv(getenv); err != nil {
+		return err
+	}
+	if outside.Set != nil {
+		outside.Set(c)
+	}
+	skills := c.LocalSkills
+	c.LocalSkills = nil
+	if err := parse(args); err != nil {
+		return err
+	}
+	if !given(fs, Flags["local_skills"]) {
+		c.LocalSkills = skills
+	}
+	if outside.Get != nil {
+		outside.Get(c)
+	}
+	return nil
+}
+
+// given reports whether the command line fs parsed gave the flag name.
+func given(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
 // LoadFile reads the configuration file at path over c and validates
 // the result. A file that is too big, is not one JSON object, has a
 // member twice, a member this configuration does not have or a value of

@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,4 +224,50 @@ func TestDocsExample(t *testing.T) {
 	c := defaults()
 	require.NoError(t, c.decode([]byte(example)))
 	assert.Equal(t, "portaudio", c.Audio.Source)
+}
+
+// Load applies the sources in their order: the flags' defaults, the
+// file, the environment, the command line; a --local-skill given replaces
+// the file's list, and flags bound outside the configuration are given
+// its values before the command line and read back after.
+func TestLoadOrder(t *testing.T) {
+	cfg := writeFile(t, `{"board": "rpi", "lang": "fr-FR", "state": "/var/lib/jibod", "local_skills": ["/usr/bin/weather"], "audio": {"gain_db": 6}}`)
+	env := func(name string) string {
+		return map[string]string{FileEnv: cfg, EnvStateDir: "/srv/jibod"}[name]
+	}
+	load := func(t *testing.T, args ...string) (Run, float64) {
+		t.Helper()
+		c := defaults()
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		fs.String("config", "", "")
+		fs.StringVar(&c.Board, "board", "sim", "")
+		fs.StringVar(&c.Lang, "lang", "en-US", "")
+		fs.StringVar(&c.State, "state", "none", "")
+		fs.Func("local-skill", "", func(v string) error { c.LocalSkills = append(c.LocalSkills, v); return nil })
+		gain := fs.Float64("audio-gain", 0, "") // bound outside the configuration
+		outside := Bound{Set: func(c *Run) { *gain = c.Audio.GainDB }, Get: func(c *Run) { c.Audio.GainDB = *gain }}
+		require.NoError(t, c.Load(fs, args, env, fs.Parse, outside))
+		return c, *gain
+	}
+
+	c, gain := load(t)
+	assert.Equal(t, "rpi", c.Board, "the file over the default")
+	assert.Equal(t, "/srv/jibod", c.State, "the environment over the file")
+	assert.Equal(t, []string{"/usr/bin/weather"}, c.LocalSkills)
+	assert.InDelta(t, 6, gain, 0, "the flag outside was given the file's value")
+	assert.InDelta(t, 6, c.Audio.GainDB, 0)
+
+	c, gain = load(t, "--lang", "de-DE", "--state", "/tmp/j", "--local-skill", "/opt/a", "--local-skill", "/opt/b", "--audio-gain", "-3")
+	assert.Equal(t, "rpi", c.Board)
+	assert.Equal(t, "de-DE", c.Lang, "the command line over the file")
+	assert.Equal(t, "/tmp/j", c.State, "the command line over the environment")
+	assert.Equal(t, []string{"/opt/a", "/opt/b"}, c.LocalSkills, "given, the list replaces the file's")
+	assert.InDelta(t, -3, gain, 0)
+	assert.InDelta(t, -3, c.Audio.GainDB, 0, "read back after the command line")
+
+	c = defaults()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	err := c.Load(fs, []string{"--nope"}, func(string) string { return "" }, fs.Parse, Bound{})
+	require.ErrorContains(t, err, "flag provided but not defined: -nope")
 }

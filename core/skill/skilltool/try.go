@@ -90,6 +90,50 @@ func openPackage(ctx context.Context, dir string) (skill.Skill, func(), error) {
 	return s, func() { _ = e.Close(context.WithoutCancel(ctx)); done() }, nil
 }
 
+// TryConfig is what `jibod skills try` plays and where.
+type TryConfig struct {
+	// Target is a .mim file, a skill package folder, or a built-in
+	// skill's manifest or bus id; Program, when not "", a local Go skill
+	// program to play instead (see OpenTry).
+	Target, Program string
+	// Builtins are the robot's built-in skills, asked for only when
+	// Target names none of the others.
+	Builtins func() ([]skill.Skill, error)
+	// Answers is a file of what is said; "" reads In, which prompts when
+	// it is a terminal.
+	Answers string
+	In      io.Reader
+	Out     io.Writer
+	// Lang is the turns' language; JSON prints each turn as an object.
+	Lang string
+	JSON bool
+}
+
+// RunTry opens the skill c names and plays it (Try) on what is said, from
+// c.Answers or c.In, until the lines end; it lets the skill go after.
+func RunTry(ctx context.Context, c TryConfig) error {
+	in := c.In
+	if c.Answers != "" {
+		f, err := os.Open(c.Answers)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	s, closeSkill, err := OpenTry(ctx, c.Target, c.Program, c.Builtins)
+	if err != nil {
+		return err
+	}
+	defer closeSkill()
+	interactive := false
+	if f, ok := in.(*os.File); ok && c.Answers == "" {
+		st, err := f.Stat()
+		interactive = err == nil && st.Mode()&os.ModeCharDevice != 0
+	}
+	return Try(ctx, s, in, c.Out, c.Lang, c.JSON, interactive)
+}
+
 // Try plays s turn by turn as the robot would (package try) on what in
 // says, writing each turn to w (as JSON objects with asJSON); when the
 // lines come from a person at a terminal (interactive), it prompts for

@@ -3,6 +3,7 @@ package skilltool
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,4 +37,29 @@ func TestOpenTryAndTry(t *testing.T) {
 	assert.EqualError(t, err, `"nothing" is no .mim file, skill package folder or built-in skill (built-in skills: jibo/clock, jibo/timer)`)
 	_, _, err = OpenTry(context.Background(), "nothing", "", func() ([]skill.Skill, error) { return nil, errors.New("no skills") })
 	assert.EqualError(t, err, "no skills")
+}
+
+// RunTry reads what is said from the answers file when given one (no
+// prompt: no one is at a terminal), else from In; a missing answers file
+// is an error before the skill opens.
+func TestRunTry(t *testing.T) {
+	builtins := func() ([]skill.Skill, error) { return nil, errors.New("no built-in skill is asked for") }
+	mimFile := filepath.Join("..", "..", "..", "examples", "go-skills", "plants", "mims", "AskWatered.mim")
+	answers := filepath.Join(t.TempDir(), "answers.txt")
+	require.NoError(t, os.WriteFile(answers, []byte("yes\n"), 0o600))
+	var out strings.Builder
+	require.NoError(t, RunTry(context.Background(), TryConfig{Target: mimFile, Builtins: builtins, Answers: answers,
+		In: strings.NewReader("not read\n"), Out: &out, Lang: "en-US"}))
+	assert.True(t, strings.HasPrefix(out.String(), "turn 1: launch \"\": no intent\n"), out.String())
+	assert.Contains(t, out.String(), "turn 2: answer \"yes\"")
+	assert.NotContains(t, out.String(), "not read")
+	assert.NotContains(t, out.String(), "you> ")
+
+	out.Reset()
+	require.NoError(t, RunTry(context.Background(), TryConfig{Target: mimFile, Builtins: builtins,
+		In: strings.NewReader("no\n"), Out: &out, Lang: "en-US", JSON: true}))
+	assert.Contains(t, out.String(), `"heard":"no"`)
+
+	err := RunTry(context.Background(), TryConfig{Target: mimFile, Builtins: builtins, Answers: filepath.Join(t.TempDir(), "none.txt"), Out: &out})
+	require.ErrorIs(t, err, os.ErrNotExist)
 }
