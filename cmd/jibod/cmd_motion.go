@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/loadgen"
 	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/motion"
@@ -64,21 +62,14 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *rate != 0 && (*rate < motion.MinRate || *rate > motion.MaxRate) {
 		return usageError{fmt.Sprintf("--rate %d: want %d..%d", *rate, motion.MinRate, motion.MaxRate)}
 	}
-	prof, err := board.LoadAny(*boardName)
+	prof, err := runtime.LoopProfile(*boardName, *rate)
 	if err != nil {
 		return err
-	}
-	if *rate != 0 {
-		prof.Motion.RateHz = *rate
 	}
 	rep, err := runtime.MeasureLoop(ctx, runtime.LoopConfig{Profile: prof, Duration: time.Duration(*seconds * float64(time.Second)), Animation: *anim,
 		Load: *load, InFlight: *inFlight, GoTimers: *timer == "go", RealTime: *realtime, Version: version, Trainer: paraphraseTrainer})
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(rep)
-	}
-	return rep.WriteText(stdout)
+	return rep.Write(stdout, *asJSON)
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,29 @@ type LoopReport struct {
 	MaxUs               float64 `json:"max_us"`
 	// RealTime is what real-time service the loop got.
 	RealTime motion.RealTimeStatus `json:"realtime"`
+}
+
+// Write prints the report for people (WriteText), or as one JSON object
+// with asJSON.
+func (rep *LoopReport) Write(w io.Writer, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(rep)
+	}
+	return rep.WriteText(w)
+}
+
+// LoopProfile is the board profile name gives (a built-in name or a
+// profile file) for a measurement, its loop run at rate Hz when rate is
+// not 0 (the profile's own rate otherwise).
+func LoopProfile(name string, rate int) (*board.Profile, error) {
+	prof, err := board.LoadAny(name)
+	if err != nil {
+		return nil, err
+	}
+	if rate != 0 {
+		prof.Motion.RateHz = rate
+	}
+	return prof, nil
 }
 
 // WriteText prints the report for people.

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,4 +45,27 @@ func TestMeasureLoop(t *testing.T) {
 			}
 		})
 	}
+}
+
+// LoopProfile loads the board with the rate asked for, or the profile's
+// own; the report prints for people or as JSON.
+func TestLoopProfileAndReport(t *testing.T) {
+	own, err := LoopProfile("sim", 0)
+	require.NoError(t, err)
+	prof, err := LoopProfile("sim", 100)
+	require.NoError(t, err)
+	assert.Equal(t, 100, prof.Motion.RateHz)
+	assert.NotEqual(t, 100, own.Motion.RateHz, "the sim profile's own rate is another")
+	_, err = LoopProfile("no-such-board", 0)
+	require.Error(t, err)
+
+	rep := &LoopReport{Board: "sim", Rate: 100, Seconds: 1, Timer: "go", Ticks: 100, P50us: 12, P99us: 1500, MaxUs: 2000}
+	var text, js strings.Builder
+	require.NoError(t, rep.Write(&text, false))
+	assert.Contains(t, text.String(), "control loop: 100 Hz (go timer) for 1.0 s on the sim board, holding still, no other load\n")
+	assert.Contains(t, text.String(), "lateness: p50 12 µs  p99 1.50 ms  max 2.00 ms\n")
+	require.NoError(t, rep.Write(&js, true))
+	var back LoopReport
+	require.NoError(t, json.Unmarshal([]byte(js.String()), &back))
+	assert.Equal(t, *rep, back)
 }
