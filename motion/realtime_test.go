@@ -39,11 +39,12 @@ type fakeRT struct {
 	procs   int // 0: never set
 	gc      int
 	limit   int64
+	held    int64 // what heldAfterGC says
 }
 
 func newFakeRT(ncpu int) *fakeRT {
 	return &fakeRT{ncpu: ncpu, env: map[string]string{}, tids: []int{100, 101, 102}, pins: map[int][]int{}, gc: 100,
-		limit: math.MaxInt64}
+		limit: math.MaxInt64, held: 40 << 20}
 }
 
 func (f *fakeRT) lockThread() { f.mu.Lock(); f.locked = true; f.mu.Unlock() }
@@ -121,6 +122,7 @@ func (f *fakeRT) setMemoryLimit(n int64) int64 {
 	}
 	return prev
 }
+func (f *fakeRT) heldAfterGC() int64       { f.mu.Lock(); defer f.mu.Unlock(); return f.held }
 func (f *fakeRT) getenv(key string) string { return f.env[key] }
 
 // rtController is a controller on sim motors with precise sleeps and
