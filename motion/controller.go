@@ -421,8 +421,8 @@ func (c *Controller) rested() {
 	c.mu.Lock()
 	still, seq := !c.moving(), c.nextID
 	c.mu.Unlock()
-	if still {
-		c.rt.collect(false, seq)
+	if still && c.rt.collect(false, seq) {
+		c.rt.sys.returnMemory()
 	}
 }
 

@@ -110,7 +110,10 @@ type RealTime struct {
 	RestGCPercent int
 	// RestHold is how long the body must be still before the collector
 	// goes back to its setting at rest; 0 means DefaultRestHold, negative
-	// at once. The rest after homing at Start takes effect at once.
+	// at once. The rest after homing at Start takes effect at once. Going
+	// back from HeapHeadroom, the controller collects once and gives the
+	// heap's free pages back to the system (debug.FreeOSMemory): a pause
+	// a body at rest does not feel, once per busy spell.
 	RestHold time.Duration
 	// HeapLimit, when positive, makes the collector run when the heap
 	// reaches this size in bytes (GOGC off and a memory limit, GOMEMLIMIT),
@@ -220,6 +223,11 @@ type rtSystem interface {
 	setGCPercent(p int) int
 	// setMemoryLimit is debug.SetMemoryLimit.
 	setMemoryLimit(n int64) int64
+	// returnMemory collects and gives the heap's free pages back to the
+	// system (debug.FreeOSMemory). The runtime's own scavenger, paced at
+	// each collection, would wait for the next one, which an idle robot
+	// makes minutes later.
+	returnMemory()
 	// heldAfterGC is the Go memory the process holds that the last
 	// collection kept: everything the memory limit counts, less the
 	// heap's free pages and the garbage made since.
@@ -237,6 +245,8 @@ func (goRuntime) gomaxprocs(n int) int { return runtime.GOMAXPROCS(n) }
 func (goRuntime) setGCPercent(p int) int { return debug.SetGCPercent(p) }
 
 func (goRuntime) setMemoryLimit(n int64) int64 { return debug.SetMemoryLimit(n) }
+
+func (goRuntime) returnMemory() { debug.FreeOSMemory() }
 
 // heldMetrics are what heldAfterGC reads, in its order.
 var heldMetrics = [...]string{
@@ -411,17 +421,19 @@ func (rt *realTime) setCollector(o RealTime, st *RealTimeStatus) {
 // saw it: a rest seen before a later job began is stale. It runs only
 // when a job begins or the body comes to rest, never in a tick; turning
 // the collector off waits for a collection under way to finish its
-// marking, in the goroutine that begins the job.
-func (rt *realTime) collect(moving bool, seq uint64) {
+// marking, in the goroutine that begins the job. It returns true when the
+// body came to rest from collecting at the headroom: the heap then holds
+// pages the rest setting does not need, for the caller to give back.
+func (rt *realTime) collect(moving bool, seq uint64) (giveBack bool) {
 	rt.gcMu.Lock()
 	defer rt.gcMu.Unlock()
 	if moving {
 		rt.gcSeq = max(rt.gcSeq, seq)
 	} else if seq < rt.gcSeq {
-		return
+		return false
 	}
 	if !rt.gcTwo {
-		return
+		return false
 	}
 	switch {
 	case moving && !rt.gcRest:
@@ -443,8 +455,10 @@ func (rt *realTime) collect(moving bool, seq uint64) {
 		rt.sys.setGCPercent(rt.gcAtRst)
 		if rt.headroom > 0 {
 			rt.sys.setMemoryLimit(rt.restLimit)
+			return true
 		}
 	}
+	return false
 }
 
 // setLimitLocked sets the memory limit to what the process held after its

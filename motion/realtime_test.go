@@ -42,6 +42,7 @@ type fakeRT struct {
 	gc      int
 	limit   int64
 	held    int64 // what heldAfterGC says
+	returns int   // returnMemory calls
 }
 
 func newFakeRT(ncpu int) *fakeRT {
@@ -124,6 +125,7 @@ func (f *fakeRT) setMemoryLimit(n int64) int64 {
 	}
 	return prev
 }
+func (f *fakeRT) returnMemory()            { f.mu.Lock(); f.returns++; f.mu.Unlock() }
 func (f *fakeRT) heldAfterGC() int64       { f.mu.Lock(); defer f.mu.Unlock(); return f.held }
 func (f *fakeRT) getenv(key string) string { return f.env[key] }
 
@@ -425,7 +427,7 @@ func TestRealTimeCollectsAtAHeadroomWhileMoving(t *testing.T) {
 		_, limit = state()
 		assert.Equal(t, int64(164)*mib, limit, "the headroom follows live data that grew")
 
-		rt.collect(false, 3)
+		assert.True(t, rt.collect(false, 3), "at rest: the heap's spare pages to give back")
 		gc, limit = state()
 		assert.Equal(t, DefaultRestGCPercent, gc, "at rest: the rest target")
 		assert.Equal(t, int64(math.MaxInt64), limit, "at rest: the process's own limit")
@@ -495,10 +497,14 @@ func TestRealTimeCollectorHoldsBetweenMoves(t *testing.T) {
 		move(0)
 		time.Sleep(hold * 3 / 4)
 		assert.Equal(t, -1, gc(), "the hold starts again at the second arrival")
+		sys.mu.Lock()
+		assert.Equal(t, 1, sys.returns, "given back once after homing, not while moving")
+		sys.mu.Unlock()
 		time.Sleep(hold / 2)
 		assert.Equal(t, DefaultRestGCPercent, gc(), "still for the hold: at rest")
 		sys.mu.Lock()
 		assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit at rest")
+		assert.Equal(t, 2, sys.returns, "the heap's spare pages given back once more")
 		sys.mu.Unlock()
 	})
 }
