@@ -19,6 +19,7 @@ import (
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/hub/wire"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill/protocol"
 )
 
@@ -140,10 +141,13 @@ func shellOn(t *testing.T, r *Robot, c ShellConfig) func(lines ...string) string
 // range, and change nothing.
 func TestShellListenWindows(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	r := startRobot(t, Config{StateDir: NoState, Now: func() time.Time { return now }})
-	lis, err := listen.New(listen.Config{Bus: r.bus, Source: audio.NewNullSource(), Recognizer: silentASR{}})
-	require.NoError(t, err)
-	sh := shellOn(t, r, ShellConfig{Listener: lis})
+	r := startRobot(t, Config{StateDir: NoState, Now: func() time.Time { return now }, Hearing: hearing.Config{Audio: "null"},
+		Recognizer: func(context.Context, hearing.Parts, hearing.Options) (audio.Recognizer, func() error, error) {
+			return silentASR{}, func() error { return nil }, nil
+		}})
+	lis := r.Hearing().Listener()
+	require.NotNil(t, lis)
+	sh := shellOn(t, r, ShellConfig{})
 
 	out := sh("config get")
 	assert.Regexp(t, `listen\.command_window +8s +how long the robot listens for a command after "hey jibo", a wake button or `+"`audio listen`"+`; from the next wake \(1s\.\.1m\)`, out)
