@@ -16,13 +16,6 @@ import (
 	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
-// robotGrammar builds the speech grammar of what the robot's skills
-// registered, without the recogniser's pronunciation check (core/runtime/hearing
-// adds that where there is a recogniser).
-func robotGrammar(r *runtime.Robot, lang string) (*grammar.Grammar, error) {
-	return grammar.Build(hearing.GrammarIntents(r.Intents()), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
-}
-
 const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--json]
 
 Prints sentences of the robot's speech grammar for people to read aloud,
@@ -78,7 +71,7 @@ func robotPrompts(ctx context.Context, tr runtime.Trainer, lang string, n int, s
 		return nil, fmt.Errorf("starting the robot: %w", err)
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	g, err := robotGrammar(r, tag)
+	g, err := hearing.CommandGrammar(r.Intents(), tag)
 	if err != nil {
 		return nil, fmt.Errorf("the robot's speech grammar: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/eval"
 	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill/builtin/volume"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -188,7 +189,7 @@ func TestRobotGrammarOffersOnlyWhatSkillsTake(t *testing.T) {
 	r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
-	g, err := robotGrammar(r, "en-US")
+	g, err := hearing.CommandGrammar(r.Intents(), "en-US")
 	require.NoError(t, err)
 	vals, ok, err := g.SlotValues("jibo.volume", "volume_set", "level", 1000)
 	require.NoError(t, err)

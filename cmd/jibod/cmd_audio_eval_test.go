@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/openjibo/jibod/audio/eval"
-	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/stretchr/testify/assert"
@@ -96,9 +95,7 @@ func TestRobotGrammar(t *testing.T) {
 	r, err := newTestRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	intents := grammar.FromTemplates(r.Intents().Templates.Registrations(""))
-	intents = append(intents, grammar.FromKeywords(r.Intents().Keywords.Registrations(""))...)
-	g, err := grammar.Build(intents, grammar.Options{Lang: "en-US", Wake: "hey jibo"})
+	g, err := hearing.CommandGrammar(r.Intents(), "en-US")
 	require.NoError(t, err)
 	assert.Empty(t, g.Dropped())
 	for _, s := range []string{"hey jibo", "hey jibo what time is it", "set a timer for ten minutes", "louder", "what can you do"} {

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/audio"
-	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/hub/wire"
@@ -61,7 +60,7 @@ func TestReadPINHash(t *testing.T) {
 }
 
 func TestShellWakeTopicIsTheListeners(t *testing.T) {
-	assert.Equal(t, listen.TopicWakeRequest, diag.TopicWakeRequest)
+	assert.Equal(t, hearing.TopicWakeRequest, diag.TopicWakeRequest)
 }
 
 func TestShellSocketPath(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/runtime/config"
@@ -60,11 +59,4 @@ type Options struct {
 	// Sphinx are the recogniser's settings (file and environment, see
 	// config.Run.ApplyEnv).
 	Sphinx config.Sphinx
-}
-
-// GrammarIntents lists the stack's template and keyword intents as the
-// speech grammar reads them.
-func GrammarIntents(s *intent.Stack) []grammar.Intent {
-	intents := grammar.FromTemplates(s.Templates.Registrations(""))
-	return append(intents, grammar.FromKeywords(s.Keywords.Registrations(""))...)
 }

@@ -295,9 +295,9 @@ func ListenOn(ctx context.Context, p Parts, src audio.Source, asr audio.Recogniz
 	if err != nil {
 		return nil, err
 	}
-	cfg := listen.Config{Bus: p.Bus, Source: src, Recognizer: asr, Chain: chain,
+	cfg := listen.Config{Source: src, Recognizer: asr, Chain: chain,
 		VAD:  vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech},
-		Lang: lang, CommandWindow: f.CommandWindow, WakeButtons: buttons, Sync: sync, Logger: log}
+		Lang: lang, CommandWindow: f.CommandWindow, Sync: sync, Logger: log}
 	if p.Exec != nil {
 		cfg.Voice = executorVoice{p.Exec}
 	}
@@ -312,15 +312,15 @@ func ListenOn(ctx context.Context, p Parts, src audio.Source, asr audio.Recogniz
 		// A real speaker: its sound comes back through the microphone.
 		cfg.Playback, cfg.EchoMarginDB = meter, f.EchoMargin
 	}
-	lis, err := listen.New(cfg)
+	bl, err := newBusListener(p.Bus, cfg, buttons)
 	if err != nil {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(ctx)
-	h := &Listening{lis: lis, src: src, cancel: cancel, done: make(chan struct{}), free: free}
+	h := &Listening{lis: bl.lis, src: src, cancel: cancel, done: make(chan struct{}), free: free}
 	go func() { // owned by h: stop cancels it and waits
 		defer close(h.done)
-		h.err = lis.Run(lctx)
+		h.err = bl.Run(lctx)
 	}()
 	return h, nil
 }

@@ -76,7 +76,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	// rebuilds it as a registration does. The watcher follows the bus
 	// from before the first build, so a change made during it is not
 	// missed.
-	w := &grammar.Watcher{Bus: p.Bus, Build: gb.Build, Logger: log, Topics: []string{people.TopicChanged}}
+	w := &Watcher{Bus: p.Bus, Build: gb.Build, Logger: log, Topics: []string{people.TopicChanged}}
 	if err := w.Subscribe(); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
@@ -365,7 +365,7 @@ func answerIntents(rules func() []intent.TemplateIntent) func() []grammar.Intent
 	return func() []grammar.Intent {
 		var out []grammar.Intent
 		for _, d := range rules() {
-			out = append(out, grammar.FromDefinition(d))
+			out = append(out, definitionIntent(d))
 		}
 		return out
 	}
@@ -394,7 +394,7 @@ func NewGrammarBuilder(p Parts, lex *sphinx.Lexicon, lang, wake string, decoys [
 		Answers: answerIntents(p.AnswerRules),
 		People:  grammarPeople(p.People),
 		Lexicon: lex,
-		Options: grammar.Options{Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight},
+		Options: grammar.Options{TemplateLanguage: IntentTemplates{}, Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight},
 		Log:     log,
 	}
 }
