@@ -75,8 +75,7 @@ const (
 	MaxHypotheses = 10
 	// MaxTextBytes bounds one hypothesis (as a typed line is bounded).
 	MaxTextBytes = 2048
-	// DefaultHandleTimeout bounds waiting for an utterance's
-	// Handled.
+	// DefaultHandleTimeout bounds waiting for a command to be Handled.
 	DefaultHandleTimeout = 2 * time.Minute
 	// chunkSamples is how much is read at a time: 20 ms.
 	chunkSamples = vad.FrameSamples
