@@ -26,7 +26,7 @@ Flags:
 // maxLoopSeconds bounds a measurement.
 const maxLoopSeconds = 3600
 
-func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdMotion(ctx context.Context, tr runtime.Trainer, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "loop" {
 		fmt.Fprint(stderr, motionUsage)
 		if len(args) == 0 {
@@ -76,7 +76,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		prof.Motion.RateHz = *rate
 	}
 	rep, err := runtime.MeasureLoop(ctx, runtime.LoopConfig{Profile: prof, Duration: time.Duration(*seconds * float64(time.Second)), Animation: *anim,
-		Load: *load, InFlight: *inFlight, Rest: time.Duration(*rest * float64(time.Second)), GoTimers: *timer == "go", RealTime: *realtime, Version: version, Trainer: paraphraseTrainer})
+		Load: *load, InFlight: *inFlight, Rest: time.Duration(*rest * float64(time.Second)), GoTimers: *timer == "go", RealTime: *realtime, Version: version, Trainer: tr})
 	if err != nil {
 		return err
 	}
