@@ -28,10 +28,13 @@ type Locale struct {
 	loaded atomic.Pointer[intent.Locale]
 }
 
-// LoadLocale reads the locale tree at the root of fsys. rnd picks among a
-// dialog's phrasings; nil means random.
+// LoadLocale reads and checks the locale tree at the root of fsys. rnd
+// picks among a dialog's phrasings; nil means random. The intents' sample
+// sets are not enumerated (intent.LoadLocaleUnexpanded): the robot only
+// registers the templates, and enumerating them was most of its start-up
+// time.
 func LoadLocale(fsys fs.FS, rnd func(n int) int) (*Locale, error) {
-	loc, err := intent.LoadLocale(fsys, ".")
+	loc, err := intent.LoadLocaleUnexpanded(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("loading locale: %w", err)
 	}
