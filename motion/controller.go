@@ -259,6 +259,12 @@ func (c *Controller) Start(ctx context.Context) error {
 		return fmt.Errorf("motion: start: %w", err)
 	}
 	c.rested()
+	c.mu.Lock()
+	still, seq := !c.moving(), c.nextID
+	c.mu.Unlock()
+	if still {
+		c.rt.settle(seq)
+	}
 	return nil
 }
 

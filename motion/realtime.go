@@ -83,9 +83,11 @@ type RealTime struct {
 	// NoPin leaves the loop's thread, and the rest of the process, free
 	// to run on any CPU.
 	NoPin bool
-	// Procs is GOMAXPROCS while the loop runs; 0 means DefaultProcsPerCPU
-	// per CPU, negative keeps its present value. Close puts back the
-	// value it had.
+	// Procs is GOMAXPROCS while the loop runs, from homing on; from the
+	// end of homing until the next job it keeps its present value, so
+	// that start-up at rest runs with few Ps. 0 means DefaultProcsPerCPU
+	// per CPU, negative keeps its present value throughout. Close puts
+	// back the value it had.
 	Procs int
 	// HeapHeadroom, while the body moves (a job runs, and for RestHold
 	// after), makes the collector run when the process's Go memory reaches
@@ -306,6 +308,13 @@ type realTime struct {
 	restLimit int64 // the memory limit at rest: the process's own
 	limitAt   time.Time
 	gcSeq     uint64 // the last job begun that raised the target
+
+	// GOMAXPROCS is procsMove whenever the body moves; from homing until
+	// the body first moves again it is procsStill (see settle). Guarded
+	// by gcMu.
+	procsMove, procsStill int
+	procsUp               bool // GOMAXPROCS is procsMove now
+	procsSettled          bool // settle has lowered it once; it stays up from now on
 }
 
 // retargetEvery is how often, at most, the memory limit is set again
@@ -429,6 +438,10 @@ func (rt *realTime) collect(moving bool, seq uint64) (giveBack bool) {
 	defer rt.gcMu.Unlock()
 	if moving {
 		rt.gcSeq = max(rt.gcSeq, seq)
+		if !rt.procsUp && rt.procsMove > 0 {
+			rt.procsUp = true
+			rt.sys.gomaxprocs(rt.procsMove)
+		}
 	} else if seq < rt.gcSeq {
 		return false
 	}
@@ -482,14 +495,39 @@ func (rt *realTime) setProcs(o RealTime, ncpu int, st *RealTimeStatus) {
 		return // the operator's choice, fixed already
 	}
 	n := o.Procs
+	cur := rt.sys.gomaxprocs(0)
 	switch {
 	case n == 0:
 		n = DefaultProcsPerCPU * max(ncpu, 1)
 	case n < 0:
-		n = rt.sys.gomaxprocs(0)
+		n = cur
 	}
-	rt.prevProcs = rt.sys.gomaxprocs(n)
+	// Fixed at its present value until the body moves (collect): the
+	// Ps are for the loop while the body moves.
+	rt.prevProcs = rt.sys.gomaxprocs(cur)
+	rt.gcMu.Lock()
+	rt.procsMove, rt.procsStill, rt.procsUp = n, cur, n == cur
+	rt.gcMu.Unlock()
 	st.Procs = n
+}
+
+// settle lowers GOMAXPROCS back to its value before the loop, once, when
+// the body has come to rest after homing (seq is the homing job): the
+// robot then loads its skills and learns at rest, where a late tick costs
+// nothing, and its collections run with a few Ps instead of many, all
+// competing for the CPUs the loop leaves (docs/motion.md). The next job
+// raises it for good.
+func (rt *realTime) settle(seq uint64) {
+	rt.gcMu.Lock()
+	defer rt.gcMu.Unlock()
+	if rt.procsSettled || seq < rt.gcSeq {
+		return
+	}
+	rt.procsSettled = true
+	if rt.procsUp && rt.procsMove != rt.procsStill {
+		rt.procsUp = false
+		rt.sys.gomaxprocs(rt.procsStill)
+	}
 }
 
 // isolate lets every other thread of the process run only on others. New
@@ -559,6 +597,9 @@ func (rt *realTime) leave() error {
 		}
 	}
 	if st.Procs > 0 {
+		rt.gcMu.Lock()
+		rt.procsMove, rt.procsUp = 0, true // collect leaves GOMAXPROCS alone from now on
+		rt.gcMu.Unlock()
 		rt.sys.gomaxprocs(rt.prevProcs)
 	}
 	if st.GCPercent > 0 || st.HeadroomMiB > 0 || st.HeapLimitMiB > 0 {

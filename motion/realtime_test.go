@@ -214,10 +214,16 @@ func TestRealTimeGrantedAndUndoneAtClose(t *testing.T) {
 	sys.mu.Lock()
 	assert.True(t, sys.locked, "the loop has a thread of its own")
 	assert.Equal(t, map[int][]int{0: {1}, 101: {0}, 102: {0}}, sys.pins, "the loop on CPU 1, every other thread off it")
-	assert.Equal(t, 2*DefaultProcsPerCPU, sys.procs)
+	assert.Equal(t, 2, sys.procs, "homed: GOMAXPROCS as before until the body moves")
 	assert.Equal(t, DefaultRestGCPercent, sys.gc, "homed: the body is at rest")
 	assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit by default")
 	assert.True(t, sys.mlocked)
+	sys.mu.Unlock()
+	j, err := c.MoveTo(Pose{0.2, 0, 0}, AllAxes)
+	require.NoError(t, err)
+	require.NoError(t, j.Wait(context.Background()))
+	sys.mu.Lock()
+	assert.Equal(t, 2*DefaultProcsPerCPU, sys.procs, "raised when the body moves")
 	sys.mu.Unlock()
 
 	require.NoError(t, c.Close(context.Background()))
@@ -263,7 +269,7 @@ func TestRealTimeOptions(t *testing.T) {
 		env   map[string]string
 		want  RealTimeStatus
 		pins  int // pin calls while running
-		procs int // GOMAXPROCS while running; 0: left
+		procs int // GOMAXPROCS once the body moves; 0: left
 		gc    int // the collector's target at rest
 		limit int64
 	}{
@@ -296,6 +302,8 @@ func TestRealTimeOptions(t *testing.T) {
 			rt.enter(tt.o)
 			defer func() { assert.NoError(t, rt.leave()) }()
 			assert.Equal(t, tt.want, rt.status)
+			rt.collect(true, 1)
+			rt.collect(false, 1)
 			sys.mu.Lock()
 			defer sys.mu.Unlock()
 			assert.Len(t, sys.pins, tt.pins)
@@ -506,5 +514,51 @@ func TestRealTimeCollectorHoldsBetweenMoves(t *testing.T) {
 		assert.Equal(t, int64(math.MaxInt64), sys.limit, "no memory limit at rest")
 		assert.Equal(t, 2, sys.returns, "the heap's spare pages given back once more")
 		sys.mu.Unlock()
+	})
+}
+
+// GOMAXPROCS is the loop's whenever the body moves: homing raises it;
+// once homed it goes back to its value before the loop until the body
+// next moves, and from then on it stays up, at rest too (a rest seen
+// before a later job began changes nothing); Close puts back the
+// process's own.
+func TestRealTimeProcsFollowStartUp(t *testing.T) {
+	sys := newFakeRT(2)
+	rt := realTime{sys: sys}
+	rt.enter(RealTime{})
+	procs := func() int { sys.mu.Lock(); defer sys.mu.Unlock(); return sys.procs }
+	assert.Equal(t, 2*DefaultProcsPerCPU, rt.status.Procs)
+	assert.Equal(t, 2, procs(), "fixed at its value until the body moves")
+	rt.collect(true, 1)
+	assert.Equal(t, 32, procs(), "homing moves the body")
+	rt.collect(true, 2)
+	rt.collect(false, 1)
+	rt.settle(1)
+	assert.Equal(t, 32, procs(), "homed, but job 2 began since")
+	rt.collect(false, 2)
+	rt.settle(2)
+	assert.Equal(t, 2, procs(), "homed and still: the robot loads at rest")
+	rt.collect(true, 3)
+	assert.Equal(t, 32, procs(), "the body moves again")
+	rt.collect(false, 3)
+	rt.settle(3)
+	assert.Equal(t, 32, procs(), "up for good after the first move")
+	require.NoError(t, rt.leave())
+	assert.Equal(t, 2, procs(), "GOMAXPROCS as it was")
+	rt.collect(true, 4)
+	assert.Equal(t, 2, procs(), "left alone after Close")
+
+	t.Run("the operator's GOMAXPROCS stands", func(t *testing.T) {
+		sys := newFakeRT(2)
+		sys.env["GOMAXPROCS"] = "3"
+		rt := realTime{sys: sys}
+		rt.enter(RealTime{})
+		rt.collect(true, 1)
+		rt.collect(false, 1)
+		rt.settle(1)
+		sys.mu.Lock()
+		assert.Zero(t, sys.procs, "never set")
+		sys.mu.Unlock()
+		require.NoError(t, rt.leave())
 	})
 }
