@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -68,4 +69,20 @@ func TestLoopProfileAndReport(t *testing.T) {
 	var back LoopReport
 	require.NoError(t, json.Unmarshal([]byte(js.String()), &back))
 	assert.Equal(t, *rep, back)
+}
+
+// With --rest the report says the resident memory when the load ended and
+// after the rest; without it, nothing about memory.
+func TestLoopReportSaysTheMemoryAtRest(t *testing.T) {
+	var b strings.Builder
+	rep := &LoopReport{Board: "sim", Rate: 200, Seconds: 30, Load: true, RestSeconds: 20, RSSLoadMB: 310.4, RSSRestMB: 24.2}
+	require.NoError(t, rep.WriteText(&b))
+	assert.Contains(t, b.String(), "resident memory: 310.4 MB when the load ended, 24.2 MB after 20 s at rest\n")
+	b.Reset()
+	rep.RSSLoadMB, rep.RSSRestMB = 0, 0
+	require.NoError(t, rep.WriteText(&b))
+	assert.NotContains(t, b.String(), "resident memory")
+	if goruntime.GOOS == "linux" {
+		assert.Greater(t, residentBytes(), int64(1<<20), "this process's VmRSS")
+	}
 }
