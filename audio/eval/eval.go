@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/audio"
-	"github.com/openjibo/jibod/core/intent"
 )
 
 // Goals of the issue, on the generated test set.
@@ -123,6 +122,11 @@ type Understander interface {
 
 // Options tunes Run.
 type Options struct {
+	// Normalize turns a manifest's text and the wake phrase into the
+	// words the intent engines match (lower case, no punctuation, single
+	// spaces), so a text is scored as the robot would read it; the
+	// wiring passes the engines' own normaliser. Required.
+	Normalize func(text string) string
 	// Wake is the wake phrase; "" means audio.WakePhrase.
 	Wake string
 	// Progress, if set, is called after each file.
@@ -148,16 +152,19 @@ type Result struct {
 
 // Run hears every item of dir through chain and scores it.
 func Run(ctx context.Context, dir string, items []Item, chain Chain, und Understander, opts Options) (*Report, error) {
+	if opts.Normalize == nil {
+		return nil, errors.New("eval: no text normaliser (Options.Normalize)")
+	}
 	if opts.Wake == "" {
 		opts.Wake = audio.WakePhrase
 	}
-	wake := strings.Fields(intent.Normalize(opts.Wake))
+	wake := strings.Fields(opts.Normalize(opts.Wake))
 	rep := &Report{WakeOnly: opts.WakeOnly}
 	for i, it := range items {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		res, err := runOne(ctx, dir, it, wake, chain, und, opts.WakeOnly)
+		res, err := runOne(ctx, dir, it, wake, chain, und, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -173,9 +180,9 @@ func Run(ctx context.Context, dir string, items []Item, chain Chain, und Underst
 // runOne hears one item. A file that cannot be read is recorded as an
 // error result, so a bad file does not stop the run; a failing chain or
 // understander stops it.
-func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain, und Understander, wakeOnly bool) (Result, error) {
+func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain, und Understander, opts Options) (Result, error) {
 	res := Result{Item: it}
-	words := strings.Fields(intent.Normalize(it.Text))
+	words := strings.Fields(opts.Normalize(it.Text))
 	command := words
 	if it.Wake {
 		if len(words) < len(wake) || !slices.Equal(words[:len(wake)], wake) {
@@ -187,7 +194,7 @@ func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain
 	// Kind "other" is the set's word that this is not a command, whatever
 	// the intent engines make of its words ("the volume knob on this
 	// radio is stuck" fits "volume {level}").
-	if len(command) > 0 && it.Kind != KindOther && !wakeOnly {
+	if len(command) > 0 && it.Kind != KindOther && !opts.WakeOnly {
 		m, ok, err := und.Understand(ctx, strings.Join(command, " "))
 		if err != nil {
 			return res, fmt.Errorf("understanding %q: %w", it.Text, err)
@@ -208,7 +215,7 @@ func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain
 		return res, fmt.Errorf("hearing %s: %w", it.File, err)
 	}
 	res.Heard = heard
-	if len(heard.Commands) > 0 && len(heard.Commands[0]) > 0 && !wakeOnly {
+	if len(heard.Commands) > 0 && len(heard.Commands[0]) > 0 && !opts.WakeOnly {
 		m, ok, err := und.Understand(ctx, heard.Commands[0][0])
 		if err != nil {
 			return res, fmt.Errorf("understanding %q: %w", heard.Commands[0][0], err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/stretchr/testify/assert"
@@ -126,7 +127,7 @@ func TestRunScores(t *testing.T) {
 		"the volume knob is stuck": {Intent: "volume:set", Slots: map[string]string{"level": "knob is stuck"}},
 	}
 	var progress []int
-	rep, err := Run(context.Background(), dir, items, script, und, Options{Progress: func(d, _ int) { progress = append(progress, d) }})
+	rep, err := Run(context.Background(), dir, items, script, und, Options{Normalize: words, Progress: func(d, _ int) { progress = append(progress, d) }})
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, progress)
 
@@ -217,7 +218,7 @@ func TestWrongAndOppositeActions(t *testing.T) {
 		"mute":             {Intent: "jibo.volume:mute"},
 		"unmute":           {Intent: "jibo.volume:unmute"},
 	}
-	rep, err := Run(context.Background(), dir, items, script, und, Options{})
+	rep, err := Run(context.Background(), dir, items, script, und, Options{Normalize: words})
 	require.NoError(t, err)
 	o := rep.Overall
 	assert.Equal(t, 6, o.Commands)
@@ -237,9 +238,37 @@ func TestWrongAndOppositeActions(t *testing.T) {
 	assert.False(t, Opposite("jibo.volume:volume_up", "other.skill:volume_down"), "opposites belong to one skill")
 }
 
+// words is the tests' text normaliser: lower case, letters and digits,
+// single spaces.
+func words(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+}
+
+// The manifest's text and the wake phrase are read through the
+// normaliser the wiring hands in, as the intent engines would read them.
+func TestRunReadsTextThroughTheNormaliser(t *testing.T) {
+	dir := t.TempDir()
+	writeWAV(t, dir, "a.wav", 16000)
+	script := scripted{16000: {Wakes: 1, Commands: [][]string{{"what time is it"}}, Recognized: []string{"hey jibo what time is it"}}}
+	und := meanings{"what time is it": {Intent: "clock:time"}}
+	items := []Item{{File: "a.wav", Text: "Hey Jibo, what time is it?", Wake: true, Noise: "clean", Kind: "command"}}
+	rep, err := Run(context.Background(), dir, items, script, und, Options{Normalize: words, Wake: "Hey, Jibo"})
+	require.NoError(t, err)
+	require.Len(t, rep.Results, 1)
+	assert.Equal(t, Meaning{Intent: "clock:time"}, rep.Results[0].Truth)
+	assert.True(t, rep.Results[0].TruthOK)
+	assert.Equal(t, 1, rep.Overall.WakeHits)
+	assert.Equal(t, 1, rep.Overall.CommandsCorrect)
+
+	_, err = Run(context.Background(), dir, items, script, und, Options{})
+	assert.ErrorContains(t, err, "no text normaliser")
+}
+
 func TestRunRefusesAWakeItemWithoutThePhrase(t *testing.T) {
 	_, err := Run(context.Background(), t.TempDir(), []Item{{File: "a.wav", Text: "what time is it", Wake: true}},
-		scripted{}, meanings{}, Options{})
+		scripted{}, meanings{}, Options{Normalize: words})
 	assert.ErrorContains(t, err, `does not start with "hey jibo"`)
 }
 
@@ -298,7 +327,7 @@ func TestRunWakeOnly(t *testing.T) {
 		script[f.samples] = f.heard
 		items = append(items, f.item)
 	}
-	rep, err := Run(context.Background(), dir, items, script, nil, Options{WakeOnly: true})
+	rep, err := Run(context.Background(), dir, items, script, nil, Options{Normalize: words, WakeOnly: true})
 	require.NoError(t, err)
 	o := rep.Overall
 	assert.Equal(t, 2, o.WakeFiles)

@@ -2,12 +2,14 @@
 // see the microphone's audio before voice activity detection and speech
 // recognition (TRF-01's "audio" type, pre-STT).
 //
-// It follows the same rules as the text chains in core/pipeline (and shares
-// their Transformer type, id rules and cancellation keys), but runs on the
-// listener's own goroutine, chunk by chunk, because a goroutine and a timer
-// per 20 ms chunk would cost more than the transformers. Audio transformers
-// must therefore be fast and must honour their context; a transformer keeps
-// per-stream state (a filter's memory) and belongs to one listener.
+// It follows the same rules as the text chains in core/pipeline (the same
+// id rules, limit and cancellation keys, which core/runtime/hearing checks
+// against the pipeline's and hands in as Config.ValidateID), but runs on
+// the listener's own goroutine, chunk by chunk, because a goroutine and a
+// timer per 20 ms chunk would cost more than the transformers. Audio
+// transformers must therefore be fast and must honour their context; a
+// transformer keeps per-stream state (a filter's memory) and belongs to one
+// listener.
 package transform
 
 import (
@@ -18,9 +20,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"time"
-
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // Type is the chain's type name (TRF-01), as used in the session keys
@@ -37,10 +38,20 @@ const (
 	TopicListResp = TopicList + ".response"
 )
 
+// The context keys of a cancellation (TRF-12): a transformer cancels the
+// utterance by setting both.
+const (
+	KeyCanceled     = "canceled"
+	KeyCancelReason = "cancel_reason"
+)
+
+// MaxTransformers bounds the transformers loaded in the chain.
+const MaxTransformers = 64
+
 // Chunk flows through the audio chain: SampleRate mono PCM, the language
 // threaded per TRF-04 ("" = none) and a context a transformer may use to
-// cancel (TRF-12: pipeline.KeyCanceled and pipeline.KeyCancelReason
-// together). Context is nil unless a transformer sets it.
+// cancel (TRF-12: KeyCanceled and KeyCancelReason together). Context is
+// nil unless a transformer sets it.
 type Chunk struct {
 	PCM     []int16
 	Lang    string
@@ -49,8 +60,10 @@ type Chunk struct {
 
 // Transformer is one stage of the audio chain. It may change in.PCM in
 // place and return it; the output must have as many samples as the input.
+// Lower priorities run first (TRF-08).
 type Transformer interface {
-	pipeline.Transformer
+	ID() string
+	Priority() int
 	TransformAudio(ctx context.Context, in Chunk) (Chunk, error)
 }
 
@@ -60,6 +73,10 @@ type Config struct {
 	// Order is an explicit deployer order: when non-nil, exactly these ids
 	// run, in this order (TRF-08).
 	Order []string
+	// ValidateID checks an id against the rules of the bus the ids are
+	// announced on (TRF-01's topic syntax), on top of the chain's own:
+	// non-empty, no ':'. Nil checks only the chain's own.
+	ValidateID func(id string) error
 	// Logger receives transformer failures; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -73,15 +90,14 @@ type Chain struct {
 }
 
 // New validates the transformers: TRF-01 ids, unique, at most
-// pipeline.MaxTransformers; a deployer order naming only loaded ids, each
-// once.
+// MaxTransformers; a deployer order naming only loaded ids, each once.
 func New(cfg Config) (*Chain, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	if len(cfg.Transformers) > pipeline.MaxTransformers {
-		return nil, fmt.Errorf("audio chain: %d transformers, limit %d", len(cfg.Transformers), pipeline.MaxTransformers)
+	if len(cfg.Transformers) > MaxTransformers {
+		return nil, fmt.Errorf("audio chain: %d transformers, limit %d", len(cfg.Transformers), MaxTransformers)
 	}
 	c := &Chain{log: log.With("component", "audio-transformers"), impl: map[string]Transformer{}, prio: map[string]int{}}
 	for i, t := range cfg.Transformers {
@@ -89,8 +105,13 @@ func New(cfg Config) (*Chain, error) {
 			return nil, fmt.Errorf("audio chain: transformer %d is nil", i)
 		}
 		id := t.ID()
-		if err := pipeline.ValidateTransformerID(id); err != nil {
-			return nil, fmt.Errorf("audio chain: %w", err)
+		if id == "" || strings.Contains(id, ":") {
+			return nil, fmt.Errorf("audio chain: transformer id %q: want a non-empty name without ':' (TRF-01)", id)
+		}
+		if cfg.ValidateID != nil {
+			if err := cfg.ValidateID(id); err != nil {
+				return nil, fmt.Errorf("audio chain: %w", err)
+			}
 		}
 		if _, dup := c.impl[id]; dup {
 			return nil, fmt.Errorf("audio chain: transformer id %q loaded twice (TRF-01)", id)
@@ -197,6 +218,14 @@ func (r *Run) Changed() []string { return append([]string(nil), r.changed...) }
 // Reset starts a new execution window (the next utterance).
 func (r *Run) Reset() { r.changed = r.changed[:0] }
 
+// Cancel is a transformer's cancellation of the utterance (TRF-12).
+type Cancel struct {
+	Reason string
+	// By is the cancelling transformer's id, from the chain's own
+	// knowledge, never from the transformer's output.
+	By string
+}
+
 // Result is what one chunk came out as.
 type Result struct {
 	// PCM is the transformed audio: valid until the next Process.
@@ -204,7 +233,7 @@ type Result struct {
 	// Lang is the threaded language (TRF-04).
 	Lang string
 	// Cancel is set when a transformer cancelled (TRF-12).
-	Cancel *pipeline.Cancel
+	Cancel *Cancel
 }
 
 // errShape marks output that breaks the chain's contract (TRF-11).
@@ -226,7 +255,7 @@ func (r *Run) Process(ctx context.Context, pcm []int16, lang string) Result {
 		if err == nil && len(out.PCM) != len(r.prev) {
 			err = fmt.Errorf("%w: %d samples out for %d in", errShape, len(out.PCM), len(r.prev))
 		}
-		var cancel *pipeline.Cancel
+		var cancel *Cancel
 		if err == nil {
 			cancel, err = cancelOf(out.Context)
 		}
@@ -270,16 +299,16 @@ func (r *Run) failed(i int, err error) {
 
 // cancelOf reads TRF-12's keys: both, well-typed, is a cancellation; one
 // alone is a shape violation.
-func cancelOf(c map[string]any) (*pipeline.Cancel, error) {
-	cv, hasC := c[pipeline.KeyCanceled]
-	rv, hasR := c[pipeline.KeyCancelReason]
+func cancelOf(c map[string]any) (*Cancel, error) {
+	cv, hasC := c[KeyCanceled]
+	rv, hasR := c[KeyCancelReason]
 	if !hasC && !hasR {
 		return nil, nil
 	}
 	canceled, _ := cv.(bool)
 	reason, _ := rv.(string)
 	if canceled && reason != "" {
-		return &pipeline.Cancel{Reason: reason}, nil
+		return &Cancel{Reason: reason}, nil
 	}
 	if !hasC || !hasR || canceled || reason != "" {
 		return nil, fmt.Errorf("%w: canceled and cancel_reason must come together (TRF-12)", errShape)

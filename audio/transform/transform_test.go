@@ -3,13 +3,12 @@ package transform
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // fake is a scriptable transformer.
@@ -39,6 +38,15 @@ func add(k int16) func(Chunk) (Chunk, error) {
 	}
 }
 
+// many makes n pass-through transformers with distinct ids.
+func many(n int) []Transformer {
+	ts := make([]Transformer, n)
+	for i := range ts {
+		ts[i] = &fake{id: fmt.Sprintf("t%d", i)}
+	}
+	return ts
+}
+
 func TestNewValidates(t *testing.T) {
 	tests := []struct {
 		name string
@@ -51,6 +59,10 @@ func TestNewValidates(t *testing.T) {
 		{"nil transformer", Config{Transformers: []Transformer{nil}}, "nil"},
 		{"TRF-08 order names unknown", Config{Transformers: []Transformer{&fake{id: "a"}}, Order: []string{"b"}}, "not loaded"},
 		{"TRF-08 order names twice", Config{Transformers: []Transformer{&fake{id: "a"}}, Order: []string{"a", "a"}}, "twice"},
+		{"TRF-01 the wiring's id rule", Config{Transformers: []Transformer{&fake{id: "a b"}},
+			ValidateID: func(id string) error { return fmt.Errorf("transformer id %q: not topic syntax (TRF-01)", id) }},
+			`audio chain: transformer id "a b": not topic syntax`},
+		{"too many", Config{Transformers: many(MaxTransformers + 1)}, "65 transformers, limit 64"},
 	}
 	for _, tc := range tests {
 		_, err := New(tc.cfg)
@@ -97,7 +109,7 @@ func TestProcess(t *testing.T) {
 		wantPCM  []int16
 		wantLang string
 		changed  []string
-		cancel   *pipeline.Cancel
+		cancel   *Cancel
 	}{
 		{name: "TRF-02 every transformer runs, each output feeds the next",
 			ts:      []*fake{{id: "one", prio: 1, fn: add(10)}, {id: "two", prio: 2, fn: add(100)}},
@@ -126,14 +138,14 @@ func TestProcess(t *testing.T) {
 			wantPCM: []int16{1, 2, 3}, wantLang: "en-US"},
 		{name: "TRF-12 cancellation stops the chain and is stamped",
 			ts: []*fake{{id: "gate", prio: 1, fn: func(c Chunk) (Chunk, error) {
-				c.Context = map[string]any{pipeline.KeyCanceled: true, pipeline.KeyCancelReason: "transcription_invalid"}
+				c.Context = map[string]any{KeyCanceled: true, KeyCancelReason: "transcription_invalid"}
 				return c, nil
 			}}, {id: "after", prio: 2, fn: add(1)}},
-			wantPCM: []int16{1, 2, 3}, wantLang: "en-US", cancel: &pipeline.Cancel{Reason: "transcription_invalid", By: "gate"}},
+			wantPCM: []int16{1, 2, 3}, wantLang: "en-US", cancel: &Cancel{Reason: "transcription_invalid", By: "gate"}},
 		{name: "TRF-12 one key alone is ignored as a shape violation",
 			ts: []*fake{{id: "half", prio: 1, fn: func(c Chunk) (Chunk, error) {
 				c.PCM[0] = 50
-				c.Context = map[string]any{pipeline.KeyCanceled: true}
+				c.Context = map[string]any{KeyCanceled: true}
 				return c, nil
 			}}},
 			wantPCM: []int16{1, 2, 3}, wantLang: "en-US"},

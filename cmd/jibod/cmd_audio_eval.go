@@ -102,7 +102,7 @@ func cmdAudioEval(ctx context.Context, tr runtime.Trainer, args []string, stdout
 			return wake.New(wake.Config{Model: model, Threshold: *wakeThreshold})
 		}
 	}
-	opts := eval.Options{WakeOnly: *wakeOnly}
+	opts := eval.Options{WakeOnly: *wakeOnly, Normalize: intent.Normalize}
 	if !*quiet {
 		start := time.Now()
 		opts.Progress = func(done, total int) {

@@ -49,7 +49,9 @@ func TestAudioEvalCommandLine(t *testing.T) {
 }
 
 // --wake-only measures the wake word detector in any build, the pure one
-// included: "hey jibo, what time is it" wakes it, a decoy does not.
+// included: "hey jibo, what time is it" wakes it, a decoy does not. The
+// manifest's text is read as the intent engines read it ("Hey Jibo, …"
+// starts with the wake phrase).
 func TestAudioEvalWakeOnly(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"hey_jibo_what_time.wav", "hey_jimbo_decoy.wav"} {
@@ -58,7 +60,7 @@ func TestAudioEvalWakeOnly(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.ManifestName), []byte(
-		`{"file":"hey_jibo_what_time.wav","text":"hey jibo what time is it","wake":true,"kind":"command","noise":"clean"}`+"\n"+
+		`{"file":"hey_jibo_what_time.wav","text":"Hey Jibo, what time is it?","wake":true,"kind":"command","noise":"clean"}`+"\n"+
 			`{"file":"hey_jimbo_decoy.wav","text":"hey jimbo where did you leave the car keys","wake":false,"kind":"decoy","noise":"clean"}`+"\n"), 0o644))
 	var out, errb bytes.Buffer
 	code := run(context.Background(), testTrainer, []string{"audio", "eval", "--dir", dir, "--wake-only", "--quiet"}, strings.NewReader(""), &out, &errb)

@@ -33,6 +33,8 @@ var jibodRules = Rules{
 			Why: "motion sits below jcp and core: it only knows the devices it moves"},
 		{From: "device", Forbid: append([]string{"core", "jcp", "motion", "audio", "board", "cmd", "examples", "sdk"}, hubSide...),
 			Why: "device is the bottom floor: drivers import nothing of ours above them"},
+		// No exceptions: what audio needs of core (the transformer id rule,
+		// the intent engines' normaliser, the bus) the wiring hands in.
 		{From: "audio", Forbid: append([]string{"core", "jcp", "motion", "board", "cmd", "examples"}, hubSide...),
 			Why: "audio is capture, playback and hearing beside device; core reaches it through interfaces"},
 		{From: "board", Forbid: append([]string{"core", "audio", "cmd", "examples"}, hubSide...),
@@ -46,19 +48,6 @@ var jibodRules = Rules{
 			Why: "the robot does not carry the hub's side"},
 		{From: "cmd/jibohub", Forbid: []string{"cmd/jibod", "device", "audio", "board"},
 			Why: "the hub does not carry the robot's body"},
-	},
-	Allow: []Allowed{
-		// What still reaches from audio into core (known debt, issue 25):
-		// these packages should take what they need through interfaces
-		// defined in audio, as audio/listen and audio/grammar do (their
-		// bus, pipeline and intent wiring is core/runtime/hearing's).
-		// Remove each entry as it goes: the test then bites on any new
-		// audio → core import.
-		{From: "audio/eval", Import: "core/intent", Why: "the eval's scoring normalises text as the intent engines do"},
-		// The audio chain's transformers cancel an utterance with the
-		// pipeline's cancel (TRF-12); audio/listen only reads the chain's
-		// result, so the chain is what still names the pipeline.
-		{From: "audio/transform", Import: "core/pipeline", Why: "the chain's cancel is the pipeline's"},
 	},
 }
 

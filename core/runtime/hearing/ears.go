@@ -27,6 +27,13 @@ const (
 	TopicSpeakerInterrupted = "jibo.body.speaker.interrupted"
 )
 
+// audioChain builds the robot's audio transformer chain. The chain's ids
+// are announced on the bus (TRF-10) and named in sessions (TRF-09), so they
+// follow the pipeline's id rules for every chain (TRF-01).
+func audioChain(ts []transform.Transformer, log *slog.Logger) (*transform.Chain, error) {
+	return transform.New(transform.Config{Transformers: ts, ValidateID: pipeline.ValidateTransformerID, Logger: log})
+}
+
 // maxWakeButtons bounds the wake buttons.
 const maxWakeButtons = 16
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -224,6 +225,67 @@ func TestListenerAnswersTheTransformerList(t *testing.T) {
 		assert.Equal(t, []any{"dc-block"}, resp[0].Data["loaded"])
 		assert.Equal(t, map[string]any{"dc-block": int64(10)}, resp[0].Data["priorities"])
 	})
+}
+
+// named is a pass-through audio transformer with a given id.
+type named string
+
+func (n named) ID() string    { return string(n) }
+func (n named) Priority() int { return pipeline.DefaultPriority }
+func (n named) TransformAudio(_ context.Context, in transform.Chunk) (transform.Chunk, error) {
+	return in, nil
+}
+
+// The audio chain keeps its own limit and cancellation keys (audio does
+// not import core); the robot's chain holds them to the pipeline's:
+// the same ids refused (TRF-01), the same limit, and a transformer
+// cancelling with the pipeline's keys cancels the audio too (TRF-12).
+func TestAudioChainFollowsThePipelinesRules(t *testing.T) {
+	ids := []struct {
+		name, id string
+		err      string
+	}{
+		{"dc-block", "dc-block", ""},
+		{"acme.noise_gate", "acme.noise_gate", ""},
+		{"a b", "a b", `transformer id "a b"`},
+		{"a..b", "a..b", `must not contain ".."`},
+		{".gate", ".gate", "must not start with '.'"},
+		{"gate:x", "gate:x", "TRF-01"},
+		{"empty", "", "TRF-01"},
+		{"too long", strings.Repeat("x", bus.MaxTopicLen+1), "longer than"},
+	}
+	for _, tt := range ids {
+		t.Run("TRF-01 "+tt.name, func(t *testing.T) {
+			_, err := audioChain([]transform.Transformer{named(tt.id)}, nil)
+			pErr := pipeline.ValidateTransformerID(tt.id)
+			if tt.err == "" {
+				require.NoError(t, pErr)
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, pErr, "the pipeline refuses it too")
+			assert.ErrorContains(t, err, tt.err)
+		})
+	}
+	assert.Equal(t, pipeline.MaxTransformers, transform.MaxTransformers)
+
+	cancels := transformFunc(func(in transform.Chunk) transform.Chunk {
+		in.Context = map[string]any{pipeline.KeyCanceled: true, pipeline.KeyCancelReason: "stop_word"}
+		return in
+	})
+	chain, err := audioChain([]transform.Transformer{cancels}, nil)
+	require.NoError(t, err)
+	res := chain.Compose(nil, nil).Process(context.Background(), []int16{1, 2, 3}, "en-US")
+	assert.Equal(t, &transform.Cancel{Reason: "stop_word", By: "canceller"}, res.Cancel, "TRF-12")
+}
+
+// transformFunc is an audio transformer "canceller" running a function.
+type transformFunc func(transform.Chunk) transform.Chunk
+
+func (f transformFunc) ID() string    { return "canceller" }
+func (f transformFunc) Priority() int { return pipeline.DefaultPriority }
+func (f transformFunc) TransformAudio(_ context.Context, in transform.Chunk) (transform.Chunk, error) {
+	return f(in), nil
 }
 
 // Wake buttons must name a topic; there is a bus to listen on.

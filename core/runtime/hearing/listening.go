@@ -287,7 +287,7 @@ func ListenOn(ctx context.Context, p Parts, src audio.Source, asr audio.Recogniz
 		}
 		ts = append(ts, g)
 	}
-	chain, err := transform.New(transform.Config{Transformers: ts, Logger: log})
+	chain, err := audioChain(ts, log)
 	if err != nil {
 		return nil, err
 	}
