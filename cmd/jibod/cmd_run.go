@@ -9,11 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/openjibo/jibod/audio/listen"
-	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/config"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 func cmdRun(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -69,62 +66,19 @@ func cmdRun(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Rea
 		return usageError{err.Error()}
 	}
 	af.Sphinx = c.Sphinx
-	log := logs.Log
-	// The shell's reboot (--shell-reboot exit) ends the run with errRestart.
-	ctx, restart := context.WithCancelCause(ctx)
-	defer restart(nil)
-
-	out := stdout // where people read what the robot does
-	if c.Trace == "-" {
-		out = io.Discard // standard output is the trace's
-	}
-	if c.Input == "shell" {
-		out = io.Discard // standard output is the shell's
-	}
 	started := time.Now()
-	cfg := runtime.Config{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: log,
+	cfg := runtime.Config{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: logs.Log,
 		StateDir: c.State, ListenWindow: time.Duration(c.ListenWindow), Offline: c.Offline, Hub: hubCfg, RealTime: c.RealTime,
 		LocalSkills: c.LocalSkills, TracePath: c.Trace, TraceOut: stdout, Hearing: *af, Version: version, Trainer: tr}
 	r, err := runtime.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
-
-	con, closeConsole, err := r.OpenConsole(runtime.ConsoleConfig{Input: c.Input, In: stdin, Out: out, Lang: c.Lang,
-		Show: map[string]func(bus.Message) string{listen.TopicRecognized: hearing.HeardLine, listen.TopicError: hearing.HeardLine}})
-	if err != nil {
-		r.Close(context.Background())
-		return err
-	}
-	defer closeConsole()
-	shell, err := r.StartShell(ctx, runtime.ShellConfig{Socket: c.Shell.Socket, Serial: c.Shell.Serial, Baud: c.Shell.Baud, PINFile: c.Shell.PINFile,
-		Reboot: c.Shell.Reboot, Logs: logs, StateDir: c.State, Started: started, Restart: func() { restart(errRestart) }})
-	if err != nil {
-		return errors.Join(err, r.Close(context.Background()))
-	}
-	stopWeb := r.StartWeb(c.Web, shell, stderr)
-	if c.Input == "console" {
-		con.Printf("jibod %s on the %s board. Type to talk to the robot (\"stop\" stops it); Ctrl-D to leave.\n", version, r.Body().Board.Profile.Name)
-	}
-	var loopErr error
-	switch c.Input {
-	case "none":
-		loopErr = r.Hearing().Wait(ctx) // until the audio ends
-	case "shell":
-		loopErr = shell.ServeStdio(ctx, stdin, stdout)
-	default:
-		loopErr = con.Run(ctx)
-	}
-	stopWeb()
-	shell.Stop()
-	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err = r.Close(closeCtx)
-	if errors.Is(context.Cause(ctx), errRestart) {
-		return exitCodeError{code: restartExitCode, err: errors.Join(errRestart, err)}
-	}
-	if loopErr != nil && !errors.Is(loopErr, context.Canceled) {
-		return errors.Join(loopErr, err)
+	err = r.Serve(ctx, runtime.ServeConfig{Input: c.Input, Stdin: stdin, Stdout: stdout, Stderr: stderr, TraceOnStdout: c.Trace == "-",
+		Lang: c.Lang, Web: c.Web, Shell: runtime.ShellConfig{Socket: c.Shell.Socket, Serial: c.Shell.Serial, Baud: c.Shell.Baud,
+			PINFile: c.Shell.PINFile, Reboot: c.Shell.Reboot, Logs: logs, StateDir: c.State, Started: started}})
+	if errors.Is(err, runtime.ErrRestart) {
+		return exitCodeError{code: restartExitCode, err: err}
 	}
 	return err
 }

@@ -98,9 +98,6 @@ func (l *programList) Set(v string) error {
 	return nil
 }
 
-// errRestart ends a run whose shell asked for a restart.
-var errRestart = errors.New("restart requested from the diagnostics shell")
-
 // restartExitCode is the status jibod exits with for a restart.
 const restartExitCode = runtime.RestartExitCode
 
