@@ -96,15 +96,17 @@ func (r *Recognizer) transcribed(ctx context.Context, d *decoder, best result, p
 }
 
 // DefaultVerifyMargin is Config.VerifyMargin's default.
-const DefaultVerifyMargin = 10
+const DefaultVerifyMargin = 30
 
 // verified decodes pcm again with the verifying language model and
 // reports whether the grammar's sentence (text, aligned as segs) explains
 // the speech about as well as the model's transcript: a transcript of the
 // same words is; otherwise the sentence may score at most VerifyMargin
-// per frame under it acoustically. Speech the grammar does not hold,
-// forced onto its nearest sentence, fits that sentence much worse than
-// the words the model finds for it.
+// per frame under it acoustically, and must mean what the transcript
+// means (Config.Agree). Speech the grammar does not hold, forced onto its
+// nearest sentence, fits that sentence much worse than the words the
+// model finds for it; a wording the grammar lacks, forced onto another
+// command's sentence, is transcribed as said and means something else.
 func (r *Recognizer) verified(ctx context.Context, d *decoder, text string, segs []segment, pcm []int16) (bool, error) {
 	if len(segs) == 0 {
 		return true, nil
@@ -130,5 +132,18 @@ func (r *Recognizer) verified(ctx context.Context, d *decoder, text string, segs
 	}
 	same := transcript == cleanTranscript(text)
 	r.log.Debug("verified", "text", text, "transcript", transcript, "delta_per_frame", delta, "same", same)
-	return same || delta >= -margin, nil
+	switch {
+	case same:
+		return true, nil
+	case delta < -margin:
+		return false, nil
+	case r.cfg.Agree == nil:
+		return true, nil
+	}
+	agree, err := r.cfg.Agree(ctx, cleanTranscript(text), transcript)
+	if err != nil {
+		return false, fmt.Errorf("verifying %q against %q: %w", text, transcript, err)
+	}
+	r.log.Debug("verified: meaning", "text", text, "transcript", transcript, "agree", agree)
+	return agree, nil
 }

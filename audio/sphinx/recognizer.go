@@ -102,6 +102,13 @@ type Config struct {
 	// sentence may explain the speech (LanguageModel.Verifies); 0 means
 	// DefaultVerifyMargin.
 	VerifyMargin float64
+	// Agree, if set, is asked when the verifying language model's
+	// transcript has other words than the grammar's sentence (and the
+	// sentence passed VerifyMargin): whether the two mean the same (the
+	// robot's intent engines decide, core/runtime/hearing). When they do
+	// not, the sentence is dropped: one of the two heard a command the
+	// other did not.
+	Agree func(ctx context.Context, sentence, transcript string) (bool, error)
 	// PhoneLoop, if set, is a phonetic language model (DefaultPhoneLoop):
 	// every utterance the grammar explains is decoded again as free
 	// phones, and one whose best sentence scores more than

@@ -13,6 +13,8 @@ import (
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/audio/ngram"
 	"github.com/openjibo/jibod/audio/sphinx"
+	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/session"
 )
 
 // The domain language model's settings (sphinx.search "ngram").
@@ -141,4 +143,29 @@ func verifyMarginFromEnv(getenv func(string) string) (float64, error) {
 		return 0, fmt.Errorf("%s=%q: want a margin in (0, %d]", EnvVerifyMargin, v, maxVerifyMargin)
 	}
 	return m, nil
+}
+
+// sameIntent tells whether the grammar's sentence and the verifying
+// language model's transcript mean the same (sphinx.Config.Agree): the
+// robot's intent stack claims each, as the pipeline would. A transcript
+// no intent claims does not contradict the sentence (the model's words
+// for a command in noise are often no command at all); a transcript
+// claimed by another intent than the sentence, or one claimed when the
+// sentence is not, does.
+func sameIntent(s *intent.Stack, lang string) func(ctx context.Context, sentence, transcript string) (bool, error) {
+	claim := func(ctx context.Context, text string) (string, error) {
+		m, _, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
+		if err != nil || m == nil {
+			return "", err
+		}
+		return m.SkillID + ":" + m.IntentName, nil
+	}
+	return func(ctx context.Context, sentence, transcript string) (bool, error) {
+		t, err := claim(ctx, transcript)
+		if err != nil || t == "" {
+			return true, err
+		}
+		g, err := claim(ctx, sentence)
+		return g == t, err
+	}
 }

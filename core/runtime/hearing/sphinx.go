@@ -82,6 +82,7 @@ func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Reco
 	}
 	gb := NewGrammarBuilder(r, lex, o.Lang, wake, decoys, log)
 	verifyMargin := 0.0
+	var agree func(context.Context, string, string) (bool, error)
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
 	switch s.Search {
@@ -102,6 +103,8 @@ func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Reco
 		all.Options.Sentences = -1
 		if s.Search == config.SearchNGram {
 			gb = all
+		} else {
+			agree = sameIntent(r.Intents(), o.Lang)
 		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
@@ -164,7 +167,7 @@ func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Reco
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open, VerifyMargin: verifyMargin, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		DenoiseBelowSNR: denoise, Open: open, VerifyMargin: verifyMargin, Agree: agree, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
