@@ -744,7 +744,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		return nil, nil
 	}
-	if g.verify != "" {
+	if g.verify != "" && conf < verifyAbove {
 		// The language model's search replaces the grammar's results.
 		ok, err := r.verified(ctx, d, best.text, segs, pcm)
 		if err != nil || !ok {
