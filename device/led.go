@@ -87,7 +87,11 @@ func hexDigit(c byte) (uint8, bool) {
 
 // FormatRGB writes c as #rrggbb, the form ParseRGB reads back.
 func FormatRGB(c RGB) string {
-	return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+	const digits = "0123456789abcdef"
+	return string([]byte{'#',
+		digits[c.R>>4], digits[c.R&0xf],
+		digits[c.G>>4], digits[c.G&0xf],
+		digits[c.B>>4], digits[c.B&0xf]})
 }
 
 // Fill returns n pixels of colour c.

@@ -200,6 +200,9 @@ func New(cfg Config) (*Controller, error) {
 	if l := cfg.RealTime.HeapLimit; l > 0 && l < MinHeapLimit {
 		return nil, fmt.Errorf("new motion controller: real-time heap limit %d bytes below %d (0: the default, negative: none)", l, MinHeapLimit)
 	}
+	if h := cfg.RealTime.HeapHeadroom; h > 0 && (h < MinHeapHeadroom || h > MaxHeapHeadroom) {
+		return nil, fmt.Errorf("new motion controller: real-time heap headroom %d bytes outside %d..%d (0: the default, negative: none)", h, MinHeapHeadroom, MaxHeapHeadroom)
+	}
 	if cfg.RealTime.Enabled && !cfg.PreciseSleep {
 		return nil, errors.New("new motion controller: real-time service needs PreciseSleep (a locked thread on Go timers wakes later, not sooner)")
 	}
@@ -256,6 +259,12 @@ func (c *Controller) Start(ctx context.Context) error {
 		return fmt.Errorf("motion: start: %w", err)
 	}
 	c.rested()
+	c.mu.Lock()
+	still, seq := !c.moving(), c.nextID
+	c.mu.Unlock()
+	if still {
+		c.rt.settle(seq)
+	}
 	return nil
 }
 
@@ -411,15 +420,15 @@ func (c *Controller) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// rested lowers the collector's target when the body is at rest (no job,
-// no velocity) and no job began since. The reporter calls it when a job
-// arrives, finishes or rests; Start after homing.
+// rested puts the collector back to its rest setting when the body is at
+// rest (no job, no velocity) and no job began since. The reporter calls it
+// RestHold after a job arrives, finishes or rests; Start after homing.
 func (c *Controller) rested() {
 	c.mu.Lock()
 	still, seq := !c.moving(), c.nextID
 	c.mu.Unlock()
-	if still {
-		c.rt.collect(false, seq)
+	if still && c.rt.collect(false, seq) {
+		c.rt.sys.returnMemory()
 	}
 }
 

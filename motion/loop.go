@@ -374,13 +374,22 @@ func (c *Controller) safeStop() {
 	}
 }
 
-// reporter turns notices into events, away from the loop.
+// reporter turns notices into events, away from the loop. When the body
+// comes to rest, it puts the collector back to its rest setting once the
+// body has stayed still for the rest hold.
 func (c *Controller) reporter() {
 	defer c.wg.Done()
+	hold := c.restHold()
+	held := time.NewTimer(time.Hour)
+	held.Stop()
+	defer held.Stop()
 	for {
 		var n notice
 		select {
 		case n = <-c.notices:
+		case <-held.C:
+			c.rested()
+			continue
 		case <-c.runCtx.Done():
 			// Report what is already queued, then stop.
 			for {
@@ -393,6 +402,27 @@ func (c *Controller) reporter() {
 			}
 		}
 		c.report(n)
+		switch n.kind {
+		case noticeArrived, noticeFinished, noticeRested:
+			if hold > 0 {
+				held.Reset(hold)
+			} else {
+				c.rested()
+			}
+		}
+	}
+}
+
+// restHold is how long the body stays still before the collector goes
+// back to its rest setting.
+func (c *Controller) restHold() time.Duration {
+	switch h := c.rtWant.RestHold; {
+	case !c.rtWant.Enabled || h < 0:
+		return 0
+	case h == 0:
+		return DefaultRestHold
+	default:
+		return h
 	}
 }
 
@@ -400,13 +430,10 @@ func (c *Controller) report(n notice) {
 	emit := func(kind string, values map[string]any) { c.emitAt(n.at, kind, values) }
 	switch n.kind {
 	case noticeArrived:
-		c.rested()
 		emit("arrived", n.pose.values(map[string]any{"job": n.job, "name": n.name}))
 	case noticeFinished:
-		c.rested()
 		emit("finished", n.pose.values(map[string]any{"job": n.job, "name": n.name}))
 	case noticeRested:
-		c.rested()
 		emit("rest", n.pose.values(map[string]any{"reason": n.name}))
 	case noticeHalt:
 		emit("halt", n.pose.values(map[string]any{"reason": n.name}))

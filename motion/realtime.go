@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Real-time defaults; docs/motion.md has the measurements behind them.
@@ -26,9 +28,27 @@ const (
 	// runnable, so it takes a few dozen Ps to leave one spare
 	// (docs/motion.md).
 	DefaultProcsPerCPU = 16
+	// DefaultHeapHeadroom is how much the Go heap may grow past the
+	// memory the process held after its last collection while the body
+	// moves, before the collector runs (RealTime.HeapHeadroom). Collecting
+	// at a size fixed in bytes rather than a multiple of a small live heap
+	// makes collections, each of which can leave the loop waiting for
+	// another thread, several times rarer under pipeline load.
+	DefaultHeapHeadroom = 256 << 20
+	// MinHeapHeadroom and MaxHeapHeadroom bound RealTime.HeapHeadroom:
+	// below the minimum the collector would run all the time; the maximum
+	// bounds what a pipeline allocating without pause can make the heap
+	// carry on top of its live data.
+	MinHeapHeadroom = 16 << 20
+	MaxHeapHeadroom = 1 << 30
+	// DefaultRestHold is how long the body stays still before the
+	// collector goes back to its setting at rest (RealTime.RestHold). In a
+	// conversation the body moves for every answer; a pause between two
+	// of them is not rest.
+	DefaultRestHold = 5 * time.Second
 	// DefaultGCPercent is the garbage collector's target (GOGC) while the
-	// body moves, where RealTime.HeapLimit is not set: fewer collections,
-	// for a heap up to five times the live one.
+	// body moves, where RealTime.HeapHeadroom is negative: a heap up to
+	// five times the live one.
 	DefaultGCPercent = 400
 	// DefaultRestGCPercent is the collector's target while the body is at
 	// rest, where a late tick costs nothing (the servos hold): Go's own
@@ -63,18 +83,40 @@ type RealTime struct {
 	// NoPin leaves the loop's thread, and the rest of the process, free
 	// to run on any CPU.
 	NoPin bool
-	// Procs is GOMAXPROCS while the loop runs; 0 means DefaultProcsPerCPU
-	// per CPU, negative keeps its present value. Close puts back the
-	// value it had.
+	// Procs is GOMAXPROCS while the loop runs, from homing on; from the
+	// end of homing until the next job it keeps its present value, so
+	// that start-up at rest runs with few Ps. 0 means DefaultProcsPerCPU
+	// per CPU, negative keeps its present value throughout. Close puts
+	// back the value it had.
 	Procs int
-	// GCPercent is the collector's target while the body moves (a job
-	// runs), unless HeapLimit is set; 0 means DefaultGCPercent. Negative
-	// leaves the collector as it is (HeapLimit and RestGCPercent too).
+	// HeapHeadroom, while the body moves (a job runs, and for RestHold
+	// after), makes the collector run when the process's Go memory reaches
+	// what it held after its last collection plus this many bytes (GOGC
+	// off and a memory limit, re-read at most once a second as jobs
+	// begin); at rest the collector is as the process had it, at
+	// RestGCPercent. 0 means DefaultHeapHeadroom; negative collects at
+	// GCPercent while moving instead. Positive values lie within
+	// MinHeapHeadroom..MaxHeapHeadroom. The limit is soft: when the live
+	// data itself outgrows it, the runtime collects more often, spending
+	// at most about half the CPU on it, and lets the heap pass the limit
+	// until the next reading raises it.
+	HeapHeadroom int64
+	// GCPercent is the collector's target while the body moves, where
+	// HeapHeadroom is negative and HeapLimit not set; 0 means
+	// DefaultGCPercent. Negative leaves the collector as it is (HeapLimit,
+	// HeapHeadroom and RestGCPercent too).
 	GCPercent int
 	// RestGCPercent is the collector's target while the body is at rest,
 	// unless HeapLimit is set; 0 means DefaultRestGCPercent, negative
 	// GCPercent.
 	RestGCPercent int
+	// RestHold is how long the body must be still before the collector
+	// goes back to its setting at rest; 0 means DefaultRestHold, negative
+	// at once. The rest after homing at Start takes effect at once. Going
+	// back from HeapHeadroom, the controller collects once and gives the
+	// heap's free pages back to the system (debug.FreeOSMemory): a pause
+	// a body at rest does not feel, once per busy spell.
+	RestHold time.Duration
 	// HeapLimit, when positive, makes the collector run when the heap
 	// reaches this size in bytes (GOGC off and a memory limit, GOMEMLIMIT),
 	// at least MinHeapLimit, instead of at GCPercent. Each collection asks
@@ -100,12 +142,16 @@ type RealTimeStatus struct {
 	Isolated bool `json:"isolated"`
 	// Procs is the GOMAXPROCS fixed for the loop; 0 when left alone.
 	Procs int `json:"procs,omitempty"`
+	// HeadroomMiB is the heap's headroom in MiB past what the process
+	// held after its last collection, while the body moves; 0 when not
+	// used.
+	HeadroomMiB int64 `json:"heap_headroom_mib,omitempty"`
 	// GCPercent is the collector's target set for the loop while the
 	// body moves; 0 when left alone or when the collector runs at
-	// HeapLimitMiB.
+	// HeadroomMiB or HeapLimitMiB.
 	GCPercent int `json:"gc_percent,omitempty"`
 	// RestGCPercent is the collector's target while the body is at rest;
-	// 0 when GCPercent is.
+	// 0 when the collector is left alone or runs at HeapLimitMiB.
 	RestGCPercent int `json:"rest_gc_percent,omitempty"`
 	// HeapLimitMiB is the heap size in MiB at which the collector runs;
 	// 0 when not set.
@@ -132,7 +178,10 @@ func (s RealTimeStatus) String() string {
 	if s.Procs > 0 {
 		parts = append(parts, fmt.Sprintf("GOMAXPROCS %d", s.Procs))
 	}
-	if s.GCPercent > 0 {
+	switch {
+	case s.HeadroomMiB > 0:
+		parts = append(parts, fmt.Sprintf("GC at the held heap + %d MiB while moving (GOGC %d at rest)", s.HeadroomMiB, s.RestGCPercent))
+	case s.GCPercent > 0:
 		p := fmt.Sprintf("GOGC %d", s.GCPercent)
 		if s.RestGCPercent > 0 && s.RestGCPercent != s.GCPercent {
 			p += fmt.Sprintf(" (%d at rest)", s.RestGCPercent)
@@ -176,6 +225,15 @@ type rtSystem interface {
 	setGCPercent(p int) int
 	// setMemoryLimit is debug.SetMemoryLimit.
 	setMemoryLimit(n int64) int64
+	// returnMemory collects and gives the heap's free pages back to the
+	// system (debug.FreeOSMemory). The runtime's own scavenger, paced at
+	// each collection, would wait for the next one, which an idle robot
+	// makes minutes later.
+	returnMemory()
+	// heldAfterGC is the Go memory the process holds that the last
+	// collection kept: everything the memory limit counts, less the
+	// heap's free pages and the garbage made since.
+	heldAfterGC() int64
 	// getenv reads the environment.
 	getenv(key string) string
 }
@@ -189,6 +247,39 @@ func (goRuntime) gomaxprocs(n int) int { return runtime.GOMAXPROCS(n) }
 func (goRuntime) setGCPercent(p int) int { return debug.SetGCPercent(p) }
 
 func (goRuntime) setMemoryLimit(n int64) int64 { return debug.SetMemoryLimit(n) }
+
+func (goRuntime) returnMemory() { debug.FreeOSMemory() }
+
+// heldMetrics are what heldAfterGC reads, in its order.
+var heldMetrics = [...]string{
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/gc/heap/live:bytes",
+}
+
+func (goRuntime) heldAfterGC() int64 {
+	var s [len(heldMetrics)]metrics.Sample
+	var v [len(heldMetrics)]int64
+	for i, name := range heldMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s[:])
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = int64(min(s[i].Value.Uint64(), 1<<62))
+		}
+	}
+	// What the limit counts is total less released; of that, the heap's
+	// free pages are not held and its objects are the live data plus
+	// garbage not yet collected.
+	held := v[0] - v[1] - v[2] - v[3] + v[4]
+	if held <= 0 {
+		held = v[0] - v[1]
+	}
+	return held
+}
 
 // rtTaken is held by the controller whose loop has real-time service: the
 // measures act on the whole process (its threads' CPUs, GOMAXPROCS, the
@@ -208,13 +299,28 @@ type realTime struct {
 
 	// gcMu guards the collector's switch between moving and rest: it is
 	// taken outside the controller's lock, so the loop never waits on it.
-	gcMu    sync.Mutex
-	gcTwo   bool // the target follows the body: GCPercent moving, RestGCPercent at rest
-	gcRest  bool // the target is the rest one
-	gcMove  int
-	gcAtRst int
-	gcSeq   uint64 // the last job begun that raised the target
+	gcMu      sync.Mutex
+	gcTwo     bool  // the collector follows the body: moving and at rest
+	gcRest    bool  // the rest setting is in force
+	gcMove    int   // GOGC while moving, where headroom is 0
+	gcAtRst   int   // GOGC at rest
+	headroom  int64 // while moving: collect at heldAfterGC + headroom, GOGC off
+	restLimit int64 // the memory limit at rest: the process's own
+	limitAt   time.Time
+	gcSeq     uint64 // the last job begun that raised the target
+
+	// GOMAXPROCS is procsMove whenever the body moves; from homing until
+	// the body first moves again it is procsStill (see settle). Guarded
+	// by gcMu.
+	procsMove, procsStill int
+	procsUp               bool // GOMAXPROCS is procsMove now
+	procsSettled          bool // settle has lowered it once; it stays up from now on
 }
+
+// retargetEvery is how often, at most, the memory limit is set again
+// from the memory held while the body keeps moving, so that the
+// headroom stays on top of live data that grows.
+const retargetEvery = time.Second
 
 // enter sets up real-time service for the calling goroutine: it locks it
 // to its thread for good, so that the thread, with its priority and
@@ -291,12 +397,26 @@ func (rt *realTime) setCollector(o RealTime, st *RealTimeStatus) {
 		case r < 0:
 			r = p
 		}
+		h := o.HeapHeadroom
+		switch {
+		case h == 0:
+			h = DefaultHeapHeadroom
+		case h < 0:
+			h = 0
+		}
 		// The loop starts with the body at rest; the first job raises it.
 		rt.gcMu.Lock()
-		rt.gcTwo, rt.gcRest, rt.gcMove, rt.gcAtRst = true, true, p, r
+		rt.gcTwo, rt.gcRest, rt.gcMove, rt.gcAtRst, rt.headroom = true, true, p, r, h
 		rt.prevGC = rt.sys.setGCPercent(r)
+		rt.prevLimit = rt.sys.setMemoryLimit(-1)
+		rt.restLimit = rt.prevLimit
 		rt.gcMu.Unlock()
-		st.GCPercent, st.RestGCPercent = p, r
+		st.RestGCPercent = r
+		if h > 0 {
+			st.HeadroomMiB = max(h>>20, 1)
+		} else {
+			st.GCPercent = p
+		}
 		return
 	}
 	limit := o.HeapLimit
@@ -305,28 +425,66 @@ func (rt *realTime) setCollector(o RealTime, st *RealTimeStatus) {
 	st.HeapLimitMiB = max(limit>>20, 1)
 }
 
-// collect sets the collector's target for a body that moves or rests,
-// when the set-up made it follow the body. seq is the last job begun as
-// the caller saw it: a rest seen before a later job began is stale.
-// Switching is cheap and happens only when a job begins or the body comes
-// to rest, never in a tick.
-func (rt *realTime) collect(moving bool, seq uint64) {
+// collect sets the collector for a body that moves or rests, when the
+// set-up made it follow the body. seq is the last job begun as the caller
+// saw it: a rest seen before a later job began is stale. It runs only
+// when a job begins or the body comes to rest, never in a tick; turning
+// the collector off waits for a collection under way to finish its
+// marking, in the goroutine that begins the job. It returns true when the
+// body came to rest from collecting at the headroom: the heap then holds
+// pages the rest setting does not need, for the caller to give back.
+func (rt *realTime) collect(moving bool, seq uint64) (giveBack bool) {
 	rt.gcMu.Lock()
 	defer rt.gcMu.Unlock()
 	if moving {
 		rt.gcSeq = max(rt.gcSeq, seq)
+		if !rt.procsUp && rt.procsMove > 0 {
+			rt.procsUp = true
+			rt.sys.gomaxprocs(rt.procsMove)
+		}
 	} else if seq < rt.gcSeq {
-		return
+		return false
 	}
-	if !rt.gcTwo || rt.gcRest == !moving {
-		return
+	if !rt.gcTwo {
+		return false
 	}
-	rt.gcRest = !moving
-	p := rt.gcAtRst
-	if moving {
-		p = rt.gcMove
+	switch {
+	case moving && !rt.gcRest:
+		if rt.headroom > 0 && time.Since(rt.limitAt) >= retargetEvery {
+			rt.setLimitLocked()
+		}
+	case moving:
+		rt.gcRest = false
+		if rt.headroom > 0 {
+			// The limit first: with the collector off and no limit the
+			// heap would grow unbounded meanwhile.
+			rt.setLimitLocked()
+			rt.sys.setGCPercent(-1)
+		} else {
+			rt.sys.setGCPercent(rt.gcMove)
+		}
+	case !rt.gcRest:
+		rt.gcRest = true
+		rt.sys.setGCPercent(rt.gcAtRst)
+		if rt.headroom > 0 {
+			rt.sys.setMemoryLimit(rt.restLimit)
+			return true
+		}
 	}
-	rt.sys.setGCPercent(p)
+	return false
+}
+
+// setLimitLocked sets the memory limit to what the process held after its
+// last collection plus the headroom, never above the process's own
+// limit. rt.gcMu is held.
+func (rt *realTime) setLimitLocked() {
+	held := rt.sys.heldAfterGC()
+	limit := rt.restLimit
+	if held < rt.restLimit-rt.headroom {
+		limit = held + rt.headroom
+	}
+	rt.sys.setMemoryLimit(limit)
+	rt.limitAt = time.Now()
 }
 
 // setProcs sets GOMAXPROCS as o asks, given ncpu CPUs. It is fixed even
@@ -337,14 +495,39 @@ func (rt *realTime) setProcs(o RealTime, ncpu int, st *RealTimeStatus) {
 		return // the operator's choice, fixed already
 	}
 	n := o.Procs
+	cur := rt.sys.gomaxprocs(0)
 	switch {
 	case n == 0:
 		n = DefaultProcsPerCPU * max(ncpu, 1)
 	case n < 0:
-		n = rt.sys.gomaxprocs(0)
+		n = cur
 	}
-	rt.prevProcs = rt.sys.gomaxprocs(n)
+	// Fixed at its present value until the body moves (collect): the
+	// Ps are for the loop while the body moves.
+	rt.prevProcs = rt.sys.gomaxprocs(cur)
+	rt.gcMu.Lock()
+	rt.procsMove, rt.procsStill, rt.procsUp = n, cur, n == cur
+	rt.gcMu.Unlock()
 	st.Procs = n
+}
+
+// settle lowers GOMAXPROCS back to its value before the loop, once, when
+// the body has come to rest after homing (seq is the homing job): the
+// robot then loads its skills and learns at rest, where a late tick costs
+// nothing, and its collections run with a few Ps instead of many, all
+// competing for the CPUs the loop leaves (docs/motion.md). The next job
+// raises it for good.
+func (rt *realTime) settle(seq uint64) {
+	rt.gcMu.Lock()
+	defer rt.gcMu.Unlock()
+	if rt.procsSettled || seq < rt.gcSeq {
+		return
+	}
+	rt.procsSettled = true
+	if rt.procsUp && rt.procsMove != rt.procsStill {
+		rt.procsUp = false
+		rt.sys.gomaxprocs(rt.procsStill)
+	}
 }
 
 // isolate lets every other thread of the process run only on others. New
@@ -414,16 +597,17 @@ func (rt *realTime) leave() error {
 		}
 	}
 	if st.Procs > 0 {
+		rt.gcMu.Lock()
+		rt.procsMove, rt.procsUp = 0, true // collect leaves GOMAXPROCS alone from now on
+		rt.gcMu.Unlock()
 		rt.sys.gomaxprocs(rt.prevProcs)
 	}
-	if st.GCPercent > 0 || st.HeapLimitMiB > 0 {
+	if st.GCPercent > 0 || st.HeadroomMiB > 0 || st.HeapLimitMiB > 0 {
 		rt.gcMu.Lock()
 		rt.gcTwo = false
 		rt.sys.setGCPercent(rt.prevGC)
-		rt.gcMu.Unlock()
-	}
-	if st.HeapLimitMiB > 0 {
 		rt.sys.setMemoryLimit(rt.prevLimit)
+		rt.gcMu.Unlock()
 	}
 	if st.MemoryLocked {
 		if err := rt.sys.unlockMemory(); err != nil {

@@ -15,15 +15,13 @@ import (
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/audio/wake"
-	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // ListenerChain hears a file through the robot's listener (transformer
 // chain, voice activity detector, recogniser, wake and command-window
-// logic) on a bus of its own. The pipeline is played by the chain, which
-// answers every ovos.utterance.handle at once with ovos.utterance.handled:
-// what a command means is scored by the Understander, not acted on.
+// logic). The robot is played by the chain, which takes every command as
+// handled at once: what a command means is scored by the Understander,
+// not acted on.
 type ListenerChain struct {
 	Recognizer audio.Recognizer
 	// Wake, if set, makes each file's wake word detector (listen.Config's
@@ -93,63 +91,47 @@ func (t *timedWake) Feed(pcm []int16) []wake.Detection {
 	return d
 }
 
-// gatedSource opens the command window before the first read: the
-// listener reads only once it is subscribed, so its first read is the
-// moment a wake request reaches it. It asks, then waits until the window
-// is open.
+// gatedSource opens the command window before the first read, as a
+// wake request would: the listener is running then, at the stream's
+// start.
 type gatedSource struct {
-	src    audio.Source
-	open   func(ctx context.Context) error // nil: no window to open
-	opened <-chan struct{}
+	src  audio.Source
+	open func(ctx context.Context) // nil: no window to open
 }
 
 func (g *gatedSource) Read(ctx context.Context, buf []int16) (int, error) {
 	if g.open != nil {
 		open := g.open
 		g.open = nil
-		if err := open(ctx); err != nil {
-			return 0, err
-		}
-		t := time.NewTimer(10 * time.Second)
-		defer t.Stop()
-		select {
-		case <-g.opened:
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-t.C:
-			return 0, errors.New("eval: the command window did not open")
-		}
+		open(ctx)
 	}
 	return g.src.Read(ctx, buf)
 }
 
 func (g *gatedSource) Close() error { return g.src.Close() }
 
-// collector records what the listener put on the bus.
+// collector records what the listener heard and did (listen.Events), and
+// takes every command as handled at once.
 type collector struct {
-	mu     sync.Mutex
-	heard  Heard
-	opened chan struct{} // closed at the shell wake that opens the window
-	once   sync.Once
-	synced chan struct{} // closed at the end marker
-	bus    *bus.Bus
-	log    *slog.Logger
+	mu    sync.Mutex
+	heard Heard
+	// handled is the listener's Handled, set before it runs.
+	handled func(id string)
 }
 
-const topicEnd = "jibo.eval.end"
-
-func (c *collector) handle(ctx context.Context, m bus.Message) {
+// Event records the wakes (but the one opening the window), utterances
+// and recognitions.
+func (c *collector) Event(_ context.Context, topic string, data map[string]any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch m.Type {
+	switch topic {
 	case listen.TopicWake:
-		if m.DataString("source") == listen.SourceShell {
-			c.once.Do(func() { close(c.opened) })
-			return
+		if data["source"] == listen.SourceShell {
+			return nil
 		}
 		c.heard.Wakes++
 	case listen.TopicSpeechEnd:
-		switch ms := m.Data["duration_ms"].(type) {
+		switch ms := data["duration_ms"].(type) {
 		case int64:
 			if ms > 0 {
 				c.heard.Utterances++
@@ -162,9 +144,9 @@ func (c *collector) handle(ctx context.Context, m bus.Message) {
 	case listen.TopicRecognized:
 		best, conf := "", 0.0
 		var first map[string]any
-		if hs, ok := m.Data["hypotheses"].([]map[string]any); ok && len(hs) > 0 {
+		if hs, ok := data["hypotheses"].([]map[string]any); ok && len(hs) > 0 {
 			first = hs[0]
-		} else if hs, ok := m.Data["hypotheses"].([]any); ok && len(hs) > 0 {
+		} else if hs, ok := data["hypotheses"].([]any); ok && len(hs) > 0 {
 			first, _ = hs[0].(map[string]any)
 		}
 		if first != nil {
@@ -173,33 +155,31 @@ func (c *collector) handle(ctx context.Context, m bus.Message) {
 		}
 		c.heard.Recognized = append(c.heard.Recognized, best)
 		c.heard.Confidences = append(c.heard.Confidences, conf)
-		switch ms := m.Data["latency_ms"].(type) {
+		switch ms := data["latency_ms"].(type) {
 		case int64:
 			c.heard.Latencies = append(c.heard.Latencies, time.Duration(ms)*time.Millisecond)
 		case float64:
 			c.heard.Latencies = append(c.heard.Latencies, time.Duration(ms*float64(time.Millisecond)))
 		}
-	case pipeline.TopicHandle:
-		var utts []string
-		switch u := m.Data["utterances"].(type) {
-		case []any:
-			for _, x := range u {
-				if s, ok := x.(string); ok {
-					utts = append(utts, s)
-				}
-			}
-		case []string:
-			utts = append(utts, u...)
-		}
-		c.heard.Commands = append(c.heard.Commands, utts)
-		// Play the pipeline: the utterance is handled at once.
-		if err := c.bus.Publish(ctx, m.Forward(pipeline.TopicHandled, map[string]any{})); err != nil {
-			c.log.Warn("eval: answering an utterance", "err", err)
-		}
-	case topicEnd:
-		close(c.synced)
 	}
+	return nil
 }
+
+// Command records the command and takes it as handled: the robot's
+// pipeline is not played, the Understander scores the command.
+func (c *collector) Command(_ context.Context, cmd listen.Command) error {
+	c.mu.Lock()
+	c.heard.Commands = append(c.heard.Commands, append([]string(nil), cmd.Utterances...))
+	c.mu.Unlock()
+	c.handled(cmd.ID)
+	return nil
+}
+
+// Stop is the barge-in's stop: there is no speech to stop.
+func (c *collector) Stop(context.Context) error { return nil }
+
+// Speak is the robot asking again: it says nothing here.
+func (c *collector) Speak(context.Context, string, string) error { return nil }
 
 // Hear runs pcm through a fresh listener and reports what it did.
 func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Heard, error) {
@@ -210,16 +190,8 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	b := bus.New(bus.Options{Logger: log})
-	defer b.Close(context.WithoutCancel(ctx))
-	col := &collector{opened: make(chan struct{}), synced: make(chan struct{}), bus: b, log: log}
-	sub, err := b.SubscribeAll([]string{listen.TopicWake, listen.TopicSpeechEnd, listen.TopicRecognized, pipeline.TopicHandle, topicEnd},
-		col.handle, bus.WithName("eval"), bus.WithQueue(1024, bus.Block))
-	if err != nil {
-		return Heard{}, err
-	}
-	defer sub.Close()
-
+	col := &collector{}
+	var err error
 	ts := []transform.Transformer{&transform.DCBlock{}}
 	if lc.Transformers != nil {
 		if ts, err = lc.Transformers(); err != nil {
@@ -231,13 +203,8 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 		return Heard{}, err
 	}
 	rec := &timedRecognizer{inner: lc.Recognizer}
-	src := &gatedSource{src: audio.NewClipSource(pcm, false), opened: col.opened}
-	if open {
-		src.open = func(ctx context.Context) error {
-			return b.Publish(ctx, bus.NewMessage(listen.TopicWakeRequest, map[string]any{}))
-		}
-	}
-	cfg := listen.Config{Bus: b, Source: src, Recognizer: rec, Chain: chain, VAD: lc.VAD,
+	src := &gatedSource{src: audio.NewClipSource(pcm, false)}
+	cfg := listen.Config{Events: col, Source: src, Recognizer: rec, Chain: chain, VAD: lc.VAD,
 		Lang: lc.Lang, Sync: true, Logger: log}
 	var tw *timedWake
 	if lc.Wake != nil {
@@ -252,6 +219,10 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 	if err != nil {
 		return Heard{}, err
 	}
+	col.handled = lis.Handled
+	if open {
+		src.open = func(ctx context.Context) { lis.Wake(ctx, listen.SourceShell) }
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
@@ -262,15 +233,6 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 	}
 	if err := ctx.Err(); err != nil {
 		return Heard{}, err
-	}
-	// Everything the listener published is queued before the marker.
-	if err := b.Publish(ctx, bus.NewMessage(topicEnd, map[string]any{})); err != nil {
-		return Heard{}, err
-	}
-	select {
-	case <-col.synced:
-	case <-ctx.Done():
-		return Heard{}, ctx.Err()
 	}
 	col.mu.Lock()
 	h := col.heard

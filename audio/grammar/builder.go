@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/openjibo/jibod/core/intent"
 )
 
 // Lexicon is the recogniser's pronouncing dictionary, as a Builder uses
@@ -99,6 +97,9 @@ func (b *Builder) Build(ctx context.Context) (*Grammar, error) {
 	if b.Intents == nil {
 		return nil, errNoIntents
 	}
+	if b.Options.TemplateLanguage == nil {
+		return nil, errNoLanguage
+	}
 	people := b.people()
 	// Before the grammar's words are looked up, so a grammar rebuilt for a
 	// change of the people is applied with the names as they are now said.
@@ -119,8 +120,11 @@ func (b *Builder) BuildAnswers(ctx context.Context) (*Grammar, error) {
 	if b.Answers == nil {
 		return nil, nil
 	}
+	if b.Options.TemplateLanguage == nil {
+		return nil, errNoLanguage
+	}
 	people := b.people()
-	names := nameSentences(people)
+	names := nameSentences(b.Options.TemplateLanguage, people)
 	var intents []Intent
 	for _, in := range b.Answers() {
 		if in, ok := WithReferentNames(in, names); ok {
@@ -199,12 +203,12 @@ func (b *Builder) compile(ctx context.Context, intents []Intent, people []Person
 
 // nameSentences are the people's first names and full names as sentences
 // in the template grammar (ASR-normalised words: "O'Brien" is "obrien").
-func nameSentences(people []Person) []string {
+func nameSentences(tl TemplateLanguage, people []Person) []string {
 	var out []string
 	for _, p := range people {
 		full := strings.TrimSpace(p.FirstName + " " + p.LastName)
 		for _, n := range []string{p.FirstName, full} {
-			if w := intent.Normalize(n); w != "" && !slices.Contains(out, w) {
+			if w := tl.Normalize(n); w != "" && !slices.Contains(out, w) {
 				out = append(out, w)
 			}
 		}
@@ -254,8 +258,8 @@ func (b *Builder) setNamePronunciations(ctx context.Context, people []Person) er
 		if m.PhoneticName == "" {
 			continue
 		}
-		first := strings.Fields(intent.Normalize(m.FirstName))
-		spoken := strings.Fields(intent.Normalize(m.PhoneticName))
+		first := strings.Fields(b.Options.TemplateLanguage.Normalize(m.FirstName))
+		spoken := strings.Fields(b.Options.TemplateLanguage.Normalize(m.PhoneticName))
 		// Each word of the first name needs the words that say it.
 		var pairs [][2]string
 		switch {
@@ -291,3 +295,6 @@ func (b *Builder) setNamePronunciations(ctx context.Context, people []Person) er
 
 // errNoIntents is returned when a Builder has no Intents to list.
 var errNoIntents = errors.New("grammar builder: no intents to list")
+
+// errNoLanguage is returned when a Builder has no template language.
+var errNoLanguage = errors.New("grammar builder: no template language (Options.TemplateLanguage)")

@@ -62,7 +62,7 @@ func TestBuilder(t *testing.T) {
 		},
 		People:  func() []Person { return people },
 		Lexicon: lex,
-		Options: Options{Lang: "en"},
+		Options: Options{TemplateLanguage: tl, Lang: "en"},
 		Log:     slog.New(slog.DiscardHandler),
 	}
 	g, err := b.Build(context.Background())

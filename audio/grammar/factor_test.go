@@ -114,7 +114,7 @@ func TestRuleBodyKeepsTheSentences(t *testing.T) {
 
 // Every built-in intent's rule says exactly its tree's sentences.
 func TestRuleBodyBuiltinSentences(t *testing.T) {
-	g, err := Build(builtinIntents(t), Options{Lang: "en-US", Wake: "hey jibo"})
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	for name, r := range g.rules {
 		var seqs [][]label

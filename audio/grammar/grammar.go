@@ -50,9 +50,22 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/openjibo/jibod/core/intent"
 )
+
+// TemplateLanguage is the sentence template language the intent engines
+// read: the grammar hears a sentence only as the engines would match it,
+// so it expands templates and splits text into words as they do
+// (core/runtime/hearing.IntentTemplates is core/intent's).
+type TemplateLanguage interface {
+	// Expand returns a template's samples, sorted, unique, normalised,
+	// each slot written as a bare {name}; vocab maps a vocabulary name
+	// to its templates, for <name> references. A malformed template is
+	// an error.
+	Expand(template string, vocab map[string][]string) ([]string, error)
+	// Normalize returns text as the engines match it: lowercase words
+	// separated by single spaces, punctuation gone.
+	Normalize(text string) string
+}
 
 // Limits and defaults.
 const (
@@ -89,6 +102,9 @@ type Intent struct {
 
 // Options tunes Build.
 type Options struct {
+	// TemplateLanguage is the language the intents' templates are
+	// written in; required.
+	TemplateLanguage TemplateLanguage
 	// Lang keeps the intents whose language has the same primary subtag
 	// ("en" for "en-US"); "" keeps every intent.
 	Lang string
@@ -152,6 +168,7 @@ type Grammar struct {
 	intents int
 	samples int
 
+	tpl     TemplateLanguage
 	wake    []string
 	decoys  [][]string
 	command []*rule // one per intent
@@ -293,6 +310,9 @@ type builder struct {
 // have no sentence or exceed its limits; samples it cannot use are
 // reported in Dropped.
 func Build(intents []Intent, opts Options) (*Grammar, error) {
+	if opts.TemplateLanguage == nil {
+		return nil, errors.New("grammar: no template language (Options.TemplateLanguage)")
+	}
 	if opts.OpenWords == 0 {
 		opts.OpenWords = DefaultOpenWords
 	}
@@ -317,9 +337,9 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 	}
 	b := &builder{opts: opts, classes: classes, vocab: map[string]bool{},
 		entityRules: map[string]string{}, classRules: map[string]string{},
-		g: &Grammar{rules: map[string]*rule{}, slots: map[string]map[string]string{}}}
+		g: &Grammar{tpl: opts.TemplateLanguage, rules: map[string]*rule{}, slots: map[string]map[string]string{}}}
 	if opts.Wake != "" {
-		b.g.wake = strings.Fields(intent.Normalize(opts.Wake))
+		b.g.wake = strings.Fields(b.opts.TemplateLanguage.Normalize(opts.Wake))
 		for _, w := range b.g.wake {
 			if why := b.unusable(w); why != "" {
 				return nil, fmt.Errorf("grammar: wake phrase %q: %s", opts.Wake, why)
@@ -348,7 +368,7 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 			return nil, errors.New("grammar: open slot used while open slots are off") // unreachable: addIntent drops them
 		}
 		for _, w := range opts.OpenVocabulary {
-			for _, x := range strings.Fields(intent.Normalize(w)) {
+			for _, x := range strings.Fields(b.opts.TemplateLanguage.Normalize(w)) {
 				if b.unusable(x) == "" {
 					b.vocab[x] = true
 				}
@@ -480,7 +500,7 @@ func (b *builder) addIntent(in Intent) error {
 	}
 	var usable []string // templates that expand
 	for _, tpl := range in.Templates {
-		samples, _, err := intent.Expand(tpl, in.Vocab, intent.ExpandOptions{})
+		samples, err := b.opts.TemplateLanguage.Expand(tpl, in.Vocab)
 		if err != nil {
 			drop(tpl, err.Error())
 			continue
@@ -496,7 +516,7 @@ func (b *builder) addIntent(in Intent) error {
 	}
 	seen := map[string]bool{}
 	for _, text := range texts {
-		samples, _, err := intent.Expand(text, in.Vocab, intent.ExpandOptions{})
+		samples, err := b.opts.TemplateLanguage.Expand(text, in.Vocab)
 		if err != nil {
 			drop(text, err.Error())
 			continue
@@ -537,7 +557,7 @@ func (b *builder) sequence(in Intent, sample string) (_ []label, why string, _ e
 	var seq []label
 	for _, part := range splitSlots(sample) {
 		if part.slot == "" {
-			for _, w := range strings.Fields(intent.Normalize(part.text)) {
+			for _, w := range strings.Fields(b.opts.TemplateLanguage.Normalize(part.text)) {
 				if why := b.unusable(w); why != "" {
 					return nil, why, nil
 				}
@@ -626,7 +646,7 @@ func (b *builder) slotRule(in Intent, slot string) (string, string, error) {
 func (b *builder) entityRule(in Intent, slot string, vals []string) (string, string, error) {
 	var samples []string
 	for _, v := range vals {
-		s, _, err := intent.Expand(v, in.Vocab, intent.ExpandOptions{})
+		s, err := b.opts.TemplateLanguage.Expand(v, in.Vocab)
 		if err != nil {
 			b.g.dropped = append(b.g.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: v, Why: "entity value: " + err.Error()})
 			continue
@@ -673,7 +693,7 @@ func (b *builder) keep(seq []label) {
 // literal turns slot-free text into word labels.
 func (b *builder) literal(s string) ([]label, string, error) {
 	var seq []label
-	for _, w := range strings.Fields(intent.Normalize(s)) {
+	for _, w := range strings.Fields(b.opts.TemplateLanguage.Normalize(s)) {
 		if why := b.unusable(w); why != "" {
 			return nil, why, nil
 		}
@@ -699,7 +719,7 @@ func (b *builder) classRule(class string) (string, error) {
 	root := &node{}
 	pseudo := Intent{Skill: "class", Name: class}
 	for _, tpl := range b.classes[class] {
-		samples, _, err := intent.Expand(tpl, nil, intent.ExpandOptions{})
+		samples, err := b.opts.TemplateLanguage.Expand(tpl, nil)
 		if err != nil {
 			return "", fmt.Errorf("grammar: class %q: %w", class, err)
 		}
@@ -844,7 +864,7 @@ func body(n *node) string {
 // sentence of the grammar: what a recogniser's n-best list is checked with,
 // since a lattice also yields paths that stop short of a sentence's end.
 func (g *Grammar) Accepts(text string) bool {
-	w := strings.Fields(intent.Normalize(text))
+	w := strings.Fields(g.tpl.Normalize(text))
 	if len(w) == 0 || len(w) > MaxAcceptWords {
 		return false
 	}
@@ -873,7 +893,7 @@ func (g *Grammar) Accepts(text string) bool {
 // Decoyed reports whether text starts with one of the grammar's wake
 // decoys (Options.Decoys): speech that was not for the robot.
 func (g *Grammar) Decoyed(text string) bool {
-	w := strings.Fields(intent.Normalize(text))
+	w := strings.Fields(g.tpl.Normalize(text))
 	for _, d := range g.decoys {
 		if len(w) >= len(d) && slices.Equal(w[:len(d)], d) {
 			return true

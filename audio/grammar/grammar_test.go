@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func ruleOf(t *testing.T, g *Grammar, comment string) string {
 }
 
 func TestBuiltinSkillsGrammar(t *testing.T) {
-	g, err := Build(builtinIntents(t), Options{Lang: "en-US", Wake: "hey jibo"})
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	assert.Empty(t, g.Dropped(), "every built-in sample can be said")
 	assert.GreaterOrEqual(t, g.Intents(), 20)
@@ -93,7 +94,7 @@ func TestSlotStrategies(t *testing.T) {
 		Entities:  map[string][]string{"device": {"kitchen light", "(bed|living) room lamp"}},
 		SlotTypes: map[string]string{"pct": "number"},
 	}
-	g, err := Build([]Intent{lights}, Options{Lang: "en", OpenWords: 2, OpenVocabulary: []string{"Garage", "hall"}})
+	g, err := Build([]Intent{lights}, Options{TemplateLanguage: tl, Lang: "en", OpenWords: 2, OpenVocabulary: []string{"Garage", "hall"}})
 	require.NoError(t, err)
 	assert.Equal(t, "bed room lamp | kitchen light | living room lamp", ruleOf(t, g, "home {device}"))
 	body := ruleOf(t, g, "home:light")
@@ -119,7 +120,7 @@ func TestSlotStrategies(t *testing.T) {
 	}
 
 	// With open slots off, samples needing one are left out.
-	g, err = Build([]Intent{lights}, Options{OpenWords: -1})
+	g, err = Build([]Intent{lights}, Options{TemplateLanguage: tl, OpenWords: -1})
 	require.NoError(t, err)
 	assert.False(t, g.Accepts("set kitchen to ten"))
 	assert.True(t, g.Accepts("turn on the kitchen light"))
@@ -134,7 +135,7 @@ func TestLeftOut(t *testing.T) {
 		{Skill: "s", Name: "c", Lang: "en-us", Templates: []string{"broken (template"}},
 		{Skill: "s", Name: "d", Lang: "de-de", Templates: []string{"wie spät ist es"}},
 	}
-	g, err := Build(in, Options{Lang: "en-US", Unknown: map[string]bool{"zorblax": true}})
+	g, err := Build(in, Options{TemplateLanguage: tl, Lang: "en-US", Unknown: map[string]bool{"zorblax": true}})
 	require.NoError(t, err)
 	assert.Equal(t, 1, g.Intents(), "b has nothing left, c is malformed, d is German")
 	assert.True(t, g.Accepts("play track seven"))
@@ -152,70 +153,40 @@ func TestLeftOut(t *testing.T) {
 	assert.Contains(t, all, `s:c "broken (template"`)
 	assert.NotContains(t, g.Words(), "zorblax")
 
-	_, err = Build(in[3:], Options{Lang: "en"})
+	_, err = Build(in[3:], Options{TemplateLanguage: tl, Lang: "en"})
 	assert.ErrorContains(t, err, "no sentence")
 }
 
 func TestLimits(t *testing.T) {
 	in := []Intent{{Skill: "s", Name: "a", Lang: "en", Templates: []string{"(a|b|c|d|e) (f|g|h|i|j) (k|l|m|n|o)"}}}
-	_, err := Build(in, Options{MaxSamples: 100})
+	_, err := Build(in, Options{TemplateLanguage: tl, MaxSamples: 100})
 	assert.ErrorIs(t, err, errTooLarge)
-	_, err = Build(in, Options{MaxBytes: 100})
+	_, err = Build(in, Options{TemplateLanguage: tl, MaxBytes: 100})
 	assert.ErrorIs(t, err, errTooLarge)
-	g, err := Build(in, Options{Sentences: -1})
+	g, err := Build(in, Options{TemplateLanguage: tl, Sentences: -1})
 	require.NoError(t, err)
 	assert.Equal(t, 125, g.Samples(), "every expansion")
-	g, err = Build(in, Options{})
+	g, err = Build(in, Options{TemplateLanguage: tl})
 	require.NoError(t, err)
 	assert.Equal(t, 13, g.Samples(), "the plainest sentence and one group changed at a time")
-	_, err = Build(in, Options{OpenWords: MaxOpenWords + 1})
+	_, err = Build(in, Options{TemplateLanguage: tl, OpenWords: MaxOpenWords + 1})
 	assert.Error(t, err)
-	_, err = Build(make([]Intent, MaxIntents+1), Options{})
+	_, err = Build(make([]Intent, MaxIntents+1), Options{TemplateLanguage: tl})
 	assert.Error(t, err)
 	assert.False(t, g.Accepts(strings.Repeat("a ", MaxAcceptWords+1)))
-}
-
-func TestFromEngines(t *testing.T) {
-	te := intent.NewTemplateEngine(intent.EngineOptions{})
-	_, err := te.Register(intent.TemplateIntent{SkillID: "clock", IntentName: "time", Lang: "en-US",
-		Samples: []string{"what time is it"}})
-	require.NoError(t, err)
-	_, err = te.Register(intent.TemplateIntent{SessionID: "remote", SkillID: "x", IntentName: "y", Lang: "en-US",
-		Samples: []string{"only for a remote session"}})
-	require.NoError(t, err)
-	_, err = te.Register(intent.TemplateIntent{SkillID: "off", IntentName: "z", Lang: "en-US", Samples: []string{"disabled one"}})
-	require.NoError(t, err)
-	te.SetEnabled("", "off", "z", "", false)
-	got := FromTemplates(te.Registrations(""))
-	require.Len(t, got, 1, "the default session's enabled intents only")
-	assert.Equal(t, "clock", got[0].Skill)
-
-	ke := intent.NewKeywordEngine(intent.KeywordOptions{})
-	_, err = ke.Register(intent.KeywordIntent{SkillID: "lights", IntentName: "on", Lang: "en-US",
-		Optional: []intent.KeywordVocab{{Name: "polite", Samples: []string{"please"}}},
-		Required: []intent.KeywordVocab{{Name: "turn_on", Samples: []string{"turn on", "switch on"}}, {Name: "light", Samples: []string{"(light|lamp)"}}}})
-	require.NoError(t, err)
-	kw := FromKeywords(ke.Registrations(""))
-	require.Len(t, kw, 1)
-	g, err := Build(append(got, kw...), Options{})
-	require.NoError(t, err)
-	for _, s := range []string{"what time is it", "please switch on lamp", "turn on light"} {
-		assert.True(t, g.Accepts(s), s)
-	}
-	assert.False(t, g.Accepts("light turn on"), "keyword order is the registered one")
 }
 
 func BenchmarkBuildBuiltin(b *testing.B) {
 	in := builtinIntents(b)
 	for b.Loop() {
-		if _, err := Build(in, Options{Lang: "en-US", Wake: "hey jibo"}); err != nil {
+		if _, err := Build(in, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkAccepts(b *testing.B) {
-	g, err := Build(builtinIntents(b), Options{Lang: "en-US", Wake: "hey jibo"})
+	g, err := Build(builtinIntents(b), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(b, err)
 	for b.Loop() {
 		if !g.Accepts("hey jibo set a timer for an hour and a half") {
@@ -230,7 +201,7 @@ func BenchmarkAccepts(b *testing.B) {
 // without commands; no open slot hears a decoy's word.
 func TestWakeDecoys(t *testing.T) {
 	in := []Intent{{Skill: "s", Name: "a", Lang: "en", Templates: []string{"turn it down", "call {who}", "hey there"}}}
-	g, err := Build(in, Options{Wake: "hey jibo", Decoys: []string{"hey jhey", "Hey jhow", "hey jhey", "hi jhey"}, DecoyWeight: 1e-20})
+	g, err := Build(in, Options{TemplateLanguage: tl, Wake: "hey jibo", Decoys: []string{"hey jhey", "Hey jhow", "hey jhey", "hi jhey"}, DecoyWeight: 1e-20})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(g.JSGF(), "#JSGF V1.0;\ngrammar jibo;\n\n"+
 		"public <utterance> = [<wake_or_decoy>] <command> | <wake>;\n"+
@@ -258,14 +229,14 @@ func TestWakeDecoys(t *testing.T) {
 	}
 
 	// Without commands, a decoy alone is a sentence; weight 0 is 1.
-	g, err = Build(nil, Options{Wake: "hey jibo", Decoys: []string{"hey jhey"}})
+	g, err = Build(nil, Options{TemplateLanguage: tl, Wake: "hey jibo", Decoys: []string{"hey jhey"}})
 	require.NoError(t, err)
 	assert.Contains(t, g.JSGF(), "public <utterance> = <wake_or_decoy>;\n<wake> = hey jibo;\n<wake_or_decoy> = /1/ hey jibo | /1/ hey jhey;\n")
 	assert.True(t, g.Accepts("hey jhey"))
 	assert.True(t, g.Decoyed("hey jhey"))
 
 	// Without a wake phrase there is nothing to stand in for.
-	g, err = Build(in, Options{Decoys: []string{"hey jhey"}})
+	g, err = Build(in, Options{TemplateLanguage: tl, Decoys: []string{"hey jhey"}})
 	require.NoError(t, err)
 	assert.NotContains(t, g.JSGF(), "decoy")
 	assert.False(t, g.Decoyed("hey jhey turn it down"))
@@ -275,7 +246,7 @@ func TestWakeDecoys(t *testing.T) {
 		{Decoys: make([]string, MaxDecoys+1)}, {Decoys: []string{"hey jhey"}, DecoyWeight: 2},
 		{Decoys: []string{"hey jhey"}, DecoyWeight: -1},
 	} {
-		bad.Wake = "hey jibo"
+		bad.Wake, bad.TemplateLanguage = "hey jibo", tl
 		_, err := Build(in, bad)
 		assert.Error(t, err, "%+v", bad)
 	}
@@ -317,18 +288,30 @@ func TestRepresentativeSentences(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := Intent{Skill: "s", Name: "a", Lang: "en", Templates: tt.templates}
-			g, err := Build([]Intent{in}, Options{Sentences: tt.max})
+			g, err := Build([]Intent{in}, Options{TemplateLanguage: tl, Sentences: tt.max})
 			require.NoError(t, err)
 			assert.ElementsMatch(t, tt.want, sentences(g))
 			assert.Equal(t, len(tt.want), g.Samples())
 		})
 	}
 	in := Intent{Skill: "s", Name: "a", Lang: "en", Templates: []string{"(set|start) [a|the] timer for {duration} [please]"}}
-	g, err := Build([]Intent{in}, Options{})
+	g, err := Build([]Intent{in}, Options{TemplateLanguage: tl})
 	require.NoError(t, err)
 	assert.True(t, g.Accepts("set a timer for an hour and a half"), "every value of the slot")
 	assert.False(t, g.Accepts("start the timer for five minutes please"), "not every combination")
-	g, err = Build([]Intent{in}, Options{Sentences: -1})
+	g, err = Build([]Intent{in}, Options{TemplateLanguage: tl, Sentences: -1})
 	require.NoError(t, err)
 	assert.True(t, g.Accepts("start the timer for five minutes please"), "every combination with Sentences -1")
+}
+
+// A grammar is built only in a template language: without one, Build and
+// the Builder say so.
+func TestBuildNeedsATemplateLanguage(t *testing.T) {
+	_, err := Build([]Intent{{Skill: "s", Name: "a", Templates: []string{"hello"}}}, Options{})
+	assert.ErrorContains(t, err, "no template language")
+	b := &Builder{Intents: func() []Intent { return nil }, Answers: func() []Intent { return nil }}
+	_, err = b.Build(context.Background())
+	assert.ErrorContains(t, err, "no template language")
+	_, err = b.BuildAnswers(context.Background())
+	assert.ErrorContains(t, err, "no template language")
 }

@@ -10,7 +10,7 @@ import (
 
 func TestPromptsSayEveryWord(t *testing.T) {
 	gossip := Intent{Skill: "gossip", Name: "gossip", Lang: "en-us", Templates: []string{"gossip about {topic}"}}
-	g, err := Build(append(builtinIntents(t), gossip), Options{Lang: "en-US", Wake: "hey jibo"})
+	g, err := Build(append(builtinIntents(t), gossip), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	ps, err := g.Prompts(600, 1)
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func TestPromptsSayEveryWord(t *testing.T) {
 }
 
 func TestPromptsLimits(t *testing.T) {
-	g, err := Build(builtinIntents(t), Options{Lang: "en-US", Wake: "hey jibo"})
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	for _, n := range []int{0, -1, MaxPrompts + 1} {
 		_, err := g.Prompts(n, 1)
@@ -60,14 +60,14 @@ func TestPromptsLimits(t *testing.T) {
 	}
 
 	// A grammar of the wake phrase alone prompts it.
-	w, err := Build(nil, Options{Wake: "hey jibo"})
+	w, err := Build(nil, Options{TemplateLanguage: tl, Wake: "hey jibo"})
 	require.NoError(t, err)
 	ps, err := w.Prompts(2, 1)
 	require.NoError(t, err)
 	assert.Equal(t, []Prompt{{Text: "hey jibo", Wake: true}, {Text: "hey jibo", Wake: true}}, ps)
 
 	// Only open-slot sentences: nothing to prompt.
-	o, err := Build([]Intent{{Skill: "s", Name: "like", Lang: "en", Templates: []string{"i like {thing}"}}}, Options{})
+	o, err := Build([]Intent{{Skill: "s", Name: "like", Lang: "en", Templates: []string{"i like {thing}"}}}, Options{TemplateLanguage: tl})
 	require.NoError(t, err)
 	_, err = o.Prompts(3, 1)
 	assert.ErrorContains(t, err, "no sentence without an open slot")

@@ -12,12 +12,15 @@
 // is the command).
 //
 // Either way, any utterance inside the command window is a command. The
-// window opens for CommandWindow after the wake phrase, a press of a wake
-// button, a jibo.audio.wake.request on the bus (the shell), and when a
-// skill asks a question (ovos.utterance.speak with listen: true), so the
-// answer needs no wake phrase. One command closes it. While the robot is
-// speaking only the wake phrase counts, and it stops the speech
-// (barge-in: ovos.stop, the global stop's message).
+// window opens for CommandWindow after the wake phrase, a Wake (a press of
+// a wake button, the shell's request), and when a skill asks a question
+// (Asked), so the answer needs no wake phrase. One command closes it.
+// While the robot is speaking (Speaking) only the wake phrase counts, and
+// it stops the speech (barge-in: Events.Stop).
+//
+// The listener knows nothing of the robot's bus: it tells what it hears
+// and does to Events, and is told what the robot does through its
+// methods. core/runtime/hearing wires both to the bus.
 //
 // Times are stream times (samples read), so a file read faster than real
 // time behaves exactly as it would live.
@@ -43,25 +46,16 @@ import (
 	"github.com/openjibo/jibod/audio/transform"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/audio/wake"
-	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
-// Bus topics the listener publishes and listens to.
+// The listener's events (Events.Event), by the bus topics the robot
+// publishes them on, with their data.
 const (
 	TopicWake        = "jibo.audio.wake"         // {source: voice|button|shell}
-	TopicWakeRequest = "jibo.audio.wake.request" // the shell asks to listen
 	TopicSpeechStart = "jibo.audio.speech.start" // {}
 	TopicSpeechEnd   = "jibo.audio.speech.end"   // {duration_ms, reason}
 	TopicRecognized  = "jibo.audio.recognized"   // {hypotheses: [{text, confidence}], latency_ms}
 	TopicError       = "jibo.audio.error"        // {error}
-	// TopicSpeaker* are the speaker's events as the robot publishes them
-	// (jibo.body.<device>.<kind>): the listener knows from them when the
-	// robot is talking.
-	TopicSpeakerSay         = "jibo.body.speaker.say"
-	TopicSpeakerDone        = "jibo.body.speaker.done"
-	TopicSpeakerInterrupted = "jibo.body.speaker.interrupted"
 )
 
 // Wake sources.
@@ -70,21 +64,6 @@ const (
 	SourceButton = "button"
 	SourceShell  = "shell"
 )
-
-// KeyInput is the context key tying a lifecycle to the utterance that
-// started it ("audio-1", "audio-2", …), as the text inputs do.
-const KeyInput = "jibo_input"
-
-// KeyASR is the context key of what the recogniser made of a spoken
-// command (intent.ContextASR, which the intent stack reads): {"scores":
-// [confidence in [0,1] per entry of data.utterances, in order], "pass":
-// "grammar" | "open"}. "open" marks transcripts of the open-vocabulary
-// pass (any words, the grammar having refused the speech): the intent
-// engines decide what they mean, or nothing does and the robot asks. The
-// scores ride in context, not data: the entry's data is {utterances,
-// lang} (PIPE-01), and unknown context keys are ignored by every consumer
-// (MSG-08).
-const KeyASR = intent.ContextASR
 
 // Limits.
 const (
@@ -96,15 +75,12 @@ const (
 	MaxHypotheses = 10
 	// MaxTextBytes bounds one hypothesis (as a typed line is bounded).
 	MaxTextBytes = 2048
-	// DefaultHandleTimeout bounds waiting for an utterance's
-	// ovos.utterance.handled.
+	// DefaultHandleTimeout bounds waiting for a command to be Handled.
 	DefaultHandleTimeout = 2 * time.Minute
 	// chunkSamples is how much is read at a time: 20 ms.
 	chunkSamples = vad.FrameSamples
 	// queueLen bounds utterances waiting for the recogniser.
 	queueLen = 8
-	// maxWakeButtons bounds the wake buttons.
-	maxWakeButtons = 16
 	// minAfterWake is the least speech after a spotted wake phrase, in
 	// the same utterance, that is taken for a command: less is the end
 	// of the phrase itself (the detector's estimate of where it ended is
@@ -137,9 +113,52 @@ type Voice interface {
 // understood: it asks rather than guess.
 const AskAgain = "Sorry, what was that?"
 
+// Events is where the listener tells what it hears and does; the wiring
+// puts it on the robot's bus. The listener calls it from its own
+// goroutines, one call at a time, in the order things happened; an error
+// is logged (Command's also reported).
+type Events interface {
+	// Event is one of the listener's events (TopicWake, TopicSpeechStart,
+	// TopicSpeechEnd, TopicRecognized, TopicError) with its data.
+	Event(ctx context.Context, topic string, data map[string]any) error
+	// Command hands a spoken command to the robot to be understood and
+	// acted on. The listener waits (in Sync mode) for Handled with its ID.
+	Command(ctx context.Context, c Command) error
+	// Stop stops what the robot does: the wake phrase said over its
+	// speech (barge-in).
+	Stop(ctx context.Context) error
+	// Speak tells the words the robot starts saying on its own (asking
+	// again), in lang ("" for the session's).
+	Speak(ctx context.Context, words, lang string) error
+}
+
+// Command is a spoken command.
+type Command struct {
+	// ID ties what the command starts to it ("audio-1", "audio-2", …), as
+	// the text inputs' ids do; Handled(ID) says it has been acted on.
+	ID string
+	// Utterances are what the recogniser heard, best first, the wake
+	// phrase left out and duplicates dropped.
+	Utterances []string
+	// Scores are the recogniser's confidence in [0,1] per utterance, in
+	// order.
+	Scores []float64
+	// Open marks transcripts of the open-vocabulary pass (any words, the
+	// grammar having refused the speech): the intent engines decide what
+	// they mean, or nothing does and the robot asks.
+	Open bool
+	// Lang is the utterance's language (TRF-04 threads it through the
+	// chain); "" leaves it to the session.
+	Lang string
+	// Transformers are the ids of the audio transformers that changed
+	// the utterance (TRF-03).
+	Transformers []string
+}
+
 // Config wires a listener.
 type Config struct {
-	Bus        *bus.Bus
+	// Events receives what the listener hears and does.
+	Events     Events
 	Source     audio.Source
 	Recognizer audio.Recognizer
 	// Chain is the audio transformer chain; nil runs none.
@@ -149,23 +168,19 @@ type Config struct {
 	Wake WakeDetector
 	// VAD tunes the detector.
 	VAD vad.Config
-	// Lang goes out as data.lang of each utterance (TRF-04 threads it
-	// through the chain); "" leaves the language to the session.
+	// Lang is each command's language (TRF-04 threads it through the
+	// chain); "" leaves the language to the session.
 	Lang string
 	// CommandWindow is how long the window stays open (default 8 s).
 	CommandWindow time.Duration
-	// WakeButtons are the names of buttons (device.Button) whose press
-	// opens the window.
-	WakeButtons []string
 	// Sync handles each utterance completely (recognised and, if a
-	// command, its ovos.utterance.handled seen) before reading on: for
+	// command, Handled) before reading on: for
 	// files read faster than real time, where the robot's answers must
 	// come before the next utterance as they would live.
 	Sync bool
 	// HandleTimeout bounds waiting for an utterance to be handled.
 	HandleTimeout time.Duration
-	// InputPrefix names utterances in context.jibo_input (default
-	// "audio").
+	// InputPrefix names commands (Command.ID; default "audio").
 	InputPrefix string
 	// Playback, if set, says how loud the robot's own sound output was
 	// (audio.PlaybackMeter): while the robot speaks, an utterance is
@@ -199,7 +214,7 @@ type Stats struct {
 	Utterances int   // found by the detector
 	Recognized int   // with at least one hypothesis
 	Wakes      int   // from any source
-	Commands   int   // sent to the pipeline
+	Commands   int   // sent to the robot
 	BargeIns   int   // stops sent while the robot spoke
 	Dropped    int   // utterances dropped: queue full, cancelled, cut off
 	Echoes     int   // utterances taken for the robot's own voice
@@ -207,7 +222,7 @@ type Stats struct {
 	Errors     int   // recognition and stream errors
 }
 
-// Listener turns audio into utterances on the bus. Run it once.
+// Listener turns audio into commands. Run it once.
 type Listener struct {
 	cfg Config
 	log *slog.Logger
@@ -239,8 +254,8 @@ type window struct {
 // New checks cfg and builds a listener.
 func New(cfg Config) (*Listener, error) {
 	switch {
-	case cfg.Bus == nil:
-		return nil, errors.New("listener: no bus")
+	case cfg.Events == nil:
+		return nil, errors.New("listener: nowhere to tell what it hears (no Events)")
 	case cfg.Source == nil:
 		return nil, errors.New("listener: no audio source")
 	case cfg.Recognizer == nil:
@@ -264,14 +279,6 @@ func New(cfg Config) (*Listener, error) {
 	if math.Abs(cfg.EchoMarginDB) > MaxEchoMarginDB || math.IsNaN(cfg.EchoMarginDB) {
 		return nil, fmt.Errorf("listener: echo margin %v dB outside -%d..%d", cfg.EchoMarginDB, MaxEchoMarginDB, MaxEchoMarginDB)
 	}
-	if len(cfg.WakeButtons) > maxWakeButtons {
-		return nil, fmt.Errorf("listener: %d wake buttons, limit %d", len(cfg.WakeButtons), maxWakeButtons)
-	}
-	for _, b := range cfg.WakeButtons {
-		if err := bus.ValidateTopic(buttonTopic(b)); err != nil || strings.Contains(b, ".") {
-			return nil, fmt.Errorf("listener: wake button name %q is not usable in a topic", b)
-		}
-	}
 	det, err := vad.New(cfg.VAD)
 	if err != nil {
 		return nil, fmt.Errorf("listener: %w", err)
@@ -282,8 +289,6 @@ func New(cfg Config) (*Listener, error) {
 	}
 	return &Listener{cfg: cfg, log: log.With("component", "listener"), det: det, pending: map[string]chan struct{}{}}, nil
 }
-
-func buttonTopic(name string) string { return "jibo.body.button." + name + ".press" }
 
 // CommandWindow is how long the window stays open from the next wake.
 func (l *Listener) CommandWindow() time.Duration {
@@ -334,16 +339,6 @@ type job struct {
 // source that fails is reported and ends Run with the error; a live source
 // (audio.Reopener) recovers on its own and only reports.
 func (l *Listener) Run(ctx context.Context) error {
-	topics := []string{TopicWakeRequest, pipeline.TopicSpeak, pipeline.TopicHandled,
-		TopicSpeakerSay, TopicSpeakerDone, TopicSpeakerInterrupted, transform.TopicList}
-	for _, b := range l.cfg.WakeButtons {
-		topics = append(topics, buttonTopic(b))
-	}
-	sub, err := l.cfg.Bus.SubscribeAll(topics, l.onBus, bus.WithName("listener"), bus.WithQueue(bus.DefaultQueueLen, bus.DropNewest))
-	if err != nil {
-		return fmt.Errorf("listener: %w", err)
-	}
-	defer sub.Close()
 	if r, ok := l.cfg.Source.(*audio.Reopener); ok {
 		r.SetOnError(func(err error) { l.report(ctx, err) })
 	}
@@ -374,7 +369,9 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 	buf := make([]int16, chunkSamples)
 	run := l.cfg.Chain.Compose(nil, nil)
 	lang := l.cfg.Lang
-	var cancel *pipeline.Cancel
+	// cut is the result in which a transformer cancelled the utterance
+	// being read (TRF-12); its Cancel is nil while none has.
+	var cut transform.Result
 	var startSpeaking bool
 	// spot is the last wake phrase spotted and not yet given to an
 	// utterance.
@@ -384,8 +381,8 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 		if n > 0 {
 			l.pos.Add(int64(n))
 			res := run.Process(ctx, buf[:n], l.cfg.Lang)
-			if res.Cancel != nil && cancel == nil {
-				cancel = res.Cancel
+			if res.Cancel != nil && cut.Cancel == nil {
+				cut = res
 			}
 			lang = res.Lang
 			if l.cfg.Wake != nil {
@@ -403,7 +400,7 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 				case vad.SpeechDropped:
 					l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": int64(0), "reason": "too_short"})
 					run.Reset()
-					cancel = nil
+					cut = transform.Result{}
 				case vad.SpeechEnd:
 					seg := *ev.Segment
 					seg.PCM = append([]int16(nil), seg.PCM...) // the detector reuses its buffer
@@ -412,9 +409,9 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 					j := job{seg: seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
 					j.spotted, j.wakeEnd = spot.in(seg)
 					spot = spotted{}
-					c := cancel
+					c := cut.Cancel
 					run.Reset()
-					cancel = nil
+					cut = transform.Result{}
 					if c != nil {
 						l.count(func(s *Stats) { s.Dropped++ })
 						l.log.Info("utterance cancelled by an audio transformer", "cancel_by", c.By, "cancel_reason", c.Reason)
@@ -426,7 +423,7 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 				}
 			}
 			if !l.det.InSpeech() {
-				cancel = nil // a cancellation belongs to the utterance it falls in
+				cut = transform.Result{} // a cancellation belongs to the utterance it falls in
 			}
 		}
 		if err == nil {
@@ -449,7 +446,7 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 			l.count(func(s *Stats) { s.Dropped++ })
 			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": int64(0), "reason": string(vad.EndStream)})
 			l.report(ctx, fmt.Errorf("utterance dropped: %w", ferr))
-		case seg != nil && cancel == nil:
+		case seg != nil && cut.Cancel == nil:
 			// The speaker had paused when the stream ended: a whole
 			// utterance.
 			s := *seg
@@ -590,11 +587,9 @@ func (l *Listener) askAgain(ctx context.Context) {
 	}
 	l.count(func(s *Stats) { s.Asked++ })
 	err := l.cfg.Voice.Say(ctx, AskAgain, func(words string) {
-		data := map[string]any{"utterance": words}
-		if l.cfg.Lang != "" {
-			data["lang"] = l.cfg.Lang
+		if err := l.cfg.Events.Speak(ctx, words, l.cfg.Lang); err != nil && ctx.Err() == nil {
+			l.log.Warn("telling what the robot says", "err", err)
 		}
-		l.publish(ctx, pipeline.TopicSpeak, data)
 	})
 	if err != nil {
 		if ctx.Err() == nil {
@@ -780,18 +775,21 @@ func (l *Listener) wake(ctx context.Context, source string, at int64, speaking b
 	}
 	l.mu.Unlock()
 	if speaking {
-		// The global stop's message (STOP-06): the skill host stops what
-		// the body does, speech included.
-		l.publish(ctx, pipeline.TopicStop, map[string]any{})
+		// The global stop (STOP-06): what the body does stops, speech
+		// included.
+		if err := l.cfg.Events.Stop(ctx); err != nil && ctx.Err() == nil {
+			l.log.Warn("stopping the robot", "err", err)
+		}
 	}
 	l.publish(ctx, TopicWake, map[string]any{"source": source})
 }
 
-// command sends the utterance to the pipeline and closes the window.
+// command sends the utterance to the robot and closes the window.
 func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) {
-	var utts, scores []any
+	var utts []string
+	var scores []float64
 	seen := map[string]bool{}
-	pass := "grammar"
+	open := false
 	for _, h := range hyps {
 		w := words(h.Text)
 		if hasWake(w) {
@@ -805,7 +803,7 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 		utts = append(utts, u)
 		scores = append(scores, h.Confidence)
 		if h.Open {
-			pass = "open"
+			open = true
 		}
 	}
 	l.mu.Lock()
@@ -815,27 +813,13 @@ func (l *Listener) command(ctx context.Context, j job, hyps []audio.Hypothesis) 
 		return
 	}
 	id := l.cfg.InputPrefix + "-" + strconv.FormatUint(l.nextID.Add(1), 10)
-	data := map[string]any{"utterances": utts}
-	if j.lang != "" {
-		data["lang"] = j.lang
-	}
-	m := bus.NewMessage(pipeline.TopicHandle, data)
-	m.Context[bus.KeySource] = "audio"
-	m.Context[KeyInput] = id
-	m.Context[KeyASR] = map[string]any{"scores": scores, "pass": pass}
-	if len(j.ids) > 0 {
-		ids := make([]any, len(j.ids))
-		for i, s := range j.ids {
-			ids[i] = s
-		}
-		m.Context[transform.KeyIDs] = ids
-	}
+	c := Command{ID: id, Utterances: utts, Scores: scores, Open: open, Lang: j.lang, Transformers: j.ids}
 	done := make(chan struct{})
 	l.mu.Lock()
 	l.pending[id] = done
 	l.stats.Commands++
 	l.mu.Unlock()
-	if err := l.cfg.Bus.Publish(ctx, m); err != nil {
+	if err := l.cfg.Events.Command(ctx, c); err != nil {
 		l.forget(id)
 		l.report(ctx, fmt.Errorf("sending utterance: %w", err))
 		return
@@ -888,61 +872,45 @@ func (l *Listener) awaitPending(ctx context.Context) {
 	}
 }
 
-// onBus follows the bus: wake requests and buttons, questions asked,
-// the speaker, lifecycles ending, and TRF-10 list requests.
-func (l *Listener) onBus(ctx context.Context, m bus.Message) {
-	now := l.pos.Load()
-	switch m.Type {
-	case TopicWakeRequest:
-		l.wake(ctx, SourceShell, now, l.isSpeaking())
-	case pipeline.TopicSpeak:
-		if listen, _ := m.Data["listen"].(bool); listen {
-			l.mu.Lock()
-			l.listenReq = true
-			l.openLocked(now, true)
-			l.mu.Unlock()
-		}
-	case TopicSpeakerSay:
-		l.mu.Lock()
-		l.speaking = true
-		l.mu.Unlock()
-	case TopicSpeakerDone, TopicSpeakerInterrupted:
-		l.mu.Lock()
-		l.speaking = false
-		if l.listenReq {
-			l.openLocked(now, true) // the question has been spoken: the answer window starts now
-		}
-		l.mu.Unlock()
-	case pipeline.TopicHandled:
-		l.mu.Lock()
-		if l.listenReq {
-			l.openLocked(now, true)
-			l.listenReq = false
-		}
-		if id, ok := m.Context[KeyInput].(string); ok {
-			if ch := l.pending[id]; ch != nil {
-				close(ch)
-				delete(l.pending, id)
-			}
-		}
-		l.mu.Unlock()
-	case transform.TopicList:
-		loaded, prios := l.cfg.Chain.List()
-		ids := make([]any, len(loaded))
-		for i, s := range loaded {
-			ids[i] = s
-		}
-		p := map[string]any{}
-		for k, v := range prios {
-			p[k] = v
-		}
-		if err := l.cfg.Bus.Publish(ctx, m.Reply(transform.TopicListResp, map[string]any{"loaded": ids, "priorities": p})); err != nil {
-			l.log.Warn("answering the audio transformer list", "err", err)
-		}
-	default:
-		if strings.HasPrefix(m.Type, "jibo.body.button.") {
-			l.wake(ctx, SourceButton, now, l.isSpeaking())
-		}
+// Wake opens the command window now, as the wake phrase does: source
+// says who asked (SourceButton, SourceShell). While the robot speaks it
+// stops the speech too.
+func (l *Listener) Wake(ctx context.Context, source string) {
+	l.wake(ctx, source, l.pos.Load(), l.isSpeaking())
+}
+
+// Asked says a skill asked a question that waits for its answer: the
+// window opens now, and again once the question has been spoken and
+// once its turn has been handled, so the answer needs no wake phrase.
+func (l *Listener) Asked() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.listenReq = true
+	l.openLocked(l.pos.Load(), true)
+}
+
+// Speaking says the robot started (true) or stopped (false) speaking.
+func (l *Listener) Speaking(speaking bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.speaking = speaking
+	if !speaking && l.listenReq {
+		l.openLocked(l.pos.Load(), true) // the question has been spoken: the answer window starts now
+	}
+}
+
+// Handled says a turn has been handled: id is its input (Command.ID for
+// the listener's own, "" for none).
+func (l *Listener) Handled(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.listenReq {
+		l.openLocked(l.pos.Load(), true)
+		l.listenReq = false
+	}
+	if ch := l.pending[id]; id != "" && ch != nil {
+		close(ch)
+		delete(l.pending, id)
 	}
 }
 
@@ -972,9 +940,7 @@ func (l *Listener) report(ctx context.Context, err error) {
 }
 
 func (l *Listener) publish(ctx context.Context, topic string, data map[string]any) {
-	m := bus.NewMessage(topic, data)
-	m.Context[bus.KeySource] = "audio"
-	if err := l.cfg.Bus.Publish(ctx, m); err != nil && ctx.Err() == nil {
+	if err := l.cfg.Events.Event(ctx, topic, data); err != nil && ctx.Err() == nil {
 		l.log.Warn("publishing", "topic", topic, "err", err)
 	}
 }

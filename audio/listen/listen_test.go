@@ -17,9 +17,6 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/transform"
-	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
 const rate = audio.SampleRate
@@ -73,8 +70,7 @@ func hyp(texts ...string) []audio.Hypothesis {
 }
 
 // hookSource is a clip that runs hooks when the stream reaches their
-// positions, then waits for the bubble to settle so the listener has seen
-// what they published.
+// positions, then waits for the bubble to settle.
 type hookSource struct {
 	pcm   []int16
 	pos   int64
@@ -108,38 +104,75 @@ func (s *hookSource) Read(ctx context.Context, buf []int16) (int, error) {
 
 func (s *hookSource) Close() error { return nil }
 
-// world is a bus with a stand-in pipeline: it answers every utterance with
-// ovos.utterance.handled, and "set a timer" first with a question.
-type world struct {
-	bus  *bus.Bus
-	mu   sync.Mutex
-	msgs []bus.Message
+// msg is what the listener told the world: one of its events (Type is
+// its topic), or a command, a stop or words spoken (evCommand, evStop,
+// evSpeak).
+type msg struct {
+	Type string
+	Data map[string]any
+	// cmd is the command, for evCommand.
+	cmd Command
 }
 
-func newWorld(t *testing.T) *world {
-	w := &world{bus: bus.New(bus.Options{})}
-	_, err := w.bus.Subscribe("*", func(_ context.Context, m bus.Message) {
-		w.mu.Lock()
-		w.msgs = append(w.msgs, m)
-		w.mu.Unlock()
-	}, bus.WithQueue(4096, bus.Block))
-	require.NoError(t, err)
-	_, err = w.bus.Subscribe(pipeline.TopicHandle, func(ctx context.Context, m bus.Message) {
-		utts, _ := m.Data["utterances"].([]any)
-		if len(utts) > 0 && utts[0] == "set a timer" {
-			_ = w.bus.Publish(ctx, m.Forward(pipeline.TopicSpeak, map[string]any{"utterance": "for how long?", "listen": true}))
-		}
-		_ = w.bus.Publish(ctx, m.Forward(pipeline.TopicHandled, map[string]any{}))
-	})
-	require.NoError(t, err)
-	return w
+func (m msg) DataString(key string) string {
+	s, _ := m.Data[key].(string)
+	return s
+}
+
+// What the listener tells the world besides its events.
+const (
+	evCommand = "command"
+	evStop    = "stop"
+	evSpeak   = "speak"
+)
+
+// world stands in for the robot (Events): it records what the listener
+// tells it and takes every command as handled at once, "set a timer"
+// after asking a question.
+type world struct {
+	mu   sync.Mutex
+	msgs []msg
+	// l is the listener, set before it runs.
+	l *Listener
+}
+
+func newWorld(*testing.T) *world { return &world{} }
+
+func (w *world) add(m msg) {
+	w.mu.Lock()
+	w.msgs = append(w.msgs, m)
+	w.mu.Unlock()
+}
+
+func (w *world) Event(_ context.Context, topic string, data map[string]any) error {
+	w.add(msg{Type: topic, Data: data})
+	return nil
+}
+
+func (w *world) Stop(context.Context) error {
+	w.add(msg{Type: evStop})
+	return nil
+}
+
+func (w *world) Speak(_ context.Context, words, lang string) error {
+	w.add(msg{Type: evSpeak, Data: map[string]any{"utterance": words, "lang": lang}})
+	return nil
+}
+
+func (w *world) Command(_ context.Context, c Command) error {
+	w.add(msg{Type: evCommand, cmd: c})
+	if len(c.Utterances) > 0 && c.Utterances[0] == "set a timer" {
+		w.l.Asked()
+	}
+	w.l.Handled(c.ID)
+	return nil
 }
 
 // topics returns the messages of topic ("" for all).
-func (w *world) topics(topic string) []bus.Message {
+func (w *world) topics(topic string) []msg {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []bus.Message
+	var out []msg
 	for _, m := range w.msgs {
 		if topic == "" || m.Type == topic {
 			out = append(out, m)
@@ -148,11 +181,14 @@ func (w *world) topics(topic string) []bus.Message {
 	return out
 }
 
-// commands are the utterance lists sent to the pipeline.
+// commands are the utterance lists of the commands.
 func (w *world) commands() [][]any {
 	var out [][]any
-	for _, m := range w.topics(pipeline.TopicHandle) {
-		u, _ := m.Data["utterances"].([]any)
+	for _, m := range w.topics(evCommand) {
+		u := make([]any, len(m.cmd.Utterances))
+		for i, s := range m.cmd.Utterances {
+			u[i] = s
+		}
 		out = append(out, u)
 	}
 	return out
@@ -166,13 +202,24 @@ func (w *world) wakes() []string {
 	return out
 }
 
+// wakeBy is a hook waking the world's listener as source.
+func wakeBy(w **world, source string) func() {
+	return func() { (*w).l.Wake(context.Background(), source) }
+}
+
+// speaking is a hook telling the world's listener the robot speaks.
+func speaking(w **world) func() {
+	return func() { (*w).l.Speaking(true) }
+}
+
 func runListener(t *testing.T, w *world, src audio.Source, asr audio.Recognizer, mod func(*Config)) (*Listener, error) {
-	cfg := Config{Bus: w.bus, Source: src, Recognizer: asr, Sync: true, WakeButtons: []string{"wake"}, Lang: "en-US"}
+	cfg := Config{Events: w, Source: src, Recognizer: asr, Sync: true, Lang: "en-US"}
 	if mod != nil {
 		mod(&cfg)
 	}
 	l, err := New(cfg)
 	require.NoError(t, err)
+	w.l = l
 	err = l.Run(context.Background())
 	synctest.Wait()
 	return l, err
@@ -180,9 +227,6 @@ func runListener(t *testing.T, w *world, src audio.Source, asr audio.Recognizer,
 
 func TestListenerStateMachine(t *testing.T) {
 	say := func(s *script) *script { return s.say(600 * time.Millisecond) }
-	pub := func(w **world, topic string) func() {
-		return func() { require.NoError(t, (*w).bus.Publish(context.Background(), bus.NewMessage(topic, nil))) }
-	}
 	var w *world
 	tests := []struct {
 		name     string
@@ -223,15 +267,11 @@ func TestListenerStateMachine(t *testing.T) {
 			commands: [][]any{{"what time is it", "what time is this"}}, wakes: []string{"voice"}},
 		{name: "a button press opens the window",
 			audio: say((&script{}).silence(time.Second)).silence(time.Second),
-			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, "jibo.body.button.wake.press")},
+			hooks: map[time.Duration]func(){500 * time.Millisecond: wakeBy(&w, SourceButton)},
 			asr:   [][]audio.Hypothesis{hyp("what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"button"}},
-		{name: "another button does not",
-			audio: say((&script{}).silence(time.Second)).silence(time.Second),
-			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, "jibo.body.button.stop.press")},
-			asr:   [][]audio.Hypothesis{hyp("what time is it")}},
 		{name: "the shell's request opens the window",
 			audio: say((&script{}).silence(time.Second)).silence(time.Second),
-			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicWakeRequest)},
+			hooks: map[time.Duration]func(){500 * time.Millisecond: wakeBy(&w, SourceShell)},
 			asr:   [][]audio.Hypothesis{hyp("hello")}, commands: [][]any{{"hello"}}, wakes: []string{"shell"}},
 		{name: "a question's answer needs no wake phrase",
 			audio:    say(say((&script{}).silence(time.Second)).silence(2 * time.Second)).silence(time.Second),
@@ -239,19 +279,18 @@ func TestListenerStateMachine(t *testing.T) {
 			commands: [][]any{{"set a timer"}, {"five seconds"}}, wakes: []string{"voice"}},
 		{name: "barge-in: the wake phrase while the robot speaks stops it",
 			audio:    say(say((&script{}).silence(time.Second)).silence(time.Second)).silence(time.Second),
-			hooks:    map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicSpeakerSay)},
+			hooks:    map[time.Duration]func(){500 * time.Millisecond: speaking(&w)},
 			asr:      [][]audio.Hypothesis{hyp("what time is it"), hyp("hey jibo what time is it")},
 			commands: [][]any{{"what time is it"}}, wakes: []string{"voice"}, stops: 1},
 		{name: "the robot's own speech never opens a command, even in the window",
 			audio: say((&script{}).silence(time.Second)).silence(time.Second),
-			hooks: map[time.Duration]func(){100 * time.Millisecond: pub(&w, TopicWakeRequest), 500 * time.Millisecond: pub(&w, TopicSpeakerSay)},
+			hooks: map[time.Duration]func(){100 * time.Millisecond: wakeBy(&w, SourceShell), 500 * time.Millisecond: speaking(&w)},
 			asr:   [][]audio.Hypothesis{hyp("for how long")}, wakes: []string{"shell"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w = newWorld(t)
-				defer w.bus.Close(context.Background())
 				src := &hookSource{pcm: tc.audio.pcm, hooks: map[int64]func(){}}
 				for d, f := range tc.hooks {
 					src.hooks[at(d)] = f
@@ -262,14 +301,14 @@ func TestListenerStateMachine(t *testing.T) {
 				assert.Equal(t, len(tc.asr), asr.calls, "every utterance is recognised")
 				assert.Equal(t, tc.commands, w.commands())
 				assert.Equal(t, tc.wakes, w.wakes())
-				assert.Len(t, w.topics(pipeline.TopicStop), tc.stops)
+				assert.Len(t, w.topics(evStop), tc.stops)
 				st := l.Stats()
 				assert.Equal(t, len(tc.commands), st.Commands)
 				assert.Equal(t, len(tc.asr), st.Utterances)
-				// Every command is tied to its input and carries the language.
-				for i, m := range w.topics(pipeline.TopicHandle) {
-					assert.Equal(t, "audio-"+string(rune('1'+i)), m.ContextString(KeyInput))
-					assert.Equal(t, "en-US", m.DataString("lang"))
+				// Every command has its id and carries the language.
+				for i, m := range w.topics(evCommand) {
+					assert.Equal(t, "audio-"+string(rune('1'+i)), m.cmd.ID)
+					assert.Equal(t, "en-US", m.cmd.Lang)
 				}
 				assert.Len(t, w.topics(TopicSpeechStart), len(tc.asr))
 				assert.Len(t, w.topics(TopicSpeechEnd), len(tc.asr))
@@ -282,7 +321,6 @@ func TestListenerStateMachine(t *testing.T) {
 func TestListenerMessages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorld(t)
-		defer w.bus.Close(context.Background())
 		pcm := (&script{}).silence(time.Second).say(800 * time.Millisecond).silence(time.Second).pcm
 		g, err := transform.NewGain(6)
 		require.NoError(t, err)
@@ -299,39 +337,17 @@ func TestListenerMessages(t *testing.T) {
 		require.Len(t, rec, 1)
 		assert.Equal(t, []any{map[string]any{"text": "hey jibo hello", "confidence": 0.9}}, rec[0].Data["hypotheses"])
 		assert.Contains(t, rec[0].Data, "latency_ms")
-		h := w.topics(pipeline.TopicHandle)
+		h := w.topics(evCommand)
 		require.Len(t, h, 1)
-		assert.Equal(t, "audio", h[0].Context[bus.KeySource])
-		assert.Equal(t, []any{"dc-block", "gain"}, h[0].Context[transform.KeyIDs], "TRF-03")
-		assert.Equal(t, map[string]any{"scores": []any{0.9}, "pass": "grammar"}, h[0].Context[intent.ContextASR],
-			"the recogniser's confidence per hypothesis, for the intent stack to combine with its own")
-		// Order on the bus: start, end, recognized, wake, handle.
+		assert.Equal(t, Command{ID: "audio-1", Utterances: []string{"hello"}, Scores: []float64{0.9}, Lang: "en-US",
+			Transformers: []string{"dc-block", "gain"}}, h[0].cmd,
+			"the recogniser's confidence per hypothesis, for the intent stack to combine with its own; the transformers that changed it (TRF-03)")
+		// In order: start, end, recognized, wake, command.
 		var order []string
 		for _, m := range w.topics("") {
-			switch m.Type {
-			case TopicSpeechStart, TopicSpeechEnd, TopicRecognized, TopicWake, pipeline.TopicHandle:
-				order = append(order, m.Type)
-			}
+			order = append(order, m.Type)
 		}
-		assert.Equal(t, []string{TopicSpeechStart, TopicSpeechEnd, TopicRecognized, TopicWake, pipeline.TopicHandle}, order)
-	})
-}
-
-func TestListenerTransformerList(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t)
-		defer w.bus.Close(context.Background())
-		chain, err := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
-		require.NoError(t, err)
-		src := &hookSource{pcm: make([]int16, rate), hooks: map[int64]func(){at(100 * time.Millisecond): func() {
-			require.NoError(t, w.bus.Publish(context.Background(), bus.NewMessage(transform.TopicList, nil)))
-		}}}
-		_, err = runListener(t, w, src, &fakeASR{}, func(c *Config) { c.Chain = chain })
-		require.NoError(t, err)
-		resp := w.topics(transform.TopicListResp)
-		require.Len(t, resp, 1, "TRF-10")
-		assert.Equal(t, []any{"dc-block"}, resp[0].Data["loaded"])
-		assert.Equal(t, map[string]any{"dc-block": int64(10)}, resp[0].Data["priorities"])
+		assert.Equal(t, []string{TopicSpeechStart, TopicSpeechEnd, TopicRecognized, TopicWake, evCommand}, order)
 	})
 }
 
@@ -351,7 +367,6 @@ func TestListenerStreamErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t)
-				defer w.bus.Close(context.Background())
 				asr := &fakeASR{}
 				_, err := runListener(t, w, tc.src, asr, nil)
 				if tc.wantErr != nil {
@@ -401,7 +416,6 @@ func (f *flaky) Close() error { return nil }
 func TestListenerSurvivesVanishingDevice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorld(t)
-		defer w.bus.Close(context.Background())
 		pcm := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(2 * time.Second).say(600 * time.Millisecond).silence(time.Second).pcm
 		shared := &hookSource{pcm: pcm, hooks: map[int64]func(){}}
 		opens := 0
@@ -432,7 +446,6 @@ func TestListenerSurvivesVanishingDevice(t *testing.T) {
 func TestListenerRecognizerError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorld(t)
-		defer w.bus.Close(context.Background())
 		pcm := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(time.Second).pcm
 		_, err := runListener(t, w, audio.NewClipSource(pcm, false), &fakeASR{err: errors.New("model missing")}, nil)
 		require.NoError(t, err, "the listener carries on")
@@ -468,16 +481,14 @@ func TestWords(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
-	b := bus.New(bus.Options{})
-	defer b.Close(context.Background())
+	w := &world{}
 	src, asr := audio.NewNullSource(), &fakeASR{}
 	for _, c := range []Config{
 		{Source: src, Recognizer: asr},
-		{Bus: b, Recognizer: asr},
-		{Bus: b, Source: src},
-		{Bus: b, Source: src, Recognizer: asr, CommandWindow: time.Millisecond},
-		{Bus: b, Source: src, Recognizer: asr, WakeButtons: []string{"a.b"}},
-		{Bus: b, Source: src, Recognizer: asr, HandleTimeout: -1},
+		{Events: w, Recognizer: asr},
+		{Events: w, Source: src},
+		{Events: w, Source: src, Recognizer: asr, CommandWindow: time.Millisecond},
+		{Events: w, Source: src, Recognizer: asr, HandleTimeout: -1},
 	} {
 		_, err := New(c)
 		assert.Error(t, err, "%+v", c)
@@ -509,11 +520,11 @@ func TestListenerCommandWindowChangesAtTheNextWake(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t)
-				defer w.bus.Close(context.Background())
 				src := &hookSource{pcm: audioIn().pcm, hooks: map[int64]func(){}}
-				l, err := New(Config{Bus: w.bus, Source: src, Sync: true, Logger: testLogger(),
+				l, err := New(Config{Events: w, Source: src, Sync: true, Logger: testLogger(),
 					Recognizer: &fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo"), hyp("what time is it")}}})
 				require.NoError(t, err)
+				w.l = l
 				if tc.setAt > 0 {
 					src.hooks[at(tc.setAt)] = func() {
 						// From another goroutine, as the shell does (go test -race).
@@ -535,9 +546,7 @@ func TestListenerCommandWindowChangesAtTheNextWake(t *testing.T) {
 }
 
 func TestSetCommandWindowRefusesOutOfRange(t *testing.T) {
-	b := bus.New(bus.Options{})
-	defer b.Close(context.Background())
-	l, err := New(Config{Bus: b, Source: audio.NewNullSource(), Recognizer: &fakeASR{}})
+	l, err := New(Config{Events: &world{}, Source: audio.NewNullSource(), Recognizer: &fakeASR{}})
 	require.NoError(t, err)
 	for _, d := range []time.Duration{0, -time.Second, 999 * time.Millisecond, MaxCommandWindow + time.Nanosecond} {
 		assert.ErrorContains(t, l.SetCommandWindow(d), "outside 1s..5m0s", d)
@@ -548,16 +557,15 @@ func TestSetCommandWindowRefusesOutOfRange(t *testing.T) {
 }
 
 // BenchmarkListenerSecond measures the listener's own cost per second of
-// audio (chain, detector, bus), with a recogniser that answers at once.
+// audio (chain, detector, the events it tells), with a recogniser that
+// answers at once.
 func BenchmarkListenerSecond(b *testing.B) {
 	pcm := (&script{}).silence(time.Second).say(time.Second).silence(time.Second).pcm
-	bs := bus.New(bus.Options{})
-	defer bs.Close(context.Background())
 	chain, _ := transform.New(transform.Config{Transformers: []transform.Transformer{&transform.DCBlock{}}})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		l, err := New(Config{Bus: bs, Source: audio.NewClipSource(pcm, false), Chain: chain, Recognizer: &fakeASR{script: [][]audio.Hypothesis{nil}}, Logger: testLogger()})
+		l, err := New(Config{Events: &world{}, Source: audio.NewClipSource(pcm, false), Chain: chain, Recognizer: &fakeASR{script: [][]audio.Hypothesis{nil}}, Logger: testLogger()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -612,7 +620,6 @@ func TestListenerAnswerGrammar(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t)
-				defer w.bus.Close(context.Background())
 				asr := &answerASR{fakeASR: fakeASR{script: tc.main}, answers: tc.answers}
 				_, err := runListener(t, w, &hookSource{pcm: twice.pcm}, asr, nil)
 				require.NoError(t, err)
@@ -652,24 +659,21 @@ func TestListenerEchoGate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t)
-				defer w.bus.Close(context.Background())
 				pcm := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(time.Second).pcm
 				src := &hookSource{pcm: pcm, hooks: map[int64]func(){}}
 				if tc.speaking {
-					src.hooks[at(500*time.Millisecond)] = func() {
-						require.NoError(t, w.bus.Publish(context.Background(), bus.NewMessage(TopicSpeakerSay, nil)))
-					}
+					src.hooks[at(500*time.Millisecond)] = speaking(&w)
 				}
 				asr := &fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo what time is it")}}
 				l, err := runListener(t, w, src, asr, func(c *Config) { c.Playback, c.EchoMarginDB = tc.playback, tc.margin })
 				require.NoError(t, err)
 				assert.Equal(t, tc.echoes, l.Stats().Echoes)
 				assert.Equal(t, 1-tc.echoes, asr.calls, "recognised unless echo")
-				assert.Len(t, w.topics(pipeline.TopicStop), tc.stops)
+				assert.Len(t, w.topics(evStop), tc.stops)
 			})
 		})
 	}
-	_, err := New(Config{Bus: bus.New(bus.Options{}), Source: &hookSource{}, Recognizer: &fakeASR{}, EchoMarginDB: 50})
+	_, err := New(Config{Events: &world{}, Source: &hookSource{}, Recognizer: &fakeASR{}, EchoMarginDB: 50})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "echo margin")
 }
@@ -694,12 +698,11 @@ func (o *openASR) Transcribe(ctx context.Context, pcm []int16) ([]audio.Hypothes
 
 // TestListenerOpenPass is issue 24 item 4: a command the grammar refuses
 // in the command window is transcribed by the open-vocabulary pass and
-// its n-best transcripts reach the pipeline, with their scores in the
-// context (jibo_asr); speech outside the window is never transcribed.
+// its n-best transcripts are the command, with their scores, marked
+// open; speech outside the window is never transcribed.
 func TestListenerOpenPass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorld(t)
-		defer w.bus.Close(context.Background())
 		audioIn := (&script{}).silence(time.Second).say(600 * time.Millisecond).silence(time.Second).
 			say(600 * time.Millisecond).silence(time.Second).say(600 * time.Millisecond).silence(time.Second)
 		asr := &openASR{fakeASR: fakeASR{script: [][]audio.Hypothesis{hyp("hey jibo"), nil, nil}},
@@ -708,9 +711,10 @@ func TestListenerOpenPass(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, asr.calls, "only the refused command in the window is transcribed")
 		assert.Equal(t, [][]any{{"turn it down a bit", "turn it down a big"}}, w.commands())
-		h := w.topics(pipeline.TopicHandle)
+		h := w.topics(evCommand)
 		require.Len(t, h, 1)
-		assert.Equal(t, map[string]any{"scores": []any{0.7, 0.4}, "pass": "open"}, h[0].Context[KeyASR])
+		assert.Equal(t, []float64{0.7, 0.4}, h[0].cmd.Scores)
+		assert.True(t, h[0].cmd.Open)
 		rec := w.topics(TopicRecognized)
 		require.Len(t, rec, 3)
 		assert.Equal(t, []any{map[string]any{"text": "turn it down a bit", "confidence": 0.7, "open": true},

@@ -13,8 +13,6 @@ import (
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/audio/wake"
-	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // scriptedWake reports the wake phrase at fixed stream positions, ending
@@ -53,9 +51,6 @@ func (h *heardASR) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypothes
 }
 
 func TestListenerWithWakeDetector(t *testing.T) {
-	pub := func(w **world, topic string) func() {
-		return func() { require.NoError(t, (*w).bus.Publish(context.Background(), bus.NewMessage(topic, nil))) }
-	}
 	// The phrase is said from 1 s to 1.6 s in every case; the detector
 	// decides 50 ms after it ends.
 	phrase := func() *script { return (&script{}).silence(time.Second).say(600 * time.Millisecond) }
@@ -89,26 +84,25 @@ func TestListenerWithWakeDetector(t *testing.T) {
 		{name: "speech without the phrase is not even recognised",
 			audio: phrase().silence(time.Second)},
 		{name: "a sentence recognised with the wake phrase does not wake: the detector decides",
-			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicWakeRequest)},
+			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: wakeBy(&w, SourceShell)},
 			asr: [][]audio.Hypothesis{hyp("hey jibo what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"shell"},
 			heard: []time.Duration{vad.Defaults.PreRoll + 600*time.Millisecond + vad.Defaults.Hangover}},
 		{name: "the wake button still opens the window",
-			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, "jibo.body.button.wake.press")},
+			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: wakeBy(&w, SourceButton)},
 			asr: [][]audio.Hypothesis{hyp("what time is it")}, commands: [][]any{{"what time is it"}}, wakes: []string{"button"},
 			heard: []time.Duration{vad.Defaults.PreRoll + 600*time.Millisecond + vad.Defaults.Hangover}},
 		{name: "barge-in: the phrase while the robot speaks stops it, and the command after it counts",
 			audio: phrase().silence(100 * time.Millisecond).say(800 * time.Millisecond).silence(time.Second), spot: spot,
-			hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicSpeakerSay)},
+			hooks: map[time.Duration]func(){500 * time.Millisecond: speaking(&w)},
 			asr:   [][]audio.Hypothesis{hyp("stop")}, commands: [][]any{{"stop"}}, wakes: []string{"voice"}, stops: 1,
 			heard: []time.Duration{vad.Defaults.PreRoll + 900*time.Millisecond + vad.Defaults.Hangover}},
 		{name: "speech while the robot speaks, without the phrase, is ignored",
-			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: pub(&w, TopicSpeakerSay)}},
+			audio: phrase().silence(time.Second), hooks: map[time.Duration]func(){500 * time.Millisecond: speaking(&w)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w = newWorld(t)
-				defer w.bus.Close(context.Background())
 				src := &hookSource{pcm: tc.audio.pcm, hooks: map[int64]func(){}}
 				for d, f := range tc.hooks {
 					src.hooks[at(d)] = f
@@ -122,7 +116,7 @@ func TestListenerWithWakeDetector(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, tc.commands, w.commands())
 				assert.Equal(t, tc.wakes, w.wakes())
-				assert.Len(t, w.topics(pipeline.TopicStop), tc.stops)
+				assert.Len(t, w.topics(evStop), tc.stops)
 				assert.Len(t, w.topics(TopicRecognized), len(tc.asr), "recognised utterances")
 				require.Len(t, asr.lengths, len(tc.heard))
 				for i, d := range tc.heard {

@@ -14,8 +14,6 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/wake"
-	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
 func loadWAV(t *testing.T, name string) []int16 {
@@ -67,7 +65,6 @@ func TestWakeWordEndToEnd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t)
-				defer w.bus.Close(context.Background())
 				det, err := wake.New(wake.Config{})
 				require.NoError(t, err)
 				asr := &heardASR{fakeASR: fakeASR{script: tc.asr}}
@@ -137,7 +134,6 @@ func TestAskAgainWhenNotUnderstood(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t)
-				defer w.bus.Close(context.Background())
 				det, err := wake.New(wake.Config{})
 				require.NoError(t, err)
 				voice := &fakeVoice{}
@@ -146,12 +142,12 @@ func TestAskAgainWhenNotUnderstood(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, tc.asked, voice.said, "what the robot said")
 				var spoken []string
-				for _, m := range w.topics(pipeline.TopicSpeak) {
+				for _, m := range w.topics(evSpeak) {
 					if u := m.DataString("utterance"); u == AskAgain {
 						spoken = append(spoken, u)
 					}
 				}
-				assert.Equal(t, tc.asked, spoken, "ovos.utterance.speak (the world asks \"for how long?\" after a timer)")
+				assert.Equal(t, tc.asked, spoken, "told as spoken words (on the bus: ovos.utterance.speak)")
 				assert.Equal(t, tc.commands, w.commands())
 				assert.Equal(t, len(tc.asked), l.Stats().Asked)
 			})
@@ -163,24 +159,19 @@ func TestAskAgainWhenNotUnderstood(t *testing.T) {
 // `audio listen` still open the command window: "set a timer" said after
 // either, without the wake phrase, is a command.
 func TestButtonAndShellWakeWithTheDetector(t *testing.T) {
-	for _, tc := range []struct {
-		topic, source string
-	}{{"jibo.body.button.wake.press", SourceButton}, {TopicWakeRequest, SourceShell}} {
-		t.Run(tc.source, func(t *testing.T) {
+	for _, source := range []string{SourceButton, SourceShell} {
+		t.Run(source, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t)
-				defer w.bus.Close(context.Background())
 				det, err := wake.New(wake.Config{})
 				require.NoError(t, err)
 				pcm := append(make([]int16, rate), loadWAV(t, "set_a_timer.wav")...)
 				pcm = append(pcm, make([]int16, rate)...)
-				src := &hookSource{pcm: pcm, hooks: map[int64]func(){at(500 * time.Millisecond): func() {
-					require.NoError(t, w.bus.Publish(context.Background(), bus.NewMessage(tc.topic, map[string]any{})))
-				}}}
+				src := &hookSource{pcm: pcm, hooks: map[int64]func(){at(500 * time.Millisecond): wakeBy(&w, source)}}
 				asr := &fakeASR{script: [][]audio.Hypothesis{hyp("set a timer")}}
 				_, err = runListener(t, w, src, asr, func(c *Config) { c.Wake = det })
 				require.NoError(t, err)
-				assert.Equal(t, []string{tc.source}, w.wakes())
+				assert.Equal(t, []string{source}, w.wakes())
 				assert.Equal(t, [][]any{{"set a timer"}}, w.commands())
 			})
 		})

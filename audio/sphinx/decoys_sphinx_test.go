@@ -4,7 +4,9 @@ package sphinx
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/stretchr/testify/assert"
@@ -21,7 +23,7 @@ func TestWakeDecoysKeepOthersNamesOut(t *testing.T) {
 	require.NoError(t, err)
 	in := []grammar.Intent{{Skill: "s", Name: "a", Lang: "en", Templates: []string{"what time is it", "how are you", "set a timer", "hey there"}}}
 	recognizer := func(decoys []string) *Recognizer {
-		g, err := grammar.Build(in, grammar.Options{Wake: "hey jibo", Decoys: decoys, DecoyWeight: DecoyWeight})
+		g, err := grammar.Build(in, grammar.Options{TemplateLanguage: plainWords{}, Wake: "hey jibo", Decoys: decoys, DecoyWeight: DecoyWeight})
 		require.NoError(t, err)
 		return newTestRecognizer(t, Config{Grammar: g, Lexicon: lex})
 	}
@@ -50,4 +52,19 @@ func grammarText(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// plainWords is a template language of plain sentences, enough for this
+// test's (grammar.TemplateLanguage): a template is its own sample, and
+// text is its lowercase words.
+type plainWords struct{}
+
+func (plainWords) Expand(template string, _ map[string][]string) ([]string, error) {
+	return []string{plainWords{}.Normalize(template)}, nil
+}
+
+func (plainWords) Normalize(text string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
 }

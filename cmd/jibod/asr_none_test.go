@@ -30,7 +30,7 @@ func TestAudioEvalNeedsSpeechRecognition(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.ManifestName), []byte(`{"file":"a.wav","text":"hello","wake":false}`+"\n"), 0o644))
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"audio", "eval", "--dir", dir}, strings.NewReader(""), &out, &errb)
+	code := run(context.Background(), testTrainer, []string{"audio", "eval", "--dir", dir}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errb.String(), "no speech recognition; build with -tags sphinx")
 }

@@ -56,7 +56,7 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
-	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 
@@ -68,7 +68,7 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 	}
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, opts)
 	require.NoError(t, err)
-	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	gb := hearing.NewGrammarBuilder(r.HearingParts(), lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
 	a, err := hearing.AnswerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
@@ -89,12 +89,12 @@ func TestAnswerGrammarHasTheLoopsNames(t *testing.T) {
 // minutes" said to the timer was heard as "im it its".
 func TestAnswerGrammarWithoutTheLoopsNames(t *testing.T) {
 	needSphinxFiles(t)
-	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
-	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
+	gb := hearing.NewGrammarBuilder(r.HearingParts(), lex, "en-US", "", nil, slog.New(slog.DiscardHandler))
 	a, err := hearing.AnswerGrammar(context.Background(), gb)
 	require.NoError(t, err)
 	g := a.(*grammar.Grammar)
@@ -121,13 +121,13 @@ func TestGrammarBuilderSetsPhoneticNames(t *testing.T) {
 		code, _, stderr := peopleCmd(t, dir, append([]string{"add"}, args...)...)
 		require.Equal(t, 0, code, stderr)
 	}
-	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	lex, err := sphinx.NewLexicon(sphinx.DefaultDict, sphinx.LexiconOptions{})
 	require.NoError(t, err)
 	var logs syncBuffer
-	gb := hearing.NewGrammarBuilder(r.Robot, lex, "en-US", "", nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	gb := hearing.NewGrammarBuilder(r.HearingParts(), lex, "en-US", "", nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	_, err = gb.Build(context.Background())
 	require.NoError(t, err)
 	words := []string{"mary", "ann", "siobhan", "jo", "ellen", "bo"}
@@ -176,12 +176,12 @@ func (s *syncBuffer) String() string {
 func TestRecognizerRebuildsOnALoopChange(t *testing.T) {
 	needSphinxFiles(t)
 	dir := t.TempDir()
-	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir,
-		Log: slog.New(slog.DiscardHandler), LoopWatch: 20 * time.Millisecond}, hearing.Speech{})
+	r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir,
+		Log: slog.New(slog.DiscardHandler), LoopWatch: 20 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	var logs syncBuffer
-	_, free, err := hearing.NewRecognizer(context.Background(), r.Robot, hearing.Options{Lang: "en-US", Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	_, free, err := hearing.NewRecognizer(context.Background(), r.HearingParts(), hearing.Options{Lang: "en-US", Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = free() })
 	require.NotContains(t, logs.String(), "grammar rebuilt")
@@ -303,15 +303,12 @@ func TestHearingAPhoneticName(t *testing.T) {
 		code, out, stderr := peopleCmd(t, dir, append([]string{"add", "--first", "Siobhan"}, loopArgs...)...)
 		require.Equal(t, 0, code, stderr)
 		rec := &recorder{}
-		r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
-			Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newAskWhoSkill(t)}}, hearing.Speech{})
+		f := parseAudioFlags(t, "--audio", "file:"+wav)
+		r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: dir, Tap: rec.tap,
+			Log: slog.New(slog.DiscardHandler), Skills: []skill.Skill{newAskWhoSkill(t)}, Hearing: *f})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = r.Close(context.Background()) })
-		f := parseAudioFlags(t, "--audio", "file:"+wav)
-		h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", hearing.NewRecognizer, nil, r.speech.Meter, slog.New(slog.DiscardHandler))
-		require.NoError(t, err)
-		require.NoError(t, h.Wait(context.Background()))
-		require.NoError(t, h.Stop())
+		require.NoError(t, r.Hearing().Wait(context.Background()))
 		if p := r.Body().State.Snapshot().Person; p != nil {
 			person = p.LooperID
 		}

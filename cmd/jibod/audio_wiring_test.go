@@ -48,7 +48,7 @@ func (s *scriptedASR) Recognize(context.Context, []int16) ([]audio.Hypothesis, e
 }
 
 func fixedASR(a audio.Recognizer) hearing.RecognizerFunc {
-	return func(context.Context, *runtime.Robot, hearing.Options) (audio.Recognizer, func() error, error) {
+	return func(context.Context, hearing.Parts, hearing.Options) (audio.Recognizer, func() error, error) {
 		return a, func() error { return nil }, nil
 	}
 }
@@ -86,10 +86,12 @@ func parseAudioFlags(t *testing.T, args ...string) *hearing.Config {
 	return f
 }
 
-func testRobot(t *testing.T, rec *recorder, speech hearing.Speech) *robot {
+// testRobot starts a robot with the voice and ear of hc, hearing with
+// the recogniser newASR makes.
+func testRobot(t *testing.T, rec *recorder, hc hearing.Config, newASR hearing.RecognizerFunc) *runtime.Robot {
 	t.Helper()
-	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState,
-		Log: slog.New(slog.DiscardHandler), Tap: rec.tap}, speech)
+	r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState,
+		Log: slog.New(slog.DiscardHandler), Tap: rec.tap, Hearing: hc, Recognizer: newASR})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	return r
@@ -100,13 +102,10 @@ func testRobot(t *testing.T, rec *recorder, speech hearing.Speech) *robot {
 // which answers; an unrecognised sentence after it causes nothing.
 func TestHearingAFileReachesTheClock(t *testing.T) {
 	rec := &recorder{}
-	r := testRobot(t, rec, hearing.Speech{})
 	f := parseAudioFlags(t, "--audio", "file:"+filepath.Join("..", "..", "audio", "testdata", "hey_jibo_what_time.wav"))
 	asr := &scriptedASR{texts: []string{"hey jibo what time is it"}}
-	h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", fixedASR(asr), nil, r.speech.Meter, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	require.NoError(t, h.Wait(context.Background()))
-	require.NoError(t, h.Stop())
+	r := testRobot(t, rec, *f, fixedASR(asr))
+	require.NoError(t, r.Hearing().Wait(context.Background()))
 	require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
 
 	handle := rec.of(pipeline.TopicHandle)
@@ -139,7 +138,6 @@ func loadTestWAV(t *testing.T, name string) []int16 {
 // timer" … "five seconds", heard from one file.
 func TestHearingAnswersAQuestion(t *testing.T) {
 	rec := &recorder{}
-	r := testRobot(t, rec, hearing.Speech{})
 	pcm := append(loadTestWAV(t, "hey_jibo_what_time.wav"), make([]int16, 24000)...)
 	pcm = append(pcm, loadTestWAV(t, "set_a_timer.wav")...)
 	pcm = append(pcm, make([]int16, 16000)...)
@@ -149,10 +147,8 @@ func TestHearingAnswersAQuestion(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	f := parseAudioFlags(t, "--audio", "file:"+path)
 	asr := &scriptedASR{texts: []string{"hey jibo set a timer", "five seconds"}}
-	h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", fixedASR(asr), nil, r.speech.Meter, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	require.NoError(t, h.Wait(context.Background()))
-	require.NoError(t, h.Stop())
+	r := testRobot(t, rec, *f, fixedASR(asr))
+	require.NoError(t, r.Hearing().Wait(context.Background()))
 	require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
 	handle := rec.of(pipeline.TopicHandle)
 	require.Len(t, handle, 2)
@@ -176,12 +172,9 @@ func TestHearingOutOfGrammarDoesNothing(t *testing.T) {
 	}{{hearing.WakeDetector, 0}, {hearing.WakeGrammar, 1}} {
 		t.Run(tc.wake, func(t *testing.T) {
 			rec := &recorder{}
-			r := testRobot(t, rec, hearing.Speech{})
 			f := parseAudioFlags(t, "--wake", tc.wake, "--audio", "file:"+filepath.Join("..", "..", "audio", "testdata", "set_a_timer.wav"))
-			h, err := hearing.Start(context.Background(), r.Robot, f, "en-US", fixedASR(&scriptedASR{texts: []string{""}}), nil, r.speech.Meter, slog.New(slog.DiscardHandler))
-			require.NoError(t, err)
-			require.NoError(t, h.Wait(context.Background()))
-			require.NoError(t, h.Stop())
+			r := testRobot(t, rec, *f, fixedASR(&scriptedASR{texts: []string{""}}))
+			require.NoError(t, r.Hearing().Wait(context.Background()))
 			require.NoError(t, r.Close(context.Background())) // the recorder has seen everything
 			assert.Len(t, rec.of(listen.TopicSpeechEnd), 1, "the speech was found")
 			assert.Len(t, rec.of(listen.TopicRecognized), tc.recognized)
@@ -246,17 +239,17 @@ func TestSpeakerFollowsPortaudio(t *testing.T) {
 
 // The pure build has no recogniser and says so, before opening anything.
 func TestNoRecognizerInThisBuild(t *testing.T) {
-	r := testRobot(t, &recorder{}, hearing.Speech{})
 	f := parseAudioFlags(t, "--audio", "null")
-	_, err := hearing.Start(context.Background(), r.Robot, f, "en-US", func(ctx context.Context, r *runtime.Robot, o hearing.Options) (audio.Recognizer, func() error, error) {
-		return nil, nil, hearing.ErrNoASR
-	}, nil, nil, slog.New(slog.DiscardHandler))
+	_, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState,
+		Log: slog.New(slog.DiscardHandler), Hearing: *f, Recognizer: func(context.Context, hearing.Parts, hearing.Options) (audio.Recognizer, func() error, error) {
+			return nil, nil, hearing.ErrNoASR
+		}})
 	require.ErrorIs(t, err, hearing.ErrNoASR)
 	assert.Contains(t, err.Error(), "build with -tags sphinx")
 }
 
 func TestWakeButtons(t *testing.T) {
-	r := testRobot(t, &recorder{}, hearing.Speech{})
+	r := testRobot(t, &recorder{}, hearing.Config{}, nil)
 	got, err := hearing.WakeButtons(r.Body().Board.Buttons, parseAudioFlags(t))
 	require.NoError(t, err)
 	assert.Empty(t, got, "the sim board has no wake button")
@@ -294,7 +287,7 @@ func fakeEspeak(t *testing.T, seconds float64) string {
 func TestEspeakVoiceAndSpeakerWAV(t *testing.T) {
 	rec := &recorder{}
 	wav := filepath.Join(t.TempDir(), "spk.wav")
-	r := testRobot(t, rec, hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 0.3), SpeakerWAV: wav})
+	r := testRobot(t, rec, hearing.Config{Speech: hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 0.3), SpeakerWAV: wav}}, nil)
 	u, err := console.NewUtterer(r.Bus(), "test")
 	require.NoError(t, err)
 	defer u.Close()
@@ -317,8 +310,8 @@ func TestEspeakNeedsASoundOutput(t *testing.T) {
 	prof, err := runtime.LoadProfile("sim")
 	require.NoError(t, err)
 	prof.AudioOut = nil
-	_, err = newRobot(context.Background(), runtime.Config{Profile: prof, SpeakWPM: 0, StateDir: runtime.NoState,
-		Log: slog.New(slog.DiscardHandler)}, hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 0.1)})
+	_, err = newTestRobot(context.Background(), runtime.Config{Profile: prof, SpeakWPM: 0, StateDir: runtime.NoState,
+		Log: slog.New(slog.DiscardHandler), Hearing: hearing.Config{Speech: hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 0.1)}}})
 	assert.ErrorContains(t, err, "no sound output")
 }
 
@@ -349,7 +342,7 @@ func (g *gated) Close() error { return nil }
 func TestBargeIn(t *testing.T) {
 	rec := &recorder{}
 	wav := filepath.Join(t.TempDir(), "spk.wav")
-	r := testRobot(t, rec, hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 5), SpeakerWAV: wav})
+	r := testRobot(t, rec, hearing.Config{Speech: hearing.Speech{TTS: hearing.TTSEspeak, Program: fakeEspeak(t, 5), SpeakerWAV: wav}}, nil)
 	// "Hey Jibo, what time is it", the wake word detector's to find.
 	src := &gated{open: make(chan struct{})}
 	src.pcm = append(make([]int16, 16000), loadTestWAV(t, "hey_jibo_what_time.wav")...)
@@ -388,8 +381,8 @@ func TestBargeIn(t *testing.T) {
 	speaking, err := r.Bus().Subscribe("jibo.body.speaker.say", func(ctx context.Context, _ bus.Message) { ping(ctx, "speaking") })
 	require.NoError(t, err)
 	defer speaking.Close()
-	h, err := hearing.ListenOn(context.Background(), r.Robot, src, &scriptedASR{texts: []string{"hey jibo"}}, func() error { return nil },
-		parseAudioFlags(t), "en-US", false, r.speech.Meter, slog.New(slog.DiscardHandler))
+	h, err := hearing.ListenOn(context.Background(), r.HearingParts(), src, &scriptedASR{texts: []string{"hey jibo"}}, func() error { return nil },
+		parseAudioFlags(t), "en-US", false, nil, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	// The listener subscribes from its own goroutine: wait until it answers.
 	for answered := false; !answered; {
@@ -422,7 +415,7 @@ func TestBargeIn(t *testing.T) {
 
 func TestAudioLevel(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"audio", "level", "--audio", "file:" + filepath.Join("..", "..", "audio", "testdata", "hey_jibo_what_time.wav")},
+	code := run(context.Background(), testTrainer, []string{"audio", "level", "--audio", "file:" + filepath.Join("..", "..", "audio", "testdata", "hey_jibo_what_time.wav")},
 		strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -431,23 +424,23 @@ func TestAudioLevel(t *testing.T) {
 	assert.Contains(t, lines[0], "dBFS")
 
 	out.Reset()
-	code = run(context.Background(), []string{"audio", "level", "--audio", "null", "--seconds", "0.3"}, strings.NewReader(""), &out, &errb)
+	code = run(context.Background(), testTrainer, []string{"audio", "level", "--audio", "null", "--seconds", "0.3"}, strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	assert.Equal(t, 3, strings.Count(out.String(), "-inf dBFS"))
 
 	out.Reset()
 	raw := make([]byte, 3200*2+1)
-	code = run(context.Background(), []string{"audio", "level", "--audio", "stdin"}, bytes.NewReader(raw), &out, &errb)
+	code = run(context.Background(), testTrainer, []string{"audio", "level", "--audio", "stdin"}, bytes.NewReader(raw), &out, &errb)
 	assert.Equal(t, 1, code, "a stream that ends mid-sample is an error")
 	assert.Contains(t, errb.String(), "mid-sample")
 }
 
 func TestAudioDevices(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"audio", "devices"}, strings.NewReader(""), &out, &errb)
+	code := run(context.Background(), testTrainer, []string{"audio", "devices"}, strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	assert.Contains(t, out.String(), "backends: file, stdin, null")
-	code = run(context.Background(), []string{"audio", "nope"}, strings.NewReader(""), &out, &errb)
+	code = run(context.Background(), testTrainer, []string{"audio", "nope"}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 2, code)
 }
 

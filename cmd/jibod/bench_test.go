@@ -11,7 +11,6 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/runtime"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill"
 )
 
@@ -91,11 +90,11 @@ func utterOnce(b *testing.B, bs *bus.Bus, events <-chan bus.Message, n int) (tim
 
 // newBenchRobot starts the whole robot on the sim board for a benchmark:
 // instant speech, no logs, a fixed clock. It is closed when b ends.
-func newBenchRobot(b *testing.B) *robot {
+func newBenchRobot(b *testing.B) *runtime.Robot {
 	b.Helper()
 	ctx := context.Background()
-	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now: func() time.Time { return time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC) }}, hearing.Speech{})
+	r, err := newTestRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC) }})
 	if err != nil {
 		b.Fatal(err)
 	}

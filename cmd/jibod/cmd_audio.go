@@ -10,6 +10,7 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/capture"
+	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
@@ -23,7 +24,7 @@ const audioUsage = `Usage:
 `
 
 // cmdAudio runs the audio tools.
-func cmdAudio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func cmdAudio(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, audioUsage)
 		return usageError{"audio: want a subcommand"}
@@ -40,11 +41,11 @@ func cmdAudio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case "level":
 		return cmdAudioLevel(ctx, args[1:], backends, stdin, stdout, stderr, log)
 	case "eval":
-		return cmdAudioEval(ctx, args[1:], stdout, stderr)
+		return cmdAudioEval(ctx, tr, args[1:], stdout, stderr)
 	case "prompts":
-		return cmdAudioPrompts(ctx, args[1:], stdout, stderr)
+		return cmdAudioPrompts(ctx, tr, args[1:], stdout, stderr)
 	case "enroll":
-		return cmdAudioEnroll(ctx, args[1:], backends, stdin, stdout, stderr, log)
+		return cmdAudioEnroll(ctx, tr, args[1:], backends, stdin, stdout, stderr, log)
 	case "adapt":
 		return cmdAudioAdapt(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

@@ -16,13 +16,6 @@ import (
 	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
-// robotGrammar builds the speech grammar of what the robot's skills
-// registered, without the recogniser's pronunciation check (core/runtime/hearing
-// adds that where there is a recogniser).
-func robotGrammar(r *robot, lang string) (*grammar.Grammar, error) {
-	return grammar.Build(hearing.GrammarIntents(r.Intents()), grammar.Options{Lang: lang, Wake: audio.WakePhrase})
-}
-
 const audioPromptsUsage = `Usage: jibod audio prompts [--n 100] [--seed 1] [--json]
 
 Prints sentences of the robot's speech grammar for people to read aloud,
@@ -33,7 +26,7 @@ turns, every other sentence has the wake phrase. The same seed gives the same se
 for the same skills. --json prints {"text","intent","wake"} a line.
 `
 
-func cmdAudioPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdAudioPrompts(ctx context.Context, tr runtime.Trainer, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audio prompts", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, audioPromptsUsage); fs.PrintDefaults() }
@@ -47,7 +40,7 @@ func cmdAudioPrompts(ctx context.Context, args []string, stdout, stderr io.Write
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("audio prompts: unexpected argument %q", fs.Arg(0))}
 	}
-	prompts, err := robotPrompts(ctx, *lang, *n, *seed, stderr)
+	prompts, err := robotPrompts(ctx, tr, *lang, *n, *seed, stderr)
 	if err != nil {
 		return err
 	}
@@ -61,7 +54,7 @@ const defaultEnrollPrompts = 100
 
 // robotPrompts starts the robot (simulated board, no state) for its
 // grammar and draws n prompts from it.
-func robotPrompts(ctx context.Context, lang string, n int, seed uint64, stderr io.Writer) ([]grammar.Prompt, error) {
+func robotPrompts(ctx context.Context, tr runtime.Trainer, lang string, n int, seed uint64, stderr io.Writer) ([]grammar.Prompt, error) {
 	tag, err := intent.NormalizeLang(lang)
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("--lang: %v", err)}
@@ -73,12 +66,12 @@ func robotPrompts(ctx context.Context, lang string, n int, seed uint64, stderr i
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log}, hearing.Speech{})
+	r, err := runtime.New(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log, Version: version, Trainer: tr})
 	if err != nil {
 		return nil, fmt.Errorf("starting the robot: %w", err)
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	g, err := robotGrammar(r, tag)
+	g, err := hearing.CommandGrammar(r.Intents(), tag)
 	if err != nil {
 		return nil, fmt.Errorf("the robot's speech grammar: %w", err)
 	}
@@ -97,7 +90,7 @@ where it stopped: sentences already in the manifest are not asked again.
 Then: jibod audio adapt --dir DIR --out MODELDIR.
 `
 
-func cmdAudioEnroll(ctx context.Context, args []string, backends map[string]audio.Backend, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger) error {
+func cmdAudioEnroll(ctx context.Context, tr runtime.Trainer, args []string, backends map[string]audio.Backend, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger) error {
 	fs := flag.NewFlagSet("audio enroll", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, audioEnrollUsage); fs.PrintDefaults() }
@@ -122,7 +115,7 @@ func cmdAudioEnroll(ctx context.Context, args []string, backends map[string]audi
 	case *wait < time.Second || *wait > 10*time.Minute:
 		return usageError{fmt.Sprintf("audio enroll: --wait %v: want 1s..10m", *wait)}
 	}
-	prompts, err := robotPrompts(ctx, *lang, *n, *seed, stderr)
+	prompts, err := robotPrompts(ctx, tr, *lang, *n, *seed, stderr)
 	if err != nil {
 		return fmt.Errorf("audio enroll: %w", err)
 	}

@@ -20,7 +20,7 @@ import (
 
 func TestAudioPrompts(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"audio", "prompts", "--n", "5"}, strings.NewReader(""), &out, &errb)
+	code := run(context.Background(), testTrainer, []string{"audio", "prompts", "--n", "5"}, strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	require.Len(t, lines, 5)
@@ -29,12 +29,12 @@ func TestAudioPrompts(t *testing.T) {
 	assert.False(t, strings.HasPrefix(lines[2], "hey jibo"), lines[2])
 
 	out.Reset()
-	code = run(context.Background(), []string{"audio", "prompts", "--n", "3", "--json"}, strings.NewReader(""), &out, &errb)
+	code = run(context.Background(), testTrainer, []string{"audio", "prompts", "--n", "3", "--json"}, strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	first, _, _ := strings.Cut(out.String(), "\n")
 	assert.Equal(t, `{"text":"hey jibo","wake":true}`, first)
 
-	code = run(context.Background(), []string{"audio", "prompts", "--n", "0"}, strings.NewReader(""), &out, &errb)
+	code = run(context.Background(), testTrainer, []string{"audio", "prompts", "--n", "0"}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errb.String(), "--n 0: want 1..")
 }
@@ -85,7 +85,7 @@ func TestAudioEnroll(t *testing.T) {
 	enroll := func(wav string, n string) int {
 		out.Reset()
 		errb.Reset()
-		return run(context.Background(), []string{"audio", "enroll", "--dir", dir, "--n", n, "--audio", "file:" + wav},
+		return run(context.Background(), testTrainer, []string{"audio", "enroll", "--dir", dir, "--n", n, "--audio", "file:" + wav},
 			strings.NewReader(""), &out, &errb)
 	}
 
@@ -131,11 +131,11 @@ func TestAudioEnroll(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(bad, eval.ManifestName), []byte("{\"file\":\"../x.wav\",\"text\":\"hi\"}\n"), 0o644))
 	out.Reset()
 	errb.Reset()
-	code = run(context.Background(), []string{"audio", "enroll", "--dir", bad, "--n", "2", "--audio", "null"}, strings.NewReader(""), &out, &errb)
+	code = run(context.Background(), testTrainer, []string{"audio", "enroll", "--dir", bad, "--n", "2", "--audio", "null"}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errb.String(), "holds a manifest this tool cannot go on with")
 
-	code = run(context.Background(), []string{"audio", "enroll", "--n", "2", "--audio", "null"}, strings.NewReader(""), &out, &errb)
+	code = run(context.Background(), testTrainer, []string{"audio", "enroll", "--n", "2", "--audio", "null"}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 2, code, "--dir is needed")
 }
 
@@ -145,7 +145,7 @@ func TestAudioEnrollSkipsSilence(t *testing.T) {
 	dir := t.TempDir()
 	wav := speechWAV(t, make([]int16, 3*audio.SampleRate))
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"audio", "enroll", "--dir", dir, "--n", "3", "--wait", "2s", "--audio", "file:" + wav},
+	code := run(context.Background(), testTrainer, []string{"audio", "enroll", "--dir", dir, "--n", "3", "--wait", "2s", "--audio", "file:" + wav},
 		strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out.String(), "nothing heard in 2s: skipped")
@@ -165,7 +165,7 @@ func TestAudioEnrollTooLong(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"audio", "enroll", "--dir", dir, "--n", "1", "--audio", "file:" + speechWAV(t, long, speech)},
+	code := run(context.Background(), testTrainer, []string{"audio", "enroll", "--dir", dir, "--n", "1", "--audio", "file:" + speechWAV(t, long, speech)},
 		strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	assert.Contains(t, out.String(), "longer than 10s: say it again")
@@ -186,10 +186,10 @@ func TestAudioEnrollTooLong(t *testing.T) {
 // volume's level is its level.entity (0 to 10 and the words for its ends),
 // though the template types it a number.
 func TestRobotGrammarOffersOnlyWhatSkillsTake(t *testing.T) {
-	r, err := newRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(context.Background(), runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
-	g, err := robotGrammar(r, "en-US")
+	g, err := hearing.CommandGrammar(r.Intents(), "en-US")
 	require.NoError(t, err)
 	vals, ok, err := g.SlotValues("jibo.volume", "volume_set", "level", 1000)
 	require.NoError(t, err)

@@ -37,7 +37,7 @@ wakes, its CPU cost) in any build.
 `
 
 // cmdAudioEval runs `jibod audio eval`.
-func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdAudioEval(ctx context.Context, tr runtime.Trainer, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audio eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, audioEvalUsage); fs.PrintDefaults() }
@@ -118,7 +118,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	// The robot supplies the grammar (its skills' registrations) and the
 	// intent engines commands are scored with; nothing is said to it.
-	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log}, hearing.Speech{})
+	r, err := runtime.New(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Lang: tag, Log: log, Version: version, Trainer: tr})
 	if err != nil {
 		return fmt.Errorf("audio eval: starting the robot: %w", err)
 	}
@@ -127,7 +127,7 @@ func cmdAudioEval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := env.ApplyEnv(os.Getenv); err != nil {
 		return fmt.Errorf("audio eval: speech settings: %w", err)
 	}
-	rec, free, err := hearing.NewRecognizer(ctx, r.Robot, hearing.Options{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != hearing.WakeDetector, Sphinx: env.Sphinx})
+	rec, free, err := hearing.NewRecognizer(ctx, r.HearingParts(), hearing.Options{Lang: tag, Log: log, WakeInGrammar: *wakeMethod != hearing.WakeDetector, Sphinx: env.Sphinx})
 	if err != nil {
 		return fmt.Errorf("audio eval: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/openjibo/jibod/audio/eval"
-	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/stretchr/testify/assert"
@@ -42,7 +41,7 @@ func TestAudioEvalCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+			code := run(context.Background(), testTrainer, tt.args, strings.NewReader(""), &out, &errb)
 			assert.Equal(t, tt.code, code, errb.String())
 			assert.Contains(t, errb.String(), tt.err)
 		})
@@ -62,7 +61,7 @@ func TestAudioEvalWakeOnly(t *testing.T) {
 		`{"file":"hey_jibo_what_time.wav","text":"hey jibo what time is it","wake":true,"kind":"command","noise":"clean"}`+"\n"+
 			`{"file":"hey_jimbo_decoy.wav","text":"hey jimbo where did you leave the car keys","wake":false,"kind":"decoy","noise":"clean"}`+"\n"), 0o644))
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"audio", "eval", "--dir", dir, "--wake-only", "--quiet"}, strings.NewReader(""), &out, &errb)
+	code := run(context.Background(), testTrainer, []string{"audio", "eval", "--dir", dir, "--wake-only", "--quiet"}, strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	assert.Contains(t, out.String(), "wake hits         100.0 % (1 of 1)")
 	assert.Contains(t, out.String(), "false wakes       0.0 per hour")
@@ -74,7 +73,7 @@ func TestAudioEvalWakeOnly(t *testing.T) {
 // engines, first match wins.
 func TestEngineUnderstander(t *testing.T) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(ctx)
 	u := &hearing.Understander{Intents: r.Intents(), Lang: "en-us"}
@@ -93,12 +92,10 @@ func TestEngineUnderstander(t *testing.T) {
 // phrase, and leaves nothing out.
 func TestRobotGrammar(t *testing.T) {
 	ctx := context.Background()
-	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, StateDir: runtime.NoState, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(ctx)
-	intents := grammar.FromTemplates(r.Intents().Templates.Registrations(""))
-	intents = append(intents, grammar.FromKeywords(r.Intents().Keywords.Registrations(""))...)
-	g, err := grammar.Build(intents, grammar.Options{Lang: "en-US", Wake: "hey jibo"})
+	g, err := hearing.CommandGrammar(r.Intents(), "en-US")
 	require.NoError(t, err)
 	assert.Empty(t, g.Dropped())
 	for _, s := range []string{"hey jibo", "hey jibo what time is it", "set a timer for ten minutes", "louder", "what can you do"} {

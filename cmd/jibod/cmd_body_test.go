@@ -27,7 +27,7 @@ func runInBubble(t *testing.T, args ...string) (int, string, string) {
 	var code int
 	var stdout, stderr bytes.Buffer
 	synctest.Test(t, func(t *testing.T) {
-		code = run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		code = run(context.Background(), testTrainer, args, strings.NewReader(""), &stdout, &stderr)
 	})
 	return code, stdout.String(), stderr.String()
 }
@@ -221,7 +221,7 @@ func TestMotionLoop(t *testing.T) {
 // first lines are said and every line said is answered.
 func TestMotionLoopUnderLoad(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"motion", "loop", "--seconds", "3", "--load", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), testTrainer, []string{"motion", "loop", "--seconds", "3", "--load", "--json"}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	var rep runtime.LoopReport
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
@@ -240,7 +240,7 @@ func TestMotionLoopUnderLoad(t *testing.T) {
 // --realtime=false leaves the loop an ordinary goroutine.
 func TestMotionLoopWithoutRealTime(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"motion", "loop", "--seconds", "0.2", "--realtime=false", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), testTrainer, []string{"motion", "loop", "--seconds", "0.2", "--realtime=false", "--json"}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	var rep runtime.LoopReport
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))

@@ -6,10 +6,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
+	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/intent/intenttool"
+	"github.com/openjibo/jibod/core/runtime"
 )
+
+// intentStack builds the robot's intent stacks with tr's paraphrase
+// training.
+func intentStack(tr runtime.Trainer) intenttool.NewStack {
+	return func(b *bus.Bus, log *slog.Logger, explain bool) (*intent.Stack, error) {
+		return runtime.NewIntentStack(b, log, explain, tr)
+	}
+}
 
 const intentsUsage = `Usage:
   jibod intents expand                       expand templates read as JSON lines on standard input
@@ -18,7 +29,7 @@ const intentsUsage = `Usage:
 `
 
 // cmdIntents dispatches the intent tools for skill authors.
-func cmdIntents(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func cmdIntents(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, intentsUsage)
 		return usageError{"intents: missing command"}
@@ -27,9 +38,9 @@ func cmdIntents(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case "expand":
 		return cmdIntentsExpand(ctx, args[1:], stdin, stdout, stderr)
 	case "match":
-		return cmdIntentsMatch(ctx, args[1:], stdin, stdout, stderr)
+		return cmdIntentsMatch(ctx, tr, args[1:], stdin, stdout, stderr)
 	case "eval":
-		return cmdIntentsEval(ctx, args[1:], stdout, stderr)
+		return cmdIntentsEval(ctx, tr, args[1:], stdout, stderr)
 	default:
 		fmt.Fprint(stderr, intentsUsage)
 		return usageError{fmt.Sprintf("intents: unknown command %q", args[0])}
@@ -57,7 +68,7 @@ func cmdIntentsExpand(ctx context.Context, args []string, stdin io.Reader, stdou
 // cmdIntentsMatch runs `jibod intents match`: the skill folders under
 // --skills registered with the robot's intent stack, each line of
 // standard input matched through it (intenttool.MatchLines).
-func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func cmdIntentsMatch(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("intents match", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("skills", "", "`folder` holding one folder per skill, named by skill id, each with a locale/ folder (or language folders)")
@@ -87,7 +98,7 @@ func cmdIntentsMatch(ctx context.Context, args []string, stdin io.Reader, stdout
 	if err != nil {
 		return fmt.Errorf("intents match: %w", err)
 	}
-	m, err := intenttool.NewMatcher(ctx, skills, intentStack, log)
+	m, err := intenttool.NewMatcher(ctx, skills, intentStack(tr), log)
 	if err != nil {
 		return fmt.Errorf("intents match: %w", err)
 	}
@@ -106,7 +117,7 @@ func toolError(ctx context.Context, name string, err error) error {
 }
 
 // cmdIntentsEval runs `jibod intents eval` (intenttool.Evaluate).
-func cmdIntentsEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdIntentsEval(ctx context.Context, tr runtime.Trainer, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("intents eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("corpus", "", "corpus `file` (JSON; see README)")
@@ -125,7 +136,7 @@ func cmdIntentsEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	o := intenttool.EvalOptions{Progress: intenttool.Progress(stderr)}
 	if *para {
-		o.Stack = intentStack
+		o.Stack = intentStack(tr)
 	}
 	rep, err := intenttool.Evaluate(ctx, c, o)
 	if err != nil {

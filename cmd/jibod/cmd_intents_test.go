@@ -18,7 +18,6 @@ import (
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/runtime"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 const smallCorpus = "../../testdata/corpus/small_en.json"
@@ -28,7 +27,7 @@ const smallCorpus = "../../testdata/corpus/small_en.json"
 // standard error is not a terminal.
 func TestIntentsEvalJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"intents", "eval", "--corpus", smallCorpus, "--json", "--failures", "--paraphrase=false"}, nil, &stdout, &stderr)
+	code := run(context.Background(), testTrainer, []string{"intents", "eval", "--corpus", smallCorpus, "--json", "--failures", "--paraphrase=false"}, nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	assert.Empty(t, stderr.String(), "no progress bar when stderr is not a terminal")
 	var rep map[string]any
@@ -42,7 +41,7 @@ func TestIntentsEvalJSON(t *testing.T) {
 
 func TestIntentsEvalReport(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"intents", "eval", "--corpus", smallCorpus}, nil, &stdout, &stderr)
+	code := run(context.Background(), testTrainer, []string{"intents", "eval", "--corpus", smallCorpus}, nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	out := stdout.String()
 	for _, want := range []string{
@@ -67,15 +66,15 @@ func TestIntentsEvalBadCorpus(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bad.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"lang": "en-us", "tests": []}`), 0o600))
 	var stdout, stderr bytes.Buffer
-	assert.Equal(t, 1, run(context.Background(), []string{"intents", "eval", "--corpus", path}, nil, &stdout, &stderr))
+	assert.Equal(t, 1, run(context.Background(), testTrainer, []string{"intents", "eval", "--corpus", path}, nil, &stdout, &stderr))
 	assert.Equal(t, "jibod intents: corpus "+path+": no intents and no keyword_intents: nothing to evaluate\n", stderr.String())
 	assert.Empty(t, stdout.String(), "nothing measured from a bad corpus")
 
 	dir := t.TempDir()
 	stderr.Reset()
-	assert.Equal(t, 2, run(context.Background(), []string{"intents", "eval"}, nil, &stdout, &stderr), "--corpus required")
+	assert.Equal(t, 2, run(context.Background(), testTrainer, []string{"intents", "eval"}, nil, &stdout, &stderr), "--corpus required")
 	assert.Contains(t, stderr.String(), "want --corpus FILE")
-	assert.Equal(t, 1, run(context.Background(), []string{"intents", "eval", "--corpus", filepath.Join(dir, "missing.json")}, nil, &stdout, &stderr))
+	assert.Equal(t, 1, run(context.Background(), testTrainer, []string{"intents", "eval", "--corpus", filepath.Join(dir, "missing.json")}, nil, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "reading corpus: open ")
 }
 
@@ -86,7 +85,7 @@ func TestIntentsEvalBadCorpus(t *testing.T) {
 func TestRobotKeywordIntents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(context.Background())
 	u, err := console.NewUtterer(r.Bus(), "test")

@@ -26,7 +26,7 @@ Flags:
 // maxLoopSeconds bounds a measurement.
 const maxLoopSeconds = 3600
 
-func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdMotion(ctx context.Context, tr runtime.Trainer, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "loop" {
 		fmt.Fprint(stderr, motionUsage)
 		if len(args) == 0 {
@@ -43,6 +43,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	anim := fs.String("move", "look-around", "animation to play in a loop while measuring; empty to hold still")
 	load := fs.Bool("load", false, "run the whole robot and feed its utterance pipeline typed utterances as fast as it handles them, several in flight on each of two inputs, while measuring (docs/motion.md)")
 	inFlight := fs.Int("load-inflight", loadgen.DefaultInFlight, fmt.Sprintf("with --load: utterances each input keeps in flight (1..%d)", loadgen.MaxInFlight))
+	rest := fs.Float64("rest", 0, "with --load: seconds to keep the robot still after the load, then report its resident memory")
 	timer := fs.String("timer", "precise", "how the loop sleeps between ticks: precise (nanosleep on its own thread) or go (Go timers)")
 	realtime := fs.Bool("realtime", true, realtimeUsage)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
@@ -54,6 +55,9 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *seconds <= 0 || *seconds > maxLoopSeconds {
 		return usageError{fmt.Sprintf("--seconds %g: want 0..%d", *seconds, maxLoopSeconds)}
+	}
+	if *rest < 0 || *rest > maxLoopSeconds {
+		return usageError{fmt.Sprintf("--rest %g: want 0..%d", *rest, maxLoopSeconds)}
 	}
 	if *timer != "precise" && *timer != "go" {
 		return usageError{fmt.Sprintf("--timer %q: want precise or go", *timer)}
@@ -72,7 +76,7 @@ func cmdMotion(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		prof.Motion.RateHz = *rate
 	}
 	rep, err := runtime.MeasureLoop(ctx, runtime.LoopConfig{Profile: prof, Duration: time.Duration(*seconds * float64(time.Second)), Animation: *anim,
-		Load: *load, InFlight: *inFlight, GoTimers: *timer == "go", RealTime: *realtime, Version: version, Trainer: paraphraseTrainer})
+		Load: *load, InFlight: *inFlight, Rest: time.Duration(*rest * float64(time.Second)), GoTimers: *timer == "go", RealTime: *realtime, Version: version, Trainer: tr})
 	if err != nil {
 		return err
 	}

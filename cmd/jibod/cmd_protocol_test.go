@@ -44,7 +44,7 @@ func TestProtocolCheckInvalidExamples(t *testing.T) {
 			want, ok := expected[e.Name()]
 			require.True(t, ok, "expected.txt has a line for %s", e.Name())
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{"protocol", "check", filepath.Join(dir, e.Name())}, nil, &stdout, &stderr)
+			code := run(context.Background(), testTrainer, []string{"protocol", "check", filepath.Join(dir, e.Name())}, nil, &stdout, &stderr)
 			assert.Equal(t, 1, code)
 			assert.Empty(t, stdout.String())
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
@@ -101,7 +101,7 @@ func TestProtocolCheckCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"protocol", "check"}, tt.args...)
-			code := run(context.Background(), args, nil, &stdout, &stderr)
+			code := run(context.Background(), testTrainer, args, nil, &stdout, &stderr)
 			assert.Equal(t, tt.code, code, stderr.String())
 			var okLines []string
 			jsonLines := 0
@@ -126,7 +126,7 @@ func TestProtocolCheckCommand(t *testing.T) {
 func TestProtocolSubcommandUsage(t *testing.T) {
 	for _, args := range [][]string{{"protocol"}, {"protocol", "lint"}} {
 		var stdout, stderr bytes.Buffer
-		assert.Equal(t, 2, run(context.Background(), args, nil, &stdout, &stderr), args)
+		assert.Equal(t, 2, run(context.Background(), testTrainer, args, nil, &stdout, &stderr), args)
 		assert.Contains(t, stderr.String(), "jibod protocol check [--quiet] [--as KIND] FILE...")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/runtime"
@@ -16,7 +15,7 @@ import (
 	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
-func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func cmdRun(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &config.Run{}
@@ -84,8 +83,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	started := time.Now()
 	cfg := runtime.Config{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: log,
 		StateDir: c.State, ListenWindow: time.Duration(c.ListenWindow), Offline: c.Offline, Hub: hubCfg, RealTime: c.RealTime,
-		LocalSkills: c.LocalSkills, TracePath: c.Trace, TraceOut: stdout}
-	r, err := newRobot(ctx, cfg, af.Speech)
+		LocalSkills: c.LocalSkills, TracePath: c.Trace, TraceOut: stdout, Hearing: *af, Version: version, Trainer: tr}
+	r, err := runtime.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -97,21 +96,10 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	defer closeConsole()
-	backends, freeBackends := hearing.AudioBackends(log)
-	// The shell hears what the robot hears through a tap on the backends.
-	mic := audio.NewTap(af.Audio, backends)
-	if mic != nil {
-		backends = mic.Backends()
-	}
-	hear, err := hearing.Start(ctx, r.Robot, af, c.Lang, hearing.NewRecognizer, backends, r.speech.Meter, log)
-	if err != nil {
-		return errors.Join(err, freeBackends(), r.Close(context.Background()))
-	}
 	shell, err := r.StartShell(ctx, runtime.ShellConfig{Socket: sf.Socket, Serial: sf.Serial, Baud: sf.Baud, PINFile: sf.PINFile,
-		Reboot: sf.Reboot, Logs: logs, StateDir: c.State, Started: started, Mic: mic,
-		Listener: hear.Listener(), Restart: func() { restart(errRestart) }})
+		Reboot: sf.Reboot, Logs: logs, StateDir: c.State, Started: started, Restart: func() { restart(errRestart) }})
 	if err != nil {
-		return errors.Join(err, hear.Stop(), freeBackends(), r.Close(context.Background()))
+		return errors.Join(err, r.Close(context.Background()))
 	}
 	stopWeb := r.StartWeb(c.Web, shell, stderr)
 	if c.Input == "console" {
@@ -120,7 +108,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var loopErr error
 	switch c.Input {
 	case "none":
-		loopErr = hear.Wait(ctx) // until the audio ends
+		loopErr = r.Hearing().Wait(ctx) // until the audio ends
 	case "shell":
 		loopErr = shell.ServeStdio(ctx, stdin, stdout)
 	default:
@@ -128,13 +116,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	stopWeb()
 	shell.Stop()
-	hearErr := errors.Join(hear.Stop(), freeBackends())
-
-	closeConsole()
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err = r.Close(closeCtx)
-	err = errors.Join(hearErr, err)
 	if errors.Is(context.Cause(ctx), errRestart) {
 		return exitCodeError{code: restartExitCode, err: errors.Join(errRestart, err)}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline/scenario"
+	"github.com/openjibo/jibod/core/runtime"
 )
 
 const scenarioUsage = `Usage:
@@ -19,7 +20,7 @@ const scenarioUsage = `Usage:
 `
 
 // cmdScenario runs scenario files for skill and plugin authors.
-func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdScenario(ctx context.Context, tr runtime.Trainer, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "run" {
 		fmt.Fprint(stderr, scenarioUsage)
 		if len(args) == 0 {
@@ -45,7 +46,9 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	opts := scenario.Options{Logger: log, Intents: func(b *bus.Bus, log *slog.Logger) (scenario.IntentStack, error) { return intentStack(b, log, false) }}
+	opts := scenario.Options{Logger: log, Intents: func(b *bus.Bus, log *slog.Logger) (scenario.IntentStack, error) {
+		return runtime.NewIntentStack(b, log, false, tr)
+	}}
 	if *summary {
 		return scenario.RunSummary(ctx, sc, stdout, opts)
 	}

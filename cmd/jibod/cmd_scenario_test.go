@@ -16,7 +16,6 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/pipeline/scenario"
 	"github.com/openjibo/jibod/core/runtime"
-	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // TestScenarioFiles runs every scenario under testdata/scenarios and checks
@@ -37,7 +36,7 @@ func TestScenarioFiles(t *testing.T) {
 			require.NoError(t, err)
 
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{"scenario", "run", "--summary", file}, nil, &stdout, &stderr)
+			code := run(context.Background(), testTrainer, []string{"scenario", "run", "--summary", file}, nil, &stdout, &stderr)
 			require.Equal(t, 0, code, stderr.String())
 			got := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 			assert.Empty(t, want.Diff(got), "got:\n%s", stdout.String())
@@ -57,7 +56,7 @@ func TestScenarioCovers13(t *testing.T) {
 func TestScenarioJSONLines(t *testing.T) {
 	file := filepath.Join("..", "..", "testdata", "scenarios", "a_matched_completes.json")
 	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), []string{"scenario", "run", file}, nil, &stdout, &stderr), stderr.String())
+	require.Equal(t, 0, run(context.Background(), testTrainer, []string{"scenario", "run", file}, nil, &stdout, &stderr), stderr.String())
 	lines, err := scenario.Summarize(&stdout)
 	require.NoError(t, err, "standard output is one JSON message per line")
 	assert.Equal(t, "1 ovos.utterance.handle", lines[0])
@@ -84,7 +83,7 @@ func TestScenarioUsageAndBadFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
-		assert.Equal(t, tt.code, run(context.Background(), tt.args, nil, &stdout, &stderr), tt.args)
+		assert.Equal(t, tt.code, run(context.Background(), testTrainer, tt.args, nil, &stdout, &stderr), tt.args)
 		assert.Contains(t, stderr.String(), tt.want, tt.args)
 	}
 }
@@ -96,7 +95,7 @@ func TestScenarioUsageAndBadFiles(t *testing.T) {
 func TestRobotPipeline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := newRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)}, hearing.Speech{})
+	r, err := newTestRobot(ctx, runtime.Config{Board: "sim", SpeakWPM: 0, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer r.Close(context.Background())
 	assert.Equal(t, []string{"stop", "converse", "intents-high", "paraphrase", "fallback-high",

@@ -11,7 +11,7 @@ import (
 	"github.com/openjibo/jibod/core/selftest"
 )
 
-func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdSelftest(ctx context.Context, tr runtime.Trainer, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	boardName := fs.String("board", "sim", "board profile to test (a built-in name or a file)")
@@ -24,7 +24,7 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stdout, "jibod %s selftest on the %s board\n", version, *boardName)
-	passed, failed, started := selftest.Run(ctx, runtime.Selftest(runtime.Config{Board: *boardName, Log: log, Version: version, Trainer: paraphraseTrainer}), func(s selftest.Step) {
+	passed, failed, started := selftest.Run(ctx, runtime.Selftest(runtime.Config{Board: *boardName, Log: log, Version: version, Trainer: tr}), func(s selftest.Step) {
 		switch {
 		case s.Err != nil:
 			fmt.Fprintf(stdout, "[FAIL] %s: %v\n", s.Name, s.Err)

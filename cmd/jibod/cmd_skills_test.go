@@ -21,7 +21,7 @@ import (
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code = run(context.Background(), testTrainer, args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

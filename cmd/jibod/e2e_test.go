@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,10 +15,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/intent/paraphrase"
+	"github.com/openjibo/jibod/core/runtime"
 )
 
 // jibodBin is the real binary, built once for the end-to-end tests.
 var jibodBin string
+
+// testTrainer trains the paraphrase tiers of the robots the tests start
+// in this process: they learn the same skills, so they train once.
+var testTrainer = paraphrase.NewMemo().Train
+
+// newTestRobot is runtime.New with the tests' paraphrase training.
+func newTestRobot(ctx context.Context, cfg runtime.Config) (*runtime.Robot, error) {
+	cfg.Trainer = testTrainer
+	return runtime.New(ctx, cfg)
+}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "jibod-e2e")
@@ -30,9 +42,6 @@ func TestMain(m *testing.M) {
 	if out, err := build.CombinedOutput(); err != nil {
 		panic("building jibod: " + err.Error() + "\n" + string(out))
 	}
-	// The robots the tests start in this process learn the same skills:
-	// their paraphrase tiers train once.
-	paraphraseTrainer = paraphrase.NewMemo().Train
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -18,7 +18,7 @@ import (
 func runTool(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code := run(context.Background(), testTrainer, args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -50,7 +50,7 @@ func TestIntentsExpand(t *testing.T) {
 
 func TestIntentsExpandFailures(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"intents", "expand"}, iotest.ErrReader(errors.New("disk on fire")), &out, &errb)
+	code := run(context.Background(), testTrainer, []string{"intents", "expand"}, iotest.ErrReader(errors.New("disk on fire")), &out, &errb)
 	assert.Equal(t, 1, code, "standard input cannot be read")
 	assert.Contains(t, errb.String(), "reading standard input: disk on fire")
 

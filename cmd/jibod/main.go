@@ -19,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 
+	jrt "github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
@@ -47,14 +48,16 @@ Usage:
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// nil: each robot's paraphrase tier trains itself.
+	code := run(ctx, nil, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run dispatches a subcommand and returns the exit code: 0 success, 1
-// failure, 2 usage error.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// failure, 2 usage error. tr trains the robots' paraphrase tiers (nil:
+// their own training; the tests share remembered models).
+func run(ctx context.Context, tr jrt.Trainer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -62,19 +65,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var err error
 	switch args[0] {
 	case "run":
-		err = cmdRun(ctx, args[1:], stdin, stdout, stderr)
+		err = cmdRun(ctx, tr, args[1:], stdin, stdout, stderr)
 	case "selftest":
-		err = cmdSelftest(ctx, args[1:], stdout, stderr)
+		err = cmdSelftest(ctx, tr, args[1:], stdout, stderr)
 	case "scenario":
-		err = cmdScenario(ctx, args[1:], stdout, stderr)
+		err = cmdScenario(ctx, tr, args[1:], stdout, stderr)
 	case "intents":
-		err = cmdIntents(ctx, args[1:], stdin, stdout, stderr)
+		err = cmdIntents(ctx, tr, args[1:], stdin, stdout, stderr)
 	case "jcp":
 		err = cmdJCP(ctx, args[1:], stdout, stderr)
 	case "protocol":
 		err = cmdProtocol(ctx, args[1:], stdout, stderr)
 	case "motion":
-		err = cmdMotion(ctx, args[1:], stdout, stderr)
+		err = cmdMotion(ctx, tr, args[1:], stdout, stderr)
 	case "skills":
 		err = cmdSkills(ctx, args[1:], stdin, stdout, stderr)
 	case "people", "loop": // loop: the former name, Jibo's word for them
@@ -82,7 +85,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "board":
 		err = cmdBoard(ctx, args[1:], stdout, stderr)
 	case "audio":
-		err = cmdAudio(ctx, args[1:], stdin, stdout, stderr)
+		err = cmdAudio(ctx, tr, args[1:], stdin, stdout, stderr)
 	case "shell":
 		err = cmdShell(ctx, args[1:], stdin, stdout, stderr)
 	case "hub":

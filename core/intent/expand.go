@@ -187,6 +187,28 @@ func (e *expander) expand(t *Template) ([]string, error) {
 	})
 }
 
+// check accepts and refuses t exactly as expand does, without enumerating
+// its samples: its vocabulary references resolve, its sample count is
+// within the limit, and checkStructure's GRM-07 checks hold (GRM-08).
+func (e *expander) check(t *Template) error {
+	resolved := make(map[string][]string, len(t.refs))
+	for _, ref := range t.refs {
+		if _, done := resolved[ref.name]; done {
+			continue
+		}
+		samples, err := e.samplesOf(ref.name)
+		if err != nil {
+			return refError(ref, err)
+		}
+		resolved[ref.name] = samples
+	}
+	if n := countSeq(t.nodes, resolved, e.limit); n > e.limit {
+		return &SyntaxError{Line: startLine(t), Col: startCol(t), Kind: ErrTooLarge,
+			Msg: fmt.Sprintf("template expands to more than %d samples (GRM-12)", e.limit)}
+	}
+	return checkStructure(t)
+}
+
 func startLine(t *Template) int {
 	if len(t.nodes) > 0 {
 		return t.nodes[0].line

@@ -287,6 +287,22 @@ func LoadLocale(fsys fs.FS, root string) (*Locale, error) {
 	return l, nil
 }
 
+// LoadLocaleUnexpanded is LoadLocale for registering the locale's intents:
+// it accepts and refuses exactly what LoadLocale does, but checks each
+// .intent template by its structure (GRM-08) instead of enumerating its
+// sample set, so .intent Resources have no Samples and their FileReports
+// count none. The engines compile templates and never read those samples,
+// which are most of a rich locale's loading time and garbage; the other
+// roles (vocabularies, entities, dialogs, ...) load as LoadLocale loads
+// them.
+func LoadLocaleUnexpanded(fsys fs.FS, root string) (*Locale, error) {
+	l, err := loadLocaleWith([]LocaleLayer{{FS: fsys, Root: root}}, loadMode{unexpanded: true})
+	if err != nil {
+		return nil, fmt.Errorf("loading locale %s: %w", root, err)
+	}
+	return l, nil
+}
+
 // LoadLocaleTolerant loads a locale as ovos-core loads a skill's: a
 // malformed file is refused, reported in Locale.Files with every reason,
 // and the rest loads without it, a template that refers to a refused
@@ -335,10 +351,21 @@ func LoadLocaleLayers(layers ...LocaleLayer) (*Locale, error) {
 	return l, nil
 }
 
-type loader struct {
-	loc      *Locale
+// loadMode says how a locale is loaded.
+type loadMode struct {
+	// tolerant refuses malformed files and loads the rest
+	// (LoadLocaleTolerant) instead of failing.
 	tolerant bool
-	files    int
+	// unexpanded checks .intent templates without enumerating their
+	// samples (LoadLocaleUnexpanded).
+	unexpanded bool
+}
+
+type loader struct {
+	loc        *Locale
+	tolerant   bool
+	unexpanded bool
+	files      int
 	// errs collects errors per path, in the order paths are first seen.
 	errs  map[string][]error
 	order []string
@@ -415,10 +442,15 @@ func (ld *loader) err() error {
 }
 
 func loadLocale(layers []LocaleLayer, tolerant bool) (*Locale, error) {
+	return loadLocaleWith(layers, loadMode{tolerant: tolerant})
+}
+
+func loadLocaleWith(layers []LocaleLayer, mode loadMode) (*Locale, error) {
 	if len(layers) == 0 {
 		return nil, errors.New("no locale folder given")
 	}
-	ld := &loader{loc: &Locale{Langs: map[string]*Language{}}, tolerant: tolerant,
+	tolerant := mode.tolerant
+	ld := &loader{loc: &Locale{Langs: map[string]*Language{}}, tolerant: tolerant, unexpanded: mode.unexpanded,
 		errs: map[string][]error{}, reports: map[string]*FileReport{}}
 	chosen := map[string]map[resKey]found{} // tag → the winning file of each resource
 	for _, layer := range layers {
@@ -783,7 +815,12 @@ func (ld *loader) templates(lang *Language, ex *expander, res *Resource) {
 			ld.fail(res.Path, err)
 			continue
 		}
-		samples, err := ex.expand(t)
+		var samples []string
+		if ld.unexpanded && res.Role == RoleIntent {
+			err = ex.check(t)
+		} else {
+			samples, err = ex.expand(t)
+		}
 		if err != nil {
 			ld.fail(res.Path, err)
 			continue

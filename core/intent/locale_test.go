@@ -433,3 +433,58 @@ func TestLoadLocaleOVOSRoles(t *testing.T) {
 		assert.Contains(t, loc.Warnings, Warning{File: "locale/en-us/hi." + ext, Msg: "not a resource file (RES-05); ignored"})
 	}
 }
+
+// LoadLocaleUnexpanded accepts and refuses what LoadLocale does, for the
+// same reasons (GRM-07, GRM-08, GRM-12), and loads the same locale but for
+// the sample sets of .intent files, which it does not enumerate.
+func TestLoadLocaleUnexpanded(t *testing.T) {
+	intentFile := func(text string) fstest.MapFS {
+		return fstest.MapFS{
+			"en-us/turn.voc":         {Data: []byte("turn\nswitch\n")},
+			"en-us/device.entity":    {Data: []byte("lamp\ntv\n")},
+			"en-us/done.dialog":      {Data: []byte("(Done|All right), {device} is on.\n")},
+			"en-us/turn_on.required": {Data: []byte("device\n")},
+			"en-us/turn_on.intent":   {Data: []byte("<turn> on [the] {device}\n" + text)},
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		line string
+		want error
+	}{
+		{"valid", "power up {device} [please]\n", nil},
+		{"GRM-07 empty sample", "[please]\n", ErrEmptySample},
+		{"GRM-07 adjacent slots", "set {device} [to] {level}\n", ErrAdjacentSlots},
+		{"GRM-07 repeated slot", "{device} or (the|a) {device}\n", ErrRepeatedSlot},
+		{"GRM-07 slot only", "{device}\n", ErrSlotOnly},
+		{"GRM-07 undefined vocabulary", "<power> {device}\n", ErrUndefinedVocab},
+		{"GRM-12 too many samples", strings.Repeat("(a|b|c|d|e|f|g|h|i|j) ", 5) + "{device}\n", ErrTooLarge},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := intentFile(tt.line)
+			full, fullErr := LoadLocale(files, ".")
+			lean, leanErr := LoadLocaleUnexpanded(files, ".")
+			if tt.want != nil {
+				require.ErrorIs(t, fullErr, tt.want)
+				require.ErrorIs(t, leanErr, tt.want, "refused for the same reason")
+				assert.Contains(t, leanErr.Error(), "en-us/turn_on.intent:2:", "naming the file and line")
+				return
+			}
+			require.NoError(t, fullErr)
+			require.NoError(t, leanErr)
+			in := full.Langs["en-us"].Resource(RoleIntent, "turn_on")
+			require.Len(t, in.Samples, 6)
+			assert.Nil(t, lean.Langs["en-us"].Resource(RoleIntent, "turn_on").Samples, "no .intent sample set")
+			in.Samples = nil
+			for i := range full.Files {
+				if full.Files[i].Role == RoleIntent {
+					full.Files[i].Samples = 0
+				}
+			}
+			assert.Equal(t, full, lean, "everything else alike")
+			def, ok := lean.Langs["en-us"].TemplateIntent("", "s", "turn_on")
+			require.True(t, ok)
+			assert.Equal(t, []string{"<turn> on [the] {device}", "power up {device} [please]"}, def.Samples)
+		})
+	}
+}

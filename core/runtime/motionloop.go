@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +43,13 @@ type LoopReport struct {
 	P50us               float64 `json:"p50_us"`
 	P99us               float64 `json:"p99_us"`
 	MaxUs               float64 `json:"max_us"`
+	// RestSeconds is how long the robot stayed still after the load
+	// (LoopConfig.Rest); RSSLoadMB and RSSRestMB are its resident memory
+	// when the load ended and after that rest, where the system says
+	// (Linux's /proc/self/status).
+	RestSeconds float64 `json:"rest_seconds,omitempty"`
+	RSSLoadMB   float64 `json:"rss_load_mb,omitempty"`
+	RSSRestMB   float64 `json:"rss_rest_mb,omitempty"`
 	// RealTime is what real-time service the loop got.
 	RealTime motion.RealTimeStatus `json:"realtime"`
 }
@@ -65,6 +74,9 @@ func (rep *LoopReport) WriteText(stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
 	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
+	if rep.RSSLoadMB > 0 {
+		fmt.Fprintf(stdout, "resident memory: %.1f MB when the load ended, %.1f MB after %.0f s at rest\n", rep.RSSLoadMB, rep.RSSRestMB, rep.RestSeconds)
+	}
 	return nil
 }
 
@@ -86,6 +98,10 @@ type LoopConfig struct {
 	// InFlight on each input.
 	Load     bool
 	InFlight int
+	// Rest, with Load, keeps the robot running with the body still for
+	// this long after the load has ended, to report how much of the
+	// memory the load took it gives back.
+	Rest     time.Duration
 	GoTimers bool
 	RealTime bool
 	// Version and Trainer go to the runtime with Load.
@@ -157,6 +173,15 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	if job != nil {
 		job.Halt()
 	}
+	var rssLoad, rssRest int64
+	if load && c.Rest > 0 && err == nil && lerr == nil {
+		rssLoad = residentBytes()
+		select {
+		case <-time.After(c.Rest):
+			rssRest = residentBytes()
+		case <-ctx.Done():
+		}
+	}
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	var cerr error
@@ -179,5 +204,29 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	rep.P50us = float64(s.P50.Nanoseconds()) / 1000
 	rep.P99us = float64(s.P99.Nanoseconds()) / 1000
 	rep.MaxUs = float64(s.Max.Nanoseconds()) / 1000
+	if rssLoad > 0 && rssRest > 0 {
+		rep.RestSeconds, rep.RSSLoadMB, rep.RSSRestMB = c.Rest.Seconds(), float64(rssLoad)/1e6, float64(rssRest)/1e6
+	}
 	return rep, cerr
+}
+
+// residentBytes is the process's resident memory as Linux reports it
+// (VmRSS in /proc/self/status), 0 where it cannot be read.
+func residentBytes() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		v, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
 }

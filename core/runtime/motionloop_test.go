@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	goruntime "runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +44,21 @@ func TestMeasureLoop(t *testing.T) {
 				assert.Equal(t, "precise", rep.Timer)
 			}
 		})
+	}
+}
+
+// With --rest the report says the resident memory when the load ended and
+// after the rest; without it, nothing about memory.
+func TestLoopReportSaysTheMemoryAtRest(t *testing.T) {
+	var b strings.Builder
+	rep := &LoopReport{Board: "sim", Rate: 200, Seconds: 30, Load: true, RestSeconds: 20, RSSLoadMB: 310.4, RSSRestMB: 24.2}
+	require.NoError(t, rep.WriteText(&b))
+	assert.Contains(t, b.String(), "resident memory: 310.4 MB when the load ended, 24.2 MB after 20 s at rest\n")
+	b.Reset()
+	rep.RSSLoadMB, rep.RSSRestMB = 0, 0
+	require.NoError(t, rep.WriteText(&b))
+	assert.NotContains(t, b.String(), "resident memory")
+	if goruntime.GOOS == "linux" {
+		assert.Greater(t, residentBytes(), int64(1<<20), "this process's VmRSS")
 	}
 }

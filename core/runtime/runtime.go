@@ -1,8 +1,8 @@
 // Package runtime is the robot's composition root: New builds the whole
 // robot from typed parts (the bus, the body, the intent stack, the skills
 // and their host, the utterance pipeline with its order policy, the hub
-// link, the people it knows) and starts it; Close stops every part it
-// started, in order, and waits for each. The diagnostics shell, the web
+// link, the people it knows, the voice and the ear) and starts it; Close
+// stops every part it started, in order, and waits for each. The diagnostics shell, the web
 // page and the text console are started on a running robot and stopped
 // with it. cmd/jibod parses flags and calls this package.
 package runtime
@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/attention"
 	"github.com/openjibo/jibod/core/bus"
@@ -26,6 +27,7 @@ import (
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/interrupt"
 	"github.com/openjibo/jibod/core/pipeline"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/settings"
 	"github.com/openjibo/jibod/core/skill"
@@ -74,9 +76,15 @@ type Config struct {
 	// ListenWindow is how long a skill's question waits for its answer;
 	// 0 means skill.DefaultListenWindow.
 	ListenWindow time.Duration
-	// Sound shapes the body's sound output: a recording or a real
-	// speaker in front of it, another voice.
-	Sound Sound
+	// Hearing is the robot's voice (Hearing.Speech: the speaker, its
+	// recording, another voice) and its ear (Hearing.Audio; "" hears
+	// nothing): New opens the voice before the body and starts the
+	// listener last; Close stops the listener first and releases the
+	// speaker after the body's last word.
+	Hearing hearing.Config
+	// Recognizer builds the speech recogniser; nil is this build's
+	// (hearing.NewRecognizer). Tests bring their own.
+	Recognizer hearing.RecognizerFunc
 	// Offline is the robot's offline switch at start: installed Wasm
 	// skills cannot fetch while it is on, and the hub is not contacted.
 	Offline bool
@@ -95,13 +103,6 @@ type Config struct {
 	Version string
 	// Trainer trains the paraphrase tier; nil is its own training.
 	Trainer Trainer
-}
-
-// Sound is what the voice options opened for the body (BodyOptions'
-// fields of the same names).
-type Sound struct {
-	WrapAudioOut func(device.PCMSink) device.PCMSink
-	Voice        func(out device.PCMSink, observe device.Observer) (device.Voice, error)
 }
 
 // Robot is the whole runtime wired together: bus, body, skills, intents
@@ -165,6 +166,16 @@ type Robot struct {
 	// file, or memory. stopPeopleWatch stops looking at the file.
 	people          *people.Store
 	stopPeopleWatch func()
+	// speech is what the voice opened (the speaker, its recording),
+	// released after the body.
+	speech *hearing.Output
+	// mic is the microphone the shell hears through (a tap on the
+	// capture backends); nil when there is none. freeBackends releases
+	// the backends after the listener.
+	mic          *audio.Tap
+	freeBackends func() error
+	// hearing is the running listener; nil when the robot does not hear.
+	hearing *hearing.Listening
 
 	// services are the shell, the web page and the console started on
 	// the robot, stopped first by Close (last started, first stopped).
@@ -209,6 +220,11 @@ func New(ctx context.Context, cfg Config) (_ *Robot, err error) {
 	if cfg.SpeakWPM >= 0 {
 		prof.Speaker.WPM = cfg.SpeakWPM
 	}
+	sound, speech, err := cfg.Hearing.Speech.Open(log)
+	if err != nil {
+		return nil, err
+	}
+	r.speech = speech
 	// The owner's settings (the volume) are kept in the state folder.
 	if hasState(cfg.StateDir) {
 		if err := PrepareStateDir(cfg.StateDir); err != nil {
@@ -222,7 +238,7 @@ func New(ctx context.Context, cfg Config) (_ *Robot, err error) {
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
 	bo := BodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers, RealTime: cfg.RealTime,
-		Gain: volumeGain(r.settings), WrapAudioOut: cfg.Sound.WrapAudioOut, Voice: cfg.Sound.Voice,
+		Gain: volumeGain(r.settings), WrapAudioOut: sound.WrapAudioOut, Voice: sound.Voice,
 		Attention: func(m *motion.Controller) (jcp.Attention, error) {
 			var err error
 			r.attention, err = attention.New(attention.Config{Bus: r.bus, Motion: m, Logger: log,
@@ -274,8 +290,44 @@ func New(ctx context.Context, cfg Config) (_ *Robot, err error) {
 	if err := r.startLife(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.startHearing(ctx, cfg); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
+
+// startHearing opens the capture backends, with the tap the shell hears
+// through, and starts the listener when cfg asks the robot to hear.
+func (r *Robot) startHearing(ctx context.Context, cfg Config) error {
+	backends, free := hearing.AudioBackends(r.log)
+	r.freeBackends = free
+	if r.mic = audio.NewTap(cfg.Hearing.Audio, backends); r.mic != nil {
+		backends = r.mic.Backends()
+	}
+	newASR := cfg.Recognizer
+	if newASR == nil {
+		newASR = hearing.NewRecognizer
+	}
+	var err error
+	r.hearing, err = hearing.Start(ctx, r.HearingParts(), &cfg.Hearing, cfg.Lang, newASR, backends, r.speech.Meter, r.log)
+	return err
+}
+
+// HearingParts are the parts of the robot its ear is built from.
+func (r *Robot) HearingParts() hearing.Parts {
+	p := hearing.Parts{Bus: r.bus, Intents: r.intents, People: r.people, StateDir: r.stateDir}
+	if r.host != nil {
+		p.AnswerRules = r.host.AnswerRules
+	}
+	if r.body != nil {
+		p.Buttons, p.Exec = r.body.Board.Buttons, r.body.Exec
+	}
+	return p
+}
+
+// Hearing is the running listener: Wait waits for a finite source to
+// end. Nil when the robot does not hear (its methods still work).
+func (r *Robot) Hearing() *hearing.Listening { return r.hearing }
 
 // openTrace opens cfg.TracePath and makes it cfg.Tap.
 func (r *Robot) openTrace(cfg *Config) error {
@@ -500,8 +552,9 @@ func (r *Robot) addService(stop func()) {
 	r.services = append(r.services, stop)
 }
 
-// Close stops the services started on the robot, the pipeline, the
-// skills, the body and the bus, in that order, waiting for each.
+// Close stops the services started on the robot, the listener, the
+// pipeline, the skills, the body, the speaker and the bus, in that
+// order, waiting for each.
 func (r *Robot) Close(ctx context.Context) error {
 	r.mu.Lock()
 	services := r.services
@@ -511,6 +564,13 @@ func (r *Robot) Close(ctx context.Context) error {
 		services[i]()
 	}
 	var errs []error
+	// The listener before the pipeline: it sends commands to it and waits
+	// for them to be handled.
+	errs = append(errs, r.hearing.Stop())
+	if r.freeBackends != nil {
+		errs = append(errs, r.freeBackends())
+		r.freeBackends = nil
+	}
 	errs = append(errs, r.hub.Close(ctx)) // first: open cloud turns fail, nothing new starts
 	if r.stopSched != nil {
 		r.stopSched() // before the pipeline: a ringing timer speaks through the host
@@ -545,6 +605,10 @@ func (r *Robot) Close(ctx context.Context) error {
 		r.intents.Close()
 	}
 	errs = append(errs, r.body.Close(ctx))
+	// After the body: the speaker plays, and the recording takes, the
+	// robot's last word.
+	errs = append(errs, r.speech.Close())
+	r.speech = nil
 	errs = append(errs, r.bus.Close(ctx))
 	if r.state != nil {
 		errs = append(errs, r.state.Close())

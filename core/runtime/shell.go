@@ -88,14 +88,8 @@ type ShellConfig struct {
 	StateDir string
 	// Started is when the run started.
 	Started time.Time
-	// Mic is the robot's microphone for audio commands; nil when the
-	// build can open no capture device and none is in use.
-	Mic *audio.Tap
 	// Restart ends the run for a restart (RebootExit).
 	Restart func()
-	// Listener is the robot's running ear, for the
-	// listen.command_window key; nil when the robot does not hear.
-	Listener CommandWindow
 }
 
 // socketPath is where the shell's socket goes; "" for none.
@@ -261,7 +255,11 @@ func (r *Robot) shellEnv(c ShellConfig) diag.Env {
 	if r.host != nil {
 		aw = r.host
 	}
-	env.Settings = append(env.Settings, windowSettings(c.Listener, aw)...)
+	var cw CommandWindow
+	if l := r.hearing.Listener(); l != nil {
+		cw = l
+	}
+	env.Settings = append(env.Settings, windowSettings(cw, aw)...)
 	if c.StateDir != NoState {
 		env.StateDir = c.StateDir
 	}
@@ -283,8 +281,8 @@ func (r *Robot) shellEnv(c ShellConfig) diag.Env {
 	if b.Lights != nil {
 		env.Lights = shellLights{b.Lights}
 	}
-	if c.Mic != nil {
-		env.Audio = shellAudio{c.Mic}
+	if r.mic != nil {
+		env.Audio = shellAudio{r.mic}
 	}
 	switch c.Reboot {
 	case RebootExit:

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/audio"
-	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/hub/wire"
+	"github.com/openjibo/jibod/core/runtime/hearing"
 	"github.com/openjibo/jibod/core/skill/protocol"
 )
 
@@ -60,7 +60,7 @@ func TestReadPINHash(t *testing.T) {
 }
 
 func TestShellWakeTopicIsTheListeners(t *testing.T) {
-	assert.Equal(t, listen.TopicWakeRequest, diag.TopicWakeRequest)
+	assert.Equal(t, hearing.TopicWakeRequest, diag.TopicWakeRequest)
 }
 
 func TestShellSocketPath(t *testing.T) {
@@ -140,10 +140,13 @@ func shellOn(t *testing.T, r *Robot, c ShellConfig) func(lines ...string) string
 // range, and change nothing.
 func TestShellListenWindows(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	r := startRobot(t, Config{StateDir: NoState, Now: func() time.Time { return now }})
-	lis, err := listen.New(listen.Config{Bus: r.bus, Source: audio.NewNullSource(), Recognizer: silentASR{}})
-	require.NoError(t, err)
-	sh := shellOn(t, r, ShellConfig{Listener: lis})
+	r := startRobot(t, Config{StateDir: NoState, Now: func() time.Time { return now }, Hearing: hearing.Config{Audio: "null"},
+		Recognizer: func(context.Context, hearing.Parts, hearing.Options) (audio.Recognizer, func() error, error) {
+			return silentASR{}, func() error { return nil }, nil
+		}})
+	lis := r.Hearing().Listener()
+	require.NotNil(t, lis)
+	sh := shellOn(t, r, ShellConfig{})
 
 	out := sh("config get")
 	assert.Regexp(t, `listen\.command_window +8s +how long the robot listens for a command after "hey jibo", a wake button or `+"`audio listen`"+`; from the next wake \(1s\.\.1m\)`, out)

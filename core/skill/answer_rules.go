@@ -95,10 +95,17 @@ type ruleBook struct {
 	// rules by "<owner>/<rule>", each an engine holding that rule's intents
 	// (skill id = owner) in every language the rule has.
 	rules map[string]*intent.TemplateEngine
+	// lex are the skip words every rule's engine matches with: read once,
+	// not once per rule.
+	lex map[string]*intent.Lexicon
 }
 
 func newRuleBook(log *slog.Logger) (*ruleBook, error) {
-	b := &ruleBook{log: log, rules: map[string]*intent.TemplateEngine{}}
+	lex, err := intent.BuiltinLexicons()
+	if err != nil {
+		return nil, fmt.Errorf("loading the runtime's answer rules: %w", err)
+	}
+	b := &ruleBook{log: log, rules: map[string]*intent.TemplateEngine{}, lex: lex}
 	owners, err := fs.ReadDir(builtinRules, "rules")
 	if err != nil {
 		return nil, fmt.Errorf("loading the runtime's answer rules: %w", err)
@@ -134,7 +141,7 @@ func (b *ruleBook) add(owner string, fsys fs.FS) error {
 		if err != nil {
 			return fmt.Errorf("answer rule %s/%s: %w", owner, name, err)
 		}
-		eng := intent.NewTemplateEngine(intent.EngineOptions{Logger: b.log})
+		eng := intent.NewTemplateEngine(intent.EngineOptions{Logger: b.log, Lexicons: b.lex})
 		n := 0
 		for _, tag := range loc.Languages() {
 			lang := loc.Langs[tag]

@@ -20,7 +20,7 @@ var ErrDialogSlot = errors.New("dialog slot without a value")
 // Dialogs renders a skill's .dialog resources for one language: a random
 // line, a random expansion of it, its slots filled by the caller (GRM-13).
 type Dialogs struct {
-	lang    *intent.Language
+	tag     string              // the language's tag, for errors
 	choices map[string][]phrase // dialog name → expanded phrases
 	rnd     func(n int) int
 }
@@ -39,7 +39,9 @@ func NewDialogs(lang *intent.Language, rnd func(n int) int) (*Dialogs, error) {
 	if rnd == nil {
 		rnd = rand.IntN
 	}
-	d := &Dialogs{lang: lang, choices: map[string][]phrase{}, rnd: rnd}
+	// Only the expanded phrases are kept: holding the language would keep
+	// its templates' expansions, which nothing reads after loading.
+	d := &Dialogs{tag: lang.Tag, choices: map[string][]phrase{}, rnd: rnd}
 	for _, name := range lang.Names(intent.RoleDialog) {
 		r := lang.Resource(intent.RoleDialog, name)
 		if len(r.Samples) == 0 {
@@ -76,7 +78,7 @@ func (d *Dialogs) Render(name string, values map[string]string) (string, error) 
 func (d *Dialogs) fillable(name string, values map[string]string) ([]string, error) {
 	phrases, ok := d.choices[name]
 	if !ok || len(phrases) == 0 {
-		return nil, fmt.Errorf("%w: %q in %s", ErrNoDialog, name, d.lang.Tag)
+		return nil, fmt.Errorf("%w: %q in %s", ErrNoDialog, name, d.tag)
 	}
 	var out []string
 	var missing []string

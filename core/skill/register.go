@@ -35,17 +35,32 @@ func (h *Host) Register(ctx context.Context) error {
 	return nil
 }
 
+// loadedLocale is a Skill that read and checked its locale tree when it
+// was built (the built-in skills, for their dialogs): its first
+// registration takes that tree instead of reading the files again.
+type loadedLocale interface {
+	// TakeLoadedLocale returns the tree, or nil once it has been taken.
+	TakeLoadedLocale() *intent.Locale
+}
+
 func (h *Host) register(ctx context.Context, s Skill) error {
 	id := s.Manifest().BusID()
 	fsys := s.Locale()
 	if fsys == nil {
 		return nil
 	}
-	// As ovos-core does, a bad file is refused and the rest of the skill
-	// loads; the refusal is logged and `jibod skills check` shows it.
-	loc, err := intent.LoadLocaleTolerant(intent.LocaleLayer{FS: fsys, Root: "."})
-	if err != nil {
-		return fmt.Errorf("skill %s: loading locale: %w", id, err)
+	var loc *intent.Locale
+	if l, ok := s.(loadedLocale); ok {
+		loc = l.TakeLoadedLocale()
+	}
+	if loc == nil {
+		// As ovos-core does, a bad file is refused and the rest of the
+		// skill loads; the refusal is logged and `jibod skills check`
+		// shows it.
+		var err error
+		if loc, err = intent.LoadLocaleTolerant(intent.LocaleLayer{FS: fsys, Root: "."}); err != nil {
+			return fmt.Errorf("skill %s: loading locale: %w", id, err)
+		}
 	}
 	for _, f := range loc.Refused() {
 		h.log.Warn("skill locale file refused", "skill_id", id, "file", f.Path, "reason", strings.Join(f.Reasons, "; "))

@@ -2,7 +2,8 @@
 // talk, a PCM sound output, a layered display, a light ring, the three
 // motor axes, an on/off switch and push buttons. The devices satisfy the
 // interfaces in package device, keep their state observable, and report
-// every action as a device.Event, so the whole runtime can run and be tested
+// every action as a device.Event (the light ring: every change of what it
+// shows), so the whole runtime can run and be tested
 // on a machine with no robot attached.
 //
 // Time: the speaker waits on real timers (a words-per-minute rate; 0 speaks

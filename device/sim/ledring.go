@@ -26,7 +26,8 @@ const LEDRingName = "led"
 type LEDRingOptions struct {
 	// Pixels is the number of LEDs, 1..MaxPixels; 0 means DefaultPixels.
 	Pixels int
-	// Observer, if set, receives a "set" event for every Set.
+	// Observer, if set, receives a "set" event for every Set that changes
+	// what the ring shows.
 	Observer device.Observer
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
@@ -67,9 +68,13 @@ func (r *LEDRing) Len() int {
 	return len(r.px)
 }
 
-// Set shows px, which must hold exactly Len colours; alpha is ignored. The
-// "set" event carries "color" (#rrggbb) when every pixel has the same
-// colour, and "pixels" (one #rrggbb per pixel) otherwise.
+// Set shows px, which must hold exactly Len colours; alpha is ignored. A
+// Set that changes what the ring shows is reported as a "set" event
+// carrying "color" (#rrggbb) when every pixel has the same colour, and
+// "pixels" (one #rrggbb per pixel) otherwise; one that changes nothing is
+// not reported. An animation writes a frame many times a second, and a
+// watcher needs only the changes: with no Observer and debug logs off, Set
+// allocates nothing.
 func (r *LEDRing) Set(ctx context.Context, px []device.RGB) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sim led ring: set: %w", err)
@@ -82,27 +87,43 @@ func (r *LEDRing) Set(ctx context.Context, px []device.RGB) error {
 	if len(px) != len(r.px) {
 		return fmt.Errorf("sim led ring: set: got %d colours, the ring has %d pixels", len(px), len(r.px))
 	}
-	uniform := true
+	changed := false
 	for i, c := range px {
 		c.A = 0xff
+		changed = changed || c != r.px[i]
 		r.px[i] = c
-		uniform = uniform && c == r.px[0]
 	}
-	values := map[string]any{}
-	if uniform {
-		values["color"] = device.FormatRGB(r.px[0])
-	} else {
-		hex := make([]string, len(r.px))
-		for i, c := range r.px {
-			hex[i] = device.FormatRGB(c)
-		}
-		values["pixels"] = hex
+	if !changed {
+		return nil
 	}
+	debug := r.log.Enabled(ctx, slog.LevelDebug)
+	if r.obs == nil && !debug {
+		return nil
+	}
+	values := colourValues(r.px)
 	if r.obs != nil {
 		r.obs(device.Event{Time: time.Now(), Device: LEDRingName, Kind: "set", Values: values})
 	}
-	r.log.Debug("sim led ring: set", "values", values)
+	if debug {
+		r.log.Debug("sim led ring: set", "values", values)
+	}
 	return nil
+}
+
+// colourValues describes px as a "set" event does.
+func colourValues(px []device.RGB) map[string]any {
+	uniform := true
+	for _, c := range px {
+		uniform = uniform && c == px[0]
+	}
+	if uniform {
+		return map[string]any{"color": device.FormatRGB(px[0])}
+	}
+	hex := make([]string, len(px))
+	for i, c := range px {
+		hex[i] = device.FormatRGB(c)
+	}
+	return map[string]any{"pixels": hex}
 }
 
 // Pixels returns a copy of the colours shown now.

@@ -3,6 +3,8 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -218,6 +220,43 @@ func TestLEDRing(t *testing.T) {
 	got := r.Pixels()
 	got[0] = device.RGB{}
 	assert.Equal(t, blue, r.Pixels()[0])
+}
+
+// An animation writes a frame many times a second: the ring reports what
+// changes and nothing else, and a frame costs no allocation when nobody
+// watches or when it shows what is already shown.
+func TestLEDRingReportsChangesOnly(t *testing.T) {
+	ctx := context.Background()
+	var rec recorder
+	r, err := sim.NewLEDRing(sim.LEDRingOptions{Pixels: 4, Observer: rec.observe})
+	require.NoError(t, err)
+	red, blue := device.RGB{R: 0xff, A: 0xff}, device.RGB{B: 0xff, A: 0xff}
+	for _, c := range []device.RGB{red, red, {R: 0xff, A: 0x10}, blue, blue, red} {
+		require.NoError(t, r.Set(ctx, device.Fill(4, c)))
+	}
+	var got []any
+	for _, e := range rec.all() {
+		got = append(got, e.Values["color"])
+	}
+	assert.Equal(t, []any{"#ff0000", "#0000ff", "#ff0000"}, got, "a frame that shows the same colours again is not reported")
+
+	frame := device.Fill(4, red)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = r.Set(ctx, frame) }), "the same frame again, watched")
+
+	quiet, err := sim.NewLEDRing(sim.LEDRingOptions{Pixels: 12, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	a, b := device.Fill(12, red), device.Fill(12, blue)
+	b[5] = red
+	i := 0
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		i++
+		f := a
+		if i%2 == 0 {
+			f = b
+		}
+		_ = quiet.Set(ctx, f)
+	}), "changing frames, unwatched, debug logs off")
+	assert.Equal(t, a, quiet.Pixels(), "the last frame is shown")
 }
 
 func TestLEDRingErrors(t *testing.T) {

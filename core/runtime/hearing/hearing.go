@@ -1,17 +1,47 @@
-// Package hearing builds the robot's speech recogniser from a running
-// runtime (its intent engines, the host's answer rules, the people it
-// knows) and the typed speech settings (config.Sphinx). The sphinx build
-// (-tags sphinx) builds pocketsphinx; other builds say they cannot hear.
+// Package hearing is the robot's ear and voice wiring: it opens the
+// voice and its recording (Speech), builds the speech recogniser from the
+// parts of a running robot (its intent engines, the host's answer rules,
+// the people it knows) and the typed speech settings (config.Sphinx), and
+// runs the listener on the robot's bus. The sphinx build (-tags sphinx)
+// builds pocketsphinx; other builds say they cannot hear. core/runtime
+// starts and stops it; it takes only the parts it needs, never the
+// runtime itself.
 package hearing
 
 import (
 	"errors"
 	"log/slog"
 
-	"github.com/openjibo/jibod/audio/grammar"
+	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/skill/people"
+	"github.com/openjibo/jibod/device"
+	"github.com/openjibo/jibod/jcp"
 )
+
+// Parts are what hearing needs of the running robot.
+type Parts struct {
+	// Bus carries what the listener hears and what it follows.
+	Bus *bus.Bus
+	// Intents are the intent engines the recogniser's grammar is built
+	// from.
+	Intents *intent.Stack
+	// AnswerRules lists the answer rules of the skills' questions, for
+	// the answer grammar; nil for none.
+	AnswerRules func() []intent.TemplateIntent
+	// People are the people the robot knows; their names are in the
+	// grammar. Nil for none.
+	People *people.Store
+	// StateDir is the state folder ("" for none), where an adapted
+	// acoustic model may be.
+	StateDir string
+	// Buttons are the board's buttons, some of which may wake the robot.
+	Buttons []device.Button
+	// Exec runs the listener's own lines (asking again) on the body; nil
+	// for none.
+	Exec *jcp.Executor
+}
 
 // ErrNoASR is what a build without a speech recogniser says when asked
 // to listen.
@@ -29,11 +59,4 @@ type Options struct {
 	// Sphinx are the recogniser's settings (file and environment, see
 	// config.Run.ApplyEnv).
 	Sphinx config.Sphinx
-}
-
-// GrammarIntents lists the stack's template and keyword intents as the
-// speech grammar reads them.
-func GrammarIntents(s *intent.Stack) []grammar.Intent {
-	intents := grammar.FromTemplates(s.Templates.Registrations(""))
-	return append(intents, grammar.FromKeywords(s.Keywords.Registrations(""))...)
 }

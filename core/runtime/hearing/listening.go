@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
@@ -16,7 +17,6 @@ import (
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/audio/wake"
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/config"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
@@ -24,7 +24,7 @@ import (
 
 // RecognizerFunc builds the recogniser for a robot (NewRecognizer); it
 // returns the recogniser and a function that releases it.
-type RecognizerFunc func(ctx context.Context, r *runtime.Robot, o Options) (audio.Recognizer, func() error, error)
+type RecognizerFunc func(ctx context.Context, p Parts, o Options) (audio.Recognizer, func() error, error)
 
 // FlagError is a bad hearing or voice setting, a usage error of the
 // command line.
@@ -133,6 +133,13 @@ func (f *Config) Check(input string) error {
 	return nil
 }
 
+// Sound is what the voice options opened for the body
+// (runtime.BodyOptions' fields of the same names).
+type Sound struct {
+	WrapAudioOut func(device.PCMSink) device.PCMSink
+	Voice        func(out device.PCMSink, observe device.Observer) (device.Voice, error)
+}
+
 // Output is what Speech opened for the body; Close releases it after
 // the body is closed.
 type Output struct {
@@ -145,8 +152,8 @@ type Output struct {
 
 // Open makes the robot's sound for the chosen voice and recording. It
 // returns what must be closed after the body.
-func (c Speech) Open(log *slog.Logger) (runtime.Sound, *Output, error) {
-	var o runtime.Sound
+func (c Speech) Open(log *slog.Logger) (Sound, *Output, error) {
+	var o Sound
 	sp := &Output{}
 	var wrap []func(device.PCMSink) device.PCMSink
 	if c.Speaker != "" && c.Speaker != SpeakerBoard {
@@ -229,12 +236,15 @@ type Listening struct {
 	done   chan struct{}
 	err    error
 	free   func() error
+	once   sync.Once
+	// stopErr is what the first Stop found.
+	stopErr error
 }
 
 // Start opens the source and the recogniser (newASR: NewRecognizer, or
-// a test's) and starts the listener on r's bus; meter is the speaker's
+// a test's) and starts the listener on p's bus; meter is the speaker's
 // (Output.Meter), nil without one. It returns nil when f has no audio.
-func Start(ctx context.Context, r *runtime.Robot, f *Config, lang string, newASR RecognizerFunc,
+func Start(ctx context.Context, p Parts, f *Config, lang string, newASR RecognizerFunc,
 	backends map[string]audio.Backend, meter *audio.PlaybackMeter, log *slog.Logger) (*Listening, error) {
 	if f.Audio == "" {
 		return nil, nil
@@ -244,7 +254,7 @@ func Start(ctx context.Context, r *runtime.Robot, f *Config, lang string, newASR
 		return nil, err
 	}
 	// The recogniser first: without one there is no point opening a device.
-	asr, free, err := newASR(ctx, r, Options{Lang: lang, Log: log, WakeInGrammar: f.Wake == WakeGrammar, Sphinx: f.Sphinx})
+	asr, free, err := newASR(ctx, p, Options{Lang: lang, Log: log, WakeInGrammar: f.Wake == WakeGrammar, Sphinx: f.Sphinx})
 	if err != nil {
 		return nil, fmt.Errorf("--audio %s: %w", f.Audio, err)
 	}
@@ -256,7 +266,7 @@ func Start(ctx context.Context, r *runtime.Robot, f *Config, lang string, newASR
 	// A file read faster than real time waits for each answer, as the
 	// speaker would have had to.
 	sync := name == audio.BackendFile && !f.Realtime
-	h, err := ListenOn(ctx, r, src, asr, free, f, lang, sync, meter, log)
+	h, err := ListenOn(ctx, p, src, asr, free, f, lang, sync, meter, log)
 	if err != nil {
 		return nil, errors.Join(err, src.Close(), free())
 	}
@@ -267,7 +277,7 @@ func Start(ctx context.Context, r *runtime.Robot, f *Config, lang string, newASR
 // ListenOn starts a listener on src; the Listening owns src and free
 // from then on. sync waits for each answer (a file read faster than real
 // time).
-func ListenOn(ctx context.Context, r *runtime.Robot, src audio.Source, asr audio.Recognizer, free func() error,
+func ListenOn(ctx context.Context, p Parts, src audio.Source, asr audio.Recognizer, free func() error,
 	f *Config, lang string, sync bool, meter *audio.PlaybackMeter, log *slog.Logger) (*Listening, error) {
 	ts := []transform.Transformer{&transform.DCBlock{}}
 	if f.GainDB != 0 {
@@ -281,16 +291,15 @@ func ListenOn(ctx context.Context, r *runtime.Robot, src audio.Source, asr audio
 	if err != nil {
 		return nil, err
 	}
-	body := r.Body()
-	buttons, err := WakeButtons(body.Board.Buttons, f)
+	buttons, err := WakeButtons(p.Buttons, f)
 	if err != nil {
 		return nil, err
 	}
-	cfg := listen.Config{Bus: r.Bus(), Source: src, Recognizer: asr, Chain: chain,
+	cfg := listen.Config{Source: src, Recognizer: asr, Chain: chain,
 		VAD:  vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech},
-		Lang: lang, CommandWindow: f.CommandWindow, WakeButtons: buttons, Sync: sync, Logger: log}
-	if body.Exec != nil {
-		cfg.Voice = executorVoice{body.Exec}
+		Lang: lang, CommandWindow: f.CommandWindow, Sync: sync, Logger: log}
+	if p.Exec != nil {
+		cfg.Voice = executorVoice{p.Exec}
 	}
 	if f.Wake == WakeDetector {
 		d, err := wake.New(wake.Config{Threshold: f.WakeThreshold})
@@ -303,15 +312,15 @@ func ListenOn(ctx context.Context, r *runtime.Robot, src audio.Source, asr audio
 		// A real speaker: its sound comes back through the microphone.
 		cfg.Playback, cfg.EchoMarginDB = meter, f.EchoMargin
 	}
-	lis, err := listen.New(cfg)
+	bl, err := newBusListener(p.Bus, cfg, buttons)
 	if err != nil {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(ctx)
-	h := &Listening{lis: lis, src: src, cancel: cancel, done: make(chan struct{}), free: free}
+	h := &Listening{lis: bl.lis, src: src, cancel: cancel, done: make(chan struct{}), free: free}
 	go func() { // owned by h: stop cancels it and waits
 		defer close(h.done)
-		h.err = lis.Run(lctx)
+		h.err = bl.Run(lctx)
 	}()
 	return h, nil
 }
@@ -355,30 +364,31 @@ func (h *Listening) Wait(ctx context.Context) error {
 	}
 }
 
-// Listener is the listener as the shell's command window; nil without
-// one (no audio).
-func (h *Listening) Listener() runtime.CommandWindow {
+// Listener is the running listener (the shell's command window); nil
+// without one (no audio).
+func (h *Listening) Listener() *listen.Listener {
 	if h == nil {
 		return nil
 	}
 	return h.lis
 }
 
-var _ runtime.CommandWindow = (*listen.Listener)(nil)
-
 // Stop ends the listener, waits for it and releases the source and the
-// recogniser.
+// recogniser. Later calls return what the first found.
 func (h *Listening) Stop() error {
 	if h == nil {
 		return nil
 	}
-	h.cancel()
-	<-h.done
-	err := errors.Join(h.src.Close(), h.free())
-	if h.err != nil && !errors.Is(h.err, context.Canceled) {
-		err = errors.Join(h.err, err)
-	}
-	return err
+	h.once.Do(func() {
+		h.cancel()
+		<-h.done
+		err := errors.Join(h.src.Close(), h.free())
+		if h.err != nil && !errors.Is(h.err, context.Canceled) {
+			err = errors.Join(h.err, err)
+		}
+		h.stopErr = err
+	})
+	return h.stopErr
 }
 
 // HeardLine is what the console shows for a recognition or an audio error.

@@ -7,14 +7,13 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/sphinx"
-	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/config"
 )
 
 // NewRecognizer is the speech recogniser of a build without one:
 // listening fails with ErrNoASR. The sphinx build's file provides the
 // real one.
-func NewRecognizer(context.Context, *runtime.Robot, Options) (audio.Recognizer, func() error, error) {
+func NewRecognizer(context.Context, Parts, Options) (audio.Recognizer, func() error, error) {
 	return nil, nil, ErrNoASR
 }
 

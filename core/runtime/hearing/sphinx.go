@@ -19,29 +19,20 @@ import (
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/audio/sphinx"
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/config"
 	"github.com/openjibo/jibod/core/skill/people"
 )
-
-// answerRuleLister is what a skill host offers when it can list the
-// answer rules of its skills' questions: their sentences make the answer
-// grammar, searched only while a question waits, so an answer said aloud
-// ("five minutes") can be heard without competing with the wake phrase.
-type answerRuleLister interface {
-	AnswerRules() []intent.TemplateIntent
-}
 
 // NewRecognizer builds the speech recogniser of the sphinx build:
 // pocketsphinx against a grammar generated from what the robot's skills
 // registered, rebuilt when the registrations change. The function it
 // returns stops the rebuilding and frees the decoders.
-func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Recognizer, func() error, error) {
+func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, func() error, error) {
 	log := o.Log
 	if log == nil {
 		log = slog.Default()
 	}
-	if r.Intents() == nil {
+	if p.Intents == nil {
 		return nil, nil, errors.New("speech recognition: the robot has no intent engines")
 	}
 	s := o.Sphinx
@@ -80,7 +71,7 @@ func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Reco
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	gb := NewGrammarBuilder(r, lex, o.Lang, wake, decoys, log)
+	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 	verifyMargin := 0.0
 	var agree func(context.Context, string, string) (bool, error)
 	// asSearched is the command grammar as the recogniser searches it.
@@ -99,12 +90,12 @@ func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Reco
 			return nil, nil, fmt.Errorf("speech recognition: %w", err)
 		}
 		// The model is made from every wording, not the grammar's choice.
-		all := NewGrammarBuilder(r, lex, o.Lang, wake, decoys, log)
+		all := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 		all.Options.Sentences = -1
 		if s.Search == config.SearchNGram {
 			gb = all
 		} else {
-			agree = sameIntent(r.Intents(), o.Lang)
+			agree = sameIntent(p.Intents, o.Lang)
 		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
@@ -125,7 +116,7 @@ func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Reco
 	// rebuilds it as a registration does. The watcher follows the bus
 	// from before the first build, so a change made during it is not
 	// missed.
-	w := &grammar.Watcher{Bus: r.Bus(), Build: gb.Build, Logger: log, Topics: []string{people.TopicChanged}}
+	w := &Watcher{Bus: p.Bus, Build: gb.Build, Logger: log, Topics: []string{people.TopicChanged}}
 	if err := w.Subscribe(); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
@@ -147,7 +138,7 @@ func NewRecognizer(ctx context.Context, r *runtime.Robot, o Options) (audio.Reco
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	model := ModelDir(s.Model, r.StateDir())
+	model := ModelDir(s.Model, p.StateDir)
 	fl, err := modelFloors(model, s.Floors)
 	if err != nil && s.Model == "" {
 		// The state folder's model is broken: the robot keeps hearing,
@@ -411,17 +402,18 @@ var defaultFloors = sphinx.Floors{MinConfidence: minConfidence, MinCoverage: min
 var AdaptedFloors = sphinx.Floors{MinConfidence: 0.95, MinCoverage: minCoverage,
 	WakeMinConfidence: 0.975, WakeMinCoverage: wakeMinCoverage}
 
-// answerIntents lists the host's answer rules for the answer grammar;
-// nil when the host cannot list them.
-func answerIntents(r *runtime.Robot) func() []grammar.Intent {
-	rl, ok := any(r.Host()).(answerRuleLister)
-	if !ok || r.Host() == nil {
+// answerIntents lists the skills' answer rules for the answer grammar:
+// their sentences make it, searched only while a question waits, so an
+// answer said aloud ("five minutes") can be heard without competing with
+// the wake phrase. Nil when there are none to list.
+func answerIntents(rules func() []intent.TemplateIntent) func() []grammar.Intent {
+	if rules == nil {
 		return nil
 	}
 	return func() []grammar.Intent {
 		var out []grammar.Intent
-		for _, d := range rl.AnswerRules() {
-			out = append(out, grammar.FromDefinition(d))
+		for _, d := range rules() {
+			out = append(out, definitionIntent(d))
 		}
 		return out
 	}
@@ -444,13 +436,13 @@ func grammarPeople(s *people.Store) func() []grammar.Person {
 
 // NewGrammarBuilder makes the recogniser's grammars from the robot's
 // intent engines, the host's answer rules and the loop's names.
-func NewGrammarBuilder(r *runtime.Robot, lex *sphinx.Lexicon, lang, wake string, decoys []string, log *slog.Logger) *grammar.Builder {
+func NewGrammarBuilder(p Parts, lex *sphinx.Lexicon, lang, wake string, decoys []string, log *slog.Logger) *grammar.Builder {
 	return &grammar.Builder{
-		Intents: func() []grammar.Intent { return GrammarIntents(r.Intents()) },
-		Answers: answerIntents(r),
-		People:  grammarPeople(r.People()),
+		Intents: func() []grammar.Intent { return GrammarIntents(p.Intents) },
+		Answers: answerIntents(p.AnswerRules),
+		People:  grammarPeople(p.People),
 		Lexicon: lex,
-		Options: grammar.Options{Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight},
+		Options: grammar.Options{TemplateLanguage: IntentTemplates{}, Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight},
 		Log:     log,
 	}
 }

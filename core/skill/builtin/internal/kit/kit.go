@@ -7,6 +7,7 @@ package kit
 import (
 	"fmt"
 	"io/fs"
+	"sync/atomic"
 
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill"
@@ -22,12 +23,18 @@ type Locale struct {
 	fsys    fs.FS
 	dialogs map[string]*skill.Dialogs // normalised lang tag → dialogs
 	intents map[string]bool           // intent names, any language
+	// loaded is the tree as read and checked, until the skill's first
+	// registration takes it (TakeLoaded).
+	loaded atomic.Pointer[intent.Locale]
 }
 
-// LoadLocale reads the locale tree at the root of fsys. rnd picks among a
-// dialog's phrasings; nil means random.
+// LoadLocale reads and checks the locale tree at the root of fsys. rnd
+// picks among a dialog's phrasings; nil means random. The intents' sample
+// sets are not enumerated (intent.LoadLocaleUnexpanded): the robot only
+// registers the templates, and enumerating them was most of its start-up
+// time.
 func LoadLocale(fsys fs.FS, rnd func(n int) int) (*Locale, error) {
-	loc, err := intent.LoadLocale(fsys, ".")
+	loc, err := intent.LoadLocaleUnexpanded(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("loading locale: %w", err)
 	}
@@ -42,8 +49,16 @@ func LoadLocale(fsys fs.FS, rnd func(n int) int) (*Locale, error) {
 		}
 		l.dialogs[tag] = d
 	}
+	l.loaded.Store(loc)
 	return l, nil
 }
+
+// TakeLoaded returns the locale tree as LoadLocale read and checked it,
+// once; later calls return nil. Registering the skill's intents reads the
+// tree, and taking it spares reading and checking the files again at
+// start-up, without keeping the tree (every template expanded) for the
+// robot's lifetime.
+func (l *Locale) TakeLoaded() *intent.Locale { return l.loaded.Swap(nil) }
 
 // HasIntent reports whether some language defines the intent.
 func (l *Locale) HasIntent(name string) bool { return l.intents[name] }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill/base"
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -136,6 +137,11 @@ func (s *Skill) Manifest() *registry.Manifest { return s.manifest.Clone() }
 
 // Locale is the skill's locale tree.
 func (s *Skill) Locale() fs.FS { return s.locale.FS() }
+
+// TakeLoadedLocale hands the locale tree as loaded when the skill was built
+// to the skill's first registration (skill.Host); afterwards it returns
+// nil and a registration reads the files.
+func (s *Skill) TakeLoadedLocale() *intent.Locale { return s.locale.TakeLoaded() }
 
 // Handle answers one request.
 func (s *Skill) Handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {

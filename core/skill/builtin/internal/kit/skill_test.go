@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/graph"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -75,6 +76,23 @@ func TestNewAnswersLaunches(t *testing.T) {
 
 	_, err = fs.Stat(s.Locale(), "en-us/hello.intent")
 	assert.NoError(t, err, "Locale is the tree under locale/")
+}
+
+// The locale is read and checked once, when the skill is built: the
+// host's first registration takes that tree (and the skill no longer
+// keeps it); later ones read the files.
+func TestLoadedLocaleIsTakenOnce(t *testing.T) {
+	s, err := New(demoManifest(), demoFiles(), Options{},
+		func(context.Context, *protocol.Request) (*protocol.Response, error) { return nil, nil })
+	require.NoError(t, err)
+	var taker interface{ TakeLoadedLocale() *intent.Locale } = s
+	loc := taker.TakeLoadedLocale()
+	require.NotNil(t, loc)
+	assert.NotNil(t, loc.Langs["en-us"].Resource(intent.RoleIntent, "hello"))
+	assert.Nil(t, taker.TakeLoadedLocale(), "taken once")
+	text, err := s.Render("en-US", "hello", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hello there!", text, "the dialogs stay")
 }
 
 func TestNewGraph(t *testing.T) {

@@ -1,4 +1,4 @@
-package grammar
+package hearing
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 )
@@ -28,17 +29,17 @@ var registrationTopics = []string{
 	intent.TopicDeregisterEntity, intent.TopicSkillDeregister,
 }
 
-// Watcher rebuilds the grammar when skills' registrations change, or
-// anything else the grammar is made from (Topics).
+// Watcher rebuilds the speech grammar when skills' registrations change,
+// or anything else the grammar is made from (Topics).
 type Watcher struct {
 	Bus *bus.Bus
 	// Topics are more topics whose messages change the grammar, besides
 	// the registration topics: the robot's loop (its people's names).
 	Topics []string
 	// Build makes the grammar from what is registered now.
-	Build func(ctx context.Context) (*Grammar, error)
+	Build func(ctx context.Context) (*grammar.Grammar, error)
 	// Apply hands a new grammar to the recogniser.
-	Apply func(ctx context.Context, g *Grammar) error
+	Apply func(ctx context.Context, g *grammar.Grammar) error
 	// Debounce is the quiet time before a rebuild; 0 means
 	// DefaultDebounce.
 	Debounce time.Duration

@@ -1,4 +1,4 @@
-package grammar
+package hearing
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/stretchr/testify/assert"
@@ -31,16 +32,16 @@ func TestWatcherRebuildsAfterABurst(t *testing.T) {
 		require.NoError(t, svc.Start())
 
 		var mu sync.Mutex
-		var applied []*Grammar
+		var applied []*grammar.Grammar
 		var builds int
 		w := &Watcher{Bus: b, Debounce: 300 * time.Millisecond,
-			Build: func(context.Context) (*Grammar, error) {
+			Build: func(context.Context) (*grammar.Grammar, error) {
 				mu.Lock()
 				builds++
 				mu.Unlock()
-				return Build(FromTemplates(te.Registrations("")), Options{Wake: "hey jibo"})
+				return grammar.Build(templateIntents(te.Registrations("")), grammar.Options{TemplateLanguage: IntentTemplates{}, Wake: "hey jibo"})
 			},
-			Apply: func(_ context.Context, g *Grammar) error {
+			Apply: func(_ context.Context, g *grammar.Grammar) error {
 				mu.Lock()
 				applied = append(applied, g)
 				mu.Unlock()
@@ -93,16 +94,16 @@ func TestWatcherKeepsTheOldGrammar(t *testing.T) {
 		var mu sync.Mutex
 		calls := 0
 		w := &Watcher{Bus: b,
-			Build: func(context.Context) (*Grammar, error) {
+			Build: func(context.Context) (*grammar.Grammar, error) {
 				mu.Lock()
 				defer mu.Unlock()
 				calls++
 				if calls == 1 {
 					return nil, errors.New("broken")
 				}
-				return Build(nil, Options{Wake: "hey jibo"})
+				return grammar.Build(nil, grammar.Options{TemplateLanguage: IntentTemplates{}, Wake: "hey jibo"})
 			},
-			Apply: func(context.Context, *Grammar) error { return nil }}
+			Apply: func(context.Context, *grammar.Grammar) error { return nil }}
 		done := make(chan error, 1)
 		go func() { done <- w.Run(ctx) }()
 		synctest.Wait()
@@ -136,14 +137,14 @@ func TestWatcherRebuildsOnItsTopics(t *testing.T) {
 		require.NoError(t, svc.Start())
 		var mu sync.Mutex
 		names := []string{"ann"}
-		var applied []*Grammar
+		var applied []*grammar.Grammar
 		w := &Watcher{Bus: b, Topics: []string{"jibo.loop.changed"},
-			Build: func(context.Context) (*Grammar, error) {
+			Build: func(context.Context) (*grammar.Grammar, error) {
 				mu.Lock()
 				defer mu.Unlock()
-				return Build([]Intent{{Skill: "loop", Name: "name", Lang: "en-US", Templates: names}}, Options{Wake: "hey jibo"})
+				return grammar.Build([]grammar.Intent{{Skill: "loop", Name: "name", Lang: "en-US", Templates: names}}, grammar.Options{TemplateLanguage: IntentTemplates{}, Wake: "hey jibo"})
 			},
-			Apply: func(_ context.Context, g *Grammar) error {
+			Apply: func(_ context.Context, g *grammar.Grammar) error {
 				mu.Lock()
 				applied = append(applied, g)
 				mu.Unlock()
@@ -187,12 +188,12 @@ func TestWatcherSubscribedBeforeRunMissesNothing(t *testing.T) {
 		b := bus.New(bus.Options{})
 		svc := intent.NewService(b, intent.NewTemplateEngine(intent.EngineOptions{}), nil)
 		require.NoError(t, svc.Start())
-		applied := make(chan *Grammar, 4)
+		applied := make(chan *grammar.Grammar, 4)
 		w := &Watcher{Bus: b, Topics: []string{"jibo.loop.changed"},
-			Build: func(context.Context) (*Grammar, error) {
-				return Build([]Intent{{Skill: "loop", Name: "name", Lang: "en-US", Templates: []string{"ann"}}}, Options{})
+			Build: func(context.Context) (*grammar.Grammar, error) {
+				return grammar.Build([]grammar.Intent{{Skill: "loop", Name: "name", Lang: "en-US", Templates: []string{"ann"}}}, grammar.Options{TemplateLanguage: IntentTemplates{}})
 			},
-			Apply: func(_ context.Context, g *Grammar) error { applied <- g; return nil }}
+			Apply: func(_ context.Context, g *grammar.Grammar) error { applied <- g; return nil }}
 		require.NoError(t, w.Subscribe())
 		require.Error(t, w.Subscribe(), "one subscription")
 		require.NoError(t, b.Publish(ctx, bus.NewMessage("jibo.loop.changed", map[string]any{"count": 1})))
