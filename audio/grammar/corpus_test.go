@@ -14,7 +14,7 @@ func TestCorpus(t *testing.T) {
 			Entities: map[string][]string{"level": {"up", "down"}}},
 		{Skill: "s", Name: "b", Lang: "en-US", Templates: []string{"call {who} now"}},
 	}
-	g, err := Build(intents, Options{Lang: "en-US", Wake: "hey jibo", Sentences: -1})
+	g, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo", Sentences: -1})
 	require.NoError(t, err)
 	c, err := g.Corpus(100, 100_000)
 	require.NoError(t, err)
