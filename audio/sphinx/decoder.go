@@ -39,6 +39,20 @@ static int addAllphoneCI(ps_decoder_t *ps, const char *name, const char *path) {
 	return rv;
 }
 
+// addLMFile adds an n-gram search over the model at path without the
+// lattice's best path search: the alignment's acoustic scores are then
+// relative to each frame's best, as the grammar's are, which the
+// confidence is computed from (the lattice's are not). The decoder's
+// setting is put back.
+static int addLMFile(ps_decoder_t *ps, const char *name, const char *path) {
+	cmd_ln_t *c = ps_get_config(ps);
+	int old = cmd_ln_boolean_r(c, "-bestpath");
+	cmd_ln_set_boolean_r(c, "-bestpath", 0);
+	int rv = ps_set_lm_file(ps, name, path);
+	cmd_ln_set_boolean_r(c, "-bestpath", old);
+	return rv;
+}
+
 static double toLinear(ps_decoder_t *ps, int32 logv) {
 	return logmath_exp(ps_get_logmath(ps), logv);
 }
@@ -48,6 +62,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -199,6 +214,27 @@ func (d *decoder) useSearch(name string) error {
 	defer C.free(unsafe.Pointer(cn))
 	if C.ps_set_search(d.ps, cn) < 0 {
 		return fmt.Errorf("pocketsphinx: selecting search %q failed", name)
+	}
+	return nil
+}
+
+// addLM adds an n-gram search named name over the ARPA model arpa,
+// without making it current.
+func (d *decoder) addLM(name, arpa string) error {
+	f, err := os.CreateTemp("", "jibod-lm-*.arpa")
+	if err != nil {
+		return fmt.Errorf("writing the language model: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.WriteString(arpa)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		return fmt.Errorf("writing the language model: %w", errors.Join(werr, cerr))
+	}
+	cn, cp := C.CString(name), C.CString(f.Name())
+	defer C.free(unsafe.Pointer(cn))
+	defer C.free(unsafe.Pointer(cp))
+	if C.addLMFile(d.ps, cn, cp) < 0 {
+		return errors.New("pocketsphinx refused the language model")
 	}
 	return nil
 }

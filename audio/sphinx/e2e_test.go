@@ -330,3 +330,30 @@ func traceData(t *testing.T, bin, wav string) []traced {
 	require.NoError(t, sc.Err())
 	return msgs
 }
+
+// TestDomainLanguageModelEndToEnd runs the real binary with the domain
+// language model (sphinx.search ngram and verify, docs/hearing.md): a
+// command is answered, and a request no skill takes runs no command.
+// With ngram its transcript goes to the pipeline and the fallback says it
+// is not understood; with verify, which drops what the grammar forced,
+// the robot asks.
+func TestDomainLanguageModelEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	for _, search := range []string{"ngram", "verify"} {
+		t.Run(search, func(t *testing.T) {
+			env := []string{"JIBOD_SPHINX_SEARCH=" + search}
+			out, types := hearWith(t, bin, writeWAV(t, speak(t, "hey jibo, what time is it")), env)
+			assert.Equal(t, []string{"jibo.clock:time_now"}, intents(types), out)
+			out, types = hearWith(t, bin, writeWAV(t, speak(t, "hey jibo, can you order me a large pizza with mushrooms")), env)
+			assert.Equal(t, 1, count(types, "jibo.audio.wake"))
+			if search == "verify" {
+				assert.Empty(t, intents(types), "no command run: %s", out)
+				assert.Contains(t, out, "jibo: Sorry, what was that?")
+				return
+			}
+			// The transcript reaches the pipeline, where no skill takes
+			// it: the fallback says so.
+			assert.Equal(t, []string{"jibo.fallback:fallback"}, intents(types), "no command run: %s", out)
+		})
+	}
+}

@@ -57,6 +57,9 @@ const (
 	wideSuffix = "-wide"
 	// phonesName is the phone loop's search (Config.PhoneLoop).
 	phonesName = "phones"
+	// verifyName is the verifying language model's search
+	// (LanguageModel.Verifies).
+	verifyName = "verify"
 )
 
 // Config configures a Recognizer.
@@ -94,6 +97,18 @@ type Config struct {
 	// costs more than missing a word.
 	Wake                               string
 	WakeMinConfidence, WakeMinCoverage float64
+	// VerifyMargin is how much worse per frame (the decoder's log units)
+	// than the verifying language model's transcript the grammar's
+	// sentence may explain the speech (LanguageModel.Verifies); 0 means
+	// DefaultVerifyMargin.
+	VerifyMargin float64
+	// Agree, if set, is asked when the verifying language model's
+	// transcript has other words than the grammar's sentence (and the
+	// sentence passed VerifyMargin): whether the two mean the same (the
+	// robot's intent engines decide, core/runtime/hearing). When they do
+	// not, the sentence is dropped: one of the two heard a command the
+	// other did not.
+	Agree func(ctx context.Context, sentence, transcript string) (bool, error)
 	// PhoneLoop, if set, is a phonetic language model (DefaultPhoneLoop):
 	// every utterance the grammar explains is decoded again as free
 	// phones, and one whose best sentence scores more than
@@ -139,6 +154,26 @@ type Grammar interface {
 	Accepts(sentence string) bool
 }
 
+// LanguageModel is a Grammar searched as a statistical language model
+// (pocketsphinx's n-gram search) rather than as a finite-state grammar:
+// what is said is transcribed with the model's words, not forced onto
+// one of its sentences, and the transcript is returned whether Accepts
+// takes it or not (the intent engines decide what it means). Its JSGF is
+// not used.
+type LanguageModel interface {
+	Grammar
+	// ARPA is the model in the ARPA text format.
+	ARPA() string
+	// Words are the model's words, each of which the lexicon must
+	// pronounce.
+	Words() []string
+	// Verifies is true when the grammar is searched as before and the
+	// model only checks the sentence found: the same audio transcribed
+	// with the model, a sentence whose words explain the speech much
+	// worse than the transcript's is dropped (Config.VerifyMargin).
+	Verifies() bool
+}
+
 // JSGF is a grammar given as text alone: every sentence the decoder
 // returns is taken as one of it.
 type JSGF string
@@ -178,7 +213,13 @@ type grammarState struct {
 // search is one grammar of a decoder: its text, its sentence check and
 // its words' pronunciations.
 type search struct {
-	jsgf    string
+	jsgf string
+	// lm is the ARPA text of a statistical language model searched instead
+	// of jsgf (a LanguageModel grammar); "" for a grammar.
+	lm string
+	// verify is the ARPA text of a language model that checks what the
+	// grammar found (LanguageModel.Verifies); "" for none.
+	verify  string
 	accepts func(string) bool
 	// decoyed reports a sentence that starts with a wake decoy; nil for
 	// a grammar without decoys.
@@ -329,6 +370,22 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if gr == nil {
 		return search{}, errors.New("speech recognizer: no grammar")
 	}
+	var lm LanguageModel
+	var lmProns map[string][]string
+	if m, ok := gr.(LanguageModel); ok {
+		arpa, words := m.ARPA(), m.Words()
+		if len(words) == 0 || len(words) > MaxLookupWords || strings.TrimSpace(arpa) == "" {
+			return search{}, fmt.Errorf("speech recognizer: a language model of %d words", len(words))
+		}
+		prons, err := r.lex.Lookup(ctx, words)
+		if err != nil {
+			return search{}, fmt.Errorf("speech recognizer: language model refused: %w", err)
+		}
+		if !m.Verifies() {
+			return search{lm: arpa, accepts: gr.Accepts, prons: prons}, nil
+		}
+		lm, lmProns = m, prons
+	}
 	jsgf := gr.JSGF()
 	if strings.TrimSpace(jsgf) == "" {
 		return search{}, errors.New("speech recognizer: empty grammar")
@@ -347,6 +404,14 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	s := search{jsgf: jsgf, accepts: gr.Accepts, prons: prons}
 	if d, ok := gr.(decoyGrammar); ok {
 		s.decoyed = d.Decoyed
+	}
+	if lm != nil {
+		s.verify = lm.ARPA()
+		for w, p := range lmProns {
+			if _, ok := s.prons[w]; !ok {
+				s.prons[w] = p
+			}
+		}
 	}
 	return s, nil
 }
@@ -440,13 +505,28 @@ func (d *decoder) setSearches(g grammarState) error {
 			return fmt.Errorf("answer grammar: %w", err)
 		}
 	}
-	if err := d.addWideGrammar(searchName+wideSuffix, g.main.jsgf); err != nil {
-		return err
-	}
 	if d.phoneLoop != "" {
 		if err := d.addAllphone(phonesName, d.phoneLoop); err != nil {
 			return err
 		}
+	}
+	if g.main.lm != "" {
+		if err := d.addLM(searchName, g.main.lm); err != nil {
+			return err
+		}
+		if err := d.useSearch(searchName); err != nil {
+			return err
+		}
+		d.grammar = g.gen
+		return nil
+	}
+	if g.main.verify != "" {
+		if err := d.addLM(verifyName, g.main.verify); err != nil {
+			return err
+		}
+	}
+	if err := d.addWideGrammar(searchName+wideSuffix, g.main.jsgf); err != nil {
+		return err
 	}
 	if err := d.setGrammar(searchName, g.main.jsgf); err != nil {
 		return err
@@ -607,6 +687,9 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	if err != nil {
 		return nil, err
 	}
+	if g.lm != "" {
+		return r.transcribed(ctx, d, best, pcm)
+	}
 	if best.text == "" || !g.accepts(best.text) {
 		// No path reached the end of a sentence: the word beam pruned
 		// the one that would have, for a path that fitted the speech
@@ -660,6 +743,13 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	if cover < r.cfg.MinCoverage || conf < r.cfg.MinConfidence {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		return nil, nil
+	}
+	if g.verify != "" && conf < verifyAbove {
+		// The language model's search replaces the grammar's results.
+		ok, err := r.verified(ctx, d, best.text, segs, pcm)
+		if err != nil || !ok {
+			return nil, err
+		}
 	}
 	if r.cfg.PhoneLoop != "" {
 		// Last: the phone loop's search replaces the grammar's results.

@@ -145,6 +145,7 @@ func TestApplyEnv(t *testing.T) {
 		EnvSphinxModel: "/srv/model", EnvSphinxDict: "/srv/dict", EnvSphinxArgs: "-beam 1e-60",
 		EnvSphinxNBest: "2", EnvSphinxFloors: "0.5, 0.6,0.7,0.8", EnvSphinxNoiseFloor: "30",
 		EnvSphinxTrim: "300", EnvSphinxDenoise: "off", EnvSphinxDecoys: "off", EnvSphinxLM: "debian",
+		EnvSphinxSearch: "ngram",
 	}
 	c := defaults()
 	c.State, c.Sphinx.NBest = "/from/the/file", 5
@@ -153,7 +154,7 @@ func TestApplyEnv(t *testing.T) {
 	assert.Equal(t, Hub{URL: "ws://hub.local:8080/", TokenFile: "/etc/jibod/token", Encoding: "cbor", Link: "persistent"}, c.Hub)
 	assert.Equal(t, Sphinx{Model: "/srv/model", Dict: "/srv/dict", Args: "-beam 1e-60", NBest: 2,
 		Floors:       &Floors{Confidence: 0.5, Coverage: 0.6, WakeConfidence: 0.7, WakeCoverage: 0.8},
-		NoiseFloorDB: 30, TrimMS: Switch{Value: 300}, DenoiseDB: Switch{Off: true}, Decoys: "off", LM: "debian"}, c.Sphinx)
+		NoiseFloorDB: 30, TrimMS: Switch{Value: 300}, DenoiseDB: Switch{Off: true}, Decoys: "off", LM: "debian", Search: "ngram"}, c.Sphinx)
 	require.NoError(t, c.Validate())
 
 	for _, tc := range []struct{ name, value, want string }{
@@ -167,6 +168,7 @@ func TestApplyEnv(t *testing.T) {
 		{EnvSphinxDenoise, "0", `$JIBOD_SPHINX_DENOISE_DB="0": want off or a number of dB from 1 to 40`},
 		{EnvSphinxDenoise, "99", `$JIBOD_SPHINX_DENOISE_DB 99: want off or a number of dB from 1 to 40`},
 		{EnvSphinxDecoys, "maybe", `$JIBOD_SPHINX_DECOYS "maybe": want on or off`},
+		{EnvSphinxSearch, "phones", `$JIBOD_SPHINX_SEARCH "phones": want grammar, ngram or verify`},
 		{EnvSphinxLM, "/nowhere.lm", `$JIBOD_SPHINX_LM: want off, debian or a language model file`},
 	} {
 		c := defaults()

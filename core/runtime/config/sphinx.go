@@ -24,6 +24,7 @@ const (
 	EnvSphinxDenoise    = "JIBOD_SPHINX_DENOISE_DB"
 	EnvSphinxDecoys     = "JIBOD_SPHINX_DECOYS"
 	EnvSphinxLM         = "JIBOD_SPHINX_LM"
+	EnvSphinxSearch     = "JIBOD_SPHINX_SEARCH"
 
 	EnvStateDir = "JIBOD_STATE_DIR"
 	EnvHubURL   = "JIBOD_HUB_URL"
@@ -64,7 +65,21 @@ type Sphinx struct {
 	// LM turns the open-vocabulary pass on: "debian" for Debian's en-us
 	// language model, or a language model file; "" or "off" for none.
 	LM string `json:"lm"`
+	// Search is how commands are decoded: "grammar" (or "") against the
+	// command grammar; "ngram" with the domain language model made from
+	// every wording of the skills' sentences, which transcribes what it
+	// does not hold instead of forcing it onto a command; "verify"
+	// against the grammar, the sentence found then checked against the
+	// domain language model's transcript of the same audio.
+	Search string `json:"search"`
 }
+
+// The values of Sphinx.Search.
+const (
+	SearchGrammar = "grammar"
+	SearchNGram   = "ngram"
+	SearchVerify  = "verify"
+)
 
 // Floors are the recogniser's rejection floors, each in [0, 1].
 type Floors struct {
@@ -155,6 +170,7 @@ func (c *Run) ApplyEnv(getenv func(string) string) error {
 	set(EnvSphinxArgs, str(&s.Args))
 	set(EnvSphinxDecoys, str(&s.Decoys))
 	set(EnvSphinxLM, str(&s.LM))
+	set(EnvSphinxSearch, str(&s.Search))
 	set(EnvSphinxNBest, func(v string) (err error) { s.NBest, err = strconv.Atoi(v); return err })
 	set(EnvSphinxNoiseFloor, func(v string) (err error) { s.NoiseFloorDB, err = strconv.ParseFloat(v, 64); return err })
 	set(EnvSphinxTrim, func(v string) (err error) {
@@ -187,7 +203,7 @@ func (c *Run) ApplyEnv(getenv func(string) string) error {
 	envName := map[string]string{"state": EnvStateDir, "hub.url": EnvHubURL, "hub.token_file": EnvHubToken,
 		"sphinx.nbest": EnvSphinxNBest, "sphinx.floors": EnvSphinxFloors, "sphinx.noise_floor_db": EnvSphinxNoiseFloor,
 		"sphinx.trim_ms": EnvSphinxTrim, "sphinx.denoise_db": EnvSphinxDenoise, "sphinx.decoys": EnvSphinxDecoys,
-		"sphinx.lm": EnvSphinxLM}
+		"sphinx.lm": EnvSphinxLM, "sphinx.search": EnvSphinxSearch}
 	if err := next.Sphinx.check(func(key string) string {
 		if n, ok := envName[key]; ok && getenv(n) != "" {
 			return "$" + n
@@ -229,6 +245,11 @@ func (s Sphinx) check(name func(string) string) error {
 	case "", "on", "off":
 	default:
 		add("sphinx.decoys", "on or off", s.Decoys)
+	}
+	switch s.Search {
+	case "", SearchGrammar, SearchNGram, SearchVerify:
+	default:
+		add("sphinx.search", SearchGrammar+", "+SearchNGram+" or "+SearchVerify, s.Search)
 	}
 	switch s.LM {
 	case "", "off", "debian":

@@ -72,6 +72,46 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
+	verifyMargin := 0.0
+	var agree func(context.Context, string, string) (bool, error)
+	// asSearched is the command grammar as the recogniser searches it.
+	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
+	switch s.Search {
+	case "", config.SearchGrammar:
+	case config.SearchNGram, config.SearchVerify:
+		if o.WakeInGrammar {
+			return nil, nil, fmt.Errorf("speech recognition: sphinx.search %s needs the wake word detector, not the grammar's wake", s.Search)
+		}
+		ns, err := ngramFromEnv(os.Getenv)
+		if err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		if verifyMargin, err = verifyMarginFromEnv(os.Getenv); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		// The model is made from every wording, not the grammar's choice.
+		all := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
+		all.Options.Sentences = -1
+		if s.Search == config.SearchNGram {
+			gb = all
+		} else {
+			agree = sameIntent(p.Intents, o.Lang)
+		}
+		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
+			every := g
+			if s.Search == config.SearchVerify {
+				var err error
+				if every, err = all.Build(ctx); err != nil {
+					return nil, err
+				}
+			}
+			m, err := newDomainLM(ctx, g, every, lex, ns)
+			m.verifies = s.Search == config.SearchVerify
+			return m, err
+		}
+	default:
+		return nil, nil, fmt.Errorf("speech recognition: sphinx.search %q: want %s, %s or %s", s.Search, config.SearchGrammar, config.SearchNGram, config.SearchVerify)
+	}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
 	// from before the first build, so a change made during it is not
@@ -86,7 +126,11 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			w.Close()
 		}
 	}()
-	g, err := gb.Build(ctx)
+	built, err := gb.Build(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	g, err := asSearched(ctx, built)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
@@ -114,14 +158,18 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		DenoiseBelowSNR: denoise, Open: open, VerifyMargin: verifyMargin, Agree: agree, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
 	}
-	w.Apply = func(ctx context.Context, g *grammar.Grammar) error {
+	w.Apply = func(ctx context.Context, built *grammar.Grammar) error {
+		g, err := asSearched(ctx, built)
+		if err != nil {
+			return err
+		}
 		if err := rec.SetGrammar(ctx, g); err != nil {
 			return err
 		}
