@@ -21,6 +21,10 @@ each cached in --work like train.py's:
      alone or over everyday speech and decoys, labelled 0;
    - train.py's own mix, so quiet rooms and moderate noise are not
      forgotten;
+   - and, apart (--decoy-clips), wake decoys alone or in sentences, far
+     away, in babble at -4 to 10 dB or as train.py mixes them, labelled 0;
+   - and (--noise-clips) train.py's mix again, the phrase in half of them
+     in steady noise or music at 0 to 12 dB;
 3. the network, trained from --base for --epochs at a low rate with its
    weights quantised as they are stored (4 bits for the dilated layers, 8
    for the others, a scale per output channel; the gradient passes the
@@ -79,7 +83,41 @@ def clip(rng, s, kind):
     return train.background(rng, canvas, pool), end
 
 
-def build_clips(work, s, count, seed, name):
+def decoy_clip(rng, s):
+    """A wake decoy (alone, ending where the scores are, or in a
+    sentence) far from the microphone, in babble, or as train.py mixes."""
+    canvas = np.zeros(train.CLIP, np.float32)
+    if rng.random() < 0.7:
+        pool = s["decoy_train"]
+        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))])
+        train.place(canvas, sp, int(rng.uniform(1.3, 2.35) * train.SR) - len(sp))
+        if rng.random() < 0.4:
+            other = s["neg_train"][int(rng.integers(len(s["neg_train"])))]
+            train.place(canvas, other, int(rng.uniform(1.35, 2.5) * train.SR))
+    else:
+        pool = s["decoysent_train"]
+        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))])
+        train.place(canvas, sp, int(rng.uniform(0.3, 1.8) * train.SR))
+    r = rng.random()
+    if r < 0.35:
+        return train.background(rng, canvas, s["neg_train"], cond="far"), None
+    if r < 0.7:
+        cond = "babble" if rng.random() < 0.7 else "babble+brown"
+        return train.background(rng, canvas, s["neg_train"], cond=cond, snr=rng.uniform(-4, 10)), None
+    return train.background(rng, canvas, s["neg_train"]), None
+
+
+def noise_clip(rng, s):
+    """train.py's clips with the phrase in steady noise or music at 0 to
+    12 dB in half of them: what the far field and babble must not cost."""
+    if rng.random() < 0.5:
+        canvas, end = train.positive_clip(rng, s, "train")
+        cond = "colour" if rng.random() < 0.7 else "music"
+        return train.background(rng, canvas, s["neg_train"], cond=cond, snr=rng.uniform(0, 12)), end
+    return clip(rng, s, "as trained")
+
+
+def build_clips(work, s, count, seed, name, make=None):
     path = os.path.join(work, name + ".npz")
     if os.path.exists(path):
         z = np.load(path)
@@ -92,7 +130,10 @@ def build_clips(work, s, count, seed, name):
     names, shares = [k for k, _ in KINDS], np.array([p for _, p in KINDS])
     t0 = time.time()
     for k in range(count):
-        x, end = clip(rng, s, names[rng.choice(len(names), p=shares / shares.sum())])
+        if make is not None:
+            x, end = make(rng, s)
+        else:
+            x, end = clip(rng, s, names[rng.choice(len(names), p=shares / shares.sum())])
         xs[k] = model.logmel(x)
         ys[k] = train.labels(steps, end)
         if (k + 1) % 2000 == 0:
@@ -171,8 +212,10 @@ def main():
     ap.add_argument("--fixture-wav", default="audio/testdata/hey_jibo_what_time.wav")
     ap.add_argument("--speech", type=float, default=0.25, help="train.py's --speech")
     ap.add_argument("--clips", type=int, default=16000)
+    ap.add_argument("--decoy-clips", type=int, default=5000)
+    ap.add_argument("--noise-clips", type=int, default=5000)
     ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--lr", type=float, default=2e-4)
     ap.add_argument("--other-minutes", type=float, default=70)
     ap.add_argument("--decoy-minutes", type=float, default=21)
     ap.add_argument("--wake-minutes", type=float, default=21)
@@ -185,6 +228,12 @@ def main():
     for k, v in ends.items():
         s[k.replace("kwsent_", "kwsent_end_")] = v
     xs, ys = build_clips(a.work, s, a.clips, SEED + 2, "clips")
+    # The decoys again, where the phrase is now heard better: far away
+    # and in babble.
+    dx, dy = build_clips(a.work, s, a.decoy_clips, SEED + 4, "clips-decoy", make=decoy_clip)
+    nx, ny = build_clips(a.work, s, a.noise_clips, SEED + 5, "clips-noise", make=noise_clip)
+    xs, ys = np.concatenate([xs, dx, nx]), np.concatenate([ys, dy, ny])
+    del dx, dy, nx, ny
     # Held-out clips: train.py's mix of the held-out voices, then the
     # fine-tuning's far and babble ones of the same voices.
     s_held = dict(s)
