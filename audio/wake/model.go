@@ -11,8 +11,8 @@ import (
 	"slices"
 )
 
-// defaultModel is the network scripts/wake/train.py trained on espeak-ng
-// voices (docs/hearing.md).
+// defaultModel is the network scripts/wake/train.py and finetune.py trained
+// on espeak-ng voices (docs/hearing.md).
 //
 //go:embed model.bin
 var defaultModel []byte

@@ -4,9 +4,9 @@
 // a threshold wakes the robot. It runs always on, in pure Go, on the same
 // 16 kHz mono stream the voice activity detector sees.
 //
-// The network was trained on espeak-ng voices only (scripts/wake/train.py)
-// and its weights are embedded; docs/hearing.md has what it gives and how
-// to retrain it.
+// The network was trained on espeak-ng voices only (scripts/wake/train.py,
+// then finetune.py) and its weights are embedded; docs/hearing.md has what
+// it gives and how to retrain it.
 package wake
 
 import (

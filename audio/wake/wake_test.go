@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// parity is what scripts/wake/train.py computed from a WAV with the
+// parity is what scripts/wake/train.py (or finetune.py) computed from a WAV with the
 // embedded model: the features of its first frames and every step's logit.
 type parity struct {
 	WAV      string      `json:"wav"`

@@ -382,3 +382,51 @@ def rms_active(x):
     e = (x[: n * 160].reshape(n, 160) ** 2).mean(axis=1)
     loud = e[e > e.max() * 1e-3]
     return float(np.sqrt(loud.mean() + 1e-12))
+
+
+def far_room(rng, rt60=None):
+    """A room heard from far away, made unlike room(): no direct sound or
+    only a little, a pre-delay, a few early reflections, then a diffuse
+    tail that builds up over some milliseconds and decays with a
+    reverberation time of 0.4 to 6 s (log-uniform), shorter for the
+    higher of four bands, as walls and air absorb highs first."""
+    if rt60 is None:
+        rt60 = float(np.exp(rng.uniform(np.log(0.4), np.log(6.0))))
+    n = int(min(rt60, 3.5) * SR)
+    t = np.arange(n) / SR
+    pre = int(rng.uniform(0.005, 0.05) * SR)
+    white = np.fft.rfft(rng.standard_normal(n))
+    f = np.fft.rfftfreq(n, 1 / SR)
+    edges = [0, rng.uniform(300, 700), rng.uniform(1200, 2200), rng.uniform(2800, 4500), SR]
+    damp = rng.uniform(0.25, 0.85)  # how much shorter the top band's decay is
+    tail = np.zeros(n)
+    for b in range(4):
+        band = np.fft.irfft(np.where((f >= edges[b]) & (f < edges[b + 1]), white, 0), n)
+        tail += band * np.exp(-6.9 * t / (rt60 * damp ** (b / 3)))
+    tail *= 1 - np.exp(-t / rng.uniform(0.005, 0.03))  # the diffuse build-up
+    tail = np.concatenate([np.zeros(pre), tail])[:n]
+    tail /= np.sqrt((tail ** 2).sum()) + 1e-12
+    h = tail
+    for _ in range(int(rng.integers(3, 12))):  # early reflections
+        at = pre + int(rng.uniform(0.0, 0.06) * SR)
+        if at < n:
+            h[at] += rng.choice([-1, 1]) * rng.uniform(0.05, 0.4) * np.exp(-(at - pre) / (0.03 * SR))
+    if rng.random() < 0.6:  # a little direct sound, 5 to 25 dB under the rest
+        h[0] += np.sqrt((h ** 2).sum()) * 10 ** (-rng.uniform(5, 25) / 20)
+    return h / np.abs(h).max()
+
+
+def far_field(rng, x, noise_pool, level_db=(-45, -12)):
+    """x said far from the microphone: in a far_room, the highs lost on the
+    way (low-pass at 2.5-6 kHz, a random tilt), quiet (peak level_db, dBFS),
+    over faint room noise, other talkers or nothing."""
+    y = convolve(x, far_room(rng))
+    y = equalise(rng, y, lowpass=rng.uniform(2500, 6000))
+    level = rms_active(y) if np.abs(y).max() > 0 else 0.05
+    r = rng.random()
+    if r < 0.4:
+        y = y + coloured_noise(rng, len(y), rng.choice(["pink", "brown"])) * level / 10 ** (rng.uniform(15, 40) / 20)
+    elif r < 0.65:
+        y = y + babble(rng, noise_pool, len(y), int(rng.integers(2, 5))) * level / 10 ** (rng.uniform(8, 25) / 20)
+    y = y * (10 ** (rng.uniform(*level_db) / 20) / (np.abs(y).max() + 1e-9))
+    return y.astype(np.float32)

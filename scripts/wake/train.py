@@ -147,8 +147,12 @@ def background(rng, x, babble_pool, cond=None, snr=None, far=False, level_db=(-3
     """Puts speech x (a clip) in a room, a microphone and noise. far puts
     it far from the microphone always, and further than otherwise (little
     direct sound, long reverberation, dull); level_db is the range of the
-    result's peak level."""
+    result's peak level. cond "far" is data.far_field instead (the
+    fine-tuning's far field, finetune.py)."""
     n = len(x)
+    if cond == "far":
+        x = data.far_field(rng, x, babble_pool)
+        return np.clip(np.round(x * 32768), -32768, 32767).astype(np.float32) / 32768
     r = 1.0 if far else rng.random()
     if far:
         x = data.convolve(x, data.room(rng, rng.uniform(0.4, 1.2), rng.uniform(0.05, 0.5)))
@@ -536,15 +540,15 @@ def wakes_at(p, th):
     return model.stream_step_end_samples(len(p))[got] if got else np.zeros(0, np.int64)
 
 
-def choose_threshold(net, s, other_minutes, decoy_minutes, wake_minutes):
+def choose_threshold(net, s, other_minutes, decoy_minutes, wake_minutes, conditions=CONDITIONS, seed=SEED + 7):
     """Measures every threshold on the held-out voices' streams and picks
     the lowest whose false wakes stay at most one per two hours of
     everyday speech, in all conditions together, and whose wakes on decoys
     stay at most 2 % of them."""
-    rng = np.random.default_rng(SEED + 7)
-    per = len(CONDITIONS)
+    rng = np.random.default_rng(seed)
+    per = len(conditions)
     other, decoy, wake = [], [], []
-    for name, cond, snr in CONDITIONS:
+    for name, cond, snr in conditions:
         for _ in range(max(1, round(other_minutes / per))):
             x, _, _ = stream(rng, s, "other", 60, cond, snr)
             other.append(scores(net, x))
