@@ -14,8 +14,8 @@ import (
 
 	"github.com/openjibo/jibod/board"
 	"github.com/openjibo/jibod/core/bus"
-	"github.com/openjibo/jibod/core/diag/diagbody"
 	"github.com/openjibo/jibod/core/lineedit/lineedittest"
+	"github.com/openjibo/jibod/core/runtime/diagbody"
 	"github.com/openjibo/jibod/jcp"
 	"github.com/openjibo/jibod/motion"
 )

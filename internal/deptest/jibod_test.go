@@ -23,9 +23,8 @@ var jibodRules = Rules{
 	Layers: []Rule{
 		{From: "core", Forbid: append([]string{"device", "board", "audio", "cmd", "examples"}, hubSide...),
 			// The composition root builds the body, the board and the
-			// audio and hands them to core as interfaces; diagbody is
-			// its adapter from the LED ring to the shell's interface.
-			Except: []string{"core/runtime", "core/diag/diagbody"},
+			// audio and hands them to core as interfaces.
+			Except: []string{"core/runtime"},
 			Why:    "core takes the body, boards and audio through interfaces it defines, never imports them"},
 		{From: "jcp", Forbid: append([]string{"core", "audio", "board", "cmd", "examples"}, hubSide...),
 			Why: "jcp sits below core and drives motion and devices through interfaces it is handed"},

@@ -1,7 +1,7 @@
 // Package diagbody adapts the body's parts to what the field shell
 // (core/diag) drives, which core/diag cannot import: the LED ring by colour
-// names. The composition root (core/runtime) and the shell's tests use
-// the same adapter.
+// names. It is part of the composition root (core/runtime), the one
+// place in core that imports the body; the shell's tests use it too.
 package diagbody
 
 import (
