@@ -163,8 +163,8 @@ func atFile(err error, file string) error {
 	return err
 }
 
-// expand runs §3.2 on a parsed template.
-func (e *expander) expand(t *Template) ([]string, error) {
+// resolve gives the samples of each vocabulary reference t makes.
+func (e *expander) resolve(t *Template) (map[string][]string, error) {
 	resolved := make(map[string][]string, len(t.refs))
 	for _, ref := range t.refs {
 		if _, done := resolved[ref.name]; done {
@@ -175,6 +175,15 @@ func (e *expander) expand(t *Template) ([]string, error) {
 			return nil, refError(ref, err)
 		}
 		resolved[ref.name] = samples
+	}
+	return resolved, nil
+}
+
+// expand runs §3.2 on a parsed template.
+func (e *expander) expand(t *Template) ([]string, error) {
+	resolved, err := e.resolve(t)
+	if err != nil {
+		return nil, err
 	}
 	n := countSeq(t.nodes, resolved, e.limit)
 	if n > e.limit {
@@ -191,16 +200,9 @@ func (e *expander) expand(t *Template) ([]string, error) {
 // its samples: its vocabulary references resolve, its sample count is
 // within the limit, and checkStructure's GRM-07 checks hold (GRM-08).
 func (e *expander) check(t *Template) error {
-	resolved := make(map[string][]string, len(t.refs))
-	for _, ref := range t.refs {
-		if _, done := resolved[ref.name]; done {
-			continue
-		}
-		samples, err := e.samplesOf(ref.name)
-		if err != nil {
-			return refError(ref, err)
-		}
-		resolved[ref.name] = samples
+	resolved, err := e.resolve(t)
+	if err != nil {
+		return err
 	}
 	if n := countSeq(t.nodes, resolved, e.limit); n > e.limit {
 		return &SyntaxError{Line: startLine(t), Col: startCol(t), Kind: ErrTooLarge,
