@@ -2,6 +2,7 @@ package audio
 
 import (
 	"context"
+	"time"
 )
 
 // SampleRate is the rate, in Hz, of the mono 16-bit PCM that sources yield
@@ -59,6 +60,31 @@ type Transcriber interface {
 	// Transcribe returns n-best transcripts, best first, marked Open;
 	// none when nothing was heard.
 	Transcribe(ctx context.Context, pcm []int16) ([]Hypothesis, error)
+}
+
+// Verdict says what a recogniser found in one utterance and why it
+// returned what it did: for measuring the hearing (jibod audio eval),
+// never for acting on.
+type Verdict struct {
+	// Sentence is the search's best sentence; "" when no path reached a
+	// sentence's end.
+	Sentence string
+	// Confidence and Coverage are what the rejection floors measured of
+	// it (0 when there was no sentence to measure).
+	Confidence, Coverage float64
+	// Dropped names what dropped the sentence ("" when it was kept): "no
+	// sentence", "decoy", "coverage", "confidence", "coverage and
+	// confidence", "verify", "phone loop".
+	Dropped string
+	// Decoded is how much audio the decoder heard, after trimming.
+	Decoded time.Duration
+}
+
+// VerdictRecognizer is a Recognizer that also says why (Verdict).
+type VerdictRecognizer interface {
+	Recognizer
+	// RecognizeVerdict is Recognize, with its verdict.
+	RecognizeVerdict(ctx context.Context, pcm []int16) ([]Hypothesis, Verdict, error)
 }
 
 // Device is one capture device a backend offers.

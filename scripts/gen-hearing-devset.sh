@@ -4,9 +4,15 @@
 # goes on after the speaker stops, so an utterance must end on the
 # speaker, not on silence.
 #
-#   scripts/gen-hearing-devset.sh [--quick] [DIR]
+#   scripts/gen-hearing-devset.sh [--quick|--tune] [DIR]
 #
-# DIR defaults to bin/hearing-devset. Each file is a sentence said by one
+# DIR defaults to bin/hearing-devset. --tune makes its tuning twin (DIR
+# defaults to bin/hearing-tuneset): the tuning set's sentences and voices
+# (scripts/gen-audio-testset.sh) over babble of other espeak-ng talkers
+# reading other text, and music drawn with another seed, in the same
+# four backgrounds (babble2-10, babble2-5, babble4-10, music-10), so the
+# listener's thresholds for a room that is not quiet are chosen on speech
+# and noise the development set never uses. Each file is a sentence said by one
 # espeak-ng voice with 8 s of the noise before it (the television was on
 # before anyone spoke) and 2.5 s after it, the noise measured against the
 # speech by RMS (noise beds carry a faint pink noise 40 dB under them, as
@@ -24,7 +30,9 @@
 # (the same requests as people word them, which the grammar does not
 # hold), other (everyday speech and requests no skill knows: nothing may
 # be done). Half the files start with "Hey Jibo" (wake true); the others
-# are heard with the command window open.
+# are heard with the command window open. The manifest says where the
+# speech is in each file (speech_from_s, speech_to_s: the synthesised
+# sentence's extent, its leading and trailing silence included).
 #
 # Only espeak-ng voices and sox noise: the voices of other synthesisers are kept
 # for evaluation and never used here. Deterministic for a given
@@ -33,11 +41,19 @@
 set -euo pipefail
 
 quick=0
-if [ "${1:-}" = --quick ]; then
+tune=0
+case "${1:-}" in
+--quick)
 	quick=1
 	shift
-fi
+	;;
+--tune)
+	tune=1
+	shift
+	;;
+esac
 out=${1:-bin/hearing-devset}
+[ "$tune" = 1 ] && out=${1:-bin/hearing-tuneset}
 for p in espeak-ng sox soxi awk; do
 	command -v "$p" >/dev/null 2>&1 || { echo "gen-hearing-devset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
@@ -105,6 +121,51 @@ babble_text=(
 	"Tonight on the programme we meet a family who built their own house from recycled bottles."
 )
 noises=(clean babble2-10 babble2-5 babble4-10 music-10 reverb far)
+music_seed=24
+if [ "$tune" = 1 ]; then
+	# The tuning set's commands and voices; babble talkers, their text
+	# and the music's seed of neither set.
+	commands=(
+		"what time is it" "what's the time" "tell me the time" "do you know what time it is"
+		"what's the date" "what day is it today" "set a timer for five minutes"
+		"set a timer for thirty seconds" "start a ten minute timer" "set a timer for an hour and a half"
+		"set a timer" "cancel the timer" "how much time is left" "louder" "turn it down"
+		"set the volume to seven" "what's the volume" "mute" "unmute" "how are you" "who are you"
+		"how old are you" "what's your favorite color" "thank you" "good night" "are you a robot"
+		"do you like pizza" "what can you do" "help" "hello" "good morning" "turn up the volume"
+		"what do you like to do" "count down from two minutes" "timer for twenty seconds"
+		"how long is left on my timer"
+	)
+	paraphrases=()
+	other=(
+		"The weather in Paris is lovely this time of year. We should go in May."
+		"Could you pass me the salt please? Thanks."
+		"What time does the bakery open on Saturdays?"
+		"Set the table for dinner, the guests arrive at eight."
+		"Tell me a joke about penguins."
+		"Play some music in the kitchen while I cook."
+		"Jimbo said the meeting was moved to Thursday afternoon."
+		"The volume of the box is about ten litres."
+		"Remind me to call the dentist when we get home."
+		"Can you believe how expensive the tickets were?"
+	)
+	voices=(en-us en-us+m3 en-gb en-us+f2 en-gb-x-rp en-us+m1 en-029 en-us+f5)
+	speeds=(150 175 200 165 185)
+	pitches=(50 35 70 45 60 55)
+	babble_voices=(en-us+m2 en-gb+m5 en-029+f1 en-gb-x-rp+m7 en-us+f4 en-gb+m1)
+	babble_text=(
+		"We drove up to the lake on Friday, but the cabin was colder than anyone expected."
+		"The committee will publish its findings next month, after the final hearing."
+		"Honestly the best part of the holiday was the little bakery around the corner."
+		"He keeps losing his glasses and then finds them on top of his own head."
+		"The bus was late again, so I walked the whole way in the pouring rain."
+		"According to the forecast there will be strong winds along the coast tonight."
+		"She practised the piano for three hours every day before the competition."
+		"If we leave the paint to dry overnight we can put the second coat on tomorrow."
+	)
+	music_seed=71
+	noises=(babble2-10 babble2-5 babble4-10 music-10)
+fi
 if [ "$quick" = 1 ]; then
 	commands=("${commands[@]:0:3}")
 	paraphrases=("${paraphrases[@]:0:2}")
@@ -144,7 +205,7 @@ hiss() {
 # line, with a slow tremolo; notes drawn with a fixed seed.
 music() { # music OUT
 	local args=() notes
-	notes=$(awk 'BEGIN { srand(24); split("0 3 5 7 8 10 12", s, " ");
+	notes=$(awk -v seed="$music_seed" 'BEGIN { srand(seed); split("0 3 5 7 8 10 12", s, " ");
 		for (i = 0; i < 80; i++) { r = s[int(rand() * 7) + 1]; printf "%d %d %d %d\n", r, r + 4, r + 7, r - 12 } }')
 	local i=0
 	while read -r a b c d; do
@@ -202,14 +263,21 @@ add() { # add KIND TEXT
 		fi
 		espeak-ng -v "$v" -s "$sp" -p "$p" -w "$tmp/raw.wav" "$spoken"
 		to16k "$tmp/raw.wav" "$tmp/speech.wav" gain -6
-		local f
+		local f at=8 sd
+		sd=$(soxi -D "$tmp/speech.wav")
 		f=$(printf '%s-%03d-%s.wav' "$kind" "$n" "$level")
 		case "$level" in
-		clean) sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1 ;;
+		clean)
+			sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1
+			at=1
+			;;
 		babble2-*) place "$tmp/speech.wav" "$tmp/babble2.wav" "${level#babble2-}" "$out/$f" $((n * 7)) ;;
 		babble4-*) place "$tmp/speech.wav" "$tmp/babble4.wav" "${level#babble4-}" "$out/$f" $((n * 7)) ;;
 		music-*) place "$tmp/speech.wav" "$tmp/music.wav" "${level#music-}" "$out/$f" $((n * 3)) ;;
-		reverb) sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1 reverb 50 50 80 ;;
+		reverb)
+			sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1 reverb 50 50 80
+			at=1
+			;;
 		far)
 			sox -R -q "$tmp/speech.wav" "$tmp/far.wav" pad 0 1 reverb 80 60 100 lowpass 3000 gain -6
 			local dur
@@ -218,12 +286,12 @@ add() { # add KIND TEXT
 			place "$tmp/far.wav" "$tmp/pink.wav" 10 "$out/$f" $((n % 50))
 			;;
 		esac
-		printf '{"file":"%s","text":"%s","wake":%s,"kind":"%s","noise":"%s","voice":"%s"}\n' \
-			"$f" "$said" "$wake" "$kind" "$level" "$v/$sp/$p" >>"$manifest"
+		printf '{"file":"%s","text":"%s","wake":%s,"kind":"%s","noise":"%s","voice":"%s","speech_from_s":%s,"speech_to_s":%s}\n' \
+			"$f" "$said" "$wake" "$kind" "$level" "$v/$sp/$p" "$at" "$(awk -v a="$at" -v d="$sd" 'BEGIN { printf "%.3f", a + d }')" >>"$manifest"
 	done
 }
 
 for c in "${commands[@]}"; do add command "$c"; done
-for c in "${paraphrases[@]}"; do add paraphrase "$c"; done
+for c in "${paraphrases[@]+"${paraphrases[@]}"}"; do add paraphrase "$c"; done
 for c in "${other[@]}"; do add other "$c"; done
 echo "gen-hearing-devset: $(wc -l <"$manifest") files in $out" >&2

@@ -46,13 +46,21 @@ type timedRecognizer struct {
 	cpu   time.Duration
 	cpuOK bool
 	heard time.Duration
+	// decisions are the verdicts, in order.
+	decisions []Decision
 }
 
 func (t *timedRecognizer) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	return t.recognizeVerdict(ctx, pcm)
+}
+
+// timed runs recognize on pcm and counts its wall and CPU time.
+func (t *timedRecognizer) timed(ctx context.Context, pcm []int16,
+	recognize func(context.Context, []int16) ([]audio.Hypothesis, error)) ([]audio.Hypothesis, error) {
 	runtime.LockOSThread()
 	cpu0, ok0 := threadCPU()
 	start := time.Now()
-	h, err := t.inner.Recognize(ctx, pcm)
+	h, err := recognize(ctx, pcm)
 	took := time.Since(start)
 	cpu1, ok1 := threadCPU()
 	runtime.UnlockOSThread()
@@ -62,6 +70,31 @@ func (t *timedRecognizer) Recognize(ctx context.Context, pcm []int16) ([]audio.H
 	t.cpuOK = ok0 && ok1
 	t.heard += samplesDuration(len(pcm))
 	t.mu.Unlock()
+	return h, err
+}
+
+// RecognizeVerdict is Recognize, recording the inner recogniser's verdict
+// when it gives one (audio.VerdictRecognizer): the listener hands it every
+// utterance it recognises as a command.
+func (t *timedRecognizer) recognizeVerdict(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	vr, ok := t.inner.(audio.VerdictRecognizer)
+	if !ok {
+		return t.timed(ctx, pcm, t.inner.Recognize)
+	}
+	var v audio.Verdict
+	h, err := t.timed(ctx, pcm, func(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+		var (
+			h   []audio.Hypothesis
+			err error
+		)
+		h, v, err = vr.RecognizeVerdict(ctx, pcm)
+		return h, err
+	})
+	if err == nil {
+		t.mu.Lock()
+		t.decisions = append(t.decisions, Decision{Audio: samplesDuration(len(pcm)), Verdict: v})
+		t.mu.Unlock()
+	}
 	return h, err
 }
 
@@ -91,21 +124,24 @@ func (t *timedWake) Feed(pcm []int16) []wake.Detection {
 	return d
 }
 
-// gatedSource opens the command window before the first read, as a
-// wake request would: the listener is running then, at the stream's
-// start.
+// gatedSource opens the command window before the first read at or past
+// stream position at (samples), as a wake request would.
 type gatedSource struct {
 	src  audio.Source
 	open func(ctx context.Context) // nil: no window to open
+	at   int64
+	read int64
 }
 
 func (g *gatedSource) Read(ctx context.Context, buf []int16) (int, error) {
-	if g.open != nil {
+	if g.open != nil && g.read >= g.at {
 		open := g.open
 		g.open = nil
 		open(ctx)
 	}
-	return g.src.Read(ctx, buf)
+	n, err := g.src.Read(ctx, buf)
+	g.read += int64(n)
+	return n, err
 }
 
 func (g *gatedSource) Close() error { return g.src.Close() }
@@ -131,15 +167,10 @@ func (c *collector) Event(_ context.Context, topic string, data map[string]any) 
 		}
 		c.heard.Wakes++
 	case listen.TopicSpeechEnd:
-		switch ms := data["duration_ms"].(type) {
-		case int64:
-			if ms > 0 {
-				c.heard.Utterances++
-			}
-		case float64:
-			if ms > 0 {
-				c.heard.Utterances++
-			}
+		if millis(data["duration_ms"]) > 0 {
+			c.heard.Utterances++
+			reason, _ := data["reason"].(string)
+			c.heard.Spans = append(c.heard.Spans, Span{Start: millis(data["start_ms"]), End: millis(data["end_ms"]), Reason: reason})
 		}
 	case listen.TopicRecognized:
 		best, conf := "", 0.0
@@ -155,14 +186,23 @@ func (c *collector) Event(_ context.Context, topic string, data map[string]any) 
 		}
 		c.heard.Recognized = append(c.heard.Recognized, best)
 		c.heard.Confidences = append(c.heard.Confidences, conf)
-		switch ms := data["latency_ms"].(type) {
-		case int64:
-			c.heard.Latencies = append(c.heard.Latencies, time.Duration(ms)*time.Millisecond)
-		case float64:
-			c.heard.Latencies = append(c.heard.Latencies, time.Duration(ms*float64(time.Millisecond)))
+		if _, ok := data["latency_ms"]; ok {
+			c.heard.Latencies = append(c.heard.Latencies, millis(data["latency_ms"]))
 		}
 	}
 	return nil
+}
+
+// millis reads an event's number of milliseconds (int64 as the listener
+// gives it, float64 once through JSON); 0 when absent.
+func millis(v any) time.Duration {
+	switch ms := v.(type) {
+	case int64:
+		return time.Duration(ms) * time.Millisecond
+	case float64:
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	return 0
 }
 
 // Command records the command and takes it as handled: the robot's
@@ -181,8 +221,9 @@ func (c *collector) Stop(context.Context) error { return nil }
 // Speak is the robot asking again: it says nothing here.
 func (c *collector) Speak(context.Context, string, string) error { return nil }
 
-// Hear runs pcm through a fresh listener and reports what it did.
-func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Heard, error) {
+// Hear runs pcm through a fresh listener and reports what it did; with
+// open, the command window opens at position at of pcm.
+func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool, at time.Duration) (Heard, error) {
 	if lc.Recognizer == nil {
 		return Heard{}, errors.New("eval: no recogniser")
 	}
@@ -203,7 +244,7 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 		return Heard{}, err
 	}
 	rec := &timedRecognizer{inner: lc.Recognizer}
-	src := &gatedSource{src: audio.NewClipSource(pcm, false)}
+	src := &gatedSource{src: audio.NewClipSource(pcm, false), at: int64(at) * audio.SampleRate / int64(time.Second)}
 	cfg := listen.Config{Events: col, Source: src, Recognizer: rec, Chain: chain, VAD: lc.VAD,
 		Lang: lc.Lang, Sync: true, Logger: log}
 	var tw *timedWake
@@ -239,6 +280,7 @@ func (lc *ListenerChain) Hear(ctx context.Context, pcm []int16, open bool) (Hear
 	col.mu.Unlock()
 	rec.mu.Lock()
 	h.RecognizeTime, h.Speech = rec.took, rec.heard
+	h.Decisions = rec.decisions
 	if rec.cpuOK {
 		h.RecognizeCPU = rec.cpu
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/listen"
@@ -54,7 +55,7 @@ func TestListenerChain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lc := &ListenerChain{Recognizer: fixedRecognizer{tt.said}, Lang: "en-US"}
-			h, err := lc.Hear(context.Background(), burst(), tt.open)
+			h, err := lc.Hear(context.Background(), burst(), tt.open, 0)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wakes, h.Wakes)
 			assert.Equal(t, tt.commands, h.Commands)
@@ -68,7 +69,7 @@ func TestListenerChain(t *testing.T) {
 }
 
 func TestListenerChainNeedsARecognizer(t *testing.T) {
-	_, err := (&ListenerChain{}).Hear(context.Background(), burst(), false)
+	_, err := (&ListenerChain{}).Hear(context.Background(), burst(), false, 0)
 	assert.Error(t, err)
 }
 
@@ -94,7 +95,7 @@ func TestListenerChainWithWakeDetector(t *testing.T) {
 			return &spotAt{at: audio.SampleRate + audio.SampleRate/4}, nil
 		}}
 	for range 2 {
-		h, err := lc.Hear(context.Background(), burst(), false)
+		h, err := lc.Hear(context.Background(), burst(), false, 0)
 		require.NoError(t, err)
 		assert.Equal(t, 1, h.Wakes)
 		assert.Equal(t, [][]string{{"what time is it"}}, h.Commands)
@@ -102,9 +103,58 @@ func TestListenerChainWithWakeDetector(t *testing.T) {
 	assert.Equal(t, 2, made)
 
 	h, err := (&ListenerChain{Recognizer: NoRecognizer{}, Wake: func() (listen.WakeDetector, error) { return &spotAt{}, nil }}).
-		Hear(context.Background(), burst(), false)
+		Hear(context.Background(), burst(), false, 0)
 	require.NoError(t, err)
 	assert.Zero(t, h.Wakes)
 	assert.Equal(t, 1, h.Utterances)
 	assert.Empty(t, h.Recognized, "outside the window nothing is recognised")
+}
+
+// verdictRecognizer says the same thing for every utterance, and why.
+type verdictRecognizer struct{ v audio.Verdict }
+
+func (r verdictRecognizer) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	h, _, err := r.RecognizeVerdict(ctx, pcm)
+	return h, err
+}
+
+func (r verdictRecognizer) RecognizeVerdict(context.Context, []int16) ([]audio.Hypothesis, audio.Verdict, error) {
+	return nil, r.v, nil
+}
+
+// The chain keeps where each utterance was and what the recogniser said
+// of it, so a report can tell where a command was lost.
+func TestListenerChainRecordsSpansAndVerdicts(t *testing.T) {
+	v := audio.Verdict{Sentence: "what time is it", Confidence: 0.4, Coverage: 0.9, Dropped: "confidence"}
+	h, err := (&ListenerChain{Recognizer: verdictRecognizer{v}, Lang: "en-US"}).Hear(context.Background(), burst(), true, 0)
+	require.NoError(t, err)
+	require.Len(t, h.Spans, 1)
+	assert.InDelta(t, 1.0, h.Spans[0].Start.Seconds(), 0.1, "the tone starts at 1 s")
+	assert.InDelta(t, 2.0, h.Spans[0].End.Seconds(), 0.1, "and ends at 2 s")
+	assert.Equal(t, "silence", h.Spans[0].Reason)
+	require.Len(t, h.Decisions, 1)
+	assert.Equal(t, v, h.Decisions[0].Verdict)
+	assert.Greater(t, h.Decisions[0].Audio.Seconds(), 1.0)
+}
+
+// A window opened at a position of the file takes the speech after it,
+// not the speech before it closes.
+func TestListenerChainOpensTheWindowWhereAsked(t *testing.T) {
+	tests := []struct {
+		name     string
+		at       time.Duration
+		commands int
+	}{
+		{"before the speech", 500 * time.Millisecond, 1},
+		{"long before the speech", 0, 1},
+		{"after the speech", 2500 * time.Millisecond, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := (&ListenerChain{Recognizer: fixedRecognizer{"what time is it"}, Lang: "en-US"}).
+				Hear(context.Background(), burst(), true, tt.at)
+			require.NoError(t, err)
+			assert.Len(t, h.Commands, tt.commands)
+		})
+	}
 }

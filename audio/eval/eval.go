@@ -54,14 +54,40 @@ type Heard struct {
 	// WakeCPU is the CPU time the wake word detector used on the whole
 	// file (0 without one, or where it cannot be measured).
 	WakeCPU time.Duration
+	// Spans are the utterances the detector found, in order.
+	Spans []Span
+	// Decisions are what the recogniser was given and made of it, one
+	// per recognition, in order (with a recogniser that says why,
+	// audio.VerdictRecognizer).
+	Decisions []Decision
+}
+
+// Span is one utterance the detector found: where its speech began and
+// ended in the file, and why it ended (vad.EndReason).
+type Span struct {
+	Start, End time.Duration
+	Reason     string
+}
+
+// Decision is one recognition: how much audio the recogniser was given
+// (after the wake phrase was cut off) and its verdict.
+type Decision struct {
+	Audio time.Duration
+	audio.Verdict
 }
 
 // Chain hears one file's audio (SampleRate mono). With open, the command
-// window is opened first, as a wake button would: the file's speech then
-// counts as a command without the wake phrase.
+// window is opened at position at of the file, as a wake button would:
+// the speech then counts as a command without the wake phrase.
 type Chain interface {
-	Hear(ctx context.Context, pcm []int16, open bool) (Heard, error)
+	Hear(ctx context.Context, pcm []int16, open bool, at time.Duration) (Heard, error)
 }
+
+// openLead is how long before the speech (when the manifest says where it
+// is) the command window is opened for a file without the wake phrase:
+// someone presses the wake button, then speaks. Without the speech's
+// place the window opens as the file starts.
+const openLead = time.Second
 
 // Meaning is what an utterance means to the robot.
 type Meaning struct {
@@ -210,7 +236,8 @@ func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain
 	// Without the wake phrase the window is opened first, so commands
 	// said without it are measured too, and other speech shows whether it
 	// would be taken for a command.
-	heard, err := chain.Hear(ctx, pcm, !it.Wake)
+	at := max(time.Duration(it.SpeechFrom*float64(time.Second))-openLead, 0)
+	heard, err := chain.Hear(ctx, pcm, !it.Wake, at)
 	if err != nil {
 		return res, fmt.Errorf("hearing %s: %w", it.File, err)
 	}

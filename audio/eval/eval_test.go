@@ -44,6 +44,8 @@ func TestParseManifest(t *testing.T) {
 		{"text twice", `{"file":"a.wav","text":"x","text":"y"}`, `line 1: text: member given twice ("text")`},
 		{"text not UTF-8", "{\"file\":\"a.wav\",\"text\":\"caf\xe9\"}", "line 1: text: invalid UTF-8"},
 		{"text with a control character", `{"file":"a.wav","text":"stop\u001b[2J"}`, "line 1: text: control character U+001B (ESC)"},
+		{"speech ends before it starts", `{"file":"a.wav","text":"x","speech_from_s":8,"speech_to_s":7}`, "want 0 ≤ from ≤ to"},
+		{"speech before the file", `{"file":"a.wav","text":"x","speech_from_s":-1,"speech_to_s":2}`, "want 0 ≤ from ≤ to"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestParseManifest(t *testing.T) {
 // length (the files are made with distinct lengths).
 type scripted map[int]Heard
 
-func (s scripted) Hear(_ context.Context, pcm []int16, open bool) (Heard, error) {
+func (s scripted) Hear(_ context.Context, pcm []int16, open bool, _ time.Duration) (Heard, error) {
 	h := s[len(pcm)]
 	h.RecognizeTime = time.Duration(len(pcm)) * time.Second / audio.SampleRate / 50 // RTF 0.02
 	h.RecognizeCPU = h.RecognizeTime / 2
@@ -351,4 +353,25 @@ func TestRunWakeOnly(t *testing.T) {
 		whats = append(whats, m.What+" "+m.File)
 	}
 	assert.Equal(t, []string{"missed wake w2.wav", "false wake d1.wav"}, whats)
+}
+
+// A mistake says where the command was lost: the utterances against where
+// the speech is, and what the recogniser found and what dropped it.
+func TestMistakesSayWhy(t *testing.T) {
+	dir := t.TempDir()
+	writeWAV(t, dir, "c.wav", 16000)
+	item := Item{File: "c.wav", Text: "what time is it", Kind: "command", SpeechFrom: 8, SpeechTo: 9.25}
+	heard := Heard{Recognized: []string{""},
+		Spans: []Span{{Start: 100 * time.Millisecond, End: 5500 * time.Millisecond, Reason: "silence"},
+			{Start: 8040 * time.Millisecond, End: 9100 * time.Millisecond, Reason: "silence"}},
+		Decisions: []Decision{{Audio: 1800 * time.Millisecond,
+			Verdict: audio.Verdict{Sentence: "whats the time", Confidence: 0.41, Coverage: 1, Dropped: "confidence"}}}}
+	und := meanings{"what time is it": {Intent: "clock:time"}}
+	rep, err := Run(context.Background(), dir, []Item{item}, scripted{16000: heard}, und, Options{Normalize: words})
+	require.NoError(t, err)
+	ms := rep.Mistakes()
+	require.Len(t, ms, 1)
+	assert.Equal(t, "no command", ms[0].What)
+	assert.Equal(t, `utterances 0.10–5.50 s (silence), 8.04–9.10 s (silence) for speech at 8.00–9.25 s; `+
+		`recognised 1.80 s: "whats the time" confidence 0.41 coverage 1.00, dropped by confidence`, ms[0].Why)
 }

@@ -56,7 +56,15 @@ type Item struct {
 	Kind  string `json:"kind,omitempty"`
 	Noise string `json:"noise,omitempty"`
 	Voice string `json:"voice,omitempty"`
+	// SpeechFrom and SpeechTo, when the set knows them, are where the
+	// spoken text begins and ends in the file, in seconds: the report sets
+	// the utterances the detector found against them.
+	SpeechFrom float64 `json:"speech_from_s,omitempty"`
+	SpeechTo   float64 `json:"speech_to_s,omitempty"`
 }
+
+// maxSpeechAt bounds SpeechFrom and SpeechTo (seconds).
+const maxSpeechAt = 3600
 
 // ReadManifest reads dir/manifest.jsonl. Every line must be a valid item
 // naming a file inside dir; an error names the line.
@@ -128,6 +136,8 @@ func (it Item) check() error {
 		return fmt.Errorf("text: want valid UTF-8 of at most %d bytes", MaxTextBytes)
 	case strings.TrimSpace(it.Text) == "":
 		return errors.New(`"text" missing or blank`)
+	case !(it.SpeechFrom >= 0 && it.SpeechFrom <= maxSpeechAt) || !(it.SpeechTo >= it.SpeechFrom && it.SpeechTo <= maxSpeechAt):
+		return fmt.Errorf("speech_from_s %v, speech_to_s %v: want 0 ≤ from ≤ to ≤ %d", it.SpeechFrom, it.SpeechTo, maxSpeechAt)
 	}
 	// The text is matched against what the recogniser heard.
 	if err := textcheck.Line(it.Text); err != nil {

@@ -253,6 +253,10 @@ type Mistake struct {
 	Heard string `json:"heard"`
 	Want  string `json:"want,omitempty"`
 	Got   string `json:"got,omitempty"`
+	// Why tells where it was lost: the utterances the detector found
+	// (against where the speech is, when the set says), and what the
+	// recogniser was given, found and dropped.
+	Why string `json:"why,omitempty"`
 }
 
 // Mistakes lists every file the robot got wrong, in run order.
@@ -292,9 +296,45 @@ func (r *Report) Mistakes() []Mistake {
 		default:
 			continue
 		}
+		m.Why = why(res)
 		out = append(out, m)
 	}
 	return out
+}
+
+// why describes how a file was heard, for a mistake: the utterances
+// the detector found, ended by what, against where the speech is; and
+// each recognition's audio, sentence, measures and what dropped it.
+func why(res Result) string {
+	h := res.Heard
+	sec := func(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
+	var b strings.Builder
+	if len(h.Spans) == 0 {
+		b.WriteString("no utterance")
+	} else {
+		b.WriteString("utterances")
+		for i, sp := range h.Spans {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, " %s–%s s (%s)", sec(sp.Start), sec(sp.End), sp.Reason)
+		}
+	}
+	if it := res.Item; it.SpeechTo > 0 {
+		fmt.Fprintf(&b, " for speech at %.2f–%.2f s", it.SpeechFrom, it.SpeechTo)
+	}
+	for _, d := range h.Decisions {
+		fmt.Fprintf(&b, "; recognised %s s: ", sec(d.Audio))
+		if d.Sentence == "" {
+			b.WriteString("no sentence")
+		} else {
+			fmt.Fprintf(&b, "%q confidence %.2f coverage %.2f", d.Sentence, d.Confidence, d.Coverage)
+		}
+		if d.Dropped != "" && d.Sentence != "" {
+			fmt.Fprintf(&b, ", dropped by %s", d.Dropped)
+		}
+	}
+	return b.String()
 }
 
 // Unscored lists, once each, the texts of items of kind "command" that the
@@ -405,7 +445,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			if m.Got != "" {
 				fmt.Fprintf(&b, " got %s", m.Got)
 			}
-			b.WriteByte('\n')
+			fmt.Fprintf(&b, "\n      %s\n", m.Why)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

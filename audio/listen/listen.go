@@ -53,7 +53,7 @@ import (
 const (
 	TopicWake        = "jibo.audio.wake"         // {source: voice|button|shell}
 	TopicSpeechStart = "jibo.audio.speech.start" // {}
-	TopicSpeechEnd   = "jibo.audio.speech.end"   // {duration_ms, reason}
+	TopicSpeechEnd   = "jibo.audio.speech.end"   // {duration_ms, reason[, start_ms, end_ms]}
 	TopicRecognized  = "jibo.audio.recognized"   // {hypotheses: [{text, confidence}], latency_ms}
 	TopicError       = "jibo.audio.error"        // {error}
 )
@@ -404,7 +404,7 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 				case vad.SpeechEnd:
 					seg := *ev.Segment
 					seg.PCM = append([]int16(nil), seg.PCM...) // the detector reuses its buffer
-					l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": seg.Speech().Milliseconds(), "reason": string(seg.Reason)})
+					l.publish(ctx, TopicSpeechEnd, speechEnd(seg))
 					l.count(func(s *Stats) { s.Utterances++ })
 					j := job{seg: seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
 					j.spotted, j.wakeEnd = spot.in(seg)
@@ -451,7 +451,7 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 			// utterance.
 			s := *seg
 			s.PCM = append([]int16(nil), s.PCM...)
-			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": s.Speech().Milliseconds(), "reason": string(s.Reason)})
+			l.publish(ctx, TopicSpeechEnd, speechEnd(s))
 			l.count(func(st *Stats) { st.Utterances++ })
 			j := job{seg: s, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
 			j.spotted, j.wakeEnd = spot.in(s)
@@ -467,6 +467,15 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 		}
 		return fmt.Errorf("listener: %w", err)
 	}
+}
+
+// speechEnd is TopicSpeechEnd's data for an utterance: how long its
+// speech lasted, why it ended, and where its speech began and ended in
+// the stream (milliseconds since the listener started reading).
+func speechEnd(seg vad.Segment) map[string]any {
+	ms := func(pos int64) int64 { return pos * 1000 / audio.SampleRate }
+	return map[string]any{"duration_ms": seg.Speech().Milliseconds(), "reason": string(seg.Reason),
+		"start_ms": ms(seg.Start), "end_ms": ms(seg.End)}
 }
 
 // spotted is a wake phrase the detector found, ending at stream position

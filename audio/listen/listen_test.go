@@ -333,6 +333,8 @@ func TestListenerMessages(t *testing.T) {
 		require.Len(t, end, 1)
 		assert.InDelta(t, 800, end[0].Data["duration_ms"], 60)
 		assert.Equal(t, "silence", end[0].Data["reason"])
+		assert.InDelta(t, 1000, end[0].Data["start_ms"], 60, "where in the stream the speech began")
+		assert.InDelta(t, 1800, end[0].Data["end_ms"], 60)
 		rec := w.topics(TopicRecognized)
 		require.Len(t, rec, 1)
 		assert.Equal(t, []any{map[string]any{"text": "hey jibo hello", "confidence": 0.9}}, rec[0].Data["hypotheses"])

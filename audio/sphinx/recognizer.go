@@ -256,9 +256,10 @@ func (g grammarState) words() map[string][]string {
 }
 
 var (
-	_ audio.Recognizer       = (*Recognizer)(nil)
-	_ audio.AnswerRecognizer = (*Recognizer)(nil)
-	_ audio.Transcriber      = (*Recognizer)(nil)
+	_ audio.Recognizer        = (*Recognizer)(nil)
+	_ audio.AnswerRecognizer  = (*Recognizer)(nil)
+	_ audio.Transcriber       = (*Recognizer)(nil)
+	_ audio.VerdictRecognizer = (*Recognizer)(nil)
 )
 
 // New starts a recognizer: it checks the grammar's words against the
@@ -646,7 +647,19 @@ func (r *Recognizer) RecognizeAnswer(ctx context.Context, pcm []int16) ([]audio.
 	return r.recognize(ctx, pcm, true)
 }
 
+// RecognizeVerdict is Recognize, with what the search found and which
+// check dropped it (audio.VerdictRecognizer).
+func (r *Recognizer) RecognizeVerdict(ctx context.Context, pcm []int16) ([]audio.Hypothesis, audio.Verdict, error) {
+	var v audio.Verdict
+	hyps, err := r.recognizeVerdict(ctx, pcm, false, &v)
+	return hyps, v, err
+}
+
 func (r *Recognizer) recognize(ctx context.Context, pcm []int16, answer bool) ([]audio.Hypothesis, error) {
+	return r.recognizeVerdict(ctx, pcm, answer, &audio.Verdict{})
+}
+
+func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer bool, v *audio.Verdict) ([]audio.Hypothesis, error) {
 	if max := r.cfg.MaxSeconds * audio.SampleRate; len(pcm) > max {
 		return nil, fmt.Errorf("recognizing %.1f s of audio: longer than %d s", float64(len(pcm))/audio.SampleRate, r.cfg.MaxSeconds)
 	}
@@ -676,18 +689,22 @@ func (r *Recognizer) recognize(ctx context.Context, pcm []int16, answer bool) ([
 		}
 		name, s = answersName, *g.answers
 	}
-	hyps, err := r.decode(ctx, d, name, s, pcm)
+	hyps, err := r.decode(ctx, d, name, s, pcm, v)
 	r.give(d)
 	return hyps, err
 }
 
-func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16) ([]audio.Hypothesis, error) {
+// decode recognises pcm with the search named name and tells v what it
+// found and why it dropped it.
+func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
 	pcm = prepareAudio(pcm, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	best, err := d.search(ctx, name, pcm)
 	if err != nil {
 		return nil, err
 	}
 	if g.lm != "" {
+		v.Sentence = best.text
 		return r.transcribed(ctx, d, best, pcm)
 	}
 	if best.text == "" || !g.accepts(best.text) {
@@ -702,18 +719,22 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			return nil, err
 		}
 		if best.text == "" || !g.accepts(best.text) {
+			v.Dropped = "no sentence"
 			return nil, nil
 		}
 	}
+	v.Sentence = best.text
 	if g.decoyed != nil && g.decoyed(best.text) {
 		// Heard as a decoy of the wake phrase ("hey jay …"): speech for
 		// someone else, not a command without the wake phrase.
 		r.log.Debug("rejected: a wake decoy", "text", best.text)
+		v.Dropped = "decoy"
 		return nil, nil
 	}
 	segs := d.align()
 	perFrame, conf := confidence(segs)
 	cover := coverage(segs, pcm)
+	v.Confidence, v.Coverage = conf, cover
 	wake := strings.Fields(r.cfg.Wake)
 	woke := len(wake) > 0 && hasPrefix(best.text, wake)
 	r.log.Debug("recognised", "text", best.text, "score_per_frame", perFrame, "confidence", conf, "coverage", cover)
@@ -742,12 +763,23 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	}
 	if cover < r.cfg.MinCoverage || conf < r.cfg.MinConfidence {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
+		switch {
+		case cover < r.cfg.MinCoverage && conf < r.cfg.MinConfidence:
+			v.Dropped = "coverage and confidence"
+		case cover < r.cfg.MinCoverage:
+			v.Dropped = "coverage"
+		default:
+			v.Dropped = "confidence"
+		}
 		return nil, nil
 	}
 	if g.verify != "" && conf < verifyAbove {
 		// The language model's search replaces the grammar's results.
 		ok, err := r.verified(ctx, d, best.text, segs, pcm)
 		if err != nil || !ok {
+			if err == nil {
+				v.Dropped = "verify"
+			}
 			return nil, err
 		}
 	}
@@ -760,6 +792,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		r.log.Debug("phone loop", "text", best.text, "delta_per_frame", delta)
 		if delta < -r.cfg.PhoneLoopMargin {
 			r.log.Debug("rejected: free phones explain the speech much better than the sentence", "text", best.text, "delta_per_frame", delta)
+			v.Dropped = "phone loop"
 			return nil, nil
 		}
 	}
