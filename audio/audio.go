@@ -78,6 +78,9 @@ type Verdict struct {
 	Dropped string
 	// Decoded is how much audio the decoder heard, after trimming.
 	Decoded time.Duration
+	// SNR is the utterance's signal-to-noise ratio as the recogniser's
+	// noise suppression measures it (dB).
+	SNR float64
 }
 
 // VerdictRecognizer is a Recognizer that also says why (Verdict).

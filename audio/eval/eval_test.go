@@ -365,7 +365,7 @@ func TestMistakesSayWhy(t *testing.T) {
 		Spans: []Span{{Start: 100 * time.Millisecond, End: 5500 * time.Millisecond, Reason: "silence"},
 			{Start: 8040 * time.Millisecond, End: 9100 * time.Millisecond, Reason: "silence"}},
 		Decisions: []Decision{{Audio: 1800 * time.Millisecond,
-			Verdict: audio.Verdict{Sentence: "whats the time", Confidence: 0.41, Coverage: 1, Dropped: "confidence"}}}}
+			Verdict: audio.Verdict{Sentence: "whats the time", Confidence: 0.41, Coverage: 1, Dropped: "confidence", SNR: 12.2}}}}
 	und := meanings{"what time is it": {Intent: "clock:time"}}
 	rep, err := Run(context.Background(), dir, []Item{item}, scripted{16000: heard}, und, Options{Normalize: words})
 	require.NoError(t, err)
@@ -373,5 +373,5 @@ func TestMistakesSayWhy(t *testing.T) {
 	require.Len(t, ms, 1)
 	assert.Equal(t, "no command", ms[0].What)
 	assert.Equal(t, `utterances 0.10–5.50 s (silence), 8.04–9.10 s (silence) for speech at 8.00–9.25 s; `+
-		`recognised 1.80 s: "whats the time" confidence 0.41 coverage 1.00, dropped by confidence`, ms[0].Why)
+		`recognised 1.80 s (SNR 12 dB): "whats the time" confidence 0.41 coverage 1.00, dropped by confidence`, ms[0].Why)
 }

@@ -324,7 +324,7 @@ func why(res Result) string {
 		fmt.Fprintf(&b, " for speech at %.2f–%.2f s", it.SpeechFrom, it.SpeechTo)
 	}
 	for _, d := range h.Decisions {
-		fmt.Fprintf(&b, "; recognised %s s: ", sec(d.Audio))
+		fmt.Fprintf(&b, "; recognised %s s (SNR %.0f dB): ", sec(d.Audio), d.SNR)
 		if d.Sentence == "" {
 			b.WriteString("no sentence")
 		} else {

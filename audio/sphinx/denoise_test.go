@@ -3,7 +3,11 @@ package sphinx
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/openjibo/jibod/audio"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,4 +92,71 @@ func BenchmarkDenoise(b *testing.B) {
 	for b.Loop() {
 		denoise(mixed, 20)
 	}
+}
+
+// readSpeech reads a test recording of espeak-ng speech.
+func readSpeech(t *testing.T, name string) []int16 {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", name))
+	require.NoError(t, err)
+	defer f.Close()
+	clip, err := audio.DecodeWAV(f)
+	require.NoError(t, err)
+	return audio.ToRecognition(clip)
+}
+
+// overTalkers is a command said 10 dB over two other talkers, who talk
+// before, during and after it, as the listener hands it over: the
+// command with half a second of the talkers either side, and where the
+// command starts.
+func overTalkers(t *testing.T) (mixed []int16, speechFrom int) {
+	t.Helper()
+	speech := readSpeech(t, "set_a_timer.wav")
+	a, b := readSpeech(t, "hey_jibo_unknown.wav"), readSpeech(t, "hey_jibo_what_time.wav")
+	lead := 8000
+	n := len(speech) + 2*lead
+	talkers := make([]float64, n)
+	for i := range talkers {
+		talkers[i] = float64(a[(i+3000)%len(a)]) + float64(b[(i+11000)%len(b)])
+	}
+	var ps, pb float64
+	for _, v := range speech {
+		ps += float64(v) * float64(v)
+	}
+	for _, v := range talkers {
+		pb += v * v
+	}
+	gain := math.Sqrt(ps/float64(len(speech))/(pb/float64(n))) / math.Pow(10, 10.0/20)
+	mixed = make([]int16, n)
+	for i := range mixed {
+		v := talkers[i] * gain
+		if j := i - lead; j >= 0 && j < len(speech) {
+			v += float64(speech[j])
+		}
+		mixed[i] = int16(max(-32768, min(32767, math.Round(v))))
+	}
+	return mixed, lead
+}
+
+// Other people talking fall silent between their words, so the quiet
+// tenth of a command said over them reads like a quiet room's: the
+// suppression's threshold must not take such a command for a clean one.
+// By default the command over talkers is suppressed, a clean one is not
+// touched.
+func TestDenoiseOverOtherTalkers(t *testing.T) {
+	mixed, from := overTalkers(t)
+	snr := quietSNR(mixed)
+	require.Greater(t, snr, 13.0, "the talkers' gaps read as a quiet room (pink noise at 10 dB measures 13)")
+	require.Less(t, snr, DefaultDenoiseBelowSNR)
+	assert.Equal(t, mixed, denoise(mixed, 10), "a threshold for steady noise takes it for clean")
+
+	out := denoise(mixed, DefaultDenoiseBelowSNR)
+	require.Len(t, out, len(mixed))
+	// The talkers alone, before the command (less the first half frame,
+	// which is kept as it was).
+	before, after := rmsDB(mixed[denoiseHop:from]), rmsDB(out[denoiseHop:from])
+	assert.Less(t, after, before, "the talkers before the command are suppressed")
+
+	clean := readSpeech(t, "set_a_timer.wav")
+	assert.Equal(t, clean, denoise(clean, DefaultDenoiseBelowSNR), "clean speech is not touched")
 }
