@@ -124,8 +124,9 @@ var Defaults = Config{
 	MaxSpeech:       10 * time.Second,
 	MinSpeech:       200 * time.Millisecond,
 	PreRoll:         500 * time.Millisecond,
-	// Chosen on scripts/gen-hearing-devset.sh's espeak-ng speech over
-	// espeak-ng babble and sox music (docs/hearing.md).
+	// Chosen on the tuning set's babble and music twin
+	// (scripts/gen-hearing-devset.sh --tune: espeak-ng speech over
+	// espeak-ng babble and sox music; docs/hearing.md).
 	BackgroundWindow:   6 * time.Second,
 	BackgroundMarginDB: 15,
 }
