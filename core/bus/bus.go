@@ -399,6 +399,30 @@ func (s *Subscription) Close() {
 	<-s.done
 }
 
+// Drain unsubscribes and lets the handler finish what is already queued
+// before it stops, so nothing published before Drain is lost. When ctx ends
+// first, the handler's context is cancelled and what is left is discarded;
+// Drain still waits for the handler to return. It must not be called from
+// the subscription's own handler.
+func (s *Subscription) Drain(ctx context.Context) error {
+	s.bus.remove(s)
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		s.cancel()
+		<-s.done
+		return fmt.Errorf("draining subscriber %s: %w", s.name, ctx.Err())
+	}
+}
+
 // Dropped reports how many messages this subscriber lost to a full queue.
 func (s *Subscription) Dropped() uint64 { return s.dropped.Load() }
 

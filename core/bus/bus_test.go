@@ -227,6 +227,43 @@ func TestCloseWithHungHandlerCancels(t *testing.T) {
 	assert.ErrorContains(t, err, "did not drain")
 }
 
+// Drain delivers what was queued before it, takes nothing after it, and
+// gives up at its context's end without leaving the handler running.
+func TestSubscriptionDrain(t *testing.T) {
+	b := newBus(t)
+	gate := make(chan struct{})
+	var mu sync.Mutex
+	var got []string
+	sub, err := b.Subscribe("t", func(ctx context.Context, m Message) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return
+		}
+		mu.Lock()
+		got = append(got, m.DataString("n"))
+		mu.Unlock()
+	})
+	require.NoError(t, err)
+	for _, n := range []string{"1", "2", "3"} {
+		require.NoError(t, b.Publish(context.Background(), NewMessage("t", map[string]any{"n": n})))
+	}
+	drained := make(chan error, 1)
+	go func() { drained <- sub.Drain(context.Background()) }()
+	require.Eventually(t, func() bool { return b.Stats().Subscribers == 0 }, 10*time.Second, time.Millisecond)
+	require.NoError(t, b.Publish(context.Background(), NewMessage("t", map[string]any{"n": "late"})))
+	close(gate)
+	require.NoError(t, <-drained)
+	assert.Equal(t, []string{"1", "2", "3"}, got, "what was queued is delivered, what came after is not")
+
+	hung, err := b.Subscribe("h", func(ctx context.Context, _ Message) { <-ctx.Done() })
+	require.NoError(t, err)
+	require.NoError(t, b.Publish(context.Background(), NewMessage("h", nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, hung.Drain(ctx), context.Canceled, "a handler that does not finish is cancelled")
+}
+
 func TestSubscriptionCloseAndStop(t *testing.T) {
 	b := newBus(t)
 	c := newCollector()

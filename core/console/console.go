@@ -138,10 +138,20 @@ func New(cfg Config) (*Console, error) {
 	return c, nil
 }
 
-// Close stops showing what the robot does.
+// closeDrain bounds how long Close shows what was said before it: the
+// robot's last words reach the console even when it closes at once (the
+// end of an audio file), but a stuck output cannot hold shutdown.
+const closeDrain = 2 * time.Second
+
+// Close stops showing what the robot does, after showing what it had
+// already said or done.
 func (c *Console) Close() {
 	c.once.Do(func() { close(c.closed) })
-	c.sub.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), closeDrain)
+	defer cancel()
+	if err := c.sub.Drain(ctx); err != nil {
+		c.log.Warn("closing the console before it showed everything", "err", err)
+	}
 }
 
 // Printf writes to the console, above the line being typed.

@@ -287,3 +287,37 @@ func TestUttererCollectsTheLifecycle(t *testing.T) {
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 }
+
+// gatedOut holds the first write until released, as a slow terminal
+// would, so what the robot says next waits in the console's queue.
+type gatedOut struct {
+	out
+	first   sync.Once
+	writing chan struct{}
+	release chan struct{}
+}
+
+func (g *gatedOut) Write(p []byte) (int, error) {
+	g.first.Do(func() { close(g.writing); <-g.release })
+	return g.out.Write(p)
+}
+
+// The robot's last words reach the console even when it closes right
+// after them, as when an audio file ends as the robot asks again.
+func TestCloseShowsWhatWasAlreadySaid(t *testing.T) {
+	b := bus.New(bus.Options{Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	o := &gatedOut{writing: make(chan struct{}), release: make(chan struct{})}
+	c, err := New(Config{Bus: b, In: strings.NewReader(""), Out: o, Source: "stdin", Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	for _, s := range []string{"Hello.", "Sorry, what was that?"} {
+		require.NoError(t, b.Publish(context.Background(), bus.NewMessage(pipeline.TopicSpeak, map[string]any{"utterance": s})))
+	}
+	<-o.writing
+	closed := make(chan struct{})
+	go func() { c.Close(); close(closed) }()
+	require.Eventually(t, func() bool { return b.Stats().Subscribers == 0 }, 10*time.Second, time.Millisecond)
+	close(o.release)
+	<-closed
+	assert.Equal(t, "jibo: Hello.\njibo: Sorry, what was that?\n", o.String())
+}
