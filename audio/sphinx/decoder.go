@@ -42,14 +42,20 @@ static int addAllphoneCI(ps_decoder_t *ps, const char *name, const char *path) {
 // addLMFile adds an n-gram search over the model at path without the
 // lattice's best path search: the alignment's acoustic scores are then
 // relative to each frame's best, as the grammar's are, which the
-// confidence is computed from (the lattice's are not). The decoder's
-// setting is put back.
-static int addLMFile(ps_decoder_t *ps, const char *name, const char *path) {
+// confidence is computed from (the lattice's are not). Without fwdflat
+// it also skips the flat second pass, for a cheaper search. The
+// decoder's settings are put back.
+static int addLMFile(ps_decoder_t *ps, const char *name, const char *path, int fwdflat) {
 	cmd_ln_t *c = ps_get_config(ps);
-	int old = cmd_ln_boolean_r(c, "-bestpath");
+	int oldBest = cmd_ln_boolean_r(c, "-bestpath");
+	int oldFlat = cmd_ln_boolean_r(c, "-fwdflat");
 	cmd_ln_set_boolean_r(c, "-bestpath", 0);
+	if (!fwdflat) {
+		cmd_ln_set_boolean_r(c, "-fwdflat", 0);
+	}
 	int rv = ps_set_lm_file(ps, name, path);
-	cmd_ln_set_boolean_r(c, "-bestpath", old);
+	cmd_ln_set_boolean_r(c, "-bestpath", oldBest);
+	cmd_ln_set_boolean_r(c, "-fwdflat", oldFlat);
 	return rv;
 }
 
@@ -219,8 +225,9 @@ func (d *decoder) useSearch(name string) error {
 }
 
 // addLM adds an n-gram search named name over the ARPA model arpa,
-// without making it current.
-func (d *decoder) addLM(name, arpa string) error {
+// without making it current; without fwdflat, a cheaper one (see
+// addLMFile).
+func (d *decoder) addLM(name, arpa string, fwdflat bool) error {
 	f, err := os.CreateTemp("", "jibod-lm-*.arpa")
 	if err != nil {
 		return fmt.Errorf("writing the language model: %w", err)
@@ -233,7 +240,11 @@ func (d *decoder) addLM(name, arpa string) error {
 	cn, cp := C.CString(name), C.CString(f.Name())
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cp))
-	if C.addLMFile(d.ps, cn, cp) < 0 {
+	flat := C.int(0)
+	if fwdflat {
+		flat = 1
+	}
+	if C.addLMFile(d.ps, cn, cp, flat) < 0 {
 		return errors.New("pocketsphinx refused the language model")
 	}
 	return nil

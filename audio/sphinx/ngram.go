@@ -95,62 +95,120 @@ func (r *Recognizer) transcribed(ctx context.Context, d *decoder, best result, p
 	return out, nil
 }
 
-// DefaultVerifyMargin is Config.VerifyMargin's default.
-const DefaultVerifyMargin = 30
+// Meaning is what the robot's intent engines make of a text
+// (Config.Understand).
+type Meaning struct {
+	// Intent names the intent that claims the text ("skill:intent"), ""
+	// when none does.
+	Intent string
+	// Confidence is the claim's, in [0, 1].
+	Confidence float64
+}
 
-// verifyAbove is the confidence from which the grammar's sentence is
-// taken without the verifying search: on the tuning set's files looked
-// at, no sentence forced onto speech the grammar does not hold reached
-// it, while right ones the model transcribes otherwise did ("what do you
-// like to do" as "what do you like the do"); and the search is saved.
-const verifyAbove = 0.99
+// The verifying search's rules (Recognizer.check), chosen on the tuning
+// set (docs/hearing.md).
+const (
+	// agreedMinConfidence is the confidence floor of a grammar sentence
+	// the language model transcribed in the same words.
+	agreedMinConfidence = 0.5
+	// maxUnexplainedWords is how many words of a transcript no intent
+	// claims may be missing from the grammar's sentence before the
+	// sentence is dropped: the speech said more, or other, than the
+	// sentence it was forced onto.
+	maxUnexplainedWords = 3
+	// sureClaim is the least confidence of a claim on the transcript that
+	// overrules the grammar's sentence when the two mean different
+	// things.
+	sureClaim = 0.99
+)
 
-// verified decodes pcm again with the verifying language model and
-// reports whether the grammar's sentence (text, aligned as segs) explains
-// the speech about as well as the model's transcript: a transcript of the
-// same words is; otherwise the sentence may score at most VerifyMargin
-// per frame under it acoustically, and must mean what the transcript
-// means (Config.Agree). Speech the grammar does not hold, forced onto its
-// nearest sentence, fits that sentence much worse than the words the
-// model finds for it; a wording the grammar lacks, forced onto another
-// command's sentence, is transcribed as said and means something else.
-func (r *Recognizer) verified(ctx context.Context, d *decoder, text string, segs []segment, pcm []int16) (bool, error) {
-	if len(segs) == 0 {
-		return true, nil
-	}
-	var g int64
-	for _, s := range segs {
-		g += int64(s.ascr)
-	}
+// transcript is the verifying language model's transcript of an
+// utterance, with its confidence and coverage (as the grammar's sentence
+// has them).
+type transcript struct {
+	text        string
+	conf, cover float64
+}
+
+// transcribe decodes pcm with the verifying language model.
+func (r *Recognizer) transcribe(ctx context.Context, d *decoder, pcm []int16) (transcript, error) {
 	best, err := d.search(ctx, verifyName, pcm)
 	if err != nil {
-		return false, err
+		return transcript{}, err
 	}
-	transcript := cleanTranscript(best.text)
-	var m int64
-	for _, s := range d.align() {
-		m += int64(s.ascr)
+	t := transcript{text: cleanTranscript(best.text)}
+	if t.text != "" {
+		segs := d.align()
+		_, t.conf = confidence(segs)
+		t.cover = coverage(segs, pcm)
 	}
-	frames := segs[len(segs)-1].end + 1
-	delta := float64(g-m) / float64(max(frames, 1))
-	margin := r.cfg.VerifyMargin
-	if margin == 0 {
-		margin = DefaultVerifyMargin
+	return t, nil
+}
+
+// verdict is what the verifying search makes of the grammar's sentence.
+type verdict int
+
+const (
+	takeSentence verdict = iota
+	takeTranscript
+	dropBoth
+)
+
+// check compares the grammar's sentence (which passed the floors) with
+// the language model's transcript of the same speech. The sentence is
+// taken when the two have the same words or the same intent, or when no
+// intent claims the transcript and it holds few words the sentence lacks.
+// When they mean different things, the transcript is taken if an intent
+// claims it surely (sureClaim) and it passes the floors itself — it may
+// be a wording the bounded grammar does not hold, forced onto another
+// command — and otherwise neither is: the robot asks. Speech no skill
+// knows, forced onto a sentence, is transcribed in other words that
+// nothing claims.
+func (r *Recognizer) check(ctx context.Context, sentence string, t transcript) (verdict, error) {
+	if t.text == sentence {
+		return takeSentence, nil
 	}
-	same := transcript == cleanTranscript(text)
-	r.log.Debug("verified", "text", text, "transcript", transcript, "delta_per_frame", delta, "same", same)
-	switch {
-	case same:
-		return true, nil
-	case delta < -margin:
-		return false, nil
-	case r.cfg.Agree == nil:
-		return true, nil
+	var tm, sm Meaning
+	if r.cfg.Understand != nil {
+		var err error
+		if tm, err = r.cfg.Understand(ctx, t.text); err != nil {
+			return dropBoth, fmt.Errorf("understanding the transcript %q: %w", t.text, err)
+		}
 	}
-	agree, err := r.cfg.Agree(ctx, cleanTranscript(text), transcript)
+	if tm.Intent == "" {
+		extra := unexplained(t.text, sentence)
+		r.log.Debug("verified: the transcript means nothing", "text", sentence, "transcript", t.text, "unexplained_words", extra)
+		if extra > maxUnexplainedWords {
+			return dropBoth, nil
+		}
+		return takeSentence, nil
+	}
+	sm, err := r.cfg.Understand(ctx, sentence)
 	if err != nil {
-		return false, fmt.Errorf("verifying %q against %q: %w", text, transcript, err)
+		return dropBoth, fmt.Errorf("understanding the sentence %q: %w", sentence, err)
 	}
-	r.log.Debug("verified: meaning", "text", text, "transcript", transcript, "agree", agree)
-	return agree, nil
+	r.log.Debug("verified: meanings", "text", sentence, "intent", sm.Intent, "transcript", t.text,
+		"transcript_intent", tm.Intent, "transcript_claim", tm.Confidence, "transcript_confidence", t.conf, "transcript_coverage", t.cover)
+	switch {
+	case sm.Intent == tm.Intent:
+		return takeSentence, nil
+	case tm.Confidence >= sureClaim && t.conf >= r.cfg.MinConfidence && t.cover >= r.cfg.MinCoverage:
+		return takeTranscript, nil
+	}
+	return dropBoth, nil
+}
+
+// unexplained counts the words of transcript that sentence lacks.
+func unexplained(transcript, sentence string) int {
+	has := map[string]bool{}
+	for _, w := range strings.Fields(sentence) {
+		has[w] = true
+	}
+	n := 0
+	for _, w := range strings.Fields(transcript) {
+		if !has[w] {
+			n++
+		}
+	}
+	return n
 }

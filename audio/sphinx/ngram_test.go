@@ -4,6 +4,8 @@ package sphinx
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -70,16 +72,14 @@ func TestLanguageModelTranscribes(t *testing.T) {
 
 // TestVerifiedGrammar is issue 24's "rejection instead of forcing": with
 // no floors, the grammar forces everyday speech onto a command; checked
-// against the domain language model's transcript of the same audio, a
-// sentence that explains the speech worse than the transcript is dropped,
-// while a command said, transcribed in the same words, passes. The margin
-// here is 1 per frame: on this small grammar, forced sentences score only
-// a few units under the transcript; the default margin was chosen on the
-// tuning set through the built-in skills' grammar (docs/hearing.md).
+// against the domain language model's transcript of the same audio,
+// whose words mean nothing to the robot and are not the sentence's, the
+// sentence is dropped, while a command said, transcribed in the same
+// words, passes.
 func TestVerifiedGrammar(t *testing.T) {
 	lm := newTestLM(t, true)
 	plain := newTestRecognizer(t, Config{Grammar: lm.Grammar})
-	r := newTestRecognizer(t, Config{Grammar: lm, VerifyMargin: 1})
+	r := newTestRecognizer(t, Config{Grammar: lm, Understand: commandsOnly})
 	for _, say := range []string{"what kind of music do you like", "the train leaves at half past nine", "i went to the store yesterday and bought some apples"} {
 		pcm := speak(t, say)
 		h, err := plain.Recognize(context.Background(), pcm)
@@ -94,4 +94,67 @@ func TestVerifiedGrammar(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, say, best(h))
 	}
+}
+
+// commandsOnly understands testLM's commands, as an intent engine that
+// knows only them would.
+func commandsOnly(_ context.Context, text string) (Meaning, error) {
+	for prefix, intent := range map[string]string{"what time is it": "clock:time", "set a timer for": "timer:set",
+		"start a timer for": "timer:set", "how are you": "chat:how_are_you", "whats the date": "clock:date"} {
+		if strings.HasPrefix(text, prefix) {
+			return Meaning{Intent: intent, Confidence: 1}, nil
+		}
+	}
+	return Meaning{}, nil
+}
+
+// TestVerifyCheck: what the verifying search makes of the grammar's
+// sentence and the language model's transcript of the same speech. Both
+// agreeing, in words or in meaning, keeps the sentence; a transcript
+// nothing claims drops it when it says much the sentence does not; a
+// transcript surely claimed for another intent wins when it fits the
+// speech, and otherwise the robot asks.
+func TestVerifyCheck(t *testing.T) {
+	claims := map[string]Meaning{
+		"delete timer":      {Intent: "timer:cancel", Confidence: 0.97},
+		"delete the time":   {Intent: "clock:time", Confidence: 0.995},
+		"what is the date":  {Intent: "clock:date", Confidence: 0.97},
+		"what is the day":   {Intent: "clock:date", Confidence: 0.97},
+		"timer five minute": {Intent: "timer:set", Confidence: 0.97},
+		"volume two":        {Intent: "volume:set", Confidence: 0.97},
+		"on new":            {Intent: "chat:how_are_you", Confidence: 0.98},
+	}
+	understand := func(_ context.Context, text string) (Meaning, error) { return claims[text], nil }
+	tests := []struct {
+		name, sentence string
+		heard          transcript
+		want           verdict
+	}{
+		{"same words", "what is the date", transcript{"what is the date", 0.9, 1}, takeSentence},
+		{"same intent", "what is the date", transcript{"what is the day", 0.9, 1}, takeSentence},
+		{"nothing claims a short transcript", "louder", transcript{"dial the", 0.9, 1}, takeSentence},
+		{"nothing claims three words more", "set a timer for five minute", transcript{"set the timer what is", 0.9, 1}, takeSentence},
+		{"nothing claims four words more", "set a timer for five minute", transcript{"set the timer what is the", 0.9, 1}, dropBoth},
+		{"nothing claims other words", "timer five minute", transcript{"i lovely of all of get me", 0.9, 1}, dropBoth},
+		{"surely another intent", "delete timer", transcript{"delete the time", 0.9, 1}, takeTranscript},
+		{"surely another intent, poorly heard", "delete timer", transcript{"delete the time", 0.7, 1}, dropBoth},
+		{"surely another intent, half covered", "delete timer", transcript{"delete the time", 0.9, 0.5}, dropBoth},
+		{"another intent, not surely", "volume two", transcript{"on new", 1, 1}, dropBoth},
+		{"another intent, not surely either", "timer five minute", transcript{"what is the day", 1, 1}, dropBoth},
+	}
+	r := &Recognizer{cfg: Config{MinConfidence: 0.8, MinCoverage: 0.8, Understand: understand}, log: slog.New(slog.DiscardHandler)}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := r.check(context.Background(), tt.sentence, tt.heard)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, v)
+		})
+	}
+	t.Run("understanding fails", func(t *testing.T) {
+		r := &Recognizer{cfg: Config{Understand: func(context.Context, string) (Meaning, error) { return Meaning{}, errors.New("no stack") }},
+			log: slog.New(slog.DiscardHandler)}
+		v, err := r.check(context.Background(), "delete timer", transcript{"delete the time", 1, 1})
+		assert.ErrorContains(t, err, "no stack")
+		assert.Equal(t, dropBoth, v)
+	})
 }

@@ -97,18 +97,11 @@ type Config struct {
 	// costs more than missing a word.
 	Wake                               string
 	WakeMinConfidence, WakeMinCoverage float64
-	// VerifyMargin is how much worse per frame (the decoder's log units)
-	// than the verifying language model's transcript the grammar's
-	// sentence may explain the speech (LanguageModel.Verifies); 0 means
-	// DefaultVerifyMargin.
-	VerifyMargin float64
-	// Agree, if set, is asked when the verifying language model's
-	// transcript has other words than the grammar's sentence (and the
-	// sentence passed VerifyMargin): whether the two mean the same (the
-	// robot's intent engines decide, core/runtime/hearing). When they do
-	// not, the sentence is dropped: one of the two heard a command the
-	// other did not.
-	Agree func(ctx context.Context, sentence, transcript string) (bool, error)
+	// Understand, if set, says what the robot's intent engines make of a
+	// text (core/runtime/hearing): the verifying search
+	// (LanguageModel.Verifies) compares what the grammar's sentence and
+	// the language model's transcript of the same speech mean.
+	Understand func(ctx context.Context, text string) (Meaning, error)
 	// PhoneLoop, if set, is a phonetic language model (DefaultPhoneLoop):
 	// every utterance the grammar explains is decoded again as free
 	// phones, and one whose best sentence scores more than
@@ -168,9 +161,8 @@ type LanguageModel interface {
 	// pronounce.
 	Words() []string
 	// Verifies is true when the grammar is searched as before and the
-	// model only checks the sentence found: the same audio transcribed
-	// with the model, a sentence whose words explain the speech much
-	// worse than the transcript's is dropped (Config.VerifyMargin).
+	// model only checks the sentence found: the same audio is transcribed
+	// with the model, and the two are compared (see Recognizer.check).
 	Verifies() bool
 }
 
@@ -512,7 +504,7 @@ func (d *decoder) setSearches(g grammarState) error {
 		}
 	}
 	if g.main.lm != "" {
-		if err := d.addLM(searchName, g.main.lm); err != nil {
+		if err := d.addLM(searchName, g.main.lm, true); err != nil {
 			return err
 		}
 		if err := d.useSearch(searchName); err != nil {
@@ -522,7 +514,9 @@ func (d *decoder) setSearches(g grammarState) error {
 		return nil
 	}
 	if g.main.verify != "" {
-		if err := d.addLM(verifyName, g.main.verify); err != nil {
+		// Its transcript is compared, not acted on as it stands: one
+		// pass is enough (docs/hearing.md).
+		if err := d.addLM(verifyName, g.main.verify, false); err != nil {
 			return err
 		}
 	}
@@ -700,6 +694,17 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	v.SNR = quietSNR(pcm)
 	pcm = prepareAudio(pcm, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
+	var heard *transcript
+	if g.verify != "" {
+		// The language model's search first: the grammar's then starts
+		// from a noise estimate made on this utterance rather than on the
+		// one before (docs/hearing.md).
+		t, err := r.transcribe(ctx, d, pcm)
+		if err != nil {
+			return nil, err
+		}
+		heard = &t
+	}
 	best, err := d.search(ctx, name, pcm)
 	if err != nil {
 		return nil, err
@@ -762,7 +767,13 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			}
 		}
 	}
-	if cover < r.cfg.MinCoverage || conf < r.cfg.MinConfidence {
+	minConf := r.cfg.MinConfidence
+	if heard != nil && heard.text == cleanTranscript(best.text) {
+		// Both searches heard the same words: their agreement vouches
+		// for the sentence as much as a higher score would.
+		minConf = min(minConf, agreedMinConfidence)
+	}
+	if cover < r.cfg.MinCoverage || conf < minConf {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		switch {
 		case cover < r.cfg.MinCoverage && conf < r.cfg.MinConfidence:
@@ -774,14 +785,16 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		}
 		return nil, nil
 	}
-	if g.verify != "" && conf < verifyAbove {
-		// The language model's search replaces the grammar's results.
-		ok, err := r.verified(ctx, d, best.text, segs, pcm)
-		if err != nil || !ok {
-			if err == nil {
-				v.Dropped = "verify"
-			}
+	if heard != nil {
+		switch out, err := r.check(ctx, cleanTranscript(best.text), *heard); {
+		case err != nil:
 			return nil, err
+		case out == dropBoth:
+			v.Dropped = "verify"
+			return nil, nil
+		case out == takeTranscript:
+			v.Sentence = heard.text
+			return []audio.Hypothesis{{Text: heard.text, Confidence: heard.conf, Open: true}}, nil
 		}
 	}
 	if r.cfg.PhoneLoop != "" {

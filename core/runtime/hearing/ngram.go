@@ -123,49 +123,20 @@ func newDomainLM(ctx context.Context, g, all *grammar.Grammar, lex *sphinx.Lexic
 
 var _ sphinx.LanguageModel = domainLM{}
 
-// EnvVerifyMargin sets sphinx.Config.VerifyMargin (per frame, in the
-// decoder's log units) for sphinx.search "verify": a tuning switch
-// outside the typed config.
-const EnvVerifyMargin = "JIBOD_SPHINX_VERIFY_MARGIN"
-
-// maxVerifyMargin bounds $JIBOD_SPHINX_VERIFY_MARGIN.
-const maxVerifyMargin = 1000
-
-// verifyMarginFromEnv reads $JIBOD_SPHINX_VERIFY_MARGIN; 0 (the
-// recogniser's default) when unset.
-func verifyMarginFromEnv(getenv func(string) string) (float64, error) {
-	v := getenv(EnvVerifyMargin)
-	if v == "" {
-		return 0, nil
-	}
-	m, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(m > 0 && m <= maxVerifyMargin) {
-		return 0, fmt.Errorf("%s=%q: want a margin in (0, %d]", EnvVerifyMargin, v, maxVerifyMargin)
-	}
-	return m, nil
-}
-
-// sameIntent tells whether the grammar's sentence and the verifying
-// language model's transcript mean the same (sphinx.Config.Agree): the
-// robot's intent stack claims each, as the pipeline would. A transcript
-// no intent claims does not contradict the sentence (the model's words
-// for a command in noise are often no command at all); a transcript
-// claimed by another intent than the sentence, or one claimed when the
-// sentence is not, does.
-func sameIntent(s *intent.Stack, lang string) func(ctx context.Context, sentence, transcript string) (bool, error) {
-	claim := func(ctx context.Context, text string) (string, error) {
+// understand says what the robot's intent stack makes of a text
+// (sphinx.Config.Understand): the intent that claims it, as the pipeline
+// would, and the claim's confidence. The stack learns the registered
+// intents first when it has not yet, so what the verifying search
+// decides does not depend on how soon the robot learnt its skills.
+func understand(s *intent.Stack, lang string) func(ctx context.Context, text string) (sphinx.Meaning, error) {
+	return func(ctx context.Context, text string) (sphinx.Meaning, error) {
+		if err := s.Learn(ctx); err != nil {
+			return sphinx.Meaning{}, err
+		}
 		m, _, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
 		if err != nil || m == nil {
-			return "", err
+			return sphinx.Meaning{}, err
 		}
-		return m.SkillID + ":" + m.IntentName, nil
-	}
-	return func(ctx context.Context, sentence, transcript string) (bool, error) {
-		t, err := claim(ctx, transcript)
-		if err != nil || t == "" {
-			return true, err
-		}
-		g, err := claim(ctx, sentence)
-		return g == t, err
+		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence}, nil
 	}
 }

@@ -31,15 +31,4 @@ func TestNGramTuningSwitches(t *testing.T) {
 		_, err := ngramFromEnv(env(EnvNGramOpen, bad))
 		assert.ErrorContains(t, err, EnvNGramOpen, bad)
 	}
-
-	m, err := verifyMarginFromEnv(env("", ""))
-	require.NoError(t, err)
-	assert.Zero(t, m, "the recogniser's default")
-	m, err = verifyMarginFromEnv(env(EnvVerifyMargin, "45"))
-	require.NoError(t, err)
-	assert.Equal(t, 45.0, m)
-	for _, bad := range []string{"0", "-1", "NaN", "2000", "wide"} {
-		_, err := verifyMarginFromEnv(env(EnvVerifyMargin, bad))
-		assert.ErrorContains(t, err, EnvVerifyMargin, bad)
-	}
 }

@@ -72,8 +72,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
-	verifyMargin := 0.0
-	var agree func(context.Context, string, string) (bool, error)
+	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
 	switch s.Search {
@@ -86,16 +85,13 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		if err != nil {
 			return nil, nil, fmt.Errorf("speech recognition: %w", err)
 		}
-		if verifyMargin, err = verifyMarginFromEnv(os.Getenv); err != nil {
-			return nil, nil, fmt.Errorf("speech recognition: %w", err)
-		}
 		// The model is made from every wording, not the grammar's choice.
 		all := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 		all.Options.Sentences = -1
 		if s.Search == config.SearchNGram {
 			gb = all
 		} else {
-			agree = sameIntent(p.Intents, o.Lang)
+			meaning = understand(p.Intents, o.Lang)
 		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
@@ -158,7 +154,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open, VerifyMargin: verifyMargin, Agree: agree, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		DenoiseBelowSNR: denoise, Open: open, Understand: meaning, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
