@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """Fine-tunes the wake word detector's weights for where it fails: far
-from the microphone and in loud babble.
+from the microphone, in loud babble, and voices espeak-ng does not have.
 
-    nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base bin/wake/base.bin [--work bin/wake-ft] [--out audio/wake/model.bin]
+    nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base bin/wake/ft-base.bin [--work bin/wake-ft] [--out audio/wake/model.bin]
 
 Starts from a model file as audio/wake reads it (--base: what train.py
-wrote), so it needs neither train.py's caches nor its two hours. Steps,
-each cached in --work like train.py's:
+wrote, or an earlier fine-tuning's), so it needs neither train.py's caches
+nor its two hours. Steps, each cached in --work like train.py's:
 
 1. speech: train.py's espeak-ng speech in a smaller amount (--speech), the
    same voices held out;
-2. clips, 2.4 s each, labelled as train.py labels them:
+2. clips, 2.4 s each, labelled as train.py labels them; in half of them
+   (VOICES) every utterance is made another voice first
+   (data.other_voice: its spectrum stretched as by a vocal tract of
+   another size, its tempo changed, another microphone's colour):
    - the phrase far from the microphone (data.far_field: a room made
      unlike train.py's, with little or no direct sound, reverberation of
-     0.4 to 6 s decaying faster in the highs, low-passed, at -45 to -12
-     dBFS peak, over faint noise or other talkers);
+     0.4 to 6 s decaying faster in the highs; or data.long_far_field:
+     recirculating echoes of up to 6 s; low-passed, at -45 to -12 dBFS
+     peak, over faint noise or other talkers);
    - the phrase in babble of 2-6 talkers (with brown noise in some) at
      -4 to 6 dB SNR;
    - everyday speech and decoys far from the microphone, and loud babble
@@ -31,7 +35,7 @@ each cached in --work like train.py's:
    rounding unchanged) and batch normalisation held where the base file
    folded it, so the trained weights are the stored ones;
 4. the threshold, as train.py chooses it, on the held-out voices' streams
-   in its six conditions and far from the microphone; the typical delay
+   in its six conditions and far from the microphone (both rooms); the typical delay
    between the phrase's end and the decision stays the base file's;
 5. the weights and the parity fixture, as train.py writes them.
 
@@ -54,33 +58,42 @@ import model  # noqa: E402
 import train  # noqa: E402
 
 SEED = train.SEED + 1000
-CONDITIONS = train.CONDITIONS + [("far field", "far", None)]
+CONDITIONS = train.CONDITIONS + [("far field", "far", None), ("far field, echoes", "longfar", None)]
 
 # Shares of the clips by kind.
 KINDS = [("far phrase", 0.25), ("babble phrase", 0.20), ("far other", 0.15), ("babble other", 0.15), ("as trained", 0.25)]
 
 
-def clip(rng, s, kind):
+# Share of the utterances made another voice (data.other_voice).
+VOICES = 0.5
+
+
+def far_cond(rng):
+    """Which far field: data.long_far_field's longer, other rooms mostly."""
+    return "longfar" if rng.random() < 0.6 else "far"
+
+
+def clip(rng, s, kind, voices=VOICES):
     """One clip of a kind: audio and the phrase's end (None: no phrase)."""
     pool = s["neg_train"]
     if kind == "far phrase":
-        canvas, end = train.positive_clip(rng, s, "train")
-        return train.background(rng, canvas, pool, cond="far"), end
+        canvas, end = train.positive_clip(rng, s, "train", voices)
+        return train.background(rng, canvas, pool, cond=far_cond(rng)), end
     if kind == "babble phrase":
-        canvas, end = train.positive_clip(rng, s, "train")
+        canvas, end = train.positive_clip(rng, s, "train", voices)
         cond = "babble" if rng.random() < 0.7 else "babble+brown"
         return train.background(rng, canvas, pool, cond=cond, snr=rng.uniform(-4, 6)), end
     if kind == "far other":
-        return train.background(rng, train.negative_clip(rng, s, "train"), pool, cond="far"), None
+        return train.background(rng, train.negative_clip(rng, s, "train", voices), pool, cond=far_cond(rng)), None
     if kind == "babble other":
         if rng.random() < 0.5:  # loud babble alone
             canvas = np.zeros(train.CLIP, np.float32)
             return train.background(rng, canvas, pool, cond="babble", level_db=(-20, -1)), None
-        return train.background(rng, train.negative_clip(rng, s, "train"), pool, cond="babble", snr=rng.uniform(-6, 6)), None
+        return train.background(rng, train.negative_clip(rng, s, "train", voices), pool, cond="babble", snr=rng.uniform(-6, 6)), None
     if rng.random() < 0.4:
-        canvas, end = train.positive_clip(rng, s, "train")
+        canvas, end = train.positive_clip(rng, s, "train", voices)
     else:
-        canvas, end = train.negative_clip(rng, s, "train"), None
+        canvas, end = train.negative_clip(rng, s, "train", voices), None
     return train.background(rng, canvas, pool), end
 
 
@@ -90,18 +103,18 @@ def decoy_clip(rng, s):
     canvas = np.zeros(train.CLIP, np.float32)
     if rng.random() < 0.7:
         pool = s["decoy_train"]
-        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))])
+        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))], VOICES)
         train.place(canvas, sp, int(rng.uniform(1.3, 2.35) * train.SR) - len(sp))
         if rng.random() < 0.4:
             other = s["neg_train"][int(rng.integers(len(s["neg_train"])))]
             train.place(canvas, other, int(rng.uniform(1.35, 2.5) * train.SR))
     else:
         pool = s["decoysent_train"]
-        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))])
+        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))], VOICES)
         train.place(canvas, sp, int(rng.uniform(0.3, 1.8) * train.SR))
     r = rng.random()
     if r < 0.35:
-        return train.background(rng, canvas, s["neg_train"], cond="far"), None
+        return train.background(rng, canvas, s["neg_train"], cond=far_cond(rng)), None
     if r < 0.7:
         cond = "babble" if rng.random() < 0.7 else "babble+brown"
         return train.background(rng, canvas, s["neg_train"], cond=cond, snr=rng.uniform(-4, 10)), None
@@ -112,7 +125,7 @@ def noise_clip(rng, s):
     """train.py's clips with the phrase in steady noise or music at 0 to
     12 dB in half of them: what the far field and babble must not cost."""
     if rng.random() < 0.5:
-        canvas, end = train.positive_clip(rng, s, "train")
+        canvas, end = train.positive_clip(rng, s, "train", VOICES)
         cond = "colour" if rng.random() < 0.7 else "music"
         return train.background(rng, canvas, s["neg_train"], cond=cond, snr=rng.uniform(0, 12)), end
     return clip(rng, s, "as trained")
@@ -206,7 +219,7 @@ def finetune(work, net, xs, ys, vx, vy, epochs, lr, batch=64):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--base", default="bin/wake/base.bin", help="the model file to start from")
+    ap.add_argument("--base", default="bin/wake/ft-base.bin", help="the model file to start from")
     ap.add_argument("--work", default="bin/wake-ft")
     ap.add_argument("--out", default="audio/wake/model.bin")
     ap.add_argument("--fixture", default="audio/wake/testdata/parity.json")
@@ -217,9 +230,9 @@ def main():
     ap.add_argument("--noise-clips", type=int, default=5000)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--lr", type=float, default=2e-4)
-    ap.add_argument("--other-minutes", type=float, default=70)
-    ap.add_argument("--decoy-minutes", type=float, default=21)
-    ap.add_argument("--wake-minutes", type=float, default=21)
+    ap.add_argument("--other-minutes", type=float, default=72)
+    ap.add_argument("--decoy-minutes", type=float, default=24)
+    ap.add_argument("--wake-minutes", type=float, default=24)
     a = ap.parse_args()
     torch.set_num_threads(1)
     os.makedirs(a.work, exist_ok=True)

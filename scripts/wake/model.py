@@ -19,6 +19,10 @@ NMELS = 40
 FMIN = 60.0
 FMAX = 7600.0
 LOG_FLOOR = 1e-6
+# Late reverberation taken out of the mel energies (dereverb): rt60 the
+# reverberation time assumed (s), delay how many frames after the direct
+# sound the late part starts, floor the least of a band's energy kept.
+DEREVERB = {"rt60": 3.0, "delay": 5, "floor": 0.1}
 
 CHANNELS = 64
 HIDDEN = 32
@@ -51,9 +55,29 @@ WINDOW = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(FRAME) / FRAME)  # periodic Ha
 FB = filterbank()
 
 
+def dereverb(e, rt60, delay, floor):
+    """Mel energies e (frames, bands) with an estimate of their late
+    reverberation subtracted: the energy from delay frames back on,
+    averaged with the decay of a room of reverberation time rt60 and
+    decayed over the delay, is taken off each band, which keeps at least
+    floor of its energy. A frame depends only on the frames before it."""
+    a = float(np.exp(-6.0 * np.log(10.0) / rt60 * HOP / SR))
+    ad = a ** delay
+    out = np.empty_like(e)
+    r = np.zeros(e.shape[1])
+    for t in range(len(e)):
+        if t >= delay:
+            r = a * r + (1.0 - a) * e[t - delay]
+        else:
+            r = a * r
+        out[t] = np.maximum(e[t] - ad * r, floor * e[t])
+    return out
+
+
 def logmel(x):
     """Log-mel features of x (floats, full scale 1.0), one row per 10 ms
-    frame of 25 ms: frame k covers samples [k*HOP, k*HOP+FRAME)."""
+    frame of 25 ms: frame k covers samples [k*HOP, k*HOP+FRAME); the late
+    reverberation taken out first (DEREVERB, dereverb)."""
     x = np.asarray(x, dtype=np.float64)
     n = 1 + (len(x) - FRAME) // HOP if len(x) >= FRAME else 0
     if n == 0:
@@ -61,7 +85,10 @@ def logmel(x):
     idx = np.arange(FRAME)[None, :] + HOP * np.arange(n)[:, None]
     spec = np.fft.rfft(x[idx] * WINDOW, NFFT)
     power = spec.real ** 2 + spec.imag ** 2
-    return np.log(power @ FB.T + LOG_FLOOR).astype(np.float32)
+    e = power @ FB.T
+    if DEREVERB is not None:
+        e = dereverb(e, **DEREVERB)
+    return np.log(e + LOG_FLOOR).astype(np.float32)
 
 
 def receptive_steps():
@@ -185,7 +212,9 @@ def _tensors(net):
 def to_bytes(net, detect):
     """The network as audio/wake reads it: MAGIC, a little-endian uint32
     length, a JSON header (the features' and the network's shape, the
-    detection settings, each tensor's name, shape and storage), then the
+    late reverberation taken out of the features (DEREVERB, absent for
+    none), the detection settings, each tensor's name, shape and
+    storage), then the
     tensors in the header's order. Weights ("*.w") are stored as
     integers with a float32 scale per output channel (the scales, then the
     values): the dilated layers' as 4-bit ("i4", two to a byte, the first
@@ -202,6 +231,8 @@ def to_bytes(net, detect):
         "detect": detect,
         "tensors": [{"name": n, "shape": list(t.shape), "dtype": _dtype(n)} for n, t in tensors],
     }
+    if DEREVERB is not None:
+        header["dereverb"] = dict(DEREVERB)
     h = json.dumps(header, sort_keys=True).encode()
     out = [MAGIC, struct.pack("<I", len(h)), h]
     for n, t in tensors:
