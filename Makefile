@@ -188,20 +188,19 @@ wake-eval: build
 
 # Retrains the wake word network from espeak-ng speech: train.py from
 # nothing (about two hours on the 2-core VM) writes the base weights,
-# then wake-finetune tunes them for far field, loud babble and other
-# voices. Never part of CI: the weights (audio/wake/model.bin) are
-# committed.
+# then wake-finetune tunes them for far field and loud babble. Never part
+# of CI: the weights (audio/wake/model.bin) are committed.
 wake-train:
 	scripts/deps.sh --train
 	mkdir -p bin/wake
 	nice -n 10 /usr/bin/python3 scripts/wake/train.py --out bin/wake/base.bin --fixture bin/wake/base-parity.json
-	$(MAKE) wake-finetune WAKE_BASE=bin/wake/base.bin
+	$(MAKE) wake-finetune
 
-# Fine-tunes a model file (scripts/wake/finetune.py; under an hour):
-# WAKE_BASE, else the weights it was last run from, as committed at
-# WAKE_BASE_COMMIT; from those it reproduces audio/wake/model.bin.
-WAKE_BASE ?= bin/wake/ft-base.bin
-WAKE_BASE_COMMIT := d127d2a
+# Fine-tunes the base weights (scripts/wake/finetune.py; under an hour):
+# WAKE_BASE, else the weights train.py made before fine-tuning, as
+# committed at WAKE_BASE_COMMIT.
+WAKE_BASE ?= bin/wake/base.bin
+WAKE_BASE_COMMIT := bb2ff2a
 wake-finetune:
 	scripts/deps.sh --train
 	mkdir -p bin/wake

@@ -189,6 +189,45 @@ func TestParseRefusesBadModels(t *testing.T) {
 	assert.Nil(t, newFeatures(m.h).derev)
 }
 
+// The Go features with late reverberation taken out are the training
+// script's (scripts/wake/model.py dereverb_fixture), whether or not the
+// embedded model takes it out.
+func TestDereverbParity(t *testing.T) {
+	b, err := os.ReadFile("testdata/dereverb.json")
+	require.NoError(t, err)
+	var want struct {
+		WAV      string      `json:"wav"`
+		Dereverb dereverb    `json:"dereverb"`
+		Frames   []int       `json:"frames"`
+		Features [][]float64 `json:"features"`
+	}
+	require.NoError(t, json.Unmarshal(b, &want))
+	f, err := os.Open(filepath.Join("..", "testdata", want.WAV))
+	require.NoError(t, err)
+	defer f.Close()
+	clip, err := audio.DecodeWAV(f)
+	require.NoError(t, err)
+	m, err := Default()
+	require.NoError(t, err)
+	h := m.h
+	h.Dereverb = &want.Dereverb
+	require.NoError(t, h.check())
+	feat := newFeatures(h)
+	frame := make([]float64, h.Mels)
+	var got [][]float64
+	for _, s := range audio.ToRecognition(clip) {
+		if feat.push(s, frame) {
+			got = append(got, slices.Clone(frame))
+		}
+	}
+	for k, n := range want.Frames {
+		require.Less(t, n, len(got))
+		for i, v := range want.Features[k] {
+			require.InDeltaf(t, v, got[n][i], 2e-4, "frame %d mel %d", n, i)
+		}
+	}
+}
+
 // Late reverberation comes out of the features: a sound's onset is kept,
 // a tail dying as slowly as a large hall's (11 dB a second) falls much
 // faster once the late part is estimated, and steady sound is taken down

@@ -22,7 +22,10 @@ LOG_FLOOR = 1e-6
 # Late reverberation taken out of the mel energies (dereverb): rt60 the
 # reverberation time assumed (s), delay how many frames after the direct
 # sound the late part starts, floor the least of a band's energy kept.
-DEREVERB = {"rt60": 3.0, "delay": 5, "floor": 0.1}
+# DEREVERB is what logmel does (None: nothing taken out, as the embedded
+# weights were trained); DEREVERB_ON what finetune.py --dereverb sets.
+DEREVERB_ON = {"rt60": 3.0, "delay": 5, "floor": 0.1}
+DEREVERB = None
 
 CHANNELS = 64
 HIDDEN = 32
@@ -329,3 +332,30 @@ def detect(probs, threshold, smooth, refractory):
             out.append(j)
             last = j
     return out
+
+
+def dereverb_fixture(wav, out, setting=None):
+    """What audio/wake's dereverb must compute from wav whatever model is
+    embedded (TestDereverbParity): the features of every third frame with
+    the late reverberation taken out as setting (DEREVERB_ON if None)
+    says."""
+    import wave
+    global DEREVERB
+    with wave.open(wav) as w:
+        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+    keep, DEREVERB = DEREVERB, dict(setting or DEREVERB_ON)
+    try:
+        f, d = logmel(pcm.astype(np.float64) / 32768), DEREVERB
+    finally:
+        DEREVERB = keep
+    rows = list(range(0, len(f), 3))
+    with open(out, "w") as fo:
+        json.dump({"wav": wav.rsplit("/", 1)[-1], "dereverb": d, "frames": rows,
+                   "features": [[round(float(v), 5) for v in f[r]] for r in rows]}, fo)
+        fo.write("\n")
+
+
+if __name__ == "__main__":
+    import sys
+    # python3 scripts/wake/model.py WAV OUT: the dereverb parity fixture.
+    dereverb_fixture(sys.argv[1], sys.argv[2])
