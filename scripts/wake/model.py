@@ -79,8 +79,8 @@ def dereverb(e, rt60, delay, floor):
 
 def logmel(x):
     """Log-mel features of x (floats, full scale 1.0), one row per 10 ms
-    frame of 25 ms: frame k covers samples [k*HOP, k*HOP+FRAME); the late
-    reverberation taken out first (DEREVERB, dereverb)."""
+    frame of 25 ms: frame k covers samples [k*HOP, k*HOP+FRAME); with
+    DEREVERB set, the late reverberation taken out first (dereverb)."""
     x = np.asarray(x, dtype=np.float64)
     n = 1 + (len(x) - FRAME) // HOP if len(x) >= FRAME else 0
     if n == 0:
