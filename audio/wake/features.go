@@ -9,8 +9,9 @@ import (
 // scripts/wake/model.py's logmel does: frame k covers samples
 // [k·hop, k·hop+frame), under a periodic Hann window, zero-padded to nfft;
 // its power spectrum goes through triangular filters evenly spaced on the
-// HTK mel scale, and the log of each filter's energy (plus a floor) is the
-// feature.
+// HTK mel scale; when the model says so, an estimate of the late
+// reverberation is taken out of those energies (dereverb), and the log of
+// each filter's energy (plus a floor) is the feature.
 type features struct {
 	frame, hop, nfft int
 	floor            float64
@@ -26,6 +27,48 @@ type features struct {
 	since  int       // samples since the last frame was made
 	re, im []float64 // scratch
 	power  []float64
+	derev  *derev // nil: none
+}
+
+// derev takes late reverberation out of mel energies as model.py's
+// dereverb does: the energies from delay frames back on, averaged with a
+// room's decay (a per frame) and decayed over the delay (ad), are taken
+// off each band, which keeps at least floor of its energy.
+type derev struct {
+	a, ad, floor float64
+	past         [][]float64 // the last delay frames' energies, a ring
+	at           int         // the slot of the frame delay frames back
+	filled       bool        // whether past holds delay frames yet
+	r            []float64   // the averaged late energy per band
+}
+
+func newDerev(h header) *derev {
+	d := h.Dereverb
+	a := math.Exp(-6 * math.Ln10 / d.RT60 * float64(h.Hop) / float64(h.SampleRate))
+	r := &derev{a: a, ad: math.Pow(a, float64(d.Delay)), floor: d.Floor, past: make([][]float64, d.Delay), r: make([]float64, h.Mels)}
+	for i := range r.past {
+		r.past[i] = make([]float64, h.Mels)
+	}
+	return r
+}
+
+// apply takes the late reverberation out of one frame's energies e, in
+// place.
+func (d *derev) apply(e []float64) {
+	old := d.past[d.at]
+	for i, v := range e {
+		if d.filled {
+			d.r[i] = d.a*d.r[i] + (1-d.a)*old[i]
+		} else {
+			d.r[i] *= d.a
+		}
+		old[i] = v
+		e[i] = max(v-d.ad*d.r[i], d.floor*v)
+	}
+	d.at++
+	if d.at == len(d.past) {
+		d.at, d.filled = 0, true
+	}
 }
 
 // melFilter is one triangular filter: weights over bins [from, from+len).
@@ -49,6 +92,9 @@ func newFeatures(h header) *features {
 		f.twCos[k], f.twSin[k] = math.Cos(a), math.Sin(a)
 	}
 	f.mel = melFilters(h)
+	if h.Dereverb != nil {
+		f.derev = newDerev(h)
+	}
 	f.since = f.hop - f.frame // the first frame needs a whole frame of samples
 	return f
 }
@@ -148,6 +194,12 @@ func (f *features) compute(dst []float64) {
 		for k, w := range m.weights {
 			e += w * f.power[m.from+k]
 		}
+		dst[i] = e
+	}
+	if f.derev != nil {
+		f.derev.apply(dst)
+	}
+	for i, e := range dst {
 		dst[i] = math.Log(e + f.floor)
 	}
 }

@@ -34,6 +34,8 @@ const (
 	maxSmooth      = 50
 	maxRefractory  = 1000
 	maxEndLagMs    = 1000
+	maxRT60        = 30 // seconds
+	maxDerevDelay  = 100
 )
 
 // header is a model file's JSON header (see scripts/wake/model.py export).
@@ -53,7 +55,20 @@ type header struct {
 	Stride     int       `json:"stride"`
 	Dilations  []int     `json:"dilations"`
 	Detect     detect    `json:"detect"`
+	Dereverb   *dereverb `json:"dereverb,omitempty"`
 	Tensors    []tensorH `json:"tensors"`
+}
+
+// dereverb is how much late reverberation the features take out of the
+// mel energies (scripts/wake/model.py dereverb); absent, none.
+type dereverb struct {
+	// RT60 is the reverberation time assumed, in seconds.
+	RT60 float64 `json:"rt60"`
+	// Delay is how many frames after the direct sound the late part
+	// starts.
+	Delay int `json:"delay"`
+	// Floor is the least of a band's energy kept.
+	Floor float64 `json:"floor"`
 }
 
 // detect is how scores become wakes, as chosen with the network.
@@ -278,6 +293,16 @@ func (h header) check() error {
 	for _, d := range h.Dilations {
 		if d < 1 || d > maxDilation {
 			return fmt.Errorf("dilation %d outside 1..%d", d, maxDilation)
+		}
+	}
+	if d := h.Dereverb; d != nil {
+		switch {
+		case !(d.RT60 > 0 && d.RT60 <= maxRT60):
+			return fmt.Errorf("dereverb: rt60 %v s outside (0, %d]", d.RT60, maxRT60)
+		case d.Delay < 1 || d.Delay > maxDerevDelay:
+			return fmt.Errorf("dereverb: delay %d frames outside 1..%d", d.Delay, maxDerevDelay)
+		case !(d.Floor >= 0 && d.Floor <= 1):
+			return fmt.Errorf("dereverb: floor %v outside [0, 1]", d.Floor)
 		}
 	}
 	return nil

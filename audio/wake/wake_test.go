@@ -168,6 +168,10 @@ func TestParseRefusesBadModels(t *testing.T) {
 		{"cut short", modelFile(t, h, body[:len(body)-4]), "cut short"},
 		{"trailing bytes", modelFile(t, h, append(slices.Clone(body), 0, 0, 0, 0)), "after the last tensor"},
 		{"not a number", modelFile(t, h, nan), "NaN"},
+		{"dereverb time", modelFile(t, with("dereverb", map[string]any{"rt60": 0, "delay": 5, "floor": 0.1}), body), "dereverb: rt60"},
+		{"dereverb delay", modelFile(t, with("dereverb", map[string]any{"rt60": 3, "delay": 0, "floor": 0.1}), body), "dereverb: delay"},
+		{"dereverb floor", modelFile(t, with("dereverb", map[string]any{"rt60": 3, "delay": 5, "floor": 2}), body), "dereverb: floor"},
+		{"dereverb field", modelFile(t, with("dereverb", map[string]any{"rt60": 3, "delay": 5, "floor": 0.1, "gain": 1}), body), "unknown field"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,6 +182,86 @@ func TestParseRefusesBadModels(t *testing.T) {
 	}
 	_, err := Parse(modelFile(t, h, body))
 	require.NoError(t, err, "the embedded model rebuilt")
+	without := maps.Clone(h)
+	delete(without, "dereverb")
+	m, err := Parse(modelFile(t, without, body))
+	require.NoError(t, err, "a model whose features keep the reverberation")
+	assert.Nil(t, newFeatures(m.h).derev)
+}
+
+// The Go features with late reverberation taken out are the training
+// script's (scripts/wake/model.py dereverb_fixture), whether or not the
+// embedded model takes it out.
+func TestDereverbParity(t *testing.T) {
+	b, err := os.ReadFile("testdata/dereverb.json")
+	require.NoError(t, err)
+	var want struct {
+		WAV      string      `json:"wav"`
+		Dereverb dereverb    `json:"dereverb"`
+		Frames   []int       `json:"frames"`
+		Features [][]float64 `json:"features"`
+	}
+	require.NoError(t, json.Unmarshal(b, &want))
+	f, err := os.Open(filepath.Join("..", "testdata", want.WAV))
+	require.NoError(t, err)
+	defer f.Close()
+	clip, err := audio.DecodeWAV(f)
+	require.NoError(t, err)
+	m, err := Default()
+	require.NoError(t, err)
+	h := m.h
+	h.Dereverb = &want.Dereverb
+	require.NoError(t, h.check())
+	feat := newFeatures(h)
+	frame := make([]float64, h.Mels)
+	var got [][]float64
+	for _, s := range audio.ToRecognition(clip) {
+		if feat.push(s, frame) {
+			got = append(got, slices.Clone(frame))
+		}
+	}
+	for k, n := range want.Frames {
+		require.Less(t, n, len(got))
+		for i, v := range want.Features[k] {
+			require.InDeltaf(t, v, got[n][i], 2e-4, "frame %d mel %d", n, i)
+		}
+	}
+}
+
+// Late reverberation comes out of the features: a sound's onset is kept,
+// a tail dying as slowly as a large hall's (11 dB a second) falls much
+// faster once the late part is estimated, and steady sound is taken down
+// by the same fraction whatever its level (the log features move by a
+// constant).
+func TestDereverbShortensTails(t *testing.T) {
+	h := header{Hop: 160, SampleRate: SampleRate, Mels: 1, Dereverb: &dereverb{RT60: 3, Delay: 5, Floor: 0.1}}
+	run := func(e []float64) []float64 {
+		d := newDerev(h)
+		out := make([]float64, len(e))
+		for i, v := range e {
+			f := []float64{v}
+			d.apply(f)
+			out[i] = f[0]
+		}
+		return out
+	}
+	db := func(v float64) float64 { return 10 * math.Log10(v) }
+	// A burst of 20 frames, then its tail for 2 s.
+	e := make([]float64, 220)
+	for i := range e {
+		e[i] = 1
+		if i >= 20 {
+			e[i] = math.Pow(10, -11*float64(i-20)/100/10)
+		}
+	}
+	out := run(e)
+	assert.InDelta(t, 1, out[0], 1e-12, "the onset")
+	assert.InDelta(t, 1, out[4], 1e-12, "nothing is taken before the delay")
+	assert.Less(t, db(out[120]), db(e[120])-6, "a second into the tail")
+	assert.GreaterOrEqual(t, out[120], 0.1*e[120]*(1-1e-12), "never under the floor")
+	quiet, loud := run(slices.Repeat([]float64{2}, 1000)), run(slices.Repeat([]float64{2000}, 1000))
+	assert.Less(t, quiet[999], 2.0, "steady sound is taken down")
+	assert.InDelta(t, quiet[999]/2, loud[999]/2000, 1e-9, "by the same whatever its level")
 }
 
 func FuzzParse(f *testing.F) {

@@ -430,3 +430,144 @@ def far_field(rng, x, noise_pool, level_db=(-45, -12)):
         y = y + babble(rng, noise_pool, len(y), int(rng.integers(2, 5))) * level / 10 ** (rng.uniform(8, 25) / 20)
     y = y * (10 ** (rng.uniform(*level_db) / 20) / (np.abs(y).max() + 1e-9))
     return y.astype(np.float32)
+
+
+# --- more rooms and voices (finetune.py) -------------------------------------
+
+
+def echo_room(rng, rt60=None):
+    """A room made another way than room() and far_room(): a handful of
+    recirculating delays (parallel feedback combs of 20-60 ms, their gains
+    set for a reverberation time of 0.5 to 6 s, log-uniform) smeared by a
+    few all-pass diffusers, the highs dying sooner in two to four bands,
+    after a pre-delay; the direct sound 0 to 20 dB under the tail, or
+    none. Its tail is as long as the room rings (up to 6 s), not cut."""
+    if rt60 is None:
+        rt60 = float(np.exp(rng.uniform(np.log(0.5), np.log(6.0))))
+    n = int(rt60 * SR)
+    h = np.zeros(n)
+    for _ in range(int(rng.integers(4, 9))):  # the combs' echo trains
+        d = int(rng.uniform(0.02, 0.06) * SR)
+        g = 10 ** (-3 * d / (rt60 * SR))
+        k = np.arange(n // d + 1)
+        h[(k * d)[k * d < n]] += rng.uniform(0.6, 1.0) * g ** k[k * d < n]
+    for _ in range(int(rng.integers(2, 5))):  # all-pass diffusers
+        d = int(rng.uniform(0.001, 0.012) * SR)
+        g = rng.uniform(0.5, 0.75)
+        m = int(np.ceil(np.log(1e-4) / np.log(g)))
+        ap = np.zeros(d * m + 1)
+        ap[0] = -g
+        ap[d::d] = (1 - g * g) * g ** np.arange(m)
+        h = convolve(h, ap).astype(np.float64)
+    t = np.arange(n) / SR
+    f = np.fft.rfftfreq(n, 1 / SR)
+    spec = np.fft.rfft(h)
+    edges = np.concatenate([[0], np.sort(rng.uniform(400, 5000, int(rng.integers(1, 4)))), [SR]])
+    damp = rng.uniform(0.3, 0.9)
+    tail = np.zeros(n)
+    for b in range(len(edges) - 1):
+        band = np.fft.irfft(np.where((f >= edges[b]) & (f < edges[b + 1]), spec, 0), n)
+        extra = 1 / (rt60 * damp ** (b / max(1, len(edges) - 2))) - 1 / rt60
+        tail += band * np.exp(-6.9 * t * extra)
+    pre = int(rng.uniform(0.0, 0.04) * SR)
+    tail = np.concatenate([np.zeros(pre), tail])[:n]
+    tail /= np.sqrt((tail ** 2).sum()) + 1e-12
+    if rng.random() < 0.7:
+        tail[0] += np.sqrt((tail ** 2).sum()) * 10 ** (-rng.uniform(0, 20) / 20)
+    return (tail / np.abs(tail).max()).astype(np.float32)
+
+
+def long_far_field(rng, x, noise_pool, level_db=(-45, -12)):
+    """x far from the microphone in an echo_room or a far_room with a
+    tail of up to 6 s, low-passed at 2.5-6 kHz, quiet, over faint room
+    noise, other talkers or nothing: far_field with longer, other rooms."""
+    if rng.random() < 0.6:
+        h = echo_room(rng)
+    else:
+        h = far_room(rng)
+    y = convolve(x, h)
+    y = equalise(rng, y, lowpass=rng.uniform(2500, 6000))
+    level = rms_active(y) if np.abs(y).max() > 0 else 0.05
+    r = rng.random()
+    if r < 0.4:
+        y = y + coloured_noise(rng, len(y), rng.choice(["pink", "brown"])) * level / 10 ** (rng.uniform(12, 40) / 20)
+    elif r < 0.65:
+        y = y + babble(rng, noise_pool, len(y), int(rng.integers(2, 5))) * level / 10 ** (rng.uniform(6, 25) / 20)
+    y = y * (10 ** (rng.uniform(*level_db) / 20) / (np.abs(y).max() + 1e-9))
+    return y.astype(np.float32)
+
+
+def warp(x, alpha, nfft=512, hop=128):
+    """x with its spectrum stretched by alpha along frequency, frame by
+    frame (alpha > 1 raises pitch and formants, as a smaller vocal tract
+    and voice do), its timing kept: the short-time spectrum resampled at
+    f/alpha and resynthesised by overlap-add."""
+    if len(x) < nfft:
+        return x
+    win = np.hanning(nfft + 1)[:nfft]
+    n = 1 + (len(x) - nfft) // hop
+    idx = np.arange(nfft)[None, :] + hop * np.arange(n)[:, None]
+    spec = np.fft.rfft(x[idx] * win, nfft)
+    bins = np.arange(spec.shape[1]) / alpha
+    lo = np.clip(np.floor(bins).astype(int), 0, spec.shape[1] - 1)
+    hi = np.clip(lo + 1, 0, spec.shape[1] - 1)
+    fr = bins - np.floor(bins)
+    mag = np.abs(spec)
+    m = mag[:, lo] * (1 - fr) + mag[:, hi] * fr
+    m[:, bins > spec.shape[1] - 1] = 0
+    # Phase vocoder: each output bin's phase advances at alpha times its
+    # source's measured frequency, so moved harmonics stay coherent.
+    expect = 2 * np.pi * hop * np.arange(spec.shape[1]) / nfft
+    dphi = np.diff(np.angle(spec), axis=0, prepend=np.zeros((1, spec.shape[1]))) - expect
+    inst = expect + (dphi + np.pi) % (2 * np.pi) - np.pi
+    ph = np.cumsum(alpha * inst[:, lo], axis=0)
+    frames = np.fft.irfft(m * np.exp(1j * ph), nfft) * win
+    y = np.zeros(len(x))
+    norm = np.zeros(len(x))
+    for k in range(n):
+        y[k * hop:k * hop + nfft] += frames[k]
+        norm[k * hop:k * hop + nfft] += win ** 2
+    y /= np.maximum(norm, 1e-3)
+    return y.astype(np.float32)
+
+
+def microphone(rng, x):
+    """x through another microphone and loudspeaker: a high-pass at 80-400
+    Hz, a resonance or dip of ±8 dB somewhere from 500 Hz to 5 kHz, a
+    smooth tilt, and a low-pass at 3.5-8 kHz in some."""
+    m = 1 << (len(x) - 1).bit_length()
+    spec = np.fft.rfft(x, m)
+    f = np.fft.rfftfreq(m, 1 / SR)
+    hp = rng.uniform(80, 400)
+    g = 1 / np.sqrt(1 + (hp / np.maximum(f, 1)) ** 4)
+    fc, q = np.exp(rng.uniform(np.log(500), np.log(5000))), rng.uniform(1, 5)
+    g = g * 10 ** (rng.uniform(-8, 8) / 20 / (1 + (q * (f / fc - fc / np.maximum(f, 1))) ** 2))
+    g = g * 10 ** (rng.uniform(-4, 4) * (f / (SR / 2) - 0.5) / 20)
+    if rng.random() < 0.5:
+        g = g / np.sqrt(1 + (f / rng.uniform(3500, 8000)) ** 8)
+    return np.fft.irfft(spec * g, m)[: len(x)].astype(np.float32)
+
+
+def other_voice(rng, x):
+    """x as said by someone espeak-ng does not model: its spectrum
+    stretched (0.84-1.2, a vocal tract and voice of another size) with
+    its tempo kept, or its tempo changed (0.8-1.25) with the voice kept,
+    or both; then another microphone in half of them. Returns the audio
+    and how much faster it is said (what moves a phrase's end)."""
+    r = rng.random()
+    alpha = float(np.exp(rng.uniform(np.log(0.84), np.log(1.2))))
+    tempo = float(rng.uniform(0.8, 1.25))
+    y = x
+    if r < 0.4:
+        y = warp(y, alpha)
+        tempo = 1.0
+    elif r < 0.7:  # resampling moves the voice with the tempo; the warp moves it back
+        y = warp(speed(y, tempo), 1 / tempo)
+    else:
+        y = warp(speed(y, tempo), alpha / tempo)
+    if rng.random() < 0.5:
+        y = microphone(rng, y)
+    peak = np.abs(y).max()
+    if peak > 0:
+        y = y * (np.abs(x).max() / peak)
+    return y.astype(np.float32), tempo

@@ -3,18 +3,24 @@
 from the microphone and in loud babble.
 
     nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base bin/wake/base.bin [--work bin/wake-ft] [--out audio/wake/model.bin]
+        [--voices 0.5] [--echo-rooms 0.6] [--dereverb] [--epochs 4] [--lr 2e-4]
 
 Starts from a model file as audio/wake reads it (--base: what train.py
-wrote), so it needs neither train.py's caches nor its two hours. Steps,
-each cached in --work like train.py's:
+wrote, or an earlier fine-tuning's), so it needs neither train.py's caches
+nor its two hours. Steps, each cached in --work like train.py's:
 
 1. speech: train.py's espeak-ng speech in a smaller amount (--speech), the
    same voices held out;
-2. clips, 2.4 s each, labelled as train.py labels them:
+2. clips, 2.4 s each, labelled as train.py labels them; with --voices,
+   that share of the utterances is made another voice first
+   (data.other_voice: its spectrum stretched as by a vocal tract of
+   another size, its tempo changed, another microphone's colour):
    - the phrase far from the microphone (data.far_field: a room made
      unlike train.py's, with little or no direct sound, reverberation of
-     0.4 to 6 s decaying faster in the highs, low-passed, at -45 to -12
-     dBFS peak, over faint noise or other talkers);
+     0.4 to 6 s decaying faster in the highs; with --echo-rooms, that
+     share in data.long_far_field's recirculating echoes of up to 6 s;
+     low-passed, at -45 to -12 dBFS peak, over faint noise or other
+     talkers);
    - the phrase in babble of 2-6 talkers (with brown noise in some) at
      -4 to 6 dB SNR;
    - everyday speech and decoys far from the microphone, and loud babble
@@ -31,9 +37,15 @@ each cached in --work like train.py's:
    rounding unchanged) and batch normalisation held where the base file
    folded it, so the trained weights are the stored ones;
 4. the threshold, as train.py chooses it, on the held-out voices' streams
-   in its six conditions and far from the microphone; the typical delay
+   in its six conditions and far from the microphone (and in the echo
+   rooms with --echo-rooms); the typical delay
    between the phrase's end and the decision stays the base file's;
 5. the weights and the parity fixture, as train.py writes them.
+
+--dereverb trains on features with the late reverberation taken out
+(model.DEREVERB_ON, written to the model file's header); --epochs 0 only
+chooses the threshold anew for --base's weights under the features asked
+for.
 
 Seeded throughout, torch on one thread: a rerun on the same espeak-ng,
 sox, numpy and torch makes the same weights.
@@ -55,32 +67,47 @@ import train  # noqa: E402
 
 SEED = train.SEED + 1000
 CONDITIONS = train.CONDITIONS + [("far field", "far", None)]
+ECHO_CONDITION = ("far field, echoes", "longfar", None)
 
 # Shares of the clips by kind.
 KINDS = [("far phrase", 0.25), ("babble phrase", 0.20), ("far other", 0.15), ("babble other", 0.15), ("as trained", 0.25)]
 
 
-def clip(rng, s, kind):
+# The recipe's options (main sets them from the flags): the share of
+# utterances made another voice (--voices, data.other_voice) and of far
+# fields in data.long_far_field's echo rooms (--echo-rooms).
+VOICES = 0.0
+ECHO = 0.0
+
+
+def far_cond(rng):
+    """Which far field: data.far_field's, or data.long_far_field's longer,
+    other rooms for a share ECHO of them."""
+    return "longfar" if ECHO > 0 and rng.random() < ECHO else "far"
+
+
+def clip(rng, s, kind, voices=None):
     """One clip of a kind: audio and the phrase's end (None: no phrase)."""
+    voices = VOICES if voices is None else voices
     pool = s["neg_train"]
     if kind == "far phrase":
-        canvas, end = train.positive_clip(rng, s, "train")
-        return train.background(rng, canvas, pool, cond="far"), end
+        canvas, end = train.positive_clip(rng, s, "train", voices)
+        return train.background(rng, canvas, pool, cond=far_cond(rng)), end
     if kind == "babble phrase":
-        canvas, end = train.positive_clip(rng, s, "train")
+        canvas, end = train.positive_clip(rng, s, "train", voices)
         cond = "babble" if rng.random() < 0.7 else "babble+brown"
         return train.background(rng, canvas, pool, cond=cond, snr=rng.uniform(-4, 6)), end
     if kind == "far other":
-        return train.background(rng, train.negative_clip(rng, s, "train"), pool, cond="far"), None
+        return train.background(rng, train.negative_clip(rng, s, "train", voices), pool, cond=far_cond(rng)), None
     if kind == "babble other":
         if rng.random() < 0.5:  # loud babble alone
             canvas = np.zeros(train.CLIP, np.float32)
             return train.background(rng, canvas, pool, cond="babble", level_db=(-20, -1)), None
-        return train.background(rng, train.negative_clip(rng, s, "train"), pool, cond="babble", snr=rng.uniform(-6, 6)), None
+        return train.background(rng, train.negative_clip(rng, s, "train", voices), pool, cond="babble", snr=rng.uniform(-6, 6)), None
     if rng.random() < 0.4:
-        canvas, end = train.positive_clip(rng, s, "train")
+        canvas, end = train.positive_clip(rng, s, "train", voices)
     else:
-        canvas, end = train.negative_clip(rng, s, "train"), None
+        canvas, end = train.negative_clip(rng, s, "train", voices), None
     return train.background(rng, canvas, pool), end
 
 
@@ -90,18 +117,18 @@ def decoy_clip(rng, s):
     canvas = np.zeros(train.CLIP, np.float32)
     if rng.random() < 0.7:
         pool = s["decoy_train"]
-        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))])
+        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))], VOICES)
         train.place(canvas, sp, int(rng.uniform(1.3, 2.35) * train.SR) - len(sp))
         if rng.random() < 0.4:
             other = s["neg_train"][int(rng.integers(len(s["neg_train"])))]
             train.place(canvas, other, int(rng.uniform(1.35, 2.5) * train.SR))
     else:
         pool = s["decoysent_train"]
-        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))])
+        sp, _ = train.perturb(rng, pool[int(rng.integers(len(pool)))], VOICES)
         train.place(canvas, sp, int(rng.uniform(0.3, 1.8) * train.SR))
     r = rng.random()
     if r < 0.35:
-        return train.background(rng, canvas, s["neg_train"], cond="far"), None
+        return train.background(rng, canvas, s["neg_train"], cond=far_cond(rng)), None
     if r < 0.7:
         cond = "babble" if rng.random() < 0.7 else "babble+brown"
         return train.background(rng, canvas, s["neg_train"], cond=cond, snr=rng.uniform(-4, 10)), None
@@ -112,7 +139,7 @@ def noise_clip(rng, s):
     """train.py's clips with the phrase in steady noise or music at 0 to
     12 dB in half of them: what the far field and babble must not cost."""
     if rng.random() < 0.5:
-        canvas, end = train.positive_clip(rng, s, "train")
+        canvas, end = train.positive_clip(rng, s, "train", VOICES)
         cond = "colour" if rng.random() < 0.7 else "music"
         return train.background(rng, canvas, s["neg_train"], cond=cond, snr=rng.uniform(0, 12)), end
     return clip(rng, s, "as trained")
@@ -204,30 +231,8 @@ def finetune(work, net, xs, ys, vx, vy, epochs, lr, batch=64):
     return net
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--base", default="bin/wake/base.bin", help="the model file to start from")
-    ap.add_argument("--work", default="bin/wake-ft")
-    ap.add_argument("--out", default="audio/wake/model.bin")
-    ap.add_argument("--fixture", default="audio/wake/testdata/parity.json")
-    ap.add_argument("--fixture-wav", default="audio/testdata/hey_jibo_what_time.wav")
-    ap.add_argument("--speech", type=float, default=0.25, help="train.py's --speech")
-    ap.add_argument("--clips", type=int, default=16000)
-    ap.add_argument("--decoy-clips", type=int, default=5000)
-    ap.add_argument("--noise-clips", type=int, default=5000)
-    ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--lr", type=float, default=2e-4)
-    ap.add_argument("--other-minutes", type=float, default=70)
-    ap.add_argument("--decoy-minutes", type=float, default=21)
-    ap.add_argument("--wake-minutes", type=float, default=21)
-    a = ap.parse_args()
-    torch.set_num_threads(1)
-    os.makedirs(a.work, exist_ok=True)
-    with open(a.base, "rb") as f:
-        net, base_detect = model.from_bytes(f.read())
-    s, ends = train.build_speech(a.work, a.speech)
-    for k, v in ends.items():
-        s[k.replace("kwsent_", "kwsent_end_")] = v
+def train_on_clips(a, s, net):
+    """Steps 2 and 3: the clips, then the network trained on them."""
     xs, ys = build_clips(a.work, s, a.clips, SEED + 2, "clips")
     # The decoys again, where the phrase is now heard better: far away
     # and in babble.
@@ -243,9 +248,46 @@ def main():
     vx, vy = build_clips(a.work, s_held, a.clips // 8, SEED + 3, "clips-held")
     vl, vacc = train.evaluate(model.quantized(net), vx, vy)
     train.log("base on the held-out clips: loss %.4f, %s" % (vl, vacc))
-    net = finetune(a.work, net, xs, ys, vx, vy, a.epochs, a.lr)
+    return finetune(a.work, net, xs, ys, vx, vy, a.epochs, a.lr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", default="bin/wake/base.bin", help="the model file to start from")
+    ap.add_argument("--work", default="bin/wake-ft")
+    ap.add_argument("--out", default="audio/wake/model.bin")
+    ap.add_argument("--fixture", default="audio/wake/testdata/parity.json")
+    ap.add_argument("--fixture-wav", default="audio/testdata/hey_jibo_what_time.wav")
+    ap.add_argument("--speech", type=float, default=0.25, help="train.py's --speech")
+    ap.add_argument("--clips", type=int, default=16000)
+    ap.add_argument("--decoy-clips", type=int, default=5000)
+    ap.add_argument("--noise-clips", type=int, default=5000)
+    ap.add_argument("--epochs", type=int, default=4, help="0: the base weights as they are, only the threshold chosen anew")
+    ap.add_argument("--lr", type=float, default=2e-4)
+    ap.add_argument("--other-minutes", type=float, default=70)
+    ap.add_argument("--decoy-minutes", type=float, default=21)
+    ap.add_argument("--wake-minutes", type=float, default=21)
+    ap.add_argument("--voices", type=float, default=0.0, help="share of utterances made another voice (data.other_voice)")
+    ap.add_argument("--echo-rooms", type=float, default=0.0,
+                    help="share of far fields in echo rooms (data.long_far_field); above 0 the threshold is chosen in them too")
+    ap.add_argument("--dereverb", action="store_true", help="features with the late reverberation taken out (model.DEREVERB_ON)")
+    a = ap.parse_args()
+    global VOICES, ECHO
+    VOICES, ECHO = a.voices, a.echo_rooms
+    if a.dereverb:
+        model.DEREVERB = dict(model.DEREVERB_ON)
+    conditions = CONDITIONS + ([ECHO_CONDITION] if ECHO > 0 else [])
+    torch.set_num_threads(1)
+    os.makedirs(a.work, exist_ok=True)
+    with open(a.base, "rb") as f:
+        net, base_detect = model.from_bytes(f.read())
+    s, ends = train.build_speech(a.work, a.speech)
+    for k, v in ends.items():
+        s[k.replace("kwsent_", "kwsent_end_")] = v
+    if a.epochs > 0:
+        net = train_on_clips(a, s, net)
     net = model.quantized(net)
-    th, lag = train.choose_threshold(net, s, a.other_minutes, a.decoy_minutes, a.wake_minutes, conditions=CONDITIONS, seed=SEED + 7)
+    th, lag = train.choose_threshold(net, s, a.other_minutes, a.decoy_minutes, a.wake_minutes, conditions=conditions, seed=SEED + 7)
     train.decoy_report(net, th, data.split_variants(data.espeak_variants())[1])
     # Where the listener cuts the command from the phrase stays the
     # base's: the measured delay moves by a few milliseconds between runs,

@@ -19,6 +19,13 @@ NMELS = 40
 FMIN = 60.0
 FMAX = 7600.0
 LOG_FLOOR = 1e-6
+# Late reverberation taken out of the mel energies (dereverb): rt60 the
+# reverberation time assumed (s), delay how many frames after the direct
+# sound the late part starts, floor the least of a band's energy kept.
+# DEREVERB is what logmel does (None: nothing taken out, as the embedded
+# weights were trained); DEREVERB_ON what finetune.py --dereverb sets.
+DEREVERB_ON = {"rt60": 3.0, "delay": 5, "floor": 0.1}
+DEREVERB = None
 
 CHANNELS = 64
 HIDDEN = 32
@@ -51,9 +58,29 @@ WINDOW = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(FRAME) / FRAME)  # periodic Ha
 FB = filterbank()
 
 
+def dereverb(e, rt60, delay, floor):
+    """Mel energies e (frames, bands) with an estimate of their late
+    reverberation subtracted: the energy from delay frames back on,
+    averaged with the decay of a room of reverberation time rt60 and
+    decayed over the delay, is taken off each band, which keeps at least
+    floor of its energy. A frame depends only on the frames before it."""
+    a = float(np.exp(-6.0 * np.log(10.0) / rt60 * HOP / SR))
+    ad = a ** delay
+    out = np.empty_like(e)
+    r = np.zeros(e.shape[1])
+    for t in range(len(e)):
+        if t >= delay:
+            r = a * r + (1.0 - a) * e[t - delay]
+        else:
+            r = a * r
+        out[t] = np.maximum(e[t] - ad * r, floor * e[t])
+    return out
+
+
 def logmel(x):
     """Log-mel features of x (floats, full scale 1.0), one row per 10 ms
-    frame of 25 ms: frame k covers samples [k*HOP, k*HOP+FRAME)."""
+    frame of 25 ms: frame k covers samples [k*HOP, k*HOP+FRAME); with
+    DEREVERB set, the late reverberation taken out first (dereverb)."""
     x = np.asarray(x, dtype=np.float64)
     n = 1 + (len(x) - FRAME) // HOP if len(x) >= FRAME else 0
     if n == 0:
@@ -61,7 +88,10 @@ def logmel(x):
     idx = np.arange(FRAME)[None, :] + HOP * np.arange(n)[:, None]
     spec = np.fft.rfft(x[idx] * WINDOW, NFFT)
     power = spec.real ** 2 + spec.imag ** 2
-    return np.log(power @ FB.T + LOG_FLOOR).astype(np.float32)
+    e = power @ FB.T
+    if DEREVERB is not None:
+        e = dereverb(e, **DEREVERB)
+    return np.log(e + LOG_FLOOR).astype(np.float32)
 
 
 def receptive_steps():
@@ -185,7 +215,9 @@ def _tensors(net):
 def to_bytes(net, detect):
     """The network as audio/wake reads it: MAGIC, a little-endian uint32
     length, a JSON header (the features' and the network's shape, the
-    detection settings, each tensor's name, shape and storage), then the
+    late reverberation taken out of the features (DEREVERB, absent for
+    none), the detection settings, each tensor's name, shape and
+    storage), then the
     tensors in the header's order. Weights ("*.w") are stored as
     integers with a float32 scale per output channel (the scales, then the
     values): the dilated layers' as 4-bit ("i4", two to a byte, the first
@@ -202,6 +234,8 @@ def to_bytes(net, detect):
         "detect": detect,
         "tensors": [{"name": n, "shape": list(t.shape), "dtype": _dtype(n)} for n, t in tensors],
     }
+    if DEREVERB is not None:
+        header["dereverb"] = dict(DEREVERB)
     h = json.dumps(header, sort_keys=True).encode()
     out = [MAGIC, struct.pack("<I", len(h)), h]
     for n, t in tensors:
@@ -298,3 +332,30 @@ def detect(probs, threshold, smooth, refractory):
             out.append(j)
             last = j
     return out
+
+
+def dereverb_fixture(wav, out, setting=None):
+    """What audio/wake's dereverb must compute from wav whatever model is
+    embedded (TestDereverbParity): the features of every third frame with
+    the late reverberation taken out as setting (DEREVERB_ON if None)
+    says."""
+    import wave
+    global DEREVERB
+    with wave.open(wav) as w:
+        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+    keep, DEREVERB = DEREVERB, dict(setting or DEREVERB_ON)
+    try:
+        f, d = logmel(pcm.astype(np.float64) / 32768), DEREVERB
+    finally:
+        DEREVERB = keep
+    rows = list(range(0, len(f), 3))
+    with open(out, "w") as fo:
+        json.dump({"wav": wav.rsplit("/", 1)[-1], "dereverb": d, "frames": rows,
+                   "features": [[round(float(v), 5) for v in f[r]] for r in rows]}, fo)
+        fo.write("\n")
+
+
+if __name__ == "__main__":
+    import sys
+    # python3 scripts/wake/model.py WAV OUT: the dereverb parity fixture.
+    dereverb_fixture(sys.argv[1], sys.argv[2])

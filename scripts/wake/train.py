@@ -147,11 +147,12 @@ def background(rng, x, babble_pool, cond=None, snr=None, far=False, level_db=(-3
     """Puts speech x (a clip) in a room, a microphone and noise. far puts
     it far from the microphone always, and further than otherwise (little
     direct sound, long reverberation, dull); level_db is the range of the
-    result's peak level. cond "far" is data.far_field instead (the
-    fine-tuning's far field, finetune.py)."""
+    result's peak level. cond "far" is data.far_field instead, and
+    "longfar" data.long_far_field (the fine-tuning's far fields,
+    finetune.py)."""
     n = len(x)
-    if cond == "far":
-        x = data.far_field(rng, x, babble_pool)
+    if cond in ("far", "longfar"):
+        x = (data.far_field if cond == "far" else data.long_far_field)(rng, x, babble_pool)
         return np.clip(np.round(x * 32768), -32768, 32767).astype(np.float32) / 32768
     r = 1.0 if far else rng.random()
     if far:
@@ -187,7 +188,11 @@ def background(rng, x, babble_pool, cond=None, snr=None, far=False, level_db=(-3
     return np.clip(np.round(x * 32768), -32768, 32767).astype(np.float32) / 32768
 
 
-def perturb(rng, sp):
+def perturb(rng, sp, voices=0.0):
+    """sp played faster or slower, or with probability voices as another
+    voice (data.other_voice); returns it and how much faster it is."""
+    if voices and rng.random() < voices:
+        return data.other_voice(rng, sp)
     f = rng.uniform(0.88, 1.12) if rng.random() < 0.6 else 1.0
     return (data.speed(sp, f) if f != 1.0 else sp), f
 
@@ -198,7 +203,7 @@ def place(canvas, sp, at):
         canvas[a:b] += sp[a - at:b - at]
 
 
-def positive_clip(rng, s, split):
+def positive_clip(rng, s, split, voices=0.0):
     canvas = np.zeros(CLIP, np.float32)
     if rng.random() < 0.5:
         sp = s["kw_" + split][int(rng.integers(len(s["kw_" + split])))]
@@ -206,7 +211,7 @@ def positive_clip(rng, s, split):
     else:
         i = int(rng.integers(len(s["kwsent_" + split])))
         sp, end, alone = s["kwsent_" + split][i], int(s["kwsent_end_" + split][i]), False
-    sp, f = perturb(rng, sp)
+    sp, f = perturb(rng, sp, voices)
     end = int(end / f)
     e = int(rng.uniform(1.32, 2.30) * SR)
     start = max(e - end, int(rng.uniform(0.0, 0.1) * SR))
@@ -221,23 +226,23 @@ def positive_clip(rng, s, split):
     return canvas, e
 
 
-def negative_clip(rng, s, split):
+def negative_clip(rng, s, split, voices=0.0):
     canvas = np.zeros(CLIP, np.float32)
     r = rng.random()
     if r < 0.5:
         pool = s["neg_" + split]
-        sp, _ = perturb(rng, pool[int(rng.integers(len(pool)))])
+        sp, _ = perturb(rng, pool[int(rng.integers(len(pool)))], voices)
         place(canvas, sp, int(rng.integers(-len(sp) + SR // 2, CLIP - SR // 4)))
     elif r < 0.75:  # a decoy ending where the scores are
         pool = s["decoy_" + split]
-        sp, _ = perturb(rng, pool[int(rng.integers(len(pool)))])
+        sp, _ = perturb(rng, pool[int(rng.integers(len(pool)))], voices)
         place(canvas, sp, int(rng.uniform(1.3, 2.35) * SR) - len(sp))
         if rng.random() < 0.4:
             other = s["neg_" + split][int(rng.integers(len(s["neg_" + split])))]
             place(canvas, other, int(rng.uniform(1.35, 2.5) * SR))
     elif r < 0.93:
         pool = s["decoysent_" + split]
-        sp, _ = perturb(rng, pool[int(rng.integers(len(pool)))])
+        sp, _ = perturb(rng, pool[int(rng.integers(len(pool)))], voices)
         place(canvas, sp, int(rng.uniform(0.3, 1.8) * SR))
     # else: noise alone
     return canvas
