@@ -144,6 +144,9 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	}
 	c.settle(j, &ref, &halt)
 	pose := c.p
+	if c.mirror != nil {
+		c.mirror.publish(c)
+	}
 	c.mu.Unlock()
 
 	for i, m := range c.motors {
@@ -235,8 +238,13 @@ func (c *Controller) arriveIfThere(j *Job) {
 	if c.job != j {
 		return // the loop got there first, or a newer job took over
 	}
-	for i := range c.p {
-		if math.Abs(c.v[i]) > arriveVelocity || j.sel[i] && math.Abs(c.p[i]-j.target[i]) > thereAngle {
+	p, v := c.p, c.v
+	if c.rem != nil {
+		b := c.rem.mir.read()
+		p, v = b.p, b.v
+	}
+	for i := range p {
+		if math.Abs(v[i]) > arriveVelocity || j.sel[i] && math.Abs(p[i]-j.target[i]) > thereAngle {
 			return
 		}
 	}

@@ -128,6 +128,9 @@ type LoopConfig struct {
 	Rest     time.Duration
 	GoTimers bool
 	RealTime bool
+	// LoopProcess runs the loop in a process of its own
+	// (BodyOptions.LoopProcess).
+	LoopProcess bool
 	// Version and Trainer go to the runtime with Load.
 	Version string
 	Trainer Trainer
@@ -148,13 +151,13 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 			return nil, err
 		}
 		if r, err = New(ctx, Config{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,
-			RealTime: realtime, Skills: skills, Version: c.Version, Trainer: c.Trainer}); err != nil {
+			RealTime: realtime, LoopProcess: c.LoopProcess, Skills: skills, Version: c.Version, Trainer: c.Trainer}); err != nil {
 			return nil, err
 		}
 		parts = r.Body()
 	} else {
 		prof.Speaker.WPM = 0
-		if parts, err = OpenBody(ctx, prof, BodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
+		if parts, err = OpenBody(ctx, prof, BodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime, LoopProcess: c.LoopProcess}); err != nil {
 			return nil, err
 		}
 	}
