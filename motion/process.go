@@ -127,6 +127,25 @@ func (c *Controller) newRemote(cfg Config) error {
 	return nil
 }
 
+// ProcessID is the process id of the loop's own process (Config.Process)
+// running now; 0 where the loop runs in this process or its process is
+// not running.
+func (c *Controller) ProcessID() int {
+	if c.rem == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.rem.proc; p != nil && p.cmd.Process != nil {
+		select {
+		case <-p.gone:
+		default:
+			return p.cmd.Process.Pid
+		}
+	}
+	return 0
+}
+
 // sendLocked queues frame f for the loop process; the caller holds c.mu.
 // It never blocks: a process too far behind to take it is killed, and the
 // controller faults.
@@ -163,10 +182,12 @@ func (c *Controller) spawn(ctx context.Context) error {
 		// The process runs nothing else: its Ps are idle.
 		rt.Procs = -1
 	}
-	if rt.HeapLimit == 0 && rt.GCPercent >= 0 {
-		// It allocates only per command, never per tick: a small fixed
-		// heap makes collections rare and short.
-		rt.HeapLimit = MinHeapLimit
+	if rt.HeapLimit == 0 && rt.HeapHeadroom == 0 && rt.GCPercent == 0 {
+		// It allocates only per command, never per tick, and holds little:
+		// at Go's default target its collections are rare and short, run
+		// on a P the loop does not need, and keep the heap, locked in
+		// RAM, at a few MB.
+		rt.HeapHeadroom, rt.GCPercent, rt.RestGCPercent = -1, DefaultRestGCPercent, DefaultRestGCPercent
 	}
 	hello, err := json.Marshal(processHello{Rate: int(time.Second / c.period), CommandTimeout: c.cmdTO, LateRest: c.late,
 		StallTimeout: c.stallTO, Home: c.home, Precise: c.precise, RealTime: rt, Setup: c.rem.cfg.Setup})
@@ -193,6 +214,11 @@ func (c *Controller) spawn(ctx context.Context) error {
 	go c.writeLoop(p)
 	select {
 	case r := <-p.ready:
+		if c.rtWant.Enabled {
+			// As the loop's set-up does in-process: what start-up mapped
+			// of the program's files and did not write is let go.
+			_ = dropCleanFilePages()
+		}
 		if r.Err != "" {
 			p.kill()
 			<-p.gone
