@@ -62,6 +62,9 @@ type processHello struct {
 	Precise        bool          `json:"precise"`
 	RealTime       RealTime      `json:"realtime"`
 	Setup          []byte        `json:"setup"`
+	// LogLevel is the least level the parent logs: the process sends
+	// nothing below it.
+	LogLevel slog.Level `json:"log_level"`
 }
 
 // processReady answers the hello once the body is homed, or says why not.
@@ -78,6 +81,9 @@ type remote struct {
 	mir *mirror
 	// proc is the process running now; guarded by the controller's mu.
 	proc *loopProc
+	// all is the CPUs this process's threads could use before they were
+	// kept off the loop's; nil while they are not.
+	all []int
 }
 
 // loopProc is one run of the loop's own process.
@@ -178,10 +184,6 @@ func (c *Controller) startRemote(ctx context.Context) error {
 // spawn starts the loop's process and waits until it has homed the body.
 func (c *Controller) spawn(ctx context.Context) error {
 	rt := c.rtWant
-	if rt.Procs == 0 {
-		// The process runs nothing else: its Ps are idle.
-		rt.Procs = -1
-	}
 	if rt.HeapLimit == 0 && rt.HeapHeadroom == 0 && rt.GCPercent == 0 {
 		// It allocates only per command, never per tick, and holds little:
 		// at Go's default target its collections are rare and short, run
@@ -190,7 +192,8 @@ func (c *Controller) spawn(ctx context.Context) error {
 		rt.HeapHeadroom, rt.GCPercent, rt.RestGCPercent = -1, DefaultRestGCPercent, DefaultRestGCPercent
 	}
 	hello, err := json.Marshal(processHello{Rate: int(time.Second / c.period), CommandTimeout: c.cmdTO, LateRest: c.late,
-		StallTimeout: c.stallTO, Home: c.home, Precise: c.precise, RealTime: rt, Setup: c.rem.cfg.Setup})
+		StallTimeout: c.stallTO, Home: c.home, Precise: c.precise, RealTime: rt, Setup: c.rem.cfg.Setup,
+		LogLevel: leastLevel(c.log)})
 	if err != nil {
 		return fmt.Errorf("loop process: hello: %w", err)
 	}
@@ -232,6 +235,11 @@ func (c *Controller) spawn(ctx context.Context) error {
 		c.mu.Lock()
 		c.rt.status = r.Status
 		c.mu.Unlock()
+		if r.Status.CPU >= 0 && c.rem.all == nil {
+			if err := c.keepOff(r.Status.CPU); err != nil {
+				c.log.Warn("motion: this process's threads still use the control loop's CPU", "cpu", r.Status.CPU, "error", err)
+			}
+		}
 		return nil
 	case <-p.gone:
 		return fmt.Errorf("loop process exited before the body was homed: %s", p.why)
@@ -363,6 +371,16 @@ func (c *Controller) handle(p *loopProc, k frameKind, payload []byte) error {
 	return nil
 }
 
+// leastLevel is the least level l logs; above every level when none.
+func leastLevel(l *slog.Logger) slog.Level {
+	for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
+		if l.Enabled(context.Background(), lv) {
+			return lv
+		}
+	}
+	return slog.LevelError + 4
+}
+
 // decodeJSON decodes one JSON value strictly.
 func decodeJSON(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -469,5 +487,44 @@ func (c *Controller) closeRemote(ctx context.Context, h *Job) error {
 	}
 	c.running = false
 	c.mu.Unlock()
+	if all := c.rem.all; all != nil {
+		c.rem.all = nil
+		if err := c.pinThreads(all); err != nil {
+			errs = append(errs, fmt.Errorf("motion: close: giving back CPU: %w", err))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// keepOff keeps this process's threads, and those they start, off the
+// loop process's CPU, as the loop's set-up does with the other threads of
+// its own process: on a kernel that does not preempt a task in a system
+// call, the loop woken on time would otherwise wait for one of them to
+// leave the kernel.
+func (c *Controller) keepOff(cpu int) error {
+	all, err := c.rt.sys.cpus()
+	if err != nil {
+		return err
+	}
+	var others []int
+	for _, x := range all {
+		if x != cpu {
+			others = append(others, x)
+		}
+	}
+	if len(others) == 0 || len(others) == len(all) {
+		return nil
+	}
+	c.rem.all = all
+	return c.pinThreads(others)
+}
+
+// pinThreads lets every thread of this process run on cpus only.
+func (c *Controller) pinThreads(cpus []int) error {
+	return c.rt.eachThread(func(tid int) error {
+		if err := c.rt.sys.pin(tid, cpus); err != nil && !threadGone(err) {
+			return fmt.Errorf("thread %d: %w", tid, err)
+		}
+		return nil
+	})
 }

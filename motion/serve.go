@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -37,19 +38,33 @@ func ServeProcess(open OpenMotors) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	s := &server{conn: conn, wake: make(chan struct{}, 1)}
+	s := newServer(conn)
+	var wg sync.WaitGroup
+	wg.Go(s.writer)
 	err := s.serve(ctx, open, mem)
+	close(s.stop)
+	wg.Wait()
+	_ = conn.Close()
 	if err != nil {
-		s.logger().Error("motion: loop process", "error", err)
+		fmt.Fprintln(os.Stderr, "motion: loop process:", err)
 		return 1
 	}
 	return 0
 }
 
+// outQueue bounds the frames waiting to be sent to the parent.
+const outQueue = 4096
+
 // server is the loop process's side of the connection.
 type server struct {
 	conn io.ReadWriteCloser
-	wmu  sync.Mutex // one frame at a time
+	// out is the frames to send, in order; writer sends them until stop
+	// closes. Nothing else writes to conn, so no sender, least of all the
+	// loop's thread (a motor's events and logs), waits for the parent.
+	out  chan []byte
+	stop chan struct{}
+	// minLevel is the least level of log record the parent logs.
+	minLevel slog.Level
 
 	// Ends of the parent's jobs, queued by the controller (under its
 	// lock, from the loop's thread: no allocation once warm) and sent by
@@ -64,13 +79,51 @@ type jobEnd struct {
 	err error
 }
 
+func newServer(conn io.ReadWriteCloser) *server {
+	return &server{conn: conn, out: make(chan []byte, outQueue), stop: make(chan struct{}), wake: make(chan struct{}, 1),
+		minLevel: slog.LevelInfo}
+}
+
+func (s *server) writer() {
+	for {
+		select {
+		case f := <-s.out:
+			_, _ = s.conn.Write(f) // a parent gone is seen by the reader
+		case <-s.stop:
+			for {
+				select {
+				case f := <-s.out:
+					_, _ = s.conn.Write(f)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// write queues frame f, waiting while the queue is full: for what the
+// parent must get (job ends, faults, answers).
 func (s *server) write(f []byte, err error) {
 	if err != nil {
 		return
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, _ = s.conn.Write(f) // a parent gone is seen by the reader
+	select {
+	case s.out <- f:
+	case <-s.stop:
+	}
+}
+
+// post queues frame f if there is room: for events and logs, which a
+// parent far behind loses rather than hold up their sender.
+func (s *server) post(f []byte, err error) {
+	if err != nil {
+		return
+	}
+	select {
+	case s.out <- f:
+	default:
+	}
 }
 
 func (s *server) logger() *slog.Logger { return slog.New(&frameLog{s: s}) }
@@ -119,21 +172,23 @@ func (s *server) event(e device.Event) {
 	if err != nil {
 		values = []byte("{}")
 	}
-	s.write(newFrame(fEvent).u64(uint64(e.Time.UnixNano())).str(e.Device).str(e.Kind).bytes(values).done())
+	s.post(newFrame(fEvent).u64(uint64(e.Time.UnixNano())).str(e.Device).str(e.Kind).bytes(values).done())
 }
 
 func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error {
 	log := s.logger()
-	ctx, cancel := context.WithCancel(ctx)
-	closed := make(chan struct{})
+	done, closed := make(chan struct{}), make(chan struct{})
 	defer func() {
-		cancel()
+		close(done)
 		<-closed
 	}()
-	go func() { // a signal, or serve's end, closes the connection
+	go func() { // a signal ends the wait for a command
 		defer close(closed)
-		<-ctx.Done()
-		_ = s.conn.Close()
+		select {
+		case <-ctx.Done():
+			_ = s.conn.Close()
+		case <-done:
+		}
 	}()
 	var buf []byte
 	k, payload, err := readFrame(s.conn, &buf)
@@ -147,6 +202,7 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 	if err := decodeJSON(payload, &h); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	s.minLevel = h.LogLevel
 	mir, err := mapMirror(mem)
 	if err != nil {
 		return err
@@ -190,6 +246,10 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 		if err := s.command(ctx, c, &wg, k, payload); err != nil {
 			log.Warn("motion: loop process: command refused", "error", err)
 		}
+		// A loop that waited for the controller's lock while the command
+		// held it was made runnable on this goroutine's processor: let it
+		// run now rather than after the commands queued behind this one.
+		runtime.Gosched()
 	}
 }
 
@@ -344,7 +404,7 @@ type frameLog struct {
 	attrs []slog.Attr
 }
 
-func (h *frameLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h *frameLog) Enabled(_ context.Context, l slog.Level) bool { return l >= h.s.minLevel }
 
 func (h *frameLog) Handle(_ context.Context, r slog.Record) error {
 	attrs := h.attrs
@@ -356,7 +416,7 @@ func (h *frameLog) Handle(_ context.Context, r slog.Record) error {
 	for _, a := range attrs[:min(len(attrs), maxLogAttrs)] {
 		f = f.str(a.Key).str(a.Value.String())
 	}
-	h.s.write(f.done())
+	h.s.post(f.done())
 	return nil
 }
 

@@ -197,7 +197,7 @@ func FuzzLoopProcessFrames(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := &server{conn: nopConn{io.Discard}, wake: make(chan struct{}, 1)}
+	s := newServer(nopConn{io.Discard})
 	c.mirror, c.ended = new(mirror), s.ended
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
