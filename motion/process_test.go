@@ -5,7 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,6 +71,9 @@ func (l *eventLog) kinds(dev string) []string {
 
 func newProcessController(t *testing.T, setup string, obs device.Observer) *Controller {
 	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("a loop process of its own needs Linux")
+	}
 	var lim [NumAxes]AxisLimits
 	for i := range lim {
 		lim[i] = device.DefaultLimits()
@@ -91,7 +96,7 @@ func TestLoopProcessRunsJobs(t *testing.T) {
 	defer cancel()
 	var events eventLog
 	c := newProcessController(t, "", events.observe)
-	require.NoError(t, c.Start(ctx))
+	startOrSkip(t, ctx, c)
 
 	target := Pose{0.3, -0.2, 0.1}
 	j, err := c.MoveTo(target, AllAxes)
@@ -150,7 +155,7 @@ func TestLoopProcessKilledIsAFault(t *testing.T) {
 	defer cancel()
 	var events eventLog
 	c := newProcessController(t, "", events.observe)
-	require.NoError(t, c.Start(ctx))
+	startOrSkip(t, ctx, c)
 	defer c.Close(ctx)
 
 	play, err := c.Play(mustAnim(t, "dance"), PlayOptions{Loops: -1, NoLights: true})
@@ -190,6 +195,7 @@ func TestLoopProcessThatCannotOpenMotors(t *testing.T) {
 	defer cancel()
 	c := newProcessController(t, "refuse", nil)
 	err := c.Start(ctx)
+	skipWhereNotExecutable(t, err)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no motors on this bench")
 	require.NoError(t, c.Close(ctx))
@@ -208,6 +214,22 @@ func TestLoopProcessConfig(t *testing.T) {
 	assert.ErrorContains(t, err, "opens the motors")
 	_, err = New(Config{Process: &Process{Path: "x"}})
 	assert.ErrorContains(t, err, "limits")
+}
+
+// startOrSkip starts c; a test binary this system cannot start again
+// (an ARM build run by qemu-user without binfmt_misc) skips the test.
+func startOrSkip(t *testing.T, ctx context.Context, c *Controller) {
+	t.Helper()
+	err := c.Start(ctx)
+	skipWhereNotExecutable(t, err)
+	require.NoError(t, err)
+}
+
+func skipWhereNotExecutable(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("this system cannot start the test binary again: %v", err)
+	}
 }
 
 func mustAnim(t *testing.T, name string) *Animation {
