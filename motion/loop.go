@@ -111,7 +111,7 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	defer c.tickSeq.Add(1)
 	c.stats.record(late)
 
-	c.mu.Lock()
+	c.lockForTick()
 	if c.fault != nil || !c.running {
 		c.mu.Unlock()
 		return
@@ -165,6 +165,24 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 			}
 		}
 	}
+}
+
+// tickSpins bounds how many times a tick tries the controller's lock
+// before it waits for it: about a millisecond.
+const tickSpins = 20000
+
+// lockForTick takes the controller's lock, trying it again and again
+// before waiting for it. A command holds it for microseconds; the loop
+// that waits parks its goroutine, and a parked goroutine locked to its
+// thread runs again only once another thread of the process hands it
+// over, which on a busy machine can take milliseconds.
+func (c *Controller) lockForTick() {
+	for range tickSpins {
+		if c.mu.TryLock() {
+			return
+		}
+	}
+	c.mu.Lock()
 }
 
 // moving reports whether the body is moving or about to; the caller holds

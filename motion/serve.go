@@ -226,7 +226,21 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 		defer wg.Done()
 		s.sendEnds(endCtx)
 	}()
-	s.write(newFrame(fReady).bytes(mustJSON(processReady{Status: c.RealTime(), Limits: c.Limits()})).done())
+	st := c.RealTime()
+	s.write(newFrame(fReady).bytes(mustJSON(processReady{Status: st, Limits: c.Limits()})).done())
+	// The commands take the lock the loop's ticks take. Read and applied
+	// on a thread at a real-time priority just below the loop's, a
+	// command is never put off its CPU by the parent's threads while it
+	// holds the lock. The thread ends with the process.
+	fifo := false
+	if st.Priority > 1 {
+		runtime.LockOSThread()
+		if err := c.rt.sys.setFIFO(st.Priority - 1); err != nil {
+			log.Warn("motion: loop process: commands at ordinary priority", "error", err)
+		} else {
+			fifo = true
+		}
+	}
 	for {
 		k, payload, err := readFrame(s.conn, &buf)
 		if err != nil || k == fClose {
@@ -246,10 +260,13 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 		if err := s.command(ctx, c, &wg, k, payload); err != nil {
 			log.Warn("motion: loop process: command refused", "error", err)
 		}
-		// A loop that waited for the controller's lock while the command
-		// held it was made runnable on this goroutine's processor: let it
-		// run now rather than after the commands queued behind this one.
-		runtime.Gosched()
+		if !fifo {
+			// A loop that waited for the controller's lock while the
+			// command held it was made runnable on this goroutine's
+			// processor: let it run now rather than after the commands
+			// queued behind this one.
+			runtime.Gosched()
+		}
 	}
 }
 

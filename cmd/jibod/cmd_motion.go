@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"time"
 
 	"github.com/openjibo/jibod/core/loadgen"
@@ -18,8 +19,10 @@ const realtimeUsage = "give the motion control loop real-time service where the 
 // loopProcessUsage is the --loop-process flag's help.
 const loopProcessUsage = "run the motion control loop in a process of its own, which opens the motors (Linux; docs/motion.md)"
 
-// defaultLoopProcess is --loop-process's default.
-const defaultLoopProcess = false
+// defaultLoopProcess is --loop-process's default: on Linux, where it is
+// built, the loop runs in a process of its own (docs/motion.md has the
+// measurements).
+const defaultLoopProcess = goruntime.GOOS == "linux"
 
 const motionUsage = `Usage:
   jibod motion loop [flags]   run the motion control loop and report how late its ticks start
