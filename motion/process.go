@@ -37,6 +37,12 @@ func IsProcess() bool { return os.Getenv(ProcessEnv) == "1" }
 // starts it again.
 var ErrProcessExited = errors.New("motion: the control loop's process exited")
 
+// ErrProcessNotStarted is Start's error when the loop's own process could
+// not be started at all (no such program, or one this system cannot run,
+// such as a foreign binary under an emulator): nothing ran, and the loop
+// can run in this process instead.
+var ErrProcessNotStarted = errors.New("motion: the control loop's process could not be started")
+
 // Process says how to start the control loop's own process.
 type Process struct {
 	// Path and Args start it: a program that calls ServeProcess when

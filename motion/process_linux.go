@@ -94,7 +94,7 @@ func startProcess(pc Process, mem *os.File) (*loopProc, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		_ = mine.Close()
-		return nil, fmt.Errorf("start %s: %w", pc.Path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrProcessNotStarted, pc.Path, err)
 	}
 	return &loopProc{cmd: cmd, conn: mine}, nil
 }

@@ -201,6 +201,23 @@ func TestLoopProcessThatCannotOpenMotors(t *testing.T) {
 	require.NoError(t, c.Close(ctx))
 }
 
+// TestLoopProcessThatCannotStart says the process never ran, so that the
+// caller can run the loop itself.
+func TestLoopProcessThatCannotStart(t *testing.T) {
+	var lim [NumAxes]AxisLimits
+	for i := range lim {
+		lim[i] = device.DefaultLimits()
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("a loop process of its own needs Linux")
+	}
+	c, err := New(Config{Process: &Process{Path: "/nonexistent/jibod"}, Limits: lim, PreciseSleep: true})
+	require.NoError(t, err)
+	err = c.Start(context.Background())
+	assert.ErrorIs(t, err, ErrProcessNotStarted)
+	require.NoError(t, c.Close(context.Background()))
+}
+
 // TestLoopProcessConfig refuses a loop process given motors, or no
 // program.
 func TestLoopProcessConfig(t *testing.T) {

@@ -73,7 +73,21 @@ func LoadProfile(name string) (*board.Profile, error) {
 // OpenBody opens prof's devices, starts the motion control loop (which
 // homes the body) and builds the executor. On error whatever was started
 // is stopped again.
-func OpenBody(ctx context.Context, prof *board.Profile, o BodyOptions) (_ *Body, err error) {
+func OpenBody(ctx context.Context, prof *board.Profile, o BodyOptions) (*Body, error) {
+	b, err := openBody(ctx, prof, o)
+	if err != nil && o.LoopProcess && errors.Is(err, motion.ErrProcessNotStarted) {
+		// An emulator without binfmt_misc cannot start this program
+		// again: the loop runs here, as it did before it had a process.
+		if o.Log != nil {
+			o.Log.Warn("motion: the control loop's own process could not be started; it runs in this one", "error", err)
+		}
+		o.LoopProcess = false
+		return openBody(ctx, prof, o)
+	}
+	return b, err
+}
+
+func openBody(ctx context.Context, prof *board.Profile, o BodyOptions) (_ *Body, err error) {
 	log, observe := o.Log, o.Observe
 	b := &Body{}
 	defer func() {
