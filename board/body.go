@@ -38,6 +38,12 @@ type Options struct {
 	Observer device.Observer
 	// Buses opens hardware buses and pins; nil means PeriphBuses.
 	Buses Buses
+	// MotorsElsewhere leaves out the motors and their power switch: the
+	// motion control loop's own process opens them (OpenMotors), and
+	// MotionConfig gives their limits instead.
+	MotorsElsewhere bool
+	// motorsOnly opens the motors and their power switch alone.
+	motorsOnly bool
 }
 
 // Body is an opened set of devices.
@@ -153,8 +159,15 @@ func (b *Body) open(ctx context.Context, o Options, keepOn bool) error {
 	if op.buses == nil {
 		op.buses = &PeriphBuses{}
 	}
+	steps := []func(context.Context) error{op.speaker, op.audio, op.display, op.ring, op.power, op.buttons, op.motors}
+	switch {
+	case o.MotorsElsewhere:
+		steps = []func(context.Context) error{op.speaker, op.audio, op.display, op.ring, op.buttons}
+	case o.motorsOnly:
+		steps = []func(context.Context) error{op.power, op.motors}
+	}
 	var errs []error
-	for _, step := range []func(context.Context) error{op.speaker, op.audio, op.display, op.ring, op.power, op.buttons, op.motors} {
+	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -380,8 +393,17 @@ func (b *Body) MotionConfig() motion.Config {
 		Logger:         b.log,
 	}
 	for i, axis := range device.Axes() {
-		cfg.Motors = append(cfg.Motors, b.Motors[axis])
 		cfg.Home[i] = m.Home[axis]
+		if len(b.Motors) == 0 {
+			// Opened by the loop's own process.
+			for _, spec := range b.Profile.Motors {
+				if spec.Name == axis {
+					cfg.Limits[i] = spec.Limits()
+				}
+			}
+			continue
+		}
+		cfg.Motors = append(cfg.Motors, b.Motors[axis])
 	}
 	if b.Power != nil {
 		cfg.Power = b.Power

@@ -91,6 +91,14 @@ type Config struct {
 	// RealTime asks the operating system to serve the loop as a
 	// real-time task; it needs PreciseSleep.
 	RealTime RealTime
+	// Process, if set, runs the control loop in a process of its own,
+	// which opens the motors and their power switch itself (Process.Setup
+	// tells it how); Motors and Power are then left empty and Limits
+	// given. Linux only. The controller's API is the same either way.
+	Process *Process
+	// Limits are the axes' limits where the loop's own process opens the
+	// motors (Process); otherwise the motors say them.
+	Limits [NumAxes]AxisLimits
 	// Observer, if set, receives the controller's events.
 	Observer device.Observer
 	// Logger receives logs; nil discards them.
@@ -121,12 +129,21 @@ type Controller struct {
 	rtWant  RealTime
 	rt      realTime
 
-	stats   latency
+	stats   *latency
 	tickSeq atomic.Uint64 // odd while a tick runs: two per tick
 	notices chan notice
 	// lag, if set, runs after each wait of the loop: tests make the loop
 	// late with it, as a busy scheduler does.
 	lag func()
+
+	// rem is the loop's own process, where the loop runs there (parent
+	// side); nil where it runs here.
+	rem *remote
+	// mirror and ended serve the parent, where this controller runs in
+	// the loop's own process: each tick publishes the body's state to
+	// mirror, and ended hears of every job of the parent's that ends.
+	mirror *mirror
+	ended  func(id uint64, err error)
 
 	runCtx  context.Context // ends at Close: the loop, watchdog and light tracks
 	stopRun context.CancelFunc
@@ -160,6 +177,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c.period = time.Second / time.Duration(rate)
 	c.dt = c.period.Seconds()
+	c.stats = new(latency)
 	for _, d := range []*time.Duration{&c.cmdTO, &c.late, &c.stallTO} {
 		if *d < 0 {
 			return nil, fmt.Errorf("new motion controller: negative timeout %v", *d)
@@ -177,7 +195,11 @@ func New(cfg Config) (*Controller, error) {
 	if c.stallTO < 2*c.period {
 		return nil, fmt.Errorf("new motion controller: stall timeout %v must be at least two periods (%v)", c.stallTO, 2*c.period)
 	}
-	if len(cfg.Motors) != NumAxes {
+	if cfg.Process != nil {
+		if err := c.newRemote(cfg); err != nil {
+			return nil, fmt.Errorf("new motion controller: %w", err)
+		}
+	} else if len(cfg.Motors) != NumAxes {
 		return nil, fmt.Errorf("new motion controller: %d motors, want one for each of %v", len(cfg.Motors), device.Axes())
 	}
 	for _, m := range cfg.Motors {
@@ -234,6 +256,9 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	c.running = true
 	c.mu.Unlock()
+	if c.rem != nil {
+		return c.startRemote(ctx)
+	}
 	if err := c.powerUp(ctx); err != nil {
 		c.mu.Lock()
 		c.running = false
@@ -323,6 +348,9 @@ func (c *Controller) Recover(ctx context.Context) error {
 		return ErrNotRunning
 	}
 	c.mu.Unlock()
+	if c.rem != nil {
+		return c.recoverRemote(ctx)
+	}
 	// A loop still stuck in a motor call cannot home: wait for a tick.
 	if err := c.waitTick(ctx); err != nil {
 		return fmt.Errorf("motion: recover: %w", err)
@@ -388,6 +416,9 @@ func (c *Controller) Close(ctx context.Context) error {
 	if !running {
 		return nil
 	}
+	if c.rem != nil {
+		return c.closeRemote(ctx, h)
+	}
 	var errs []error
 	if h != nil {
 		select {
@@ -409,6 +440,9 @@ func (c *Controller) Close(ctx context.Context) error {
 		c.endLocked(c.job, ErrNotRunning)
 	}
 	c.running = false
+	if c.mirror != nil {
+		c.mirror.publish(c)
+	}
 	c.mu.Unlock()
 	off := context.WithoutCancel(ctx)
 	for _, m := range c.motors {
@@ -452,6 +486,9 @@ func (c *Controller) ResetStats() { c.stats.reset() }
 
 // Pose returns the commanded pose now.
 func (c *Controller) Pose() Pose {
+	if c.rem != nil {
+		return c.rem.mir.read().p
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.p
@@ -460,6 +497,9 @@ func (c *Controller) Pose() Pose {
 // Rest returns the rest pose: where the body looks when nothing else moves
 // it. Homing sets it, LookAt moves it, animations blend back to it.
 func (c *Controller) Rest() Pose {
+	if c.rem != nil {
+		return c.rem.mir.read().rest
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.rest
@@ -476,6 +516,9 @@ func (c *Controller) Fault() error {
 func (c *Controller) Moving() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.rem != nil {
+		return c.job != nil || c.rem.mir.read().moving
+	}
 	return c.job != nil || c.v != Pose{}
 }
 
@@ -526,9 +569,7 @@ func (c *Controller) LookAt(t Target, o LookOptions) (*Job, error) {
 	if sel.None() {
 		sel = AllAxes
 	}
-	c.mu.Lock()
-	rest := c.rest
-	c.mu.Unlock()
+	rest := c.Rest()
 	g, err := gazeFor(t, rest)
 	if err != nil {
 		return nil, fmt.Errorf("motion: look at: %w", err)
@@ -645,6 +686,10 @@ func (c *Controller) Track(p Pose, sel Axes) (*Job, error) {
 	if j := c.job; j != nil && j.kind == jobTrack && j.sel == sel && c.fault == nil {
 		j.target = p
 		j.deadline = time.Now().Add(c.cmdTO)
+		if c.rem != nil {
+			f, _ := newFrame(fTrack).u64(j.ID).pose(p).done()
+			c.sendLocked(f)
+		}
 		c.mu.Unlock()
 		return j, nil
 	}
@@ -666,7 +711,9 @@ func (c *Controller) begin(j *Job) error {
 		return err
 	}
 	c.nextID++
-	j.ID = c.nextID
+	if j.ID == 0 {
+		j.ID = c.nextID
+	}
 	j.rest = c.rest
 	j.start = c.p
 	prev := c.job
@@ -674,8 +721,20 @@ func (c *Controller) begin(j *Job) error {
 		c.endLocked(prev, ErrPreempted)
 	}
 	c.job = j
-	c.mu.Unlock()
-	c.rt.collect(true, j.ID)
+	if c.rem != nil {
+		f, err := (&wireJob{id: j.ID, kind: j.kind, sel: j.sel, setRest: j.setRest, target: j.target, name: j.Name,
+			speed: j.speed, loops: j.loops, blendIn: j.blendIn, blendOut: j.blendOut, anim: j.anim}).encode()
+		if err != nil {
+			c.endLocked(j, err)
+			c.mu.Unlock()
+			return err
+		}
+		c.sendLocked(f)
+		c.mu.Unlock()
+	} else {
+		c.mu.Unlock()
+		c.rt.collect(true, j.ID)
+	}
 	if prev != nil && prev.kind != jobHalt {
 		c.emit("preempted", map[string]any{"job": prev.ID, "name": prev.Name, "by": j.Name})
 	}
@@ -738,6 +797,11 @@ func (c *Controller) haltLocked(reason string) *Job {
 	c.nextID++
 	h := &Job{c: c, ID: c.nextID, kind: jobHalt, Name: reason, done: make(chan struct{}), start: c.p}
 	c.job = h
+	if c.rem != nil {
+		f, _ := newFrame(fHalt).u64(h.ID).str(reason).done()
+		c.sendLocked(f)
+		return h
+	}
 	c.notify(notice{kind: noticeHalt, name: reason, pose: c.p})
 	return h
 }
@@ -757,6 +821,11 @@ func (c *Controller) endLocked(j *Job, err error) {
 	close(j.done)
 	if c.job == j {
 		c.job = nil
+	}
+	if j.fromParent && c.ended != nil {
+		// The parent sees the state the job ended in before its end.
+		c.mirror.publish(c)
+		c.ended(j.ID, err)
 	}
 }
 

@@ -24,7 +24,9 @@
 // runs late is the scheduler's doing, not the motors': the servos hold
 // their setpoint meanwhile, a tick later than Config.LateRest carries on
 // from rest, and nothing faults. On Linux the loop asks for real-time
-// service (Config.RealTime) so that it is rarely late at all.
+// service (Config.RealTime) so that it is rarely late at all, and it can
+// run in a process of its own (Config.Process, ServeProcess), away from
+// the Go runtime of a busy program; the Controller's API is the same.
 //
 // The package talks to no bus: it reports what the body does as
 // device.Events ("motion" device) to an Observer.

@@ -49,6 +49,9 @@ type Job struct {
 
 	done chan struct{}
 	err  error
+	// fromParent marks a job the parent process began (its ID is the
+	// parent's), in the loop's own process.
+	fromParent bool
 
 	ledCancel  context.CancelFunc
 	ledDone    chan struct{}
@@ -127,6 +130,10 @@ func (j *Job) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	j.finish = true
+	if c.rem != nil && c.job == j && j.kind == jobAnim {
+		f, _ := newFrame(fFinish).u64(j.ID).done()
+		c.sendLocked(f)
+	}
 	if j.ledCancel != nil {
 		j.ledStopped = true
 		j.ledCancel()

@@ -111,7 +111,7 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	defer c.tickSeq.Add(1)
 	c.stats.record(late)
 
-	c.mu.Lock()
+	c.lockForTick()
 	if c.fault != nil || !c.running {
 		c.mu.Unlock()
 		return
@@ -144,6 +144,9 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	}
 	c.settle(j, &ref, &halt)
 	pose := c.p
+	if c.mirror != nil {
+		c.mirror.publish(c)
+	}
 	c.mu.Unlock()
 
 	for i, m := range c.motors {
@@ -162,6 +165,24 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 			}
 		}
 	}
+}
+
+// tickSpins bounds how many times a tick tries the controller's lock
+// before it waits for it: about a millisecond.
+const tickSpins = 20000
+
+// lockForTick takes the controller's lock, trying it again and again
+// before waiting for it. A command holds it for microseconds; the loop
+// that waits parks its goroutine, and a parked goroutine locked to its
+// thread runs again only once another thread of the process hands it
+// over, which on a busy machine can take milliseconds.
+func (c *Controller) lockForTick() {
+	for range tickSpins {
+		if c.mu.TryLock() {
+			return
+		}
+	}
+	c.mu.Lock()
 }
 
 // moving reports whether the body is moving or about to; the caller holds
@@ -235,8 +256,13 @@ func (c *Controller) arriveIfThere(j *Job) {
 	if c.job != j {
 		return // the loop got there first, or a newer job took over
 	}
-	for i := range c.p {
-		if math.Abs(c.v[i]) > arriveVelocity || j.sel[i] && math.Abs(c.p[i]-j.target[i]) > thereAngle {
+	p, v := c.p, c.v
+	if c.rem != nil {
+		b := c.rem.mir.read()
+		p, v = b.p, b.v
+	}
+	for i := range p {
+		if math.Abs(v[i]) > arriveVelocity || j.sel[i] && math.Abs(p[i]-j.target[i]) > thereAngle {
 			return
 		}
 	}

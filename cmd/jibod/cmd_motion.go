@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"time"
 
 	"github.com/openjibo/jibod/core/loadgen"
@@ -14,6 +15,14 @@ import (
 
 // realtimeUsage is the --realtime flag's help.
 const realtimeUsage = "give the motion control loop real-time service where the system permits: SCHED_FIFO on a CPU of its own, spare Go processors, fewer garbage collections, locked memory (docs/motion.md)"
+
+// loopProcessUsage is the --loop-process flag's help.
+const loopProcessUsage = "run the motion control loop in a process of its own, which opens the motors (Linux; docs/motion.md)"
+
+// defaultLoopProcess is --loop-process's default: on Linux, where it is
+// built, the loop runs in a process of its own (docs/motion.md has the
+// measurements).
+const defaultLoopProcess = goruntime.GOOS == "linux"
 
 const motionUsage = `Usage:
   jibod motion loop [flags]   run the motion control loop and report how late its ticks start
@@ -44,6 +53,7 @@ func cmdMotion(ctx context.Context, tr runtime.Trainer, args []string, stdout, s
 	rest := fs.Float64("rest", 0, "with --load: seconds to keep the robot still after the load, then report its resident memory")
 	timer := fs.String("timer", "precise", "how the loop sleeps between ticks: precise (nanosleep on its own thread) or go (Go timers)")
 	realtime := fs.Bool("realtime", true, realtimeUsage)
+	loopProcess := fs.Bool("loop-process", defaultLoopProcess, loopProcessUsage)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -71,7 +81,7 @@ func cmdMotion(ctx context.Context, tr runtime.Trainer, args []string, stdout, s
 		return err
 	}
 	rep, err := runtime.MeasureLoop(ctx, runtime.LoopConfig{Profile: prof, Duration: time.Duration(*seconds * float64(time.Second)), Animation: *anim,
-		Load: *load, InFlight: *inFlight, Rest: time.Duration(*rest * float64(time.Second)), GoTimers: *timer == "go", RealTime: *realtime, Version: version, Trainer: tr})
+		Load: *load, InFlight: *inFlight, Rest: time.Duration(*rest * float64(time.Second)), GoTimers: *timer == "go", RealTime: *realtime, LoopProcess: *loopProcess, Version: version, Trainer: tr})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ func cmdRun(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Rea
 	fs.StringVar(&c.State, "state", runtime.DefaultStateDir(), "folder keeping skill conversations, timers, run records and the loop across restarts ('none': memory only; default $"+runtime.StateDirEnv+")")
 	fs.DurationVar((*time.Duration)(&c.ListenWindow), "listen-window", 0, "how long a skill's question waits for its answer (default 30s)")
 	fs.BoolVar(&c.RealTime, "realtime", true, realtimeUsage)
+	fs.BoolVar(&c.LoopProcess, "loop-process", defaultLoopProcess, loopProcessUsage)
 	fs.StringVar(&c.Web, "web", "", "serve the robot's web page on `ADDR`, host:port (127.0.0.1:0 picks a free port; docs/web.md); off by default")
 	fs.BoolVar(&c.Offline, "offline", false, "start offline: installed WebAssembly skills cannot fetch from the network, and the hub is not contacted")
 	fs.Var((*programList)(&c.LocalSkills), "local-skill", "start this `PROGRAM`, a Go skill built with core/skill/local's Main, and host its skill (repeatable; docs/go-skills.md)")
@@ -68,7 +69,7 @@ func cmdRun(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Rea
 	af.Sphinx = c.Sphinx
 	started := time.Now()
 	cfg := runtime.Config{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: logs.Log,
-		StateDir: c.State, ListenWindow: time.Duration(c.ListenWindow), Offline: c.Offline, Hub: hubCfg, RealTime: c.RealTime,
+		StateDir: c.State, ListenWindow: time.Duration(c.ListenWindow), Offline: c.Offline, Hub: hubCfg, RealTime: c.RealTime, LoopProcess: c.LoopProcess,
 		LocalSkills: c.LocalSkills, TracePath: c.Trace, TraceOut: stdout, Hearing: *af, Version: version, Trainer: tr}
 	r, err := runtime.New(ctx, cfg)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openjibo/jibod/core/intent/paraphrase"
 	"github.com/openjibo/jibod/core/runtime"
+	"github.com/openjibo/jibod/motion"
 )
 
 // jibodBin is the real binary, built once for the end-to-end tests.
@@ -32,6 +33,10 @@ func newTestRobot(ctx context.Context, cfg runtime.Config) (*runtime.Robot, erro
 }
 
 func TestMain(m *testing.M) {
+	if motion.IsProcess() {
+		// The tests' robots run their control loop here (--loop-process).
+		os.Exit(runtime.ServeLoopProcess())
+	}
 	dir, err := os.MkdirTemp("", "jibod-e2e")
 	if err != nil {
 		panic(err)

@@ -21,6 +21,7 @@ import (
 
 	jrt "github.com/openjibo/jibod/core/runtime"
 	"github.com/openjibo/jibod/core/runtime/hearing"
+	"github.com/openjibo/jibod/motion"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -47,6 +48,9 @@ Usage:
 `
 
 func main() {
+	if motion.IsProcess() {
+		os.Exit(jrt.ServeLoopProcess())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// nil: each robot's paraphrase tier trains itself.
 	code := run(ctx, nil, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

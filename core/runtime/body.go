@@ -43,6 +43,11 @@ type BodyOptions struct {
 	// RealTime gives the motion loop real-time service where the system
 	// permits (motion.RealTime); it needs precise sleeps (not GoTimers).
 	RealTime bool
+	// LoopProcess runs the motion control loop in a process of its own,
+	// which opens the motors and their power switch: this program started
+	// again (/proc/self/exe), whose main must call ServeLoopProcess when
+	// motion.IsProcess. Linux only; ignored with GoTimers.
+	LoopProcess bool
 	// WrapAudioOut, if set, is put in front of the board's sound output
 	// (before the volume), e.g. to record what it plays.
 	WrapAudioOut func(device.PCMSink) device.PCMSink
@@ -68,7 +73,21 @@ func LoadProfile(name string) (*board.Profile, error) {
 // OpenBody opens prof's devices, starts the motion control loop (which
 // homes the body) and builds the executor. On error whatever was started
 // is stopped again.
-func OpenBody(ctx context.Context, prof *board.Profile, o BodyOptions) (_ *Body, err error) {
+func OpenBody(ctx context.Context, prof *board.Profile, o BodyOptions) (*Body, error) {
+	b, err := openBody(ctx, prof, o)
+	if err != nil && o.LoopProcess && errors.Is(err, motion.ErrProcessNotStarted) {
+		// An emulator without binfmt_misc cannot start this program
+		// again: the loop runs here, as it did before it had a process.
+		if o.Log != nil {
+			o.Log.Warn("motion: the control loop's own process could not be started; it runs in this one", "error", err)
+		}
+		o.LoopProcess = false
+		return openBody(ctx, prof, o)
+	}
+	return b, err
+}
+
+func openBody(ctx context.Context, prof *board.Profile, o BodyOptions) (_ *Body, err error) {
 	log, observe := o.Log, o.Observe
 	b := &Body{}
 	defer func() {
@@ -76,12 +95,20 @@ func OpenBody(ctx context.Context, prof *board.Profile, o BodyOptions) (_ *Body,
 			_ = b.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	if b.Board, err = board.Open(ctx, prof, board.Options{Logger: log, Observer: observe}); err != nil {
+	elsewhere := o.LoopProcess && !o.GoTimers
+	if b.Board, err = board.Open(ctx, prof, board.Options{Logger: log, Observer: observe, MotorsElsewhere: elsewhere}); err != nil {
 		return nil, fmt.Errorf("opening board %s: %w", prof.Name, err)
 	}
 	mc := b.Board.MotionConfig()
 	mc.Observer, mc.Logger, mc.PreciseSleep = observe, log, !o.GoTimers
 	mc.RealTime.Enabled = o.RealTime && !o.GoTimers
+	if elsewhere {
+		setup, err := board.MotionSetup(prof)
+		if err != nil {
+			return nil, err
+		}
+		mc.Process = &motion.Process{Path: selfExe, Setup: setup}
+	}
 	if b.Motion, err = motion.New(mc); err != nil {
 		return nil, fmt.Errorf("board %s: %w", prof.Name, err)
 	}
@@ -129,6 +156,14 @@ func OpenBody(ctx context.Context, prof *board.Profile, o BodyOptions) (_ *Body,
 	}
 	return b, nil
 }
+
+// selfExe starts this program again, for the loop's own process.
+const selfExe = "/proc/self/exe"
+
+// ServeLoopProcess is the motion control loop's own process (see
+// BodyOptions.LoopProcess): main calls it first thing when
+// motion.IsProcess, and exits with what it returns.
+func ServeLoopProcess() int { return motion.ServeProcess(board.OpenMotors) }
 
 // Close brings the body to rest, stops the control loop and closes the
 // devices.

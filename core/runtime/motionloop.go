@@ -53,6 +53,9 @@ type LoopReport struct {
 	RSSRestMB   float64 `json:"rss_rest_mb,omitempty"`
 	// RealTime is what real-time service the loop got.
 	RealTime motion.RealTimeStatus `json:"realtime"`
+	// LoopProcess is true when the loop ran in a process of its own; the
+	// resident memory then counts both processes.
+	LoopProcess bool `json:"loop_process,omitempty"`
 }
 
 // Write prints the report for people (WriteText), or as one JSON object
@@ -92,7 +95,11 @@ func (rep *LoopReport) WriteText(stdout io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "control loop: %d Hz (%s timer) for %.1f s on the %s board, %s, %s\n", rep.Rate, rep.Timer, rep.Seconds, rep.Board, moving, load2)
-	fmt.Fprintf(stdout, "real-time service: %s\n", rep.RealTime)
+	where := ""
+	if rep.LoopProcess {
+		where = " (in the loop's own process)"
+	}
+	fmt.Fprintf(stdout, "real-time service%s: %s\n", where, rep.RealTime)
 	if len(rep.RealTime.Refused) > 0 {
 		fmt.Fprintf(stdout, "not permitted: %s\n", strings.Join(rep.RealTime.Refused, "; "))
 	}
@@ -128,6 +135,9 @@ type LoopConfig struct {
 	Rest     time.Duration
 	GoTimers bool
 	RealTime bool
+	// LoopProcess runs the loop in a process of its own
+	// (BodyOptions.LoopProcess).
+	LoopProcess bool
 	// Version and Trainer go to the runtime with Load.
 	Version string
 	Trainer Trainer
@@ -148,19 +158,26 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 			return nil, err
 		}
 		if r, err = New(ctx, Config{Board: prof.Name, Profile: prof, SpeakWPM: 0, Log: discard, GoTimers: goTimers,
-			RealTime: realtime, Skills: skills, Version: c.Version, Trainer: c.Trainer}); err != nil {
+			RealTime: realtime, LoopProcess: c.LoopProcess, Skills: skills, Version: c.Version, Trainer: c.Trainer}); err != nil {
 			return nil, err
 		}
 		parts = r.Body()
 	} else {
 		prof.Speaker.WPM = 0
-		if parts, err = OpenBody(ctx, prof, BodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime}); err != nil {
+		if parts, err = OpenBody(ctx, prof, BodyOptions{Log: discard, GoTimers: goTimers, RealTime: realtime, LoopProcess: c.LoopProcess}); err != nil {
 			return nil, err
 		}
 	}
 	ctrl := parts.Motion
 	rt := ctrl.RealTime() // before Close undoes it
-	rep := &LoopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load, Timer: "precise"}
+	rep := &LoopReport{Board: prof.Name, Rate: int(time.Second / ctrl.Period()), Load: load, Timer: "precise", LoopProcess: ctrl.ProcessID() != 0}
+	rss := func() int64 {
+		n := residentBytes("self")
+		if pid := ctrl.ProcessID(); pid != 0 {
+			n += residentBytes(strconv.Itoa(pid))
+		}
+		return n
+	}
 	if goTimers {
 		rep.Timer = "go"
 	}
@@ -199,10 +216,10 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	}
 	var rssLoad, rssRest int64
 	if load && c.Rest > 0 && err == nil && lerr == nil {
-		rssLoad = residentBytes()
+		rssLoad = rss()
 		select {
 		case <-time.After(c.Rest):
-			rssRest = residentBytes()
+			rssRest = rss()
 		case <-ctx.Done():
 		}
 	}
@@ -234,10 +251,11 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	return rep, cerr
 }
 
-// residentBytes is the process's resident memory as Linux reports it
-// (VmRSS in /proc/self/status), 0 where it cannot be read.
-func residentBytes() int64 {
-	b, err := os.ReadFile("/proc/self/status")
+// residentBytes is process pid's resident memory as Linux reports it
+// (VmRSS in /proc/<pid>/status; "self" for this one), 0 where it cannot
+// be read.
+func residentBytes(pid string) int64 {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}

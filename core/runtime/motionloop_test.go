@@ -18,10 +18,11 @@ import (
 func TestMeasureLoop(t *testing.T) {
 	tests := []struct {
 		name, anim, moving, err string
-		goTimers                bool
+		goTimers, process       bool
 	}{
 		{name: "holding still", goTimers: true},
 		{name: "moving", anim: "look-around", moving: "look-around"},
+		{name: "in a process of its own", anim: "look-around", moving: "look-around", process: true},
 		{name: "no such animation", anim: "moonwalk", err: `--move "moonwalk": no such animation`},
 	}
 	for _, tt := range tests {
@@ -29,7 +30,7 @@ func TestMeasureLoop(t *testing.T) {
 			prof, err := board.LoadAny("sim")
 			require.NoError(t, err)
 			rep, err := MeasureLoop(context.Background(), LoopConfig{Profile: prof, Duration: 100 * time.Millisecond,
-				Animation: tt.anim, GoTimers: tt.goTimers})
+				Animation: tt.anim, GoTimers: tt.goTimers, LoopProcess: tt.process})
 			if tt.err != "" {
 				assert.ErrorContains(t, err, tt.err)
 				return
@@ -39,6 +40,7 @@ func TestMeasureLoop(t *testing.T) {
 			assert.Equal(t, tt.moving, rep.Moving)
 			assert.Positive(t, rep.Rate)
 			assert.False(t, rep.Load)
+			assert.Equal(t, tt.process, rep.LoopProcess)
 			if tt.goTimers {
 				assert.Equal(t, "go", rep.Timer)
 			} else {
@@ -83,6 +85,6 @@ func TestLoopReportSaysTheMemoryAtRest(t *testing.T) {
 	require.NoError(t, rep.WriteText(&b))
 	assert.NotContains(t, b.String(), "resident memory")
 	if goruntime.GOOS == "linux" {
-		assert.Greater(t, residentBytes(), int64(1<<20), "this process's VmRSS")
+		assert.Greater(t, residentBytes("self"), int64(1<<20), "this process's VmRSS")
 	}
 }

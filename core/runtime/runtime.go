@@ -55,6 +55,9 @@ type Config struct {
 	GoTimers bool
 	// RealTime gives the motion loop real-time service where permitted.
 	RealTime bool
+	// LoopProcess runs the motion loop in a process of its own
+	// (BodyOptions.LoopProcess).
+	LoopProcess bool
 	// SpeakWPM overrides the sim speaker's rate when >= 0 (0 = instant).
 	SpeakWPM int
 	// Lang is the default language; "" means en-US.
@@ -237,7 +240,7 @@ func New(ctx context.Context, cfg Config) (_ *Robot, err error) {
 	}
 	// The body: devices, the motion control loop (homed here) and the
 	// robot's social state, driven by one executor.
-	bo := BodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers, RealTime: cfg.RealTime,
+	bo := BodyOptions{Log: log, Observe: r.bodyEvent, GoTimers: cfg.GoTimers, RealTime: cfg.RealTime, LoopProcess: cfg.LoopProcess,
 		Gain: volumeGain(r.settings), WrapAudioOut: sound.WrapAudioOut, Voice: sound.Voice,
 		Attention: func(m *motion.Controller) (jcp.Attention, error) {
 			var err error

@@ -22,7 +22,7 @@ import (
 // a value that may come from a flag names both.
 var Flags = map[string]string{
 	"board": "board", "input": "input", "trace": "trace", "speak_wpm": "speak-wpm", "lang": "lang",
-	"log_level": "log-level", "state": "state", "listen_window": "listen-window", "realtime": "realtime",
+	"log_level": "log-level", "state": "state", "listen_window": "listen-window", "realtime": "realtime", "loop_process": "loop-process",
 	"web": "web", "offline": "offline", "local_skills": "local-skill",
 	"hub.url": "hub", "hub.token_file": "hub-token", "hub.ca_file": "hub-ca", "hub.encoding": "hub-encoding",
 	"hub.link": "hub-link", "hub.trigger_on_up": "hub-trigger-on-up",

@@ -38,6 +38,7 @@ type Run struct {
 	State        string   `json:"state"`
 	ListenWindow Duration `json:"listen_window"`
 	RealTime     bool     `json:"realtime"`
+	LoopProcess  bool     `json:"loop_process"`
 	Web          string   `json:"web"`
 	Offline      bool     `json:"offline"`
 	LocalSkills  []string `json:"local_skills"`

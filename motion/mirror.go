@@ -1,0 +1,64 @@
+package motion
+
+import (
+	"math"
+	"runtime"
+	"sync/atomic"
+)
+
+// mirror is what the loop process shows the parent without a message: the
+// body's state after each tick and the loop's timing. It lives in memory
+// both processes map; the loop writes it under a sequence count (odd
+// while a write is under way), so publishing costs the tick a few stores
+// and no system call.
+type mirror struct {
+	seq    atomic.Uint64
+	p      [NumAxes]atomic.Uint64 // float64 bits
+	v      [NumAxes]atomic.Uint64
+	rest   [NumAxes]atomic.Uint64
+	moving atomic.Uint32
+	stats  latency
+}
+
+// body is the state the mirror carries.
+type body struct {
+	p, v, rest Pose
+	moving     bool
+}
+
+// publishLocked writes the controller's state; the caller holds c.mu.
+func (m *mirror) publish(c *Controller) {
+	m.seq.Add(1)
+	for i := range c.p {
+		m.p[i].Store(math.Float64bits(c.p[i]))
+		m.v[i].Store(math.Float64bits(c.v[i]))
+		m.rest[i].Store(math.Float64bits(c.rest[i]))
+	}
+	var mv uint32
+	if c.moving() {
+		mv = 1
+	}
+	m.moving.Store(mv)
+	m.seq.Add(1)
+}
+
+// read returns a consistent state: it reads again while a write is under
+// way. A loop process that died within a write leaves the count odd; after
+// a bounded number of tries the last reading is returned.
+func (m *mirror) read() body {
+	var b body
+	for try := 0; try < 1000; try++ {
+		s := m.seq.Load()
+		for i := range b.p {
+			b.p[i] = math.Float64frombits(m.p[i].Load())
+			b.v[i] = math.Float64frombits(m.v[i].Load())
+			b.rest[i] = math.Float64frombits(m.rest[i].Load())
+		}
+		b.moving = m.moving.Load() != 0
+		if s%2 == 0 && m.seq.Load() == s {
+			break
+		}
+		runtime.Gosched()
+	}
+	return b
+}

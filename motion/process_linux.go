@@ -1,0 +1,100 @@
+//go:build linux
+
+package motion
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// newMirrorMemory makes the memory the loop process shares with the
+// parent: a memory file, mapped here and handed to every process started.
+// The mapping goes when owner is garbage.
+func newMirrorMemory(owner *Controller) (*os.File, *mirror, error) {
+	fd, err := unix.MemfdCreate("jibod-motion", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shared memory: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "motion-mirror")
+	size := mirrorBytes()
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		_ = f.Close()
+		return nil, nil, fmt.Errorf("shared memory: %w", err)
+	}
+	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, fmt.Errorf("shared memory: %w", err)
+	}
+	runtime.AddCleanup(owner, func(m []byte) { _ = unix.Munmap(m) }, mem)
+	runtime.AddCleanup(owner, func(f *os.File) { _ = f.Close() }, f)
+	return f, (*mirror)(unsafe.Pointer(&mem[0])), nil
+}
+
+// mirrorBytes is the mirror's size in whole pages.
+func mirrorBytes() int {
+	page := os.Getpagesize()
+	n := int(unsafe.Sizeof(mirror{}))
+	return (n + page - 1) / page * page
+}
+
+// mapMirror maps the parent's memory in the loop process, for good.
+func mapMirror(f *os.File) (*mirror, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("shared memory: %w", err)
+	}
+	if st.Size() < int64(unsafe.Sizeof(mirror{})) {
+		return nil, fmt.Errorf("shared memory: %d bytes, want %d", st.Size(), unsafe.Sizeof(mirror{}))
+	}
+	mem, err := unix.Mmap(int(f.Fd()), 0, mirrorBytes(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("shared memory: %w", err)
+	}
+	return (*mirror)(unsafe.Pointer(&mem[0])), nil
+}
+
+// connFile returns the loop process's end of its connection, pollable so
+// that closing it ends a read.
+func connFile() *os.File {
+	if err := unix.SetNonblock(processConnFD, true); err != nil {
+		return nil
+	}
+	return os.NewFile(processConnFD, "motion-conn")
+}
+
+// startProcess starts the loop's process with its end of a new
+// connection and the shared memory. It gets SIGTERM when this process
+// goes, and a process group of its own, so that a terminal's interrupt
+// reaches the parent alone, which then closes it.
+func startProcess(pc Process, mem *os.File) (*loopProc, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("connection: %w", err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		_, _ = unix.Close(fds[0]), unix.Close(fds[1])
+		return nil, fmt.Errorf("connection: %w", err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "motion-conn"), os.NewFile(uintptr(fds[1]), "motion-conn")
+	defer theirs.Close()
+	cmd := exec.Command(pc.Path, pc.Args...)
+	cmd.Env = append(os.Environ(), ProcessEnv+"=1")
+	cmd.ExtraFiles = []*os.File{theirs, mem} // processConnFD, processMemFD
+	cmd.Stdout, cmd.Stderr = pc.Stderr, pc.Stderr
+	if pc.Stderr == nil {
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		_ = mine.Close()
+		return nil, fmt.Errorf("%w: %s: %w", ErrProcessNotStarted, pc.Path, err)
+	}
+	return &loopProc{cmd: cmd, conn: mine}, nil
+}
