@@ -424,11 +424,10 @@ func (c *Controller) recoverRemote(ctx context.Context) error {
 	c.mu.Lock()
 	p := c.rem.proc
 	c.mu.Unlock()
+	exited := false
 	select {
 	case <-p.gone:
-		if err := c.spawn(ctx); err != nil {
-			return fmt.Errorf("motion: recover: %w", err)
-		}
+		exited = true
 	default:
 		c.mu.Lock()
 		f, _ := newFrame(fRecover).done()
@@ -440,9 +439,16 @@ func (c *Controller) recoverRemote(ctx context.Context) error {
 				return fmt.Errorf("motion: recover: %s", msg)
 			}
 		case <-p.gone:
-			return fmt.Errorf("motion: recover: the loop's process exited: %s", p.why)
+			// It exited before it answered (it may have been on its way
+			// out already, its job ended by the loss): start it again.
+			exited = true
 		case <-ctx.Done():
 			return fmt.Errorf("motion: recover: %w", ctx.Err())
+		}
+	}
+	if exited {
+		if err := c.spawn(ctx); err != nil {
+			return fmt.Errorf("motion: recover: %w", err)
 		}
 	}
 	c.mu.Lock()
