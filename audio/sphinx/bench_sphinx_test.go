@@ -4,8 +4,10 @@ package sphinx
 
 import (
 	"context"
+	"flag"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +16,11 @@ import (
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/stretchr/testify/require"
 )
+
+// benchArgs are pocketsphinx arguments for BenchmarkRecognizeRobotGrammar
+// (go test -bench … -args -sphinx-args "-maxhmmpf 3000"), for measuring
+// a decoder setting's cost.
+var benchArgs = flag.String("sphinx-args", "", "pocketsphinx arguments for BenchmarkRecognizeRobotGrammar")
 
 // threadCPU returns the CPU time the calling OS thread has used
 // (RUSAGE_THREAD).
@@ -73,7 +80,7 @@ func BenchmarkRecognizeRobotGrammar(b *testing.B) {
 			name = "jsgf"
 		}
 		b.Run(name, func(b *testing.B) {
-			r, err := New(context.Background(), Config{Grammar: g, Lexicon: lex})
+			r, err := New(context.Background(), Config{Grammar: g, Lexicon: lex, Args: strings.Fields(*benchArgs)})
 			require.NoError(b, err)
 			defer r.Close()
 			if !compiled {
