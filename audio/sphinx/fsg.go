@@ -383,7 +383,6 @@ func (b *nfaBuilder) expand(e *expr, from int) (int, error) {
 		for i, alt := range e.items {
 			// pocketsphinx puts an alternative's weight on its first
 			// word's transition; on anything else it is lost.
-			first := from
 			var at int
 			var err error
 			if w := e.weights[i]; w != 1 && alt.kind == exSeq && alt.items[0].kind == exWord {
@@ -391,7 +390,7 @@ func (b *nfaBuilder) expand(e *expr, from int) (int, error) {
 				b.arc(from, next, alt.items[0].word, w)
 				at, err = b.expand(&expr{kind: exSeq, items: alt.items[1:]}, next)
 			} else {
-				at, err = b.expand(alt, first)
+				at, err = b.expand(alt, from)
 			}
 			if err != nil {
 				return 0, err
