@@ -425,36 +425,43 @@ type dfa struct {
 // determinize makes the deterministic automaton (over labels) of the
 // acyclic automaton out, from start to end.
 func determinize(out [][]nfaArc, start, end int) (*dfa, error) {
+	// seen[s] == mark: s is in the closure being computed.
+	seen := make([]int, len(out))
+	mark := 0
+	var stack []int
 	closure := func(set []int) []int {
-		seen := map[int]bool{}
-		stack := slices.Clone(set)
+		mark++
+		res := make([]int, 0, len(set))
+		stack = stack[:0]
 		for _, s := range set {
-			seen[s] = true
+			if seen[s] != mark {
+				seen[s] = mark
+				res = append(res, s)
+				stack = append(stack, s)
+			}
 		}
 		for len(stack) > 0 {
 			s := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			for _, a := range out[s] {
-				if a.word == "" && !seen[a.to] {
-					seen[a.to] = true
+				if a.word == "" && seen[a.to] != mark {
+					seen[a.to] = mark
+					res = append(res, a.to)
 					stack = append(stack, a.to)
 				}
 			}
 		}
-		res := make([]int, 0, len(seen))
-		for s := range seen {
-			res = append(res, s)
-		}
 		slices.Sort(res)
 		return res
 	}
+	var kb []byte
 	key := func(set []int) string {
-		var sb strings.Builder
+		kb = kb[:0]
 		for _, s := range set {
-			sb.WriteString(strconv.Itoa(s))
-			sb.WriteByte(',')
+			kb = strconv.AppendInt(kb, int64(s), 36)
+			kb = append(kb, ',')
 		}
-		return sb.String()
+		return string(kb)
 	}
 	d := &dfa{}
 	ids := map[string]int{}
@@ -512,11 +519,11 @@ func (d *dfa) minimal() (*automaton, error) {
 	for i := range class {
 		class[i] = unseen
 	}
-	type sig struct {
+	type signature struct {
 		final bool
 		arcs  string
 	}
-	classes := map[sig]int{}
+	classes := map[signature]int{}
 	var classArcs [][]fsgArc // per class: arcs with "to" as a class
 	var classFinal []bool
 	var visit func(s int) int
@@ -535,20 +542,25 @@ func (d *dfa) minimal() (*automaton, error) {
 			return cmpFloat(a.prob, b.prob)
 		})
 		var arcs []fsgArc
-		var sb strings.Builder
+		var sig []byte
 		for _, l := range labels {
 			c := visit(d.next[s][l])
 			if c == dead {
 				continue
 			}
 			arcs = append(arcs, fsgArc{to: c, word: l.word, prob: l.prob})
-			fmt.Fprintf(&sb, "%s\x00%v\x00%d\x00", l.word, l.prob, c)
+			sig = append(sig, l.word...)
+			sig = append(sig, 0)
+			sig = strconv.AppendFloat(sig, l.prob, 'g', -1, 64)
+			sig = append(sig, 0)
+			sig = strconv.AppendInt(sig, int64(c), 36)
+			sig = append(sig, 0)
 		}
 		if len(arcs) == 0 && !d.final[s] {
 			class[s] = dead
 			return dead
 		}
-		k := sig{final: d.final[s], arcs: sb.String()}
+		k := signature{final: d.final[s], arcs: string(sig)}
 		c, ok := classes[k]
 		if !ok {
 			c = len(classArcs)
