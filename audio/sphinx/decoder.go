@@ -8,6 +8,7 @@ package sphinx
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
 #include <sphinxbase/logmath.h>
+#include <sphinxbase/fsg_model.h>
 
 // newConfig parses argv against pocketsphinx's argument definitions
 // (cmd_ln_init is variadic, which cgo cannot call).
@@ -16,13 +17,15 @@ static cmd_ln_t *newConfig(int argc, char **argv) {
 }
 
 // addJSGFWithWordBeam compiles jsgf as the search name with the word
-// exit beam given, or the decoder's own when that is wider (pocketsphinx
+// exit beam given, or the decoder's own when that is wider or wbeam is 0
+// (pocketsphinx
 // reads its beams from the configuration when a search is made), and
 // puts the decoder's own back.
 static int addJSGFWithWordBeam(ps_decoder_t *ps, const char *name, const char *jsgf, double wbeam) {
 	cmd_ln_t *c = ps_get_config(ps);
 	double old = cmd_ln_float_r(c, "-wbeam");
-	cmd_ln_set_float_r(c, "-wbeam", wbeam < old ? wbeam : old);
+	if (wbeam > 0 && wbeam < old)
+		cmd_ln_set_float_r(c, "-wbeam", wbeam);
 	int rv = ps_set_jsgf_string(ps, name, jsgf);
 	cmd_ln_set_float_r(c, "-wbeam", old);
 	return rv;
@@ -56,6 +59,47 @@ static int addLMFile(ps_decoder_t *ps, const char *name, const char *path, int f
 	int rv = ps_set_lm_file(ps, name, path);
 	cmd_ln_set_boolean_r(c, "-bestpath", oldBest);
 	cmd_ln_set_boolean_r(c, "-fwdflat", oldFlat);
+	return rv;
+}
+
+// addFSG makes a grammar search named name from an automaton: nstate
+// states, word and null transitions (word[i] < 0) with probabilities, as
+// pocketsphinx's JSGF compiler would (a word's weight is its log
+// probability, without the language weight), and compiles it with the
+// word exit beam wbeam, or the decoder's own when that is narrower or
+// wbeam is 0, putting the decoder's own back.
+static int addFSG(ps_decoder_t *ps, const char *name, int nstate, int start, int final,
+                  int nword, char **words, int narc, const int *from, const int *to,
+                  const int *word, const double *prob, double wbeam) {
+	cmd_ln_t *c = ps_get_config(ps);
+	logmath_t *lmath = ps_get_logmath(ps);
+	fsg_model_t *fsg = fsg_model_init(name, lmath, cmd_ln_float32_r(c, "-lw"), nstate);
+	if (fsg == NULL)
+		return -1;
+	fsg->start_state = start;
+	fsg->final_state = final;
+	int *wid = malloc(sizeof(int) * (nword > 0 ? nword : 1));
+	if (wid == NULL) {
+		fsg_model_free(fsg);
+		return -1;
+	}
+	for (int i = 0; i < nword; i++)
+		wid[i] = fsg_model_word_add(fsg, words[i]);
+	for (int i = 0; i < narc; i++) {
+		int32 logp = prob[i] == 1.0 ? 0 : logmath_log(lmath, prob[i]);
+		if (word[i] < 0)
+			fsg_model_null_trans_add(fsg, from[i], to[i], logp);
+		else
+			fsg_model_trans_add(fsg, from[i], to[i], logp, wid[word[i]]);
+	}
+	free(wid);
+	glist_free(fsg_model_null_trans_closure(fsg, NULL));
+	double old = cmd_ln_float_r(c, "-wbeam");
+	if (wbeam > 0 && wbeam < old)
+		cmd_ln_set_float_r(c, "-wbeam", wbeam);
+	int rv = ps_set_fsg(ps, name, fsg);
+	cmd_ln_set_float_r(c, "-wbeam", old);
+	fsg_model_free(fsg);
 	return rv;
 }
 
@@ -166,18 +210,13 @@ func (d *decoder) addWord(word string, prons []string) error {
 	return nil
 }
 
-// setGrammar compiles jsgf as the search named name and makes it current.
-func (d *decoder) setGrammar(name, jsgf string) error {
-	cn, cg := C.CString(name), C.CString(jsgf)
-	defer C.free(unsafe.Pointer(cn))
-	defer C.free(unsafe.Pointer(cg))
-	if C.ps_set_jsgf_string(d.ps, cn, cg) < 0 {
-		return errors.New("pocketsphinx refused the grammar (JSGF syntax, or a word missing from the dictionary)")
+// setGrammar compiles a grammar as the search named name and makes it
+// current.
+func (d *decoder) setGrammar(name string, g searchGrammar) error {
+	if err := d.addGrammar(name, g, 0); err != nil {
+		return err
 	}
-	if C.ps_set_search(d.ps, cn) < 0 {
-		return fmt.Errorf("selecting search %q failed", name)
-	}
-	return nil
+	return d.useSearch(name)
 }
 
 // wideWordBeam is the word exit beam of the wider search (see
@@ -189,13 +228,56 @@ func (d *decoder) setGrammar(name, jsgf string) error {
 // -pbeam, to 1e-60) found no more.
 const wideWordBeam = 1e-35
 
-// addWideGrammar compiles jsgf as the search named name with a wider word
-// exit beam than the decoder's own, without making it current.
-func (d *decoder) addWideGrammar(name, jsgf string) error {
-	cn, cg := C.CString(name), C.CString(jsgf)
+// addWideGrammar compiles a grammar as the search named name with a wider
+// word exit beam than the decoder's own, without making it current.
+func (d *decoder) addWideGrammar(name string, g searchGrammar) error {
+	return d.addGrammar(name, g, wideWordBeam)
+}
+
+// searchGrammar is a grammar as the decoder takes it: its JSGF, and the
+// automaton compiled from it (nil: pocketsphinx compiles the JSGF).
+type searchGrammar struct {
+	jsgf string
+	fsg  *automaton
+}
+
+// addGrammar compiles g as the search named name with the word exit beam
+// wbeam when it is wider than the decoder's own (0: the decoder's).
+func (d *decoder) addGrammar(name string, g searchGrammar, wbeam float64) error {
+	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
+	if a := g.fsg; a != nil {
+		words := a.words()
+		index := make(map[string]int, len(words))
+		cwords := make([]*C.char, len(words)+1)
+		for i, w := range words {
+			index[w] = i
+			cwords[i] = C.CString(w)
+		}
+		defer func() {
+			for _, p := range cwords[:len(words)] {
+				C.free(unsafe.Pointer(p))
+			}
+		}()
+		n := len(a.arcs) + 1
+		from, to, word := make([]C.int, n), make([]C.int, n), make([]C.int, n)
+		prob := make([]C.double, n)
+		for i, arc := range a.arcs {
+			from[i], to[i], prob[i] = C.int(arc.from), C.int(arc.to), C.double(arc.prob)
+			word[i] = -1
+			if arc.word != "" {
+				word[i] = C.int(index[arc.word])
+			}
+		}
+		if C.addFSG(d.ps, cn, C.int(a.states), C.int(a.start), C.int(a.final), C.int(len(words)), &cwords[0],
+			C.int(len(a.arcs)), &from[0], &to[0], &word[0], &prob[0], C.double(wbeam)) < 0 {
+			return errors.New("pocketsphinx refused the grammar (a word missing from the dictionary?)")
+		}
+		return nil
+	}
+	cg := C.CString(g.jsgf)
 	defer C.free(unsafe.Pointer(cg))
-	if C.addJSGFWithWordBeam(d.ps, cn, cg, wideWordBeam) < 0 {
+	if C.addJSGFWithWordBeam(d.ps, cn, cg, C.double(wbeam)) < 0 {
 		return errors.New("pocketsphinx refused the grammar (JSGF syntax, or a word missing from the dictionary)")
 	}
 	return nil

@@ -206,6 +206,9 @@ type grammarState struct {
 // its words' pronunciations.
 type search struct {
 	jsgf string
+	// fsg is jsgf compiled to its minimal automaton; nil when the decoder
+	// compiles the JSGF itself (see compileGrammar).
+	fsg *automaton
 	// lm is the ARPA text of a statistical language model searched instead
 	// of jsgf (a LanguageModel grammar); "" for a grammar.
 	lm string
@@ -218,6 +221,9 @@ type search struct {
 	decoyed func(string) bool
 	prons   map[string][]string
 }
+
+// text is the grammar as the decoder takes it.
+func (s search) text() searchGrammar { return searchGrammar{jsgf: s.jsgf, fsg: s.fsg} }
 
 // decoyGrammar is a Grammar with wake decoys (grammar.Options.Decoys).
 type decoyGrammar interface {
@@ -395,6 +401,11 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 		return search{}, fmt.Errorf("speech recognizer: grammar refused: %w", err)
 	}
 	s := search{jsgf: jsgf, accepts: gr.Accepts, prons: prons}
+	if a, err := compileGrammar(jsgf); err == nil {
+		s.fsg = a
+	} else {
+		r.log.Debug("the decoder compiles the grammar itself", "why", err)
+	}
 	if d, ok := gr.(decoyGrammar); ok {
 		s.decoyed = d.Decoyed
 	}
@@ -491,10 +502,10 @@ func (r *Recognizer) apply(d *decoder, g grammarState) (*decoder, error) {
 // is one, as a second named search) and records g's generation.
 func (d *decoder) setSearches(g grammarState) error {
 	if g.answers != nil {
-		if err := d.setGrammar(answersName, g.answers.jsgf); err != nil {
+		if err := d.setGrammar(answersName, g.answers.text()); err != nil {
 			return fmt.Errorf("answer grammar: %w", err)
 		}
-		if err := d.addWideGrammar(answersName+wideSuffix, g.answers.jsgf); err != nil {
+		if err := d.addWideGrammar(answersName+wideSuffix, g.answers.text()); err != nil {
 			return fmt.Errorf("answer grammar: %w", err)
 		}
 	}
@@ -520,10 +531,10 @@ func (d *decoder) setSearches(g grammarState) error {
 			return err
 		}
 	}
-	if err := d.addWideGrammar(searchName+wideSuffix, g.main.jsgf); err != nil {
+	if err := d.addWideGrammar(searchName+wideSuffix, g.main.text()); err != nil {
 		return err
 	}
-	if err := d.setGrammar(searchName, g.main.jsgf); err != nil {
+	if err := d.setGrammar(searchName, g.main.text()); err != nil {
 		return err
 	}
 	d.grammar = g.gen

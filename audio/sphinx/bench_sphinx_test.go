@@ -1,0 +1,112 @@
+//go:build sphinx && linux
+
+package sphinx
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/grammar"
+	"github.com/stretchr/testify/require"
+)
+
+// benchArgs are pocketsphinx arguments for BenchmarkRecognizeRobotGrammar
+// (go test -bench … -args -sphinx-args "-maxhmmpf 3000"), for measuring
+// a decoder setting's cost.
+var benchArgs = flag.String("sphinx-args", "", "pocketsphinx arguments for BenchmarkRecognizeRobotGrammar")
+
+// threadCPU returns the CPU time the calling OS thread has used
+// (RUSAGE_THREAD).
+func threadCPU(t testing.TB) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(t, syscall.Getrusage(1, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchUtterances are commands as the listener hands them over: half a
+// second of faint noise (the pre-roll) before the words, a little after.
+func benchUtterances(b *testing.B) [][]int16 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := func(n int) []int16 {
+		out := make([]int16, n)
+		for i := range out {
+			out[i] = int16(rng.NormFloat64() * 30)
+		}
+		return out
+	}
+	var out [][]int16
+	for _, s := range []struct{ text, voice string }{
+		{"what time is it", "en-us"},
+		{"set a timer for five minutes", "en-gb"},
+		{"turn the volume down", "en-us+f2"},
+		{"how are you", "en-us+m3"},
+	} {
+		words := speak(b, s.text, "-v", s.voice)
+		pcm := append(noise(audio.SampleRate/2), words...)
+		for i := range words {
+			pcm[audio.SampleRate/2+i] += noise(1)[0]
+		}
+		out = append(out, append(pcm, noise(audio.SampleRate/4)...))
+	}
+	return out
+}
+
+// BenchmarkRecognizeRobotGrammar measures the recogniser with the built-in skills'
+// grammar on a few spoken commands: cpu-rtf is the CPU time of the thread
+// that recognised them over their length, whatever else the machine runs
+// meanwhile. "automaton" is the grammar as the decoder searches it
+// (compileGrammar), "jsgf" the same grammar compiled by pocketsphinx.
+func BenchmarkRecognizeRobotGrammar(b *testing.B) {
+	utts := benchUtterances(b)
+	var seconds float64
+	for _, u := range utts {
+		seconds += float64(len(u)) / audio.SampleRate
+	}
+	g := builtinGrammar(b, grammar.Options{})
+	// Words cmudict lacks get espeak-ng's letter-to-sound rules, as the
+	// robot's do.
+	lex, err := NewLexicon(DefaultDict, LexiconOptions{Guesser: EspeakGuesser{}})
+	require.NoError(b, err)
+	for _, compiled := range []bool{true, false} {
+		name := "automaton"
+		if !compiled {
+			name = "jsgf"
+		}
+		b.Run(name, func(b *testing.B) {
+			r, err := New(context.Background(), Config{Grammar: g, Lexicon: lex, Args: strings.Fields(*benchArgs)})
+			require.NoError(b, err)
+			defer r.Close()
+			if !compiled {
+				// The pool's decoder again, with pocketsphinx compiling the
+				// JSGF.
+				d := <-r.pool
+				d.close()
+				st := r.grammar
+				st.main.fsg = nil
+				d, err = r.build(st)
+				require.NoError(b, err)
+				r.pool <- d
+			}
+			ctx := context.Background()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0 := threadCPU(b)
+			b.ResetTimer()
+			for b.Loop() {
+				for _, u := range utts {
+					_, err := r.Recognize(ctx, u)
+					require.NoError(b, err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric((threadCPU(b)-cpu0).Seconds()/float64(b.N)/seconds, "cpu-rtf")
+		})
+	}
+}
