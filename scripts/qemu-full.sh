@@ -29,6 +29,9 @@ synth() { # synth TEXT OUT.wav
 	sox -V1 "$2.raw.wav" -r 16000 -c 1 -b 16 "$2"
 	rm -f "$2.raw.wav"
 }
+# Without dither sox's output is the same on every run: a command that
+# sits near a recogniser floor is then heard the same way each time.
+export SOX_OPTS=-D
 mkdir -p bin/qemu-full
 wav=${JIBOD_QEMU_WAV:-}
 if [ -z "$wav" ]; then

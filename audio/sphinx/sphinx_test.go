@@ -36,7 +36,7 @@ func speak(t testing.TB, text string, args ...string) []int16 {
 	raw, wav := filepath.Join(dir, "raw.wav"), filepath.Join(dir, "s.wav")
 	out, err := exec.Command("espeak-ng", append(append([]string{"-v", "en-us"}, args...), "-w", raw, text)...).CombinedOutput()
 	require.NoError(t, err, string(out))
-	out, err = exec.Command("sox", "-V1", raw, "-r", "16000", "-c", "1", "-b", "16", wav).CombinedOutput()
+	out, err = exec.Command("sox", "-V1", "-D", raw, "-r", "16000", "-c", "1", "-b", "16", wav).CombinedOutput()
 	require.NoError(t, err, string(out))
 	f, err := os.Open(wav)
 	require.NoError(t, err)

@@ -263,7 +263,7 @@ func synthesize(t *testing.T, texts ...string) string {
 		raw, wav := filepath.Join(dir, fmt.Sprintf("raw%d.wav", i)), filepath.Join(dir, fmt.Sprintf("s%d.wav", i))
 		out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", raw, text).CombinedOutput()
 		require.NoError(t, err, string(out))
-		out, err = exec.Command("sox", "-V1", raw, "-r", "16000", "-c", "1", "-b", "16", wav).CombinedOutput()
+		out, err = exec.Command("sox", "-V1", "-D", raw, "-r", "16000", "-c", "1", "-b", "16", wav).CombinedOutput()
 		require.NoError(t, err, string(out))
 		f, err := os.Open(wav)
 		require.NoError(t, err)
