@@ -623,17 +623,3 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
-
-// words returns the automaton's distinct words, sorted.
-func (a *automaton) words() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, arc := range a.arcs {
-		if arc.word != "" && !seen[arc.word] {
-			seen[arc.word] = true
-			out = append(out, arc.word)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
