@@ -148,6 +148,14 @@ func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
 	// be the utterance's, which coverage needs; our VAD has already cut
 	// the utterance. With it on, clean speech lost most wake phrases to
 	// the coverage floor (26 % wake hits against 95 % without).
+	extra, params, err := withFeatParams(hmm, extra)
+	if err != nil {
+		return nil, fmt.Errorf("starting pocketsphinx: %w", err)
+	}
+	if params != "" {
+		// Read once, as the decoder starts.
+		defer os.Remove(params)
+	}
 	args := append([]string{"pocketsphinx", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-remove_silence", "no"}, extra...)
 	d := &decoder{prons: map[string][]string{}}
 	for _, a := range args {
@@ -394,6 +402,25 @@ func (d *decoder) hyp() result {
 		return result{}
 	}
 	return result{text: C.GoString(h), score: int32(score)}
+}
+
+// setting returns the decoder's value of a string argument ("" for
+// none): what it runs with, after the model's feature parameters.
+// floatSetting is the same for a number.
+func (d *decoder) setting(flag string) string {
+	cf := C.CString(flag)
+	defer C.free(unsafe.Pointer(cf))
+	v := C.cmd_ln_str_r(C.ps_get_config(d.ps), cf)
+	if v == nil {
+		return ""
+	}
+	return C.GoString(v)
+}
+
+func (d *decoder) floatSetting(flag string) float64 {
+	cf := C.CString(flag)
+	defer C.free(unsafe.Pointer(cf))
+	return float64(C.cmd_ln_float_r(C.ps_get_config(d.ps), cf))
 }
 
 // ratio converts a log score difference to a linear ratio.
