@@ -119,8 +119,8 @@ type Config struct {
 	FloorBelowDB float64
 	// TrimMargin is how much audio is decoded either side of an
 	// utterance's loud frames (see trimToSpeech); a negative margin
-	// decodes the utterance whole, and 0 the default: all of it before
-	// the words, DefaultTrailMargin after them.
+	// decodes the utterance whole, and 0 the default: DefaultLeadMargin
+	// before the words, DefaultTrailMargin after them.
 	TrimMargin time.Duration
 	// DenoiseBelowSNR suppresses an utterance's stationary noise before
 	// decoding when its speech stands less than this many dB over its

@@ -37,7 +37,7 @@ func TestTrimToSpeech(t *testing.T) {
 		{"a soft onset 20 dB under the speech counts as speech", cat(quiet, soft, speech, trail), 200 * time.Millisecond,
 			100 * ms, 1400 * ms},
 		{"negative margin: whole", cat(quiet, speech, trail), -1, 0, 1800 * ms},
-		{"default: the pre-roll whole, the trailing silence cut", cat(quiet, speech, trail), 0, 0, 1300 * ms},
+		{"default: both cut to 200 ms", cat(quiet, speech, trail), 0, 100 * ms, 1300 * ms},
 		{"no level range (speech under loud noise): whole", loudNoise, 200 * time.Millisecond, 0, 1800 * ms},
 		{"too short: whole", speech[:10], 200 * time.Millisecond, 0, 10},
 	}
