@@ -137,6 +137,9 @@ type decoder struct {
 	phoneLoop string
 	// grammar is the generation of the grammars the decoder searches with.
 	grammar uint64
+	// resetNoise starts the noise subtraction afresh on every search
+	// (Config.ResetNoise).
+	resetNoise bool
 }
 
 // newDecoder starts a decoder with the acoustic model in hmm, the
@@ -350,6 +353,15 @@ func (d *decoder) setKeyphrase(name, phrase string) error {
 	}
 	if C.ps_set_search(d.ps, cn) < 0 {
 		return fmt.Errorf("selecting search %q failed", name)
+	}
+	return nil
+}
+
+// startStream resets what the front end carries from one utterance to
+// the next: its noise subtraction's estimate.
+func (d *decoder) startStream() error {
+	if C.ps_start_stream(d.ps) < 0 {
+		return errors.New("pocketsphinx: starting a stream failed")
 	}
 	return nil
 }

@@ -127,6 +127,11 @@ type Config struct {
 	// quiet frames (see denoise): 0 means DefaultDenoiseBelowSNR, a
 	// negative number never.
 	DenoiseBelowSNR float64
+	// ResetNoise makes each utterance's decoding start pocketsphinx's
+	// noise subtraction afresh (ps_start_stream) rather than from the
+	// estimate the decoder's utterance before left, which may have been
+	// another person's or another room's: for tuning (docs/hearing.md).
+	ResetNoise bool
 	// Open, if set, starts the open-vocabulary pass (Transcribe): a
 	// decoder with a language model, for what the grammar refuses.
 	Open *OpenConfig
@@ -436,6 +441,7 @@ func (r *Recognizer) build(g grammarState) (*decoder, error) {
 		d.prons[w] = slices.Clone(p)
 	}
 	d.phoneLoop = r.cfg.PhoneLoop
+	d.resetNoise = r.cfg.ResetNoise
 	if err := d.setSearches(g); err != nil {
 		d.close()
 		return nil, fmt.Errorf("speech recognizer: %w", err)
@@ -847,6 +853,11 @@ func (d *decoder) search(ctx context.Context, name string, pcm []int16) (result,
 	}
 	if err := d.useSearch(name); err != nil {
 		return result{}, err
+	}
+	if d.resetNoise {
+		if err := d.startStream(); err != nil {
+			return result{}, err
+		}
 	}
 	if err := d.start(); err != nil {
 		return result{}, err

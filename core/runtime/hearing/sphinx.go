@@ -71,6 +71,10 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	resetNoise, err := resetNoiseFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	// asSearched is the command grammar as the recogniser searches it.
@@ -154,7 +158,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open, Understand: meaning, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		DenoiseBelowSNR: denoise, ResetNoise: resetNoise, Open: open, Understand: meaning, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
@@ -234,6 +238,22 @@ func phoneLoopFromEnv(getenv func(string) string) (string, float64, error) {
 		return "", 0, nil
 	}
 	return sphinx.DefaultPhoneLoop, margin, nil
+}
+
+// EnvResetNoise, "on", starts pocketsphinx's noise subtraction afresh on
+// every utterance (sphinx.Config.ResetNoise), for tuning.
+const EnvResetNoise = "JIBOD_SPHINX_RESET_NOISE"
+
+// resetNoiseFromEnv reads $JIBOD_SPHINX_RESET_NOISE: off when unset.
+func resetNoiseFromEnv(getenv func(string) string) (bool, error) {
+	switch v := getenv(EnvResetNoise); v {
+	case "", "off":
+		return false, nil
+	case "on":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s=%q: want on or off", EnvResetNoise, v)
+	}
 }
 
 // openPass returns the open-vocabulary pass of sphinx.lm, nil for none.

@@ -94,6 +94,32 @@ func TestPhoneLoopFromEnv(t *testing.T) {
 	}
 }
 
+// TestResetNoiseFromEnv: the noise subtraction carries over by default;
+// "on" resets it, and a bad value is named.
+func TestResetNoiseFromEnv(t *testing.T) {
+	tests := []struct {
+		value string
+		want  bool
+		err   string
+	}{
+		{"", false, ""},
+		{"off", false, ""},
+		{"on", true, ""},
+		{"yes", false, `JIBOD_SPHINX_RESET_NOISE="yes": want on or off`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			got, err := resetNoiseFromEnv(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 // TestModelDenoise: an adapted model's noise suppression threshold, from
 // its provenance; Debian's model and older adapted models take the
 // recogniser's default.

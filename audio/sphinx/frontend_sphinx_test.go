@@ -39,3 +39,14 @@ func TestFeatureArgumentsReachTheDecoder(t *testing.T) {
 		})
 	}
 }
+
+// TestResetNoiseRecognises: with the noise subtraction started afresh on
+// every utterance, utterances one after another are still recognised.
+func TestResetNoiseRecognises(t *testing.T) {
+	r := newTestRecognizer(t, Config{ResetNoise: true})
+	for _, text := range []string{"what time is it", "how are you"} {
+		h, err := r.Recognize(context.Background(), speak(t, text))
+		require.NoError(t, err)
+		assert.Equal(t, text, best(h))
+	}
+}
