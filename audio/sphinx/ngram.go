@@ -171,7 +171,7 @@ func (r *Recognizer) check(ctx context.Context, sentence string, t transcript) (
 	var tm, sm Meaning
 	if r.cfg.Understand != nil {
 		var err error
-		if tm, err = r.cfg.Understand(ctx, t.text); err != nil {
+		if tm, err = r.cfg.Understand(ctx, t.text, 0); err != nil {
 			return dropBoth, fmt.Errorf("understanding the transcript %q: %w", t.text, err)
 		}
 	}
@@ -183,7 +183,7 @@ func (r *Recognizer) check(ctx context.Context, sentence string, t transcript) (
 		}
 		return takeSentence, nil
 	}
-	sm, err := r.cfg.Understand(ctx, sentence)
+	sm, err := r.cfg.Understand(ctx, sentence, 0)
 	if err != nil {
 		return dropBoth, fmt.Errorf("understanding the sentence %q: %w", sentence, err)
 	}

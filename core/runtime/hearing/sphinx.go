@@ -72,12 +72,16 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
-	var meaning func(context.Context, string) (sphinx.Meaning, error)
+	var meaning func(context.Context, string, float64) (sphinx.Meaning, error)
+	fallback, err := fallbackFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
 	switch s.Search {
 	case "", config.SearchGrammar:
-	case config.SearchNGram, config.SearchVerify:
+	case config.SearchNGram, config.SearchVerify, config.SearchFallback:
 		if o.WakeInGrammar {
 			return nil, nil, fmt.Errorf("speech recognition: sphinx.search %s needs the wake word detector, not the grammar's wake", s.Search)
 		}
@@ -95,18 +99,23 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
-			if s.Search == config.SearchVerify {
+			if s.Search != config.SearchNGram {
 				var err error
 				if every, err = all.Build(ctx); err != nil {
 					return nil, err
 				}
 			}
 			m, err := newDomainLM(ctx, g, every, lex, ns)
-			m.verifies = s.Search == config.SearchVerify
+			switch s.Search {
+			case config.SearchVerify:
+				m.use = sphinx.ModelVerifies
+			case config.SearchFallback:
+				m.use = sphinx.ModelFallback
+			}
 			return m, err
 		}
 	default:
-		return nil, nil, fmt.Errorf("speech recognition: sphinx.search %q: want %s, %s or %s", s.Search, config.SearchGrammar, config.SearchNGram, config.SearchVerify)
+		return nil, nil, fmt.Errorf("speech recognition: sphinx.search %q: want %s, %s, %s or %s", s.Search, config.SearchGrammar, config.SearchNGram, config.SearchVerify, config.SearchFallback)
 	}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
@@ -154,7 +163,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, Open: open, Understand: meaning, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		DenoiseBelowSNR: denoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})

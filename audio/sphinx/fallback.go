@@ -1,0 +1,121 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/openjibo/jibod/audio"
+)
+
+// Fallback configures what happens where the grammar's sentence is
+// refused, with a ModelFallback language model (docs/hearing.md): the
+// model transcribes the utterance's features, and the transcript is acted
+// on only when its own alignment passes these floors and an intent claims
+// it at least this surely. Zero fields take DefaultFallback's.
+type Fallback struct {
+	// Claim is the least score of the intent that claims the transcript:
+	// its confidence times the transcript's acoustic confidence, as the
+	// pipeline ranks it.
+	Claim float64
+	// MinConfidence and MinCoverage are the transcript's own floors, as
+	// Config.MinConfidence and MinCoverage are the sentence's.
+	MinConfidence, MinCoverage float64
+	// Beam (and the phone beam) and WordBeam (and the last phone's beams)
+	// are the search's beams, MaxHMMs its most active HMMs a frame.
+	Beam, WordBeam float64
+	MaxHMMs        int
+}
+
+// DefaultFallback is the fallback's choice, made on the espeak-ng tuning
+// sets (docs/hearing.md).
+var DefaultFallback = Fallback{Claim: 0.8, MinConfidence: 0.8, MinCoverage: 0.8, Beam: 1e-40, WordBeam: 1e-25, MaxHMMs: 10000}
+
+// withDefaults fills f's zero fields from DefaultFallback.
+func (f Fallback) withDefaults() Fallback {
+	d := DefaultFallback
+	if f.Claim == 0 {
+		f.Claim = d.Claim
+	}
+	if f.MinConfidence == 0 {
+		f.MinConfidence = d.MinConfidence
+	}
+	if f.MinCoverage == 0 {
+		f.MinCoverage = d.MinCoverage
+	}
+	if f.Beam == 0 {
+		f.Beam = d.Beam
+	}
+	if f.WordBeam == 0 {
+		f.WordBeam = d.WordBeam
+	}
+	if f.MaxHMMs == 0 {
+		f.MaxHMMs = d.MaxHMMs
+	}
+	return f
+}
+
+// check validates f after withDefaults.
+func (f Fallback) check() error {
+	in01 := func(v float64) bool { return v >= 0 && v <= 1 }
+	switch {
+	case !in01(f.Claim) || !in01(f.MinConfidence) || !in01(f.MinCoverage):
+		return fmt.Errorf("fallback: claim %g, confidence %g, coverage %g not all in [0, 1]", f.Claim, f.MinConfidence, f.MinCoverage)
+	case !(f.Beam > 0 && f.Beam < 1) || !(f.WordBeam > 0 && f.WordBeam < 1) || math.IsNaN(f.Beam) || math.IsNaN(f.WordBeam):
+		return fmt.Errorf("fallback: beams %g, %g not in (0, 1)", f.Beam, f.WordBeam)
+	case f.MaxHMMs < 100 || f.MaxHMMs > 100_000:
+		return fmt.Errorf("fallback: %d HMMs a frame not in 100..100000", f.MaxHMMs)
+	}
+	return nil
+}
+
+// beams are f's beams as the decoder takes them.
+func (f Fallback) beams() lmBeams {
+	return lmBeams{beam: f.Beam, pbeam: f.Beam, wbeam: f.WordBeam, lpbeam: f.WordBeam, lponlybeam: f.WordBeam, maxhmmpf: f.MaxHMMs}
+}
+
+// fallback is what is heard where the grammar's sentence was refused:
+// the fallback language model's transcript of the same features, when
+// its alignment passes the floors and an intent claims it surely; else
+// nothing, and the robot asks as it would have. The features are not
+// computed again, so the front end's noise estimate, which goes on to
+// the next utterance, is as if the fallback had not run; pcm is the audio
+// they were computed from (for the coverage).
+func (r *Recognizer) fallback(ctx context.Context, d *decoder, f *features, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
+	fb := r.cfg.Fallback
+	best, err := d.searchFeatures(ctx, fallbackName, f)
+	if err != nil {
+		return nil, err
+	}
+	text := cleanTranscript(best.text)
+	if text == "" {
+		v.Fallback = "no transcript"
+		return nil, nil
+	}
+	segs := d.align()
+	_, conf := confidence(segs)
+	cover := coverage(segs, pcm)
+	v.Transcript, v.TranscriptConfidence, v.TranscriptCoverage = text, conf, cover
+	if conf < fb.MinConfidence || cover < fb.MinCoverage {
+		v.Fallback = "floors"
+		return nil, nil
+	}
+	m, err := r.cfg.Understand(ctx, text, conf)
+	if err != nil {
+		return nil, fmt.Errorf("understanding the transcript %q: %w", text, err)
+	}
+	v.Claim, v.ClaimScore = m.Intent, m.Confidence
+	r.log.Debug("fallback", "text", text, "confidence", conf, "coverage", cover, "intent", m.Intent, "score", m.Confidence)
+	switch {
+	case m.Intent == "":
+		v.Fallback = "no claim"
+		return nil, nil
+	case m.Confidence < fb.Claim:
+		v.Fallback = "weak claim"
+		return nil, nil
+	}
+	v.Fallback = "acted"
+	return []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}, nil
+}
