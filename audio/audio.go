@@ -82,8 +82,9 @@ type Verdict struct {
 	// noise suppression measures it (dB).
 	SNR float64
 	// Fallback says what the fallback made of a refused sentence, ""
-	// when it did not run: "no transcript", "floors" (the transcript's
-	// own), "no claim", "weak claim", "acted".
+	// when it did not run: "too long", "no transcript", "floors" (the transcript's
+	// own), "no claim", "guess" (claimed, but not parsed surely), "weak
+	// claim", "acted".
 	Fallback string
 	// Transcript is the fallback's transcript, with its confidence and
 	// coverage; Claim the intent that claims it and ClaimScore the

@@ -36,13 +36,11 @@ func fallbackLM(t *testing.T) testLM {
 
 // timeToo understands commandsOnly's commands and the other wordings of
 // the time the fallback's model holds.
-func timeToo(ctx context.Context, text string, acoustic float64) (Meaning, error) {
+func timeToo(ctx context.Context, text string) (Meaning, error) {
 	if text == "tell me the time" || text == "what is the time" {
-		return Meaning{Intent: "clock:time", Confidence: 0.97 * max(acoustic, 0.01)}, nil
+		return Meaning{Intent: "clock:time", Confidence: 0.97, Parsed: true}, nil
 	}
-	m, err := commandsOnly(ctx, text, acoustic)
-	m.Confidence *= acoustic
-	return m, err
+	return commandsOnly(ctx, text)
 }
 
 // noisy is pcm over white noise of the given RMS, the same on every run.

@@ -103,6 +103,10 @@ type Meaning struct {
 	Intent string
 	// Confidence is the claim's, in [0, 1].
 	Confidence float64
+	// Parsed is true when the claim is a sure parse of the words against
+	// a skill's sentences (the template or keyword engines' high band),
+	// not a guess of the generalising tier.
+	Parsed bool
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning
@@ -171,7 +175,7 @@ func (r *Recognizer) check(ctx context.Context, sentence string, t transcript) (
 	var tm, sm Meaning
 	if r.cfg.Understand != nil {
 		var err error
-		if tm, err = r.cfg.Understand(ctx, t.text, 0); err != nil {
+		if tm, err = r.cfg.Understand(ctx, t.text); err != nil {
 			return dropBoth, fmt.Errorf("understanding the transcript %q: %w", t.text, err)
 		}
 	}
@@ -183,7 +187,7 @@ func (r *Recognizer) check(ctx context.Context, sentence string, t transcript) (
 		}
 		return takeSentence, nil
 	}
-	sm, err := r.cfg.Understand(ctx, sentence, 0)
+	sm, err := r.cfg.Understand(ctx, sentence)
 	if err != nil {
 		return dropBoth, fmt.Errorf("understanding the sentence %q: %w", sentence, err)
 	}

@@ -98,11 +98,11 @@ func TestVerifiedGrammar(t *testing.T) {
 
 // commandsOnly understands testLM's commands, as an intent engine that
 // knows only them would.
-func commandsOnly(_ context.Context, text string, _ float64) (Meaning, error) {
+func commandsOnly(_ context.Context, text string) (Meaning, error) {
 	for prefix, intent := range map[string]string{"what time is it": "clock:time", "set a timer for": "timer:set",
 		"start a timer for": "timer:set", "how are you": "chat:how_are_you", "whats the date": "clock:date"} {
 		if strings.HasPrefix(text, prefix) {
-			return Meaning{Intent: intent, Confidence: 1}, nil
+			return Meaning{Intent: intent, Confidence: 1, Parsed: true}, nil
 		}
 	}
 	return Meaning{}, nil
@@ -124,7 +124,7 @@ func TestVerifyCheck(t *testing.T) {
 		"volume two":        {Intent: "volume:set", Confidence: 0.97},
 		"on new":            {Intent: "chat:how_are_you", Confidence: 0.98},
 	}
-	understand := func(_ context.Context, text string, _ float64) (Meaning, error) { return claims[text], nil }
+	understand := func(_ context.Context, text string) (Meaning, error) { return claims[text], nil }
 	tests := []struct {
 		name, sentence string
 		heard          transcript
@@ -151,7 +151,7 @@ func TestVerifyCheck(t *testing.T) {
 		})
 	}
 	t.Run("understanding fails", func(t *testing.T) {
-		r := &Recognizer{cfg: Config{Understand: func(context.Context, string, float64) (Meaning, error) { return Meaning{}, errors.New("no stack") }},
+		r := &Recognizer{cfg: Config{Understand: func(context.Context, string) (Meaning, error) { return Meaning{}, errors.New("no stack") }},
 			log: slog.New(slog.DiscardHandler)}
 		v, err := r.check(context.Background(), "delete timer", transcript{"delete the time", 1, 1})
 		assert.ErrorContains(t, err, "no stack")

@@ -101,13 +101,12 @@ type Config struct {
 	Wake                               string
 	WakeMinConfidence, WakeMinCoverage float64
 	// Understand, if set, says what the robot's intent engines make of a
-	// text heard with an acoustic confidence (0: unknown), as the
-	// pipeline would rank it (core/runtime/hearing): the verifying search
-	// (ModelVerifies) compares what the grammar's sentence and the
-	// language model's transcript of the same speech mean, and the
-	// fallback (ModelFallback) acts on a transcript only when an intent
-	// claims it surely.
-	Understand func(ctx context.Context, text string, acoustic float64) (Meaning, error)
+	// text (core/runtime/hearing): the verifying search (ModelVerifies)
+	// compares what the grammar's sentence and the language model's
+	// transcript of the same speech mean, and the fallback
+	// (ModelFallback) acts on a transcript only when an intent claims it
+	// surely.
+	Understand func(ctx context.Context, text string) (Meaning, error)
 	// Fallback is how the fallback (ModelFallback) searches and what it
 	// asks of a transcript; its zero fields mean DefaultFallback's.
 	Fallback Fallback

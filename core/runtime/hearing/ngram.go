@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/audio/ngram"
@@ -61,7 +62,7 @@ type ngramSettings struct {
 }
 
 // EnvFallback sets the fallback's checks and beams as
-// "CLAIM,CONFIDENCE,COVERAGE[,BEAM,WORDBEAM,MAXHMMS]" (sphinx.Fallback;
+// "CLAIM,CONFIDENCE,COVERAGE[,BEAM,WORDBEAM,MAXHMMS[,MAXSECONDS]]" (sphinx.Fallback;
 // 0 keeps a default): a tuning switch outside the typed config.
 const EnvFallback = "JIBOD_SPHINX_FALLBACK"
 
@@ -74,8 +75,8 @@ func fallbackFromEnv(getenv func(string) string) (sphinx.Fallback, error) {
 		return f, nil
 	}
 	parts := strings.Split(v, ",")
-	bad := fmt.Errorf("%s=%q: want CLAIM,CONFIDENCE,COVERAGE in [0, 1], then optionally BEAM,WORDBEAM in (0, 1) and MAXHMMS", EnvFallback, v)
-	if len(parts) != 3 && len(parts) != 6 {
+	bad := fmt.Errorf("%s=%q: want CLAIM,CONFIDENCE,COVERAGE in [0, 1], then optionally BEAM,WORDBEAM in (0, 1), MAXHMMS and MAXSECONDS", EnvFallback, v)
+	if len(parts) != 3 && len(parts) != 6 && len(parts) != 7 {
 		return f, bad
 	}
 	nums := make([]float64, len(parts))
@@ -87,8 +88,11 @@ func fallbackFromEnv(getenv func(string) string) (sphinx.Fallback, error) {
 		nums[i] = n
 	}
 	f.Claim, f.MinConfidence, f.MinCoverage = nums[0], nums[1], nums[2]
-	if len(nums) == 6 {
+	if len(nums) >= 6 {
 		f.Beam, f.WordBeam, f.MaxHMMs = nums[3], nums[4], int(nums[5])
+	}
+	if len(nums) == 7 {
+		f.MaxAudio = time.Duration(nums[6] * float64(time.Second))
 	}
 	return f, nil
 }
@@ -157,21 +161,21 @@ func newDomainLM(ctx context.Context, g, all *grammar.Grammar, lex *sphinx.Lexic
 
 var _ sphinx.LanguageModel = domainLM{}
 
-// understand says what the robot's intent stack makes of a text heard
-// with an acoustic confidence (sphinx.Config.Understand): the intent that
-// claims it, as the pipeline would, and the claim's score. The stack
-// learns the registered intents first when it has not yet, so what the
-// recogniser decides does not depend on how soon the robot learnt its
-// skills.
-func understand(s *intent.Stack, lang string) func(ctx context.Context, text string, acoustic float64) (sphinx.Meaning, error) {
-	return func(ctx context.Context, text string, acoustic float64) (sphinx.Meaning, error) {
+// understand says what the robot's intent stack makes of a text
+// (sphinx.Config.Understand): the intent that claims it, as the pipeline
+// would, the claim's confidence, and whether it is a parse in the high
+// band. The stack learns the registered intents first when it has not
+// yet, so what the recogniser decides does not depend on how soon the
+// robot learnt its skills.
+func understand(s *intent.Stack, lang string) func(ctx context.Context, text string) (sphinx.Meaning, error) {
+	return func(ctx context.Context, text string) (sphinx.Meaning, error) {
 		if err := s.Learn(ctx); err != nil {
 			return sphinx.Meaning{}, err
 		}
-		m, _, _, err := s.Claim(ctx, intent.Query{Hypotheses: []intent.Hypothesis{{Text: text, Acoustic: acoustic}}, Lang: lang, Session: session.Empty()})
+		m, band, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
 		if err != nil || m == nil {
 			return sphinx.Meaning{}, err
 		}
-		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence}, nil
+		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh}, nil
 	}
 }

@@ -72,7 +72,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
-	var meaning func(context.Context, string, float64) (sphinx.Meaning, error)
+	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	fallback, err := fallbackFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
