@@ -83,8 +83,8 @@ type Verdict struct {
 	SNR float64
 	// Fallback says what the fallback made of a refused sentence, ""
 	// when it did not run: "too long", "no transcript", "floors" (the transcript's
-	// own), "no claim", "guess" (claimed, but not parsed surely), "weak
-	// claim", "acted".
+	// own), "no claim", "guess" (claimed, but not parsed surely), "slots"
+	// (the claim binds slots), "weak claim", "acted".
 	Fallback string
 	// Transcript is the fallback's transcript, with its confidence and
 	// coverage; Claim the intent that claims it and ClaimScore the

@@ -16,8 +16,8 @@ import (
 // model transcribes the utterance's features, and the transcript is acted
 // on only when its own alignment passes these floors and the intent
 // engines parse it surely (Meaning.Parsed: a guess of the generalising
-// tier is not enough), scoring at least Claim. Zero fields take
-// DefaultFallback's.
+// tier is not enough) as an intent without slots, scoring at least
+// Claim. Zero fields take DefaultFallback's.
 type Fallback struct {
 	// Claim is the least score of the parse that claims the transcript:
 	// its confidence times the transcript's acoustic confidence, as the
@@ -136,6 +136,12 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, f *features, pcm 
 		// The generalising tier reads intents into the junk words of a
 		// transcript as readily as into a paraphrase (docs/hearing.md).
 		v.Fallback = "guess"
+		return nil, nil
+	case m.Slots > 0:
+		// The transcript's numbers and lengths are seldom the ones said
+		// ("six" as "three", "minutes" as "me the"), and a wrong value is
+		// a wrong action (docs/hearing.md).
+		v.Fallback = "slots"
 		return nil, nil
 	case score < fb.Claim:
 		v.Fallback = "weak claim"

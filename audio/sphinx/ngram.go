@@ -107,6 +107,8 @@ type Meaning struct {
 	// a skill's sentences (the template or keyword engines' high band),
 	// not a guess of the generalising tier.
 	Parsed bool
+	// Slots is how many slots the claim binds.
+	Slots int
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning

@@ -176,6 +176,7 @@ func understand(s *intent.Stack, lang string) func(ctx context.Context, text str
 		if err != nil || m == nil {
 			return sphinx.Meaning{}, err
 		}
-		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh}, nil
+		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh,
+			Slots: len(m.Slots)}, nil
 	}
 }
