@@ -132,3 +132,13 @@ func TestFallbackLeavesTheDecoderAsItWas(t *testing.T) {
 	}
 	assert.Positive(t, fallbacks, "the fallback ran")
 }
+
+// A fallback language model without the intent engines to decide on its
+// transcripts is refused.
+func TestFallbackNeedsTheIntentEngines(t *testing.T) {
+	r, err := New(context.Background(), Config{Grammar: fallbackLM(t)})
+	if err == nil {
+		r.Close()
+	}
+	assert.ErrorContains(t, err, "needs the intent engines")
+}

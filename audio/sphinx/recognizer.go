@@ -104,7 +104,7 @@ type Config struct {
 	// text (core/runtime/hearing): the verifying search (ModelVerifies)
 	// compares what the grammar's sentence and the language model's
 	// transcript of the same speech mean, and the fallback
-	// (ModelFallback) acts on a transcript only when an intent claims it
+	// (ModelFallback) acts on a transcript only when they parse it
 	// surely.
 	Understand func(ctx context.Context, text string) (Meaning, error)
 	// Fallback is how the fallback (ModelFallback) searches and what it
@@ -185,8 +185,8 @@ const (
 	ModelVerifies
 	// ModelFallback: the grammar is searched as before, and only where
 	// its sentence is refused (the robot would ask) the model transcribes
-	// the same features; the transcript is acted on when an intent claims
-	// it surely (see Recognizer.fallback).
+	// the same features; the transcript is acted on when the intent
+	// engines parse it surely (see Recognizer.fallback).
 	ModelFallback
 )
 
@@ -330,8 +330,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: wake floors %g, %g not in [0, 1]", cfg.WakeMinConfidence, cfg.WakeMinCoverage)
 	case cfg.PhoneLoop != "" && (!(cfg.PhoneLoopMargin > 0) || cfg.PhoneLoopMargin > MaxPhoneLoopMargin):
 		return nil, fmt.Errorf("speech recognizer: phone loop margin %g not in (0, %d]", cfg.PhoneLoopMargin, MaxPhoneLoopMargin)
-	case cfg.Fallback.withDefaults().check() != nil:
-		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.withDefaults().check())
+	case cfg.Fallback.check() != nil:
+		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.check())
 	case len(cfg.Args)%2 != 0:
 		return nil, fmt.Errorf("speech recognizer: arguments %q are not flag/value pairs", cfg.Args)
 	}
