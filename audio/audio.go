@@ -81,6 +81,18 @@ type Verdict struct {
 	// SNR is the utterance's signal-to-noise ratio as the recogniser's
 	// noise suppression measures it (dB).
 	SNR float64
+	// Fallback says what the fallback made of a refused sentence, ""
+	// when it did not run: "too long", "no transcript", "floors" (the transcript's
+	// own), "no claim", "guess" (claimed, but not parsed surely), "slots"
+	// (the claim binds slots), "weak claim", "acted".
+	Fallback string
+	// Transcript is the fallback's transcript, with its confidence and
+	// coverage; Claim the intent that claims it and ClaimScore the
+	// claim's score (the claim's confidence times the transcript's).
+	Transcript                               string
+	TranscriptConfidence, TranscriptCoverage float64
+	Claim                                    string
+	ClaimScore                               float64
 }
 
 // VerdictRecognizer is a Recognizer that also says why (Verdict).

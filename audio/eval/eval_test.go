@@ -365,7 +365,9 @@ func TestMistakesSayWhy(t *testing.T) {
 		Spans: []Span{{Start: 100 * time.Millisecond, End: 5500 * time.Millisecond, Reason: "silence"},
 			{Start: 8040 * time.Millisecond, End: 9100 * time.Millisecond, Reason: "silence"}},
 		Decisions: []Decision{{Audio: 1800 * time.Millisecond,
-			Verdict: audio.Verdict{Sentence: "whats the time", Confidence: 0.41, Coverage: 1, Dropped: "confidence", SNR: 12.2}}}}
+			Verdict: audio.Verdict{Sentence: "whats the time", Confidence: 0.41, Coverage: 1, Dropped: "confidence", SNR: 12.2,
+				Fallback: "guess", Transcript: "whats the tide", TranscriptConfidence: 0.9, TranscriptCoverage: 0.95,
+				Claim: "clock:time", ClaimScore: 0.8}}}}
 	und := meanings{"what time is it": {Intent: "clock:time"}}
 	rep, err := Run(context.Background(), dir, []Item{item}, scripted{16000: heard}, und, Options{Normalize: words})
 	require.NoError(t, err)
@@ -373,5 +375,6 @@ func TestMistakesSayWhy(t *testing.T) {
 	require.Len(t, ms, 1)
 	assert.Equal(t, "no command", ms[0].What)
 	assert.Equal(t, `utterances 0.10–5.50 s (silence), 8.04–9.10 s (silence) for speech at 8.00–9.25 s; `+
-		`recognised 1.80 s (SNR 12 dB): "whats the time" confidence 0.41 coverage 1.00, dropped by confidence`, ms[0].Why)
+		`recognised 1.80 s (SNR 12 dB): "whats the time" confidence 0.41 coverage 1.00, dropped by confidence; `+
+		`fallback: "whats the tide" confidence 0.90 coverage 0.95 claimed by clock:time at 0.80, guess`, ms[0].Why)
 }

@@ -333,6 +333,17 @@ func why(res Result) string {
 		if d.Dropped != "" && d.Sentence != "" {
 			fmt.Fprintf(&b, ", dropped by %s", d.Dropped)
 		}
+		if d.Fallback != "" {
+			b.WriteString("; fallback: ")
+			if d.Transcript != "" {
+				fmt.Fprintf(&b, "%q confidence %.2f coverage %.2f", d.Transcript, d.TranscriptConfidence, d.TranscriptCoverage)
+				if d.Claim != "" {
+					fmt.Fprintf(&b, " claimed by %s at %.2f", d.Claim, d.ClaimScore)
+				}
+				b.WriteString(", ")
+			}
+			b.WriteString(d.Fallback)
+		}
 	}
 	return b.String()
 }
@@ -468,6 +479,8 @@ type FileResult struct {
 	Got         string    `json:"got,omitempty"`
 	Correct     bool      `json:"correct"`
 	Error       string    `json:"error,omitempty"`
+	// Decisions are the recogniser's verdicts on the file's utterances.
+	Decisions []Decision `json:"decisions,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -476,7 +489,7 @@ func (r *Report) Files() []FileResult {
 	for _, res := range r.Results {
 		f := FileResult{File: res.Item.File, Kind: res.Item.Kind, Noise: res.Item.Noise, Voice: res.Item.Voice,
 			Wake: res.Item.Wake, Text: res.Item.Text, Wakes: res.Heard.Wakes, Recognized: res.Heard.Recognized,
-			Confidences: res.Heard.Confidences, Error: res.Err}
+			Confidences: res.Heard.Confidences, Error: res.Err, Decisions: res.Heard.Decisions}
 		if len(res.Heard.Commands) > 0 && len(res.Heard.Commands[0]) > 0 {
 			f.Command = res.Heard.Commands[0][0]
 		}

@@ -9,6 +9,9 @@ package sphinx
 #include <sphinxbase/err.h>
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/fsg_model.h>
+#include <sphinxbase/fe.h>
+#include <sphinxbase/ckd_alloc.h>
+#include <string.h>
 
 // newConfig parses argv against pocketsphinx's argument definitions
 // (cmd_ln_init is variadic, which cgo cannot call).
@@ -103,6 +106,73 @@ static int addFSG(ps_decoder_t *ps, const char *name, int nstate, int start, int
 	return rv;
 }
 
+// addLMFileBeams is addLMFile with the search's own beams, word and
+// HMM limits (0 keeps the decoder's), put back afterwards: pocketsphinx
+// reads them from the configuration when the search is made.
+static int addLMFileBeams(ps_decoder_t *ps, const char *name, const char *path,
+                          double beam, double wbeam, double pbeam, double lpbeam, double lponlybeam,
+                          int maxwpf, int maxhmmpf) {
+	cmd_ln_t *c = ps_get_config(ps);
+	const char *fl[] = {"-beam", "-wbeam", "-pbeam", "-lpbeam", "-lponlybeam"};
+	double want[] = {beam, wbeam, pbeam, lpbeam, lponlybeam};
+	double old[5];
+	for (int i = 0; i < 5; i++) {
+		old[i] = cmd_ln_float_r(c, fl[i]);
+		if (want[i] > 0)
+			cmd_ln_set_float_r(c, fl[i], want[i]);
+	}
+	long oldWpf = cmd_ln_int_r(c, "-maxwpf"), oldHmm = cmd_ln_int_r(c, "-maxhmmpf");
+	if (maxwpf != 0)
+		cmd_ln_set_int_r(c, "-maxwpf", maxwpf);
+	if (maxhmmpf != 0)
+		cmd_ln_set_int_r(c, "-maxhmmpf", maxhmmpf);
+	int rv = addLMFile(ps, name, path, 0);
+	for (int i = 0; i < 5; i++)
+		cmd_ln_set_float_r(c, fl[i], old[i]);
+	cmd_ln_set_int_r(c, "-maxwpf", oldWpf);
+	cmd_ln_set_int_r(c, "-maxhmmpf", oldHmm);
+	return rv;
+}
+
+// features computes the cepstra of a whole utterance with the decoder's
+// front end, exactly as ps_process_raw does for a full utterance (its
+// noise estimate goes on from the utterance before, as there), into a
+// buffer the caller frees with ckd_free_2d; NULL on failure.
+static mfcc_t **features(ps_decoder_t *ps, const int16 *pcm, size_t n, int32 *nfr) {
+	fe_t *fe = ps_get_fe(ps);
+	size_t left = n;
+	int32 count = 0, tail = 0;
+	if (fe_process_frames(fe, NULL, &left, NULL, &count, NULL) < 0)
+		return NULL;
+	mfcc_t **cep = (mfcc_t **)ckd_calloc_2d(count + 1, fe_get_output_size(fe), sizeof(mfcc_t));
+	fe_start_utt(fe);
+	left = n;
+	if (fe_process_frames(fe, &pcm, &left, cep, &count, NULL) < 0) {
+		ckd_free_2d(cep);
+		return NULL;
+	}
+	fe_end_utt(fe, cep[count], &tail);
+	*nfr = count + tail;
+	return cep;
+}
+
+// processFeatures searches a full utterance of cepstra, from a copy:
+// the batch cepstral mean normalisation works in place.
+static int processFeatures(ps_decoder_t *ps, mfcc_t **cep, int32 nfr) {
+	if (nfr <= 0)
+		return 0;
+	int ncep = fe_get_output_size(ps_get_fe(ps));
+	mfcc_t **copy = (mfcc_t **)ckd_calloc_2d(nfr, ncep, sizeof(mfcc_t));
+	memcpy(copy[0], cep[0], sizeof(mfcc_t) * nfr * ncep);
+	int rv = ps_process_cep(ps, copy, nfr, 0, 1);
+	ckd_free_2d(copy);
+	return rv;
+}
+
+static void freeFeatures(mfcc_t **cep) {
+	ckd_free_2d(cep);
+}
+
 static double toLinear(ps_decoder_t *ps, int32 logv) {
 	return logmath_exp(ps_get_logmath(ps), logv);
 }
@@ -110,6 +180,7 @@ static double toLinear(ps_decoder_t *ps, int32 logv) {
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -135,6 +206,8 @@ type decoder struct {
 	// phoneLoop is the phonetic language model of its phone loop search,
 	// "" for none (Config.PhoneLoop).
 	phoneLoop string
+	// fallbackBeams are the fallback search's beams (Config.Fallback).
+	fallbackBeams lmBeams
 	// grammar is the generation of the grammars the decoder searches with.
 	grammar uint64
 	// resetNoise starts the noise subtraction afresh on every search
@@ -341,6 +414,108 @@ func (d *decoder) addLM(name, arpa string, fwdflat bool) error {
 		return errors.New("pocketsphinx refused the language model")
 	}
 	return nil
+}
+
+// lmBeams are an n-gram search's own beams and limits (0: the
+// decoder's): see addLMBeams.
+type lmBeams struct {
+	beam, wbeam, pbeam, lpbeam, lponlybeam float64
+	maxwpf, maxhmmpf                       int
+}
+
+// addLMBeams adds a cheap n-gram search named name over the ARPA model
+// arpa, without making it current: its one-pass tree search alone (no
+// flat second pass, no lattice), with beams b.
+func (d *decoder) addLMBeams(name, arpa string, b lmBeams) error {
+	f, err := os.CreateTemp("", "jibod-lm-*.arpa")
+	if err != nil {
+		return fmt.Errorf("writing the language model: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.WriteString(arpa)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		return fmt.Errorf("writing the language model: %w", errors.Join(werr, cerr))
+	}
+	cn, cp := C.CString(name), C.CString(f.Name())
+	defer C.free(unsafe.Pointer(cn))
+	defer C.free(unsafe.Pointer(cp))
+	if C.addLMFileBeams(d.ps, cn, cp, C.double(b.beam), C.double(b.wbeam), C.double(b.pbeam), C.double(b.lpbeam),
+		C.double(b.lponlybeam), C.int(b.maxwpf), C.int(b.maxhmmpf)) < 0 {
+		return errors.New("pocketsphinx refused the language model")
+	}
+	return nil
+}
+
+// features are an utterance's cepstra as the decoder's front end
+// computed them once (see searchKeeping), for a second search of the
+// same audio that leaves the front end as it was.
+type features struct {
+	cep **C.mfcc_t
+	n   C.int32
+}
+
+func (f *features) free() {
+	if f != nil && f.cep != nil {
+		C.freeFeatures(f.cep)
+		f.cep = nil
+	}
+}
+
+// searchKeeping is search, computing the utterance's features first and
+// keeping them for searchFeatures. The decoder ends in the same state as
+// after search: the features are computed as ps_process_raw computes
+// them for a whole utterance.
+func (d *decoder) searchKeeping(ctx context.Context, name string, pcm []int16) (result, *features, error) {
+	if err := ctx.Err(); err != nil {
+		return result{}, nil, err
+	}
+	if err := d.useSearch(name); err != nil {
+		return result{}, nil, err
+	}
+	if err := d.start(); err != nil {
+		return result{}, nil, err
+	}
+	f := &features{}
+	if len(pcm) > 0 {
+		f.cep = C.features(d.ps, (*C.int16)(unsafe.Pointer(&pcm[0])), C.size_t(len(pcm)), &f.n)
+		if f.cep == nil {
+			_ = d.end()
+			return result{}, nil, errors.New("pocketsphinx: computing features failed")
+		}
+	}
+	if C.processFeatures(d.ps, f.cep, f.n) < 0 {
+		_ = d.end()
+		f.free()
+		return result{}, nil, errors.New("pocketsphinx: processing features failed")
+	}
+	if err := d.end(); err != nil {
+		f.free()
+		return result{}, nil, err
+	}
+	return d.hyp(), f, nil
+}
+
+// searchFeatures decodes features an earlier search computed with the
+// search named name. The front end is not run, so its noise estimate,
+// which goes on from one utterance to the next, stays as it was.
+func (d *decoder) searchFeatures(ctx context.Context, name string, f *features) (result, error) {
+	if err := ctx.Err(); err != nil {
+		return result{}, err
+	}
+	if err := d.useSearch(name); err != nil {
+		return result{}, err
+	}
+	if err := d.start(); err != nil {
+		return result{}, err
+	}
+	if C.processFeatures(d.ps, f.cep, f.n) < 0 {
+		_ = d.end()
+		return result{}, errors.New("pocketsphinx: processing features failed")
+	}
+	if err := d.end(); err != nil {
+		return result{}, err
+	}
+	return d.hyp(), nil
 }
 
 // setKeyphrase makes keyphrase spotting of phrase the current search.

@@ -361,3 +361,21 @@ func TestDomainLanguageModelEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestParaphraseEndToEnd is issue 24's "paraphrases heard", through the
+// real binary as it runs by default: a wording the command grammar does
+// not hold, which the grammar alone (sphinx.search grammar) refuses, so
+// the robot asks, is transcribed where the grammar refused it and
+// answered by the right skill. (A request no skill takes still runs
+// nothing: TestOutOfGrammarRequestEndToEnd, by default too.)
+func TestParaphraseEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, what is today's date please"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar"})
+	assert.Empty(t, intents(types), "the grammar alone: no command: %s", out)
+	assert.Contains(t, out, "jibo: Sorry, what was that?", "the grammar alone refuses it")
+	out, types = hear(t, bin, wav)
+	assert.Equal(t, []string{"jibo.clock:date_today"}, intents(types), out)
+	assert.Regexp(t, regexp.MustCompile(`jibo: .*(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)`), out, "the date said")
+	assert.NotContains(t, out, "Sorry, what was that?")
+}

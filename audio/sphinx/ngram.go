@@ -103,6 +103,12 @@ type Meaning struct {
 	Intent string
 	// Confidence is the claim's, in [0, 1].
 	Confidence float64
+	// Parsed is true when the claim is a sure parse of the words against
+	// a skill's sentences (the template or keyword engines' high band),
+	// not a guess of the generalising tier.
+	Parsed bool
+	// Slots is how many slots the claim binds.
+	Slots int
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning

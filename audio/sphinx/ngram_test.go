@@ -19,16 +19,16 @@ import (
 // everyday words, searched alone or verifying the grammar.
 type testLM struct {
 	Grammar
-	arpa     string
-	words    []string
-	verifies bool
+	arpa  string
+	words []string
+	use   ModelUse
 }
 
 func (m testLM) ARPA() string    { return m.arpa }
 func (m testLM) Words() []string { return m.words }
-func (m testLM) Verifies() bool  { return m.verifies }
+func (m testLM) Use() ModelUse   { return m.use }
 
-func newTestLM(t *testing.T, verifies bool) testLM {
+func newTestLM(t *testing.T, use ModelUse) testLM {
 	t.Helper()
 	var c ngram.Corpus
 	for i, s := range []string{"what time is it", "set a timer for <n> minutes", "start a timer for <n> seconds",
@@ -52,14 +52,14 @@ func newTestLM(t *testing.T, verifies bool) testLM {
 	require.NoError(t, err)
 	var sb strings.Builder
 	require.NoError(t, m.WriteARPA(&sb))
-	return testLM{Grammar: JSGF(strings.Replace(testGrammar, "<wake> [<command>] | <command>", "<command>", 1)), arpa: sb.String(), words: m.Words(), verifies: verifies}
+	return testLM{Grammar: JSGF(strings.Replace(testGrammar, "<wake> [<command>] | <command>", "<command>", 1)), arpa: sb.String(), words: m.Words(), use: use}
 }
 
 // TestLanguageModelTranscribes: searched with the domain language model,
 // a command is transcribed, and everyday speech comes out as everyday
 // words rather than as one of the commands.
 func TestLanguageModelTranscribes(t *testing.T) {
-	r := newTestRecognizer(t, Config{Grammar: newTestLM(t, false)})
+	r := newTestRecognizer(t, Config{Grammar: newTestLM(t, ModelAlone)})
 	h, err := r.Recognize(context.Background(), speak(t, "set a timer for five minutes"))
 	require.NoError(t, err)
 	assert.Equal(t, "set a timer for five minutes", best(h))
@@ -77,7 +77,7 @@ func TestLanguageModelTranscribes(t *testing.T) {
 // sentence is dropped, while a command said, transcribed in the same
 // words, passes.
 func TestVerifiedGrammar(t *testing.T) {
-	lm := newTestLM(t, true)
+	lm := newTestLM(t, ModelVerifies)
 	plain := newTestRecognizer(t, Config{Grammar: lm.Grammar})
 	r := newTestRecognizer(t, Config{Grammar: lm, Understand: commandsOnly})
 	for _, say := range []string{"what kind of music do you like", "the train leaves at half past nine", "i went to the store yesterday and bought some apples"} {
@@ -102,7 +102,7 @@ func commandsOnly(_ context.Context, text string) (Meaning, error) {
 	for prefix, intent := range map[string]string{"what time is it": "clock:time", "set a timer for": "timer:set",
 		"start a timer for": "timer:set", "how are you": "chat:how_are_you", "whats the date": "clock:date"} {
 		if strings.HasPrefix(text, prefix) {
-			return Meaning{Intent: intent, Confidence: 1}, nil
+			return Meaning{Intent: intent, Confidence: 1, Parsed: true}, nil
 		}
 	}
 	return Meaning{}, nil

@@ -58,8 +58,11 @@ const (
 	// phonesName is the phone loop's search (Config.PhoneLoop).
 	phonesName = "phones"
 	// verifyName is the verifying language model's search
-	// (LanguageModel.Verifies).
+	// (ModelVerifies).
 	verifyName = "verify"
+	// fallbackName is the language model's search where the grammar's
+	// sentence is refused (ModelFallback).
+	fallbackName = "fallback"
 )
 
 // Config configures a Recognizer.
@@ -98,10 +101,15 @@ type Config struct {
 	Wake                               string
 	WakeMinConfidence, WakeMinCoverage float64
 	// Understand, if set, says what the robot's intent engines make of a
-	// text (core/runtime/hearing): the verifying search
-	// (LanguageModel.Verifies) compares what the grammar's sentence and
-	// the language model's transcript of the same speech mean.
+	// text (core/runtime/hearing): the verifying search (ModelVerifies)
+	// compares what the grammar's sentence and the language model's
+	// transcript of the same speech mean, and the fallback
+	// (ModelFallback) acts on a transcript only when they parse it
+	// surely.
 	Understand func(ctx context.Context, text string) (Meaning, error)
+	// Fallback is how the fallback (ModelFallback) searches and what it
+	// asks of a transcript; its zero fields mean DefaultFallback's.
+	Fallback Fallback
 	// PhoneLoop, if set, is a phonetic language model (DefaultPhoneLoop):
 	// every utterance the grammar explains is decoded again as free
 	// phones, and one whose best sentence scores more than
@@ -165,11 +173,27 @@ type LanguageModel interface {
 	// Words are the model's words, each of which the lexicon must
 	// pronounce.
 	Words() []string
-	// Verifies is true when the grammar is searched as before and the
-	// model only checks the sentence found: the same audio is transcribed
-	// with the model, and the two are compared (see Recognizer.check).
-	Verifies() bool
+	// Use says how the model is searched.
+	Use() ModelUse
 }
+
+// ModelUse is how a LanguageModel is searched.
+type ModelUse int
+
+const (
+	// ModelAlone: the model is searched instead of the grammar, and its
+	// transcript is the result.
+	ModelAlone ModelUse = iota
+	// ModelVerifies: the grammar is searched as before and the model
+	// only checks the sentence found: the same audio is transcribed with
+	// the model, and the two are compared (see Recognizer.check).
+	ModelVerifies
+	// ModelFallback: the grammar is searched as before, and only where
+	// its sentence is refused (the robot would ask) the model transcribes
+	// the same features; the transcript is acted on when the intent
+	// engines parse it surely (see Recognizer.fallback).
+	ModelFallback
+)
 
 // JSGF is a grammar given as text alone: every sentence the decoder
 // returns is taken as one of it.
@@ -218,9 +242,12 @@ type search struct {
 	// of jsgf (a LanguageModel grammar); "" for a grammar.
 	lm string
 	// verify is the ARPA text of a language model that checks what the
-	// grammar found (LanguageModel.Verifies); "" for none.
-	verify  string
-	accepts func(string) bool
+	// grammar found (ModelVerifies); "" for none.
+	verify string
+	// fallback is the ARPA text of a language model that transcribes
+	// what the grammar refused (ModelFallback); "" for none.
+	fallback string
+	accepts  func(string) bool
 	// decoyed reports a sentence that starts with a wake decoy; nil for
 	// a grammar without decoys.
 	decoyed func(string) bool
@@ -286,6 +313,7 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.DenoiseBelowSNR == 0 {
 		cfg.DenoiseBelowSNR = DefaultDenoiseBelowSNR
 	}
+	cfg.Fallback = cfg.Fallback.withDefaults()
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
@@ -307,6 +335,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: wake floors %g, %g not in [0, 1]", cfg.WakeMinConfidence, cfg.WakeMinCoverage)
 	case cfg.PhoneLoop != "" && (!(cfg.PhoneLoopMargin > 0) || cfg.PhoneLoopMargin > MaxPhoneLoopMargin):
 		return nil, fmt.Errorf("speech recognizer: phone loop margin %g not in (0, %d]", cfg.PhoneLoopMargin, MaxPhoneLoopMargin)
+	case cfg.Fallback.check() != nil:
+		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.check())
 	case len(cfg.Args)%2 != 0:
 		return nil, fmt.Errorf("speech recognizer: arguments %q are not flag/value pairs", cfg.Args)
 	}
@@ -385,8 +415,15 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 		if err != nil {
 			return search{}, fmt.Errorf("speech recognizer: language model refused: %w", err)
 		}
-		if !m.Verifies() {
+		switch m.Use() {
+		case ModelAlone:
 			return search{lm: arpa, accepts: gr.Accepts, prons: prons}, nil
+		case ModelVerifies, ModelFallback:
+		default:
+			return search{}, fmt.Errorf("speech recognizer: language model use %d", m.Use())
+		}
+		if m.Use() == ModelFallback && r.cfg.Understand == nil {
+			return search{}, errors.New("speech recognizer: a fallback language model needs the intent engines (Config.Understand)")
 		}
 		lm, lmProns = m, prons
 	}
@@ -415,7 +452,11 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 		s.decoyed = d.Decoyed
 	}
 	if lm != nil {
-		s.verify = lm.ARPA()
+		if lm.Use() == ModelFallback {
+			s.fallback = lm.ARPA()
+		} else {
+			s.verify = lm.ARPA()
+		}
 		for w, p := range lmProns {
 			if _, ok := s.prons[w]; !ok {
 				s.prons[w] = p
@@ -442,6 +483,7 @@ func (r *Recognizer) build(g grammarState) (*decoder, error) {
 	}
 	d.phoneLoop = r.cfg.PhoneLoop
 	d.resetNoise = r.cfg.ResetNoise
+	d.fallbackBeams = r.cfg.Fallback.beams()
 	if err := d.setSearches(g); err != nil {
 		d.close()
 		return nil, fmt.Errorf("speech recognizer: %w", err)
@@ -534,6 +576,11 @@ func (d *decoder) setSearches(g grammarState) error {
 		// Its transcript is compared, not acted on as it stands: one
 		// pass is enough (docs/hearing.md).
 		if err := d.addLM(verifyName, g.main.verify, false); err != nil {
+			return err
+		}
+	}
+	if g.main.fallback != "" {
+		if err := d.addLMBeams(fallbackName, g.main.fallback, d.fallbackBeams); err != nil {
 			return err
 		}
 	}
@@ -722,8 +769,19 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		}
 		heard = &t
 	}
-	best, err := d.search(ctx, name, pcm)
-	if err != nil {
+	var best result
+	var err error
+	// refused is what the robot hears where the grammar's sentence is
+	// refused: nothing, or the fallback's transcript.
+	refused := func() ([]audio.Hypothesis, error) { return nil, nil }
+	if g.fallback != "" && name == searchName {
+		var f *features
+		if best, f, err = d.searchKeeping(ctx, name, pcm); err != nil {
+			return nil, err
+		}
+		defer f.free()
+		refused = func() ([]audio.Hypothesis, error) { return r.fallback(ctx, d, f, pcm, v) }
+	} else if best, err = d.search(ctx, name, pcm); err != nil {
 		return nil, err
 	}
 	if g.lm != "" {
@@ -743,7 +801,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		}
 		if best.text == "" || !g.accepts(best.text) {
 			v.Dropped = "no sentence"
-			return nil, nil
+			return refused()
 		}
 	}
 	v.Sentence = best.text
@@ -800,7 +858,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		default:
 			v.Dropped = "confidence"
 		}
-		return nil, nil
+		return refused()
 	}
 	if heard != nil {
 		switch out, err := r.check(ctx, cleanTranscript(best.text), *heard); {
@@ -824,7 +882,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		if delta < -r.cfg.PhoneLoopMargin {
 			r.log.Debug("rejected: free phones explain the speech much better than the sentence", "text", best.text, "delta_per_frame", delta)
 			v.Dropped = "phone loop"
-			return nil, nil
+			return refused()
 		}
 	}
 	var out []audio.Hypothesis

@@ -314,6 +314,10 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"reserved arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-dict", "x"}}, "set by the recognizer"},
 		{"unknown arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-nosuchflag", "1"}}, "arguments refused"},
 		{"model", Config{Grammar: JSGF(testGrammar), ModelDir: "/nonexistent"}, "acoustic model"},
+		{"fallback claim", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{Claim: 1.5}}, "fallback: claim 1.5"},
+		{"fallback beam", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{Beam: 2}}, "fallback: beams 2"},
+		{"fallback HMMs", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxHMMs: 5}}, "fallback: 5 HMMs"},
+		{"fallback length", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxAudio: time.Hour}}, "fallback: longest utterance"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

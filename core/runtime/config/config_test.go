@@ -168,7 +168,7 @@ func TestApplyEnv(t *testing.T) {
 		{EnvSphinxDenoise, "0", `$JIBOD_SPHINX_DENOISE_DB="0": want off or a number of dB from 1 to 40`},
 		{EnvSphinxDenoise, "99", `$JIBOD_SPHINX_DENOISE_DB 99: want off or a number of dB from 1 to 40`},
 		{EnvSphinxDecoys, "maybe", `$JIBOD_SPHINX_DECOYS "maybe": want on or off`},
-		{EnvSphinxSearch, "phones", `$JIBOD_SPHINX_SEARCH "phones": want grammar, ngram or verify`},
+		{EnvSphinxSearch, "phones", `$JIBOD_SPHINX_SEARCH "phones": want grammar, ngram, verify or fallback`},
 		{EnvSphinxLM, "/nowhere.lm", `$JIBOD_SPHINX_LM: want off, debian or a language model file`},
 	} {
 		c := defaults()

@@ -65,12 +65,15 @@ type Sphinx struct {
 	// LM turns the open-vocabulary pass on: "debian" for Debian's en-us
 	// language model, or a language model file; "" or "off" for none.
 	LM string `json:"lm"`
-	// Search is how commands are decoded: "grammar" (or "") against the
-	// command grammar; "ngram" with the domain language model made from
+	// Search is how commands are decoded: "grammar" against the command
+	// grammar alone; "ngram" with the domain language model made from
 	// every wording of the skills' sentences, which transcribes what it
 	// does not hold instead of forcing it onto a command; "verify"
 	// against the grammar, the sentence found then checked against the
-	// domain language model's transcript of the same audio.
+	// domain language model's transcript of the same audio; "fallback"
+	// (or "", the default, with the wake word detector) against the
+	// grammar, the domain language model transcribing only what the
+	// grammar refuses, acted on when an intent's parse claims it surely.
 	Search string `json:"search"`
 }
 
@@ -79,6 +82,9 @@ const (
 	SearchGrammar = "grammar"
 	SearchNGram   = "ngram"
 	SearchVerify  = "verify"
+	// SearchFallback: the grammar, and the domain language model where
+	// its sentence is refused.
+	SearchFallback = "fallback"
 )
 
 // Floors are the recogniser's rejection floors, each in [0, 1].
@@ -247,9 +253,9 @@ func (s Sphinx) check(name func(string) string) error {
 		add("sphinx.decoys", "on or off", s.Decoys)
 	}
 	switch s.Search {
-	case "", SearchGrammar, SearchNGram, SearchVerify:
+	case "", SearchGrammar, SearchNGram, SearchVerify, SearchFallback:
 	default:
-		add("sphinx.search", SearchGrammar+", "+SearchNGram+" or "+SearchVerify, s.Search)
+		add("sphinx.search", SearchGrammar+", "+SearchNGram+", "+SearchVerify+" or "+SearchFallback, s.Search)
 	}
 	switch s.LM {
 	case "", "off", "debian":

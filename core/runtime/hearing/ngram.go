@@ -6,9 +6,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/openjibo/jibod/audio/grammar"
 	"github.com/openjibo/jibod/audio/ngram"
@@ -40,12 +42,12 @@ type domainLM struct {
 	*grammar.Grammar
 	arpa  string
 	words []string
-	// verifies: the grammar is searched, the model checks its sentence.
-	verifies bool
+	// use is how the model is searched.
+	use sphinx.ModelUse
 }
 
-// Verifies reports whether the model only checks the grammar's sentence.
-func (d domainLM) Verifies() bool { return d.verifies }
+// Use says how the model is searched.
+func (d domainLM) Use() sphinx.ModelUse { return d.use }
 
 // ARPA is the model's text.
 func (d domainLM) ARPA() string { return d.arpa }
@@ -57,6 +59,42 @@ func (d domainLM) Words() []string { return d.words }
 type ngramSettings struct {
 	weight float64
 	count  int
+}
+
+// EnvFallback sets the fallback's checks and beams as
+// "CLAIM,CONFIDENCE,COVERAGE[,BEAM,WORDBEAM,MAXHMMS[,MAXSECONDS]]" (sphinx.Fallback;
+// 0 keeps a default): a tuning switch outside the typed config.
+const EnvFallback = "JIBOD_SPHINX_FALLBACK"
+
+// fallbackFromEnv reads $JIBOD_SPHINX_FALLBACK; the zero Fallback (the
+// recogniser's defaults) when unset.
+func fallbackFromEnv(getenv func(string) string) (sphinx.Fallback, error) {
+	var f sphinx.Fallback
+	v := getenv(EnvFallback)
+	if v == "" {
+		return f, nil
+	}
+	parts := strings.Split(v, ",")
+	bad := fmt.Errorf("%s=%q: want CLAIM,CONFIDENCE,COVERAGE in [0, 1], then optionally BEAM,WORDBEAM in (0, 1), MAXHMMS and MAXSECONDS", EnvFallback, v)
+	if len(parts) != 3 && len(parts) != 6 && len(parts) != 7 {
+		return f, bad
+	}
+	nums := make([]float64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || n < 0 || math.IsNaN(n) || (i < 5 && n > 1) {
+			return f, bad
+		}
+		nums[i] = n
+	}
+	f.Claim, f.MinConfidence, f.MinCoverage = nums[0], nums[1], nums[2]
+	if len(nums) >= 6 {
+		f.Beam, f.WordBeam, f.MaxHMMs = nums[3], nums[4], int(nums[5])
+	}
+	if len(nums) == 7 {
+		f.MaxAudio = time.Duration(nums[6] * float64(time.Second))
+	}
+	return f, nil
 }
 
 // ngramFromEnv reads $JIBOD_SPHINX_NGRAM_OPEN over the defaults.
@@ -125,18 +163,20 @@ var _ sphinx.LanguageModel = domainLM{}
 
 // understand says what the robot's intent stack makes of a text
 // (sphinx.Config.Understand): the intent that claims it, as the pipeline
-// would, and the claim's confidence. The stack learns the registered
-// intents first when it has not yet, so what the verifying search
-// decides does not depend on how soon the robot learnt its skills.
+// would, the claim's confidence, and whether it is a parse in the high
+// band. The stack learns the registered intents first when it has not
+// yet, so what the recogniser decides does not depend on how soon the
+// robot learnt its skills.
 func understand(s *intent.Stack, lang string) func(ctx context.Context, text string) (sphinx.Meaning, error) {
 	return func(ctx context.Context, text string) (sphinx.Meaning, error) {
 		if err := s.Learn(ctx); err != nil {
 			return sphinx.Meaning{}, err
 		}
-		m, _, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
+		m, band, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
 		if err != nil || m == nil {
 			return sphinx.Meaning{}, err
 		}
-		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence}, nil
+		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh,
+			Slots: len(m.Slots)}, nil
 	}
 }

@@ -4,7 +4,9 @@ package hearing
 
 import (
 	"testing"
+	"time"
 
+	"github.com/openjibo/jibod/audio/sphinx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,5 +32,30 @@ func TestNGramTuningSwitches(t *testing.T) {
 	for _, bad := range []string{"1", "-0.1", "NaN", "lots", "0.1,-3", "0.1,99999", "0.1,x"} {
 		_, err := ngramFromEnv(env(EnvNGramOpen, bad))
 		assert.ErrorContains(t, err, EnvNGramOpen, bad)
+	}
+}
+
+func TestFallbackTuningSwitch(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(name string) string {
+			if name == EnvFallback {
+				return v
+			}
+			return ""
+		}
+	}
+	f, err := fallbackFromEnv(env(""))
+	require.NoError(t, err)
+	assert.Equal(t, sphinx.Fallback{}, f, "unset: the recogniser's defaults")
+	f, err = fallbackFromEnv(env("0.6,0.5,0.8"))
+	require.NoError(t, err)
+	assert.Equal(t, sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8}, f)
+	f, err = fallbackFromEnv(env("0.6,0.5,0.8,1e-30,1e-20,3000,2.5"))
+	require.NoError(t, err)
+	assert.Equal(t, sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-30, WordBeam: 1e-20,
+		MaxHMMs: 3000, MaxAudio: 2500 * time.Millisecond}, f)
+	for _, bad := range []string{"0.5", "0.5,0.5", "1.5,0.5,0.5", "-1,0.5,0.5", "NaN,0.5,0.5", "a,b,c", "0.5,0.5,0.5,2,1e-20,3000", "0.5,0.5,0.5,1e-30"} {
+		_, err := fallbackFromEnv(env(bad))
+		assert.ErrorContains(t, err, EnvFallback, bad)
 	}
 }

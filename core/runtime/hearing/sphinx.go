@@ -77,13 +77,27 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 	var meaning func(context.Context, string) (sphinx.Meaning, error)
+	fallback, err := fallbackFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
-	switch s.Search {
-	case "", config.SearchGrammar:
-	case config.SearchNGram, config.SearchVerify:
+	search := s.Search
+	if search == "" {
+		// The default: the grammar, and the domain language model where
+		// it refuses (docs/hearing.md), which needs the wake word
+		// detector's grammar of commands alone.
+		search = config.SearchFallback
 		if o.WakeInGrammar {
-			return nil, nil, fmt.Errorf("speech recognition: sphinx.search %s needs the wake word detector, not the grammar's wake", s.Search)
+			search = config.SearchGrammar
+		}
+	}
+	switch search {
+	case config.SearchGrammar:
+	case config.SearchNGram, config.SearchVerify, config.SearchFallback:
+		if o.WakeInGrammar {
+			return nil, nil, fmt.Errorf("speech recognition: sphinx.search %s needs the wake word detector, not the grammar's wake", search)
 		}
 		ns, err := ngramFromEnv(os.Getenv)
 		if err != nil {
@@ -92,25 +106,30 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		// The model is made from every wording, not the grammar's choice.
 		all := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 		all.Options.Sentences = -1
-		if s.Search == config.SearchNGram {
+		if search == config.SearchNGram {
 			gb = all
 		} else {
 			meaning = understand(p.Intents, o.Lang)
 		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
-			if s.Search == config.SearchVerify {
+			if search != config.SearchNGram {
 				var err error
 				if every, err = all.Build(ctx); err != nil {
 					return nil, err
 				}
 			}
 			m, err := newDomainLM(ctx, g, every, lex, ns)
-			m.verifies = s.Search == config.SearchVerify
+			switch search {
+			case config.SearchVerify:
+				m.use = sphinx.ModelVerifies
+			case config.SearchFallback:
+				m.use = sphinx.ModelFallback
+			}
 			return m, err
 		}
 	default:
-		return nil, nil, fmt.Errorf("speech recognition: sphinx.search %q: want %s, %s or %s", s.Search, config.SearchGrammar, config.SearchNGram, config.SearchVerify)
+		return nil, nil, fmt.Errorf("speech recognition: sphinx.search %q: want %s, %s, %s or %s", search, config.SearchGrammar, config.SearchNGram, config.SearchVerify, config.SearchFallback)
 	}
 	// The people's names are in the grammar: a change of the loop
 	// rebuilds it as a registration does. The watcher follows the bus
@@ -158,7 +177,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, ResetNoise: resetNoise, Open: open, Understand: meaning, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		DenoiseBelowSNR: denoise, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})

@@ -1,0 +1,144 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/ngram"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fallbackLM is testLM's grammar with a domain language model that also
+// holds wordings the grammar lacks ("what is the time"), searched only
+// where the grammar's sentence is refused.
+func fallbackLM(t *testing.T) testLM {
+	t.Helper()
+	lm := newTestLM(t, ModelFallback)
+	var c ngram.Corpus
+	for i, s := range []string{"what time is it", "tell me the time", "what is the time", "how are you", "whats the date"} {
+		c.Sentences = append(c.Sentences, ngram.Sentence{Tokens: strings.Fields(s), Group: i})
+	}
+	open, err := OpenWords(1000)
+	require.NoError(t, err)
+	m, err := ngram.Build(c, ngram.Options{Open: open, OpenWeight: 0.3})
+	require.NoError(t, err)
+	var sb strings.Builder
+	require.NoError(t, m.WriteARPA(&sb))
+	lm.arpa, lm.words = sb.String(), m.Words()
+	return lm
+}
+
+// timeToo understands commandsOnly's commands and the other wordings of
+// the time the fallback's model holds.
+func timeToo(ctx context.Context, text string) (Meaning, error) {
+	if text == "tell me the time" || text == "what is the time" {
+		return Meaning{Intent: "clock:time", Confidence: 0.97, Parsed: true}, nil
+	}
+	return commandsOnly(ctx, text)
+}
+
+// noisy is pcm over white noise of the given RMS, the same on every run.
+func noisy(pcm []int16, rms float64, seed uint64) []int16 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	lead := make([]int16, audio.SampleRate/2)
+	out := append(lead, pcm...)
+	out = append(out, make([]int16, audio.SampleRate/2)...)
+	for i := range out {
+		out[i] = int16(max(-32768, min(32767, float64(out[i])+rng.NormFloat64()*rms)))
+	}
+	return out
+}
+
+// TestFallbackHearsWhatTheGrammarLacks is issue 24's "paraphrases
+// heard": a wording the grammar does not hold, which the grammar refuses,
+// is transcribed by the domain language model and acted on, marked open,
+// because an intent claims it surely; speech no intent claims is still
+// refused, and what the grammar accepts is as before.
+func TestFallbackHearsWhatTheGrammarLacks(t *testing.T) {
+	lm := fallbackLM(t)
+	floors := Config{MinConfidence: 0.8, MinCoverage: 0.8}
+	plainCfg, fbCfg := floors, floors
+	plainCfg.Grammar = lm.Grammar
+	fbCfg.Grammar, fbCfg.Understand = lm, timeToo
+	plain := newTestRecognizer(t, plainCfg)
+	r := newTestRecognizer(t, fbCfg)
+
+	// A robot has heard something before: the front end's noise
+	// estimate goes on from it.
+	for _, rec := range []*Recognizer{plain, r} {
+		_, err := rec.Recognize(context.Background(), speak(t, "how are you"))
+		require.NoError(t, err)
+	}
+	pcm := speak(t, "what is the time")
+	h, err := plain.Recognize(context.Background(), pcm)
+	require.NoError(t, err)
+	require.Empty(t, h, "the grammar alone refuses it")
+	h, v, err := r.RecognizeVerdict(context.Background(), pcm)
+	require.NoError(t, err)
+	require.Len(t, h, 1, "verdict %+v", v)
+	assert.Equal(t, "what is the time", h[0].Text)
+	assert.True(t, h[0].Open, "a transcript, not a grammar sentence")
+	assert.Equal(t, "acted", v.Fallback)
+	assert.Equal(t, "clock:time", v.Claim)
+	assert.NotEmpty(t, v.Dropped, "the grammar's sentence was refused first")
+
+	for _, say := range []string{"she told me a story about her grandmother who lived on a farm", "the train leaves at half past nine"} {
+		h, v, err := r.RecognizeVerdict(context.Background(), speak(t, say))
+		require.NoError(t, err)
+		assert.Empty(t, h, "%q heard as %v (%+v)", say, h, v)
+	}
+	for _, say := range []string{"what time is it", "set a timer for twenty seconds", "how are you"} {
+		h, v, err := r.RecognizeVerdict(context.Background(), speak(t, say))
+		require.NoError(t, err)
+		assert.Equal(t, say, best(h))
+		assert.Empty(t, v.Fallback, "the grammar's sentence taken: no fallback")
+	}
+}
+
+// TestFallbackLeavesTheDecoderAsItWas: the fallback searches the
+// features the grammar's search computed, so the front end's noise
+// estimate, which goes on from one utterance to the next, is what it
+// would have been without it: every utterance after a refused one is
+// decoded exactly as by a recogniser without the fallback.
+func TestFallbackLeavesTheDecoderAsItWas(t *testing.T) {
+	lm := fallbackLM(t)
+	plain := newTestRecognizer(t, Config{Grammar: lm.Grammar, MinConfidence: 0.8, MinCoverage: 0.8})
+	r := newTestRecognizer(t, Config{Grammar: lm, Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8})
+	utterances := [][]int16{
+		noisy(speak(t, "tell me the time"), 300, 1),
+		noisy(speak(t, "what time is it"), 30, 2),
+		noisy(speak(t, "she told me a story about her grandmother"), 900, 3),
+		noisy(speak(t, "set a timer for five minutes"), 200, 4),
+		noisy(speak(t, "how are you"), 600, 5),
+	}
+	fallbacks := 0
+	for i, pcm := range utterances {
+		hp, vp, err := plain.RecognizeVerdict(context.Background(), pcm)
+		require.NoError(t, err)
+		hf, vf, err := r.RecognizeVerdict(context.Background(), pcm)
+		require.NoError(t, err)
+		if vf.Fallback != "" {
+			fallbacks++
+			continue
+		}
+		assert.Equal(t, hp, hf, "utterance %d", i)
+		assert.Equal(t, vp, vf, "utterance %d: the same search, the same scores", i)
+	}
+	assert.Positive(t, fallbacks, "the fallback ran")
+}
+
+// A fallback language model without the intent engines to decide on its
+// transcripts is refused.
+func TestFallbackNeedsTheIntentEngines(t *testing.T) {
+	r, err := New(context.Background(), Config{Grammar: fallbackLM(t)})
+	if err == nil {
+		r.Close()
+	}
+	assert.ErrorContains(t, err, "needs the intent engines")
+}
