@@ -329,6 +329,9 @@ func why(res Result) string {
 			b.WriteString("no sentence")
 		} else {
 			fmt.Fprintf(&b, "%q confidence %.2f coverage %.2f", d.Sentence, d.Confidence, d.Coverage)
+			if d.Accept > 0 {
+				fmt.Fprintf(&b, " acceptance %.2f", d.Accept)
+			}
 		}
 		if d.Dropped != "" && d.Sentence != "" {
 			fmt.Fprintf(&b, ", dropped by %s", d.Dropped)
@@ -468,6 +471,21 @@ type FileResult struct {
 	Got         string    `json:"got,omitempty"`
 	Correct     bool      `json:"correct"`
 	Error       string    `json:"error,omitempty"`
+	// Decisions are the recogniser's verdicts, one per recognition.
+	Decisions []FileDecision `json:"decisions,omitempty"`
+}
+
+// FileDecision is one recognition's verdict in the JSON report
+// (audio.Verdict).
+type FileDecision struct {
+	AudioSeconds float64   `json:"audio_s"`
+	Sentence     string    `json:"sentence,omitempty"`
+	Confidence   float64   `json:"confidence"`
+	Coverage     float64   `json:"coverage"`
+	Accept       float64   `json:"accept,omitempty"`
+	SNR          float64   `json:"snr"`
+	Dropped      string    `json:"dropped,omitempty"`
+	Features     []float64 `json:"features,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -487,6 +505,10 @@ func (r *Report) Files() []FileResult {
 			f.Got = res.Got.String()
 		}
 		f.Correct = res.TruthOK && res.GotOK && res.Got.equal(res.Truth)
+		for _, d := range res.Heard.Decisions {
+			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
+				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Dropped: d.Dropped, Features: d.Features})
+		}
 		out = append(out, f)
 	}
 	return out

@@ -146,6 +146,13 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	accept, acceptAt, err := acceptFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	if model != sphinx.DefaultModelDir || s.Floors != nil {
+		accept, acceptAt = nil, 0
+	}
 	denoise := DenoiseBelow(s.DenoiseDB)
 	if denoise == 0 {
 		denoise = modelDenoise(model)
@@ -156,7 +163,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		DenoiseBelowSNR: denoise, Open: open, Understand: meaning, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
-		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
+		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
@@ -206,6 +213,46 @@ func NewWakeSpotter(ctx context.Context, threshold float64, s config.Sphinx) (sp
 		return nil, nil, err
 	}
 	return sp, sp.Close, nil
+}
+
+// EnvAccept chooses how the recogniser decides whether to act on the
+// sentence it found (a tuning switch outside the typed config): unset or
+// "on", the acceptance model (sphinx.DefaultAcceptModel) at its own
+// threshold; a number in (0, 1), that model at that threshold; "floors",
+// the confidence and coverage floors of 0.8 instead (the decision before
+// the model, for comparison); any other value, an acceptance model file
+// (scripts/train-accept.py writes them). The floors decide regardless
+// with an adapted acoustic model, whose scores the model was not trained
+// on, and when sphinx.floors sets them.
+const EnvAccept = "JIBOD_SPHINX_ACCEPT"
+
+// acceptFromEnv returns the acceptance model and threshold
+// $JIBOD_SPHINX_ACCEPT asks for: none for "floors".
+func acceptFromEnv(getenv func(string) string) (*sphinx.AcceptModel, float64, error) {
+	v := getenv(EnvAccept)
+	switch v {
+	case "floors":
+		return nil, 0, nil
+	case "", "on":
+		m, err := sphinx.DefaultAcceptModel()
+		return m, 0, err
+	}
+	if t, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(t > 0 && t < 1) { // NaN too
+			return nil, 0, fmt.Errorf("%s=%q: want on, floors, a threshold in (0, 1) or a model file", EnvAccept, v)
+		}
+		m, err := sphinx.DefaultAcceptModel()
+		return m, t, err
+	}
+	data, err := os.ReadFile(v)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s=%q: want on, floors, a threshold in (0, 1) or a model file: %w", EnvAccept, v, err)
+	}
+	m, err := sphinx.ParseAcceptModel(data)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s=%q: %w", EnvAccept, v, err)
+	}
+	return m, 0, nil
 }
 
 // EnvPhoneMargin turns the phone loop's rejection on with a margin

@@ -3,6 +3,7 @@
 package hearing
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,6 +91,54 @@ func TestPhoneLoopFromEnv(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.loop, loop)
 			assert.Equal(t, tt.margin, margin)
+		})
+	}
+}
+
+// TestAcceptFromEnv: the acceptance model decides by default at its own
+// threshold; another threshold or model file comes from the environment,
+// "floors" goes back to the confidence and coverage floors, and a bad
+// value is named.
+func TestAcceptFromEnv(t *testing.T) {
+	def, err := sphinx.DefaultAcceptModel()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "accept.json")
+	data, err := json.Marshal(def)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, data, 0o600))
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"features": ["snr"]}`), 0o600))
+	tests := []struct {
+		value     string
+		model     bool
+		threshold float64
+		err       string
+	}{
+		{"", true, 0, ""},
+		{"on", true, 0, ""},
+		{"floors", false, 0, ""},
+		{"0.35", true, 0.35, ""},
+		{file, true, 0, ""},
+		{"0", false, 0, `JIBOD_SPHINX_ACCEPT="0": want on, floors, a threshold in (0, 1) or a model file`},
+		{"1", false, 0, "want on, floors"},
+		{"NaN", false, 0, "want on, floors"},
+		{filepath.Join(dir, "none.json"), false, 0, "no such file"},
+		{bad, false, 0, "acceptance model: features"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			m, threshold, err := acceptFromEnv(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.model, m != nil)
+			if m != nil {
+				assert.Equal(t, *def, *m)
+			}
+			assert.Equal(t, tt.threshold, threshold)
 		})
 	}
 }
