@@ -72,6 +72,9 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
+	if gb.Options.Sentences, err = sentencesFromEnv(os.Getenv); err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
@@ -213,6 +216,32 @@ func NewWakeSpotter(ctx context.Context, threshold float64, s config.Sphinx) (sp
 		return nil, nil, err
 	}
 	return sp, sp.Close, nil
+}
+
+// EnvSentences sets how many sentences of each intent the command
+// grammar holds (grammar.Options.Sentences): a number, or "all" for every
+// expansion; unset, the grammar's default. A tuning switch outside the
+// typed config, for measuring the grammar's size.
+const EnvSentences = "JIBOD_SPHINX_SENTENCES"
+
+// maxSentencesPerIntent bounds EnvSentences.
+const maxSentencesPerIntent = 10000
+
+// sentencesFromEnv returns grammar.Options.Sentences as
+// $JIBOD_SPHINX_SENTENCES asks.
+func sentencesFromEnv(getenv func(string) string) (int, error) {
+	switch v := getenv(EnvSentences); v {
+	case "":
+		return 0, nil
+	case "all":
+		return -1, nil
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxSentencesPerIntent {
+			return 0, fmt.Errorf("%s=%q: want all or a number of sentences per intent in 1..%d", EnvSentences, v, maxSentencesPerIntent)
+		}
+		return n, nil
+	}
 }
 
 // EnvAccept chooses how the recogniser decides whether to act on the

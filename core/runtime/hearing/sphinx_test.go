@@ -143,6 +143,34 @@ func TestAcceptFromEnv(t *testing.T) {
 	}
 }
 
+// TestSentencesFromEnv: the grammar's default size unless the
+// environment asks for another, or for every expansion.
+func TestSentencesFromEnv(t *testing.T) {
+	tests := []struct {
+		value string
+		want  int
+		err   string
+	}{
+		{"", 0, ""},
+		{"all", -1, ""},
+		{"120", 120, ""},
+		{"0", 0, `JIBOD_SPHINX_SENTENCES="0": want all or a number of sentences per intent in 1..10000`},
+		{"10001", 0, "want all or a number"},
+		{"many", 0, "want all or a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			n, err := sentencesFromEnv(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, n)
+		})
+	}
+}
+
 // TestModelDenoise: an adapted model's noise suppression threshold, from
 // its provenance; Debian's model and older adapted models take the
 // recogniser's default.
