@@ -134,6 +134,11 @@ type AcceptModel struct {
 	// Threshold is the probability from which a hypothesis is acted on,
 	// chosen on the tuning set.
 	Threshold float64 `json:"threshold"`
+	// FloorVeto, when set, is the probability from which a hypothesis
+	// that also passes the recogniser's confidence and coverage floors is
+	// acted on, below Threshold: the floors keep what they let through
+	// unless the model finds it unlikely. 0 leaves the floors out.
+	FloorVeto float64 `json:"floor_veto,omitempty"`
 }
 
 // maxHidden bounds an acceptance model's hidden units.
@@ -198,6 +203,9 @@ func (m *AcceptModel) check() error {
 	}
 	if !(m.Threshold > 0 && m.Threshold < 1) {
 		return errors.New("threshold not in (0, 1)")
+	}
+	if !(m.FloorVeto >= 0 && m.FloorVeto <= m.Threshold) {
+		return errors.New("floor veto not in [0, threshold]")
 	}
 	return nil
 }

@@ -90,11 +90,13 @@ type Config struct {
 	// less than this share of its loud frames: speech the sentence leaves
 	// unexplained. 0 keeps every utterance.
 	MinCoverage float64
-	// Accept, if set, decides instead of MinConfidence and MinCoverage:
-	// the best sentence is acted on when the acceptance model's
-	// probability that it is right reaches AcceptThreshold (0: the
-	// model's own threshold), and its hypotheses carry the model's
-	// probability as their confidence (AcceptConfidence).
+	// Accept, if set, decides with MinConfidence and MinCoverage: the
+	// best sentence is acted on when the acceptance model's probability
+	// that it is right reaches AcceptThreshold (0: the model's own
+	// threshold), or when it passes both floors and the probability
+	// reaches the model's FloorVeto; its hypotheses carry the model's
+	// probability as their confidence (AcceptConfidence), at least the
+	// threshold's when acted on.
 	Accept          *AcceptModel
 	AcceptThreshold float64
 	// Wake, if set, is the wake phrase, and a best sentence starting with
@@ -770,7 +772,11 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			t = m.Threshold
 		}
 		p := m.Probability(feats)
-		v.Accept, accepted = p, p >= t
+		floors := conf >= r.cfg.MinConfidence && cover >= r.cfg.MinCoverage
+		v.Accept, accepted = p, p >= t || m.FloorVeto > 0 && floors && p >= m.FloorVeto
+		if accepted {
+			p = max(p, t)
+		}
 		conf = AcceptConfidence(p, t)
 	}
 	wake := strings.Fields(r.cfg.Wake)
