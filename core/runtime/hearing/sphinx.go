@@ -246,13 +246,13 @@ func sentencesFromEnv(getenv func(string) string) (int, error) {
 
 // EnvAccept chooses how the recogniser decides whether to act on the
 // sentence it found (a tuning switch outside the typed config): unset or
-// "on", the acceptance model (sphinx.DefaultAcceptModel) at its own
-// threshold; a number in (0, 1), that model at that threshold; "floors",
-// the confidence and coverage floors of 0.8 instead (the decision before
-// the model, for comparison); any other value, an acceptance model file
-// (scripts/train-accept.py writes them). The floors decide regardless
-// with an adapted acoustic model, whose scores the model was not trained
-// on, and when sphinx.floors sets them.
+// "floors", the confidence and coverage floors alone (the default); "on",
+// the acceptance model (sphinx.DefaultAcceptModel) at its own threshold;
+// a number in (0, 1), that model at that threshold; any other value, an
+// acceptance model file (scripts/train-accept.py writes them). The floors
+// decide alone regardless with an adapted acoustic model, whose scores
+// the model was not trained on, and when sphinx.floors sets them.
+// docs/hearing.md says why the model is not the default.
 const EnvAccept = "JIBOD_SPHINX_ACCEPT"
 
 // acceptFromEnv returns the acceptance model and threshold
@@ -260,22 +260,22 @@ const EnvAccept = "JIBOD_SPHINX_ACCEPT"
 func acceptFromEnv(getenv func(string) string) (*sphinx.AcceptModel, float64, error) {
 	v := getenv(EnvAccept)
 	switch v {
-	case "floors":
+	case "", "floors":
 		return nil, 0, nil
-	case "", "on":
+	case "on":
 		m, err := sphinx.DefaultAcceptModel()
 		return m, 0, err
 	}
 	if t, err := strconv.ParseFloat(v, 64); err == nil {
 		if !(t > 0 && t < 1) { // NaN too
-			return nil, 0, fmt.Errorf("%s=%q: want on, floors, a threshold in (0, 1) or a model file", EnvAccept, v)
+			return nil, 0, fmt.Errorf("%s=%q: want floors, on, a threshold in (0, 1) or a model file", EnvAccept, v)
 		}
 		m, err := sphinx.DefaultAcceptModel()
 		return m, t, err
 	}
 	data, err := os.ReadFile(v)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s=%q: want on, floors, a threshold in (0, 1) or a model file: %w", EnvAccept, v, err)
+		return nil, 0, fmt.Errorf("%s=%q: want floors, on, a threshold in (0, 1) or a model file: %w", EnvAccept, v, err)
 	}
 	m, err := sphinx.ParseAcceptModel(data)
 	if err != nil {

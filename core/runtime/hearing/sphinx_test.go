@@ -95,9 +95,9 @@ func TestPhoneLoopFromEnv(t *testing.T) {
 	}
 }
 
-// TestAcceptFromEnv: the acceptance model decides by default at its own
-// threshold; another threshold or model file comes from the environment,
-// "floors" goes back to the confidence and coverage floors, and a bad
+// TestAcceptFromEnv: the confidence and coverage floors decide by
+// default; "on" asks for the acceptance model at its own threshold,
+// another threshold or model file comes from the environment, and a bad
 // value is named.
 func TestAcceptFromEnv(t *testing.T) {
 	def, err := sphinx.DefaultAcceptModel()
@@ -115,14 +115,14 @@ func TestAcceptFromEnv(t *testing.T) {
 		threshold float64
 		err       string
 	}{
-		{"", true, 0, ""},
+		{"", false, 0, ""},
 		{"on", true, 0, ""},
 		{"floors", false, 0, ""},
 		{"0.35", true, 0.35, ""},
 		{file, true, 0, ""},
-		{"0", false, 0, `JIBOD_SPHINX_ACCEPT="0": want on, floors, a threshold in (0, 1) or a model file`},
-		{"1", false, 0, "want on, floors"},
-		{"NaN", false, 0, "want on, floors"},
+		{"0", false, 0, `JIBOD_SPHINX_ACCEPT="0": want floors, on, a threshold in (0, 1) or a model file`},
+		{"1", false, 0, "want floors, on"},
+		{"NaN", false, 0, "want floors, on"},
 		{filepath.Join(dir, "none.json"), false, 0, "no such file"},
 		{bad, false, 0, "acceptance model: features"},
 	}
