@@ -765,7 +765,9 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	v.Confidence, v.Coverage = conf, cover
 	feats := HypothesisFeatures(d.wordSpans(segs), cover, len(pcm)/floorFrame, v.SNR)
 	v.Features = feats[:]
-	accepted := true
+	// hypConf is the confidence the hypotheses carry: the acoustic one,
+	// or the acceptance model's probability mapped onto it.
+	accepted, hypConf := true, conf
 	if m := r.cfg.Accept; m != nil {
 		t := r.cfg.AcceptThreshold
 		if t == 0 {
@@ -777,7 +779,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		if accepted {
 			p = max(p, t)
 		}
-		conf = AcceptConfidence(p, t)
+		hypConf = AcceptConfidence(p, t)
 	}
 	wake := strings.Fields(r.cfg.Wake)
 	woke := len(wake) > 0 && hasPrefix(best.text, wake)
@@ -863,9 +865,9 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		seen[t] = true
 		// A rival's confidence: the best's, scaled by its likelihood
 		// relative to the best path.
-		c := conf
+		c := hypConf
 		if i > 0 {
-			c = conf * min(1, d.ratio(scores[i]-scores[0]))
+			c = hypConf * min(1, d.ratio(scores[i]-scores[0]))
 		}
 		out = append(out, audio.Hypothesis{Text: t, Confidence: c})
 	}
