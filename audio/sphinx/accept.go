@@ -147,8 +147,9 @@ const maxHidden = 64
 //go:embed accept.json
 var acceptJSON []byte
 
-// DefaultAcceptModel is the acceptance model the recogniser uses unless
-// told otherwise (audio/sphinx/accept.json).
+// DefaultAcceptModel is the trained acceptance model committed with the
+// package (audio/sphinx/accept.json; docs/hearing.md says how it was
+// made and why the robot does not use it by default).
 func DefaultAcceptModel() (*AcceptModel, error) {
 	return ParseAcceptModel(acceptJSON)
 }

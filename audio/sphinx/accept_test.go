@@ -94,6 +94,9 @@ func TestParseAcceptModel(t *testing.T) {
 		{"a short hidden unit", func(m *AcceptModel) { m.Hidden, m.HiddenBias = [][]float64{{1}}, []float64{0} }, "hidden unit 0"},
 		{"threshold 1", func(m *AcceptModel) { m.Threshold = 1 }, "threshold"},
 		{"threshold missing", func(m *AcceptModel) { m.Threshold = 0 }, "threshold"},
+		{"a floor veto", func(m *AcceptModel) { m.FloorVeto = 0.3 }, ""},
+		{"a floor veto over the threshold", func(m *AcceptModel) { m.FloorVeto = 0.6 }, "floor veto"},
+		{"a negative floor veto", func(m *AcceptModel) { m.FloorVeto = -0.1 }, "floor veto"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
