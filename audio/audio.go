@@ -74,7 +74,7 @@ type Verdict struct {
 	Confidence, Coverage float64
 	// Dropped names what dropped the sentence ("" when it was kept): "no
 	// sentence", "decoy", "coverage", "confidence", "coverage and
-	// confidence", "verify", "phone loop".
+	// confidence", "acceptance", "verify", "phone loop".
 	Dropped string
 	// Decoded is how much audio the decoder heard, after trimming.
 	Decoded time.Duration
@@ -93,6 +93,11 @@ type Verdict struct {
 	TranscriptConfidence, TranscriptCoverage float64
 	Claim                                    string
 	ClaimScore                               float64
+	// Accept is the acceptance model's probability that the sentence is
+	// right (0 without one), and Features what it was computed from
+	// (the sphinx recogniser's AcceptFeatureNames).
+	Accept   float64
+	Features []float64
 }
 
 // VerdictRecognizer is a Recognizer that also says why (Verdict).

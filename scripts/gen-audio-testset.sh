@@ -6,7 +6,7 @@
 # kind: command (with the wake phrase when wake is true), wake (the phrase
 # alone), other (everyday speech the robot must not act on).
 #
-#   scripts/gen-audio-testset.sh [--quick|--heldout|--hard|--wake|--paraphrase] [DIR]
+#   scripts/gen-audio-testset.sh [--quick|--heldout|--hard|--wake|--paraphrase|--train] [DIR]
 #   scripts/gen-audio-testset.sh --enroll PROMPTS [DIR]
 #   scripts/gen-audio-testset.sh --enroll-heldout PROMPTS [DIR]
 #   scripts/gen-audio-testset.sh --enroll-hard PROMPTS [DIR]
@@ -61,6 +61,14 @@
 # phrase, and other everyday sentences, in the tuning set's voices,
 # speeds, pitches and noise: what happens where the grammar refuses a
 # sentence is tuned on it (docs/hearing.md).
+# --train makes the recogniser's training set (DIR defaults to
+# bin/audio-testset-train), which the acceptance model
+# (scripts/train-accept.py) is trained on: other wordings of the skills'
+# commands than the tuning and held-out sets' (grammar sentences and
+# wordings the grammar does not hold), requests no skill knows and other
+# everyday speech, in the tuning set's voices and other espeak-ng
+# variants of neither other set, at other speeds and pitches, clean and
+# in pink noise. Nothing of the held-out set is in it.
 # --quick makes a small set (clean audio only, a few files of each kind):
 # the sphinx build's tests run the eval on it. Needs espeak-ng and sox (scripts/deps.sh installs them). The
 # output is deterministic for a given espeak-ng and sox: every sox run has
@@ -73,6 +81,7 @@ heldout=0
 hard=0
 wakeset=0
 paraphrase=0
+trainset=0
 prompts=
 enroll_heldout=0
 enroll_hard=0
@@ -104,6 +113,10 @@ case "${1:-}" in
 	paraphrase=1
 	shift
 	;;
+--train)
+	trainset=1
+	shift
+	;;
 esac
 if [ "$enroll_heldout" = 1 ]; then
 	out=${1:-bin/audio-testset-enroll-heldout}
@@ -121,6 +134,8 @@ elif [ "$wakeset" = 1 ]; then
 	out=${1:-bin/audio-testset-wake}
 elif [ "$paraphrase" = 1 ]; then
 	out=${1:-bin/audio-testset-paraphrase}
+elif [ "$trainset" = 1 ]; then
+	out=${1:-bin/audio-testset-train}
 else
 	out=${1:-bin/audio-testset}
 fi
@@ -407,6 +422,122 @@ if [ "$wakeset" = 1 ]; then
 	speeds=(135 150 165 180 195 210 175)
 	pitches=(30 42 50 58 66 74)
 	noises=(clean snr10 babble10 babble5 music10 reverb far)
+fi
+if [ "$trainset" = 1 ]; then
+	# Commands in other words than both other sets', in and out of the
+	# grammar, and speech the robot must not act on.
+	commands=(
+		"what time is it right now"
+		"what's the current time"
+		"what hour is it"
+		"could you tell me the time"
+		"i wonder what time it is"
+		"which day is it today"
+		"what month is it"
+		"what day of the week is it"
+		"what year is it"
+		"set a timer for seven minutes"
+		"start a timer for fifteen minutes"
+		"give me a timer for one minute"
+		"i need a timer for twenty minutes"
+		"set a three minute timer"
+		"make a countdown for four minutes"
+		"timer for eight minutes please"
+		"set a timer for ninety seconds"
+		"put on a timer for six minutes"
+		"clear the timer"
+		"remove my timer"
+		"forget the timer"
+		"turn the timer off"
+		"please get rid of the timer"
+		"how long until the timer goes off"
+		"how much time do i have left"
+		"how many minutes are left"
+		"turn the sound up"
+		"a little louder please"
+		"make it louder"
+		"bring the volume down"
+		"a bit quieter"
+		"softer please"
+		"could you be a little quieter"
+		"volume to six"
+		"set the volume to two"
+		"max volume"
+		"what volume are you at"
+		"how loud are you"
+		"be quiet"
+		"turn the sound off"
+		"turn the sound back on"
+		"sound on"
+		"thanks a lot"
+		"thank you so much"
+		"how are you today"
+		"how's it going"
+		"who are you anyway"
+		"what should i call you"
+		"when is your birthday"
+		"how many years old are you"
+		"are you a machine"
+		"are you human"
+		"do you like music"
+		"do you love dogs"
+		"which colour do you like best"
+		"what do you do for fun"
+		"sweet dreams"
+		"nighty night"
+		"i'm going to bed"
+		"hiya"
+		"good day"
+		"nice to meet you"
+		"what else can you do"
+		"what are your skills"
+		"what are you good at"
+	)
+	other=(
+		"The bus was late again so I walked to work."
+		"Could you hand me that cup on the shelf?"
+		"We are thinking of painting the kitchen yellow."
+		"My sister is learning to play the violin."
+		"The printer in the office has run out of paper."
+		"I left my umbrella at the restaurant last night."
+		"Let's meet at the station at a quarter past ten."
+		"The river froze over during the cold winter."
+		"He forgot his password and had to reset it."
+		"Which way is the nearest post office?"
+		"Set aside some time for the garden this weekend."
+		"How much did you pay for the new sofa?"
+		"The baby finally fell asleep after lunch."
+		"I would love a cup of tea right now."
+		"Turn the oven off when the bread is golden."
+		"Are you going to the market tomorrow morning?"
+		"The kids want pancakes for breakfast again."
+		"Did anyone see where the dog went?"
+		"This book is much longer than I expected."
+		"The phone keeps ringing but nobody answers."
+		"What a lovely surprise to see you here."
+		"I can't remember where I parked the car."
+		"The football match starts in twenty minutes."
+		"She painted a picture of the mountains."
+		"My grandfather tells the best stories."
+		"Please close the window, it's getting cold."
+		"We should book the hotel before it fills up."
+		"The soup needs a little more salt."
+		"Who left the lights on in the hallway?"
+		"The shop on the corner sells fresh bread."
+		"What's the capital of Australia?"
+		"Can you order a pizza for us?"
+		"Read me a poem about the sea."
+		"Who won the election last year?"
+		"How far is it to the airport?"
+		"Do you ever get tired?"
+		"Play my favourite song."
+		"Call my mother please."
+		"What's the weather going to be like tomorrow?"
+		"Turn on the lights in the living room."
+	)
+	voices=(en-us en-us+m3 en-gb en-us+f2 en-gb-x-rp en-us+m1 en-029 en-us+f5 en-us-nyc en-gb+m5 en-us+m7 en-029+m7)
+	speeds=(145 160 178 190 205 170)
+	pitches=(40 55 65 30 50 45 62)
 fi
 if [ "$enroll_heldout" = 1 ] || [ "$enroll_hard" = 1 ]; then
 	noises=("${tuning_noises[@]}")

@@ -4,7 +4,7 @@
 # goes on after the speaker stops, so an utterance must end on the
 # speaker, not on silence.
 #
-#   scripts/gen-hearing-devset.sh [--quick|--tune] [DIR]
+#   scripts/gen-hearing-devset.sh [--quick|--tune|--train] [DIR]
 #
 # DIR defaults to bin/hearing-devset. --tune makes its tuning twin (DIR
 # defaults to bin/hearing-tuneset): the tuning set's sentences and voices
@@ -12,10 +12,15 @@
 # reading other text, and music drawn with another seed, in the same
 # four backgrounds (babble2-10, babble2-5, babble4-10, music-10), so the
 # listener's thresholds for a room that is not quiet are chosen on speech
-# and noise the development set never uses. Each file is a sentence said by one
-# espeak-ng voice with 8 s of the noise before it (the television was on
-# before anyone spoke) and 2.5 s after it, the noise measured against the
-# speech by RMS (noise beds carry a faint pink noise 40 dB under them, as
+# and noise the development set never uses.
+# --train makes the acceptance model's training set for these backgrounds
+# (DIR defaults to bin/hearing-trainset; scripts/train-accept.py): the
+# commands and everyday sentences of gen-audio-testset.sh --train, in its
+# voices, over babble and music of talkers, text and a seed of neither
+# other set, in the tuning twin's four backgrounds.
+# Each file is a sentence said by one espeak-ng voice with 8 s of the
+# noise before it (the television was on before anyone spoke) and 2.5 s
+# after it, the noise measured against the speech by RMS (noise beds carry a faint pink noise 40 dB under them, as
 # a room and a microphone do, never digital silence):
 #   clean      no noise (1 s of silence either side)
 #   babble2-10 two other espeak-ng talkers reading everyday text, 10 dB
@@ -42,6 +47,7 @@ set -euo pipefail
 
 quick=0
 tune=0
+train=0
 case "${1:-}" in
 --quick)
 	quick=1
@@ -51,9 +57,14 @@ case "${1:-}" in
 	tune=1
 	shift
 	;;
+--train)
+	train=1
+	shift
+	;;
 esac
 out=${1:-bin/hearing-devset}
 [ "$tune" = 1 ] && out=${1:-bin/hearing-tuneset}
+[ "$train" = 1 ] && out=${1:-bin/hearing-trainset}
 for p in espeak-ng sox soxi awk; do
 	command -v "$p" >/dev/null 2>&1 || { echo "gen-hearing-devset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
@@ -164,6 +175,52 @@ if [ "$tune" = 1 ]; then
 		"If we leave the paint to dry overnight we can put the second coat on tomorrow."
 	)
 	music_seed=71
+	noises=(babble2-10 babble2-5 babble4-10 music-10)
+fi
+if [ "$train" = 1 ]; then
+	# Other wordings than both other sets' (in and out of the grammar),
+	# voices, babble talkers, their text and the music's seed of neither.
+	commands=(
+		"what time is it right now" "what's the current time" "could you tell me the time"
+		"which day is it today" "what day of the week is it" "set a timer for seven minutes"
+		"start a timer for fifteen minutes" "give me a timer for one minute" "set a three minute timer"
+		"timer for eight minutes please" "clear the timer" "remove my timer" "please get rid of the timer"
+		"how long until the timer goes off" "how many minutes are left" "turn the sound up"
+		"a little louder please" "bring the volume down" "a bit quieter" "volume to six"
+		"set the volume to two" "max volume" "how loud are you" "be quiet" "turn the sound back on"
+		"thanks a lot" "how are you today" "who are you anyway" "when is your birthday"
+		"are you a machine" "do you like music" "sweet dreams" "nice to meet you" "what else can you do"
+	)
+	paraphrases=()
+	other=(
+		"The bus was late again so I walked to work."
+		"Could you hand me that cup on the shelf?"
+		"We are thinking of painting the kitchen yellow."
+		"Let's meet at the station at a quarter past ten."
+		"How much did you pay for the new sofa?"
+		"Turn the oven off when the bread is golden."
+		"The football match starts in twenty minutes."
+		"What's the capital of Australia?"
+		"Can you order a pizza for us?"
+		"Who won the election last year?"
+		"Play my favourite song."
+		"Turn on the lights in the living room."
+	)
+	voices=(en-us en-us+m3 en-gb en-us+f2 en-gb-x-rp en-us+m1 en-029 en-us+f5 en-us-nyc en-gb+m5 en-us+m7 en-029+m7)
+	speeds=(145 160 178 190 205 170)
+	pitches=(40 55 65 30 50 45 62)
+	babble_voices=(en-us+m5 en-gb+m3 en-gb-x-rp+m1 en-029+m3 en-us+f1 en-gb+m7)
+	babble_text=(
+		"The garage said the car would be ready by Tuesday, but they still have not called."
+		"We planted tomatoes along the fence and the squirrels ate every single one of them."
+		"Her grandfather worked on the railway for forty years and never missed a single day."
+		"The new library has a reading room on the top floor with a view over the harbour."
+		"I think we should split the bill, since everybody ordered something different anyway."
+		"After the storm the whole street was covered in leaves and broken branches."
+		"They are opening a swimming pool next to the school at the end of the summer."
+		"My phone battery dies by lunchtime now, so I carry a charger everywhere I go."
+	)
+	music_seed=113
 	noises=(babble2-10 babble2-5 babble4-10 music-10)
 fi
 if [ "$quick" = 1 ]; then

@@ -378,3 +378,31 @@ func TestMistakesSayWhy(t *testing.T) {
 		`recognised 1.80 s (SNR 12 dB): "whats the time" confidence 0.41 coverage 1.00, dropped by confidence; `+
 		`fallback: "whats the tide" confidence 0.90 coverage 0.95 claimed by clock:time at 0.80, guess`, ms[0].Why)
 }
+
+// TestFilesCarryTheVerdicts: the JSON report gives every file's
+// recognitions with what the recogniser measured, the acceptance model's
+// probability and features among them (what scripts/train-accept.py
+// learns from), and a mistake's why names the model's probability.
+func TestFilesCarryTheVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	writeWAV(t, dir, "c.wav", 16000)
+	item := Item{File: "c.wav", Text: "what time is it", Kind: "command"}
+	heard := Heard{Recognized: []string{""}, Decisions: []Decision{{Audio: 1500 * time.Millisecond,
+		Verdict: audio.Verdict{Sentence: "whats the date", Confidence: 0.9, Coverage: 0.95, SNR: 20,
+			Accept: 0.3, Features: []float64{-40, 0.95}, Dropped: "acceptance"}}}}
+	und := meanings{"what time is it": {Intent: "clock:time"}}
+	rep, err := Run(context.Background(), dir, []Item{item}, scripted{16000: heard}, und, Options{Normalize: words})
+	require.NoError(t, err)
+	var js bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&js))
+	var decoded struct {
+		Files []FileResult `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &decoded))
+	require.Len(t, decoded.Files, 1)
+	assert.Equal(t, []FileDecision{{AudioSeconds: 1.5, Sentence: "whats the date", Confidence: 0.9, Coverage: 0.95,
+		Accept: 0.3, SNR: 20, Dropped: "acceptance", Features: []float64{-40, 0.95}}}, decoded.Files[0].Decisions)
+	ms := rep.Mistakes()
+	require.Len(t, ms, 1)
+	assert.Contains(t, ms[0].Why, `"whats the date" confidence 0.90 coverage 0.95 acceptance 0.30, dropped by acceptance`)
+}

@@ -329,6 +329,9 @@ func why(res Result) string {
 			b.WriteString("no sentence")
 		} else {
 			fmt.Fprintf(&b, "%q confidence %.2f coverage %.2f", d.Sentence, d.Confidence, d.Coverage)
+			if d.Accept > 0 {
+				fmt.Fprintf(&b, " acceptance %.2f", d.Accept)
+			}
 		}
 		if d.Dropped != "" && d.Sentence != "" {
 			fmt.Fprintf(&b, ", dropped by %s", d.Dropped)
@@ -479,8 +482,28 @@ type FileResult struct {
 	Got         string    `json:"got,omitempty"`
 	Correct     bool      `json:"correct"`
 	Error       string    `json:"error,omitempty"`
-	// Decisions are the recogniser's verdicts on the file's utterances.
-	Decisions []Decision `json:"decisions,omitempty"`
+	// Decisions are the recogniser's verdicts, one per recognition.
+	Decisions []FileDecision `json:"decisions,omitempty"`
+}
+
+// FileDecision is one recognition's verdict in the JSON report
+// (audio.Verdict).
+type FileDecision struct {
+	AudioSeconds float64   `json:"audio_s"`
+	Sentence     string    `json:"sentence,omitempty"`
+	Confidence   float64   `json:"confidence"`
+	Coverage     float64   `json:"coverage"`
+	Accept       float64   `json:"accept,omitempty"`
+	SNR          float64   `json:"snr"`
+	Dropped      string    `json:"dropped,omitempty"`
+	Features     []float64 `json:"features,omitempty"`
+	// What the fallback made of a refused sentence (audio.Verdict).
+	Fallback             string  `json:"fallback,omitempty"`
+	Transcript           string  `json:"transcript,omitempty"`
+	TranscriptConfidence float64 `json:"transcript_confidence,omitempty"`
+	TranscriptCoverage   float64 `json:"transcript_coverage,omitempty"`
+	Claim                string  `json:"claim,omitempty"`
+	ClaimScore           float64 `json:"claim_score,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -489,7 +512,7 @@ func (r *Report) Files() []FileResult {
 	for _, res := range r.Results {
 		f := FileResult{File: res.Item.File, Kind: res.Item.Kind, Noise: res.Item.Noise, Voice: res.Item.Voice,
 			Wake: res.Item.Wake, Text: res.Item.Text, Wakes: res.Heard.Wakes, Recognized: res.Heard.Recognized,
-			Confidences: res.Heard.Confidences, Error: res.Err, Decisions: res.Heard.Decisions}
+			Confidences: res.Heard.Confidences, Error: res.Err}
 		if len(res.Heard.Commands) > 0 && len(res.Heard.Commands[0]) > 0 {
 			f.Command = res.Heard.Commands[0][0]
 		}
@@ -500,6 +523,12 @@ func (r *Report) Files() []FileResult {
 			f.Got = res.Got.String()
 		}
 		f.Correct = res.TruthOK && res.GotOK && res.Got.equal(res.Truth)
+		for _, d := range res.Heard.Decisions {
+			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
+				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Dropped: d.Dropped, Features: d.Features,
+				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
+				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore})
+		}
 		out = append(out, f)
 	}
 	return out

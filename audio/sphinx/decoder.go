@@ -185,6 +185,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -681,4 +682,34 @@ func (a *automaton) words() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// wordSpans returns an alignment as the acceptance model reads it, each
+// word with the number of phones of the pronunciation the decoder chose.
+func (d *decoder) wordSpans(segs []segment) []WordSpan {
+	out := make([]WordSpan, 0, len(segs))
+	for _, s := range segs {
+		if isFiller(s.word) {
+			out = append(out, WordSpan{Word: s.word, Start: s.start, End: s.end, Acoustic: s.ascr, Filler: true})
+			continue
+		}
+		out = append(out, WordSpan{Word: s.word, Start: s.start, End: s.end, Acoustic: s.ascr, Phones: d.phones(s.word)})
+	}
+	return out
+}
+
+// phones counts the phones of a dictionary word as the decoder names it
+// ("word" or its variant "word(2)"); 0 when it is unknown.
+func (d *decoder) phones(name string) int {
+	word, variant := name, 1
+	if i := strings.LastIndexByte(name, '('); i > 0 && strings.HasSuffix(name, ")") {
+		if n, err := strconv.Atoi(name[i+1 : len(name)-1]); err == nil && n > 0 {
+			word, variant = name[:i], n
+		}
+	}
+	p := d.prons[word]
+	if variant > len(p) {
+		return 0
+	}
+	return len(strings.Fields(p[variant-1]))
 }

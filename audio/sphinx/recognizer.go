@@ -93,6 +93,15 @@ type Config struct {
 	// less than this share of its loud frames: speech the sentence leaves
 	// unexplained. 0 keeps every utterance.
 	MinCoverage float64
+	// Accept, if set, decides with MinConfidence and MinCoverage: the
+	// best sentence is acted on when the acceptance model's probability
+	// that it is right reaches AcceptThreshold (0: the model's own
+	// threshold), or when it passes both floors and the probability
+	// reaches the model's FloorVeto; its hypotheses carry the model's
+	// probability as their confidence (AcceptConfidence), at least the
+	// threshold's when acted on.
+	Accept          *AcceptModel
+	AcceptThreshold float64
 	// Wake, if set, is the wake phrase, and a best sentence starting with
 	// it must also reach WakeMinConfidence and WakeMinCoverage, or the
 	// phrase is taken off every hypothesis (what is left must then pass
@@ -329,6 +338,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: longest utterance %d s not in 1..300", cfg.MaxSeconds)
 	case cfg.MinConfidence < 0 || cfg.MinConfidence > 1:
 		return nil, fmt.Errorf("speech recognizer: minimum confidence %g not in [0, 1]", cfg.MinConfidence)
+	case cfg.AcceptThreshold < 0 || cfg.AcceptThreshold >= 1 || math.IsNaN(cfg.AcceptThreshold):
+		return nil, fmt.Errorf("speech recognizer: acceptance threshold %g not in [0, 1)", cfg.AcceptThreshold)
 	case cfg.MinCoverage < 0 || cfg.MinCoverage > 1:
 		return nil, fmt.Errorf("speech recognizer: minimum coverage %g not in [0, 1]", cfg.MinCoverage)
 	case cfg.WakeMinConfidence < 0 || cfg.WakeMinConfidence > 1 || cfg.WakeMinCoverage < 0 || cfg.WakeMinCoverage > 1:
@@ -816,6 +827,24 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	perFrame, conf := confidence(segs)
 	cover := coverage(segs, pcm)
 	v.Confidence, v.Coverage = conf, cover
+	feats := HypothesisFeatures(d.wordSpans(segs), cover, len(pcm)/floorFrame, v.SNR)
+	v.Features = feats[:]
+	// hypConf is the confidence the hypotheses carry: the acoustic one,
+	// or the acceptance model's probability mapped onto it.
+	accepted, hypConf := true, conf
+	if m := r.cfg.Accept; m != nil {
+		t := r.cfg.AcceptThreshold
+		if t == 0 {
+			t = m.Threshold
+		}
+		p := m.Probability(feats)
+		floors := conf >= r.cfg.MinConfidence && cover >= r.cfg.MinCoverage
+		v.Accept, accepted = p, p >= t || m.FloorVeto > 0 && floors && p >= m.FloorVeto
+		if accepted {
+			p = max(p, t)
+		}
+		hypConf = AcceptConfidence(p, t)
+	}
 	wake := strings.Fields(r.cfg.Wake)
 	woke := len(wake) > 0 && hasPrefix(best.text, wake)
 	r.log.Debug("recognised", "text", best.text, "score_per_frame", perFrame, "confidence", conf, "coverage", cover)
@@ -848,7 +877,13 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		// for the sentence as much as a higher score would.
 		minConf = min(minConf, agreedMinConfidence)
 	}
-	if cover < r.cfg.MinCoverage || conf < minConf {
+	if r.cfg.Accept != nil {
+		if !accepted && (heard == nil || heard.text != cleanTranscript(best.text)) {
+			r.log.Debug("rejected by the acceptance model", "text", best.text, "probability", v.Accept)
+			v.Dropped = "acceptance"
+			return nil, nil
+		}
+	} else if cover < r.cfg.MinCoverage || conf < minConf {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		switch {
 		case cover < r.cfg.MinCoverage && conf < r.cfg.MinConfidence:
@@ -894,9 +929,9 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		seen[t] = true
 		// A rival's confidence: the best's, scaled by its likelihood
 		// relative to the best path.
-		c := conf
+		c := hypConf
 		if i > 0 {
-			c = conf * min(1, d.ratio(scores[i]-scores[0]))
+			c = hypConf * min(1, d.ratio(scores[i]-scores[0]))
 		}
 		out = append(out, audio.Hypothesis{Text: t, Confidence: c})
 	}

@@ -144,6 +144,51 @@ func TestOutOfGrammar(t *testing.T) {
 	assert.Equal(t, "what time is it", best(h), "a command still passes")
 }
 
+// TestAcceptanceModel: with the acceptance model deciding
+// (JIBOD_SPHINX_ACCEPT=on), a command said plainly is acted on with a
+// confidence the intent stack takes (0.8 or more), and everyday speech
+// forced onto a sentence is refused; the verdict says what the model
+// measured.
+func TestAcceptanceModel(t *testing.T) {
+	m, err := DefaultAcceptModel()
+	require.NoError(t, err)
+	r := newTestRecognizer(t, Config{Accept: m})
+	h, v, err := r.RecognizeVerdict(context.Background(), speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Equal(t, "what time is it", best(h))
+	require.NotEmpty(t, h)
+	assert.GreaterOrEqual(t, h[0].Confidence, 0.8)
+	assert.GreaterOrEqual(t, v.Accept, m.Threshold)
+	assert.Len(t, v.Features, len(AcceptFeatureNames))
+	assert.Empty(t, v.Dropped)
+	for _, say := range []string{
+		"she told me a story about her grandmother who lived on a farm",
+		"the weather in paris is lovely this time of year",
+	} {
+		h, v, err := r.RecognizeVerdict(context.Background(), speak(t, say))
+		require.NoError(t, err)
+		assert.Empty(t, h, "%q heard as %v", say, h)
+		if v.Sentence != "" {
+			assert.Equal(t, "acceptance", v.Dropped, "%q", say)
+			assert.Less(t, v.Accept, m.Threshold)
+		}
+	}
+
+	// Under the veto, what the floors pass is acted on below the
+	// threshold, and nothing the floors refuse is.
+	vetoed := *m
+	vetoed.Threshold, vetoed.FloorVeto = 0.999, 0.001
+	r = newTestRecognizer(t, Config{Accept: &vetoed, MinConfidence: 0.5, MinCoverage: 0.5})
+	h, v, err = r.RecognizeVerdict(context.Background(), speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Equal(t, "what time is it", best(h), "the floors pass it: %+v", v)
+	r = newTestRecognizer(t, Config{Accept: &vetoed, MinConfidence: 1, MinCoverage: 1})
+	h, v, err = r.RecognizeVerdict(context.Background(), speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Empty(t, h)
+	assert.Equal(t, "acceptance", v.Dropped)
+}
+
 // TestAcceptsFilters: a sentence the grammar does not accept (a partial
 // path) is never returned.
 func TestAcceptsFilters(t *testing.T) {

@@ -76,6 +76,9 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
+	if gb.Options.Sentences, err = sentencesFromEnv(os.Getenv); err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	fallback, err := fallbackFromEnv(os.Getenv)
 	if err != nil {
@@ -169,6 +172,13 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	accept, acceptAt, err := acceptFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	if model != sphinx.DefaultModelDir || s.Floors != nil {
+		accept, acceptAt = nil, 0
+	}
 	denoise := DenoiseBelow(s.DenoiseDB)
 	if denoise == 0 {
 		denoise = modelDenoise(model)
@@ -179,7 +189,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		DenoiseBelowSNR: denoise, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
-		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage,
+		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
@@ -229,6 +239,72 @@ func NewWakeSpotter(ctx context.Context, threshold float64, s config.Sphinx) (sp
 		return nil, nil, err
 	}
 	return sp, sp.Close, nil
+}
+
+// EnvSentences sets how many sentences of each intent the command
+// grammar holds (grammar.Options.Sentences): a number, or "all" for every
+// expansion; unset, the grammar's default. A tuning switch outside the
+// typed config, for measuring the grammar's size.
+const EnvSentences = "JIBOD_SPHINX_SENTENCES"
+
+// maxSentencesPerIntent bounds EnvSentences.
+const maxSentencesPerIntent = 10000
+
+// sentencesFromEnv returns grammar.Options.Sentences as
+// $JIBOD_SPHINX_SENTENCES asks.
+func sentencesFromEnv(getenv func(string) string) (int, error) {
+	switch v := getenv(EnvSentences); v {
+	case "":
+		return 0, nil
+	case "all":
+		return -1, nil
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxSentencesPerIntent {
+			return 0, fmt.Errorf("%s=%q: want all or a number of sentences per intent in 1..%d", EnvSentences, v, maxSentencesPerIntent)
+		}
+		return n, nil
+	}
+}
+
+// EnvAccept chooses how the recogniser decides whether to act on the
+// sentence it found (a tuning switch outside the typed config): unset or
+// "floors", the confidence and coverage floors alone (the default); "on",
+// the acceptance model (sphinx.DefaultAcceptModel) at its own threshold;
+// a number in (0, 1), that model at that threshold; any other value, an
+// acceptance model file (scripts/train-accept.py writes them). The floors
+// decide alone regardless with an adapted acoustic model, whose scores
+// the model was not trained on, and when sphinx.floors sets them.
+// docs/hearing.md says why the model is not the default.
+const EnvAccept = "JIBOD_SPHINX_ACCEPT"
+
+// acceptFromEnv returns the acceptance model and threshold
+// $JIBOD_SPHINX_ACCEPT asks for: none for "floors".
+func acceptFromEnv(getenv func(string) string) (*sphinx.AcceptModel, float64, error) {
+	v := getenv(EnvAccept)
+	switch v {
+	case "", "floors":
+		return nil, 0, nil
+	case "on":
+		m, err := sphinx.DefaultAcceptModel()
+		return m, 0, err
+	}
+	if t, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(t > 0 && t < 1) { // NaN too
+			return nil, 0, fmt.Errorf("%s=%q: want floors, on, a threshold in (0, 1) or a model file", EnvAccept, v)
+		}
+		m, err := sphinx.DefaultAcceptModel()
+		return m, t, err
+	}
+	data, err := os.ReadFile(v)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s=%q: want floors, on, a threshold in (0, 1) or a model file: %w", EnvAccept, v, err)
+	}
+	m, err := sphinx.ParseAcceptModel(data)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s=%q: %w", EnvAccept, v, err)
+	}
+	return m, 0, nil
 }
 
 // EnvPhoneMargin turns the phone loop's rejection on with a margin

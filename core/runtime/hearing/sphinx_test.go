@@ -3,6 +3,7 @@
 package hearing
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,6 +117,82 @@ func TestResetNoiseFromEnv(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestAcceptFromEnv: the confidence and coverage floors decide by
+// default; "on" asks for the acceptance model at its own threshold,
+// another threshold or model file comes from the environment, and a bad
+// value is named.
+func TestAcceptFromEnv(t *testing.T) {
+	def, err := sphinx.DefaultAcceptModel()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "accept.json")
+	data, err := json.Marshal(def)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, data, 0o600))
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"features": ["snr"]}`), 0o600))
+	tests := []struct {
+		value     string
+		model     bool
+		threshold float64
+		err       string
+	}{
+		{"", false, 0, ""},
+		{"on", true, 0, ""},
+		{"floors", false, 0, ""},
+		{"0.35", true, 0.35, ""},
+		{file, true, 0, ""},
+		{"0", false, 0, `JIBOD_SPHINX_ACCEPT="0": want floors, on, a threshold in (0, 1) or a model file`},
+		{"1", false, 0, "want floors, on"},
+		{"NaN", false, 0, "want floors, on"},
+		{filepath.Join(dir, "none.json"), false, 0, "no such file"},
+		{bad, false, 0, "acceptance model: features"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			m, threshold, err := acceptFromEnv(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.model, m != nil)
+			if m != nil {
+				assert.Equal(t, *def, *m)
+			}
+			assert.Equal(t, tt.threshold, threshold)
+		})
+	}
+}
+
+// TestSentencesFromEnv: the grammar's default size unless the
+// environment asks for another, or for every expansion.
+func TestSentencesFromEnv(t *testing.T) {
+	tests := []struct {
+		value string
+		want  int
+		err   string
+	}{
+		{"", 0, ""},
+		{"all", -1, ""},
+		{"120", 120, ""},
+		{"0", 0, `JIBOD_SPHINX_SENTENCES="0": want all or a number of sentences per intent in 1..10000`},
+		{"10001", 0, "want all or a number"},
+		{"many", 0, "want all or a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			n, err := sentencesFromEnv(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, n)
 		})
 	}
 }
