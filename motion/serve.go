@@ -226,6 +226,11 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 		s.sendEnds(endCtx)
 	}()
 	st := c.RealTime()
+	if st.Priority > 0 {
+		if err := c.rt.hurryOthers(); err != nil {
+			log.Warn("motion: loop process: its other threads at ordinary priority", "error", err)
+		}
+	}
 	s.write(newFrame(fReady).bytes(mustJSON(processReady{Status: st, Limits: c.Limits()})).done())
 	for {
 		k, payload, err := readFrame(s.conn, &buf)
