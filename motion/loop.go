@@ -141,7 +141,9 @@ const (
 // preempted, for its caller.
 func (c *Controller) take() {
 	if r := c.reset.Swap(nil); r != nil {
-		c.p, c.v = *r, Pose{}
+		// Powered up again: the body is where the motors say, at rest,
+		// and what ran before the power went is over.
+		c.p, c.v, c.lj = *r, Pose{}, loopJob{}
 	}
 	if s := c.inbox.Swap(nil); s != nil {
 		c.lj = loopJob{s: s, target: s.target, deadline: s.deadline, start: c.p}
