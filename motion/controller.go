@@ -131,7 +131,11 @@ type Controller struct {
 
 	stats   *latency
 	tickSeq atomic.Uint64 // odd while a tick runs: two per tick
+	// notices are the reporter's from everyone but the loop; out is the
+	// loop's; kick tells the reporter a job began.
 	notices chan notice
+	out     noticeRing
+	kick    chan struct{}
 	// lag, if set, runs after each wait of the loop: tests make the loop
 	// late with it, as a busy scheduler does.
 	lag func()
@@ -150,15 +154,32 @@ type Controller struct {
 	wg      sync.WaitGroup // loop, watchdog, reporter
 	ledWG   sync.WaitGroup // light tracks
 
-	mu       sync.Mutex
-	running  bool
-	closed   bool
-	fault    error
+	// What the callers post to the loop, which takes it at its next tick
+	// without a lock: whether it may drive the motors, the pose read at
+	// power-up, the newest job, track update and finish. And what the loop
+	// posts back: the last job it ended (its seq << 8 | an end code).
+	live      atomic.Bool
+	reset     atomic.Pointer[Pose]
+	inbox     atomic.Pointer[jobSpec]
+	track     atomic.Pointer[trackCmd]
+	finishSeq atomic.Uint64
+	lastEnd   atomic.Uint64
+	deadman   *jobSpec // the halt the loop runs after a deadman
+
+	// The loop's own state: only the loop's goroutine touches it (and
+	// Close once the loop has ended).
 	p, v     Pose
-	rest     Pose
-	job      *Job
-	nextID   uint64
+	lj       loopJob
 	motorBad [NumAxes]bool
+
+	mu      sync.Mutex
+	running bool
+	closed  bool
+	fault   error
+	rest    Pose
+	job     *Job
+	nextID  uint64
+	seq     uint64 // of the last job posted to the loop
 }
 
 // New checks cfg and returns a controller; Start runs it.
@@ -236,6 +257,11 @@ func New(cfg Config) (*Controller, error) {
 	c.rtWant = cfg.RealTime
 	c.rt = realTime{sys: newRTSystem(), status: RealTimeStatus{CPU: -1}}
 	c.rest = c.home
+	c.deadman = &jobSpec{kind: jobHalt, name: "deadman"}
+	if c.rem == nil {
+		c.mirror = new(mirror)
+		c.notices, c.kick = make(chan notice, 256), make(chan struct{}, 1)
+	}
 	return c, nil
 }
 
@@ -259,14 +285,17 @@ func (c *Controller) Start(ctx context.Context) error {
 	if c.rem != nil {
 		return c.startRemote(ctx)
 	}
-	if err := c.powerUp(ctx); err != nil {
+	from, err := c.powerUp(ctx)
+	if err != nil {
 		c.mu.Lock()
 		c.running = false
 		c.mu.Unlock()
 		return fmt.Errorf("motion: start: %w", err)
 	}
+	c.mu.Lock()
+	c.setLiveLocked()
+	c.mu.Unlock()
 	c.runCtx, c.stopRun = context.WithCancel(context.WithoutCancel(ctx))
-	c.notices = make(chan notice, 256)
 	c.wg.Add(3)
 	ready := make(chan struct{})
 	go c.loop(ready)
@@ -285,12 +314,12 @@ func (c *Controller) Start(ctx context.Context) error {
 		}
 	}
 	c.emit("start", start)
-	if err := c.homeBody(ctx); err != nil {
+	if err := c.homeBody(ctx, from); err != nil {
 		return fmt.Errorf("motion: start: %w", err)
 	}
 	c.rested()
 	c.mu.Lock()
-	still, seq := !c.moving(), c.nextID
+	still, seq := !c.movingLocked(), c.nextID
 	c.mu.Unlock()
 	if still {
 		c.rt.settle(seq)
@@ -298,17 +327,18 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-// powerUp turns the power and motors on and reads where the axes are.
-func (c *Controller) powerUp(ctx context.Context) error {
+// powerUp turns the power and motors on and reads where the axes are; the
+// loop starts from there at its next tick.
+func (c *Controller) powerUp(ctx context.Context) (Pose, error) {
+	var p Pose
 	if c.power != nil {
 		if err := c.power.Set(ctx, true); err != nil {
-			return fmt.Errorf("motor power on: %w", err)
+			return p, fmt.Errorf("motor power on: %w", err)
 		}
 	}
-	var p Pose
 	for i, m := range c.motors {
 		if err := m.Enable(ctx, true); err != nil {
-			return fmt.Errorf("enable %s: %w", m.Name(), err)
+			return p, fmt.Errorf("enable %s: %w", m.Name(), err)
 		}
 		a := m.Angle()
 		if math.IsNaN(a) || math.IsInf(a, 0) {
@@ -318,16 +348,11 @@ func (c *Controller) powerUp(ctx context.Context) error {
 		}
 		p[i] = math.Max(c.lim[i].Min, math.Min(c.lim[i].Max, a))
 	}
-	c.mu.Lock()
-	c.p, c.v = p, Pose{}
-	c.mu.Unlock()
-	return nil
+	c.reset.Store(&p)
+	return p, nil
 }
 
-func (c *Controller) homeBody(ctx context.Context) error {
-	c.mu.Lock()
-	from := c.p
-	c.mu.Unlock()
+func (c *Controller) homeBody(ctx context.Context, from Pose) error {
 	c.emit("home", from.values(map[string]any{"from": from.String()}))
 	j, err := c.moveTo(c.home, AllAxes, "home", true)
 	if err != nil {
@@ -355,14 +380,16 @@ func (c *Controller) Recover(ctx context.Context) error {
 	if err := c.waitTick(ctx); err != nil {
 		return fmt.Errorf("motion: recover: %w", err)
 	}
-	if err := c.powerUp(ctx); err != nil {
+	from, err := c.powerUp(ctx)
+	if err != nil {
 		return fmt.Errorf("motion: recover: %w", err)
 	}
 	c.mu.Lock()
 	c.fault = nil
+	c.setLiveLocked()
 	c.mu.Unlock()
 	c.emit("recover", map[string]any{})
-	if err := c.homeBody(ctx); err != nil {
+	if err := c.homeBody(ctx, from); err != nil {
 		return fmt.Errorf("motion: recover: %w", err)
 	}
 	return nil
@@ -436,13 +463,13 @@ func (c *Controller) Close(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	c.mu.Lock()
+	c.collectEndLocked()
 	if c.job != nil {
 		c.endLocked(c.job, ErrNotRunning)
 	}
 	c.running = false
-	if c.mirror != nil {
-		c.mirror.publish(c)
-	}
+	c.setLiveLocked()
+	c.mirror.publish(c) // the loop has ended: this is its last word
 	c.mu.Unlock()
 	off := context.WithoutCancel(ctx)
 	for _, m := range c.motors {
@@ -464,7 +491,7 @@ func (c *Controller) Close(ctx context.Context) error {
 // RestHold after a job arrives, finishes or rests; Start after homing.
 func (c *Controller) rested() {
 	c.mu.Lock()
-	still, seq := !c.moving(), c.nextID
+	still, seq := !c.movingLocked(), c.nextID
 	c.mu.Unlock()
 	if still && c.rt.collect(false, seq) {
 		c.rt.sys.returnMemory()
@@ -485,23 +512,22 @@ func (c *Controller) Stats() Stats { return c.stats.snapshot() }
 func (c *Controller) ResetStats() { c.stats.reset() }
 
 // Pose returns the commanded pose now.
-func (c *Controller) Pose() Pose {
+func (c *Controller) Pose() Pose { return c.view().read().p }
+
+// view is where the loop publishes the body's state.
+func (c *Controller) view() *mirror {
 	if c.rem != nil {
-		return c.rem.mir.read().p
+		return c.rem.mir
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.p
+	return c.mirror
 }
 
 // Rest returns the rest pose: where the body looks when nothing else moves
 // it. Homing sets it, LookAt moves it, animations blend back to it.
 func (c *Controller) Rest() Pose {
-	if c.rem != nil {
-		return c.rem.mir.read().rest
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.collectEndLocked()
 	return c.rest
 }
 
@@ -516,10 +542,15 @@ func (c *Controller) Fault() error {
 func (c *Controller) Moving() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rem != nil {
-		return c.job != nil || c.rem.mir.read().moving
-	}
-	return c.job != nil || c.v != Pose{}
+	c.collectEndLocked()
+	return c.job != nil || c.view().read().moving
+}
+
+// movingLocked reports whether the body is moving or about to; the caller
+// holds c.mu.
+func (c *Controller) movingLocked() bool {
+	c.collectEndLocked()
+	return (c.job != nil && c.job.kind != jobHalt) || c.view().read().moving
 }
 
 // Halt decelerates the body to rest now, ending whatever job runs with
@@ -550,7 +581,11 @@ func (c *Controller) moveTo(p Pose, sel Axes, name string, setRest bool) (*Job, 
 		return nil, err
 	}
 	c.emit("move", p.values(map[string]any{"job": j.ID, "name": j.Name}))
-	c.arriveIfThere(j)
+	if name != "home" {
+		// Homing starts from where the motors say they are, which the
+		// loop has not yet published.
+		c.arriveIfThere(j)
+	}
 	return j, nil
 }
 
@@ -683,13 +718,9 @@ func (c *Controller) Track(p Pose, sel Axes) (*Job, error) {
 		}
 	}
 	c.mu.Lock()
+	c.collectEndLocked()
 	if j := c.job; j != nil && j.kind == jobTrack && j.sel == sel && c.fault == nil {
-		j.target = p
-		j.deadline = time.Now().Add(c.cmdTO)
-		if c.rem != nil {
-			f, _ := newFrame(fTrack).u64(j.ID).pose(p).done()
-			c.sendLocked(f)
-		}
+		c.trackLocked(j, p)
 		c.mu.Unlock()
 		return j, nil
 	}
@@ -710,12 +741,12 @@ func (c *Controller) begin(j *Job) error {
 		c.mu.Unlock()
 		return err
 	}
+	c.collectEndLocked()
 	c.nextID++
 	if j.ID == 0 {
 		j.ID = c.nextID
 	}
 	j.rest = c.rest
-	j.start = c.p
 	prev := c.job
 	if prev != nil {
 		c.endLocked(prev, ErrPreempted)
@@ -732,6 +763,7 @@ func (c *Controller) begin(j *Job) error {
 		c.sendLocked(f)
 		c.mu.Unlock()
 	} else {
+		c.postLocked(j)
 		c.mu.Unlock()
 		c.rt.collect(true, j.ID)
 	}
@@ -788,6 +820,7 @@ func (c *Controller) playLights(j *Job, prog ledring.Program) {
 
 // haltLocked replaces the running job with a halt and returns it.
 func (c *Controller) haltLocked(reason string) *Job {
+	c.collectEndLocked()
 	if c.job != nil && c.job.kind == jobHalt {
 		return c.job
 	}
@@ -795,16 +828,93 @@ func (c *Controller) haltLocked(reason string) *Job {
 		c.endLocked(c.job, ErrHalted)
 	}
 	c.nextID++
-	h := &Job{c: c, ID: c.nextID, kind: jobHalt, Name: reason, done: make(chan struct{}), start: c.p}
+	h := &Job{c: c, ID: c.nextID, kind: jobHalt, Name: reason, done: make(chan struct{})}
 	c.job = h
 	if c.rem != nil {
 		f, _ := newFrame(fHalt).u64(h.ID).str(reason).done()
 		c.sendLocked(f)
 		return h
 	}
-	c.notify(notice{kind: noticeHalt, name: reason, pose: c.p})
+	c.tell(notice{kind: noticeHalt, name: reason, pose: c.mirror.read().p})
+	c.postLocked(h)
 	return h
 }
+
+// postLocked hands job j to the loop, which takes it at its next tick;
+// the caller holds c.mu.
+func (c *Controller) postLocked(j *Job) {
+	c.seq++
+	j.spec = &jobSpec{seq: c.seq, id: j.ID, name: j.Name, kind: j.kind, sel: j.sel, target: j.target, rest: j.rest,
+		deadline: j.deadline, anim: j.anim, speed: j.speed, loops: j.loops, blendIn: j.blendIn, blendOut: j.blendOut}
+	c.inbox.Store(j.spec)
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// trackLocked renews track job j's target and deadman; the caller holds
+// c.mu.
+func (c *Controller) trackLocked(j *Job, p Pose) {
+	j.target = p
+	j.deadline = time.Now().Add(c.cmdTO)
+	if c.rem != nil {
+		f, _ := newFrame(fTrack).u64(j.ID).pose(p).done()
+		c.sendLocked(f)
+		return
+	}
+	c.track.Store(&trackCmd{seq: j.spec.seq, target: p, deadline: j.deadline})
+}
+
+// finishLocked asks animation j to blend back to rest; the caller holds
+// c.mu.
+func (c *Controller) finishLocked(j *Job) {
+	if c.job != j || j.kind != jobAnim {
+		return
+	}
+	if c.rem != nil {
+		f, _ := newFrame(fFinish).u64(j.ID).done()
+		c.sendLocked(f)
+		return
+	}
+	c.finishSeq.Store(j.spec.seq)
+}
+
+// collectEndLocked ends the running job if the loop ended it; the caller
+// holds c.mu.
+func (c *Controller) collectEndLocked() {
+	j := c.job
+	if j == nil || j.spec == nil {
+		return
+	}
+	e := c.lastEnd.Load()
+	if e>>8 != j.spec.seq {
+		return
+	}
+	var err error
+	if e&0xff == endDeadman {
+		err = ErrDeadman
+	}
+	c.concludeLocked(j, err)
+}
+
+// concludeLocked ends j as its motion ended (nil: it arrived or finished);
+// a move that makes its target the rest pose does so on arrival. The
+// caller holds c.mu.
+func (c *Controller) concludeLocked(j *Job, err error) {
+	if err == nil && j.setRest {
+		for i := range c.rest {
+			if j.sel[i] {
+				c.rest[i] = j.target[i]
+			}
+		}
+	}
+	c.endLocked(j, err)
+}
+
+// setLiveLocked tells the loop whether it may drive the motors; the
+// caller holds c.mu.
+func (c *Controller) setLiveLocked() { c.live.Store(c.running && c.fault == nil) }
 
 // endLocked ends j with err (nil: it finished).
 func (c *Controller) endLocked(j *Job, err error) {
@@ -823,8 +933,6 @@ func (c *Controller) endLocked(j *Job, err error) {
 		c.job = nil
 	}
 	if j.fromParent && c.ended != nil {
-		// The parent sees the state the job ended in before its end.
-		c.mirror.publish(c)
 		c.ended(j.ID, err)
 	}
 }

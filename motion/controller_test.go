@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -648,7 +649,7 @@ func TestTickAllocatesNothing(t *testing.T) {
 	c, err := New(Config{Motors: motors})
 	require.NoError(t, err)
 	c.running = true
-	c.notices = make(chan notice, 1)
+	c.live.Store(true)
 	lib, _ := Builtin()
 	dance, _ := lib.Lookup("dance")
 	ctx := context.Background()
@@ -657,6 +658,12 @@ func TestTickAllocatesNothing(t *testing.T) {
 	for _, job := range []func() (*Job, error){
 		func() (*Job, error) { return c.Play(dance, PlayOptions{Loops: -1, NoLights: true}) },
 		func() (*Job, error) { return c.MoveTo(Pose{1, -1, 2}, AllAxes) },
+		// A stream renewed every tick, then left to its deadman.
+		func() (*Job, error) { return c.Track(Pose{-1, 0, 1}, AllAxes) },
+		func() (*Job, error) {
+			now = now.Add(time.Second)
+			return nil, nil
+		},
 		func() (*Job, error) { return nil, nil },
 	} {
 		_, err := job()
@@ -740,7 +747,7 @@ func BenchmarkTick(b *testing.B) {
 	}
 	c, _ := New(Config{Motors: motors})
 	c.running = true
-	c.notices = make(chan notice, 1)
+	c.live.Store(true)
 	lib, _ := Builtin()
 	dance, _ := lib.Lookup("dance")
 	if _, err := c.Play(dance, PlayOptions{Loops: -1, NoLights: true}); err != nil {
@@ -774,4 +781,71 @@ func TestPreciseSleepLoop(t *testing.T) {
 	assert.Equal(t, Pose{0.2, 0, 0}, c.Pose())
 	assert.Positive(t, c.Stats().Ticks)
 	require.NoError(t, c.Close(context.Background()))
+}
+
+// The loop takes no lock that anything else holds: with every lock of the
+// controller (and of a loop process's server) held, its ticks go on and
+// the body keeps moving; the caller waiting for the job hears of its end
+// once the locks are let go. This runs on real time and asserts no
+// timing, only that ticks ran while the locks were held.
+func TestTicksRunWhileEveryLockIsHeld(t *testing.T) {
+	r := newRig(t, Pose{}, Config{})
+	s := newServer(nopConn{io.Discard})
+	r.c.ended = s.ended // as in a loop process
+	r.start(t)
+	c := r.c
+	j, err := c.MoveTo(Pose{0.6, -0.3, 0.4}, AllAxes)
+	require.NoError(t, err)
+
+	c.mu.Lock()
+	c.rt.gcMu.Lock()
+	s.endMu.Lock()
+	// What the servos were sent tells what the loop did, without asking
+	// the controller.
+	sent := func() int { return len(r.motors[0].setpoints()) }
+	from, before := c.tickSeq.Load(), sent()
+	const ticks = 20
+	// A loop that waited for a lock would stop here: give up then rather
+	// than hang.
+	giveUp := time.Now().Add(30 * time.Second)
+	for c.tickSeq.Load() < from+2*ticks && time.Now().Before(giveUp) {
+		time.Sleep(c.period)
+	}
+	ran := (c.tickSeq.Load() - from) / 2
+	moved := sent() > before
+	s.endMu.Unlock()
+	c.rt.gcMu.Unlock()
+	c.mu.Unlock()
+
+	assert.GreaterOrEqual(t, ran, uint64(ticks), "ticks while the locks were held")
+	assert.True(t, moved, "the servos were sent setpoints while the locks were held")
+	require.NoError(t, j.Wait(context.Background()))
+	assert.Equal(t, Pose{0.6, -0.3, 0.4}, c.Pose())
+	r.checkStreamAcrossPauses(t, c.late) // on real time, the loop may be late
+}
+
+// A command given while the loop waits for its next tick is taken at that
+// tick; the newest of several given between two ticks wins, and those it
+// replaced end preempted, as the caller was told.
+func TestCommandsBetweenTwoTicks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Pose{}, Config{})
+		r.start(t)
+		a, err := r.c.MoveTo(Pose{0.5, 0, 0}, AllAxes)
+		require.NoError(t, err)
+		b, err := r.c.MoveTo(Pose{-0.5, 0, 0}, AllAxes)
+		require.NoError(t, err)
+		tr, err := r.c.Track(Pose{0, 0.2, 0}, AllAxes)
+		require.NoError(t, err)
+		_, err = r.c.Track(Pose{0, 0.3, 0}, AllAxes)
+		require.NoError(t, err)
+		assert.ErrorIs(t, a.Err(), ErrPreempted)
+		assert.ErrorIs(t, b.Err(), ErrPreempted)
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		assert.InDelta(t, 0.3, r.c.Pose()[1], 1e-9, "the newest track target")
+		assert.Equal(t, 0.0, r.c.Pose()[0], "the replaced moves never moved the body")
+		assert.ErrorIs(t, tr.Wait(context.Background()), ErrDeadman)
+		r.checkStream(t)
+	})
 }

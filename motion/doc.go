@@ -4,8 +4,9 @@
 // targets.
 //
 // The Controller owns the motors. Its loop runs at a fixed rate (200 Hz by
-// default), allocates nothing per tick and records how late each tick
-// starts. Every tick it advances each axis one step of an online
+// default), allocates nothing and takes no lock per tick (commands reach
+// it, and what it reports leaves it, through atomics), and records how
+// late each tick starts. Every tick it advances each axis one step of an online
 // trajectory generator: the commanded angle follows a reference (a look-at
 // pose, an animation curve, or "stop here") as fast as the axis's velocity
 // and acceleration limits allow, and never leaves its angle limits. So any

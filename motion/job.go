@@ -27,8 +27,10 @@ type Job struct {
 	kind   jobKind
 	sel    Axes
 	target Pose // move and track
-	start  Pose // the pose when the job began
 	rest   Pose // the rest pose when the job began
+	// spec is what the loop was given of the job (nil where the loop
+	// runs in another process).
+	spec *jobSpec
 
 	// Track.
 	deadline time.Time
@@ -41,11 +43,6 @@ type Job struct {
 	loops    int
 	blendIn  float64
 	blendOut float64
-	jt       float64 // job clock in seconds
-	phase    animPhase
-	outStart float64
-	outFrom  Pose
-	finish   bool
 
 	done chan struct{}
 	err  error
@@ -114,6 +111,7 @@ func (j *Job) Halt() {
 	c := j.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.collectEndLocked()
 	if c.job == j && c.fault == nil {
 		c.haltLocked("canceled")
 	}
@@ -129,11 +127,7 @@ func (j *Job) Finish() {
 	c := j.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	j.finish = true
-	if c.rem != nil && c.job == j && j.kind == jobAnim {
-		f, _ := newFrame(fFinish).u64(j.ID).done()
-		c.sendLocked(f)
-	}
+	c.finishLocked(j)
 	if j.ledCancel != nil {
 		j.ledStopped = true
 		j.ledCancel()

@@ -3,6 +3,8 @@ package motion
 import (
 	"context"
 	"math"
+	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,7 +24,8 @@ type notice struct {
 type noticeKind uint8
 
 const (
-	noticeArrived noticeKind = iota
+	noticeNone noticeKind = iota
+	noticeArrived
 	noticeRested
 	noticeHalt
 	noticeLate
@@ -33,9 +36,19 @@ const (
 	noticeFinished
 )
 
-// notify hands n to the reporter without blocking; when the reporter is
-// far behind, notices are dropped rather than stall the loop.
+// notify hands n, from the loop, to the reporter through the loop's ring:
+// no lock, no wake-up, no allocation. When the reporter is far behind,
+// notices are dropped rather than stall the loop.
 func (c *Controller) notify(n notice) {
+	if n.at.IsZero() {
+		n.at = time.Now()
+	}
+	c.out.put(n)
+}
+
+// tell hands n, from anywhere but the loop, to the reporter; it drops n
+// when the reporter is far behind.
+func (c *Controller) tell(n notice) {
 	if n.at.IsZero() {
 		n.at = time.Now()
 	}
@@ -43,6 +56,132 @@ func (c *Controller) notify(n notice) {
 	case c.notices <- n:
 	default:
 	}
+}
+
+// noticeRing carries the loop's notices to the reporter: the loop is its
+// only writer, the reporter its only reader, and each side moves its own
+// index with an atomic store, so neither ever waits for the other.
+type noticeRing struct {
+	buf        [256]notice
+	head, tail atomic.Uint64 // next to read, next to write
+}
+
+func (r *noticeRing) put(n notice) {
+	t := r.tail.Load()
+	if t-r.head.Load() == uint64(len(r.buf)) {
+		return
+	}
+	r.buf[t%uint64(len(r.buf))] = n
+	r.tail.Store(t + 1)
+}
+
+func (r *noticeRing) get() (notice, bool) {
+	h := r.head.Load()
+	if h == r.tail.Load() {
+		return notice{}, false
+	}
+	i := h % uint64(len(r.buf))
+	n := r.buf[i]
+	r.buf[i] = notice{}
+	r.head.Store(h + 1)
+	return n, true
+}
+
+// jobSpec is what the loop is told of a job when it begins: a copy, never
+// written after it is posted, so the loop reads it without a lock.
+type jobSpec struct {
+	seq               uint64 // numbers what is posted; 0: the loop's own halt
+	id                uint64
+	name              string
+	kind              jobKind
+	sel               Axes
+	target, rest      Pose
+	deadline          time.Time
+	anim              *Animation
+	speed             float64
+	loops             int
+	blendIn, blendOut float64
+	// claimed is taken by whichever reports the job's end first: the loop,
+	// or the caller of a move that found the body there already.
+	claimed atomic.Bool
+}
+
+// trackCmd renews a Track stream's target and deadman.
+type trackCmd struct {
+	seq      uint64
+	target   Pose
+	deadline time.Time
+}
+
+// loopJob is the job the loop runs: its spec and the loop's own state of
+// it. Only the loop touches it.
+type loopJob struct {
+	s        *jobSpec // nil: no job
+	target   Pose
+	deadline time.Time
+	start    Pose // the pose when the loop took the job
+	track    *trackCmd
+	jt       float64 // job clock in seconds
+	phase    animPhase
+	outStart float64
+	outFrom  Pose
+	finish   bool
+}
+
+// How the loop ended the job it reports in lastEnd.
+const (
+	endDone uint64 = iota
+	endDeadman
+)
+
+// take applies what the controller's callers posted since the last tick:
+// a new pose after power-up, a new job, a track update, a finish. Each is
+// a pointer or number swapped or read atomically; the newest wins, since
+// a job that another replaced before the loop saw it had already ended,
+// preempted, for its caller.
+func (c *Controller) take() {
+	if r := c.reset.Swap(nil); r != nil {
+		// Powered up again: the body is where the motors say, at rest,
+		// and what ran before the power went is over.
+		c.p, c.v, c.lj = *r, Pose{}, loopJob{}
+	}
+	if s := c.inbox.Swap(nil); s != nil {
+		c.lj = loopJob{s: s, target: s.target, deadline: s.deadline, start: c.p}
+	}
+	j := &c.lj
+	if j.s == nil || j.s.seq == 0 {
+		return
+	}
+	if t := c.track.Load(); t != nil && t != j.track && t.seq == j.s.seq {
+		j.track, j.target, j.deadline = t, t.target, t.deadline
+	}
+	if c.finishSeq.Load() == j.s.seq {
+		j.finish = true
+	}
+}
+
+// endLoopJob ends the loop's job, reporting n (with the job's name and
+// the pose) unless the job's caller already reported its end.
+func (c *Controller) endLoopJob(n notice, code uint64) {
+	s := c.lj.s
+	c.lj = loopJob{}
+	if s.seq != 0 {
+		if !s.claimed.CompareAndSwap(false, true) {
+			return
+		}
+		c.lastEnd.Store(s.seq<<8 | code)
+	}
+	if n.kind == noticeNone {
+		return
+	}
+	n.job, n.name, n.pose = s.id, s.name, c.p
+	c.notify(n)
+}
+
+// loopMoving reports whether the body is moving or about to, as the loop
+// sees it.
+func (c *Controller) loopMoving() bool {
+	return (c.lj.s != nil && c.lj.s.kind != jobHalt) || c.v != Pose{}
 }
 
 // loop runs the ticks. It closes ready once its real-time set-up (if
@@ -83,14 +222,17 @@ func (c *Controller) loop(ready chan<- struct{}) {
 			c.lag()
 		}
 		now := time.Now()
-		c.tick(ctx, now, now.Sub(next))
+		late := now.Sub(next)
+		c.tick(ctx, now, late)
 		next = next.Add(c.period)
-		if after := time.Now(); !next.After(after) {
+		after := time.Now()
+		c.stats.ran(after.Sub(now))
+		if !next.After(after) {
 			// More than a period behind: skip the ticks that are already
 			// past rather than run them back to back.
 			skip := after.Sub(next)/c.period + 1
 			next = next.Add(skip * c.period)
-			c.stats.missed.Add(uint64(skip))
+			c.stats.miss(uint64(skip), after.Sub(now) > late)
 		}
 		if t != nil {
 			t.Reset(time.Until(next))
@@ -111,43 +253,43 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	defer c.tickSeq.Add(1)
 	c.stats.record(late)
 
-	c.lockForTick()
-	if c.fault != nil || !c.running {
-		c.mu.Unlock()
+	// The loop takes no lock: what it shares with the controller's callers
+	// goes through atomics (take, mirror, lastEnd) and the notice ring, so
+	// no caller, however late the kernel runs it, can hold up a tick.
+	if !c.live.Load() {
 		return
 	}
-	if late > c.late && c.moving() {
+	c.take()
+	if late > c.late && c.loopMoving() {
 		c.notify(notice{kind: noticeLate, at: now, d: late})
 		c.v = Pose{}
 	}
 	var ref, vref Pose
 	var halt Axes
-	j := c.job
+	j := &c.lj
 	switch {
-	case j == nil || j.kind == jobHalt:
+	case j.s == nil || j.s.kind == jobHalt:
 		halt = AllAxes
-	case j.kind == jobTrack && now.After(j.deadline):
-		c.notify(notice{kind: noticeDeadman, at: now, job: j.ID, d: now.Sub(j.deadline) + c.cmdTO})
-		c.endLocked(j, ErrDeadman)
-		j = c.haltLocked("deadman")
+	case j.s.kind == jobTrack && now.After(j.deadline):
+		c.notify(notice{kind: noticeDeadman, at: now, job: j.s.id, d: now.Sub(j.deadline) + c.cmdTO})
+		c.endLoopJob(notice{kind: noticeNone}, endDeadman)
+		c.lj = loopJob{s: c.deadman, start: c.p}
+		c.notify(notice{kind: noticeHalt, name: c.deadman.name, pose: c.p})
 		halt = AllAxes
-	case j.kind == jobMove || j.kind == jobTrack:
+	case j.s.kind == jobMove || j.s.kind == jobTrack:
 		for i := range ref {
 			ref[i] = j.target[i]
-			halt[i] = !j.sel[i]
+			halt[i] = !j.s.sel[i]
 		}
-	case j.kind == jobAnim:
+	case j.s.kind == jobAnim:
 		c.animRef(j, &ref, &vref, &halt)
 	}
 	for i := range c.p {
 		c.p[i], c.v[i] = step(c.p[i], c.v[i], ref[i], vref[i], halt[i], &c.lim[i], c.dt)
 	}
-	c.settle(j, &ref, &halt)
+	c.settle(&ref, &halt)
 	pose := c.p
-	if c.mirror != nil {
-		c.mirror.publish(c)
-	}
-	c.mu.Unlock()
+	c.mirror.publish(c)
 
 	for i, m := range c.motors {
 		err := m.SetAngle(ctx, pose[i])
@@ -167,32 +309,8 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	}
 }
 
-// tickSpins bounds how many times a tick tries the controller's lock
-// before it waits for it: about a millisecond.
-const tickSpins = 20000
-
-// lockForTick takes the controller's lock, trying it again and again
-// before waiting for it. A command holds it for microseconds; the loop
-// that waits parks its goroutine, and a parked goroutine locked to its
-// thread runs again only once another thread of the process hands it
-// over, which on a busy machine can take milliseconds.
-func (c *Controller) lockForTick() {
-	for range tickSpins {
-		if c.mu.TryLock() {
-			return
-		}
-	}
-	c.mu.Lock()
-}
-
-// moving reports whether the body is moving or about to; the caller holds
-// c.mu.
-func (c *Controller) moving() bool {
-	return (c.job != nil && c.job.kind != jobHalt) || c.v != Pose{}
-}
-
-// settle ends the job when its axes have arrived; the caller holds c.mu.
-func (c *Controller) settle(j *Job, ref *Pose, halt *Axes) {
+// settle ends the loop's job when its axes have arrived.
+func (c *Controller) settle(ref *Pose, halt *Axes) {
 	for i := range c.p {
 		if halt[i] {
 			if math.Abs(c.v[i]) > arriveVelocity {
@@ -211,34 +329,22 @@ func (c *Controller) settle(j *Job, ref *Pose, halt *Axes) {
 		}
 		c.v[i] = 0
 	}
-	if j == nil {
-		return
-	}
-	switch j.kind {
-	case jobHalt:
-		c.endLocked(j, nil)
-		c.notify(notice{kind: noticeRested, job: j.ID, name: j.Name, pose: c.p})
-	case jobMove:
-		c.arrivedLocked(j)
-	case jobAnim:
-		if j.phase == animSettle {
-			c.endLocked(j, nil)
-			c.notify(notice{kind: noticeFinished, job: j.ID, name: j.Name, pose: c.p})
-		}
+	j := &c.lj
+	switch {
+	case j.s == nil:
+	case j.s.kind == jobHalt:
+		c.endLoopJob(notice{kind: noticeRested}, endDone)
+	case j.s.kind == jobMove:
+		c.endLoopJob(notice{kind: noticeArrived}, endDone)
+	case j.s.kind == jobAnim && j.phase == animSettle:
+		c.endLoopJob(notice{kind: noticeFinished}, endDone)
 	}
 }
 
 // arrivedLocked ends move j, which has arrived; the caller holds c.mu.
 func (c *Controller) arrivedLocked(j *Job) {
-	if j.setRest {
-		for i := range c.rest {
-			if j.sel[i] {
-				c.rest[i] = j.target[i]
-			}
-		}
-	}
-	c.endLocked(j, nil)
-	c.notify(notice{kind: noticeArrived, job: j.ID, name: j.Name, pose: c.p})
+	c.concludeLocked(j, nil)
+	c.tell(notice{kind: noticeArrived, job: j.ID, name: j.Name, pose: c.view().read().p})
 }
 
 // thereAngle is how near its target a still body is there already: far
@@ -256,40 +362,39 @@ func (c *Controller) arriveIfThere(j *Job) {
 	if c.job != j {
 		return // the loop got there first, or a newer job took over
 	}
-	p, v := c.p, c.v
-	if c.rem != nil {
-		b := c.rem.mir.read()
-		p, v = b.p, b.v
-	}
-	for i := range p {
-		if math.Abs(v[i]) > arriveVelocity || j.sel[i] && math.Abs(p[i]-j.target[i]) > thereAngle {
+	b := c.view().read()
+	for i := range b.p {
+		if math.Abs(b.v[i]) > arriveVelocity || j.sel[i] && math.Abs(b.p[i]-j.target[i]) > thereAngle {
 			return
 		}
+	}
+	if j.spec != nil && !j.spec.claimed.CompareAndSwap(false, true) {
+		return // the loop ended it meanwhile and reports it
 	}
 	c.arrivedLocked(j)
 }
 
 // animRef sets the animation's reference for this tick and advances its
-// clock; the caller holds c.mu.
-func (c *Controller) animRef(j *Job, ref, vref *Pose, halt *Axes) {
+// clock.
+func (c *Controller) animRef(j *loopJob, ref, vref *Pose, halt *Axes) {
 	total := math.Inf(1)
-	if j.loops > 0 {
-		total = j.anim.Duration * float64(j.loops)
+	if j.s.loops > 0 {
+		total = j.s.anim.Duration * float64(j.s.loops)
 	}
-	if j.phase == animPlay && (j.finish || j.jt*j.speed >= total) {
+	if j.phase == animPlay && (j.finish || j.jt*j.s.speed >= total) {
 		j.phase = animOut
 		j.outStart = j.jt
 		for i := range j.outFrom {
-			if j.sel[i] {
+			if j.s.sel[i] {
 				j.outFrom[i] = c.animAt(j, i, j.jt)
 			}
 		}
 	}
-	if j.phase == animOut && j.jt-j.outStart >= j.blendOut {
+	if j.phase == animOut && j.jt-j.outStart >= j.s.blendOut {
 		j.phase = animSettle
 	}
 	for i := range ref {
-		if !j.sel[i] {
+		if !j.s.sel[i] {
 			halt[i] = true
 			continue
 		}
@@ -300,28 +405,29 @@ func (c *Controller) animRef(j *Job, ref, vref *Pose, halt *Axes) {
 }
 
 // animAt is the reference of axis i at job time jt.
-func (c *Controller) animAt(j *Job, i int, jt float64) float64 {
+func (c *Controller) animAt(j *loopJob, i int, jt float64) float64 {
+	s := j.s
 	switch j.phase {
 	case animSettle:
-		return j.rest[i]
+		return s.rest[i]
 	case animOut:
-		s := (jt - j.outStart) / j.blendOut
-		return j.outFrom[i] + (j.rest[i]-j.outFrom[i])*smooth(s)
+		f := (jt - j.outStart) / s.blendOut
+		return j.outFrom[i] + (s.rest[i]-j.outFrom[i])*smooth(f)
 	}
-	at := jt * j.speed
-	d := j.anim.Duration
-	if j.loops > 0 {
-		at = math.Min(at, d*float64(j.loops))
+	at := jt * s.speed
+	d := s.anim.Duration
+	if s.loops > 0 {
+		at = math.Min(at, d*float64(s.loops))
 	}
 	la := at - d*math.Floor(at/d)
 	if la == 0 && at > 0 {
 		la = d
 	}
-	v, _ := j.anim.Sample(i, la)
-	if j.anim.Relative {
+	v, _ := s.anim.Sample(i, la)
+	if s.anim.Relative {
 		v += j.start[i]
 	}
-	if w := smooth(jt / j.blendIn); w < 1 {
+	if w := smooth(jt / s.blendIn); w < 1 {
 		v = j.start[i] + (v-j.start[i])*w
 	}
 	return math.Max(c.lim[i].Min, math.Min(c.lim[i].Max, v))
@@ -370,17 +476,17 @@ func (c *Controller) watchdog() {
 		tripped := c.fault == nil
 		if tripped {
 			c.fault = ErrStalled
+			c.setLiveLocked()
 			if c.job != nil {
 				c.endLocked(c.job, ErrStalled)
 			}
-			c.v = Pose{}
 		}
 		c.mu.Unlock()
 		if !tripped {
 			continue
 		}
 		c.safeStop()
-		c.notify(notice{kind: noticeStall, d: stuck})
+		c.tell(notice{kind: noticeStall, d: stuck})
 	}
 }
 
@@ -400,43 +506,86 @@ func (c *Controller) safeStop() {
 	}
 }
 
-// reporter turns notices into events, away from the loop. When the body
-// comes to rest, it puts the collector back to its rest setting once the
-// body has stayed still for the rest hold.
+// idlePoll is how often the reporter looks for the loop's notices while
+// no job runs and the body is still: they are then only motor errors and
+// late ticks, which can wait that long.
+const idlePoll = 100 * time.Millisecond
+
+// reporter turns notices into events, away from the loop, and ends the
+// jobs the loop ended. The loop never wakes it (a wake-up can wait on
+// another thread): it looks every period while a job runs or the body
+// moves, less often otherwise, and at once when a job begins. When the
+// body comes to rest, it puts the collector back to its rest setting once
+// the body has stayed still for the rest hold.
 func (c *Controller) reporter() {
 	defer c.wg.Done()
 	hold := c.restHold()
 	held := time.NewTimer(time.Hour)
 	held.Stop()
 	defer held.Stop()
+	poll := time.NewTimer(c.period)
+	defer poll.Stop()
+	var batch []notice
 	for {
-		var n notice
+		stop := false
 		select {
-		case n = <-c.notices:
+		case n := <-c.notices:
+			batch = append(batch, n)
+		case <-c.kick:
+		case <-poll.C:
 		case <-held.C:
 			c.rested()
 			continue
 		case <-c.runCtx.Done():
-			// Report what is already queued, then stop.
-			for {
-				select {
-				case n = <-c.notices:
-					c.report(n)
-				default:
-					return
+			stop = true // report what is already queued, then stop
+		}
+		batch = c.gather(batch)
+		for _, n := range batch {
+			c.report(n)
+			switch n.kind {
+			case noticeArrived, noticeFinished, noticeRested:
+				if hold > 0 {
+					held.Reset(hold)
+				} else {
+					c.rested()
 				}
 			}
 		}
-		c.report(n)
-		switch n.kind {
-		case noticeArrived, noticeFinished, noticeRested:
-			if hold > 0 {
-				held.Reset(hold)
-			} else {
-				c.rested()
-			}
+		clear(batch)
+		batch = batch[:0]
+		if stop {
+			return
+		}
+		c.mu.Lock()
+		busy := c.job != nil
+		c.mu.Unlock()
+		if busy || c.mirror.read().moving {
+			poll.Reset(c.period)
+		} else {
+			poll.Reset(idlePoll)
 		}
 	}
+}
+
+// gather ends the jobs the loop ended and adds to batch every notice
+// waiting, the loop's and the others', in the order they happened.
+func (c *Controller) gather(batch []notice) []notice {
+	c.mu.Lock()
+	c.collectEndLocked()
+	c.mu.Unlock()
+	for more := true; more; {
+		select {
+		case n := <-c.notices:
+			batch = append(batch, n)
+		default:
+			more = false
+		}
+	}
+	for n, ok := c.out.get(); ok; n, ok = c.out.get() {
+		batch = append(batch, n)
+	}
+	slices.SortStableFunc(batch, func(a, b notice) int { return a.at.Compare(b.at) })
+	return batch
 }
 
 // restHold is how long the body stays still before the collector goes

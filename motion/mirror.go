@@ -6,36 +6,35 @@ import (
 	"sync/atomic"
 )
 
-// mirror is what the loop process shows the parent without a message: the
-// body's state after each tick and the loop's timing. It lives in memory
-// both processes map; the loop writes it under a sequence count (odd
+// mirror is what the loop shows the rest of the program without a lock
+// or a message: the body's state after each tick and the loop's timing.
+// Where the loop runs in a process of its own it lives in memory both
+// processes map. The loop alone writes it, under a sequence count (odd
 // while a write is under way), so publishing costs the tick a few stores
 // and no system call.
 type mirror struct {
 	seq    atomic.Uint64
 	p      [NumAxes]atomic.Uint64 // float64 bits
 	v      [NumAxes]atomic.Uint64
-	rest   [NumAxes]atomic.Uint64
 	moving atomic.Uint32
 	stats  latency
 }
 
 // body is the state the mirror carries.
 type body struct {
-	p, v, rest Pose
-	moving     bool
+	p, v   Pose
+	moving bool
 }
 
-// publishLocked writes the controller's state; the caller holds c.mu.
+// publish writes the loop's state; only the loop calls it.
 func (m *mirror) publish(c *Controller) {
 	m.seq.Add(1)
 	for i := range c.p {
 		m.p[i].Store(math.Float64bits(c.p[i]))
 		m.v[i].Store(math.Float64bits(c.v[i]))
-		m.rest[i].Store(math.Float64bits(c.rest[i]))
 	}
 	var mv uint32
-	if c.moving() {
+	if c.loopMoving() {
 		mv = 1
 	}
 	m.moving.Store(mv)
@@ -52,7 +51,6 @@ func (m *mirror) read() body {
 		for i := range b.p {
 			b.p[i] = math.Float64frombits(m.p[i].Load())
 			b.v[i] = math.Float64frombits(m.v[i].Load())
-			b.rest[i] = math.Float64frombits(m.rest[i].Load())
 		}
 		b.moving = m.moving.Load() != 0
 		if s%2 == 0 && m.seq.Load() == s {

@@ -334,7 +334,7 @@ func (c *Controller) handle(p *loopProc, k frameKind, payload []byte) error {
 			c.fault = jerr
 		}
 		if j := c.job; j != nil && (k == fFault || j.ID == id) {
-			c.endLocked(j, jerr)
+			c.concludeLocked(j, jerr)
 		}
 		c.mu.Unlock()
 	case fEvent:
@@ -453,6 +453,7 @@ func (c *Controller) recoverRemote(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.fault = nil
+	c.rest = c.home // the process homed the body
 	c.mu.Unlock()
 	return nil
 }

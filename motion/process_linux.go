@@ -60,6 +60,26 @@ func mapMirror(f *os.File) (*mirror, error) {
 	return (*mirror)(unsafe.Pointer(&mem[0])), nil
 }
 
+// hurryOthers puts every thread of the process but the loop's at the
+// highest ordinary priority (nice -20), where the loop runs in a process
+// of its own. When the runtime preempts the loop's goroutine, which it
+// does every few hundred ticks, another thread of the process must hand
+// it back to the loop's thread; at an ordinary priority on the busy other
+// CPU that thread waited milliseconds for its turn. The process does
+// little else, so it takes little from the rest of the robot. Threads
+// started later inherit it.
+func (rt *realTime) hurryOthers() error {
+	return rt.eachThread(func(tid int) error {
+		if tid == rt.tid {
+			return nil
+		}
+		if err := unix.Setpriority(unix.PRIO_PROCESS, tid, -20); err != nil && !threadGone(err) {
+			return fmt.Errorf("thread %d: %w", tid, err)
+		}
+		return nil
+	})
+}
+
 // connFile returns the loop process's end of its connection, pollable so
 // that closing it ends a read.
 func connFile() *os.File {

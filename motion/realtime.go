@@ -296,6 +296,7 @@ type realTime struct {
 	prevLimit int64 // the memory limit to put back
 	prevProcs int   // GOMAXPROCS to put back
 	held      bool  // this set-up holds rtTaken
+	tid       int   // the loop's thread
 
 	// gcMu guards the collector's switch between moving and rest: it is
 	// taken outside the controller's lock, so the loop never waits on it.
@@ -340,6 +341,7 @@ func (rt *realTime) enter(o RealTime) {
 	}
 	rt.held = true
 	rt.sys.lockThread()
+	rt.tid = rt.sys.self()
 	prio := o.Priority
 	if prio == 0 {
 		prio = DefaultRealTimePriority

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -227,20 +226,12 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 		s.sendEnds(endCtx)
 	}()
 	st := c.RealTime()
-	s.write(newFrame(fReady).bytes(mustJSON(processReady{Status: st, Limits: c.Limits()})).done())
-	// The commands take the lock the loop's ticks take. Read and applied
-	// on a thread at a real-time priority just below the loop's, a
-	// command is never put off its CPU by the parent's threads while it
-	// holds the lock. The thread ends with the process.
-	fifo := false
-	if st.Priority > 1 {
-		runtime.LockOSThread()
-		if err := c.rt.sys.setFIFO(st.Priority - 1); err != nil {
-			log.Warn("motion: loop process: commands at ordinary priority", "error", err)
-		} else {
-			fifo = true
+	if st.Priority > 0 {
+		if err := c.rt.hurryOthers(); err != nil {
+			log.Warn("motion: loop process: its other threads at ordinary priority", "error", err)
 		}
 	}
+	s.write(newFrame(fReady).bytes(mustJSON(processReady{Status: st, Limits: c.Limits()})).done())
 	for {
 		k, payload, err := readFrame(s.conn, &buf)
 		if err != nil || k == fClose {
@@ -259,13 +250,6 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 		}
 		if err := s.command(ctx, c, &wg, k, payload); err != nil {
 			log.Warn("motion: loop process: command refused", "error", err)
-		}
-		if !fifo {
-			// A loop that waited for the controller's lock while the
-			// command held it was made runnable on this goroutine's
-			// processor: let it run now rather than after the commands
-			// queued behind this one.
-			runtime.Gosched()
 		}
 	}
 }
@@ -332,6 +316,7 @@ func (s *server) command(ctx context.Context, c *Controller, wg *sync.WaitGroup,
 		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		c.collectEndLocked()
 		j := c.job
 		switch {
 		case k == fTrack:
@@ -341,10 +326,10 @@ func (s *server) command(ctx context.Context, c *Controller, wg *sync.WaitGroup,
 			if err := c.checkLimits(target, j.sel, "track"); err != nil {
 				return err
 			}
-			j.target, j.deadline = target, time.Now().Add(c.cmdTO)
+			c.trackLocked(j, target)
 		case k == fFinish:
 			if j != nil && j.ID == id && j.fromParent {
-				j.finish = true
+				c.finishLocked(j)
 			}
 		case !c.running || c.fault != nil:
 			s.ended(id, c.usableLocked())
@@ -354,7 +339,6 @@ func (s *server) command(ctx context.Context, c *Controller, wg *sync.WaitGroup,
 				s.ended(h.ID, nil)
 			}
 			h.ID, h.fromParent = id, true
-			c.mirror.publish(c)
 		}
 		return nil
 	case fRecover:
@@ -408,9 +392,6 @@ func (s *server) begin(c *Controller, w wireJob) error {
 	if w.kind == jobMove {
 		c.arriveIfThere(j)
 	}
-	c.mu.Lock()
-	c.mirror.publish(c)
-	c.mu.Unlock()
 	return nil
 }
 

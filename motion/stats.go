@@ -26,6 +26,13 @@ type Stats struct {
 	P50 time.Duration `json:"p50"`
 	P99 time.Duration `json:"p99"`
 	Max time.Duration `json:"max"`
+	// LongestRun is the longest a tick took to run, from its start to its
+	// motors commanded.
+	LongestRun time.Duration `json:"longest_run"`
+	// MissedRunning counts the missed ticks that followed a tick that ran
+	// longer than it started late: the tick's own doing (a motor, or a
+	// wait inside the tick), not the scheduler's wake-up.
+	MissedRunning uint64 `json:"missed_running"`
 }
 
 // latency records tick lateness without allocating or locking: the loop is
@@ -35,6 +42,24 @@ type latency struct {
 	ticks   atomic.Uint64
 	missed  atomic.Uint64
 	max     atomic.Int64
+	run     atomic.Int64
+	running atomic.Uint64
+}
+
+// ran records how long a tick ran.
+func (l *latency) ran(d time.Duration) {
+	if int64(d) > l.run.Load() {
+		l.run.Store(int64(d))
+	}
+}
+
+// miss records n ticks skipped after a tick; slow says the tick ran
+// longer than it started late.
+func (l *latency) miss(n uint64, slow bool) {
+	l.missed.Add(n)
+	if slow {
+		l.running.Add(n)
+	}
 }
 
 func (l *latency) record(late time.Duration) {
@@ -59,10 +84,13 @@ func (l *latency) reset() {
 	l.ticks.Store(0)
 	l.missed.Store(0)
 	l.max.Store(0)
+	l.run.Store(0)
+	l.running.Store(0)
 }
 
 func (l *latency) snapshot() Stats {
-	s := Stats{Ticks: l.ticks.Load(), Missed: l.missed.Load(), Max: time.Duration(l.max.Load())}
+	s := Stats{Ticks: l.ticks.Load(), Missed: l.missed.Load(), Max: time.Duration(l.max.Load()),
+		LongestRun: time.Duration(l.run.Load()), MissedRunning: l.running.Load()}
 	var counts [latenessBuckets]uint32
 	total := uint64(0)
 	for i := range l.buckets {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openjibo/jibod/core/skill/builtin/basics"
 	"github.com/openjibo/jibod/motion"
 )
 
@@ -46,4 +48,61 @@ func TestLoopProcessDiesTheRobotKeepsTalking(t *testing.T) {
 	assert.NoError(t, m.Fault())
 	assert.NotEqual(t, pid, m.ProcessID(), "a new process")
 	assert.Regexp(t, clockAnswer, said(t, u, "what time is it"))
+}
+
+// TestConversationMovesTheBodyFromItsLoopProcess holds a conversation with
+// the robot as users get it on Linux, its control loop in a process of its
+// own: the greeting's wiggle and the turns toward the listener are run by
+// that process, their ends come back to the robot and onto its bus, and
+// the loop ticks throughout. It asserts no timing: each wait is for what
+// the robot does, bounded only to fail rather than hang.
+func TestConversationMovesTheBodyFromItsLoopProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	rec := &recorder{}
+	r := startRobot(t, Config{LoopProcess: true, Tap: rec.tap})
+	m := r.Body().Motion
+	require.NotZero(t, m.ProcessID(), "the loop runs in a process of its own")
+	u := utter(t, r)
+
+	require.NotEmpty(t, said(t, u, "hello"))
+	assert.Regexp(t, clockAnswer, said(t, u, "what time is it"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for !finished(rec, basics.Greeting) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the greeting's animation did not finish; body events: %v", bodyKinds(rec))
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	assert.NotEmpty(t, rec.of("jibo.body.motion.animation"), "the wiggle began")
+	assert.NotEmpty(t, rec.of("jibo.body.motion.lookat"), "the robot turned toward the listener")
+	assert.NoError(t, m.Fault())
+	assert.Positive(t, m.Stats().Ticks, "the loop's timing, from its process")
+	assert.Regexp(t, clockAnswer, said(t, u, "what time is it"), "and the robot goes on")
+}
+
+// finished reports whether the animation's end is on the bus.
+func finished(rec *recorder, name string) bool {
+	for _, e := range rec.of("jibo.body.motion.finished") {
+		if e.DataString("name") == name {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyKinds lists the motion events on the bus.
+func bodyKinds(rec *recorder) []string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var out []string
+	for _, m := range rec.msgs {
+		if strings.HasPrefix(m.Type, "jibo.body.motion.") {
+			out = append(out, m.Type)
+		}
+	}
+	return out
 }

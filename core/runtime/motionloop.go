@@ -44,6 +44,11 @@ type LoopReport struct {
 	P50us               float64 `json:"p50_us"`
 	P99us               float64 `json:"p99_us"`
 	MaxUs               float64 `json:"max_us"`
+	// LongestRunUs is the longest a tick ran; MissedRunning counts the
+	// missed ticks that followed a tick that ran longer than it started
+	// late (the rest followed a late wake-up).
+	LongestRunUs  float64 `json:"longest_run_us"`
+	MissedRunning uint64  `json:"missed_running"`
 	// RestSeconds is how long the robot stayed still after the load
 	// (LoopConfig.Rest); RSSLoadMB and RSSRestMB are its resident memory
 	// when the load ended and after that rest, where the system says
@@ -105,6 +110,7 @@ func (rep *LoopReport) WriteText(stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
 	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
+	fmt.Fprintf(stdout, "longest tick %s; missed after a long tick %d, after a late wake-up %d\n", us(rep.LongestRunUs), rep.MissedRunning, rep.Missed-rep.MissedRunning)
 	if rep.RSSLoadMB > 0 {
 		fmt.Fprintf(stdout, "resident memory: %.1f MB when the load ended, %.1f MB after %.0f s at rest\n", rep.RSSLoadMB, rep.RSSRestMB, rep.RestSeconds)
 	}
@@ -245,6 +251,7 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	rep.P50us = float64(s.P50.Nanoseconds()) / 1000
 	rep.P99us = float64(s.P99.Nanoseconds()) / 1000
 	rep.MaxUs = float64(s.Max.Nanoseconds()) / 1000
+	rep.LongestRunUs, rep.MissedRunning = float64(s.LongestRun.Nanoseconds())/1000, s.MissedRunning
 	if rssLoad > 0 && rssRest > 0 {
 		rep.RestSeconds, rep.RSSLoadMB, rep.RSSRestMB = c.Rest.Seconds(), float64(rssLoad)/1e6, float64(rssRest)/1e6
 	}
