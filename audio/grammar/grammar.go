@@ -300,10 +300,13 @@ type builder struct {
 	vocab   map[string]bool
 	// entity rules by content, so intents sharing values share a rule.
 	entityRules map[string]string
-	classRules  map[string]string
-	building    []string // classes being built, for cycles
-	usesOpen    bool
-	expanded    int // samples expanded, kept or not
+	// slotValues are the current intent's entity slots expanded, by slot:
+	// every sample through a slot reads the same values.
+	slotValues map[string]expandedValues
+	classRules map[string]string
+	building   []string // classes being built, for cycles
+	usesOpen   bool
+	expanded   int // samples expanded, kept or not
 }
 
 // Build makes the grammar of intents. It fails only when the grammar would
@@ -498,7 +501,9 @@ func (b *builder) addIntent(in Intent) error {
 	drop := func(sample, why string) {
 		b.g.dropped = append(b.g.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: sample, Why: why})
 	}
-	var usable []string // templates that expand
+	b.slotValues = map[string]expandedValues{}
+	var usable []string          // templates that expand
+	var usableSamples [][]string // and their samples
 	for _, tpl := range in.Templates {
 		samples, err := b.opts.TemplateLanguage.Expand(tpl, in.Vocab)
 		if err != nil {
@@ -509,17 +514,23 @@ func (b *builder) addIntent(in Intent) error {
 			return fmt.Errorf("grammar: more than %d samples: %w", b.opts.MaxSamples, errTooLarge)
 		}
 		usable = append(usable, tpl)
+		usableSamples = append(usableSamples, samples)
 	}
-	texts := usable // Expand each for every sample
+	texts := usable // every sample of every template
 	if b.opts.Sentences > 0 {
 		texts = choices(usable)
 	}
 	seen := map[string]bool{}
-	for _, text := range texts {
-		samples, err := b.opts.TemplateLanguage.Expand(text, in.Vocab)
-		if err != nil {
-			drop(text, err.Error())
-			continue
+	for i, text := range texts {
+		var samples []string
+		if b.opts.Sentences > 0 {
+			var err error
+			if samples, err = b.opts.TemplateLanguage.Expand(text, in.Vocab); err != nil {
+				drop(text, err.Error())
+				continue
+			}
+		} else {
+			samples = usableSamples[i]
 		}
 		for _, s := range samples {
 			if seen[s] || (b.opts.Sentences > 0 && n >= b.opts.Sentences) {
@@ -642,20 +653,42 @@ func (b *builder) slotRule(in Intent, slot string) (string, string, error) {
 	return "open", "", nil
 }
 
-// entityRule builds (or reuses) the rule of an entity's values.
-func (b *builder) entityRule(in Intent, slot string, vals []string) (string, string, error) {
-	var samples []string
+// expandedValues are an entity slot's values expanded: the samples,
+// sorted and unique, joined as the key of their rule, and the values that
+// did not expand.
+type expandedValues struct {
+	samples []string
+	key     string
+	dropped []Dropped
+}
+
+// values expands the values of in's entity slot once per intent.
+func (b *builder) values(in Intent, slot string, vals []string) expandedValues {
+	if ev, ok := b.slotValues[slot]; ok {
+		return ev
+	}
+	var ev expandedValues
 	for _, v := range vals {
 		s, err := b.opts.TemplateLanguage.Expand(v, in.Vocab)
 		if err != nil {
-			b.g.dropped = append(b.g.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: v, Why: "entity value: " + err.Error()})
+			ev.dropped = append(ev.dropped, Dropped{Skill: in.Skill, Intent: in.Name, Sample: v, Why: "entity value: " + err.Error()})
 			continue
 		}
-		samples = append(samples, s...)
+		ev.samples = append(ev.samples, s...)
 	}
-	slices.Sort(samples)
-	samples = slices.Compact(samples)
-	key := strings.Join(samples, "\n")
+	slices.Sort(ev.samples)
+	ev.samples = slices.Compact(ev.samples)
+	ev.key = strings.Join(ev.samples, "\n")
+	b.slotValues[slot] = ev
+	return ev
+}
+
+// entityRule builds (or reuses) the rule of an entity's values. A value
+// that does not expand is reported for every sample through the slot.
+func (b *builder) entityRule(in Intent, slot string, vals []string) (string, string, error) {
+	ev := b.values(in, slot, vals)
+	b.g.dropped = append(b.g.dropped, ev.dropped...)
+	samples, key := ev.samples, ev.key
 	if name, ok := b.entityRules[key]; ok {
 		return name, "", nil
 	}

@@ -128,6 +128,48 @@ func TestSlotStrategies(t *testing.T) {
 	assert.Contains(t, g.Dropped()[0].Why, "open slot {room}")
 }
 
+// countingLanguage is tl counting what it is asked to expand.
+type countingLanguage struct {
+	TemplateLanguage
+	expanded map[string]int
+}
+
+func (c countingLanguage) Expand(template string, vocab map[string][]string) ([]string, error) {
+	c.expanded[template]++
+	return c.TemplateLanguage.Expand(template, vocab)
+}
+
+// TestEntityValuesExpandOncePerIntent: an intent's entity values are the
+// same for every sample through the slot, so they are expanded once, and
+// a value that does not expand is still reported for each such sample.
+func TestEntityValuesExpandOncePerIntent(t *testing.T) {
+	call := Intent{Skill: "phone", Name: "call", Lang: "en-us",
+		Templates: []string{"call {who}", "phone {who} [now]", "ring (up|) {who}"},
+		Entities:  map[string][]string{"who": {"ann", "(carl|dave) smith", "((bad"}}}
+	text := Intent{Skill: "phone", Name: "text", Lang: "en-us",
+		Templates: []string{"text {who}", "message {who}"},
+		Entities:  map[string][]string{"who": {"ann", "(carl|dave) smith", "((bad"}}}
+	for _, sentences := range []int{0, -1} {
+		lang := countingLanguage{tl, map[string]int{}}
+		g, err := Build([]Intent{call, text}, Options{TemplateLanguage: lang, Lang: "en", Sentences: sentences})
+		require.NoError(t, err)
+		for _, say := range []string{"call ann", "phone dave smith now", "ring up carl smith", "message ann"} {
+			assert.True(t, g.Accepts(say), "%q", say)
+		}
+		assert.False(t, g.Accepts("call bad"))
+		assert.Equal(t, 2, lang.expanded["(carl|dave) smith"], "once for each intent (sentences %d)", sentences)
+		var bad []string
+		for _, d := range g.Dropped() {
+			if d.Sample == "((bad" {
+				bad = append(bad, d.Skill+":"+d.Intent)
+			}
+		}
+		// call's 5 samples through {who}, text's 2.
+		assert.Equal(t, []string{"phone:call", "phone:call", "phone:call", "phone:call", "phone:call", "phone:text", "phone:text"}, bad)
+		assert.Equal(t, "ann | carl smith | dave smith", ruleOf(t, g, "phone {who}"), "the intents share one rule")
+	}
+}
+
 func TestLeftOut(t *testing.T) {
 	in := []Intent{
 		{Skill: "s", Name: "a", Lang: "en-us", Templates: []string{"play track 7", "play track seven", "play the (zorblax|song)"}},

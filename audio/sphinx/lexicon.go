@@ -2,6 +2,7 @@ package sphinx
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -302,7 +303,8 @@ func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][
 	}
 	direct, plural := map[string][]string{}, map[string][]string{}
 	if len(keys) > 0 {
-		if err := l.scan(ctx, func(key, phones string) {
+		wanted := func(key []byte) bool { _, ok := keys[string(key)]; return ok }
+		if err := l.scan(ctx, wanted, func(key, phones string) {
 			for _, v := range keys[key] {
 				if v.plural {
 					plural[v.word] = appendNew(plural[v.word], pluralOf(phones))
@@ -384,9 +386,11 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// scan calls fn for every entry of the dictionary with its key (the word,
-// any "(n)" variant suffix removed) and its phones, single-spaced.
-func (l *Lexicon) scan(ctx context.Context, fn func(key, phones string)) error {
+// scan calls fn for every entry of the dictionary whose key (the word,
+// any "(n)" variant suffix removed) is wanted, with its phones,
+// single-spaced. The dictionary is large and a lookup wants few of its
+// words: the others cost no allocation.
+func (l *Lexicon) scan(ctx context.Context, wanted func(key []byte) bool, fn func(key, phones string)) error {
 	f, err := os.Open(l.path)
 	if err != nil {
 		return fmt.Errorf("reading the pronouncing dictionary: %w", err)
@@ -398,16 +402,18 @@ func (l *Lexicon) scan(ctx context.Context, fn func(key, phones string)) error {
 		if n%8192 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line := sc.Text()
-		sp := strings.IndexAny(line, " \t")
+		line := sc.Bytes()
+		sp := bytes.IndexAny(line, " \t")
 		if sp <= 0 {
 			continue
 		}
 		key := line[:sp]
-		if i := strings.IndexByte(key, '('); i > 0 && strings.HasSuffix(key, ")") {
+		if i := bytes.IndexByte(key, '('); i > 0 && bytes.HasSuffix(key, []byte(")")) {
 			key = key[:i]
 		}
-		fn(key, strings.Join(strings.Fields(line[sp:]), " "))
+		if wanted(key) {
+			fn(string(key), strings.Join(strings.Fields(string(line[sp:])), " "))
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

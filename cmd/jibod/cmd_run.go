@@ -37,35 +37,22 @@ func cmdRun(ctx context.Context, tr runtime.Trainer, args []string, stdin io.Rea
 	if err := c.Load(fs, args, os.Getenv, func(args []string) error { return parseFlags(fs, args) }, audioBound(af)); err != nil {
 		return err
 	}
-	if w := time.Duration(c.ListenWindow); w < 0 || w > time.Hour {
-		return usageError{fmt.Sprintf("--listen-window %s: want 0..1h", w)}
-	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	if c.Input != "console" && c.Input != "stdin" && c.Input != "none" && c.Input != "shell" {
-		return usageError{fmt.Sprintf("--input %q: want console or stdin (or none, with --audio; or shell)", c.Input)}
+	if err := c.Validate(); err != nil {
+		return usageError{err.Error()}
 	}
+	// The audio flags the configuration does not hold (--wake…), and
+	// which sources go with which input.
 	if err := af.Check(c.Input); err != nil {
-		return err
-	}
-	if err := checkShellFlags(c.Shell); err != nil {
-		return err
-	}
-	if err := checkWebFlag(c.Web); err != nil {
 		return err
 	}
 	hubCfg, err := hubConfig(c.Hub)
 	if err != nil {
 		return err
 	}
-	logs, err := newRunLogger(stderr, c.LogLevel)
-	if err != nil {
-		return err
-	}
-	if err := c.Validate(); err != nil {
-		return usageError{err.Error()}
-	}
+	logs := runtime.NewLogs(stderr, c.Level())
 	af.Sphinx = c.Sphinx
 	started := time.Now()
 	cfg := runtime.Config{Board: c.Board, SpeakWPM: c.SpeakWPM, Lang: c.Lang, Log: logs.Log,

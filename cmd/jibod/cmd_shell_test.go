@@ -204,7 +204,7 @@ func TestShellOnStdio(t *testing.T) {
 func TestShellUsage(t *testing.T) {
 	_, stderr, code := runJibod(t, "", "run", "--shell-reboot", "sometimes")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, `--shell-reboot "sometimes": want exit, system or off`)
+	assert.Contains(t, stderr, `shell.reboot (--shell-reboot) "sometimes": want exit, system or off`)
 	_, stderr, code = runJibod(t, "", "run", "--serial", "/dev/ttyGS0", "--serial-baud", "1234")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "baud rate 1234 not supported")

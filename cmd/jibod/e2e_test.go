@@ -216,14 +216,30 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{nil, "Usage:"},
 		{[]string{"dance"}, `unknown command "dance"`},
-		{[]string{"run", "--input", "telepathy"}, `--input "telepathy": want console or stdin`},
-		{[]string{"run", "--log-level", "loud"}, `--log-level "loud"`},
 		{[]string{"run", "--bogus"}, "flag provided but not defined"},
+		{[]string{"run", "stdin"}, `unexpected argument "stdin"`},
+		// run's flags are checked by its configuration, once, each
+		// named by its key and its flag.
+		{[]string{"run", "--input", "telepathy"}, `input (--input) "telepathy": want console, stdin, none, shell`},
+		{[]string{"run", "--log-level", "loud"}, `log_level (--log-level) "loud": want debug, info, warn or error`},
+		{[]string{"run", "--listen-window", "2h"}, `listen_window (--listen-window) 2h0m0s: want 0..1h`},
+		{[]string{"run", "--web", "5426"}, `web (--web): web address "5426"`},
+		{[]string{"run", "--shell-reboot", "sometimes"}, `shell.reboot (--shell-reboot) "sometimes": want exit, system or off`},
+		{[]string{"run", "--serial", "/dev/ttyGS0", "--serial-baud", "1234"}, "shell.baud (--serial-baud): baud rate 1234 not supported"},
+		{[]string{"run", "--audio-gain", "80"}, "audio.gain_db (--audio-gain): "},
+		{[]string{"run", "--hub-link", "sometimes"}, "hub.link (--hub-link): "},
+		{[]string{"run", "--input", "telepathy", "--speak-wpm", "5000"}, "input (--input) \"telepathy\": want console, stdin, none, shell\n" +
+			"speak_wpm (--speak-wpm) 5000: want -1 (the profile's rate) or 0..1000 words per minute"},
+		// and the audio flags the configuration does not hold.
+		{[]string{"run", "--audio", "null", "--wake", "spotter"}, `--wake "spotter": want detector or grammar`},
 	}
 	for _, tt := range tests {
 		_, stderr, code := runJibod(t, "", tt.args...)
 		assert.Equal(t, 2, code, tt.args)
 		assert.Contains(t, stderr, tt.want)
+		if strings.Contains(tt.want, "(--") {
+			assert.Equal(t, 1, strings.Count(stderr, tt.want), "reported once: %s", stderr)
+		}
 	}
 	_, stderr, code := runJibod(t, "", "run", "--board", "mars", "--input", "stdin")
 	assert.Equal(t, 1, code)

@@ -172,7 +172,7 @@ func TestWebFlagChecked(t *testing.T) {
 	for _, bad := range []string{"5426", "localhost", "127.0.0.1:http", ":5426"} {
 		_, stderr, code := runJibod(t, "", "run", "--board", "sim", "--input", "stdin", "--web", bad)
 		assert.Equal(t, 2, code, bad)
-		assert.Contains(t, stderr, "--web: web address", bad)
+		assert.Contains(t, stderr, "web (--web): web address", bad)
 	}
 }
 

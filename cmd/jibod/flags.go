@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 
@@ -51,38 +48,6 @@ func addShellFlags(fs *flag.FlagSet, s *config.Shell) {
 	fs.IntVar(&s.Baud, "serial-baud", diag.DefaultBaud, "the serial console's speed in bits per second (8N1, no flow control)")
 	fs.StringVar(&s.PINFile, "shell-pin-file", "", "`file` holding the technician PIN's hash from jibod shell --hash-pin (default shell-pin in the state folder; $"+pinHashEnv+" wins)")
 	fs.StringVar(&s.Reboot, "shell-reboot", runtime.RebootExit, "what the shell's reboot does: exit (jibod exits with status 75 for its service manager to restart), system (systemctl reboot) or off")
-}
-
-// checkShellFlags validates the shell flags' values.
-func checkShellFlags(s config.Shell) error {
-	if s.Serial != "" {
-		if err := diag.CheckBaud(s.Baud); err != nil {
-			return usageError{"--serial-baud: " + err.Error()}
-		}
-	}
-	switch s.Reboot {
-	case runtime.RebootExit, runtime.RebootSystem, runtime.RebootOff:
-	default:
-		return usageError{fmt.Sprintf("--shell-reboot %q: want exit, system or off", s.Reboot)}
-	}
-	return nil
-}
-
-// checkWebFlag validates --web.
-func checkWebFlag(addr string) error {
-	if err := runtime.CheckWebAddr(addr); err != nil {
-		return usageError{"--web: " + err.Error()}
-	}
-	return nil
-}
-
-// newRunLogger builds the run's logger writing to w at level.
-func newRunLogger(w io.Writer, level string) (*runtime.Logs, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
-		return nil, usageError{fmt.Sprintf("--log-level %q: want debug, info, warn or error", level)}
-	}
-	return runtime.NewLogs(w, l), nil
 }
 
 // programList is a repeatable flag of program paths.

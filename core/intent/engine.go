@@ -133,6 +133,10 @@ type compiledIntent struct {
 	need      uint32 // mask bits a whole parse must have
 	nodes     int32  // node ids run below this
 	order     string // sorts definitions for ties (tieBreak)
+	// parsedSlots are the slot names of every sample that parses, in
+	// the samples' order, each once: what the registration declares
+	// (the service's context rules), compiled or not.
+	parsedSlots []string
 }
 
 // ctemplate is one compiled template of a definition.
@@ -191,11 +195,17 @@ func NewTemplateEngine(opts EngineOptions) *TemplateEngine {
 // required slots no valid template declares (REG-06, DEF-08). Bad
 // individual templates are skipped and reported as warnings.
 func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
+	_, warns, err := e.register(def)
+	return warns, err
+}
+
+// register is Register, returning what it compiled.
+func (e *TemplateEngine) register(def TemplateIntent) (*compiledIntent, []Warning, error) {
 	c, warns, err := e.compile(def)
 	attrs := []any{"session_id", def.SessionID, "skill_id", def.SkillID, "intent_name", def.IntentName, "lang", def.Lang}
 	if err != nil {
 		e.log.Warn("template intent rejected", append(attrs, "reason", err.Error())...)
-		return nil, fmt.Errorf("registering template intent %s:%s (%s): %w", def.SkillID, def.IntentName, def.Lang, err)
+		return nil, nil, fmt.Errorf("registering template intent %s:%s (%s): %w", def.SkillID, def.IntentName, def.Lang, err)
 	}
 	for _, w := range warns {
 		e.log.Warn("template intent: "+w.String(), attrs...)
@@ -217,7 +227,7 @@ func (e *TemplateEngine) Register(def TemplateIntent) ([]Warning, error) {
 	e.version.Add(1)
 	e.mu.Unlock()
 	e.changed()
-	return warns, nil
+	return c, warns, nil
 }
 
 // changed tells OnChange about a change made.
@@ -415,7 +425,7 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 		return nil, nil, fmt.Errorf("vocab has %d templates, limit is %d", nv, MaxVocabTemplates)
 	}
 
-	c := &compiledIntent{def: def, enabled: true, order: orderKey(def)}
+	c := &compiledIntent{def: def, enabled: true, order: orderKey(def), parsedSlots: []string{}}
 	b := newBuilder(def.Vocab, lexiconFor(e.opts.Lexicons, def.Lang))
 	var warns []Warning
 	declared := map[string]bool{}
@@ -424,6 +434,11 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 		t, err := parse(src, 1, 1)
 		var root *gnode
 		if err == nil {
+			for _, name := range t.SlotNames() {
+				if !slices.Contains(c.parsedSlots, name) {
+					c.parsedSlots = append(c.parsedSlots, name)
+				}
+			}
 			root, err = b.template(t)
 		}
 		if err != nil {

@@ -82,13 +82,62 @@ func (t *Template) VocabRefs() []string {
 // (GRM-03), empty optionals and unregistered slot types (GRM-05).
 func (t *Template) Warnings() []Warning { return slices.Clone(t.warnings) }
 
+// ElementKind is what one element of a parsed template is.
+type ElementKind uint8
+
+// The kinds of Element.
+const (
+	ElementText  ElementKind = iota // literal text
+	ElementSlot                     // {name} or {type:name}
+	ElementVocab                    // <name>
+	ElementGroup                    // (a|b) or [a]
+)
+
+// Element is one element of a parsed template, for readers that need its
+// structure (the paraphrase tier's sampler) without parsing it again.
+type Element struct {
+	Kind ElementKind
+	// Text is a text element's literal text, as written.
+	Text string
+	// Name is a slot's bare name or a vocabulary's name.
+	Name string
+	// Type is a slot's type prefix as written, "" for none.
+	Type string
+	// Branches are a group's alternative sequences; an optional [x] is
+	// the group (x|), with an empty last branch (§3.2 step 3).
+	Branches [][]Element
+}
+
+// Elements returns the template's structure, a copy the caller owns.
+func (t *Template) Elements() []Element { return elements(t.nodes) }
+
+func elements(seq []node) []Element {
+	if seq == nil {
+		return nil
+	}
+	out := make([]Element, len(seq))
+	for i, n := range seq {
+		e := Element{Kind: ElementKind(n.kind), Text: n.text, Name: n.name, Type: n.typ}
+		if n.kind == nodeGroup {
+			e.Branches = make([][]Element, len(n.branches))
+			for j, b := range n.branches {
+				e.Branches[j] = elements(b)
+			}
+		}
+		out[i] = e
+	}
+	return out
+}
+
 type nodeKind uint8
 
+// The node kinds are the element kinds (Elements converts one to the
+// other).
 const (
-	nodeText nodeKind = iota
-	nodeSlot
-	nodeVocab
-	nodeGroup
+	nodeText  = nodeKind(ElementText)
+	nodeSlot  = nodeKind(ElementSlot)
+	nodeVocab = nodeKind(ElementVocab)
+	nodeGroup = nodeKind(ElementGroup)
 )
 
 // node is one element of a sequence: literal text, a slot, a vocabulary

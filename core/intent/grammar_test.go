@@ -339,3 +339,43 @@ func TestCommentsAreTheReadersJob_GRM09(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []Line{{Number: 4, Col: 1, Text: "hello # not inline"}}, lines)
 }
+
+// TestElements: a parsed template's structure as its readers get it
+// (OVOS-INTENT-1 §3.2: [x] is (x|); types as written, GRM-05).
+func TestElements(t *testing.T) {
+	text := func(s string) Element { return Element{Kind: ElementText, Text: s} }
+	tests := []struct {
+		template string
+		want     []Element
+	}{
+		{"what time is it", []Element{text("what time is it")}},
+		{"turn (on|off) [the] {device}", []Element{
+			text("turn "),
+			{Kind: ElementGroup, Branches: [][]Element{{text("on")}, {text("off")}}},
+			text(" "),
+			{Kind: ElementGroup, Branches: [][]Element{{text("the")}, nil}},
+			text(" "),
+			{Kind: ElementSlot, Name: "device"},
+		}},
+		{"set a timer for {duration:length} <please>", []Element{
+			text("set a timer for "),
+			{Kind: ElementSlot, Name: "length", Type: "duration"},
+			text(" "),
+			{Kind: ElementVocab, Name: "please"},
+		}},
+		{"{colour:c} light[s]", []Element{
+			{Kind: ElementSlot, Name: "c", Type: "colour"},
+			text(" light"),
+			{Kind: ElementGroup, Branches: [][]Element{{text("s")}, nil}},
+		}},
+		{"(a|)", []Element{{Kind: ElementGroup, Branches: [][]Element{{text("a")}, nil}}}},
+	}
+	for _, tt := range tests {
+		tpl, err := Parse(tt.template)
+		require.NoError(t, err, tt.template)
+		got := tpl.Elements()
+		assert.Equal(t, tt.want, got, tt.template)
+		got[0].Kind = ElementVocab // a copy: the template is unchanged
+		assert.Equal(t, tt.want, tpl.Elements(), tt.template)
+	}
+}

@@ -353,15 +353,16 @@ func (s *Service) registerTemplate(sessionID string, d map[string]any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	def, err := s.templateDef(sessionID, d)
+	var c *compiledIntent
 	if err == nil {
-		_, err = s.template.Register(def)
+		c, _, err = s.template.register(def)
 	}
 	if err != nil {
 		s.keepUnindexed(sessionID, d, MethodTemplate)
 		return err
 	}
 	k := manifestKey{sessionID, def.SkillID, def.IntentName, def.Lang, MethodTemplate}
-	s.keep(k, d, true)
+	s.keepParsed(k, d, true, c.parsedSlots)
 	return nil
 }
 
@@ -618,8 +619,14 @@ func rank(session string) string {
 // keep records a registration in the manifest, verbatim, with the rules
 // the orchestrator applies to its intent. s.mu must be held.
 func (s *Service) keep(k manifestKey, d map[string]any, indexed bool) {
+	s.keepParsed(k, d, indexed, nil)
+}
+
+// keepParsed is keep with the slot names of a template registration's
+// samples, as the engine parsed them (nil: ruleOf parses them).
+func (s *Service) keepParsed(k manifestKey, d map[string]any, indexed bool, slots []string) {
 	s.manifest[k], s.indexed[k] = bus.CopyMap(d), indexed
-	s.rules[k] = ruleOf(k, d)
+	s.rules[k] = ruleOf(k, d, slots)
 }
 
 // drop removes a registration from the manifest. s.mu must be held.
@@ -632,8 +639,10 @@ func (s *Service) drop(k manifestKey) {
 // ruleOf reads what a registration says beyond matching: context rules
 // (CTX-11, CTX-12), the slot or vocabulary names context may fill (CTX-13)
 // and the required slots (PIPE-15). Slot names come from the grammar's own
-// parser; a template that does not parse declares nothing.
-func ruleOf(k manifestKey, d map[string]any) pipeline.IntentRule {
+// parser; a template that does not parse declares nothing. parsed are
+// the template samples' slot names when the engine has read them (nil:
+// they are read here).
+func ruleOf(k manifestKey, d map[string]any, parsed []string) pipeline.IntentRule {
 	r := pipeline.IntentRule{Lang: k.lang, Method: k.method}
 	var err error
 	if r.Requires, err = session.ParseContextRefs(d["requires_context"]); err != nil {
@@ -655,7 +664,11 @@ func ruleOf(k manifestKey, d map[string]any) pipeline.IntentRule {
 			r.Slots = append(r.Slots, n)
 		}
 	}
-	if k.method == MethodTemplate {
+	if k.method == MethodTemplate && parsed != nil {
+		for _, n := range parsed {
+			add(n)
+		}
+	} else if k.method == MethodTemplate {
 		samples, _ := optStrings(d, "samples")
 		for _, smp := range samples {
 			if t, err := Parse(smp); err == nil {

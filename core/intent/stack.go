@@ -250,6 +250,7 @@ type Stack struct {
 	Service *Service
 	now     func() time.Time
 	explain bool
+	lex     map[string]*Lexicon
 
 	mu      sync.Mutex
 	sources []Source
@@ -313,7 +314,7 @@ func NewStack(cfg StackConfig) (*Stack, error) {
 		ko.Lexicons = lex
 	}
 	s := &Stack{log: log, Templates: NewTemplateEngine(to), Keywords: NewKeywordEngine(ko), now: cfg.Now, explain: cfg.Explain,
-		changed: changed}
+		changed: changed, lex: lex}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -333,6 +334,11 @@ func NewStack(cfg StackConfig) (*Stack, error) {
 	}
 	return s, nil
 }
+
+// Lexicons are the skip words the stack's engines match with, by
+// language, for other engines of the same robot to share (they are not
+// changed after they are made).
+func (s *Stack) Lexicons() map[string]*Lexicon { return s.lex }
 
 // Start subscribes the registration service, when there is one, and
 // starts the goroutine that has the learners learn when registrations

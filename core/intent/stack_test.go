@@ -255,9 +255,15 @@ func TestServiceRules_CTX13_PIPE15(t *testing.T) {
 		templateReg("pizza", "add_topping", map[string]any{"requires_context": []any{"ordering", map[string]any{"key": "menu", "scope": "shared"}},
 			"excludes_context": []any{"paid"}, "required_slots": []any{"size"}}, "add {topping} [in {number:size}]", "broken (template"),
 		templateReg("pizza", "bad", map[string]any{"requires_context": []any{"x"}, "excludes_context": []any{"x"}}, "bad {thing}"),
-		keywordReg("weather", "now", "weather", "today"))
+		keywordReg("weather", "now", "weather", "today"),
+		// A sample that parses but does not compile (adjacent slots,
+		// GRM-07) still declares its slots.
+		templateReg("music", "play", nil, "play {song} by {artist}", "play {album} {song}", "play [the] album {album}"))
 	rules := r.stack.Rules()
 	require.NotNil(t, rules)
+	play := rules.IntentRules("", "music", "play")
+	require.Len(t, play, 1)
+	assert.Equal(t, []string{"artist", "song", "album"}, play[0].Slots, "in the samples' order")
 	got := rules.IntentRules("k", "pizza", "add_topping")
 	require.Len(t, got, 1)
 	assert.Equal(t, pipeline.IntentRule{Lang: "en-us", Method: MethodTemplate,

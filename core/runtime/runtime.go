@@ -407,7 +407,7 @@ func (r *Robot) startSkills(ctx context.Context, cfg Config, timers schedule.Sto
 	if r.host, err = skill.NewHost(skill.HostConfig{Bus: r.bus, Body: r.body.Exec, Logger: log,
 		Robot:         skill.Robot{AccountID: "local", RobotID: "Sim-Jibo-Local-Robot", Release: r.version},
 		Conversations: r.conversations, ListenWindow: cfg.ListenWindow, Now: now,
-		Invoker: r.invoker, Records: records, Runtime: rc}); err != nil {
+		Invoker: r.invoker, Records: records, Runtime: rc, Lexicons: r.intents.Lexicons()}); err != nil {
 		return err
 	}
 	if r.sched, err = schedule.New(schedule.Config{Store: timers, Now: now, Logger: log,

@@ -20,14 +20,6 @@ import (
 // WebOff is the web address that serves no page (as does "").
 const WebOff = "off"
 
-// CheckWebAddr validates the web page's address.
-func CheckWebAddr(addr string) error {
-	if addr == "" || addr == WebOff {
-		return nil
-	}
-	return web.CheckAddr(addr)
-}
-
 // StartWeb serves the robot's web page on addr (host:port; "" or WebOff
 // for none), with shell's terminal when shell is not nil, and prints its
 // address on w. The returned func stops it; the robot's Close stops it

@@ -100,10 +100,14 @@ type ruleBook struct {
 	lex map[string]*intent.Lexicon
 }
 
-func newRuleBook(log *slog.Logger) (*ruleBook, error) {
-	lex, err := intent.BuiltinLexicons()
-	if err != nil {
-		return nil, fmt.Errorf("loading the runtime's answer rules: %w", err)
+// newRuleBook reads the runtime's answer rules; lex nil means
+// intent.BuiltinLexicons.
+func newRuleBook(log *slog.Logger, lex map[string]*intent.Lexicon) (*ruleBook, error) {
+	if lex == nil {
+		var err error
+		if lex, err = intent.BuiltinLexicons(); err != nil {
+			return nil, fmt.Errorf("loading the runtime's answer rules: %w", err)
+		}
 	}
 	b := &ruleBook{log: log, rules: map[string]*intent.TemplateEngine{}, lex: lex}
 	owners, err := fs.ReadDir(builtinRules, "rules")
@@ -342,7 +346,7 @@ func NewAnswerRules(log *slog.Logger) (*AnswerRules, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	b, err := newRuleBook(log)
+	b, err := newRuleBook(log, nil)
 	if err != nil {
 		return nil, err
 	}

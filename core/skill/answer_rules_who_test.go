@@ -140,7 +140,7 @@ func TestWhoAnswerNamesALooper(t *testing.T) {
 // The who rule's templates understand the natural ways of giving a name;
 // a bare name is left to SetLooperIDNode (GRM-07 refuses {name} alone).
 func TestOptInWhoRule(t *testing.T) {
-	b, err := newRuleBook(slog.Default())
+	b, err := newRuleBook(slog.Default(), nil)
 	require.NoError(t, err)
 	for _, tt := range []struct{ utterance, intent, referent string }{
 		{"it's Ann", "loopmember", "ann"},

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/bus"
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/protocol"
@@ -230,7 +231,7 @@ func TestEntityNamesAreLowerCamelCase(t *testing.T) {
 // TestOptInRules: the opt-in factory's rules understand yes, no, wrong
 // person and who is speaking.
 func TestOptInRules(t *testing.T) {
-	b, err := newRuleBook(slog.Default())
+	b, err := newRuleBook(slog.Default(), nil)
 	require.NoError(t, err)
 	for _, tt := range []struct{ utterance, rule, intent string }{
 		{"yes please", "optin/yes_no", "yes"},
@@ -245,4 +246,27 @@ func TestOptInRules(t *testing.T) {
 	}
 	nlu := b.understand("this is ann", "en-US", []string{"optin/who"})
 	assert.Equal(t, map[string]any{"loopMemberReferent": "ann"}, nlu.Entities)
+}
+
+// TestRuleBookMatchesWithTheLexiconsGiven: the answer rules skip the
+// words of the lexicons the host is given (the intent stack's), and skip
+// none when given none.
+func TestRuleBookMatchesWithTheLexiconsGiven(t *testing.T) {
+	lex, err := intent.BuiltinLexicons()
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name string
+		lex  map[string]*intent.Lexicon
+		want string
+	}{
+		{"the stack's", lex, "yes"},
+		{"none", map[string]*intent.Lexicon{}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := newRuleBook(slog.Default(), tt.lex)
+			require.NoError(t, err)
+			nlu := b.understand("um sure", "en-US", []string{"globals/yes_no"})
+			assert.Equal(t, tt.want, nlu.IntentName())
+		})
+	}
 }

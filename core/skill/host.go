@@ -100,6 +100,10 @@ type HostConfig struct {
 	// Runtime, if set, gives the robot's runtime context (character,
 	// perception, location…) for each request.
 	Runtime func() protocol.RuntimeContext
+	// Lexicons are the skip words the answer rules match with, by
+	// language (the intent stack's, so they are read once); nil means
+	// intent.BuiltinLexicons.
+	Lexicons map[string]*intent.Lexicon
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -184,7 +188,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		}
 		cfg.Invoker = iv
 	}
-	rules, err := newRuleBook(log)
+	rules, err := newRuleBook(log, cfg.Lexicons)
 	if err != nil {
 		return nil, err
 	}

@@ -416,18 +416,27 @@ def far_room(rng, rt60=None):
     return h / np.abs(h).max()
 
 
-def far_field(rng, x, noise_pool, level_db=(-45, -12)):
+def far_field(rng, x, noise_pool, level_db=(-45, -12), echoes=False):
     """x said far from the microphone: in a far_room, the highs lost on the
     way (low-pass at 2.5-6 kHz, a random tilt), quiet (peak level_db, dBFS),
-    over faint room noise, other talkers or nothing."""
-    y = convolve(x, far_room(rng))
+    over faint room noise, other talkers or nothing. echoes (the
+    fine-tuning's longer, other rooms) puts it in an echo_room instead for
+    60 % of the draws, with tails of up to 6 s, and lets the noise and the
+    talkers come 3 and 2 dB nearer."""
+    if echoes:
+        h = echo_room(rng) if rng.random() < 0.6 else far_room(rng)
+        noise_db, babble_db = (12, 40), (6, 25)
+    else:
+        h = far_room(rng)
+        noise_db, babble_db = (15, 40), (8, 25)
+    y = convolve(x, h)
     y = equalise(rng, y, lowpass=rng.uniform(2500, 6000))
     level = rms_active(y) if np.abs(y).max() > 0 else 0.05
     r = rng.random()
     if r < 0.4:
-        y = y + coloured_noise(rng, len(y), rng.choice(["pink", "brown"])) * level / 10 ** (rng.uniform(15, 40) / 20)
+        y = y + coloured_noise(rng, len(y), rng.choice(["pink", "brown"])) * level / 10 ** (rng.uniform(*noise_db) / 20)
     elif r < 0.65:
-        y = y + babble(rng, noise_pool, len(y), int(rng.integers(2, 5))) * level / 10 ** (rng.uniform(8, 25) / 20)
+        y = y + babble(rng, noise_pool, len(y), int(rng.integers(2, 5))) * level / 10 ** (rng.uniform(*babble_db) / 20)
     y = y * (10 ** (rng.uniform(*level_db) / 20) / (np.abs(y).max() + 1e-9))
     return y.astype(np.float32)
 
@@ -475,26 +484,6 @@ def echo_room(rng, rt60=None):
     if rng.random() < 0.7:
         tail[0] += np.sqrt((tail ** 2).sum()) * 10 ** (-rng.uniform(0, 20) / 20)
     return (tail / np.abs(tail).max()).astype(np.float32)
-
-
-def long_far_field(rng, x, noise_pool, level_db=(-45, -12)):
-    """x far from the microphone in an echo_room or a far_room with a
-    tail of up to 6 s, low-passed at 2.5-6 kHz, quiet, over faint room
-    noise, other talkers or nothing: far_field with longer, other rooms."""
-    if rng.random() < 0.6:
-        h = echo_room(rng)
-    else:
-        h = far_room(rng)
-    y = convolve(x, h)
-    y = equalise(rng, y, lowpass=rng.uniform(2500, 6000))
-    level = rms_active(y) if np.abs(y).max() > 0 else 0.05
-    r = rng.random()
-    if r < 0.4:
-        y = y + coloured_noise(rng, len(y), rng.choice(["pink", "brown"])) * level / 10 ** (rng.uniform(12, 40) / 20)
-    elif r < 0.65:
-        y = y + babble(rng, noise_pool, len(y), int(rng.integers(2, 5))) * level / 10 ** (rng.uniform(6, 25) / 20)
-    y = y * (10 ** (rng.uniform(*level_db) / 20) / (np.abs(y).max() + 1e-9))
-    return y.astype(np.float32)
 
 
 def warp(x, alpha, nfft=512, hop=128):

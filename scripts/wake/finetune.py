@@ -18,7 +18,7 @@ nor its two hours. Steps, each cached in --work like train.py's:
    - the phrase far from the microphone (data.far_field: a room made
      unlike train.py's, with little or no direct sound, reverberation of
      0.4 to 6 s decaying faster in the highs; with --echo-rooms, that
-     share in data.long_far_field's recirculating echoes of up to 6 s;
+     share in data.echo_room's recirculating echoes of up to 6 s;
      low-passed, at -45 to -12 dBFS peak, over faint noise or other
      talkers);
    - the phrase in babble of 2-6 talkers (with brown noise in some) at
@@ -75,14 +75,14 @@ KINDS = [("far phrase", 0.25), ("babble phrase", 0.20), ("far other", 0.15), ("b
 
 # The recipe's options (main sets them from the flags): the share of
 # utterances made another voice (--voices, data.other_voice) and of far
-# fields in data.long_far_field's echo rooms (--echo-rooms).
+# fields in echo rooms (--echo-rooms, data.far_field's echoes).
 VOICES = 0.0
 ECHO = 0.0
 
 
 def far_cond(rng):
-    """Which far field: data.far_field's, or data.long_far_field's longer,
-    other rooms for a share ECHO of them."""
+    """Which far field: data.far_field's, or its echoes' longer, other
+    rooms for a share ECHO of them."""
     return "longfar" if ECHO > 0 and rng.random() < ECHO else "far"
 
 
@@ -269,7 +269,7 @@ def main():
     ap.add_argument("--wake-minutes", type=float, default=21)
     ap.add_argument("--voices", type=float, default=0.0, help="share of utterances made another voice (data.other_voice)")
     ap.add_argument("--echo-rooms", type=float, default=0.0,
-                    help="share of far fields in echo rooms (data.long_far_field); above 0 the threshold is chosen in them too")
+                    help="share of far fields in echo rooms (data.far_field's echoes); above 0 the threshold is chosen in them too")
     ap.add_argument("--dereverb", action="store_true", help="features with the late reverberation taken out (model.DEREVERB_ON)")
     a = ap.parse_args()
     global VOICES, ECHO

@@ -148,11 +148,11 @@ def background(rng, x, babble_pool, cond=None, snr=None, far=False, level_db=(-3
     it far from the microphone always, and further than otherwise (little
     direct sound, long reverberation, dull); level_db is the range of the
     result's peak level. cond "far" is data.far_field instead, and
-    "longfar" data.long_far_field (the fine-tuning's far fields,
+    "longfar" data.far_field with echoes (the fine-tuning's far fields,
     finetune.py)."""
     n = len(x)
     if cond in ("far", "longfar"):
-        x = (data.far_field if cond == "far" else data.long_far_field)(rng, x, babble_pool)
+        x = data.far_field(rng, x, babble_pool, echoes=cond == "longfar")
         return np.clip(np.round(x * 32768), -32768, 32767).astype(np.float32) / 32768
     r = 1.0 if far else rng.random()
     if far:

@@ -46,6 +46,14 @@ func (c *Run) Validate() error {
 	})
 }
 
+// Level is LogLevel as slog reads it; Validate has checked that it is
+// one.
+func (c *Run) Level() slog.Level {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(strings.ToUpper(c.LogLevel)))
+	return l
+}
+
 // Limits of the values checked here that no package owns.
 const (
 	maxListenWindow = time.Hour
