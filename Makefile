@@ -128,8 +128,8 @@ wasm-skills:
 # scripts/deps.sh installs pocketsphinx, espeak-ng and sox.
 test-sphinx:
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./core/runtime/hearing/ ./cmd/jibod/
-	$(GO) test -tags sphinx -race -count=1 ./audio/sphinx/... ./core/runtime/hearing/
-	$(GO) test -tags sphinx -race -count=1 -run 'TheLoopsNames|ReferentNames|ALoopChange|PhoneticName' ./cmd/jibod/
+	$(GO) test -tags sphinx -race -count=1 -timeout 30m ./audio/sphinx/... ./core/runtime/hearing/
+	$(GO) test -tags sphinx -race -count=1 -timeout 30m -run 'TheLoopsNames|ReferentNames|ALoopChange|PhoneticName' ./cmd/jibod/
 
 # The hearing figures of the README: the tuning set and the held-out set
 # (generated once, about a minute each), heard through the sphinx build
