@@ -113,12 +113,15 @@ type AxisLimits = device.Limits
 // Controller drives the axes from its control loop. Its methods are safe
 // for concurrent use.
 type Controller struct {
-	motors  [NumAxes]device.Motor
-	lim     [NumAxes]device.Limits
-	power   device.Switch
-	lights  Lights
-	home    Pose
-	period  time.Duration
+	motors [NumAxes]device.Motor
+	lim    [NumAxes]device.Limits
+	power  device.Switch
+	lights Lights
+	home   Pose
+	period time.Duration
+	// origin is the instant the loop's ticks count from (origin + k
+	// periods); the reporter looks half a period off them.
+	origin  time.Time
 	dt      float64
 	cmdTO   time.Duration
 	late    time.Duration
@@ -298,6 +301,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.runCtx, c.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	c.wg.Add(3)
 	ready := make(chan struct{})
+	c.origin = time.Now()
 	go c.loop(ready)
 	go c.watchdog()
 	go c.reporter()

@@ -195,13 +195,13 @@ func (c *Controller) loop(ready chan<- struct{}) {
 	}
 	close(ready)
 	ctx := c.runCtx
-	next := time.Now().Add(c.period)
+	next := c.origin.Add(c.period)
 	var t *time.Timer
 	var clock preciseClock
 	if c.precise {
 		clock = newPreciseClock()
 	} else {
-		t = time.NewTimer(c.period)
+		t = time.NewTimer(time.Until(next))
 		defer t.Stop()
 	}
 	for {
@@ -523,7 +523,7 @@ func (c *Controller) reporter() {
 	held := time.NewTimer(time.Hour)
 	held.Stop()
 	defer held.Stop()
-	poll := time.NewTimer(c.period)
+	poll := time.NewTimer(c.untilLook(time.Now(), c.period))
 	defer poll.Stop()
 	var batch []notice
 	for {
@@ -560,11 +560,26 @@ func (c *Controller) reporter() {
 		busy := c.job != nil
 		c.mu.Unlock()
 		if busy || c.mirror.read().moving {
-			poll.Reset(c.period)
+			poll.Reset(c.untilLook(time.Now(), c.period))
 		} else {
-			poll.Reset(idlePoll)
+			poll.Reset(c.untilLook(time.Now(), idlePoll))
 		}
 	}
+}
+
+// untilLook is how long the reporter waits for its next look, about
+// every from now: half a period after one of the loop's ticks, never at
+// a tick's instant, so a job a tick ended is seen at the look after it
+// whichever of the two the scheduler runs first (it is also what makes
+// the end of a job the same instant in every run under a fake clock).
+func (c *Controller) untilLook(now time.Time, every time.Duration) time.Duration {
+	base := c.origin.Add(c.period / 2)
+	target := now.Add(max(every-c.period, time.Nanosecond))
+	var k time.Duration
+	if d := target.Sub(base); d > 0 {
+		k = (d + c.period - 1) / c.period
+	}
+	return base.Add(k * c.period).Sub(now)
 }
 
 // gather ends the jobs the loop ended and adds to batch every notice
