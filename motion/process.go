@@ -39,9 +39,15 @@ var ErrProcessExited = errors.New("motion: the control loop's process exited")
 
 // ErrProcessNotStarted is Start's error when the loop's own process could
 // not be started at all (no such program, or one this system cannot run,
-// such as a foreign binary under an emulator): nothing ran, and the loop
-// can run in this process instead.
+// such as a foreign binary under an emulator), or what started is not the
+// loop's process: it exited, did not greet within Process.AnswerWithin,
+// or greeted wrongly. The motors were not opened, and the loop can run in
+// this process instead.
 var ErrProcessNotStarted = errors.New("motion: the control loop's process could not be started")
+
+// errEmulated is Start's reason, with ErrProcessNotStarted, where this
+// program runs under a user-mode emulator.
+var errEmulated = errors.New("this program runs under an emulator (qemu-user), which cannot start it again reliably")
 
 // Process says how to start the control loop's own process.
 type Process struct {
@@ -56,7 +62,17 @@ type Process struct {
 	// Stderr receives the process's standard output and error (a crash's
 	// report); nil means this process's standard error.
 	Stderr io.Writer
+	// AnswerWithin bounds the wait for the process's greeting, its first
+	// frame, sent before it opens the motors; 0 means
+	// DefaultProcessAnswer. A program that does not greet in time is
+	// killed and Start fails with ErrProcessNotStarted.
+	AnswerWithin time.Duration
 }
+
+// DefaultProcessAnswer is Process.AnswerWithin's default: many times what
+// a Go program takes to start on a loaded robot, yet short enough that a
+// robot whose loop process hangs still comes up, running the loop itself.
+const DefaultProcessAnswer = 30 * time.Second
 
 // processHello is the loop process's configuration, the first frame.
 type processHello struct {
@@ -97,6 +113,8 @@ type loopProc struct {
 	cmd     *exec.Cmd
 	conn    *os.File
 	out     chan []byte       // frames to send, in order
+	hi      chan struct{}     // closed when the greeting has come
+	greeted bool              // the greeting came; the reader's
 	ready   chan processReady // the answer to the hello
 	replies chan string       // Recover's answers
 	stop    chan struct{}     // closed when the reader ends: the writer stops
@@ -105,10 +123,11 @@ type loopProc struct {
 	killed  atomic.Bool
 }
 
-// kill ends the process, which then reports itself gone.
+// kill ends the process, and whatever it started, which then reports
+// itself gone.
 func (p *loopProc) kill() {
 	if p.killed.CompareAndSwap(false, true) {
-		_ = p.cmd.Process.Kill()
+		killGroup(p.cmd.Process)
 	}
 }
 
@@ -120,6 +139,12 @@ func (c *Controller) newRemote(cfg Config) error {
 	pc := *cfg.Process
 	if pc.Path == "" {
 		return errors.New("loop process: no program to start")
+	}
+	if pc.AnswerWithin < 0 {
+		return fmt.Errorf("loop process: answer within %v: negative", pc.AnswerWithin)
+	}
+	if pc.AnswerWithin == 0 {
+		pc.AnswerWithin = DefaultProcessAnswer
 	}
 	if len(cfg.Motors) != 0 || cfg.Power != nil {
 		return errors.New("loop process: it opens the motors and their power itself; give Limits, not Motors or Power")
@@ -213,7 +238,7 @@ func (c *Controller) spawn(ctx context.Context) error {
 	}
 	p.out = make(chan []byte, sendQueue)
 	p.ready, p.replies = make(chan processReady, 1), make(chan string, 1)
-	p.stop, p.gone = make(chan struct{}), make(chan struct{})
+	p.stop, p.gone, p.hi = make(chan struct{}), make(chan struct{}), make(chan struct{})
 	p.out <- f
 	c.mu.Lock()
 	c.rem.proc = p
@@ -221,6 +246,9 @@ func (c *Controller) spawn(ctx context.Context) error {
 	c.wg.Add(2)
 	go c.readLoop(p)
 	go c.writeLoop(p)
+	if err := c.awaitGreeting(ctx, p); err != nil {
+		return err
+	}
 	select {
 	case r := <-p.ready:
 		if c.rtWant.Enabled {
@@ -254,6 +282,38 @@ func (c *Controller) spawn(ctx context.Context) error {
 		<-p.gone
 		return fmt.Errorf("loop process: %w", ctx.Err())
 	}
+}
+
+// awaitGreeting waits, within the bound, for process p to say it is the
+// loop's process. Until it has, the motors are untouched: whatever went
+// wrong is ErrProcessNotStarted, and the loop can run here. An emulator's
+// forked child that never reaches its program, or a program that is not
+// jibod, would otherwise hold the robot's start for good.
+func (c *Controller) awaitGreeting(ctx context.Context, p *loopProc) error {
+	path, within := c.rem.cfg.Path, c.rem.cfg.AnswerWithin
+	t := time.NewTimer(within)
+	defer t.Stop()
+	select {
+	case <-p.hi:
+		return nil
+	case <-p.gone:
+		return fmt.Errorf("%w: %s ended before it greeted: %s", ErrProcessNotStarted, path, p.why)
+	case <-t.C:
+		p.abandon()
+		return fmt.Errorf("%w: %s did not greet within %v", ErrProcessNotStarted, path, within)
+	case <-ctx.Done():
+		p.abandon()
+		return fmt.Errorf("loop process: %w", ctx.Err())
+	}
+}
+
+// abandon kills process p and closes this end of its connection, which
+// ends the reader even where something the process started still holds
+// the other end; it waits until p is gone.
+func (p *loopProc) abandon() {
+	p.kill()
+	_ = p.conn.Close()
+	<-p.gone
 }
 
 // writeLoop sends the queued frames in order.
@@ -313,7 +373,24 @@ func (c *Controller) readLoop(p *loopProc) {
 
 // handle acts on one frame from the loop process.
 func (c *Controller) handle(p *loopProc, k frameKind, payload []byte) error {
+	if !p.greeted && k != fGreeting {
+		return fmt.Errorf("motion: %w: first frame is kind %d, not the loop process's greeting", errBadFrame, k)
+	}
 	switch k {
+	case fGreeting:
+		r := &fields{b: payload}
+		hi := r.str("greeting")
+		if err := r.end(k); err != nil {
+			return err
+		}
+		if p.greeted {
+			return errors.New("motion: a second greeting")
+		}
+		if hi != processGreeting {
+			return fmt.Errorf("motion: %w: greeting %q, not %q", errBadFrame, hi, processGreeting)
+		}
+		p.greeted = true
+		close(p.hi)
 	case fReady:
 		var r processReady
 		if err := decodeJSON(payload, &r); err != nil {

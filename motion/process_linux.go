@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -94,6 +95,9 @@ func connFile() *os.File {
 // goes, and a process group of its own, so that a terminal's interrupt
 // reaches the parent alone, which then closes it.
 func startProcess(pc Process, mem *os.File) (*loopProc, error) {
+	if err := notEmulated(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrProcessNotStarted, pc.Path, err)
+	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("connection: %w", err)
@@ -112,9 +116,48 @@ func startProcess(pc Process, mem *os.File) (*loopProc, error) {
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	// Wait does not wait for ever on a copy of the output that something
+	// the killed process started still holds.
+	cmd.WaitDelay = processWaitDelay
 	if err := cmd.Start(); err != nil {
 		_ = mine.Close()
 		return nil, fmt.Errorf("%w: %s: %w", ErrProcessNotStarted, pc.Path, err)
 	}
 	return &loopProc{cmd: cmd, conn: mine}, nil
 }
+
+// processWaitDelay bounds Wait's copying of a killed process's output.
+const processWaitDelay = 5 * time.Second
+
+// killGroup kills process p and the processes it started in its group.
+func killGroup(p *os.Process) {
+	if err := unix.Kill(-p.Pid, unix.SIGKILL); err != nil {
+		_ = p.Kill()
+	}
+}
+
+// notEmulated fails where this program runs under a user-mode emulator
+// such as qemu-user. There the kernel's /proc/self/exe is the emulator,
+// which shows the program's own file to what the program opens but not
+// to stat; natively both are this program's file. Such an emulator's
+// forked child can hang on its way to the program or out of a failed
+// exec, where os/exec's start waits for it, so no process is started.
+func notEmulated() error {
+	kernel, err := os.Stat(selfExe)
+	if err != nil {
+		return nil // no /proc: nothing to tell
+	}
+	f, err := os.Open(selfExe)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	own, err := f.Stat()
+	if err != nil || os.SameFile(kernel, own) {
+		return nil
+	}
+	return errEmulated
+}
+
+// selfExe names this process's program.
+const selfExe = "/proc/self/exe"

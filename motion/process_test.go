@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -22,9 +23,28 @@ import (
 // process tests start it again with ProcessEnv set.
 func TestMain(m *testing.M) {
 	if IsProcess() {
+		if os.Args[len(os.Args)-1] == impostor {
+			os.Exit(impersonate())
+		}
 		os.Exit(ServeProcess(openSimMotors))
 	}
 	os.Exit(m.Run())
+}
+
+// impostor, as the test binary's last argument, makes the loop process
+// one that answers without greeting: a ready frame first.
+const impostor = "impostor"
+
+func impersonate() int {
+	f, err := newFrame(fReady).bytes(mustJSON(processReady{})).done()
+	if err != nil {
+		return 1
+	}
+	if _, err := os.NewFile(processConnFD, "motion-conn").Write(f); err != nil {
+		return 1
+	}
+	time.Sleep(time.Hour) // the parent kills it
+	return 0
 }
 
 // openSimMotors opens simulated motors with the default limits; the setup
@@ -218,6 +238,53 @@ func TestLoopProcessThatCannotStart(t *testing.T) {
 	require.NoError(t, c.Close(context.Background()))
 }
 
+// TestLoopProcessThatIsNotTheLoop starts programs that are not the
+// control loop's (one exits at once, one never answers, one whose own
+// child holds the connection, one that answers without greeting, as an
+// emulator's hung child or a wrong program would): Start fails within the
+// product's bound with ErrProcessNotStarted and the reason, so that the
+// robot runs the loop itself; nothing waits for ever and Close is clean.
+func TestLoopProcessThatIsNotTheLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("a loop process of its own needs Linux")
+	}
+	var lim [NumAxes]AxisLimits
+	for i := range lim {
+		lim[i] = device.DefaultLimits()
+	}
+	for _, tc := range []struct {
+		name string
+		proc Process
+		why  string
+	}{
+		{"exits at once", Process{Path: "/bin/true"}, "ended before it greeted: exit status 0"},
+		{"never answers", Process{Path: "/bin/sleep", Args: []string{"1000"}}, "did not greet within 1s"},
+		{"its child holds the connection", Process{Path: "/bin/sh", Args: []string{"-c", "sleep 1000; exit 0"}}, "did not greet within 1s"},
+		{"answers without greeting", Process{Path: os.Args[0], Args: []string{"-test.run=^$", impostor}}, "not the loop process's greeting"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The test's own guard, far above the bound under test.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			tc.proc.AnswerWithin = time.Second
+			var out strings.Builder
+			tc.proc.Stderr = &out
+			c, err := New(Config{Process: &tc.proc, Limits: lim, PreciseSleep: true, Logger: slog.New(slog.DiscardHandler)})
+			require.NoError(t, err)
+			err = c.Start(ctx)
+			skipWhereNotExecutable(t, err)
+			require.ErrorIs(t, err, ErrProcessNotStarted)
+			assert.ErrorContains(t, err, tc.why)
+			assert.NoError(t, ctx.Err(), "Start returned by its own bound")
+			assert.Zero(t, c.ProcessID())
+			require.NoError(t, c.Close(ctx))
+		})
+	}
+}
+
 // TestLoopProcessConfig refuses a loop process given motors, or no
 // program.
 func TestLoopProcessConfig(t *testing.T) {
@@ -231,6 +298,8 @@ func TestLoopProcessConfig(t *testing.T) {
 	assert.ErrorContains(t, err, "opens the motors")
 	_, err = New(Config{Process: &Process{Path: "x"}})
 	assert.ErrorContains(t, err, "limits")
+	_, err = New(Config{Process: &Process{Path: "x", AnswerWithin: -time.Second}, Limits: lim})
+	assert.ErrorContains(t, err, "negative")
 }
 
 // startOrSkip starts c; a test binary this system cannot start again
@@ -244,7 +313,7 @@ func startOrSkip(t *testing.T, ctx context.Context, c *Controller) {
 
 func skipWhereNotExecutable(t *testing.T, err error) {
 	t.Helper()
-	if errors.Is(err, syscall.ENOEXEC) {
+	if errors.Is(err, syscall.ENOEXEC) || errors.Is(err, errEmulated) {
 		t.Skipf("this system cannot start the test binary again: %v", err)
 	}
 }

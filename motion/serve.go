@@ -40,6 +40,9 @@ func ServeProcess(open OpenMotors) int {
 	s := newServer(conn)
 	var wg sync.WaitGroup
 	wg.Go(s.writer)
+	// Before anything that could take long or touch the motors: the parent
+	// waits a bounded time for it, and runs the loop itself without it.
+	s.write(newFrame(fGreeting).str(processGreeting).done())
 	err := s.serve(ctx, open, mem)
 	close(s.stop)
 	wg.Wait()

@@ -41,13 +41,18 @@ const (
 
 // Loop process to parent.
 const (
-	fReady frameKind = 16 + iota // JSON: processReady
-	fEnd                         // id, code, message: a job ended
-	fEvent                       // time, kind, JSON values: a device.Event
-	fFault                       // code, message: the controller faulted
-	fReply                       // message (empty: done): a Recover's result
-	fLog                         // level, message, attributes
+	fReady    frameKind = 16 + iota // JSON: processReady
+	fEnd                            // id, code, message: a job ended
+	fEvent                          // time, kind, JSON values: a device.Event
+	fFault                          // code, message: the controller faulted
+	fReply                          // message (empty: done): a Recover's result
+	fLog                            // level, message, attributes
+	fGreeting                       // processGreeting: the first frame, before the motors open
 )
+
+// processGreeting is the loop process's first frame, sent as soon as it
+// runs: a program that does not send it is not the control loop's.
+const processGreeting = "openjibo motion loop process, protocol 1"
 
 // Job end codes: the errors a job ends with, which the parent gives back
 // as themselves (errors.Is works across the processes).

@@ -213,7 +213,7 @@ func FuzzLoopProcessFrames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := bytes.NewReader(data)
 		var buf []byte
-		p := &loopProc{ready: make(chan processReady, 1), replies: make(chan string, 1)}
+		p := &loopProc{ready: make(chan processReady, 1), replies: make(chan string, 1), hi: make(chan struct{}), greeted: true}
 		for {
 			k, payload, err := readFrame(r, &buf)
 			if err != nil {

@@ -11,8 +11,8 @@ the medians and ranges are printed per build. Linux only.
 Without --audio the question is typed (--input stdin); with it, WAV is
 heard (--input none --audio file:WAV, a sphinx build: "hey jibo, what
 time is it" as scripts/qemu-full.sh synthesises it). A JIBOD may be a
-script that execs the binary (e.g. under qemu-aarch64-static, with
---loop-process=false: qemu-user cannot start the loop's process): exec
+script that execs the binary (e.g. under qemu-aarch64-static, where the
+loop runs in the robot's process, as with --loop-process=false): exec
 keeps the process whose time is read. A run that does not answer within
 --timeout seconds is stopped and counted as unanswered.
 """
