@@ -395,16 +395,12 @@ func (d *decoder) useSearch(name string) error {
 // without making it current; without fwdflat, a cheaper one (see
 // addLMFile).
 func (d *decoder) addLM(name, arpa string, fwdflat bool) error {
-	f, err := os.CreateTemp("", "jibod-lm-*.arpa")
+	path, err := writeLM(arpa)
 	if err != nil {
-		return fmt.Errorf("writing the language model: %w", err)
+		return err
 	}
-	defer os.Remove(f.Name())
-	_, werr := f.WriteString(arpa)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		return fmt.Errorf("writing the language model: %w", errors.Join(werr, cerr))
-	}
-	cn, cp := C.CString(name), C.CString(f.Name())
+	defer os.Remove(path)
+	cn, cp := C.CString(name), C.CString(path)
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cp))
 	flat := C.int(0)
@@ -415,6 +411,21 @@ func (d *decoder) addLM(name, arpa string, fwdflat bool) error {
 		return errors.New("pocketsphinx refused the language model")
 	}
 	return nil
+}
+
+// writeLM writes the ARPA model arpa to a temporary file, which
+// pocketsphinx reads by name; the caller removes it.
+func writeLM(arpa string) (string, error) {
+	f, err := os.CreateTemp("", "jibod-lm-*.arpa")
+	if err != nil {
+		return "", fmt.Errorf("writing the language model: %w", err)
+	}
+	_, werr := f.WriteString(arpa)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing the language model: %w", errors.Join(werr, cerr))
+	}
+	return f.Name(), nil
 }
 
 // lmBeams are an n-gram search's own beams and limits (0: the
@@ -428,16 +439,12 @@ type lmBeams struct {
 // arpa, without making it current: its one-pass tree search alone (no
 // flat second pass, no lattice), with beams b.
 func (d *decoder) addLMBeams(name, arpa string, b lmBeams) error {
-	f, err := os.CreateTemp("", "jibod-lm-*.arpa")
+	path, err := writeLM(arpa)
 	if err != nil {
-		return fmt.Errorf("writing the language model: %w", err)
+		return err
 	}
-	defer os.Remove(f.Name())
-	_, werr := f.WriteString(arpa)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		return fmt.Errorf("writing the language model: %w", errors.Join(werr, cerr))
-	}
-	cn, cp := C.CString(name), C.CString(f.Name())
+	defer os.Remove(path)
+	cn, cp := C.CString(name), C.CString(path)
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cp))
 	if C.addLMFileBeams(d.ps, cn, cp, C.double(b.beam), C.double(b.wbeam), C.double(b.pbeam), C.double(b.lpbeam),
