@@ -139,11 +139,7 @@ func TestLoopProcessRunsJobs(t *testing.T) {
 	require.NoError(t, second.Wait(ctx))
 
 	// An animation, by value, halted while it plays.
-	lib, err := Builtin()
-	require.NoError(t, err)
-	dance, ok := lib.Lookup("dance")
-	require.True(t, ok)
-	play, err := c.Play(dance, PlayOptions{Loops: -1, NoLights: true})
+	play, err := c.Play(mustAnim(t, "dance"), PlayOptions{Loops: -1, NoLights: true})
 	require.NoError(t, err)
 	assert.True(t, c.Moving())
 	c.Halt("test")

@@ -3,6 +3,7 @@
 package sphinx
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -45,27 +46,13 @@ var DefaultFallback = Fallback{Claim: 0.5, MinConfidence: 0.5, MinCoverage: 0.8,
 // withDefaults fills f's zero fields from DefaultFallback.
 func (f Fallback) withDefaults() Fallback {
 	d := DefaultFallback
-	if f.Claim == 0 {
-		f.Claim = d.Claim
-	}
-	if f.MinConfidence == 0 {
-		f.MinConfidence = d.MinConfidence
-	}
-	if f.MinCoverage == 0 {
-		f.MinCoverage = d.MinCoverage
-	}
-	if f.Beam == 0 {
-		f.Beam = d.Beam
-	}
-	if f.WordBeam == 0 {
-		f.WordBeam = d.WordBeam
-	}
-	if f.MaxHMMs == 0 {
-		f.MaxHMMs = d.MaxHMMs
-	}
-	if f.MaxAudio == 0 {
-		f.MaxAudio = d.MaxAudio
-	}
+	f.Claim = cmp.Or(f.Claim, d.Claim)
+	f.MinConfidence = cmp.Or(f.MinConfidence, d.MinConfidence)
+	f.MinCoverage = cmp.Or(f.MinCoverage, d.MinCoverage)
+	f.Beam = cmp.Or(f.Beam, d.Beam)
+	f.WordBeam = cmp.Or(f.WordBeam, d.WordBeam)
+	f.MaxHMMs = cmp.Or(f.MaxHMMs, d.MaxHMMs)
+	f.MaxAudio = cmp.Or(f.MaxAudio, d.MaxAudio)
 	return f
 }
 
