@@ -480,6 +480,11 @@ func (d *decoder) searchKeeping(ctx context.Context, name string, pcm []int16) (
 	if err := d.useSearch(name); err != nil {
 		return result{}, nil, err
 	}
+	if d.resetNoise {
+		if err := d.startStream(); err != nil {
+			return result{}, nil, err
+		}
+	}
 	if err := d.start(); err != nil {
 		return result{}, nil, err
 	}

@@ -881,7 +881,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		if !accepted && (heard == nil || heard.text != cleanTranscript(best.text)) {
 			r.log.Debug("rejected by the acceptance model", "text", best.text, "probability", v.Accept)
 			v.Dropped = "acceptance"
-			return nil, nil
+			return refused()
 		}
 	} else if cover < r.cfg.MinCoverage || conf < minConf {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)

@@ -5,6 +5,7 @@ package hearing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"slices"
@@ -166,11 +167,13 @@ var _ sphinx.LanguageModel = domainLM{}
 // would, the claim's confidence, and whether it is a parse in the high
 // band. The stack learns the registered intents first when it has not
 // yet, so what the recogniser decides does not depend on how soon the
-// robot learnt its skills.
-func understand(s *intent.Stack, lang string) func(ctx context.Context, text string) (sphinx.Meaning, error) {
+// robot learnt its skills. A learner that fails is said and the stack
+// claims with what it learnt before, as the typed pipeline does: one
+// broken source does not stop the robot hearing.
+func understand(s *intent.Stack, lang string, log *slog.Logger) func(ctx context.Context, text string) (sphinx.Meaning, error) {
 	return func(ctx context.Context, text string) (sphinx.Meaning, error) {
 		if err := s.Learn(ctx); err != nil {
-			return sphinx.Meaning{}, err
+			log.Warn("speech recogniser: learning the registered intents", "error", err)
 		}
 		m, band, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
 		if err != nil || m == nil {

@@ -112,7 +112,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		if search == config.SearchNGram {
 			gb = all
 		} else {
-			meaning = understand(p.Intents, o.Lang)
+			meaning = understand(p.Intents, o.Lang, log)
 		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
@@ -176,7 +176,10 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	if model != sphinx.DefaultModelDir || s.Floors != nil {
+	if accept != nil && (model != sphinx.DefaultModelDir || s.Floors != nil) {
+		// The model was trained on Debian's acoustic model's scores.
+		log.Warn("speech recogniser: the acceptance model is not used with an adapted model or sphinx.floors; the floors decide",
+			"env", EnvAccept)
 		accept, acceptAt = nil, 0
 	}
 	denoise := DenoiseBelow(s.DenoiseDB)
