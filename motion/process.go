@@ -232,6 +232,13 @@ func (c *Controller) spawn(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("loop process: hello: %w", err)
 	}
+	if m := c.rem.mir; m != nil {
+		// A process that died within a write left the count odd: no
+		// process writes now, so the next one starts from an even count.
+		if n := m.seq.Load(); n%2 != 0 {
+			m.seq.Add(1)
+		}
+	}
 	p, err := startProcess(c.rem.cfg, c.rem.mem)
 	if err != nil {
 		return fmt.Errorf("loop process: %w", err)

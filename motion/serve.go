@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -408,7 +409,7 @@ type frameLog struct {
 func (h *frameLog) Enabled(_ context.Context, l slog.Level) bool { return l >= h.s.minLevel }
 
 func (h *frameLog) Handle(_ context.Context, r slog.Record) error {
-	attrs := h.attrs
+	attrs := slices.Clip(h.attrs) // appends must not write into the handler's array, which other loggers share
 	r.Attrs(func(a slog.Attr) bool {
 		attrs = append(attrs, a)
 		return len(attrs) < maxLogAttrs
