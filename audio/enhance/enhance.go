@@ -80,6 +80,12 @@ func (m *Model) enhance(dst, pcm []int16, floor float64) []int16 {
 	}
 	s := m.scratch()
 	defer m.pool.Put(s)
+	return m.process(s, dst, pcm, floor)
+}
+
+// process is enhance with working memory s, which it grows as needed.
+func (m *Model) process(s *scratch, dst, pcm []int16, floor float64) []int16 {
+	n, t := len(pcm), m.frames(len(pcm))
 	m.analyse(s, pcm)
 	nfft, hop, bands := m.h.NFFT, m.h.Hop, m.h.Bands
 	s.out = grow(s.out, n)
