@@ -79,9 +79,19 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if gb.Options.Sentences, err = sentencesFromEnv(os.Getenv); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	wrap, err := wrappersFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	if !wrap {
+		gb.Options.Wrappers = grammar.Wrappers{}
+	}
 	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	fallback, err := fallbackFromEnv(os.Getenv)
 	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	if err := fallbackSlotsFromEnv(os.Getenv, &fallback); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	// asSearched is the command grammar as the recogniser searches it.
@@ -109,6 +119,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		// The model is made from every wording, not the grammar's choice.
 		all := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 		all.Options.Sentences = -1
+		all.Options.Wrappers = gb.Options.Wrappers
 		if search == config.SearchNGram {
 			gb = all
 		} else {
@@ -267,6 +278,24 @@ func sentencesFromEnv(getenv func(string) string) (int, error) {
 			return 0, fmt.Errorf("%s=%q: want all or a number of sentences per intent in 1..%d", EnvSentences, v, maxSentencesPerIntent)
 		}
 		return n, nil
+	}
+}
+
+// EnvWrappers, "off", leaves the words people put around a request
+// ("could you …", "… please") out of the command grammar and the domain
+// language model (grammar.Wrappers); unset or "on", they are in: a
+// tuning switch outside the typed config.
+const EnvWrappers = "JIBOD_SPHINX_WRAPPERS"
+
+// wrappersFromEnv reads $JIBOD_SPHINX_WRAPPERS: on when unset.
+func wrappersFromEnv(getenv func(string) string) (bool, error) {
+	switch v := getenv(EnvWrappers); v {
+	case "", "on":
+		return true, nil
+	case "off":
+		return false, nil
+	default:
+		return false, fmt.Errorf("%s=%q: want on or off", EnvWrappers, v)
 	}
 }
 
@@ -556,8 +585,9 @@ func NewGrammarBuilder(p Parts, lex *sphinx.Lexicon, lang, wake string, decoys [
 		Answers: answerIntents(p.AnswerRules),
 		People:  grammarPeople(p.People),
 		Lexicon: lex,
-		Options: grammar.Options{TemplateLanguage: IntentTemplates{}, Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight},
-		Log:     log,
+		Options: grammar.Options{TemplateLanguage: IntentTemplates{}, Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight,
+			Wrappers: grammar.WrappersFor(lang)},
+		Log: log,
 	}
 }
 

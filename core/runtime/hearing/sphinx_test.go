@@ -284,3 +284,13 @@ func TestModelFloors(t *testing.T) {
 		})
 	}
 }
+
+func TestWrappersFromEnv(t *testing.T) {
+	for value, want := range map[string]bool{"": true, "on": true, "off": false} {
+		got, err := wrappersFromEnv(func(string) string { return value })
+		require.NoError(t, err, value)
+		assert.Equal(t, want, got, value)
+	}
+	_, err := wrappersFromEnv(func(string) string { return "yes" })
+	assert.ErrorContains(t, err, `JIBOD_SPHINX_WRAPPERS="yes": want on or off`)
+}
