@@ -31,7 +31,7 @@ var EnglishWrappers = Wrappers{
 		"(can|could|would|will) you [please]",
 		"(i want|id like|i would like) you to",
 	},
-	After: []string{"please", "thanks", "thank you", "for me"},
+	After: []string{"please", "thanks", "thank you"},
 }
 
 // WrappersFor returns the wrappers of a language (a BCP-47 tag): the

@@ -35,7 +35,7 @@ func TestWrappers(t *testing.T) {
 		{"hey jibo, could you set a timer for seven minutes please", true},
 		{"can you please set a timer for seven minutes", true},
 		{"I'd like you to set a timer for seven minutes", true},
-		{"set a timer for seven minutes for me", true},
+		{"set a timer for seven minutes for me", false}, // "for me" took the place of what was said ("be quiet for a bit")
 		{"could you tell me what time it is", false}, // "tell me" is no wrapper
 		{"what time is it please", true},
 		{"turn it down thank you", true},

@@ -39,6 +39,10 @@ type Fallback struct {
 	// before that search.
 	SlotConfidence float64
 	KeepSlots      bool
+	// SlotGuesses sends a guess of the generalising tier that binds
+	// slots to the same check as a parse: the claimed intent's own
+	// sentence must then parse surely.
+	SlotGuesses bool
 	// MaxAudio is the longest utterance (as decoded, trimmed) the
 	// fallback transcribes: a request to a skill is short, and most of
 	// what the grammar refuses, and most of its cost, is longer speech
@@ -129,7 +133,7 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	case m.Intent == "":
 		v.Fallback = "no claim"
 		return nil, nil
-	case !m.Parsed:
+	case !m.Parsed && !(fb.SlotGuesses && m.Slots > 0):
 		// The generalising tier reads intents into the junk words of a
 		// transcript as readily as into a paraphrase (docs/hearing.md).
 		v.Fallback = "guess"

@@ -99,8 +99,9 @@ func fallbackFromEnv(getenv func(string) string) (sphinx.Fallback, error) {
 }
 
 // EnvFallbackSlots sets what the fallback does with a claim that binds
-// slots (sphinx.Fallback.SlotConfidence, KeepSlots): "off" never acts on
-// one; a number in (0, 1] is the least confidence of the slots' words in
+// slots (sphinx.Fallback.SlotConfidence, KeepSlots, SlotGuesses): "off"
+// never acts on one; "guesses" checks the generalising tier's guesses
+// with slots as it does parses; a number in (0, 1] is the least confidence of the slots' words in
 // the sentence the claimed intent's own search finds; unset, the
 // recogniser's default. A tuning switch outside the typed config.
 const EnvFallbackSlots = "JIBOD_SPHINX_FALLBACK_SLOTS"
@@ -111,6 +112,8 @@ func fallbackSlotsFromEnv(getenv func(string) string, f *sphinx.Fallback) error 
 	case "":
 	case "off":
 		f.KeepSlots = true
+	case "guesses":
+		f.SlotGuesses = true
 	default:
 		n, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(n > 0 && n <= 1) {

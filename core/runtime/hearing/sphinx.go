@@ -83,8 +83,14 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	if !wrap {
+	// The domain language model's corpus takes them where the grammar
+	// does not (below).
+	lmWrappers := gb.Options.Wrappers
+	if wrap != wrapBoth {
 		gb.Options.Wrappers = grammar.Wrappers{}
+	}
+	if wrap == wrapNone {
+		lmWrappers = grammar.Wrappers{}
 	}
 	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	fallback, err := fallbackFromEnv(os.Getenv)
@@ -119,7 +125,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		// The model is made from every wording, not the grammar's choice.
 		all := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 		all.Options.Sentences = -1
-		all.Options.Wrappers = gb.Options.Wrappers
+		all.Options.Wrappers = lmWrappers
 		if search == config.SearchNGram {
 			gb = all
 		} else {
@@ -281,21 +287,31 @@ func sentencesFromEnv(getenv func(string) string) (int, error) {
 	}
 }
 
-// EnvWrappers, "off", leaves the words people put around a request
-// ("could you …", "… please") out of the command grammar and the domain
-// language model (grammar.Wrappers); unset or "on", they are in: a
-// tuning switch outside the typed config.
+// EnvWrappers says where the words people put around a request ("could
+// you …", "… please"; grammar.Wrappers) are: "lm" (the default) in the
+// domain language model's corpus only, "on" in the command grammar too,
+// "off" in neither. A tuning switch outside the typed config;
+// docs/hearing.md says why the grammar does not hold them by default.
 const EnvWrappers = "JIBOD_SPHINX_WRAPPERS"
 
-// wrappersFromEnv reads $JIBOD_SPHINX_WRAPPERS: on when unset.
-func wrappersFromEnv(getenv func(string) string) (bool, error) {
+// Where the wrappers are (EnvWrappers).
+const (
+	wrapLM = iota
+	wrapBoth
+	wrapNone
+)
+
+// wrappersFromEnv reads $JIBOD_SPHINX_WRAPPERS.
+func wrappersFromEnv(getenv func(string) string) (int, error) {
 	switch v := getenv(EnvWrappers); v {
-	case "", "on":
-		return true, nil
+	case "", "lm":
+		return wrapLM, nil
+	case "on":
+		return wrapBoth, nil
 	case "off":
-		return false, nil
+		return wrapNone, nil
 	default:
-		return false, fmt.Errorf("%s=%q: want on or off", EnvWrappers, v)
+		return 0, fmt.Errorf("%s=%q: want lm, on or off", EnvWrappers, v)
 	}
 }
 
