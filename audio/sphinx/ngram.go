@@ -108,7 +108,7 @@ type Meaning struct {
 	// not a guess of the generalising tier.
 	Parsed bool
 	// Slots is how many slots the claim binds, Values the words each
-	// took.
+	// took, sorted.
 	Slots  int
 	Values []string
 }
