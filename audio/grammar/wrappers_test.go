@@ -36,7 +36,7 @@ func TestWrappers(t *testing.T) {
 		{"can you please set a timer for seven minutes", true},
 		{"I'd like you to set a timer for seven minutes", true},
 		{"set a timer for seven minutes for me", false}, // "for me" took the place of what was said ("be quiet for a bit")
-		{"could you tell me what time it is", false}, // "tell me" is no wrapper
+		{"could you tell me what time it is", false},    // "tell me" is no wrapper
 		{"what time is it please", true},
 		{"turn it down thank you", true},
 		{"turn it down thanks", true},
