@@ -371,8 +371,8 @@ func TestDomainLanguageModelEndToEnd(t *testing.T) {
 func TestParaphraseEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	wav := writeWAV(t, speak(t, "hey jibo, what is today's date please"))
-	// Without the words put around a request, which hold this "please"
-	// in the grammar (TestWrappedRequestEndToEnd): the fallback's test.
+	// Without the words put around a request (the default), which would
+	// hold this "please" in the grammar (TestWrappedRequestEndToEnd).
 	noWrappers := "JIBOD_SPHINX_WRAPPERS=off"
 	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", noWrappers})
 	assert.Empty(t, intents(types), "the grammar alone: no command: %s", out)
@@ -386,9 +386,9 @@ func TestParaphraseEndToEnd(t *testing.T) {
 // TestWrappedRequestEndToEnd is issue 24's "paraphrases heard" for a
 // request said inside the words people put around one ("could you …",
 // "… please"). With the wrappers in the grammar (JIBOD_SPHINX_WRAPPERS=on)
-// the timer starts for the length said; by default, where only the
-// domain language model holds them, the robot starts no timer of another
-// length.
+// the timer starts for the length said; by default, where neither the
+// grammar nor the domain language model holds them, the robot starts no
+// timer of another length.
 func TestWrappedRequestEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	wav := writeWAV(t, speak(t, "hey jibo, could you set a timer for seven minutes please"))

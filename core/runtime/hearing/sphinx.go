@@ -83,8 +83,8 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	// The domain language model's corpus takes them where the grammar
-	// does not (below).
+	// The grammar holds them with "on" only, the domain language model's
+	// corpus (below) with "lm" too.
 	lmWrappers := gb.Options.Wrappers
 	if wrap != wrapBoth {
 		gb.Options.Wrappers = grammar.Wrappers{}
@@ -288,30 +288,30 @@ func sentencesFromEnv(getenv func(string) string) (int, error) {
 }
 
 // EnvWrappers says where the words people put around a request ("could
-// you …", "… please"; grammar.Wrappers) are: "lm" (the default) in the
-// domain language model's corpus only, "on" in the command grammar too,
-// "off" in neither. A tuning switch outside the typed config;
-// docs/hearing.md says why the grammar does not hold them by default.
+// you …", "… please"; grammar.Wrappers) are: "off" (the default) in
+// neither the command grammar nor the domain language model, "lm" in the
+// model's corpus only, "on" in both. A tuning switch outside the typed
+// config; docs/hearing.md says why they are off by default.
 const EnvWrappers = "JIBOD_SPHINX_WRAPPERS"
 
 // Where the wrappers are (EnvWrappers).
 const (
-	wrapLM = iota
+	wrapNone = iota
+	wrapLM
 	wrapBoth
-	wrapNone
 )
 
 // wrappersFromEnv reads $JIBOD_SPHINX_WRAPPERS.
 func wrappersFromEnv(getenv func(string) string) (int, error) {
 	switch v := getenv(EnvWrappers); v {
-	case "", "lm":
+	case "", "off":
+		return wrapNone, nil
+	case "lm":
 		return wrapLM, nil
 	case "on":
 		return wrapBoth, nil
-	case "off":
-		return wrapNone, nil
 	default:
-		return 0, fmt.Errorf("%s=%q: want lm, on or off", EnvWrappers, v)
+		return 0, fmt.Errorf("%s=%q: want off, lm or on", EnvWrappers, v)
 	}
 }
 

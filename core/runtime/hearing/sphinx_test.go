@@ -286,11 +286,11 @@ func TestModelFloors(t *testing.T) {
 }
 
 func TestWrappersFromEnv(t *testing.T) {
-	for value, want := range map[string]int{"": wrapLM, "lm": wrapLM, "on": wrapBoth, "off": wrapNone} {
+	for value, want := range map[string]int{"": wrapNone, "off": wrapNone, "lm": wrapLM, "on": wrapBoth} {
 		got, err := wrappersFromEnv(func(string) string { return value })
 		require.NoError(t, err, value)
 		assert.Equal(t, want, got, value)
 	}
 	_, err := wrappersFromEnv(func(string) string { return "yes" })
-	assert.ErrorContains(t, err, `JIBOD_SPHINX_WRAPPERS="yes": want lm, on or off`)
+	assert.ErrorContains(t, err, `JIBOD_SPHINX_WRAPPERS="yes": want off, lm or on`)
 }
