@@ -262,7 +262,11 @@ type search struct {
 	// fallback is the ARPA text of a language model that transcribes
 	// what the grammar refused (ModelFallback); "" for none.
 	fallback string
-	accepts  func(string) bool
+	// slotted are the grammars of the intents with slots, one each, that
+	// check the slots of a fallback's claim (Recognizer.fallback); nil
+	// for none.
+	slotted map[string]searchGrammar
+	accepts func(string) bool
 	// decoyed reports a sentence that starts with a wake decoy; nil for
 	// a grammar without decoys.
 	decoyed func(string) bool
@@ -473,6 +477,9 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if lm != nil {
 		if lm.Use() == ModelFallback {
 			s.fallback = lm.ARPA()
+			if s.slotted, err = slotGrammars(gr); err != nil {
+				return search{}, fmt.Errorf("speech recognizer: %w", err)
+			}
 		} else {
 			s.verify = lm.ARPA()
 		}
@@ -601,6 +608,11 @@ func (d *decoder) setSearches(g grammarState) error {
 	if g.main.fallback != "" {
 		if err := d.addLMBeams(fallbackName, g.main.fallback, d.fallbackBeams); err != nil {
 			return err
+		}
+		for intent, sg := range g.main.slotted {
+			if err := d.addGrammar(slotSearchName(intent), sg, 0); err != nil {
+				return fmt.Errorf("the grammar of %s: %w", intent, err)
+			}
 		}
 	}
 	if err := d.addWideGrammar(searchName+wideSuffix, g.main.text()); err != nil {
@@ -799,7 +811,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			return nil, err
 		}
 		defer f.free()
-		refused = func() ([]audio.Hypothesis, error) { return r.fallback(ctx, d, f, pcm, v) }
+		refused = func() ([]audio.Hypothesis, error) { return r.fallback(ctx, d, g, f, pcm, v) }
 	} else if best, err = d.search(ctx, name, pcm); err != nil {
 		return nil, err
 	}
