@@ -120,6 +120,7 @@ type loopProc struct {
 	stop    chan struct{}     // closed when the reader ends: the writer stops
 	gone    chan struct{}     // closed when the process has been waited for
 	why     string            // how it ended, set before gone closes
+	clean   bool              // it exited with status 0 and sent nothing bad; set before gone closes
 	killed  atomic.Bool
 }
 
@@ -366,6 +367,9 @@ func (c *Controller) readLoop(p *loopProc) {
 	}
 	werr := p.cmd.Wait()
 	_ = p.conn.Close()
+	// The exit status, not Wait's error: Wait also fails when the process
+	// exited cleanly but something it started still held its output.
+	p.clean = bad == nil && p.cmd.ProcessState != nil && p.cmd.ProcessState.Success()
 	switch {
 	case bad != nil:
 		p.why = bad.Error()
@@ -572,7 +576,7 @@ func (c *Controller) closeRemote(ctx context.Context, h *Job) error {
 		p.kill()
 		<-p.gone
 	}
-	if !wasGone && p.why != "exit status 0" {
+	if !wasGone && !p.clean {
 		errs = append(errs, fmt.Errorf("motion: close: the loop's process: %s", p.why))
 	}
 	c.stopRun()

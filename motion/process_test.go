@@ -48,7 +48,8 @@ func impersonate() int {
 }
 
 // openSimMotors opens simulated motors with the default limits; the setup
-// "refuse" makes opening fail.
+// "refuse" makes opening fail, "close fails" turning one off (the loop
+// process then exits with status 1).
 func openSimMotors(_ context.Context, setup []byte, obs device.Observer, log *slog.Logger) ([]device.Motor, device.Switch, func() error, error) {
 	if string(setup) == "refuse" {
 		return nil, nil, nil, errors.New("no motors on this bench")
@@ -61,8 +62,21 @@ func openSimMotors(_ context.Context, setup []byte, obs device.Observer, log *sl
 		}
 		ms = append(ms, m)
 	}
+	if string(setup) == "close fails" {
+		ms[0] = stuckOn{ms[0]}
+	}
 	power := sim.NewSwitch(sim.SwitchOptions{Name: "motor-power", Observer: obs})
 	return ms, power, func() error { return nil }, nil
+}
+
+// stuckOn is a motor that cannot be turned off.
+type stuckOn struct{ device.Motor }
+
+func (m stuckOn) Enable(ctx context.Context, on bool) error {
+	if !on {
+		return errors.New("the motor's bus hung up")
+	}
+	return m.Motor.Enable(ctx, on)
 }
 
 // eventLog collects events.
@@ -158,6 +172,36 @@ func TestLoopProcessRunsJobs(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotRunning)
 	assert.Subset(t, events.kinds(Name), []string{"start", "home", "arrived", "animation", "halt", "rest", "lookat", "stop"})
 	assert.Contains(t, events.kinds("motor-power"), "set", "the loop process's own devices report too")
+}
+
+// TestLoopProcessCloseSaysHowItExited closes the loop's process: one that
+// exits with status 0 makes Close succeed, one that exits with another
+// status (its motors failed to close) makes Close say so.
+func TestLoopProcessCloseSaysHowItExited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	for _, tc := range []struct {
+		setup string
+		want  string // "" for no error
+	}{
+		{setup: ""},
+		{setup: "close fails", want: "motion: close: the loop's process: exit status 1"},
+	} {
+		t.Run(tc.setup, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			c := newProcessController(t, tc.setup, nil)
+			startOrSkip(t, ctx, c)
+			err := c.Close(ctx)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }
 
 // TestLoopProcessKilledIsAFault kills the loop's process: the running job
