@@ -162,7 +162,7 @@ type Controller struct {
 	// power-up, the newest job, track update and finish. And what the loop
 	// posts back: the last job it ended (its seq << 8 | an end code).
 	live      atomic.Bool
-	reset     atomic.Pointer[Pose]
+	reset     atomic.Pointer[Pose] // pending until the loop has published it
 	inbox     atomic.Pointer[jobSpec]
 	track     atomic.Pointer[trackCmd]
 	finishSeq atomic.Uint64
@@ -174,6 +174,7 @@ type Controller struct {
 	p, v     Pose
 	lj       loopJob
 	motorBad [NumAxes]bool
+	took     *Pose // the power-up pose this tick took from reset
 
 	mu      sync.Mutex
 	running bool
@@ -585,11 +586,7 @@ func (c *Controller) moveTo(p Pose, sel Axes, name string, setRest bool) (*Job, 
 		return nil, err
 	}
 	c.emit("move", p.values(map[string]any{"job": j.ID, "name": j.Name}))
-	if name != "home" {
-		// Homing starts from where the motors say they are, which the
-		// loop has not yet published.
-		c.arriveIfThere(j)
-	}
+	c.arriveIfThere(j)
 	return j, nil
 }
 

@@ -594,6 +594,38 @@ func TestWatchdogPowersOffOnStall(t *testing.T) {
 	})
 }
 
+// Recover homes the body from where the motors say it is after the
+// power came back, even where the loop last showed it at home: a body
+// pushed while its motors were off is moved back, not taken to be home.
+func TestRecoverHomesFromWhereTheMotorsSay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Pose{}, Config{StallTimeout: 100 * time.Millisecond})
+		r.start(t)
+		assert.Equal(t, Pose{}, r.c.Pose())
+
+		hang := make(chan struct{})
+		r.motors[Top].mu.Lock()
+		r.motors[Top].block = hang
+		r.motors[Top].mu.Unlock()
+		time.Sleep(200 * time.Millisecond)
+		require.ErrorIs(t, r.c.Fault(), ErrStalled)
+
+		// Unpowered, the head is turned by hand.
+		r.motors[Top].mu.Lock()
+		r.motors[Top].block = nil
+		r.motors[Top].angle = 1.0
+		r.motors[Top].mu.Unlock()
+		close(hang)
+		before := len(r.motors[Top].setpoints())
+		require.NoError(t, r.c.Recover(context.Background()))
+		after := r.motors[Top].setpoints()[before:]
+		require.NotEmpty(t, after, "homing commands the head")
+		assert.Greater(t, after[0], 0.9, "homing starts from where the motor was found")
+		assert.InDelta(t, 0, r.motors[Top].Angle(), 1e-9, "the head is home")
+		assert.Equal(t, Pose{}, r.c.Pose())
+	})
+}
+
 // A failing motor is reported once, not every tick.
 func TestMotorErrorReportedOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

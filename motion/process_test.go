@@ -300,16 +300,18 @@ func TestLoopProcessThatIsNotTheLoop(t *testing.T) {
 		proc Process
 		why  string
 	}{
+		// Those that answer get the default bound: a test binary built
+		// with -race takes more than a second to start on a loaded
+		// machine. Those that never answer are waited for 1 s.
 		{"exits at once", Process{Path: "/bin/true"}, "ended before it greeted: exit status 0"},
-		{"never answers", Process{Path: "/bin/sleep", Args: []string{"1000"}}, "did not greet within 1s"},
-		{"its child holds the connection", Process{Path: "/bin/sh", Args: []string{"-c", "sleep 1000; exit 0"}}, "did not greet within 1s"},
+		{"never answers", Process{Path: "/bin/sleep", Args: []string{"1000"}, AnswerWithin: time.Second}, "did not greet within 1s"},
+		{"its child holds the connection", Process{Path: "/bin/sh", Args: []string{"-c", "sleep 1000; exit 0"}, AnswerWithin: time.Second}, "did not greet within 1s"},
 		{"answers without greeting", Process{Path: os.Args[0], Args: []string{"-test.run=^$", impostor}}, "not the loop process's greeting"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The test's own guard, far above the bound under test.
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			tc.proc.AnswerWithin = time.Second
 			var out strings.Builder
 			tc.proc.Stderr = &out
 			c, err := New(Config{Process: &tc.proc, Limits: lim, PreciseSleep: true, Logger: slog.New(slog.DiscardHandler)})
