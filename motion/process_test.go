@@ -1,6 +1,7 @@
 package motion
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -367,4 +369,52 @@ func mustAnim(t *testing.T, name string) *Animation {
 	a, ok := lib.Lookup(name)
 	require.True(t, ok)
 	return a
+}
+
+// TestLoopProcessSendsEveryJobEnd queues job ends in the loop process's
+// server: each reaches the parent once, in order, with its error, whether
+// sendEnds or the last flush at close sends it.
+func TestLoopProcessSendsEveryJobEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(nil) // frames are read from its queue, not written
+		sent := func() (ids []uint64, errs []error) {
+			synctest.Wait()
+			for {
+				select {
+				case f := <-s.out:
+					var buf []byte
+					k, payload, err := readFrame(bytes.NewReader(f), &buf)
+					require.NoError(t, err)
+					id, jerr, bad := decodeEnd(k, payload)
+					require.NoError(t, bad)
+					ids, errs = append(ids, id), append(errs, jerr)
+				default:
+					return ids, errs
+				}
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Go(func() { s.sendEnds(ctx) })
+		s.ended(1, nil)
+		s.ended(2, ErrPreempted)
+		ids, errs := sent()
+		assert.Equal(t, []uint64{1, 2}, ids)
+		assert.NoError(t, errs[0])
+		assert.ErrorIs(t, errs[1], ErrPreempted)
+		s.ended(3, ErrHalted)
+		ids, _ = sent()
+		assert.Equal(t, []uint64{3}, ids, "sent once")
+
+		cancel()
+		wg.Wait()
+		s.ended(4, ErrDeadman)
+		s.flushEnds()
+		ids, errs = sent()
+		assert.Equal(t, []uint64{4}, ids)
+		assert.ErrorIs(t, errs[0], ErrDeadman)
+		s.flushEnds()
+		ids, _ = sent()
+		assert.Empty(t, ids, "nothing sent twice")
+	})
 }
