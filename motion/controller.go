@@ -574,12 +574,8 @@ func (c *Controller) MoveTo(p Pose, sel Axes) (*Job, error) {
 }
 
 func (c *Controller) moveTo(p Pose, sel Axes, name string, setRest bool) (*Job, error) {
-	for i := range p {
-		if sel[i] {
-			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
-				return nil, fmt.Errorf("motion: move: %w", err)
-			}
-		}
+	if err := c.checkLimits(p, sel, "move"); err != nil {
+		return nil, err
 	}
 	j := &Job{kind: jobMove, Name: name, sel: sel, target: p, setRest: setRest}
 	if err := c.begin(j); err != nil {
@@ -711,12 +707,8 @@ func (c *Controller) Play(a *Animation, o PlayOptions) (*Job, error) {
 // renews the deadman. A stream that goes CommandTimeout without a call is
 // halted and its job ends with ErrDeadman.
 func (c *Controller) Track(p Pose, sel Axes) (*Job, error) {
-	for i := range p {
-		if sel[i] {
-			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
-				return nil, fmt.Errorf("motion: track: %w", err)
-			}
-		}
+	if err := c.checkLimits(p, sel, "track"); err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	c.collectEndLocked()
@@ -731,6 +723,21 @@ func (c *Controller) Track(p Pose, sel Axes) (*Job, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// checkLimits checks the selected axes of p against the limits. Each
+// command is checked once in the process it is given in: by the method
+// that takes it, and in a loop process of its own by the server that
+// reads it off the connection.
+func (c *Controller) checkLimits(p Pose, sel Axes, what string) error {
+	for i := range p {
+		if sel[i] {
+			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
+				return fmt.Errorf("motion: %s: %w", what, err)
+			}
+		}
+	}
+	return nil
 }
 
 // begin installs j as the running job, ending the one before.

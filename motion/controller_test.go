@@ -881,3 +881,41 @@ func TestCommandsBetweenTwoTicks(t *testing.T) {
 		r.checkStream(t)
 	})
 }
+
+// A target outside an axis's limits is refused, naming the axis, whether
+// a caller gives it (MoveTo, Track) or a loop process reads it off its
+// connection; the job that runs goes on. An axis not selected is not
+// checked.
+func TestCommandsOutsideTheLimitsAreRefused(t *testing.T) {
+	far := device.DefaultLimits().Max + 1
+	for _, tc := range []struct {
+		name string
+		give func(c *Controller, p Pose, sel Axes) error
+	}{
+		{"MoveTo", func(c *Controller, p Pose, sel Axes) error { _, err := c.MoveTo(p, sel); return err }},
+		{"Track", func(c *Controller, p Pose, sel Axes) error { _, err := c.Track(p, sel); return err }},
+		{"a move from the parent", func(c *Controller, p Pose, sel Axes) error {
+			return newServer(nil).begin(c, wireJob{id: 1000, kind: jobMove, sel: sel, target: p, name: "move"})
+		}},
+		{"a track from the parent", func(c *Controller, p Pose, sel Axes) error {
+			return newServer(nil).begin(c, wireJob{id: 1000, kind: jobTrack, sel: sel, target: p, name: "track"})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, Pose{}, Config{})
+				r.start(t)
+				running, err := r.c.MoveTo(Pose{1, 0, 0}, AllAxes)
+				require.NoError(t, err)
+
+				err = tc.give(r.c, Pose{0, 0, far}, AllAxes)
+				var lim *device.LimitError
+				require.ErrorAs(t, err, &lim)
+				assert.Equal(t, AxisName(2), lim.Axis)
+				require.NoError(t, running.Wait(context.Background()), "the running move is not preempted")
+
+				require.NoError(t, tc.give(r.c, Pose{0.5, 0, far}, Axes{true, false, false}), "axis 2 is not selected")
+			})
+		})
+	}
+}

@@ -361,18 +361,6 @@ func (s *server) command(ctx context.Context, c *Controller, wg *sync.WaitGroup,
 	return fmt.Errorf("motion: frame kind %d unknown", k)
 }
 
-// checkLimits checks the selected axes of p against the limits.
-func (c *Controller) checkLimits(p Pose, sel Axes, what string) error {
-	for i := range p {
-		if sel[i] {
-			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
-				return fmt.Errorf("motion: %s: %w", what, err)
-			}
-		}
-	}
-	return nil
-}
-
 // begin starts the parent's job w.
 func (s *server) begin(c *Controller, w wireJob) error {
 	j := &Job{ID: w.id, Name: w.name, kind: w.kind, sel: w.sel, target: w.target, setRest: w.setRest, fromParent: true}
