@@ -31,6 +31,8 @@ type Preemption struct {
 // String says what the kernel does in a few words.
 func (p Preemption) String() string {
 	switch {
+	case p.Mode == "" && p.From != "":
+		return "preemption model unknown: " + p.From
 	case p.Mode == "":
 		return "preemption model unknown"
 	case p.Preemptible:
@@ -128,7 +130,8 @@ func kernelPreemption(root fileReader, log func(prefix string) (string, error)) 
 				}
 			}
 		}
-		return p // dynamic, and nothing says which mode
+		p.From = "uname -v says PREEMPT_DYNAMIC; the mode is in debugfs (not mounted) or the boot log (needs CAP_SYSLOG)"
+		return p
 	case hasWord(words, "PREEMPT_LAZY"):
 		return set("lazy", "uname -v")
 	case hasWord(words, "PREEMPT"):

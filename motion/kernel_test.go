@@ -15,6 +15,7 @@ func TestKernelPreemption(t *testing.T) {
 	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
 	noLog := func(string) (string, error) { return "", errNoBootLog }
 	bootNone := func(string) (string, error) { return "Dynamic Preempt: none", nil }
+	const unreadable = "uname -v says PREEMPT_DYNAMIC; the mode is in debugfs (not mounted) or the boot log (needs CAP_SYSLOG)"
 	for _, tc := range []struct {
 		name        string
 		files       fstest.MapFS
@@ -34,16 +35,21 @@ func TestKernelPreemption(t *testing.T) {
 			mode: "full", from: "uname -v", preemptible: true},
 		{name: "built without preemption", files: fstest.MapFS{kernelVersion: file("#1 SMP Debian 6.1")},
 			mode: "none or voluntary", from: "uname -v", advice: "PREEMPT_RT"},
-		{name: "dynamic, no log to say", files: fstest.MapFS{kernelVersion: file("#1 SMP PREEMPT_DYNAMIC")}, log: noLog},
+		{name: "dynamic, no log to say", files: fstest.MapFS{kernelVersion: file("#1 SMP PREEMPT_DYNAMIC")}, log: noLog,
+			from: unreadable},
 		{name: "nothing readable", files: fstest.MapFS{}, log: noLog},
 		{name: "a log that fails", files: fstest.MapFS{kernelVersion: file("#1 SMP PREEMPT_DYNAMIC")},
-			log: func(string) (string, error) { return "", errors.New("permission denied") }},
+			log: func(string) (string, error) { return "", errors.New("permission denied") }, from: unreadable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := kernelPreemption(tc.files, tc.log)
 			assert.Equal(t, tc.mode, p.Mode)
 			assert.Equal(t, tc.from, p.From)
 			assert.Equal(t, tc.preemptible, p.Preemptible)
+			if tc.mode == "" {
+				assert.Contains(t, p.String(), "preemption model unknown")
+				assert.Empty(t, p.Advice(-1), "nothing to advise on what is not known")
+			}
 			if tc.advice == "" {
 				if tc.mode == "rt" {
 					assert.Empty(t, p.Advice(1))
