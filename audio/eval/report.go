@@ -332,6 +332,9 @@ func why(res Result) string {
 			if d.Accept > 0 {
 				fmt.Fprintf(&b, " acceptance %.2f", d.Accept)
 			}
+			if d.Rival != "" {
+				fmt.Fprintf(&b, " rival %q by %.1f a frame", d.Rival, d.RivalMargin)
+			}
 		}
 		if d.Dropped != "" && d.Sentence != "" {
 			fmt.Fprintf(&b, ", dropped by %s", d.Dropped)
@@ -504,6 +507,10 @@ type FileDecision struct {
 	TranscriptCoverage   float64 `json:"transcript_coverage,omitempty"`
 	Claim                string  `json:"claim,omitempty"`
 	ClaimScore           float64 `json:"claim_score,omitempty"`
+	// The best sentence of another meaning and the sentence's margin over
+	// it per frame (audio.Verdict).
+	Rival       string  `json:"rival,omitempty"`
+	RivalMargin float64 `json:"rival_margin,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -527,7 +534,8 @@ func (r *Report) Files() []FileResult {
 			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
 				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
-				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore})
+				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore,
+				Rival: d.Rival, RivalMargin: d.RivalMargin})
 		}
 		out = append(out, f)
 	}

@@ -71,6 +71,10 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	rivalMargin, err := rivalMarginFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	resetNoise, err := resetNoiseFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -182,6 +186,9 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			"env", EnvAccept)
 		accept, acceptAt = nil, 0
 	}
+	if rivalMargin != 0 && meaning == nil {
+		meaning = understand(p.Intents, o.Lang, log)
+	}
 	denoise := DenoiseBelow(s.DenoiseDB)
 	if denoise == 0 {
 		denoise = modelDenoise(model)
@@ -191,6 +198,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		DenoiseBelowSNR: denoise, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		RivalMargin: rivalMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
@@ -336,6 +344,31 @@ func phoneLoopFromEnv(getenv func(string) string) (string, float64, error) {
 		return "", 0, nil
 	}
 	return sphinx.DefaultPhoneLoop, margin, nil
+}
+
+// EnvRivalMargin sets the rival check's margin (sphinx.Config.RivalMargin,
+// per frame): "off" none, "measure" the margins measured and reported
+// without refusing, a number that margin; unset, rivalMargin. A tuning
+// switch outside the typed config.
+const EnvRivalMargin = "JIBOD_SPHINX_RIVAL_MARGIN"
+
+// rivalMarginFromEnv returns sphinx.Config.RivalMargin as
+// $JIBOD_SPHINX_RIVAL_MARGIN asks.
+func rivalMarginFromEnv(getenv func(string) string) (float64, error) {
+	switch v := getenv(EnvRivalMargin); v {
+	case "":
+		return rivalMargin, nil
+	case "off":
+		return 0, nil
+	case "measure":
+		return -1, nil
+	default:
+		m, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(m > 0 && m <= sphinx.MaxRivalMargin) { // NaN too
+			return 0, fmt.Errorf("%s=%q: want off, measure or a margin in (0, %d]", EnvRivalMargin, v, sphinx.MaxRivalMargin)
+		}
+		return m, nil
+	}
 }
 
 // EnvResetNoise, "on", starts pocketsphinx's noise subtraction afresh on
@@ -485,6 +518,9 @@ const (
 	// (docs/hearing.md): it takes most everyday speech that the floors
 	// let through, at the cost of some right commands.
 	phoneLoopMargin = 32.0
+	// rivalMargin is the rival check's margin per frame
+	// (sphinx.Config.RivalMargin): 0, off.
+	rivalMargin = 0.0
 	// defaultNBest is one hypothesis per utterance: pocketsphinx's n-best
 	// search builds the utterance's lattice, which on the test set cost
 	// more than the decoding (CPU real-time factor 0.24 with 3 against
