@@ -345,26 +345,27 @@ func phoneLoopFromEnv(getenv func(string) string) (string, float64, error) {
 	return sphinx.DefaultPhoneLoop, margin, nil
 }
 
-// EnvRivalMargin sets the rival check's margin (sphinx.Config.RivalMargin,
-// per frame): "off" none, "measure" the margins measured and reported
-// without refusing, a number that margin; unset, rivalMargin. A tuning
-// switch outside the typed config.
+// EnvRivalMargin turns the rival check on (sphinx.Config.RivalMargin,
+// per frame): "on" at rivalMarginOn, a number at that margin, "measure"
+// the margins measured and reported without refusing; unset or "off",
+// the default (docs/hearing.md says why it is off). A tuning switch
+// outside the typed config.
 const EnvRivalMargin = "JIBOD_SPHINX_RIVAL_MARGIN"
 
 // rivalMarginFromEnv returns sphinx.Config.RivalMargin as
 // $JIBOD_SPHINX_RIVAL_MARGIN asks.
 func rivalMarginFromEnv(getenv func(string) string) (float64, error) {
 	switch v := getenv(EnvRivalMargin); v {
-	case "":
-		return rivalMargin, nil
-	case "off":
+	case "", "off":
 		return 0, nil
+	case "on":
+		return rivalMarginOn, nil
 	case "measure":
 		return -1, nil
 	default:
 		m, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(m > 0 && m <= sphinx.MaxRivalMargin) { // NaN too
-			return 0, fmt.Errorf("%s=%q: want off, measure or a margin in (0, %d]", EnvRivalMargin, v, sphinx.MaxRivalMargin)
+			return 0, fmt.Errorf("%s=%q: want off, on, measure or a margin in (0, %d]", EnvRivalMargin, v, sphinx.MaxRivalMargin)
 		}
 		return m, nil
 	}
@@ -517,9 +518,10 @@ const (
 	// (docs/hearing.md): it takes most everyday speech that the floors
 	// let through, at the cost of some right commands.
 	phoneLoopMargin = 32.0
-	// rivalMargin is the rival check's margin per frame
-	// (sphinx.Config.RivalMargin): 0, off.
-	rivalMargin = 0.0
+	// rivalMarginOn is the rival check's margin per frame
+	// (sphinx.Config.RivalMargin) with JIBOD_SPHINX_RIVAL_MARGIN=on,
+	// chosen on the espeak-ng tuning sets (docs/hearing.md).
+	rivalMarginOn = 1.0
 	// defaultNBest is one hypothesis per utterance: pocketsphinx's n-best
 	// search builds the utterance's lattice, which on the test set cost
 	// more than the decoding (CPU real-time factor 0.24 with 3 against
