@@ -349,6 +349,9 @@ func why(res Result) string {
 				b.WriteString(", ")
 			}
 			b.WriteString(d.Fallback)
+			if d.SlotSentence != "" {
+				fmt.Fprintf(&b, " (the intent's own search: %q, slots at %.2f)", d.SlotSentence, d.SlotConfidence)
+			}
 		}
 	}
 	return b.String()
@@ -507,6 +510,8 @@ type FileDecision struct {
 	TranscriptCoverage   float64 `json:"transcript_coverage,omitempty"`
 	Claim                string  `json:"claim,omitempty"`
 	ClaimScore           float64 `json:"claim_score,omitempty"`
+	SlotSentence         string  `json:"slot_sentence,omitempty"`
+	SlotConfidence       float64 `json:"slot_confidence,omitempty"`
 	// The best sentence of another meaning and the sentence's margin over
 	// it per frame (audio.Verdict).
 	Rival       string  `json:"rival,omitempty"`
@@ -535,6 +540,7 @@ func (r *Report) Files() []FileResult {
 				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
 				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore,
+				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,
 				Rival: d.Rival, RivalMargin: d.RivalMargin})
 		}
 		out = append(out, f)

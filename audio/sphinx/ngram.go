@@ -107,10 +107,10 @@ type Meaning struct {
 	// a skill's sentences (the template or keyword engines' high band),
 	// not a guess of the generalising tier.
 	Parsed bool
-	// Slots is how many slots the claim binds, and Values what they are
-	// bound to (slot → words; nil for none).
+	// Slots is how many slots the claim binds, Values the words each
+	// took, sorted.
 	Slots  int
-	Values map[string]string
+	Values []string
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning

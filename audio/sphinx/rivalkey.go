@@ -2,7 +2,6 @@ package sphinx
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -12,15 +11,20 @@ import (
 // same command. A value's words are taken without a plural's s: the
 // slots hold the words said, and "twenty second" and "twenty seconds"
 // are one duration.
-func meaningKey(intent string, values map[string]string) string {
+func meaningKey(intent string, values []string) string {
+	norm := make([]string, len(values))
+	for i, v := range values {
+		words := strings.Fields(strings.ToLower(v))
+		for j, w := range words {
+			words[j] = strings.TrimSuffix(w, "s")
+		}
+		norm[i] = strings.Join(words, " ")
+	}
+	slices.Sort(norm)
 	var b strings.Builder
 	b.WriteString(intent)
-	for _, k := range slices.Sorted(maps.Keys(values)) {
-		words := strings.Fields(strings.ToLower(values[k]))
-		for i, w := range words {
-			words[i] = strings.TrimSuffix(w, "s")
-		}
-		fmt.Fprintf(&b, " %q=%q", k, strings.Join(words, " "))
+	for _, v := range norm {
+		fmt.Fprintf(&b, " %q", v)
 	}
 	return b.String()
 }

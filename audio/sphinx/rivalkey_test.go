@@ -7,7 +7,7 @@ import (
 )
 
 func TestMeaningKey(t *testing.T) {
-	timer := func(d string) string { return meaningKey("jibo.timer:set", map[string]string{"duration": d}) }
+	timer := func(d string) string { return meaningKey("jibo.timer:set", []string{d}) }
 	for _, tc := range []struct {
 		name string
 		a, b string
@@ -17,10 +17,10 @@ func TestMeaningKey(t *testing.T) {
 		{"case does not matter", timer("Five Minutes"), timer("five minute"), true},
 		{"another number is another command", timer("thirty second"), timer("thirteen second"), false},
 		{"another intent", meaningKey("jibo.volume:query", nil), meaningKey("jibo.clock:time_now", nil), false},
-		{"the same intent without slots", meaningKey("jibo.clock:time_now", nil), meaningKey("jibo.clock:time_now", map[string]string{}), true},
-		{"a slot more", meaningKey("jibo.volume:set", nil), meaningKey("jibo.volume:set", map[string]string{"level": "two"}), false},
-		{"slots in any order", meaningKey("x:y", map[string]string{"a": "one", "b": "two"}), meaningKey("x:y", map[string]string{"b": "two", "a": "one"}), true},
-		{"a value is not taken for a slot's name", meaningKey("x:y", map[string]string{"a": "b=c"}), meaningKey("x:y", map[string]string{"a=b": "c"}), false},
+		{"the same intent without slots", meaningKey("jibo.clock:time_now", nil), meaningKey("jibo.clock:time_now", []string{}), true},
+		{"a slot more", meaningKey("jibo.volume:set", nil), meaningKey("jibo.volume:set", []string{"two"}), false},
+		{"values in any order", meaningKey("x:y", []string{"one", "two"}), meaningKey("x:y", []string{"two", "one"}), true},
+		{"values are kept apart", meaningKey("x:y", []string{"a b", "c"}), meaningKey("x:y", []string{"a", "b c"}), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.same, tc.a == tc.b, "%q against %q", tc.a, tc.b)

@@ -59,3 +59,37 @@ func TestFallbackTuningSwitch(t *testing.T) {
 		assert.ErrorContains(t, err, EnvFallback, bad)
 	}
 }
+
+func TestFallbackSlotsTuningSwitch(t *testing.T) {
+	tests := []struct {
+		value string
+		want  sphinx.Fallback
+		err   bool
+	}{
+		{"", sphinx.Fallback{}, false},
+		{"off", sphinx.Fallback{KeepSlots: true}, false},
+		{"0.7", sphinx.Fallback{SlotConfidence: 0.7}, false},
+		{"1", sphinx.Fallback{SlotConfidence: 1}, false},
+		{"0", sphinx.Fallback{}, true},
+		{"1.5", sphinx.Fallback{}, true},
+		{"NaN", sphinx.Fallback{}, true},
+		{"on", sphinx.Fallback{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			var f sphinx.Fallback
+			err := fallbackSlotsFromEnv(func(name string) string {
+				if name == EnvFallbackSlots {
+					return tt.value
+				}
+				return ""
+			}, &f)
+			if tt.err {
+				assert.ErrorContains(t, err, EnvFallbackSlots)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f)
+		})
+	}
+}
