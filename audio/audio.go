@@ -74,7 +74,7 @@ type Verdict struct {
 	Confidence, Coverage float64
 	// Dropped names what dropped the sentence ("" when it was kept): "no
 	// sentence", "decoy", "coverage", "confidence", "coverage and
-	// confidence", "acceptance", "verify", "phone loop".
+	// confidence", "acceptance", "verify", "phone loop", "rival".
 	Dropped string
 	// Decoded is how much audio the decoder heard, after trimming.
 	Decoded time.Duration
@@ -104,6 +104,12 @@ type Verdict struct {
 	// (the sphinx recogniser's AcceptFeatureNames).
 	Accept   float64
 	Features []float64
+	// Rival is the best sentence of another meaning than Sentence's among
+	// the search's n-best ("" when none was looked for or found), and
+	// RivalMargin how much better per frame the sentence's meaning scored
+	// than it.
+	Rival       string
+	RivalMargin float64
 }
 
 // VerdictRecognizer is a Recognizer that also says why (Verdict).

@@ -332,6 +332,9 @@ func why(res Result) string {
 			if d.Accept > 0 {
 				fmt.Fprintf(&b, " acceptance %.2f", d.Accept)
 			}
+			if d.Rival != "" {
+				fmt.Fprintf(&b, " rival %q by %.1f a frame", d.Rival, d.RivalMargin)
+			}
 		}
 		if d.Dropped != "" && d.Sentence != "" {
 			fmt.Fprintf(&b, ", dropped by %s", d.Dropped)
@@ -509,6 +512,10 @@ type FileDecision struct {
 	ClaimScore           float64 `json:"claim_score,omitempty"`
 	SlotSentence         string  `json:"slot_sentence,omitempty"`
 	SlotConfidence       float64 `json:"slot_confidence,omitempty"`
+	// The best sentence of another meaning and the sentence's margin over
+	// it per frame (audio.Verdict).
+	Rival       string  `json:"rival,omitempty"`
+	RivalMargin float64 `json:"rival_margin,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -533,7 +540,8 @@ func (r *Report) Files() []FileResult {
 				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
 				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore,
-				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence})
+				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,
+				Rival: d.Rival, RivalMargin: d.RivalMargin})
 		}
 		out = append(out, f)
 	}

@@ -20,6 +20,8 @@ import (
 // benchArgs are pocketsphinx arguments for BenchmarkRecognizeRobotGrammar
 // (go test -bench … -args -sphinx-args "-maxhmmpf 3000"), for measuring
 // a decoder setting's cost.
+var benchRivals = flag.Int("rivals", DefaultRivals, "n-best depth for BenchmarkRivals")
+
 var benchArgs = flag.String("sphinx-args", "", "pocketsphinx arguments for BenchmarkRecognizeRobotGrammar")
 
 // threadCPU returns the CPU time the calling OS thread has used
@@ -94,6 +96,49 @@ func BenchmarkRecognizeRobotGrammar(b *testing.B) {
 				require.NoError(b, err)
 				r.pool <- d
 			}
+			ctx := context.Background()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0 := threadCPU(b)
+			b.ResetTimer()
+			for b.Loop() {
+				for _, u := range utts {
+					_, err := r.Recognize(ctx, u)
+					require.NoError(b, err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric((threadCPU(b)-cpu0).Seconds()/float64(b.N)/seconds, "cpu-rtf")
+		})
+	}
+}
+
+// BenchmarkRivals measures the rival check's cost (Config.RivalMargin):
+// the recogniser on the same commands with and without it. The meaning
+// here is a sentence's first word, so the n-best walk goes on past the
+// sentences that share it, as real meanings make it.
+func BenchmarkRivals(b *testing.B) {
+	utts := benchUtterances(b)
+	var seconds float64
+	for _, u := range utts {
+		seconds += float64(len(u)) / audio.SampleRate
+	}
+	g := builtinGrammar(b, grammar.Options{})
+	lex, err := NewLexicon(DefaultDict, LexiconOptions{Guesser: EspeakGuesser{}})
+	require.NoError(b, err)
+	firstWord := func(_ context.Context, text string) (Meaning, error) {
+		w, _, _ := strings.Cut(text, " ")
+		return Meaning{Intent: w}, nil
+	}
+	for _, margin := range []float64{0, -1} {
+		name := "off"
+		if margin != 0 {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			r, err := New(context.Background(), Config{Grammar: g, Lexicon: lex, Understand: firstWord, RivalMargin: margin, Rivals: *benchRivals})
+			require.NoError(b, err)
+			defer r.Close()
 			ctx := context.Background()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()

@@ -383,6 +383,23 @@ func TestParaphraseEndToEnd(t *testing.T) {
 	assert.NotContains(t, out, "Sorry, what was that?")
 }
 
+// TestRivalRefusesForcedCommandEndToEnd is issue 24's "rejection instead
+// of forcing" with the rival check on (JIBOD_SPHINX_RIVAL_MARGIN): "what's
+// the time", a wording the grammar does not hold, is forced onto "what
+// is the volume" with a confidence the floors pass, and the volume is
+// read out; with the check, "what is the time", of another meaning, fits
+// within the margin, so the robot asks instead. The grammar is searched
+// alone, so the fallback does not hear it again.
+func TestRivalRefusesForcedCommandEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, what's the time", "-v", "en-us+m3"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_RIVAL_MARGIN=off"})
+	assert.Equal(t, []string{"jibo.volume:volume_get"}, intents(types), "without the check, forced onto the volume: %s", out)
+	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_RIVAL_MARGIN=3"})
+	assert.Empty(t, intents(types), "with the check, no command: %s", out)
+	assert.Contains(t, out, "jibo: Sorry, what was that?")
+}
+
 // TestWrappedRequestEndToEnd is issue 24's "paraphrases heard" for a
 // request said inside the words people put around one ("could you …",
 // "… please"). With the wrappers in the grammar (JIBOD_SPHINX_WRAPPERS=on)

@@ -130,6 +130,15 @@ type Config struct {
 	// voice.
 	PhoneLoop       string
 	PhoneLoopMargin float64
+	// RivalMargin, above 0, refuses a sentence the floors (or the
+	// acceptance model) let through when a sentence of another meaning
+	// (Understand: another intent or other slot values) among the
+	// search's Rivals best comes within RivalMargin per frame of the best
+	// sentence of its meaning (rivals.go): the search could as well have
+	// heard another command. A negative margin measures (Verdict.Rival)
+	// without refusing, for tuning. It needs Understand.
+	RivalMargin float64
+	Rivals      int
 	// FloorBelowDB is how far under its speech (dB) an utterance's noise
 	// floor is raised with a faint noise before decoding, when it is lower
 	// (see withNoiseFloor); 0 means DefaultFloorBelow.
@@ -332,6 +341,9 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.DenoiseBelowSNR == 0 {
 		cfg.DenoiseBelowSNR = DefaultDenoiseBelowSNR
 	}
+	if cfg.Rivals == 0 {
+		cfg.Rivals = DefaultRivals
+	}
 	cfg.Fallback = cfg.Fallback.withDefaults()
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
@@ -358,6 +370,12 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: wake floors %g, %g not in [0, 1]", cfg.WakeMinConfidence, cfg.WakeMinCoverage)
 	case cfg.PhoneLoop != "" && (!(cfg.PhoneLoopMargin > 0) || cfg.PhoneLoopMargin > MaxPhoneLoopMargin):
 		return nil, fmt.Errorf("speech recognizer: phone loop margin %g not in (0, %d]", cfg.PhoneLoopMargin, MaxPhoneLoopMargin)
+	case math.IsNaN(cfg.RivalMargin) || cfg.RivalMargin > MaxRivalMargin:
+		return nil, fmt.Errorf("speech recognizer: rival margin %g over %d", cfg.RivalMargin, MaxRivalMargin)
+	case cfg.Rivals < 1 || cfg.Rivals > MaxRivals:
+		return nil, fmt.Errorf("speech recognizer: %d rivals not in 1..%d", cfg.Rivals, MaxRivals)
+	case cfg.RivalMargin != 0 && cfg.Understand == nil:
+		return nil, errors.New("speech recognizer: the rival check needs the intent engines (Config.Understand)")
 	case cfg.Fallback.check() != nil:
 		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.check())
 	case len(cfg.Args)%2 != 0:
@@ -914,6 +932,19 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			v.Dropped = "confidence"
 		}
 		return refused()
+	}
+	if r.cfg.RivalMargin != 0 && name == searchName {
+		text, margin, found, err := r.rival(ctx, d, g, best.text, len(pcm)/floorFrame)
+		if err != nil {
+			return nil, err
+		}
+		v.Rival, v.RivalMargin = text, margin
+		r.log.Debug("rival", "text", best.text, "rival", text, "margin_per_frame", margin)
+		if found && r.cfg.RivalMargin > 0 && margin < r.cfg.RivalMargin {
+			r.log.Debug("rejected: a sentence of another meaning fits nearly as well", "text", best.text, "rival", text, "margin_per_frame", margin)
+			v.Dropped = "rival"
+			return refused()
+		}
 	}
 	if heard != nil {
 		switch out, err := r.check(ctx, cleanTranscript(best.text), *heard); {

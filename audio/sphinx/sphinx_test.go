@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -363,6 +364,10 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"fallback beam", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{Beam: 2}}, "fallback: beams 2"},
 		{"fallback HMMs", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxHMMs: 5}}, "fallback: 5 HMMs"},
 		{"fallback length", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxAudio: time.Hour}}, "fallback: longest utterance"},
+		{"rival margin", Config{Grammar: JSGF(testGrammar), RivalMargin: MaxRivalMargin + 1}, "rival margin 1001 over 1000"},
+		{"rival margin NaN", Config{Grammar: JSGF(testGrammar), RivalMargin: math.NaN()}, "rival margin NaN"},
+		{"rivals", Config{Grammar: JSGF(testGrammar), Rivals: MaxRivals + 1}, "51 rivals not in 1..50"},
+		{"rivals without meanings", Config{Grammar: JSGF(testGrammar), RivalMargin: 1}, "rival check needs the intent engines"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,6 +71,10 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	rivalMargin, err := rivalMarginFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	resetNoise, err := resetNoiseFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -199,6 +203,9 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			"env", EnvAccept)
 		accept, acceptAt = nil, 0
 	}
+	if rivalMargin != 0 && meaning == nil {
+		meaning = understand(p.Intents, o.Lang, log)
+	}
 	enh, enhBelow, err := enhanceFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -213,7 +220,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		DenoiseBelowSNR: denoise, Enhance: enh, EnhanceBelowSNR: enhBelow, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
-		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt,
+		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt, RivalMargin: rivalMargin,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
@@ -387,6 +394,32 @@ func phoneLoopFromEnv(getenv func(string) string) (string, float64, error) {
 	return sphinx.DefaultPhoneLoop, margin, nil
 }
 
+// EnvRivalMargin turns the rival check on (sphinx.Config.RivalMargin,
+// per frame): "on" at rivalMarginOn, a number at that margin, "measure"
+// the margins measured and reported without refusing; unset or "off",
+// the default (docs/hearing.md says why it is off). A tuning switch
+// outside the typed config.
+const EnvRivalMargin = "JIBOD_SPHINX_RIVAL_MARGIN"
+
+// rivalMarginFromEnv returns sphinx.Config.RivalMargin as
+// $JIBOD_SPHINX_RIVAL_MARGIN asks.
+func rivalMarginFromEnv(getenv func(string) string) (float64, error) {
+	switch v := getenv(EnvRivalMargin); v {
+	case "", "off":
+		return 0, nil
+	case "on":
+		return rivalMarginOn, nil
+	case "measure":
+		return -1, nil
+	default:
+		m, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(m > 0 && m <= sphinx.MaxRivalMargin) { // NaN too
+			return 0, fmt.Errorf("%s=%q: want off, on, measure or a margin in (0, %d]", EnvRivalMargin, v, sphinx.MaxRivalMargin)
+		}
+		return m, nil
+	}
+}
+
 // EnvResetNoise, "on", starts pocketsphinx's noise subtraction afresh on
 // every utterance (sphinx.Config.ResetNoise), for tuning.
 const EnvResetNoise = "JIBOD_SPHINX_RESET_NOISE"
@@ -534,6 +567,10 @@ const (
 	// (docs/hearing.md): it takes most everyday speech that the floors
 	// let through, at the cost of some right commands.
 	phoneLoopMargin = 32.0
+	// rivalMarginOn is the rival check's margin per frame
+	// (sphinx.Config.RivalMargin) with JIBOD_SPHINX_RIVAL_MARGIN=on,
+	// chosen on the espeak-ng tuning sets (docs/hearing.md).
+	rivalMarginOn = 1.0
 	// defaultNBest is one hypothesis per utterance: pocketsphinx's n-best
 	// search builds the utterance's lattice, which on the test set cost
 	// more than the decoding (CPU real-time factor 0.24 with 3 against

@@ -197,6 +197,36 @@ func TestSentencesFromEnv(t *testing.T) {
 	}
 }
 
+func TestRivalMarginFromEnv(t *testing.T) {
+	tests := []struct {
+		value string
+		want  float64
+		err   string
+	}{
+		{"", 0, ""},
+		{"off", 0, ""},
+		{"on", rivalMarginOn, ""},
+		{"measure", -1, ""},
+		{"2.5", 2.5, ""},
+		{"0", 0, `JIBOD_SPHINX_RIVAL_MARGIN="0": want off, on, measure or a margin in (0, 1000]`},
+		{"-1", 0, "want off, on, measure or a margin"},
+		{"1001", 0, "want off, on, measure or a margin"},
+		{"NaN", 0, "want off, on, measure or a margin"},
+		{"wide", 0, "want off, on, measure or a margin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			m, err := rivalMarginFromEnv(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, m)
+		})
+	}
+}
+
 // TestModelDenoise: an adapted model's noise suppression threshold, from
 // its provenance; Debian's model and older adapted models take the
 // recogniser's default.
