@@ -766,8 +766,7 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 // decode recognises pcm with the search named name and tells v what it
 // found and why it dropped it.
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
-	v.SNR = quietSNR(pcm)
-	pcm = prepareAudio(pcm, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	pcm, v.SNR = prepareAudio(pcm, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	var heard *transcript
 	if g.verify != "" {
