@@ -117,8 +117,8 @@ type Config struct {
 	// surely.
 	Understand func(ctx context.Context, text string) (Meaning, error)
 	// Fallback is how the fallback (ModelFallback) searches and what it
-	// asks of a transcript; its zero fields mean DefaultFallback's.
-	Fallback Fallback
+	// asks of a transcript; nil means DefaultFallback.
+	Fallback *Fallback
 	// PhoneLoop, if set, is a phonetic language model (DefaultPhoneLoop):
 	// every utterance the grammar explains is decoded again as free
 	// phones, and one whose best sentence scores more than
@@ -322,7 +322,10 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.DenoiseBelowSNR == 0 {
 		cfg.DenoiseBelowSNR = DefaultDenoiseBelowSNR
 	}
-	cfg.Fallback = cfg.Fallback.withDefaults()
+	if cfg.Fallback == nil {
+		fb := DefaultFallback
+		cfg.Fallback = &fb
+	}
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
@@ -346,8 +349,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: wake floors %g, %g not in [0, 1]", cfg.WakeMinConfidence, cfg.WakeMinCoverage)
 	case cfg.PhoneLoop != "" && (!(cfg.PhoneLoopMargin > 0) || cfg.PhoneLoopMargin > MaxPhoneLoopMargin):
 		return nil, fmt.Errorf("speech recognizer: phone loop margin %g not in (0, %d]", cfg.PhoneLoopMargin, MaxPhoneLoopMargin)
-	case cfg.Fallback.check() != nil:
-		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.check())
+	case cfg.Fallback.Check() != nil:
+		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.Check())
 	case len(cfg.Args)%2 != 0:
 		return nil, fmt.Errorf("speech recognizer: arguments %q are not flag/value pairs", cfg.Args)
 	}

@@ -359,10 +359,10 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"reserved arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-dict", "x"}}, "set by the recognizer"},
 		{"unknown arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-nosuchflag", "1"}}, "arguments refused"},
 		{"model", Config{Grammar: JSGF(testGrammar), ModelDir: "/nonexistent"}, "acoustic model"},
-		{"fallback claim", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{Claim: 1.5}}, "fallback: claim 1.5"},
-		{"fallback beam", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{Beam: 2}}, "fallback: beams 2"},
-		{"fallback HMMs", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxHMMs: 5}}, "fallback: 5 HMMs"},
-		{"fallback length", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxAudio: time.Hour}}, "fallback: longest utterance"},
+		{"fallback claim", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.Claim = 1.5 })}, "fallback: claim 1.5"},
+		{"fallback beam", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.Beam = 2 })}, "fallback: beams 2"},
+		{"fallback HMMs", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.MaxHMMs = 5 })}, "fallback: 5 HMMs"},
+		{"fallback length", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.MaxAudio = time.Hour })}, "fallback: longest utterance"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -460,4 +460,11 @@ func BenchmarkRecognize(b *testing.B) {
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/(float64(len(pcm))/audio.SampleRate), "rtf")
+}
+
+// fallbackWith is DefaultFallback changed by change.
+func fallbackWith(change func(*Fallback)) *Fallback {
+	f := DefaultFallback
+	change(&f)
+	return &f
 }
