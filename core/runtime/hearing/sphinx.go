@@ -88,11 +88,12 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	}
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
-	// startEvery is the grammar of every wording, built at start before
-	// the command grammar: its words include the command grammar's, so
-	// the pronouncing dictionary is read once, for both and for the
-	// language model's open words.
+	// startEvery is the grammar of every wording (buildEvery's), built at
+	// start before the command grammar: its words include the command
+	// grammar's, so the pronouncing dictionary is read once, for both and
+	// for the language model's open words.
 	var startEvery *grammar.Grammar
+	var buildEvery func(context.Context) (*grammar.Grammar, error)
 	search := s.Search
 	if search == "" {
 		// The default: the grammar, and the domain language model where
@@ -131,9 +132,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			}
 		}
 		if search != config.SearchNGram {
-			if startEvery, err = all.Build(ctx); err != nil {
-				return nil, nil, fmt.Errorf("speech recognition: %w", err)
-			}
+			buildEvery = all.Build
 		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
@@ -171,6 +170,11 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			w.Close()
 		}
 	}()
+	if buildEvery != nil {
+		if startEvery, err = buildEvery(ctx); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+	}
 	built, err := gb.Build(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
