@@ -197,15 +197,17 @@ wake-train:
 	$(MAKE) wake-finetune
 
 # Fine-tunes the base weights (scripts/wake/finetune.py; under an hour):
-# WAKE_BASE, else the weights train.py made before fine-tuning, as
-# committed at WAKE_BASE_COMMIT.
+# WAKE_BASE, else the weights the last fine-tuning started from, as
+# committed at WAKE_BASE_COMMIT (they were finetune.py's default recipe
+# on train.py's weights of bb2ff2a), with that fine-tuning's recipe.
 WAKE_BASE ?= bin/wake/base.bin
-WAKE_BASE_COMMIT := bb2ff2a
+WAKE_BASE_COMMIT := 629e011
+WAKE_FINETUNE_FLAGS ?= --loud --clips 6000 --decoy-clips 2000 --noise-clips 2000
 wake-finetune:
 	scripts/deps.sh --train
 	mkdir -p bin/wake
 	test -f $(WAKE_BASE) || git show $(WAKE_BASE_COMMIT):audio/wake/model.bin >$(WAKE_BASE)
-	nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base $(WAKE_BASE)
+	nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base $(WAKE_BASE) $(WAKE_FINETUNE_FLAGS)
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
 

@@ -84,8 +84,14 @@ type Verdict struct {
 	// Fallback says what the fallback made of a refused sentence, ""
 	// when it did not run: "too long", "no transcript", "floors" (the transcript's
 	// own), "no claim", "guess" (claimed, but not parsed surely), "slots"
-	// (the claim binds slots), "weak claim", "acted".
+	// (the claim binds slots, and the intent's own search did not vouch
+	// for them), "weak claim", "acted".
 	Fallback string
+	// SlotSentence is the sentence the search of the claimed intent's
+	// own sentences found, where the fallback's claim binds slots, and
+	// SlotConfidence the confidence of its slots' words.
+	SlotSentence   string
+	SlotConfidence float64
 	// Transcript is the fallback's transcript, with its confidence and
 	// coverage; Claim the intent that claims it and ClaimScore the
 	// claim's score (the claim's confidence times the transcript's).

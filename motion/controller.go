@@ -162,7 +162,7 @@ type Controller struct {
 	// power-up, the newest job, track update and finish. And what the loop
 	// posts back: the last job it ended (its seq << 8 | an end code).
 	live      atomic.Bool
-	reset     atomic.Pointer[Pose]
+	reset     atomic.Pointer[Pose] // pending until the loop has published it
 	inbox     atomic.Pointer[jobSpec]
 	track     atomic.Pointer[trackCmd]
 	finishSeq atomic.Uint64
@@ -174,6 +174,7 @@ type Controller struct {
 	p, v     Pose
 	lj       loopJob
 	motorBad [NumAxes]bool
+	took     *Pose // the power-up pose this tick took from reset
 
 	mu      sync.Mutex
 	running bool
@@ -573,23 +574,15 @@ func (c *Controller) MoveTo(p Pose, sel Axes) (*Job, error) {
 }
 
 func (c *Controller) moveTo(p Pose, sel Axes, name string, setRest bool) (*Job, error) {
-	for i := range p {
-		if sel[i] {
-			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
-				return nil, fmt.Errorf("motion: move: %w", err)
-			}
-		}
+	if err := c.checkLimits(p, sel, "move"); err != nil {
+		return nil, err
 	}
 	j := &Job{kind: jobMove, Name: name, sel: sel, target: p, setRest: setRest}
 	if err := c.begin(j); err != nil {
 		return nil, err
 	}
 	c.emit("move", p.values(map[string]any{"job": j.ID, "name": j.Name}))
-	if name != "home" {
-		// Homing starts from where the motors say they are, which the
-		// loop has not yet published.
-		c.arriveIfThere(j)
-	}
+	c.arriveIfThere(j)
 	return j, nil
 }
 
@@ -714,12 +707,8 @@ func (c *Controller) Play(a *Animation, o PlayOptions) (*Job, error) {
 // renews the deadman. A stream that goes CommandTimeout without a call is
 // halted and its job ends with ErrDeadman.
 func (c *Controller) Track(p Pose, sel Axes) (*Job, error) {
-	for i := range p {
-		if sel[i] {
-			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
-				return nil, fmt.Errorf("motion: track: %w", err)
-			}
-		}
+	if err := c.checkLimits(p, sel, "track"); err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	c.collectEndLocked()
@@ -734,6 +723,21 @@ func (c *Controller) Track(p Pose, sel Axes) (*Job, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// checkLimits checks the selected axes of p against the limits. Each
+// command is checked once in the process it is given in: by the method
+// that takes it, and in a loop process of its own by the server that
+// reads it off the connection.
+func (c *Controller) checkLimits(p Pose, sel Axes, what string) error {
+	for i := range p {
+		if sel[i] {
+			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
+				return fmt.Errorf("motion: %s: %w", what, err)
+			}
+		}
+	}
+	return nil
 }
 
 // begin installs j as the running job, ending the one before.

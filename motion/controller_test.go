@@ -594,6 +594,38 @@ func TestWatchdogPowersOffOnStall(t *testing.T) {
 	})
 }
 
+// Recover homes the body from where the motors say it is after the
+// power came back, even where the loop last showed it at home: a body
+// pushed while its motors were off is moved back, not taken to be home.
+func TestRecoverHomesFromWhereTheMotorsSay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Pose{}, Config{StallTimeout: 100 * time.Millisecond})
+		r.start(t)
+		assert.Equal(t, Pose{}, r.c.Pose())
+
+		hang := make(chan struct{})
+		r.motors[Top].mu.Lock()
+		r.motors[Top].block = hang
+		r.motors[Top].mu.Unlock()
+		time.Sleep(200 * time.Millisecond)
+		require.ErrorIs(t, r.c.Fault(), ErrStalled)
+
+		// Unpowered, the head is turned by hand.
+		r.motors[Top].mu.Lock()
+		r.motors[Top].block = nil
+		r.motors[Top].angle = 1.0
+		r.motors[Top].mu.Unlock()
+		close(hang)
+		before := len(r.motors[Top].setpoints())
+		require.NoError(t, r.c.Recover(context.Background()))
+		after := r.motors[Top].setpoints()[before:]
+		require.NotEmpty(t, after, "homing commands the head")
+		assert.Greater(t, after[0], 0.9, "homing starts from where the motor was found")
+		assert.InDelta(t, 0, r.motors[Top].Angle(), 1e-9, "the head is home")
+		assert.Equal(t, Pose{}, r.c.Pose())
+	})
+}
+
 // A failing motor is reported once, not every tick.
 func TestMotorErrorReportedOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -848,4 +880,42 @@ func TestCommandsBetweenTwoTicks(t *testing.T) {
 		assert.ErrorIs(t, tr.Wait(context.Background()), ErrDeadman)
 		r.checkStream(t)
 	})
+}
+
+// A target outside an axis's limits is refused, naming the axis, whether
+// a caller gives it (MoveTo, Track) or a loop process reads it off its
+// connection; the job that runs goes on. An axis not selected is not
+// checked.
+func TestCommandsOutsideTheLimitsAreRefused(t *testing.T) {
+	far := device.DefaultLimits().Max + 1
+	for _, tc := range []struct {
+		name string
+		give func(c *Controller, p Pose, sel Axes) error
+	}{
+		{"MoveTo", func(c *Controller, p Pose, sel Axes) error { _, err := c.MoveTo(p, sel); return err }},
+		{"Track", func(c *Controller, p Pose, sel Axes) error { _, err := c.Track(p, sel); return err }},
+		{"a move from the parent", func(c *Controller, p Pose, sel Axes) error {
+			return newServer(nil).begin(c, wireJob{id: 1000, kind: jobMove, sel: sel, target: p, name: "move"})
+		}},
+		{"a track from the parent", func(c *Controller, p Pose, sel Axes) error {
+			return newServer(nil).begin(c, wireJob{id: 1000, kind: jobTrack, sel: sel, target: p, name: "track"})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, Pose{}, Config{})
+				r.start(t)
+				running, err := r.c.MoveTo(Pose{1, 0, 0}, AllAxes)
+				require.NoError(t, err)
+
+				err = tc.give(r.c, Pose{0, 0, far}, AllAxes)
+				var lim *device.LimitError
+				require.ErrorAs(t, err, &lim)
+				assert.Equal(t, AxisName(2), lim.Axis)
+				require.NoError(t, running.Wait(context.Background()), "the running move is not preempted")
+
+				require.NoError(t, tc.give(r.c, Pose{0.5, 0, far}, Axes{true, false, false}), "axis 2 is not selected")
+			})
+		})
+	}
 }

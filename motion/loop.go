@@ -140,10 +140,11 @@ const (
 // a job that another replaced before the loop saw it had already ended,
 // preempted, for its caller.
 func (c *Controller) take() {
-	if r := c.reset.Swap(nil); r != nil {
+	if r := c.reset.Load(); r != nil {
 		// Powered up again: the body is where the motors say, at rest,
-		// and what ran before the power went is over.
-		c.p, c.v, c.lj = *r, Pose{}, loopJob{}
+		// and what ran before the power went is over. The pose stays
+		// pending until this tick has published it (published).
+		c.p, c.v, c.lj, c.took = *r, Pose{}, loopJob{}, r
 	}
 	if s := c.inbox.Swap(nil); s != nil {
 		c.lj = loopJob{s: s, target: s.target, deadline: s.deadline, start: c.p}
@@ -157,6 +158,15 @@ func (c *Controller) take() {
 	}
 	if c.finishSeq.Load() == j.s.seq {
 		j.finish = true
+	}
+}
+
+// published clears the power-up pose this tick took, now that the mirror
+// shows it; a newer one, stored meanwhile, stays for the next tick.
+func (c *Controller) published() {
+	if c.took != nil {
+		c.reset.CompareAndSwap(c.took, nil)
+		c.took = nil
 	}
 }
 
@@ -290,6 +300,7 @@ func (c *Controller) tick(ctx context.Context, now time.Time, late time.Duration
 	c.settle(&ref, &halt)
 	pose := c.p
 	c.mirror.publish(c)
+	c.published()
 
 	for i, m := range c.motors {
 		err := m.SetAngle(ctx, pose[i])
@@ -361,6 +372,12 @@ func (c *Controller) arriveIfThere(j *Job) {
 	defer c.mu.Unlock()
 	if c.job != j {
 		return // the loop got there first, or a newer job took over
+	}
+	if c.reset.Load() != nil {
+		// Powered up (Start, Recover): the body is where the motors said,
+		// which the loop has not yet published; the mirror still shows
+		// the pose from before.
+		return
 	}
 	b := c.view().read()
 	for i := range b.p {

@@ -120,6 +120,7 @@ type loopProc struct {
 	stop    chan struct{}     // closed when the reader ends: the writer stops
 	gone    chan struct{}     // closed when the process has been waited for
 	why     string            // how it ended, set before gone closes
+	clean   bool              // it exited with status 0 and sent nothing bad; set before gone closes
 	killed  atomic.Bool
 }
 
@@ -277,7 +278,13 @@ func (c *Controller) spawn(ctx context.Context) error {
 		c.rt.status = r.Status
 		c.mu.Unlock()
 		if r.Status.CPU >= 0 && c.rem.all == nil {
-			if err := c.keepOff(r.Status.CPU); err != nil {
+			// As the loop's set-up does with the other threads of its own
+			// process: on a kernel that does not preempt a task in a
+			// system call, the loop woken on time would otherwise wait for
+			// one of this process's threads to leave the kernel.
+			all, err := c.rt.keepOff(r.Status.CPU)
+			c.rem.all = all
+			if err != nil {
 				c.log.Warn("motion: this process's threads still use the control loop's CPU", "cpu", r.Status.CPU, "error", err)
 			}
 		}
@@ -366,6 +373,9 @@ func (c *Controller) readLoop(p *loopProc) {
 	}
 	werr := p.cmd.Wait()
 	_ = p.conn.Close()
+	// The exit status, not Wait's error: Wait also fails when the process
+	// exited cleanly but something it started still held its output.
+	p.clean = bad == nil && p.cmd.ProcessState != nil && p.cmd.ProcessState.Success()
 	switch {
 	case bad != nil:
 		p.why = bad.Error()
@@ -572,7 +582,7 @@ func (c *Controller) closeRemote(ctx context.Context, h *Job) error {
 		p.kill()
 		<-p.gone
 	}
-	if !wasGone && p.why != "exit status 0" {
+	if !wasGone && !p.clean {
 		errs = append(errs, fmt.Errorf("motion: close: the loop's process: %s", p.why))
 	}
 	c.stopRun()
@@ -586,42 +596,9 @@ func (c *Controller) closeRemote(ctx context.Context, h *Job) error {
 	c.mu.Unlock()
 	if all := c.rem.all; all != nil {
 		c.rem.all = nil
-		if err := c.pinThreads(all); err != nil {
+		if err := c.rt.pinAll(all, 0); err != nil {
 			errs = append(errs, fmt.Errorf("motion: close: giving back CPU: %w", err))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// keepOff keeps this process's threads, and those they start, off the
-// loop process's CPU, as the loop's set-up does with the other threads of
-// its own process: on a kernel that does not preempt a task in a system
-// call, the loop woken on time would otherwise wait for one of them to
-// leave the kernel.
-func (c *Controller) keepOff(cpu int) error {
-	all, err := c.rt.sys.cpus()
-	if err != nil {
-		return err
-	}
-	var others []int
-	for _, x := range all {
-		if x != cpu {
-			others = append(others, x)
-		}
-	}
-	if len(others) == 0 || len(others) == len(all) {
-		return nil
-	}
-	c.rem.all = all
-	return c.pinThreads(others)
-}
-
-// pinThreads lets every thread of this process run on cpus only.
-func (c *Controller) pinThreads(cpus []int) error {
-	return c.rt.eachThread(func(tid int) error {
-		if err := c.rt.sys.pin(tid, cpus); err != nil && !threadGone(err) {
-			return fmt.Errorf("thread %d: %w", tid, err)
-		}
-		return nil
-	})
 }

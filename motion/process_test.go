@@ -1,6 +1,7 @@
 package motion
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -48,7 +50,8 @@ func impersonate() int {
 }
 
 // openSimMotors opens simulated motors with the default limits; the setup
-// "refuse" makes opening fail.
+// "refuse" makes opening fail, "close fails" turning one off (the loop
+// process then exits with status 1).
 func openSimMotors(_ context.Context, setup []byte, obs device.Observer, log *slog.Logger) ([]device.Motor, device.Switch, func() error, error) {
 	if string(setup) == "refuse" {
 		return nil, nil, nil, errors.New("no motors on this bench")
@@ -61,8 +64,21 @@ func openSimMotors(_ context.Context, setup []byte, obs device.Observer, log *sl
 		}
 		ms = append(ms, m)
 	}
+	if string(setup) == "close fails" {
+		ms[0] = stuckOn{ms[0]}
+	}
 	power := sim.NewSwitch(sim.SwitchOptions{Name: "motor-power", Observer: obs})
 	return ms, power, func() error { return nil }, nil
+}
+
+// stuckOn is a motor that cannot be turned off.
+type stuckOn struct{ device.Motor }
+
+func (m stuckOn) Enable(ctx context.Context, on bool) error {
+	if !on {
+		return errors.New("the motor's bus hung up")
+	}
+	return m.Motor.Enable(ctx, on)
 }
 
 // eventLog collects events.
@@ -158,6 +174,36 @@ func TestLoopProcessRunsJobs(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotRunning)
 	assert.Subset(t, events.kinds(Name), []string{"start", "home", "arrived", "animation", "halt", "rest", "lookat", "stop"})
 	assert.Contains(t, events.kinds("motor-power"), "set", "the loop process's own devices report too")
+}
+
+// TestLoopProcessCloseSaysHowItExited closes the loop's process: one that
+// exits with status 0 makes Close succeed, one that exits with another
+// status (its motors failed to close) makes Close say so.
+func TestLoopProcessCloseSaysHowItExited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	for _, tc := range []struct {
+		setup string
+		want  string // "" for no error
+	}{
+		{setup: ""},
+		{setup: "close fails", want: "motion: close: the loop's process: exit status 1"},
+	} {
+		t.Run(tc.setup, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			c := newProcessController(t, tc.setup, nil)
+			startOrSkip(t, ctx, c)
+			err := c.Close(ctx)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }
 
 // TestLoopProcessKilledIsAFault kills the loop's process: the running job
@@ -256,16 +302,18 @@ func TestLoopProcessThatIsNotTheLoop(t *testing.T) {
 		proc Process
 		why  string
 	}{
+		// Those that answer get the default bound: a test binary built
+		// with -race takes more than a second to start on a loaded
+		// machine. Those that never answer are waited for 1 s.
 		{"exits at once", Process{Path: "/bin/true"}, "ended before it greeted: exit status 0"},
-		{"never answers", Process{Path: "/bin/sleep", Args: []string{"1000"}}, "did not greet within 1s"},
-		{"its child holds the connection", Process{Path: "/bin/sh", Args: []string{"-c", "sleep 1000; exit 0"}}, "did not greet within 1s"},
+		{"never answers", Process{Path: "/bin/sleep", Args: []string{"1000"}, AnswerWithin: time.Second}, "did not greet within 1s"},
+		{"its child holds the connection", Process{Path: "/bin/sh", Args: []string{"-c", "sleep 1000; exit 0"}, AnswerWithin: time.Second}, "did not greet within 1s"},
 		{"answers without greeting", Process{Path: os.Args[0], Args: []string{"-test.run=^$", impostor}}, "not the loop process's greeting"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The test's own guard, far above the bound under test.
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			tc.proc.AnswerWithin = time.Second
 			var out strings.Builder
 			tc.proc.Stderr = &out
 			c, err := New(Config{Process: &tc.proc, Limits: lim, PreciseSleep: true, Logger: slog.New(slog.DiscardHandler)})
@@ -321,4 +369,52 @@ func mustAnim(t *testing.T, name string) *Animation {
 	a, ok := lib.Lookup(name)
 	require.True(t, ok)
 	return a
+}
+
+// TestLoopProcessSendsEveryJobEnd queues job ends in the loop process's
+// server: each reaches the parent once, in order, with its error, whether
+// sendEnds or the last flush at close sends it.
+func TestLoopProcessSendsEveryJobEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(nil) // frames are read from its queue, not written
+		sent := func() (ids []uint64, errs []error) {
+			synctest.Wait()
+			for {
+				select {
+				case f := <-s.out:
+					var buf []byte
+					k, payload, err := readFrame(bytes.NewReader(f), &buf)
+					require.NoError(t, err)
+					id, jerr, bad := decodeEnd(k, payload)
+					require.NoError(t, bad)
+					ids, errs = append(ids, id), append(errs, jerr)
+				default:
+					return ids, errs
+				}
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Go(func() { s.sendEnds(ctx) })
+		s.ended(1, nil)
+		s.ended(2, ErrPreempted)
+		ids, errs := sent()
+		assert.Equal(t, []uint64{1, 2}, ids)
+		assert.NoError(t, errs[0])
+		assert.ErrorIs(t, errs[1], ErrPreempted)
+		s.ended(3, ErrHalted)
+		ids, _ = sent()
+		assert.Equal(t, []uint64{3}, ids, "sent once")
+
+		cancel()
+		wg.Wait()
+		s.ended(4, ErrDeadman)
+		s.flushEnds()
+		ids, errs = sent()
+		assert.Equal(t, []uint64{4}, ids)
+		assert.ErrorIs(t, errs[0], ErrDeadman)
+		s.flushEnds()
+		ids, _ = sent()
+		assert.Empty(t, ids, "nothing sent twice")
+	})
 }

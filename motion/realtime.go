@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -370,7 +371,10 @@ func (rt *realTime) enter(o RealTime) {
 		} else {
 			st.CPU = cpu
 			rt.all = cpus
-			if err := rt.isolate(cpus[:len(cpus)-1]); err != nil {
+			// New threads inherit the affinity of the thread that starts
+			// them; the Go runtime starts them from a thread other than a
+			// locked one.
+			if err := rt.pinAll(cpus[:len(cpus)-1], rt.tid); err != nil {
 				refuse(fmt.Sprintf("keeping other threads off CPU %d", cpu), err)
 			}
 			st.Isolated = true // partly, even on error: leave puts every thread back
@@ -532,20 +536,36 @@ func (rt *realTime) settle(seq uint64) {
 	}
 }
 
-// isolate lets every other thread of the process run only on others. New
-// threads inherit the affinity of the thread that starts them; the Go
-// runtime starts them from a thread other than a locked one.
-func (rt *realTime) isolate(others []int) error {
-	self := rt.sys.self()
-	return rt.eachThread(func(tid int) error {
-		if tid == self {
+// pinAll lets every thread of the process but except (0: none) run on
+// cpus only. It goes on past a thread it cannot pin, and says which.
+func (rt *realTime) pinAll(cpus []int, except int) error {
+	var errs []error
+	err := rt.eachThread(func(tid int) error {
+		if tid == except {
 			return nil
 		}
-		if err := rt.sys.pin(tid, others); err != nil && !threadGone(err) {
-			return fmt.Errorf("thread %d: %w", tid, err)
+		if err := rt.sys.pin(tid, cpus); err != nil && !threadGone(err) {
+			errs = append(errs, fmt.Errorf("thread %d: %w", tid, err))
 		}
 		return nil
 	})
+	return errors.Join(append(errs, err)...)
+}
+
+// keepOff keeps every thread of the process, and those they start, off
+// cpu, where the process may use others too. It returns the CPUs the
+// threads could use before, for pinAll to give back (even when some could
+// not be kept off); nil when it changed nothing.
+func (rt *realTime) keepOff(cpu int) ([]int, error) {
+	all, err := rt.sys.cpus()
+	if err != nil {
+		return nil, err
+	}
+	others := slices.DeleteFunc(slices.Clone(all), func(x int) bool { return x == cpu })
+	if len(others) == 0 || len(others) == len(all) {
+		return nil, nil
+	}
+	return all, rt.pinAll(others, 0)
 }
 
 // maxThreadPasses bounds eachThread's listings.
@@ -588,13 +608,7 @@ func (rt *realTime) leave() error {
 	var errs []error
 	st := rt.status
 	if st.Isolated {
-		err := rt.eachThread(func(tid int) error {
-			if err := rt.sys.pin(tid, rt.all); err != nil && !threadGone(err) {
-				errs = append(errs, fmt.Errorf("thread %d: %w", tid, err))
-			}
-			return nil
-		})
-		if err != nil {
+		if err := rt.pinAll(rt.all, 0); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -562,3 +562,33 @@ func TestRealTimeProcsFollowStartUp(t *testing.T) {
 		require.NoError(t, rt.leave())
 	})
 }
+
+// TestRealTimeKeepsThreadsOffTheLoopsCPU is what the parent of a loop
+// process does: every thread of it is kept off the loop's CPU, and given
+// every CPU back at close; with one CPU nothing changes; a thread that
+// cannot be pinned is named, and the others are pinned all the same.
+func TestRealTimeKeepsThreadsOffTheLoopsCPU(t *testing.T) {
+	f := newFakeRT(4)
+	rt := &realTime{sys: f}
+	all, err := rt.keepOff(3)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2, 3}, all)
+	assert.Equal(t, map[int][]int{100: {0, 1, 2}, 101: {0, 1, 2}, 102: {0, 1, 2}}, f.pins)
+	require.NoError(t, rt.pinAll(all, 0))
+	assert.Equal(t, map[int][]int{100: all, 101: all, 102: all}, f.pins)
+
+	one := newFakeRT(1)
+	all, err = (&realTime{sys: one}).keepOff(0)
+	require.NoError(t, err)
+	assert.Nil(t, all)
+	assert.Empty(t, one.pins)
+
+	refusing := newFakeRT(2)
+	refusing.pinErr = errors.New("operation not permitted")
+	all, err = (&realTime{sys: refusing}).keepOff(1)
+	assert.Equal(t, []int{0, 1}, all, "given back at close all the same")
+	require.Error(t, err)
+	for _, tid := range []string{"thread 100", "thread 101", "thread 102"} {
+		assert.ErrorContains(t, err, tid)
+	}
+}

@@ -71,9 +71,11 @@ type server struct {
 
 	// Ends of the parent's jobs, queued by the controller (under its
 	// lock, from the loop's thread: no allocation once warm) and sent by
-	// sendEnds.
+	// flushEnds. spare is the batch sent last, kept for the next swap;
+	// only flushEnds touches it.
 	endMu sync.Mutex
 	ends  []jobEnd
+	spare []jobEnd
 	wake  chan struct{}
 }
 
@@ -143,22 +145,32 @@ func (s *server) ended(id uint64, err error) {
 	}
 }
 
+// sendEnds sends the ends queued, each time ended says there are some,
+// until ctx ends.
 func (s *server) sendEnds(ctx context.Context) {
-	var batch []jobEnd
 	for {
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
 			return
 		}
-		s.endMu.Lock()
-		batch, s.ends = s.ends, batch[:0]
-		s.endMu.Unlock()
-		for _, e := range batch {
-			code, msg := errCode(e.err)
-			s.write(newFrame(fEnd).u64(e.id).u8(code).str(msg).done())
-		}
+		s.flushEnds()
 	}
+}
+
+// flushEnds sends the ends queued now. It is called by one goroutine at a
+// time: sendEnds, then serve once sendEnds has returned.
+func (s *server) flushEnds() {
+	s.endMu.Lock()
+	batch := s.ends
+	s.ends = s.spare[:0]
+	s.endMu.Unlock()
+	for _, e := range batch {
+		code, msg := errCode(e.err)
+		s.write(newFrame(fEnd).u64(e.id).u8(code).str(msg).done())
+	}
+	clear(batch) // the errors are sent: let them go
+	s.spare = batch
 }
 
 // event forwards an event; the parent reports the preemptions it makes
@@ -258,17 +270,6 @@ func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error
 	}
 }
 
-func (s *server) flushEnds() {
-	s.endMu.Lock()
-	batch := s.ends
-	s.ends = nil
-	s.endMu.Unlock()
-	for _, e := range batch {
-		code, msg := errCode(e.err)
-		s.write(newFrame(fEnd).u64(e.id).u8(code).str(msg).done())
-	}
-}
-
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -358,18 +359,6 @@ func (s *server) command(ctx context.Context, c *Controller, wg *sync.WaitGroup,
 		return nil
 	}
 	return fmt.Errorf("motion: frame kind %d unknown", k)
-}
-
-// checkLimits checks the selected axes of p against the limits.
-func (c *Controller) checkLimits(p Pose, sel Axes, what string) error {
-	for i := range p {
-		if sel[i] {
-			if err := c.lim[i].Check(AxisName(i), p[i]); err != nil {
-				return fmt.Errorf("motion: %s: %w", what, err)
-			}
-		}
-	}
-	return nil
 }
 
 // begin starts the parent's job w.

@@ -346,6 +346,9 @@ func why(res Result) string {
 				b.WriteString(", ")
 			}
 			b.WriteString(d.Fallback)
+			if d.SlotSentence != "" {
+				fmt.Fprintf(&b, " (the intent's own search: %q, slots at %.2f)", d.SlotSentence, d.SlotConfidence)
+			}
 		}
 	}
 	return b.String()
@@ -504,6 +507,8 @@ type FileDecision struct {
 	TranscriptCoverage   float64 `json:"transcript_coverage,omitempty"`
 	Claim                string  `json:"claim,omitempty"`
 	ClaimScore           float64 `json:"claim_score,omitempty"`
+	SlotSentence         string  `json:"slot_sentence,omitempty"`
+	SlotConfidence       float64 `json:"slot_confidence,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -527,7 +532,8 @@ func (r *Report) Files() []FileResult {
 			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
 				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
-				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore})
+				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore,
+				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence})
 		}
 		out = append(out, f)
 	}

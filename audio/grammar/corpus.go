@@ -42,13 +42,38 @@ func SlotToken(name string) string { return "<" + name + ">" }
 // they refer to, at most maxValues per slot.
 func (g *Grammar) Corpus(maxSentences, maxValues int) (Corpus, error) {
 	c := Corpus{Slots: map[string][][]string{}}
+	before, after := g.wrapperPhrases(g.before), g.wrapperPhrases(g.after)
+	add := func(s CorpusSentence) error {
+		if len(c.Sentences) == maxSentences {
+			return fmt.Errorf("more than %d sentences: %w", maxSentences, ErrCorpusTooLarge)
+		}
+		c.Sentences = append(c.Sentences, s)
+		return nil
+	}
+	turn := 0
 	for i, r := range g.command {
 		err := g.walkShallow(r.root, nil, func(tokens []string) error {
-			if len(c.Sentences) == maxSentences {
-				return fmt.Errorf("more than %d sentences: %w", maxSentences, ErrCorpusTooLarge)
+			if err := add(CorpusSentence{Tokens: tokens, Intent: i}); err != nil {
+				return err
 			}
-			c.Sentences = append(c.Sentences, CorpusSentence{Tokens: tokens, Intent: i})
-			return nil
+			if len(before) == 0 && len(after) == 0 {
+				return nil
+			}
+			// Each sentence also once wrapped, the wrappers taking turns
+			// (before, after, both), so the model has every wrapper next
+			// to the sentences' first and last words without a copy of
+			// every sentence per wrapper.
+			turn++
+			var pre, post []string
+			switch k := turn % 3; {
+			case len(after) == 0 || k == 0 && len(before) > 0:
+				pre = before[turn/3%len(before)]
+			case len(before) == 0 || k == 1:
+				post = after[turn/3%len(after)]
+			default:
+				pre, post = before[turn/3%len(before)], after[turn/3%len(after)]
+			}
+			return add(CorpusSentence{Tokens: slices.Concat(pre, tokens, post), Intent: i})
 		})
 		if err != nil {
 			return Corpus{}, err
@@ -116,4 +141,19 @@ func (g *Grammar) walkShallow(n *node, done []string, emit func([]string) error)
 		}
 	}
 	return nil
+}
+
+// wrapperPhrases lists the sentences of a wrapper tree; none for nil.
+func (g *Grammar) wrapperPhrases(n *node) [][]string {
+	if n == nil {
+		return nil
+	}
+	var out [][]string
+	_ = g.walk(n, nil, func(done []string) error {
+		if len(done) > 0 {
+			out = append(out, slices.Clone(done))
+		}
+		return nil
+	})
+	return out
 }

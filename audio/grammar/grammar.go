@@ -134,6 +134,10 @@ type Options struct {
 	// Unknown are words the recogniser cannot pronounce: samples needing
 	// them are left out.
 	Unknown map[string]bool
+	// Wrappers are the words people put around a request ("could you
+	// …", "… please"): optional before and after every command
+	// sentence. The zero value has none.
+	Wrappers Wrappers
 	// Sentences is how many sentences one intent gets at most, chosen
 	// from its templates' expansions by a rule that keeps every word and
 	// slot (see representative); 0 means DefaultSentences, -1 every
@@ -172,8 +176,10 @@ type Grammar struct {
 	wake    []string
 	decoys  [][]string
 	command []*rule // one per intent
-	rules   map[string]*rule
-	open    *openRule
+	// before and after are the wrappers' word trees; nil for none.
+	before, after *node
+	rules         map[string]*rule
+	open          *openRule
 	// slots maps "<skill>:<intent>" and a slot's name to the rule it
 	// takes.
 	slots map[string]map[string]string
@@ -381,6 +387,17 @@ func Build(intents []Intent, opts Options) (*Grammar, error) {
 	}
 	if err := b.addDecoys(); err != nil {
 		return nil, err
+	}
+	if len(b.g.command) > 0 {
+		// After the open slots took their words, as the decoys do: an
+		// open slot hears what a skill's sentences say, not a wrapper.
+		var err error
+		if b.g.before, err = b.wrapperTree("before", opts.Wrappers.Before); err != nil {
+			return nil, err
+		}
+		if b.g.after, err = b.wrapperTree("after", opts.Wrappers.After); err != nil {
+			return nil, err
+		}
 	}
 	if len(b.vocab) > MaxWords {
 		return nil, fmt.Errorf("grammar: %d words, more than %d: %w", len(b.vocab), MaxWords, errTooLarge)
@@ -811,11 +828,7 @@ func (b *builder) render() error {
 		}
 	}
 	if len(b.g.command) > 0 {
-		refs := make([]string, len(b.g.command))
-		for i, r := range b.g.command {
-			refs[i] = "<" + r.name + ">"
-		}
-		fmt.Fprintf(&sb, "<command> = %s;\n", strings.Join(refs, " | "))
+		b.g.renderCommand(&sb)
 	}
 	names := slices.Sorted(maps.Keys(b.g.rules))
 	// Classes, entities, then intents, each in the order made.
@@ -929,24 +942,6 @@ func (g *Grammar) Decoyed(text string) bool {
 	w := strings.Fields(g.tpl.Normalize(text))
 	for _, d := range g.decoys {
 		if len(w) >= len(d) && slices.Equal(w[:len(d)], d) {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *Grammar) command0(w []string) bool {
-	for _, r := range g.command {
-		if g.matchAll(r.root, w) {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *Grammar) matchAll(n *node, w []string) bool {
-	for _, end := range g.ends(n, w, 0) {
-		if end == len(w) {
 			return true
 		}
 	}

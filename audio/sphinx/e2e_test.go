@@ -371,11 +371,37 @@ func TestDomainLanguageModelEndToEnd(t *testing.T) {
 func TestParaphraseEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	wav := writeWAV(t, speak(t, "hey jibo, what is today's date please"))
-	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar"})
+	// Without the words put around a request (the default), which would
+	// hold this "please" in the grammar (TestWrappedRequestEndToEnd).
+	noWrappers := "JIBOD_SPHINX_WRAPPERS=off"
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", noWrappers})
 	assert.Empty(t, intents(types), "the grammar alone: no command: %s", out)
 	assert.Contains(t, out, "jibo: Sorry, what was that?", "the grammar alone refuses it")
-	out, types = hear(t, bin, wav)
+	out, types = hearWith(t, bin, wav, []string{noWrappers})
 	assert.Equal(t, []string{"jibo.clock:date_today"}, intents(types), out)
 	assert.Regexp(t, regexp.MustCompile(`jibo: .*(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)`), out, "the date said")
 	assert.NotContains(t, out, "Sorry, what was that?")
+}
+
+// TestWrappedRequestEndToEnd is issue 24's "paraphrases heard" for a
+// request said inside the words people put around one ("could you …",
+// "… please"). With the wrappers in the grammar (JIBOD_SPHINX_WRAPPERS=on)
+// the timer starts for the length said; by default, where neither the
+// grammar nor the domain language model holds them, the robot starts no
+// timer of another length.
+func TestWrappedRequestEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, could you set a timer for seven minutes please"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_WRAPPERS=on"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), out)
+	assert.Regexp(t, regexp.MustCompile(`jibo: .*seven minutes`), out, "the timer runs for seven minutes")
+
+	out, types = hear(t, bin, wav)
+	if len(intents(types)) > 0 {
+		assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), out)
+		assert.Regexp(t, regexp.MustCompile(`jibo: .*seven minutes`), out, "no timer of another length")
+	} else {
+		assert.Contains(t, out, "jibo: Sorry, what was that?")
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/audio"
@@ -31,6 +33,16 @@ type Fallback struct {
 	// are the search's beams, MaxHMMs its most active HMMs a frame.
 	Beam, WordBeam float64
 	MaxHMMs        int
+	// SlotConfidence is the least confidence of the slots' words in the
+	// sentence the claimed intent's own search found, where the claim
+	// binds slots; KeepSlots leaves such a claim unacted on, as it was
+	// before that search.
+	SlotConfidence float64
+	KeepSlots      bool
+	// SlotGuesses sends a guess of the generalising tier that binds
+	// slots to the same check as a parse: the claimed intent's own
+	// sentence must then parse surely.
+	SlotGuesses bool
 	// MaxAudio is the longest utterance (as decoded, trimmed) the
 	// fallback transcribes: a request to a skill is short, and most of
 	// what the grammar refuses, and most of its cost, is longer speech
@@ -41,14 +53,15 @@ type Fallback struct {
 // DefaultFallback is the fallback's choice, made on the espeak-ng tuning
 // sets (docs/hearing.md).
 var DefaultFallback = Fallback{Claim: 0.5, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-40, WordBeam: 1e-25, MaxHMMs: 10000,
-	MaxAudio: 3 * time.Second}
+	SlotConfidence: 0.5, MaxAudio: 3 * time.Second}
 
 // Check says what is wrong with f, if anything.
 func (f Fallback) Check() error {
 	in01 := func(v float64) bool { return v >= 0 && v <= 1 }
 	switch {
-	case !in01(f.Claim) || !in01(f.MinConfidence) || !in01(f.MinCoverage):
-		return fmt.Errorf("fallback: claim %g, confidence %g, coverage %g not all in [0, 1]", f.Claim, f.MinConfidence, f.MinCoverage)
+	case !in01(f.Claim) || !in01(f.MinConfidence) || !in01(f.MinCoverage) || !in01(f.SlotConfidence):
+		return fmt.Errorf("fallback: claim %g, confidence %g, coverage %g, slots' confidence %g not all in [0, 1]",
+			f.Claim, f.MinConfidence, f.MinCoverage, f.SlotConfidence)
 	case !(f.Beam > 0 && f.Beam < 1) || !(f.WordBeam > 0 && f.WordBeam < 1) || math.IsNaN(f.Beam) || math.IsNaN(f.WordBeam):
 		return fmt.Errorf("fallback: beams %g, %g not in (0, 1)", f.Beam, f.WordBeam)
 	case f.MaxHMMs < 100 || f.MaxHMMs > 100_000:
@@ -72,7 +85,7 @@ func (f Fallback) beams() lmBeams {
 // computed again, so the front end's noise estimate, which goes on to
 // the next utterance, is as if the fallback had not run; pcm is the audio
 // they were computed from (for the coverage).
-func (r *Recognizer) fallback(ctx context.Context, d *decoder, f *features, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
+func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *features, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
 	fb := *r.cfg.Fallback
 	if time.Duration(len(pcm))*time.Second/audio.SampleRate > fb.MaxAudio {
 		v.Fallback = "too long"
@@ -106,21 +119,137 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, f *features, pcm 
 	case m.Intent == "":
 		v.Fallback = "no claim"
 		return nil, nil
-	case !m.Parsed:
+	case !m.Parsed && !(fb.SlotGuesses && m.Slots > 0):
 		// The generalising tier reads intents into the junk words of a
 		// transcript as readily as into a paraphrase (docs/hearing.md).
 		v.Fallback = "guess"
 		return nil, nil
+	case score < fb.Claim:
+		v.Fallback = "weak claim"
+		return nil, nil
 	case m.Slots > 0:
 		// The transcript's numbers and lengths are seldom the ones said
 		// ("six" as "three", "minutes" as "me the"), and a wrong value is
-		// a wrong action (docs/hearing.md).
+		// a wrong action (docs/hearing.md): the intent's own sentences
+		// say what its slots hold.
+		return r.slotted(ctx, d, g, f, pcm, m, v)
+	}
+	v.Fallback = "acted"
+	return []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}, nil
+}
+
+// slotted is what is heard where the fallback's transcript was claimed
+// surely by an intent with slots: the same features searched again with
+// that intent's sentences alone (a grammar far smaller than the
+// commands'), whose sentence is acted on when the intent engines read it
+// as the same intent with the same slot values as the transcript and the
+// words of its slots reach the fallback's confidence floor.
+func (r *Recognizer) slotted(ctx context.Context, d *decoder, g search, f *features, pcm []int16, claim Meaning, v *audio.Verdict) ([]audio.Hypothesis, error) {
+	fb := r.cfg.Fallback
+	if _, ok := g.slotted[claim.Intent]; !ok || fb.KeepSlots {
 		v.Fallback = "slots"
 		return nil, nil
-	case score < fb.Claim:
-		v.Fallback = "weak claim"
+	}
+	best, err := d.searchFeatures(ctx, slotSearchName(claim.Intent), f)
+	if err != nil {
+		return nil, err
+	}
+	text := cleanTranscript(best.text)
+	if text == "" || !g.accepts(text) {
+		v.Fallback = "slots"
+		return nil, nil
+	}
+	segs := d.align()
+	_, conf := confidence(segs)
+	cover := coverage(segs, pcm)
+	m, err := r.cfg.Understand(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("understanding the sentence %q: %w", text, err)
+	}
+	slotConf := valuesConfidence(segs, m.Values)
+	v.SlotSentence, v.SlotConfidence = text, slotConf
+	r.log.Debug("fallback: the intent's own search", "text", text, "confidence", conf, "coverage", cover, "slots", slotConf, "intent", m.Intent)
+	// The two searches must hear the same values: the slots' words score
+	// well against the best senones whatever value the search forced
+	// onto them ("six" as "one" at 0.99), so the score alone vouches for
+	// nothing (docs/hearing.md).
+	if m.Intent != claim.Intent || !m.Parsed || m.Slots != claim.Slots || !slices.Equal(m.Values, claim.Values) ||
+		cover < fb.MinCoverage || slotConf < fb.SlotConfidence || m.Confidence*conf < fb.Claim {
+		v.Fallback = "slots"
 		return nil, nil
 	}
 	v.Fallback = "acted"
 	return []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}, nil
+}
+
+// valuesConfidence rates the words of an alignment that say values (a
+// slot's words each), as confidence rates the whole: 0 when a value's
+// words are not found in order among the alignment's words.
+func valuesConfidence(segs []segment, values []string) float64 {
+	var words []segment
+	for _, s := range segs {
+		if !isFiller(s.word) {
+			words = append(words, s)
+		}
+	}
+	var mine []segment
+	for _, v := range values {
+		want := strings.Fields(v)
+		at := -1
+		for i := 0; i+len(want) <= len(words) && len(want) > 0; i++ {
+			if slices.EqualFunc(words[i:i+len(want)], want, func(s segment, w string) bool { return baseWord(s.word) == w }) {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			return 0
+		}
+		mine = append(mine, words[at:at+len(want)]...)
+	}
+	if len(mine) == 0 {
+		return 0
+	}
+	_, c := confidence(mine)
+	return c
+}
+
+// baseWord is a dictionary word without its variant's number ("two(2)").
+func baseWord(w string) string {
+	if i := strings.IndexByte(w, '('); i > 0 {
+		return w[:i]
+	}
+	return w
+}
+
+// slotSearchName names the search of one intent's sentences.
+func slotSearchName(intent string) string { return "slots " + intent }
+
+// intentGrammars is a grammar that gives each intent with slots a grammar
+// of its own sentences (grammar.Grammar).
+type intentGrammars interface {
+	SlotIntents() []string
+	IntentJSGF(intent string) (string, bool)
+}
+
+// slotGrammars compiles the grammars of gr's intents with slots; none
+// when gr cannot give them.
+func slotGrammars(gr Grammar) (map[string]searchGrammar, error) {
+	ig, ok := gr.(intentGrammars)
+	if !ok {
+		return nil, nil
+	}
+	out := map[string]searchGrammar{}
+	for _, intent := range ig.SlotIntents() {
+		jsgf, ok := ig.IntentJSGF(intent)
+		if !ok {
+			continue
+		}
+		sg := searchGrammar{jsgf: jsgf}
+		if a, err := compileGrammar(jsgf); err == nil {
+			sg.fsg = a
+		}
+		out[intent] = sg
+	}
+	return out, nil
 }

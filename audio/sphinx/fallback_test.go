@@ -142,3 +142,59 @@ func TestFallbackNeedsTheIntentEngines(t *testing.T) {
 	}
 	assert.ErrorContains(t, err, "needs the intent engines")
 }
+
+// TestValuesConfidence: the slots' words are rated as the whole
+// alignment is, over their own frames only, and a value the alignment
+// does not say rates nothing.
+func TestValuesConfidence(t *testing.T) {
+	segs := []segment{
+		{word: "<sil>", start: 0, end: 9, ascr: -9000},
+		{word: "set", start: 10, end: 19, ascr: -1000},
+		{word: "a", start: 20, end: 24, ascr: -500},
+		{word: "timer", start: 25, end: 39, ascr: -1500},
+		{word: "for", start: 40, end: 44, ascr: -500},
+		{word: "seven", start: 45, end: 64, ascr: -200},
+		{word: "minutes(2)", start: 65, end: 84, ascr: -200},
+	}
+	_, want := confidence(segs[5:])
+	tests := []struct {
+		values []string
+		want   float64
+	}{
+		{[]string{"seven minutes"}, want},
+		{[]string{"eight minutes"}, 0},
+		{[]string{"seven minutes", "lunch"}, 0},
+		{nil, 0},
+	}
+	for _, tt := range tests {
+		assert.InDelta(t, tt.want, valuesConfidence(segs, tt.values), 1e-9, "%q", tt.values)
+	}
+	assert.Greater(t, want, 0.9, "the slot's words scored well")
+	_, whole := confidence(segs)
+	assert.Less(t, whole, want, "the other words scored worse")
+}
+
+// slottedGrammar is a grammar that gives an intent's own sentences.
+type slottedGrammar struct{ Grammar }
+
+func (slottedGrammar) SlotIntents() []string { return []string{"timer:set", "gone:away"} }
+func (slottedGrammar) IntentJSGF(intent string) (string, bool) {
+	if intent != "timer:set" {
+		return "", false
+	}
+	return "#JSGF V1.0;\ngrammar t;\npublic <u> = set a timer for (five | ten) minutes;\n", true
+}
+
+// TestSlotGrammars: each intent with slots gets its own grammar,
+// compiled to the decoder's automaton; a grammar that cannot give them
+// gives none.
+func TestSlotGrammars(t *testing.T) {
+	got, err := slotGrammars(slottedGrammar{JSGF("")})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.NotNil(t, got["timer:set"].fsg)
+	assert.ElementsMatch(t, []string{"set", "a", "timer", "for", "five", "ten", "minutes"}, got["timer:set"].fsg.words())
+	got, err = slotGrammars(JSGF("#JSGF V1.0;\ngrammar t;\npublic <u> = hello;\n"))
+	require.NoError(t, err)
+	assert.Empty(t, got)
+}

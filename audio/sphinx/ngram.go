@@ -107,8 +107,10 @@ type Meaning struct {
 	// a skill's sentences (the template or keyword engines' high band),
 	// not a guess of the generalising tier.
 	Parsed bool
-	// Slots is how many slots the claim binds.
-	Slots int
+	// Slots is how many slots the claim binds, Values the words each
+	// took, sorted.
+	Slots  int
+	Values []string
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning

@@ -144,6 +144,12 @@ type Config struct {
 	// quiet frames (see denoise): 0 means DefaultDenoiseBelowSNR, a
 	// negative number never.
 	DenoiseBelowSNR float64
+	// Enhance, if set, readies each utterance whose speech stands less
+	// than EnhanceBelowSNR dB over its quiet frames (up to
+	// MaxEnhanceBelowSNR, which is every utterance; 0 is never) before
+	// the noise suppression (see Enhancer).
+	Enhance         Enhancer
+	EnhanceBelowSNR float64
 	// ResetNoise makes each utterance's decoding start pocketsphinx's
 	// noise subtraction afresh (ps_start_stream) rather than from the
 	// estimate the decoder's utterance before left, which may have been
@@ -256,7 +262,11 @@ type search struct {
 	// fallback is the ARPA text of a language model that transcribes
 	// what the grammar refused (ModelFallback); "" for none.
 	fallback string
-	accepts  func(string) bool
+	// slotted are the grammars of the intents with slots, one each, that
+	// check the slots of a fallback's claim (Recognizer.fallback); nil
+	// for none.
+	slotted map[string]searchGrammar
+	accepts func(string) bool
 	// decoyed reports a sentence that starts with a wake decoy; nil for
 	// a grammar without decoys.
 	decoyed func(string) bool
@@ -329,6 +339,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
+	case cfg.EnhanceBelowSNR < 0 || cfg.EnhanceBelowSNR > MaxEnhanceBelowSNR || math.IsNaN(cfg.EnhanceBelowSNR):
+		return nil, fmt.Errorf("speech recognizer: enhancement below %g dB not in 0..%g", cfg.EnhanceBelowSNR, MaxEnhanceBelowSNR)
 	case cfg.TrimMargin > MaxTrimMargin:
 		return nil, fmt.Errorf("speech recognizer: trim margin %v over %v", cfg.TrimMargin, MaxTrimMargin)
 	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
@@ -468,6 +480,9 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if lm != nil {
 		if lm.Use() == ModelFallback {
 			s.fallback = lm.ARPA()
+			if s.slotted, err = slotGrammars(gr); err != nil {
+				return search{}, fmt.Errorf("speech recognizer: %w", err)
+			}
 		} else {
 			s.verify = lm.ARPA()
 		}
@@ -596,6 +611,11 @@ func (d *decoder) setSearches(g grammarState) error {
 	if g.main.fallback != "" {
 		if err := d.addLMBeams(fallbackName, g.main.fallback, d.fallbackBeams); err != nil {
 			return err
+		}
+		for intent, sg := range g.main.slotted {
+			if err := d.addGrammar(slotSearchName(intent), sg, 0); err != nil {
+				return fmt.Errorf("the grammar of %s: %w", intent, err)
+			}
 		}
 	}
 	if err := d.addWideGrammar(searchName+wideSuffix, g.main.text()); err != nil {
@@ -769,7 +789,11 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 // decode recognises pcm with the search named name and tells v what it
 // found and why it dropped it.
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
-	pcm, v.SNR = prepareAudio(pcm, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	// The verdict's SNR is the utterance's as heard; the suppression is
+	// gated on the enhanced audio's.
+	v.SNR = quietSNR(pcm)
+	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR)
+	pcm, _ = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	var heard *transcript
 	if g.verify != "" {
@@ -793,7 +817,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			return nil, err
 		}
 		defer f.free()
-		refused = func() ([]audio.Hypothesis, error) { return r.fallback(ctx, d, f, pcm, v) }
+		refused = func() ([]audio.Hypothesis, error) { return r.fallback(ctx, d, g, f, pcm, v) }
 	} else if best, err = d.search(ctx, name, pcm); err != nil {
 		return nil, err
 	}

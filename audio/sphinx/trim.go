@@ -32,8 +32,12 @@ const MaxTrimMargin = 2 * time.Second
 // cut off. snr is the utterance's quietSNR, which the suppression is
 // gated on.
 func prepareAudio(pcm []int16, denoiseBelow, floorBelow float64, margin time.Duration) (out []int16, snr float64) {
+	return prepareAudioAt(pcm, quietSNR(pcm), denoiseBelow, floorBelow, margin)
+}
+
+// prepareAudioAt is prepareAudio of pcm whose quietSNR is snr.
+func prepareAudioAt(pcm []int16, snr, denoiseBelow, floorBelow float64, margin time.Duration) ([]int16, float64) {
 	lead, trail := trimMargins(margin)
-	snr = quietSNR(pcm)
 	return trimToSpeech(withNoiseFloor(denoiseAt(pcm, snr, denoiseBelow), floorBelow), lead, trail), snr
 }
 

@@ -61,6 +61,9 @@ type LoopReport struct {
 	// LoopProcess is true when the loop ran in a process of its own; the
 	// resident memory then counts both processes.
 	LoopProcess bool `json:"loop_process,omitempty"`
+	// Kernel is how the system's kernel preempts, which decides how late
+	// a loop woken on time can get its CPU.
+	Kernel motion.Preemption `json:"kernel"`
 }
 
 // Write prints the report for people (WriteText), or as one JSON object
@@ -111,6 +114,15 @@ func (rep *LoopReport) WriteText(stdout io.Writer) error {
 	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
 	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
 	fmt.Fprintf(stdout, "longest tick %s; missed after a long tick %d, after a late wake-up %d\n", us(rep.LongestRunUs), rep.MissedRunning, rep.Missed-rep.MissedRunning)
+	fmt.Fprintf(stdout, "kernel: %s\n", rep.Kernel)
+	if rep.RealTime.Priority > 0 {
+		if a := rep.Kernel.Advice(rep.RealTime.CPU); a != "" {
+			if late := rep.Missed - rep.MissedRunning; late > 0 && rep.Kernel.Mode != "" && !rep.Kernel.Preemptible {
+				fmt.Fprintf(stdout, "the ticks missed after a late wake-up (%d) are most likely the kernel's doing: it does not preempt a task in the kernel for the loop\n", late)
+			}
+			fmt.Fprintf(stdout, "%s (docs/motion.md)\n", a)
+		}
+	}
 	if rep.RSSLoadMB > 0 {
 		fmt.Fprintf(stdout, "resident memory: %.1f MB when the load ended, %.1f MB after %.0f s at rest\n", rep.RSSLoadMB, rep.RSSRestMB, rep.RestSeconds)
 	}
@@ -242,6 +254,7 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	}
 	rep.Seconds = elapsed.Seconds()
 	rep.RealTime = rt
+	rep.Kernel = motion.KernelPreemption()
 	if load {
 		rep.Utterances, rep.Refused, rep.Failed = lres.Handled+lres.Refused+lres.Failed, lres.Refused, lres.Failed
 		rep.FirstError, rep.Unanswered = lres.FirstError, lres.Unanswered

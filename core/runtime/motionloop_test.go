@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/board"
+	"github.com/openjibo/jibod/motion"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,5 +87,46 @@ func TestLoopReportSaysTheMemoryAtRest(t *testing.T) {
 	assert.NotContains(t, b.String(), "resident memory")
 	if goruntime.GOOS == "linux" {
 		assert.Greater(t, residentBytes("self"), int64(1<<20), "this process's VmRSS")
+	}
+}
+
+// The report names the kernel's preemption model and, where the loop had
+// its priority and the kernel does not preempt, lays the ticks missed
+// after a late wake-up at its door and says what a robot needs.
+func TestLoopReportNamesTheKernel(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		kernel  motion.Preemption
+		missed  uint64
+		has     []string
+		hasNot  []string
+		rtPrio  int
+		loopCPU int
+	}{
+		{name: "not preemptible, ticks missed", kernel: motion.Preemption{Mode: "none", From: "the boot log: Dynamic Preempt: none"},
+			missed: 3, rtPrio: 40, loopCPU: 1,
+			has: []string{"kernel: not preemptible (none, from the boot log: Dynamic Preempt: none)",
+				"the ticks missed after a late wake-up (3) are most likely the kernel's doing",
+				"preempt=full", "isolcpus=1"}},
+		{name: "not preemptible, none missed", kernel: motion.Preemption{Mode: "none", From: "uname -v"}, rtPrio: 40, loopCPU: 1,
+			has: []string{"preempt=full"}, hasNot: []string{"most likely"}},
+		{name: "preemptible and isolated", kernel: motion.Preemption{Mode: "rt", Preemptible: true, From: "/sys/kernel/realtime", IsolatedCPUs: []int{1}},
+			missed: 2, rtPrio: 40, loopCPU: 1,
+			has: []string{"kernel: preemptible (rt, from /sys/kernel/realtime)"}, hasNot: []string{"most likely", "a robot needs"}},
+		{name: "no real-time priority", kernel: motion.Preemption{Mode: "none", From: "uname -v"}, missed: 5, loopCPU: -1,
+			has: []string{"kernel: not preemptible"}, hasNot: []string{"most likely", "a robot needs"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &LoopReport{Board: "sim", Rate: 200, Seconds: 30, Timer: "precise", Ticks: 6000, Missed: tc.missed, Kernel: tc.kernel,
+				RealTime: motion.RealTimeStatus{Priority: tc.rtPrio, CPU: tc.loopCPU}}
+			var b strings.Builder
+			require.NoError(t, rep.WriteText(&b))
+			for _, s := range tc.has {
+				assert.Contains(t, b.String(), s)
+			}
+			for _, s := range tc.hasNot {
+				assert.NotContains(t, b.String(), s)
+			}
+		})
 	}
 }

@@ -3,7 +3,7 @@
 from the microphone and in loud babble.
 
     nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base bin/wake/base.bin [--work bin/wake-ft] [--out audio/wake/model.bin]
-        [--voices 0.5] [--echo-rooms 0.6] [--dereverb] [--epochs 4] [--lr 2e-4]
+        [--loud] [--voices 0.5] [--echo-rooms 0.6] [--dereverb] [--epochs 4] [--lr 2e-4]
 
 Starts from a model file as audio/wake reads it (--base: what train.py
 wrote, or an earlier fine-tuning's), so it needs neither train.py's caches
@@ -42,7 +42,12 @@ nor its two hours. Steps, each cached in --work like train.py's:
    between the phrase's end and the decision stays the base file's;
 5. the weights and the parity fixture, as train.py writes them.
 
---dereverb trains on features with the late reverberation taken out
+--loud (the committed weights' last fine-tuning, from the previous
+fine-tuning's weights, with 6,000 + 2,000 + 2,000 clips) shifts the clips
+towards where the phrase is still missed: the phrase in babble at -6 to
+6 dB (a quarter of the clips) and in white, pink or brown noise at -3 to
+10 dB (a tenth), loud babble alone or over other speech (a fifth), less
+of the far field. --dereverb trains on features with the late reverberation taken out
 (model.DEREVERB_ON, written to the model file's header); --epochs 0 only
 chooses the threshold anew for --base's weights under the features asked
 for.
@@ -69,8 +74,15 @@ SEED = train.SEED + 1000
 CONDITIONS = train.CONDITIONS + [("far field", "far", None)]
 ECHO_CONDITION = ("far field, echoes", "longfar", None)
 
-# Shares of the clips by kind.
+# Shares of the clips by kind; --loud shifts them towards the phrase in
+# loud babble and steady noise (LOUD_KINDS).
 KINDS = [("far phrase", 0.25), ("babble phrase", 0.20), ("far other", 0.15), ("babble other", 0.15), ("as trained", 0.25)]
+LOUD_KINDS = [("far phrase", 0.15), ("babble phrase", 0.25), ("noise phrase", 0.10), ("far other", 0.10),
+              ("babble other", 0.20), ("as trained", 0.20)]
+# The SNR (dB) of the phrase in babble, and with --loud in steady noise.
+BABBLE_SNR = (-4, 6)
+LOUD_BABBLE_SNR = (-6, 6)
+NOISE_SNR = (-3, 10)
 
 
 # The recipe's options (main sets them from the flags): the share of
@@ -96,7 +108,10 @@ def clip(rng, s, kind, voices=None):
     if kind == "babble phrase":
         canvas, end = train.positive_clip(rng, s, "train", voices)
         cond = "babble" if rng.random() < 0.7 else "babble+brown"
-        return train.background(rng, canvas, pool, cond=cond, snr=rng.uniform(-4, 6)), end
+        return train.background(rng, canvas, pool, cond=cond, snr=rng.uniform(*BABBLE_SNR)), end
+    if kind == "noise phrase":
+        canvas, end = train.positive_clip(rng, s, "train", voices)
+        return train.background(rng, canvas, pool, cond="colour", snr=rng.uniform(*NOISE_SNR)), end
     if kind == "far other":
         return train.background(rng, train.negative_clip(rng, s, "train", voices), pool, cond=far_cond(rng)), None
     if kind == "babble other":
@@ -271,9 +286,13 @@ def main():
     ap.add_argument("--echo-rooms", type=float, default=0.0,
                     help="share of far fields in echo rooms (data.far_field's echoes); above 0 the threshold is chosen in them too")
     ap.add_argument("--dereverb", action="store_true", help="features with the late reverberation taken out (model.DEREVERB_ON)")
+    ap.add_argument("--loud", action="store_true",
+                    help="more of the phrase in babble (at -6 to 6 dB) and in steady noise (-3 to 10 dB), more loud babble alone")
     a = ap.parse_args()
-    global VOICES, ECHO
+    global VOICES, ECHO, KINDS, BABBLE_SNR
     VOICES, ECHO = a.voices, a.echo_rooms
+    if a.loud:
+        KINDS, BABBLE_SNR = LOUD_KINDS, LOUD_BABBLE_SNR
     if a.dereverb:
         model.DEREVERB = dict(model.DEREVERB_ON)
     conditions = CONDITIONS + ([ECHO_CONDITION] if ECHO > 0 else [])

@@ -103,6 +103,32 @@ func fallbackFromEnv(getenv func(string) string) (*sphinx.Fallback, error) {
 	return &f, nil
 }
 
+// EnvFallbackSlots sets what the fallback does with a claim that binds
+// slots (sphinx.Fallback.SlotConfidence, KeepSlots, SlotGuesses): "off"
+// never acts on one; "guesses" checks the generalising tier's guesses
+// with slots as it does parses; a number in (0, 1] is the least confidence of the slots' words in
+// the sentence the claimed intent's own search finds; unset, the
+// recogniser's default. A tuning switch outside the typed config.
+const EnvFallbackSlots = "JIBOD_SPHINX_FALLBACK_SLOTS"
+
+// fallbackSlotsFromEnv reads $JIBOD_SPHINX_FALLBACK_SLOTS into f.
+func fallbackSlotsFromEnv(getenv func(string) string, f *sphinx.Fallback) error {
+	switch v := getenv(EnvFallbackSlots); v {
+	case "":
+	case "off":
+		f.KeepSlots = true
+	case "guesses":
+		f.SlotGuesses = true
+	default:
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(n > 0 && n <= 1) {
+			return fmt.Errorf("%s=%q: want off or a confidence in (0, 1]", EnvFallbackSlots, v)
+		}
+		f.SlotConfidence = n
+	}
+	return nil
+}
+
 // ngramFromEnv reads $JIBOD_SPHINX_NGRAM_OPEN over the defaults.
 func ngramFromEnv(getenv func(string) string) (ngramSettings, error) {
 	s := ngramSettings{weight: openWeight, count: openWordCount}
@@ -185,6 +211,6 @@ func understand(s *intent.Stack, lang string, log *slog.Logger) func(ctx context
 			return sphinx.Meaning{}, err
 		}
 		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh,
-			Slots: len(m.Slots)}, nil
+			Slots: len(m.Slots), Values: slices.Sorted(maps.Values(m.Slots))}, nil
 	}
 }

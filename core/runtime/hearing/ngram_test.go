@@ -60,10 +60,44 @@ func TestFallbackTuningSwitch(t *testing.T) {
 	f, err = fallbackFromEnv(env("0.6,0.5,0.8,1e-30,1e-20,3000,2.5"))
 	require.NoError(t, err)
 	assert.Equal(t, &sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-30, WordBeam: 1e-20,
-		MaxHMMs: 3000, MaxAudio: 2500 * time.Millisecond}, f)
+		MaxHMMs: 3000, SlotConfidence: sphinx.DefaultFallback.SlotConfidence, MaxAudio: 2500 * time.Millisecond}, f)
 	for _, bad := range []string{"0.5", "0.5,0.5", "1.5,0.5,0.5", "-1,0.5,0.5", "NaN,0.5,0.5", "a,b,c", "0.5,0.5,0.5,2,1e-20,3000", "0.5,0.5,0.5,1e-30",
 		"0.5,0.5,0.5,0,1e-20,3000", "0.5,0.5,0.5,1e-30,1e-20,0", "0.5,0.5,0.5,1e-30,1e-20,3000,0"} {
 		_, err := fallbackFromEnv(env(bad))
 		assert.ErrorContains(t, err, EnvFallback, bad)
+	}
+}
+
+func TestFallbackSlotsTuningSwitch(t *testing.T) {
+	tests := []struct {
+		value string
+		want  sphinx.Fallback
+		err   bool
+	}{
+		{"", sphinx.Fallback{}, false},
+		{"off", sphinx.Fallback{KeepSlots: true}, false},
+		{"0.7", sphinx.Fallback{SlotConfidence: 0.7}, false},
+		{"1", sphinx.Fallback{SlotConfidence: 1}, false},
+		{"0", sphinx.Fallback{}, true},
+		{"1.5", sphinx.Fallback{}, true},
+		{"NaN", sphinx.Fallback{}, true},
+		{"on", sphinx.Fallback{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			var f sphinx.Fallback
+			err := fallbackSlotsFromEnv(func(name string) string {
+				if name == EnvFallbackSlots {
+					return tt.value
+				}
+				return ""
+			}, &f)
+			if tt.err {
+				assert.ErrorContains(t, err, EnvFallbackSlots)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f)
+		})
 	}
 }

@@ -81,10 +81,32 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if gb.Options.Sentences, err = sentencesFromEnv(os.Getenv); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	wrap, err := wrappersFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	// The grammar holds them with "on" only, the domain language model's
+	// corpus (below) with "lm" too.
+	lmWrappers := gb.Options.Wrappers
+	if wrap != wrapBoth {
+		gb.Options.Wrappers = grammar.Wrappers{}
+	}
+	if wrap == wrapNone {
+		lmWrappers = grammar.Wrappers{}
+	}
 	var meaning func(context.Context, string) (sphinx.Meaning, error)
 	fallback, err := fallbackFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	if fallback == nil && os.Getenv(EnvFallbackSlots) != "" {
+		fb := sphinx.DefaultFallback
+		fallback = &fb
+	}
+	if fallback != nil {
+		if err := fallbackSlotsFromEnv(os.Getenv, fallback); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
 	}
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
@@ -117,6 +139,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		// The model is made from every wording, not the grammar's choice.
 		all := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 		all.Options.Sentences = -1
+		all.Options.Wrappers = lmWrappers
 		if search == config.SearchNGram {
 			gb = all
 		} else {
@@ -209,6 +232,10 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			"env", EnvAccept)
 		accept, acceptAt = nil, 0
 	}
+	enh, enhBelow, err := enhanceFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	denoise := DenoiseBelow(s.DenoiseDB)
 	if denoise == 0 {
 		denoise = modelDenoise(model)
@@ -217,7 +244,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		log.Info("speech recogniser: adapted acoustic model", "dir", model, "floors", fl, "denoise_below_snr", denoise)
 	}
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
-		DenoiseBelowSNR: denoise, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
+		DenoiseBelowSNR: denoise, Enhance: enh, EnhanceBelowSNR: enhBelow, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
 		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
@@ -294,6 +321,34 @@ func sentencesFromEnv(getenv func(string) string) (int, error) {
 			return 0, fmt.Errorf("%s=%q: want all or a number of sentences per intent in 1..%d", EnvSentences, v, maxSentencesPerIntent)
 		}
 		return n, nil
+	}
+}
+
+// EnvWrappers says where the words people put around a request ("could
+// you …", "… please"; grammar.Wrappers) are: "off" (the default) in
+// neither the command grammar nor the domain language model, "lm" in the
+// model's corpus only, "on" in both. A tuning switch outside the typed
+// config; docs/hearing.md says why they are off by default.
+const EnvWrappers = "JIBOD_SPHINX_WRAPPERS"
+
+// Where the wrappers are (EnvWrappers).
+const (
+	wrapNone = iota
+	wrapLM
+	wrapBoth
+)
+
+// wrappersFromEnv reads $JIBOD_SPHINX_WRAPPERS.
+func wrappersFromEnv(getenv func(string) string) (int, error) {
+	switch v := getenv(EnvWrappers); v {
+	case "", "off":
+		return wrapNone, nil
+	case "lm":
+		return wrapLM, nil
+	case "on":
+		return wrapBoth, nil
+	default:
+		return 0, fmt.Errorf("%s=%q: want off, lm or on", EnvWrappers, v)
 	}
 }
 
@@ -583,8 +638,9 @@ func NewGrammarBuilder(p Parts, lex *sphinx.Lexicon, lang, wake string, decoys [
 		Answers: answerIntents(p.AnswerRules),
 		People:  grammarPeople(p.People),
 		Lexicon: lex,
-		Options: grammar.Options{TemplateLanguage: IntentTemplates{}, Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight},
-		Log:     log,
+		Options: grammar.Options{TemplateLanguage: IntentTemplates{}, Lang: lang, Wake: wake, Decoys: decoys, DecoyWeight: sphinx.DecoyWeight,
+			Wrappers: grammar.WrappersFor(lang)},
+		Log: log,
 	}
 }
 

@@ -284,3 +284,13 @@ func TestModelFloors(t *testing.T) {
 		})
 	}
 }
+
+func TestWrappersFromEnv(t *testing.T) {
+	for value, want := range map[string]int{"": wrapNone, "off": wrapNone, "lm": wrapLM, "on": wrapBoth} {
+		got, err := wrappersFromEnv(func(string) string { return value })
+		require.NoError(t, err, value)
+		assert.Equal(t, want, got, value)
+	}
+	_, err := wrappersFromEnv(func(string) string { return "yes" })
+	assert.ErrorContains(t, err, `JIBOD_SPHINX_WRAPPERS="yes": want off, lm or on`)
+}

@@ -1,0 +1,101 @@
+package grammar
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWrappers: the words people put around a request are optional
+// before and after every command, written once in the grammar.
+func TestWrappers(t *testing.T) {
+	intents := []Intent{
+		{Skill: "s", Name: "timer", Lang: "en-US", Templates: []string{"set a timer for {duration}"}},
+		{Skill: "s", Name: "time", Lang: "en-US", Templates: []string{"what time is it"}},
+		{Skill: "s", Name: "down", Lang: "en-US", Templates: []string{"turn it down"}},
+	}
+	g, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo", Wrappers: EnglishWrappers})
+	require.NoError(t, err)
+	assert.True(t, g.Wrapped())
+	jsgf := g.JSGF()
+	assert.Contains(t, jsgf, "<command> = [<before>] <intent> [<after>];\n<intent> = <i0> | <i1> | <i2>;\n")
+	assert.Equal(t, 1, strings.Count(jsgf, "<before> ="), "one shared rule before")
+	assert.Equal(t, 1, strings.Count(jsgf, "<after> ="), "one shared rule after")
+	assert.Contains(t, g.Words(), "please")
+
+	tests := []struct {
+		say  string
+		want bool
+	}{
+		{"set a timer for seven minutes", true},
+		{"please set a timer for seven minutes", true},
+		{"could you set a timer for seven minutes please", true},
+		{"hey jibo, could you set a timer for seven minutes please", true},
+		{"can you please set a timer for seven minutes", true},
+		{"I'd like you to set a timer for seven minutes", true},
+		{"set a timer for seven minutes for me", false}, // "for me" took the place of what was said ("be quiet for a bit")
+		{"could you tell me what time it is", false},    // "tell me" is no wrapper
+		{"what time is it please", true},
+		{"turn it down thank you", true},
+		{"turn it down thanks", true},
+		{"please", false},                    // a wrapper is no command
+		{"could you please", false},          // nor two
+		{"hey jibo please", false},           // the wake phrase and a wrapper neither
+		{"what time is it could you", false}, // each on its side
+		{"please please what time is it", false},
+		{"what time is it please thank you", false}, // one wrapper a side
+		{"turn it down a lot", false},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, g.Accepts(tc.say), tc.say)
+	}
+
+	// Without wrappers the grammar is as before.
+	plain, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	assert.False(t, plain.Wrapped())
+	assert.Contains(t, plain.JSGF(), "<command> = <i0> | <i1> | <i2>;\n")
+	assert.NotContains(t, plain.JSGF(), "<before>")
+	assert.False(t, plain.Accepts("please what time is it"))
+	assert.True(t, plain.Accepts("what time is it"))
+}
+
+// TestWrappersRefused: a wrapper that can say nothing, or names a slot,
+// is an error; one with words the recogniser cannot say is left out.
+func TestWrappersRefused(t *testing.T) {
+	intents := []Intent{{Skill: "s", Name: "time", Lang: "en-US", Templates: []string{"what time is it"}}}
+	for _, w := range []Wrappers{
+		{Before: []string{"[please]"}},
+		{After: []string{"for {who}"}},
+		{After: []string{"(please"}},
+	} {
+		_, err := Build(intents, Options{TemplateLanguage: tl, Wrappers: w})
+		assert.Error(t, err, w)
+	}
+	g, err := Build(intents, Options{TemplateLanguage: tl, Wrappers: Wrappers{After: []string{"please", "zorblax"}},
+		Unknown: map[string]bool{"zorblax": true}})
+	require.NoError(t, err)
+	assert.True(t, g.Accepts("what time is it please"))
+	assert.False(t, g.Accepts("what time is it zorblax"))
+	assert.Contains(t, g.Dropped(), Dropped{Skill: "wrapper", Intent: "after", Sample: "zorblax", Why: `the recogniser cannot pronounce "zorblax"`})
+	assert.Equal(t, Wrappers{}, WrappersFor("de-DE"))
+	assert.Equal(t, EnglishWrappers, WrappersFor("en-GB"))
+}
+
+// TestCorpusWrapped: the domain language model's corpus has each
+// sentence also once wrapped, the wrappers taking turns.
+func TestCorpusWrapped(t *testing.T) {
+	intents := []Intent{{Skill: "s", Name: "a", Lang: "en-US", Templates: []string{"(mute|unmute|stop|help|pause|play)"}}}
+	g, err := Build(intents, Options{TemplateLanguage: tl, Wrappers: Wrappers{Before: []string{"please"}, After: []string{"now"}}})
+	require.NoError(t, err)
+	c, err := g.Corpus(100, 100)
+	require.NoError(t, err)
+	var got []string
+	for _, s := range c.Sentences {
+		got = append(got, strings.Join(s.Tokens, " "))
+	}
+	assert.Equal(t, []string{"help", "help now", "mute", "please mute now", "pause", "please pause",
+		"play", "play now", "stop", "please stop now", "unmute", "please unmute"}, got)
+}
