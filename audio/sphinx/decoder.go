@@ -604,25 +604,6 @@ func (d *decoder) hyp() result {
 	return result{text: C.GoString(h), score: int32(score)}
 }
 
-// setting returns the decoder's value of a string argument ("" for
-// none): what it runs with, after the model's feature parameters.
-// floatSetting is the same for a number.
-func (d *decoder) setting(flag string) string {
-	cf := C.CString(flag)
-	defer C.free(unsafe.Pointer(cf))
-	v := C.cmd_ln_str_r(C.ps_get_config(d.ps), cf)
-	if v == nil {
-		return ""
-	}
-	return C.GoString(v)
-}
-
-func (d *decoder) floatSetting(flag string) float64 {
-	cf := C.CString(flag)
-	defer C.free(unsafe.Pointer(cf))
-	return float64(C.cmd_ln_float_r(C.ps_get_config(d.ps), cf))
-}
-
 // ratio converts a log score difference to a linear ratio.
 func (d *decoder) ratio(logDiff int32) float64 {
 	return float64(C.toLinear(d.ps, C.int32(logDiff)))

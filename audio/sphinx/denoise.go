@@ -55,10 +55,12 @@ const (
 // utterance's speech stands less than maxSNR dB over its quiet frames;
 // otherwise, and for pcm too short to learn the noise from, pcm itself.
 func denoise(pcm []int16, maxSNR float64) []int16 {
-	if maxSNR <= 0 || len(pcm) < 8*denoiseN {
-		return pcm
-	}
-	if quietSNR(pcm) >= maxSNR {
+	return denoiseAt(pcm, quietSNR(pcm), maxSNR)
+}
+
+// denoiseAt is denoise of pcm whose quietSNR is snr.
+func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
+	if maxSNR <= 0 || len(pcm) < 8*denoiseN || snr >= maxSNR {
 		return pcm
 	}
 	win := make([]float64, denoiseN)
@@ -71,12 +73,16 @@ func denoise(pcm []int16, maxSNR float64) []int16 {
 	bins := denoiseN/2 + 1
 	spec := make([][]complex128, frames)
 	power := make([]float64, frames)
+	// Every frame's spectrum is kept (the noise is learnt from all of
+	// them): one allocation for all.
+	all := make([]complex128, frames*denoiseN)
+	fwd, inv := newFFT(denoiseN, false), newFFT(denoiseN, true)
 	for f := range frames {
-		buf := make([]complex128, denoiseN)
+		buf := all[f*denoiseN : (f+1)*denoiseN : (f+1)*denoiseN]
 		for i := range buf {
 			buf[i] = complex(float64(pcm[f*denoiseHop+i])*win[i], 0)
 		}
-		fft(buf, false)
+		fwd.transform(buf)
 		spec[f] = buf
 		for k := range bins {
 			power[f] += real(buf[k])*real(buf[k]) + imag(buf[k])*imag(buf[k])
@@ -112,7 +118,7 @@ func denoise(pcm []int16, maxSNR float64) []int16 {
 				buf[denoiseN-k] = cmplx.Conj(buf[k])
 			}
 		}
-		fft(buf, true)
+		inv.transform(buf)
 		for i := range denoiseN {
 			out[f*denoiseHop+i] += real(buf[i]) * win[i]
 		}
@@ -146,7 +152,43 @@ func sqAbs(c complex128) float64 { return real(c)*real(c) + imag(c)*imag(c) }
 
 // fft transforms x in place (len a power of two); inverse scales by 1/n.
 func fft(x []complex128, inverse bool) {
-	n := len(x)
+	newFFT(len(x), inverse).transform(x)
+}
+
+// fftPlan is a transform of one length and direction with its twiddle
+// factors worked out once, for transforming many frames.
+type fftPlan struct {
+	n       int
+	inverse bool
+	// twiddle holds, for each butterfly size 2, 4, …, n in turn, its
+	// size/2 factors.
+	twiddle []complex128
+}
+
+// newFFT plans a transform of length n (a power of two). The factors
+// follow the same recurrence the butterflies used to step through, so
+// the result is the same to the last bit.
+func newFFT(n int, inverse bool) *fftPlan {
+	p := &fftPlan{n: n, inverse: inverse, twiddle: make([]complex128, 0, max(n-1, 0))}
+	sign := -1.0
+	if inverse {
+		sign = 1
+	}
+	for size := 2; size <= n; size <<= 1 {
+		step := cmplx.Rect(1, sign*2*math.Pi/float64(size))
+		w := complex(1, 0)
+		for range size / 2 {
+			p.twiddle = append(p.twiddle, w)
+			w *= step
+		}
+	}
+	return p
+}
+
+// transform transforms x (of the plan's length) in place.
+func (p *fftPlan) transform(x []complex128) {
+	n := p.n
+	x = x[:n]
 	for i, j := 1, 0; i < n; i++ {
 		bit := n >> 1
 		for ; j&bit != 0; bit >>= 1 {
@@ -157,22 +199,20 @@ func fft(x []complex128, inverse bool) {
 			x[i], x[j] = x[j], x[i]
 		}
 	}
-	sign := -1.0
-	if inverse {
-		sign = 1
-	}
+	tw := p.twiddle
 	for size := 2; size <= n; size <<= 1 {
-		step := cmplx.Rect(1, sign*2*math.Pi/float64(size))
+		half := size / 2
+		w := tw[:half]
+		tw = tw[half:]
 		for start := 0; start < n; start += size {
-			w := complex(1, 0)
-			for k := range size / 2 {
-				a, b := x[start+k], x[start+k+size/2]*w
-				x[start+k], x[start+k+size/2] = a+b, a-b
-				w *= step
+			lo, hi := x[start:start+half], x[start+half:start+size]
+			for k := range half {
+				a, b := lo[k], hi[k]*w[k]
+				lo[k], hi[k] = a+b, a-b
 			}
 		}
 	}
-	if inverse {
+	if p.inverse {
 		for i := range x {
 			x[i] /= complex(float64(n), 0)
 		}

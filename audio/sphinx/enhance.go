@@ -17,8 +17,16 @@ const MaxEnhanceBelowSNR = 200.0
 // enhance returns pcm enhanced by e when the utterance's speech stands
 // less than below dB over its quiet frames (quietSNR), else pcm.
 func enhance(e Enhancer, pcm []int16, below float64) []int16 {
-	if e == nil || below <= 0 || quietSNR(pcm) >= below {
-		return pcm
+	out, _ := enhanceAt(e, pcm, quietSNR(pcm), below)
+	return out
+}
+
+// enhanceAt is enhance of pcm whose quietSNR is snr, with the quietSNR of
+// what it returns.
+func enhanceAt(e Enhancer, pcm []int16, snr, below float64) ([]int16, float64) {
+	if e == nil || below <= 0 || snr >= below {
+		return pcm, snr
 	}
-	return e.Enhance(nil, pcm)
+	out := e.Enhance(nil, pcm)
+	return out, quietSNR(out)
 }

@@ -3,7 +3,6 @@
 package sphinx
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -20,7 +19,8 @@ import (
 // on only when its own alignment passes these floors and the intent
 // engines parse it surely (Meaning.Parsed: a guess of the generalising
 // tier is not enough) as an intent without slots, scoring at least
-// Claim. Zero fields take DefaultFallback's.
+// Claim. Every field is taken as it is: a floor of 0 is no floor.
+// DefaultFallback is the measured choice.
 type Fallback struct {
 	// Claim is the least score of the parse that claims the transcript:
 	// its confidence times the transcript's acoustic confidence, as the
@@ -55,22 +55,8 @@ type Fallback struct {
 var DefaultFallback = Fallback{Claim: 0.5, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-40, WordBeam: 1e-25, MaxHMMs: 10000,
 	SlotConfidence: 0.5, MaxAudio: 3 * time.Second}
 
-// withDefaults fills f's zero fields from DefaultFallback.
-func (f Fallback) withDefaults() Fallback {
-	d := DefaultFallback
-	f.Claim = cmp.Or(f.Claim, d.Claim)
-	f.MinConfidence = cmp.Or(f.MinConfidence, d.MinConfidence)
-	f.MinCoverage = cmp.Or(f.MinCoverage, d.MinCoverage)
-	f.Beam = cmp.Or(f.Beam, d.Beam)
-	f.WordBeam = cmp.Or(f.WordBeam, d.WordBeam)
-	f.MaxHMMs = cmp.Or(f.MaxHMMs, d.MaxHMMs)
-	f.MaxAudio = cmp.Or(f.MaxAudio, d.MaxAudio)
-	f.SlotConfidence = cmp.Or(f.SlotConfidence, d.SlotConfidence)
-	return f
-}
-
-// check validates f after withDefaults.
-func (f Fallback) check() error {
+// Check says what is wrong with f, if anything.
+func (f Fallback) Check() error {
 	in01 := func(v float64) bool { return v >= 0 && v <= 1 }
 	switch {
 	case !in01(f.Claim) || !in01(f.MinConfidence) || !in01(f.MinCoverage) || !in01(f.SlotConfidence):
@@ -100,7 +86,7 @@ func (f Fallback) beams() lmBeams {
 // the next utterance, is as if the fallback had not run; pcm is the audio
 // they were computed from (for the coverage).
 func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *features, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
-	fb := r.cfg.Fallback
+	fb := *r.cfg.Fallback
 	if time.Duration(len(pcm))*time.Second/audio.SampleRate > fb.MaxAudio {
 		v.Fallback = "too long"
 		return nil, nil

@@ -5,6 +5,9 @@ package sphinx
 import (
 	"context"
 	"testing"
+	"unsafe"
+
+	"github.com/openjibo/jibod/audio/sphinx/internal/pstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,7 +32,7 @@ func TestFeatureArgumentsReachTheDecoder(t *testing.T) {
 			r := newTestRecognizer(t, Config{Args: tt.args})
 			d, err := r.take(context.Background())
 			require.NoError(t, err)
-			cmn, lowerf := d.setting("-cmn"), d.floatSetting("-lowerf")
+			cmn, lowerf := pstest.Setting(unsafe.Pointer(d.ps), "-cmn"), pstest.FloatSetting(unsafe.Pointer(d.ps), "-lowerf")
 			r.give(d)
 			assert.Equal(t, tt.cmn, cmn)
 			assert.InDelta(t, tt.lowerf, lowerf, 1e-3)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openjibo/jibod/audio/grammar"
+	"github.com/openjibo/jibod/audio/sphinx/internal/pstest"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,8 +56,7 @@ func builtinGrammar(t testing.TB, opts grammar.Options) *grammar.Grammar {
 	return g
 }
 
-// logBase is the base of the log probabilities pocketsphinxAutomaton
-// gives.
+// logBase is the base of the log probabilities pstest.Automaton gives.
 var logBase = math.Log(1.0001)
 
 // canonicalAutomaton is the minimal automaton of arcs, the probabilities
@@ -72,7 +72,7 @@ func canonicalAutomaton(t *testing.T, states, start, final int, arcs []fsgArc, l
 		if logp != nil {
 			lp = logp[i]
 		} else if a.prob != 1 {
-			lp = pocketsphinxLog(a.prob)
+			lp = pstest.Log(a.prob)
 		}
 		prob := 1.0
 		if lp != 0 {
@@ -104,8 +104,12 @@ func TestCompiledGrammarIsPocketsphinxs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			states, start, final, arcs, logp, err := pocketsphinxAutomaton(tt.jsgf)
+			states, start, final, psArcs, logp, err := pstest.Automaton(tt.jsgf)
 			require.NoError(t, err)
+			arcs := make([]fsgArc, len(psArcs))
+			for i, a := range psArcs {
+				arcs[i] = fsgArc{from: a.From, to: a.To, word: a.Word}
+			}
 			want := canonicalAutomaton(t, states, start, final, arcs, logp)
 			a, err := compileGrammar(tt.jsgf)
 			require.NoError(t, err)

@@ -66,8 +66,10 @@ type LexiconOptions struct {
 // (word, or word(2) for a variant, then phones), plus rules for the way
 // ASR-normalised templates spell words (apostrophes dropped: "whats",
 // "dont", "im"; plurals: "mins"), plus an optional guesser. It reads the
-// dictionary file on each lookup instead of holding its 134,000 entries
-// in memory: lookups happen when the grammar changes, which is rare.
+// dictionary file when a lookup wants words it has not read before,
+// instead of holding its 134,000 entries in memory (lookups happen when
+// the grammar changes, which is rare), and remembers what it found for
+// those words.
 // Names (SetNames) add pronunciations that change at run time. A Lexicon
 // is safe for concurrent use.
 type Lexicon struct {
@@ -78,7 +80,26 @@ type Lexicon struct {
 	mu sync.RWMutex
 	// names are SetNames's pronunciations; replaced whole, never changed.
 	names map[string][]string
+	// found is what the dictionary gave for each word a lookup scanned it
+	// for (nothing, for a word it lacks): the robot's grammars and language
+	// model look up mostly the same words, several times as it starts and
+	// again when skills change, and the file need not be read again for
+	// them.
+	found map[string]dictResult
+	// prefetch are words the next scan also looks for (Prefetch).
+	prefetch []string
 }
+
+// dictResult is what the dictionary holds for a word: its pronunciations
+// (the key itself and its apostrophe spellings), and its stem's with
+// the -s ending.
+type dictResult struct {
+	direct, plural []string
+}
+
+// maxFoundWords bounds the words Lexicon remembers the dictionary's
+// answer for; past it, it starts again.
+const maxFoundWords = 4 * MaxLookupWords
 
 // MissingWordsError lists words no pronunciation was found for.
 type MissingWordsError struct {
@@ -282,39 +303,71 @@ func (l *Lexicon) Pronounce(ctx context.Context, spelling string) (string, error
 	return norm, nil
 }
 
+// Prefetch has the next lookup that reads the dictionary also read the
+// pronunciations of words (which are checked as Lookup checks them), so
+// that a later lookup of them need not read it again: for words known to
+// be wanted soon, such as a language model's.
+func (l *Lexicon) Prefetch(words []string) error {
+	if len(words) > MaxLookupWords {
+		return fmt.Errorf("prefetching %d words: more than %d", len(words), MaxLookupWords)
+	}
+	for _, w := range words {
+		if err := checkWord(w); err != nil {
+			return err
+		}
+	}
+	l.mu.Lock()
+	l.prefetch = slices.Clone(words)
+	l.mu.Unlock()
+	return nil
+}
+
 // lookup pronounces distinct plain words, adding names' pronunciations
 // after each word's own; missing ones are left out.
 func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][]string) (map[string][]string, error) {
 	out := map[string][]string{}
-	keys := map[string][]variant{} // dictionary key → what it may pronounce
+	direct, plural := map[string][]string{}, map[string][]string{}
+	var scan []string
+	l.mu.RLock()
 	for _, w := range words {
 		if p, ok := l.words[w]; ok {
 			out[w] = slices.Clone(p)
 			continue
 		}
-		for _, k := range spellings(w) {
-			keys[k] = append(keys[k], variant{word: w})
+		if r, ok := l.found[w]; ok {
+			direct[w], plural[w] = slices.Clone(r.direct), slices.Clone(r.plural)
+			continue
 		}
-		if stem, ok := strings.CutSuffix(w, "s"); ok && len(stem) >= 2 {
-			for _, k := range spellings(stem) {
-				keys[k] = append(keys[k], variant{word: w, plural: true})
+		scan = append(scan, w)
+	}
+	var prefetch []string
+	if len(scan) > 0 {
+		for _, w := range l.prefetch {
+			if _, ok := l.found[w]; !ok && !slices.Contains(scan, w) {
+				if _, own := l.words[w]; !own {
+					prefetch = append(prefetch, w)
+				}
 			}
 		}
 	}
-	direct, plural := map[string][]string{}, map[string][]string{}
-	if len(keys) > 0 {
-		wanted := func(key []byte) bool { _, ok := keys[string(key)]; return ok }
-		if err := l.scan(ctx, wanted, func(key, phones string) {
-			for _, v := range keys[key] {
-				if v.plural {
-					plural[v.word] = appendNew(plural[v.word], pluralOf(phones))
-				} else {
-					direct[v.word] = appendNew(direct[v.word], phones)
-				}
-			}
-		}); err != nil {
+	l.mu.RUnlock()
+	if len(scan) > 0 {
+		got, err := l.read(ctx, append(scan, prefetch...))
+		if err != nil {
 			return nil, err
 		}
+		for _, w := range scan {
+			direct[w], plural[w] = slices.Clone(got[w].direct), slices.Clone(got[w].plural)
+		}
+		l.mu.Lock()
+		if l.found == nil || len(l.found)+len(got) > maxFoundWords {
+			l.found = make(map[string]dictResult, len(got))
+		}
+		for w, r := range got {
+			l.found[w] = r
+		}
+		l.prefetch = nil
+		l.mu.Unlock()
 	}
 	guesses := 0
 	for _, w := range words {
@@ -348,6 +401,41 @@ func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][
 		for _, p := range names[w] {
 			out[w] = appendNew(out[w], p)
 		}
+	}
+	return out, nil
+}
+
+// read reads the dictionary once for words, distinct and not among the
+// extra words: what it holds for each.
+func (l *Lexicon) read(ctx context.Context, words []string) (map[string]dictResult, error) {
+	keys := map[string][]variant{} // dictionary key → what it may pronounce
+	for _, w := range words {
+		for _, k := range spellings(w) {
+			keys[k] = append(keys[k], variant{word: w})
+		}
+		if stem, ok := strings.CutSuffix(w, "s"); ok && len(stem) >= 2 {
+			for _, k := range spellings(stem) {
+				keys[k] = append(keys[k], variant{word: w, plural: true})
+			}
+		}
+	}
+	out := make(map[string]dictResult, len(words))
+	for _, w := range words {
+		out[w] = dictResult{}
+	}
+	wanted := func(key []byte) bool { _, ok := keys[string(key)]; return ok }
+	if err := l.scan(ctx, wanted, func(key, phones string) {
+		for _, v := range keys[key] {
+			r := out[v.word]
+			if v.plural {
+				r.plural = appendNew(r.plural, pluralOf(phones))
+			} else {
+				r.direct = appendNew(r.direct, phones)
+			}
+			out[v.word] = r
+		}
+	}); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

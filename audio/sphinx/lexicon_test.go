@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -293,4 +295,31 @@ func TestLexiconNamesConcurrently(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// TestLexiconReadsTheDictionaryOnce: words a lookup read, found or not,
+// and words prefetched with it are answered later without the file, as
+// they were the first time; a word not read before needs it.
+func TestLexiconReadsTheDictionaryOnce(t *testing.T) {
+	data, err := os.ReadFile("testdata/small.dict")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "small.dict")
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	lex, err := NewLexicon(path, LexiconOptions{Guesser: fakeGuesser{"zebra": "Z IY B R AH"}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, lex.Prefetch([]string{"mins", "dont"}))
+	first, err := lex.Lookup(ctx, []string{"time", "whats", "zebra"})
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(path))
+
+	again, err := lex.Lookup(ctx, []string{"zebra", "whats", "time"})
+	require.NoError(t, err)
+	assert.Equal(t, first, again, "the same pronunciations, the guess asked again")
+	pre, err := lex.Lookup(ctx, []string{"mins", "dont"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]string{"mins": {"M IH N Z"}, "dont": {"D OW N T", "D OW N"}}, pre)
+	_, err = lex.Lookup(ctx, []string{"hey"})
+	assert.ErrorContains(t, err, "reading the pronouncing dictionary", "a word not read before")
+	assert.ErrorContains(t, lex.Prefetch([]string{"two words"}), "not allowed")
 }

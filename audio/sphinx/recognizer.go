@@ -117,8 +117,8 @@ type Config struct {
 	// surely.
 	Understand func(ctx context.Context, text string) (Meaning, error)
 	// Fallback is how the fallback (ModelFallback) searches and what it
-	// asks of a transcript; its zero fields mean DefaultFallback's.
-	Fallback Fallback
+	// asks of a transcript; nil means DefaultFallback.
+	Fallback *Fallback
 	// PhoneLoop, if set, is a phonetic language model (DefaultPhoneLoop):
 	// every utterance the grammar explains is decoded again as free
 	// phones, and one whose best sentence scores more than
@@ -344,7 +344,10 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.Rivals == 0 {
 		cfg.Rivals = DefaultRivals
 	}
-	cfg.Fallback = cfg.Fallback.withDefaults()
+	if cfg.Fallback == nil {
+		fb := DefaultFallback
+		cfg.Fallback = &fb
+	}
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
@@ -376,8 +379,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: %d rivals not in 1..%d", cfg.Rivals, MaxRivals)
 	case cfg.RivalMargin != 0 && cfg.Understand == nil:
 		return nil, errors.New("speech recognizer: the rival check needs the intent engines (Config.Understand)")
-	case cfg.Fallback.check() != nil:
-		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.check())
+	case cfg.Fallback.Check() != nil:
+		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.Check())
 	case len(cfg.Args)%2 != 0:
 		return nil, fmt.Errorf("speech recognizer: arguments %q are not flag/value pairs", cfg.Args)
 	}
@@ -804,8 +807,11 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 // decode recognises pcm with the search named name and tells v what it
 // found and why it dropped it.
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
+	// The verdict's SNR is the utterance's as heard; the suppression is
+	// gated on the enhanced audio's.
 	v.SNR = quietSNR(pcm)
-	pcm = prepareAudio(enhance(r.cfg.Enhance, pcm, r.cfg.EnhanceBelowSNR), r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR)
+	pcm, _ = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	var heard *transcript
 	if g.verify != "" {

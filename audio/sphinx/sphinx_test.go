@@ -360,10 +360,10 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"reserved arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-dict", "x"}}, "set by the recognizer"},
 		{"unknown arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-nosuchflag", "1"}}, "arguments refused"},
 		{"model", Config{Grammar: JSGF(testGrammar), ModelDir: "/nonexistent"}, "acoustic model"},
-		{"fallback claim", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{Claim: 1.5}}, "fallback: claim 1.5"},
-		{"fallback beam", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{Beam: 2}}, "fallback: beams 2"},
-		{"fallback HMMs", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxHMMs: 5}}, "fallback: 5 HMMs"},
-		{"fallback length", Config{Grammar: JSGF(testGrammar), Fallback: Fallback{MaxAudio: time.Hour}}, "fallback: longest utterance"},
+		{"fallback claim", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.Claim = 1.5 })}, "fallback: claim 1.5"},
+		{"fallback beam", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.Beam = 2 })}, "fallback: beams 2"},
+		{"fallback HMMs", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.MaxHMMs = 5 })}, "fallback: 5 HMMs"},
+		{"fallback length", Config{Grammar: JSGF(testGrammar), Fallback: fallbackWith(func(f *Fallback) { f.MaxAudio = time.Hour })}, "fallback: longest utterance"},
 		{"rival margin", Config{Grammar: JSGF(testGrammar), RivalMargin: MaxRivalMargin + 1}, "rival margin 1001 over 1000"},
 		{"rival margin NaN", Config{Grammar: JSGF(testGrammar), RivalMargin: math.NaN()}, "rival margin NaN"},
 		{"rivals", Config{Grammar: JSGF(testGrammar), Rivals: MaxRivals + 1}, "51 rivals not in 1..50"},
@@ -465,4 +465,11 @@ func BenchmarkRecognize(b *testing.B) {
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/(float64(len(pcm))/audio.SampleRate), "rtf")
+}
+
+// fallbackWith is DefaultFallback changed by change.
+func fallbackWith(change func(*Fallback)) *Fallback {
+	f := DefaultFallback
+	change(&f)
+	return &f
 }

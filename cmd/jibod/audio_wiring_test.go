@@ -195,15 +195,9 @@ func TestAudioFlagsCheck(t *testing.T) {
 		{args: nil, input: "none"}, // a service robot: runs until stopped, shell only
 		{args: []string{"--audio", "stdin"}, input: "console", err: "use it with --input none"},
 		{args: []string{"--audio", "null", "--audio-realtime"}, input: "console", err: "file: sources only"},
-		{args: []string{"--audio", "null", "--command-window", "1ms"}, input: "console", err: "--command-window"},
-		{args: []string{"--audio", "null", "--vad-max-speech", "2h"}, input: "console", err: "max speech"},
-		{args: []string{"--audio", "null", "--audio-gain", "80"}, input: "console", err: "--audio-gain"},
-		{args: []string{"--tts", "festival"}, input: "console", err: "want sim or espeak"},
 		{args: []string{"--speaker", "board"}, input: "console"},
 		{args: []string{"--speaker", "portaudio:USB"}, input: "console"},
-		{args: []string{"--speaker", "alsa:hw0"}, input: "console", err: "want board or portaudio[:DEVICE]"},
 		{args: []string{"--audio", "null", "--echo-margin", "6"}, input: "console"},
-		{args: []string{"--audio", "null", "--echo-margin", "60"}, input: "console", err: "--echo-margin"},
 		{args: []string{"--audio", "null", "--wake", "grammar"}, input: "console"},
 		{args: []string{"--audio", "null", "--wake", "spotter"}, input: "console", err: "want detector or grammar"},
 		{args: []string{"--audio", "null", "--wake-threshold", "0.5"}, input: "console"},
@@ -217,6 +211,28 @@ func TestAudioFlagsCheck(t *testing.T) {
 		}
 		require.Error(t, err, "%v", tc.args)
 		assert.Contains(t, err.Error(), tc.err)
+	}
+}
+
+// The audio flags the typed configuration holds are checked with it,
+// before the robot starts: jibod run says which flag is wrong.
+func TestRunChecksAudioFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--command-window", "1ms"}, "--command-window"},
+		{[]string{"--vad-max-speech", "2h"}, "max speech"},
+		{[]string{"--audio-gain", "80"}, "--audio-gain"},
+		{[]string{"--tts", "festival"}, "want sim or espeak"},
+		{[]string{"--speaker", "alsa:hw0"}, "want board or portaudio[:DEVICE]"},
+		{[]string{"--echo-margin", "60"}, "--echo-margin"},
+	} {
+		var stderr bytes.Buffer
+		args := append([]string{"run", "--input", "none", "--state", "none", "--audio", "null"}, tc.args...)
+		code := run(context.Background(), nil, args, strings.NewReader(""), io.Discard, &stderr)
+		assert.Equal(t, 2, code, "%v: %s", tc.args, stderr.String())
+		assert.Contains(t, stderr.String(), tc.err, "%v", tc.args)
 	}
 }
 

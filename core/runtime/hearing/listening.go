@@ -83,18 +83,12 @@ const (
 	SpeakerPortaudio = "portaudio"
 )
 
-// Check validates c against itself and the text input (console, stdin,
-// none or shell); it picks the PortAudio speaker for a PortAudio
-// microphone. Its errors are FlagErrors.
+// Check validates what the typed configuration (config.Run's Validate,
+// which the flags go through) does not hold: the wake word settings, and
+// which sources go with which text input (console, stdin, none or shell).
+// It picks the PortAudio speaker for a PortAudio microphone. Its errors
+// are FlagErrors.
 func (f *Config) Check(input string) error {
-	if f.Speech.TTS != TTSSim && f.Speech.TTS != TTSEspeak {
-		return FlagError(fmt.Sprintf("--tts %q: want sim or espeak", f.Speech.TTS))
-	}
-	if sp := f.Speech.Speaker; sp != "" && sp != SpeakerBoard {
-		if name, _, err := audio.ParseSpec(sp); err != nil || name != SpeakerPortaudio {
-			return FlagError(fmt.Sprintf("--speaker %q: want board or portaudio[:DEVICE]", sp))
-		}
-	}
 	if f.Audio == "" {
 		return nil
 	}
@@ -112,23 +106,11 @@ func (f *Config) Check(input string) error {
 	if f.Realtime && name != audio.BackendFile {
 		return FlagError("--audio-realtime applies to file: sources only")
 	}
-	if f.CommandWindow < time.Second || f.CommandWindow > listen.MaxCommandWindow {
-		return FlagError(fmt.Sprintf("--command-window %v: want 1s..%v", f.CommandWindow, listen.MaxCommandWindow))
-	}
-	if err := (vad.Config{SilenceTimeout: f.Silence, MaxSpeech: f.MaxSpeech}).Validate(); err != nil {
-		return FlagError(err.Error())
-	}
 	if f.Wake != WakeDetector && f.Wake != WakeGrammar {
 		return FlagError(fmt.Sprintf("--wake %q: want detector or grammar", f.Wake))
 	}
 	if f.WakeThreshold < 0 || f.WakeThreshold >= 1 {
 		return FlagError(fmt.Sprintf("--wake-threshold %v: want 0 < t < 1", f.WakeThreshold))
-	}
-	if f.EchoMargin < -listen.MaxEchoMarginDB || f.EchoMargin > listen.MaxEchoMarginDB {
-		return FlagError(fmt.Sprintf("--echo-margin %v: want -%d..%d dB", f.EchoMargin, listen.MaxEchoMarginDB, listen.MaxEchoMarginDB))
-	}
-	if _, err := transform.NewGain(f.GainDB); err != nil {
-		return FlagError("--audio-gain: " + err.Error())
 	}
 	return nil
 }

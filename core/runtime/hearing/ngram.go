@@ -63,31 +63,33 @@ type ngramSettings struct {
 }
 
 // EnvFallback sets the fallback's checks and beams as
-// "CLAIM,CONFIDENCE,COVERAGE[,BEAM,WORDBEAM,MAXHMMS[,MAXSECONDS]]" (sphinx.Fallback;
-// 0 keeps a default): a tuning switch outside the typed config.
+// "CLAIM,CONFIDENCE,COVERAGE[,BEAM,WORDBEAM,MAXHMMS[,MAXSECONDS]]"
+// (sphinx.Fallback; the fields left out keep sphinx.DefaultFallback's, a
+// floor of 0 is none): a tuning switch outside the typed config.
 const EnvFallback = "JIBOD_SPHINX_FALLBACK"
 
-// fallbackFromEnv reads $JIBOD_SPHINX_FALLBACK; the zero Fallback (the
-// recogniser's defaults) when unset.
-func fallbackFromEnv(getenv func(string) string) (sphinx.Fallback, error) {
-	var f sphinx.Fallback
+// fallbackFromEnv reads $JIBOD_SPHINX_FALLBACK; nil (the recogniser's
+// defaults) when unset.
+func fallbackFromEnv(getenv func(string) string) (*sphinx.Fallback, error) {
 	v := getenv(EnvFallback)
 	if v == "" {
-		return f, nil
+		return nil, nil
 	}
 	parts := strings.Split(v, ",")
-	bad := fmt.Errorf("%s=%q: want CLAIM,CONFIDENCE,COVERAGE in [0, 1], then optionally BEAM,WORDBEAM in (0, 1), MAXHMMS and MAXSECONDS", EnvFallback, v)
+	bad := fmt.Errorf("%s=%q: want CLAIM,CONFIDENCE,COVERAGE in [0, 1], then optionally BEAM,WORDBEAM in (0, 1), MAXHMMS in 100..100000 and MAXSECONDS in (0, %d]",
+		EnvFallback, v, sphinx.DefaultMaxSeconds)
 	if len(parts) != 3 && len(parts) != 6 && len(parts) != 7 {
-		return f, bad
+		return nil, bad
 	}
 	nums := make([]float64, len(parts))
 	for i, p := range parts {
 		n, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || n < 0 || math.IsNaN(n) || (i < 5 && n > 1) {
-			return f, bad
+			return nil, bad
 		}
 		nums[i] = n
 	}
+	f := sphinx.DefaultFallback
 	f.Claim, f.MinConfidence, f.MinCoverage = nums[0], nums[1], nums[2]
 	if len(nums) >= 6 {
 		f.Beam, f.WordBeam, f.MaxHMMs = nums[3], nums[4], int(nums[5])
@@ -95,7 +97,10 @@ func fallbackFromEnv(getenv func(string) string) (sphinx.Fallback, error) {
 	if len(nums) == 7 {
 		f.MaxAudio = time.Duration(nums[6] * float64(time.Second))
 	}
-	return f, nil
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", bad, err)
+	}
+	return &f, nil
 }
 
 // EnvFallbackSlots sets what the fallback does with a claim that binds

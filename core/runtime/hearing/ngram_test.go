@@ -46,15 +46,23 @@ func TestFallbackTuningSwitch(t *testing.T) {
 	}
 	f, err := fallbackFromEnv(env(""))
 	require.NoError(t, err)
-	assert.Equal(t, sphinx.Fallback{}, f, "unset: the recogniser's defaults")
+	assert.Nil(t, f, "unset: the recogniser's defaults")
 	f, err = fallbackFromEnv(env("0.6,0.5,0.8"))
 	require.NoError(t, err)
-	assert.Equal(t, sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8}, f)
+	want := sphinx.DefaultFallback
+	want.Claim, want.MinConfidence, want.MinCoverage = 0.6, 0.5, 0.8
+	assert.Equal(t, &want, f, "the beams and the length kept")
+	f, err = fallbackFromEnv(env("0,0,0"))
+	require.NoError(t, err)
+	want = sphinx.DefaultFallback
+	want.Claim, want.MinConfidence, want.MinCoverage = 0, 0, 0
+	assert.Equal(t, &want, f, "0 is no floor, not the default's")
 	f, err = fallbackFromEnv(env("0.6,0.5,0.8,1e-30,1e-20,3000,2.5"))
 	require.NoError(t, err)
-	assert.Equal(t, sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-30, WordBeam: 1e-20,
-		MaxHMMs: 3000, MaxAudio: 2500 * time.Millisecond}, f)
-	for _, bad := range []string{"0.5", "0.5,0.5", "1.5,0.5,0.5", "-1,0.5,0.5", "NaN,0.5,0.5", "a,b,c", "0.5,0.5,0.5,2,1e-20,3000", "0.5,0.5,0.5,1e-30"} {
+	assert.Equal(t, &sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-30, WordBeam: 1e-20,
+		MaxHMMs: 3000, SlotConfidence: sphinx.DefaultFallback.SlotConfidence, MaxAudio: 2500 * time.Millisecond}, f)
+	for _, bad := range []string{"0.5", "0.5,0.5", "1.5,0.5,0.5", "-1,0.5,0.5", "NaN,0.5,0.5", "a,b,c", "0.5,0.5,0.5,2,1e-20,3000", "0.5,0.5,0.5,1e-30",
+		"0.5,0.5,0.5,0,1e-20,3000", "0.5,0.5,0.5,1e-30,1e-20,0", "0.5,0.5,0.5,1e-30,1e-20,3000,0"} {
 		_, err := fallbackFromEnv(env(bad))
 		assert.ErrorContains(t, err, EnvFallback, bad)
 	}

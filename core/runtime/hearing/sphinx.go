@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,11 +103,23 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	if err := fallbackSlotsFromEnv(os.Getenv, &fallback); err != nil {
-		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	if fallback == nil && os.Getenv(EnvFallbackSlots) != "" {
+		fb := sphinx.DefaultFallback
+		fallback = &fb
+	}
+	if fallback != nil {
+		if err := fallbackSlotsFromEnv(os.Getenv, fallback); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
 	}
 	// asSearched is the command grammar as the recogniser searches it.
 	asSearched := func(_ context.Context, g *grammar.Grammar) (sphinx.Grammar, error) { return g, nil }
+	// startEvery is the grammar of every wording (buildEvery's), built at
+	// start before the command grammar: its words include the command
+	// grammar's, so the pronouncing dictionary is read once, for both and
+	// for the language model's open words.
+	var startEvery *grammar.Grammar
+	var buildEvery func(context.Context) (*grammar.Grammar, error)
 	search := s.Search
 	if search == "" {
 		// The default: the grammar, and the domain language model where
@@ -135,12 +149,26 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		} else {
 			meaning = understand(p.Intents, o.Lang, log)
 		}
+		if ns.count > 0 && ns.weight > 0 {
+			openWords, err := sphinx.OpenWords(ns.count)
+			if err != nil {
+				return nil, nil, fmt.Errorf("speech recognition: %w", err)
+			}
+			if err := lex.Prefetch(slices.Sorted(maps.Keys(openWords))); err != nil {
+				return nil, nil, fmt.Errorf("speech recognition: %w", err)
+			}
+		}
+		if search != config.SearchNGram {
+			buildEvery = all.Build
+		}
 		asSearched = func(ctx context.Context, g *grammar.Grammar) (sphinx.Grammar, error) {
 			every := g
 			if search != config.SearchNGram {
 				var err error
-				if every, err = all.Build(ctx); err != nil {
-					return nil, err
+				if every, startEvery = startEvery, nil; every == nil {
+					if every, err = all.Build(ctx); err != nil {
+						return nil, err
+					}
 				}
 			}
 			m, err := newDomainLM(ctx, g, every, lex, ns)
@@ -169,6 +197,11 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			w.Close()
 		}
 	}()
+	if buildEvery != nil {
+		if startEvery, err = buildEvery(ctx); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+	}
 	built, err := gb.Build(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)

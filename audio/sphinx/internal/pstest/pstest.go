@@ -1,8 +1,13 @@
 //go:build sphinx
 
-package sphinx
+// Package pstest reads pocketsphinx's own view of what audio/sphinx hands
+// it, for audio/sphinx's tests only: the settings a decoder runs with and
+// the automaton pocketsphinx's JSGF compiler makes. Test files cannot use
+// cgo, and none of this belongs in the robot's binary.
+package pstest
 
 /*
+#cgo pkg-config: pocketsphinx sphinxbase
 #include <stdlib.h>
 #include <pocketsphinx.h>
 #include <sphinxbase/jsgf.h>
@@ -46,6 +51,14 @@ static int fsgArcs(fsg_model_t *f, int max, int *from, int *to, int *word, int *
 }
 
 static const char *fsgWord(fsg_model_t *f, int wid) { return fsg_model_word_str(f, wid); }
+
+static const char *setting(void *ps, const char *flag) {
+	return cmd_ln_str_r(ps_get_config((ps_decoder_t *)ps), flag);
+}
+
+static double floatSetting(void *ps, const char *flag) {
+	return cmd_ln_float_r(ps_get_config((ps_decoder_t *)ps), flag);
+}
 */
 import "C"
 
@@ -54,11 +67,16 @@ import (
 	"unsafe"
 )
 
-// pocketsphinxAutomaton is the automaton pocketsphinx's own JSGF compiler
-// makes of jsgf, with the log probabilities of its transitions in base
-// 1.0001: what compileGrammar is held to.
-func pocketsphinxAutomaton(jsgf string) (states, start, final int, arcs []fsgArc, logp []int, err error) {
-	quiet.Do(func() { C.err_set_logfp(nil) })
+// Arc is a transition of an automaton; Word is "" for a null one.
+type Arc struct {
+	From, To int
+	Word     string
+}
+
+// Automaton is the automaton pocketsphinx's own JSGF compiler makes of
+// jsgf, with the log probabilities of its transitions in base 1.0001.
+func Automaton(jsgf string) (states, start, final int, arcs []Arc, logp []int, err error) {
+	C.err_set_logfp(nil)
 	lmath := C.logmath_init(1.0001, 0, 0)
 	defer C.logmath_free(lmath)
 	cj := C.CString(jsgf)
@@ -75,9 +93,9 @@ func pocketsphinxAutomaton(jsgf string) (states, start, final int, arcs []fsgArc
 	from, to, word, lp := make([]C.int, n), make([]C.int, n), make([]C.int, n), make([]C.int, n)
 	C.fsgArcs(f, C.int(n), &from[0], &to[0], &word[0], &lp[0])
 	for i := range n {
-		a := fsgArc{from: int(from[i]), to: int(to[i])}
+		a := Arc{From: int(from[i]), To: int(to[i])}
 		if word[i] >= 0 {
-			a.word = C.GoString(C.fsgWord(f, word[i]))
+			a.Word = C.GoString(C.fsgWord(f, word[i]))
 		}
 		arcs = append(arcs, a)
 		logp = append(logp, int(lp[i]))
@@ -85,10 +103,30 @@ func pocketsphinxAutomaton(jsgf string) (states, start, final int, arcs []fsgArc
 	return int(C.fsgStates(f)), int(C.fsgStart(f)), int(C.fsgFinal(f)), arcs, logp, nil
 }
 
-// pocketsphinxLog is p as a log probability in base 1.0001, as the
-// decoder turns a transition's probability into one (addFSG).
-func pocketsphinxLog(p float64) int {
+// Log is p as a log probability in base 1.0001, as the decoder turns a
+// transition's probability into one.
+func Log(p float64) int {
 	lmath := C.logmath_init(1.0001, 0, 0)
 	defer C.logmath_free(lmath)
 	return int(C.logmath_log(lmath, C.float64(p)))
+}
+
+// Setting is the value of a string argument of the decoder ps (a
+// *ps_decoder_t) as it runs, after the model's feature parameters; "" for
+// none.
+func Setting(ps unsafe.Pointer, flag string) string {
+	cf := C.CString(flag)
+	defer C.free(unsafe.Pointer(cf))
+	v := C.setting(ps, cf)
+	if v == nil {
+		return ""
+	}
+	return C.GoString(v)
+}
+
+// FloatSetting is Setting for a number.
+func FloatSetting(ps unsafe.Pointer, flag string) float64 {
+	cf := C.CString(flag)
+	defer C.free(unsafe.Pointer(cf))
+	return float64(C.floatSetting(ps, cf))
 }
