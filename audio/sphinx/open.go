@@ -147,7 +147,7 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16) ([]audio.Hypot
 	if o.d == nil {
 		return nil, errors.New("open-vocabulary pass: closed")
 	}
-	pcm = prepareAudio(enhance(r.cfg.Enhance, pcm, r.cfg.EnhanceBelowSNR), r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	pcm = prepareAudio(enhance(r.cfg.Enhance, pcm, r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, &audio.Verdict{}), r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	d := o.d
 	if err := d.start(); err != nil {
 		return nil, err

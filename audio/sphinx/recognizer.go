@@ -147,9 +147,14 @@ type Config struct {
 	// Enhance, if set, readies each utterance whose speech stands less
 	// than EnhanceBelowSNR dB over its quiet frames (up to
 	// MaxEnhanceBelowSNR, which is every utterance; 0 is never) before
-	// the noise suppression (see Enhancer).
-	Enhance         Enhancer
-	EnhanceBelowSNR float64
+	// the noise suppression (see Enhancer), and, when
+	// EnhanceAboveBackground is over 0 (up to
+	// MaxEnhanceAboveBackground), only if its background's spectral
+	// shape fluctuates by at least that many dB (other talkers, music)
+	// rather than holding still (steady noise).
+	Enhance                Enhancer
+	EnhanceBelowSNR        float64
+	EnhanceAboveBackground float64
 	// ResetNoise makes each utterance's decoding start pocketsphinx's
 	// noise subtraction afresh (ps_start_stream) rather than from the
 	// estimate the decoder's utterance before left, which may have been
@@ -338,6 +343,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
 	case cfg.EnhanceBelowSNR < 0 || cfg.EnhanceBelowSNR > MaxEnhanceBelowSNR || math.IsNaN(cfg.EnhanceBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: enhancement below %g dB not in 0..%g", cfg.EnhanceBelowSNR, MaxEnhanceBelowSNR)
+	case cfg.EnhanceAboveBackground < 0 || cfg.EnhanceAboveBackground > MaxEnhanceAboveBackground || math.IsNaN(cfg.EnhanceAboveBackground):
+		return nil, fmt.Errorf("speech recognizer: enhancement above a background fluctuation of %g dB not in 0..%g", cfg.EnhanceAboveBackground, MaxEnhanceAboveBackground)
 	case cfg.TrimMargin > MaxTrimMargin:
 		return nil, fmt.Errorf("speech recognizer: trim margin %v over %v", cfg.TrimMargin, MaxTrimMargin)
 	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
@@ -787,7 +794,7 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 // found and why it dropped it.
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
 	v.SNR = quietSNR(pcm)
-	pcm = prepareAudio(enhance(r.cfg.Enhance, pcm, r.cfg.EnhanceBelowSNR), r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	pcm = prepareAudio(enhance(r.cfg.Enhance, pcm, r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, v), r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	var heard *transcript
 	if g.verify != "" {
