@@ -22,10 +22,11 @@ const (
 // standard deviation in time of each band's level relative to the
 // frame's mean band level, in dB, averaged over the bands. Steady noise
 // (fans, pink, brown or white noise) keeps its spectral shape, so only
-// the estimate's own scatter remains (about 1 dB with 16 bins a band);
+// the estimate's own scatter remains (a dB or two with 16 bins a band);
 // other people talking and music change theirs with every syllable and
-// note (several dB). Digital silence measures 0. It returns 0 for pcm
-// too short to measure.
+// note (several dB). A steady noise whose level alone changes keeps its
+// shape and measures as steady. Digital silence measures 0. It returns 0
+// for pcm too short to measure.
 func backgroundFluctuation(pcm []int16) float64 {
 	frames := (len(pcm)-bgN)/bgHop + 1
 	if len(pcm) < bgN || frames < bgFrames {
