@@ -324,7 +324,10 @@ func why(res Result) string {
 		fmt.Fprintf(&b, " for speech at %.2f–%.2f s", it.SpeechFrom, it.SpeechTo)
 	}
 	for _, d := range h.Decisions {
-		fmt.Fprintf(&b, "; recognised %s s (SNR %.0f dB, background %.1f dB", sec(d.Audio), d.SNR, d.Background)
+		fmt.Fprintf(&b, "; recognised %s s (SNR %.0f dB", sec(d.Audio), d.SNR)
+		if d.Background > 0 {
+			fmt.Fprintf(&b, ", background %.1f dB", d.Background)
+		}
 		if d.Enhanced {
 			b.WriteString(", enhanced")
 		}
@@ -502,7 +505,7 @@ type FileDecision struct {
 	Coverage     float64   `json:"coverage"`
 	Accept       float64   `json:"accept,omitempty"`
 	SNR          float64   `json:"snr"`
-	Background   float64   `json:"background"`
+	Background   float64   `json:"background,omitempty"`
 	Enhanced     bool      `json:"enhanced,omitempty"`
 	Dropped      string    `json:"dropped,omitempty"`
 	Features     []float64 `json:"features,omitempty"`
