@@ -83,7 +83,8 @@ type Verdict struct {
 	SNR float64
 	// Background is how much the spectral shape of the utterance's
 	// quiet frames changes from frame to frame (dB): low for steady
-	// noise and silence, high for other talkers and music. Enhanced says
+	// noise and silence, high for other talkers and music; 0 when it was
+	// not measured. Enhanced says
 	// whether the recogniser's speech enhancement ran on the utterance.
 	Background float64
 	Enhanced   bool

@@ -306,8 +306,8 @@ func TestLoopProcessThatIsNotTheLoop(t *testing.T) {
 		// with -race takes more than a second to start on a loaded
 		// machine. Those that never answer are waited for 1 s.
 		{"exits at once", Process{Path: "/bin/true"}, "ended before it greeted: exit status 0"},
-		{"never answers", Process{Path: "/bin/sleep", Args: []string{"1000"}, AnswerWithin: time.Second}, "did not greet within 1s"},
-		{"its child holds the connection", Process{Path: "/bin/sh", Args: []string{"-c", "sleep 1000; exit 0"}, AnswerWithin: time.Second}, "did not greet within 1s"},
+		{"never answers", Process{Path: "/bin/sleep", Args: []string{"30"}, AnswerWithin: time.Second}, "did not greet within 1s"},
+		{"its child holds the connection", Process{Path: "/bin/sh", Args: []string{"-c", "sleep 30; exit 0"}, AnswerWithin: time.Second}, "did not greet within 1s"},
 		{"answers without greeting", Process{Path: os.Args[0], Args: []string{"-test.run=^$", impostor}}, "not the loop process's greeting"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

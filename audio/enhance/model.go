@@ -1,7 +1,8 @@
 // Package enhance runs a small trained network that keeps an utterance's
 // dominant talker and turns down what is not them: other people talking,
-// music, noise. It gives every band of every 16 ms frame a gain, which
-// is spread over the frame's spectrum before the frame is resynthesised.
+// music, noise. It gives every band of every 32 ms frame (taken every
+// 16 ms) a gain, which is spread over the frame's spectrum before the
+// frame is resynthesised.
 // The network (scripts/enhance/train.py) was trained on espeak-ng speech
 // mixed with babble of other espeak-ng voices, coloured noise and
 // music-like sound; the weights are embedded and run in pure Go.

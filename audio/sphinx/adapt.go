@@ -165,7 +165,10 @@ type AdaptConfig struct {
 	Lexicon    *Lexicon
 	Tools      AdaptTools
 	// FloorBelowDB prepares the audio as the Recognizer does (0 takes the
-	// same default), so the adapted model sees what it will decode.
+	// same default), so the adapted model sees what it will decode; the
+	// recordings are enrollment's, read in a quiet room, so the speech
+	// enhancement, which the Recognizer runs only over a fluctuating
+	// background, is not run on them.
 	// TrimMargin is the silence kept either side of each recording's
 	// speech: 0 means DefaultAdaptTrimMargin, a negative margin keeps the
 	// whole recording.

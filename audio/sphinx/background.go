@@ -22,9 +22,8 @@ const (
 // standard deviation in time of each band's level relative to the
 // frame's mean band level, in dB, averaged over the bands. Steady noise
 // (fans, pink, brown or white noise) keeps its spectral shape, so only
-// the estimate's own scatter remains (a dB or two with 16 bins a band);
-// other people talking and music change theirs with every syllable and
-// note (several dB). A steady noise whose level alone changes keeps its
+// the estimate's own scatter remains; other people talking and music
+// change theirs with every syllable and note. A steady noise whose level alone changes keeps its
 // shape and measures as steady. Digital silence measures 0. It returns 0
 // for pcm too short to measure.
 func backgroundFluctuation(pcm []int16) float64 {
@@ -39,11 +38,12 @@ func backgroundFluctuation(pcm []int16) float64 {
 	levels := make([][bgBands]float64, frames)
 	total := make([]float64, frames)
 	buf := make([]complex128, bgN)
+	plan := newFFT(bgN, false)
 	for f := range frames {
 		for i := range buf {
 			buf[i] = complex(float64(pcm[f*bgHop+i])*win[i], 0)
 		}
-		fft(buf, false)
+		plan.transform(buf)
 		for b := range bgBands {
 			var e float64
 			for k := 1 + b*bgBins; k < 1+(b+1)*bgBins; k++ {

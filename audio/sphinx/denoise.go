@@ -51,14 +51,10 @@ const (
 	denoiseAlpha = 0.98
 )
 
-// denoise returns pcm with its stationary noise suppressed when the
-// utterance's speech stands less than maxSNR dB over its quiet frames;
-// otherwise, and for pcm too short to learn the noise from, pcm itself.
-func denoise(pcm []int16, maxSNR float64) []int16 {
-	return denoiseAt(pcm, quietSNR(pcm), maxSNR)
-}
-
-// denoiseAt is denoise of pcm whose quietSNR is snr.
+// denoiseAt returns pcm, whose quietSNR is snr, with its stationary
+// noise suppressed when the utterance's speech stands less than maxSNR
+// dB over its quiet frames; otherwise, and for pcm too short to learn the
+// noise from, pcm itself.
 func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 	if maxSNR <= 0 || len(pcm) < 8*denoiseN || snr >= maxSNR {
 		return pcm
@@ -149,11 +145,6 @@ func quietSNR(pcm []int16) float64 {
 }
 
 func sqAbs(c complex128) float64 { return real(c)*real(c) + imag(c)*imag(c) }
-
-// fft transforms x in place (len a power of two); inverse scales by 1/n.
-func fft(x []complex128, inverse bool) {
-	newFFT(len(x), inverse).transform(x)
-}
 
 // fftPlan is a transform of one length and direction with its twiddle
 // factors worked out once, for transforming many frames.

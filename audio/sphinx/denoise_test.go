@@ -160,3 +160,13 @@ func TestDenoiseOverOtherTalkers(t *testing.T) {
 	clean := readSpeech(t, "set_a_timer.wav")
 	assert.Equal(t, clean, denoise(clean, DefaultDenoiseBelowSNR), "clean speech is not touched")
 }
+
+// denoise is denoiseAt of pcm with its own quietSNR.
+func denoise(pcm []int16, maxSNR float64) []int16 {
+	return denoiseAt(pcm, quietSNR(pcm), maxSNR)
+}
+
+// fft transforms x in place (len a power of two); inverse scales by 1/n.
+func fft(x []complex128, inverse bool) {
+	newFFT(len(x), inverse).transform(x)
+}

@@ -11,9 +11,8 @@ type Enhancer interface {
 	Enhance(dst, pcm []int16) []int16
 }
 
-// MaxEnhanceBelowSNR bounds Config.EnhanceBelowSNR: clean synthetic
-// speech over digital silence measures 60 dB and more, so this enhances
-// every utterance.
+// MaxEnhanceBelowSNR bounds Config.EnhanceBelowSNR; at it every
+// utterance is enhanced, however clean.
 const MaxEnhanceBelowSNR = 200.0
 
 // DefaultEnhanceBelowSNR and DefaultEnhanceAboveBackground are the gates

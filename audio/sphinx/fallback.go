@@ -35,8 +35,8 @@ type Fallback struct {
 	MaxHMMs        int
 	// SlotConfidence is the least confidence of the slots' words in the
 	// sentence the claimed intent's own search found, where the claim
-	// binds slots; KeepSlots leaves such a claim unacted on, as it was
-	// before that search.
+	// binds slots; KeepSlots leaves such a claim unacted on, without
+	// that search.
 	SlotConfidence float64
 	KeepSlots      bool
 	// SlotGuesses sends a guess of the generalising tier that binds
@@ -173,7 +173,7 @@ func (r *Recognizer) slotted(ctx context.Context, d *decoder, g search, f *featu
 	// well against the best senones whatever value the search forced
 	// onto them ("six" as "one" at 0.99), so the score alone vouches for
 	// nothing (docs/hearing.md).
-	if m.Intent != claim.Intent || !m.Parsed || m.Slots != claim.Slots || !slices.Equal(m.Values, claim.Values) ||
+	if m.Intent != claim.Intent || !m.Parsed || m.Slots != claim.Slots || meaningKey(m.Intent, m.Values) != meaningKey(claim.Intent, claim.Values) ||
 		cover < fb.MinCoverage || slotConf < fb.SlotConfidence || m.Confidence*conf < fb.Claim {
 		v.Fallback = "slots"
 		return nil, nil

@@ -406,7 +406,7 @@ func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][
 }
 
 // read reads the dictionary once for words, distinct and not among the
-// extra words: what it holds for each.
+// lexicon's own words (LexiconOptions): what it holds for each.
 func (l *Lexicon) read(ctx context.Context, words []string) (map[string]dictResult, error) {
 	keys := map[string][]variant{} // dictionary key → what it may pronounce
 	for _, w := range words {

@@ -349,10 +349,12 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.Rivals == 0 {
 		cfg.Rivals = DefaultRivals
 	}
-	if cfg.Fallback == nil {
-		fb := DefaultFallback
-		cfg.Fallback = &fb
+	// A copy: the caller's Fallback may change after New.
+	fb := DefaultFallback
+	if cfg.Fallback != nil {
+		fb = *cfg.Fallback
 	}
+	cfg.Fallback = &fb
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)

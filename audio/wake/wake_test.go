@@ -345,8 +345,9 @@ func TestFeedChunking(t *testing.T) {
 
 // room returns pcm as heard across a living room: through an impulse
 // response of direct sound and a diffuse tail (seeded noise decaying by
-// 60 dB over rt60 seconds) carrying drr dB less energy than the tail,
-// peaking at peakDB (dBFS), over a faint hiss at -80 dBFS.
+// 60 dB over rt60 seconds), the direct sound drr dB relative to the tail
+// (the direct-to-reverberant ratio), peaking at peakDB (dBFS), over a
+// faint hiss at -80 dBFS.
 func room(pcm []int16, rt60, drr, peakDB float64) []int16 {
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := make([]float64, int(rt60*SampleRate))

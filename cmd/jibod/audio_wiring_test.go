@@ -230,7 +230,10 @@ func TestRunChecksAudioFlags(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		args := append([]string{"run", "--input", "none", "--state", "none", "--audio", "null"}, tc.args...)
-		code := run(context.Background(), nil, args, strings.NewReader(""), io.Discard, &stderr)
+		// Bounded: a flag that is not refused would start the robot.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		code := run(ctx, nil, args, strings.NewReader(""), io.Discard, &stderr)
+		cancel()
 		assert.Equal(t, 2, code, "%v: %s", tc.args, stderr.String())
 		assert.Contains(t, stderr.String(), tc.err, "%v", tc.args)
 	}

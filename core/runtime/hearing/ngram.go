@@ -122,7 +122,7 @@ func fallbackSlotsFromEnv(getenv func(string) string, f *sphinx.Fallback) error 
 	default:
 		n, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(n > 0 && n <= 1) {
-			return fmt.Errorf("%s=%q: want off or a confidence in (0, 1]", EnvFallbackSlots, v)
+			return fmt.Errorf("%s=%q: want off, guesses or a confidence in (0, 1]", EnvFallbackSlots, v)
 		}
 		f.SlotConfidence = n
 	}
