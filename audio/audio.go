@@ -81,6 +81,12 @@ type Verdict struct {
 	// SNR is the utterance's signal-to-noise ratio as the recogniser's
 	// noise suppression measures it (dB).
 	SNR float64
+	// Background is how much the spectral shape of the utterance's
+	// quiet frames changes from frame to frame (dB): low for steady
+	// noise and silence, high for other talkers and music. Enhanced says
+	// whether the recogniser's speech enhancement ran on the utterance.
+	Background float64
+	Enhanced   bool
 	// Fallback says what the fallback made of a refused sentence, ""
 	// when it did not run: "too long", "no transcript", "floors" (the transcript's
 	// own), "no claim", "guess" (claimed, but not parsed surely), "slots"

@@ -324,7 +324,14 @@ func why(res Result) string {
 		fmt.Fprintf(&b, " for speech at %.2f–%.2f s", it.SpeechFrom, it.SpeechTo)
 	}
 	for _, d := range h.Decisions {
-		fmt.Fprintf(&b, "; recognised %s s (SNR %.0f dB): ", sec(d.Audio), d.SNR)
+		fmt.Fprintf(&b, "; recognised %s s (SNR %.0f dB", sec(d.Audio), d.SNR)
+		if d.Background > 0 {
+			fmt.Fprintf(&b, ", background %.1f dB", d.Background)
+		}
+		if d.Enhanced {
+			b.WriteString(", enhanced")
+		}
+		b.WriteString("): ")
 		if d.Sentence == "" {
 			b.WriteString("no sentence")
 		} else {
@@ -501,6 +508,8 @@ type FileDecision struct {
 	Coverage     float64   `json:"coverage"`
 	Accept       float64   `json:"accept,omitempty"`
 	SNR          float64   `json:"snr"`
+	Background   float64   `json:"background,omitempty"`
+	Enhanced     bool      `json:"enhanced,omitempty"`
 	Dropped      string    `json:"dropped,omitempty"`
 	Features     []float64 `json:"features,omitempty"`
 	// What the fallback made of a refused sentence (audio.Verdict).
@@ -537,7 +546,7 @@ func (r *Report) Files() []FileResult {
 		f.Correct = res.TruthOK && res.GotOK && res.Got.equal(res.Truth)
 		for _, d := range res.Heard.Decisions {
 			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
-				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Dropped: d.Dropped, Features: d.Features,
+				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Background: d.Background, Enhanced: d.Enhanced, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
 				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore,
 				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,

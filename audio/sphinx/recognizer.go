@@ -156,9 +156,14 @@ type Config struct {
 	// Enhance, if set, readies each utterance whose speech stands less
 	// than EnhanceBelowSNR dB over its quiet frames (up to
 	// MaxEnhanceBelowSNR, which is every utterance; 0 is never) before
-	// the noise suppression (see Enhancer).
-	Enhance         Enhancer
-	EnhanceBelowSNR float64
+	// the noise suppression (see Enhancer), and, when
+	// EnhanceAboveBackground is over 0 (up to
+	// MaxEnhanceAboveBackground), only if its background's spectral
+	// shape fluctuates by at least that many dB (other talkers, music)
+	// rather than holding still (steady noise).
+	Enhance                Enhancer
+	EnhanceBelowSNR        float64
+	EnhanceAboveBackground float64
 	// ResetNoise makes each utterance's decoding start pocketsphinx's
 	// noise subtraction afresh (ps_start_stream) rather than from the
 	// estimate the decoder's utterance before left, which may have been
@@ -353,6 +358,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
 	case cfg.EnhanceBelowSNR < 0 || cfg.EnhanceBelowSNR > MaxEnhanceBelowSNR || math.IsNaN(cfg.EnhanceBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: enhancement below %g dB not in 0..%g", cfg.EnhanceBelowSNR, MaxEnhanceBelowSNR)
+	case cfg.EnhanceAboveBackground < 0 || cfg.EnhanceAboveBackground > MaxEnhanceAboveBackground || math.IsNaN(cfg.EnhanceAboveBackground):
+		return nil, fmt.Errorf("speech recognizer: enhancement above a background fluctuation of %g dB not in 0..%g", cfg.EnhanceAboveBackground, MaxEnhanceAboveBackground)
 	case cfg.TrimMargin > MaxTrimMargin:
 		return nil, fmt.Errorf("speech recognizer: trim margin %v over %v", cfg.TrimMargin, MaxTrimMargin)
 	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
@@ -810,7 +817,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	// The verdict's SNR is the utterance's as heard; the suppression is
 	// gated on the enhanced audio's.
 	v.SNR = quietSNR(pcm)
-	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR)
+	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, v)
 	pcm, _ = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	var heard *transcript

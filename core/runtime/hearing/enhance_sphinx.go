@@ -11,49 +11,64 @@ import (
 	"github.com/openjibo/jibod/audio/sphinx"
 )
 
-// EnvEnhance turns the trained speech enhancement (audio/enhance) on in
-// front of the recogniser: "on" for every utterance, a number of dB
-// (1..200) for the utterances whose speech stands less than that over
-// their quiet frames, either followed by ",FLOOR" for the least gain in
-// [0, 1) (enhance.DefaultFloor otherwise); unset or "off" leaves it out
-// (docs/hearing.md says why it is not the default). It is a tuning switch
-// outside the typed config.
+// EnvEnhance sets when the trained speech enhancement (audio/enhance)
+// runs in front of the recogniser: unset or "auto" (the default) for the
+// utterances whose background is other talkers or music rather than
+// steady noise (sphinx.DefaultEnhanceAboveBackground) and that are not
+// plainly clean (sphinx.DefaultEnhanceBelowSNR); "on" for every
+// utterance; a number of dB (1..200) for the utterances whose speech
+// stands less than that over their quiet frames, whatever their
+// background; any of these followed by ",FLOOR" for the least gain in
+// [0, 1) (enhance.DefaultFloor otherwise); "off" for none. It is a tuning
+// switch outside the typed config.
 const EnvEnhance = "JIBOD_SPHINX_ENHANCE"
 
-// enhanceFromEnv reads EnvEnhance: the enhancer and the SNR below which
-// it runs (0 and nil when off).
-func enhanceFromEnv(getenv func(string) string) (sphinx.Enhancer, float64, error) {
+// enhanceGate is when the enhancement runs (sphinx.Config's
+// EnhanceBelowSNR and EnhanceAboveBackground).
+type enhanceGate struct{ belowSNR, aboveBackground float64 }
+
+// enhanceFromEnv reads EnvEnhance: the enhancer and when it runs (nil and
+// the zero gate when off).
+func enhanceFromEnv(getenv func(string) string) (sphinx.Enhancer, enhanceGate, error) {
 	v := strings.TrimSpace(getenv(EnvEnhance))
-	if v == "" || v == "off" {
-		return nil, 0, nil
+	if v == "off" {
+		return nil, enhanceGate{}, nil
 	}
 	bad := func() error {
-		return fmt.Errorf("%s=%q: want off, on or a number of dB from 1 to %g, optionally followed by ,FLOOR in [0, 1)", EnvEnhance, v, sphinx.MaxEnhanceBelowSNR)
+		return fmt.Errorf("%s=%q: want auto, off, on or a number of dB from 1 to %g, optionally followed by ,FLOOR in [0, 1)", EnvEnhance, v, sphinx.MaxEnhanceBelowSNR)
 	}
 	when, floorText, hasFloor := strings.Cut(v, ",")
-	below := sphinx.MaxEnhanceBelowSNR
-	if when != "on" {
-		db, err := strconv.ParseFloat(strings.TrimSpace(when), 64)
-		if err != nil || !(db >= 1 && db <= sphinx.MaxEnhanceBelowSNR) {
-			return nil, 0, bad()
+	var gate enhanceGate
+	switch when = strings.TrimSpace(when); when {
+	case "", "auto":
+		if when == "" && hasFloor {
+			return nil, enhanceGate{}, bad()
 		}
-		below = db
+		gate = enhanceGate{belowSNR: sphinx.DefaultEnhanceBelowSNR, aboveBackground: sphinx.DefaultEnhanceAboveBackground}
+	case "on":
+		gate = enhanceGate{belowSNR: sphinx.MaxEnhanceBelowSNR}
+	default:
+		db, err := strconv.ParseFloat(when, 64)
+		if err != nil || !(db >= 1 && db <= sphinx.MaxEnhanceBelowSNR) {
+			return nil, enhanceGate{}, bad()
+		}
+		gate = enhanceGate{belowSNR: db}
 	}
 	floor := enhance.DefaultFloor
 	if hasFloor {
 		f, err := strconv.ParseFloat(strings.TrimSpace(floorText), 64)
 		if err != nil || !(f >= 0 && f < 1) {
-			return nil, 0, bad()
+			return nil, enhanceGate{}, bad()
 		}
 		floor = f
 	}
 	m, err := enhance.Default()
 	if err != nil {
-		return nil, 0, err
+		return nil, enhanceGate{}, err
 	}
 	e, err := enhance.NewFilter(m, floor)
 	if err != nil {
-		return nil, 0, err
+		return nil, enhanceGate{}, err
 	}
-	return e, below, nil
+	return e, gate, nil
 }

@@ -10,23 +10,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestEnhanceFromEnv: JIBOD_SPHINX_ENHANCE turns the speech enhancement
-// on for every utterance or below a ratio, with the default or a given
-// floor, leaves it off unset or off, and refuses anything else naming
-// the variable.
+// TestEnhanceFromEnv: unset or auto, JIBOD_SPHINX_ENHANCE gates the
+// speech enhancement on the background (other talkers, music) and the
+// ratio; on turns it on for every utterance and a number below that
+// ratio whatever the background, with the default or a given floor; off
+// leaves it out; anything else is refused naming the variable.
 func TestEnhanceFromEnv(t *testing.T) {
 	for _, tc := range []struct {
-		v     string
-		on    bool
-		below float64
-		bad   bool
+		v    string
+		on   bool
+		gate enhanceGate
+		bad  bool
 	}{
-		{v: ""},
+		{v: "", on: true, gate: enhanceGate{sphinx.DefaultEnhanceBelowSNR, sphinx.DefaultEnhanceAboveBackground}},
+		{v: "auto", on: true, gate: enhanceGate{sphinx.DefaultEnhanceBelowSNR, sphinx.DefaultEnhanceAboveBackground}},
+		{v: "auto,0.1", on: true, gate: enhanceGate{sphinx.DefaultEnhanceBelowSNR, sphinx.DefaultEnhanceAboveBackground}},
 		{v: "off"},
-		{v: "on", on: true, below: sphinx.MaxEnhanceBelowSNR},
-		{v: "on,0.1", on: true, below: sphinx.MaxEnhanceBelowSNR},
-		{v: "50", on: true, below: 50},
-		{v: "50,0", on: true, below: 50},
+		{v: "on", on: true, gate: enhanceGate{belowSNR: sphinx.MaxEnhanceBelowSNR}},
+		{v: "on,0.1", on: true, gate: enhanceGate{belowSNR: sphinx.MaxEnhanceBelowSNR}},
+		{v: "50", on: true, gate: enhanceGate{belowSNR: 50}},
+		{v: "50,0", on: true, gate: enhanceGate{belowSNR: 50}},
+		{v: ",0.1", bad: true},
 		{v: "0", bad: true},
 		{v: "500", bad: true},
 		{v: "on,1", bad: true},
@@ -35,7 +39,7 @@ func TestEnhanceFromEnv(t *testing.T) {
 		{v: "yes", bad: true},
 	} {
 		t.Run(tc.v, func(t *testing.T) {
-			e, below, err := enhanceFromEnv(func(k string) string {
+			e, gate, err := enhanceFromEnv(func(k string) string {
 				if k == EnvEnhance {
 					return tc.v
 				}
@@ -47,7 +51,7 @@ func TestEnhanceFromEnv(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.on, e != nil)
-			assert.Equal(t, tc.below, below)
+			assert.Equal(t, tc.gate, gate)
 		})
 	}
 }
