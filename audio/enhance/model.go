@@ -9,14 +9,11 @@
 package enhance
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"sync"
+
+	"github.com/openjibo/jibod/audio/internal/weights"
 )
 
 // defaultModel is the network scripts/enhance/train.py trained.
@@ -112,22 +109,10 @@ func Default() (*Model, error) { return Parse(defaultModel) }
 // Parse reads a model file. Anything malformed, out of bounds or not
 // what this package computes is refused, naming what is wrong.
 func Parse(b []byte) (*Model, error) {
-	if len(b) > maxModelBytes {
-		return nil, fmt.Errorf("enhancement model: %d bytes, limit %d", len(b), maxModelBytes)
-	}
-	if len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
-		return nil, errors.New("enhancement model: not an enhancement model file (bad magic)")
-	}
-	n := binary.LittleEndian.Uint32(b[len(magic):])
-	rest := b[len(magic)+4:]
-	if n > maxHeaderBytes || int(n) > len(rest) {
-		return nil, fmt.Errorf("enhancement model: header of %d bytes does not fit (limit %d, file has %d)", n, maxHeaderBytes, len(rest))
-	}
 	var h header
-	dec := json.NewDecoder(bytes.NewReader(rest[:n]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("enhancement model: header: %w", err)
+	data, err := weights.Open(b, magic, "an enhancement model", maxModelBytes, maxHeaderBytes, &h)
+	if err != nil {
+		return nil, fmt.Errorf("enhancement model: %w", err)
 	}
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("enhancement model: %w", err)
@@ -136,13 +121,12 @@ func Parse(b []byte) (*Model, error) {
 	if len(h.Tensors) != len(want) {
 		return nil, fmt.Errorf("enhancement model: %d tensors, want %d", len(h.Tensors), len(want))
 	}
-	data := rest[n:]
 	vals := map[string][]float32{}
 	for i, t := range h.Tensors {
 		if t != want[i] {
 			return nil, fmt.Errorf("enhancement model: tensor %d is %+v, want %+v", i, t, want[i])
 		}
-		v, tail, err := readTensor(t, data)
+		v, tail, err := weights.Tensor(data, t.DType, t.Rows, t.Rows*t.Cols)
 		if err != nil {
 			return nil, fmt.Errorf("enhancement model: tensor %s: %w", t.Name, err)
 		}
@@ -201,47 +185,4 @@ func (h header) tensors() []tensorH {
 		out = append(out, mat(name+".w", h.Channels, h.Channels*layerWidth), vec(name+".b", h.Channels))
 	}
 	return append(out, mat("out.w", h.Bands, h.Channels), vec("out.b", h.Bands))
-}
-
-// readTensor decodes tensor t from the front of data and returns its
-// values and what follows it.
-func readTensor(t tensorH, data []byte) ([]float32, []byte, error) {
-	float := func(b []byte) (float32, error) {
-		f := math.Float32frombits(binary.LittleEndian.Uint32(b))
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return 0, fmt.Errorf("holds %v", f)
-		}
-		return f, nil
-	}
-	v := make([]float32, t.Rows*t.Cols)
-	switch t.DType {
-	case "f32":
-		if len(data) < 4*len(v) {
-			return nil, nil, errors.New("cut short")
-		}
-		for k := range v {
-			f, err := float(data[4*k:])
-			if err != nil {
-				return nil, nil, err
-			}
-			v[k] = f
-		}
-		return v, data[4*len(v):], nil
-	case "i8":
-		size := 4*t.Rows + len(v)
-		if len(data) < size {
-			return nil, nil, errors.New("cut short")
-		}
-		for r := range t.Rows {
-			s, err := float(data[4*r:])
-			if err != nil {
-				return nil, nil, fmt.Errorf("scale of row %d: %w", r, err)
-			}
-			for c := range t.Cols {
-				v[r*t.Cols+c] = float32(int8(data[4*t.Rows+r*t.Cols+c])) * s
-			}
-		}
-		return v, data[size:], nil
-	}
-	return nil, nil, fmt.Errorf("dtype %q, want f32 or i8", t.DType)
 }

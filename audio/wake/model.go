@@ -1,14 +1,11 @@
 package wake
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"slices"
+
+	"github.com/openjibo/jibod/audio/internal/weights"
 )
 
 // defaultModel is the network scripts/wake/train.py and finetune.py trained
@@ -122,22 +119,10 @@ func Default() (*Model, error) { return Parse(defaultModel) }
 // Parse reads a model file. Anything malformed, out of bounds or not
 // what this package computes is refused, naming what is wrong.
 func Parse(b []byte) (*Model, error) {
-	if len(b) > maxModelBytes {
-		return nil, fmt.Errorf("wake model: %d bytes, limit %d", len(b), maxModelBytes)
-	}
-	if len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
-		return nil, errors.New("wake model: not a wake model file (bad magic)")
-	}
-	n := binary.LittleEndian.Uint32(b[len(magic):])
-	rest := b[len(magic)+4:]
-	if n > maxHeaderBytes || int(n) > len(rest) {
-		return nil, fmt.Errorf("wake model: header of %d bytes does not fit (limit %d, file has %d)", n, maxHeaderBytes, len(rest))
-	}
 	var h header
-	dec := json.NewDecoder(bytes.NewReader(rest[:n]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("wake model: header: %w", err)
+	data, err := weights.Open(b, magic, "a wake model", maxModelBytes, maxHeaderBytes, &h)
+	if err != nil {
+		return nil, fmt.Errorf("wake model: %w", err)
 	}
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("wake model: %w", err)
@@ -146,13 +131,12 @@ func Parse(b []byte) (*Model, error) {
 	if len(h.Tensors) != len(want) {
 		return nil, fmt.Errorf("wake model: %d tensors, want %d", len(h.Tensors), len(want))
 	}
-	data := rest[n:]
 	vals := map[string][]float32{}
 	for i, t := range h.Tensors {
 		if t.Name != want[i].Name || !slices.Equal(t.Shape, want[i].Shape) {
 			return nil, fmt.Errorf("wake model: tensor %d is %s %v, want %s %v", i, t.Name, t.Shape, want[i].Name, want[i].Shape)
 		}
-		v, rest, err := readTensor(t, data)
+		v, rest, err := weights.Tensor(data, t.DType, rowsOf(t.Shape), shapeSize(t.Shape))
 		if err != nil {
 			return nil, fmt.Errorf("wake model: tensor %s: %w", t.Name, err)
 		}
@@ -169,76 +153,6 @@ func Parse(b []byte) (*Model, error) {
 		m.layers = append(m.layers, newConv(vals[fmt.Sprintf("conv%d.w", i)], vals[fmt.Sprintf("conv%d.b", i)], h.Channels, h.Channels, h.Kernel, d))
 	}
 	return m, nil
-}
-
-// readTensor decodes tensor t from the front of data and returns its
-// values and what follows it.
-func readTensor(t tensorH, data []byte) ([]float32, []byte, error) {
-	size := 1
-	for _, d := range t.Shape {
-		size *= d
-	}
-	float := func(b []byte) (float32, error) {
-		f := math.Float32frombits(binary.LittleEndian.Uint32(b))
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return 0, fmt.Errorf("holds %v", f)
-		}
-		return f, nil
-	}
-	v := make([]float32, size)
-	switch t.DType {
-	case "f32":
-		if len(data) < 4*size {
-			return nil, nil, errors.New("cut short")
-		}
-		for k := range v {
-			f, err := float(data[4*k:])
-			if err != nil {
-				return nil, nil, err
-			}
-			v[k] = f
-		}
-		return v, data[4*size:], nil
-	case "i4":
-		rows := t.Shape[0]
-		packed := (size + 1) / 2
-		if len(data) < 4*rows+packed {
-			return nil, nil, errors.New("cut short")
-		}
-		per := size / rows
-		for r := range rows {
-			scale, err := float(data[4*r:])
-			if err != nil {
-				return nil, nil, err
-			}
-			for k := r * per; k < (r+1)*per; k++ {
-				b := data[4*rows+k/2]
-				if k%2 == 1 {
-					b >>= 4
-				}
-				// A nibble is a two's complement value from -8 to 7.
-				v[k] = float32(int8(b<<4)>>4) * scale
-			}
-		}
-		return v, data[4*rows+packed:], nil
-	case "i8":
-		rows := t.Shape[0]
-		if len(data) < 4*rows+size {
-			return nil, nil, errors.New("cut short")
-		}
-		per := size / rows
-		for r := range rows {
-			scale, err := float(data[4*r:])
-			if err != nil {
-				return nil, nil, err
-			}
-			for k := r * per; k < (r+1)*per; k++ {
-				v[k] = float32(int8(data[4*rows+k])) * scale
-			}
-		}
-		return v, data[4*rows+size:], nil
-	}
-	return nil, nil, fmt.Errorf("dtype %q, want f32, i8 or i4", t.DType)
 }
 
 // newConv reorders PyTorch's [out][in][tap] weights to [out][tap][in],
@@ -463,4 +377,22 @@ func dot(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// rowsOf is how many rows a tensor of shape has (its scales, stored in
+// 8 or 4 bits): its first dimension, one for a scalar.
+func rowsOf(shape []int) int {
+	if len(shape) == 0 {
+		return 1
+	}
+	return shape[0]
+}
+
+// shapeSize is how many values a tensor of shape holds.
+func shapeSize(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
 }
