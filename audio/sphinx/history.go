@@ -5,6 +5,7 @@ package sphinx
 /*
 #cgo pkg-config: pocketsphinx sphinxbase
 #include <stddef.h>
+#include <stdint.h>
 #include <sphinxbase/fsg_model.h>
 #include <sphinxbase/glist.h>
 
@@ -37,14 +38,22 @@ static void jibod_end_frame(jibod_fsg_history *h) {
 	int ns = fsg_model_n_state(h->fsg), np = h->n_ciphone;
 	for (int s = 0; s < ns; s++) {
 		glist_t *row = h->frame_entries[s];
-		for (int lc = 0; lc < np; lc++) {
-			glist_t l = row[lc];
-			if (l == NULL)
+		for (int lc = 0; lc < np; lc += 8) {
+			int end = lc + 8 < np ? lc + 8 : np;
+			uintptr_t any = 0;
+			for (int k = lc; k < end; k++)
+				any |= (uintptr_t)row[k];
+			if (any == 0)
 				continue;
-			for (gnode_t *gn = l; gn != NULL; gn = gnode_next(gn))
-				blkarray_list_append(h->entries, gnode_ptr(gn));
-			glist_free(l);
-			row[lc] = NULL;
+			for (int k = lc; k < end; k++) {
+				glist_t l = row[k];
+				if (l == NULL)
+					continue;
+				for (gnode_t *gn = l; gn != NULL; gn = gnode_next(gn))
+					blkarray_list_append(h->entries, gnode_ptr(gn));
+				glist_free(l);
+				row[k] = NULL;
+			}
 		}
 	}
 	__atomic_add_fetch(&jibod_sweeps, 1, __ATOMIC_RELAXED);
