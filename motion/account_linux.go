@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// threadAccount reads the kernel's accounts of one thread: its
-// schedstat (time on a CPU, time waiting runnable for one) and its
-// context switches (getrusage). It must be opened and read on the thread
+// threadAccount reads the kernel's accounts of one thread: its CPU
+// clock (time on a CPU), its schedstat (time waiting, runnable, for a
+// CPU) and its context switches (getrusage). It must be opened and read on the thread
 // it accounts for, which must be locked to its goroutine.
 //
 // Reads are raw system calls: they do not enter the Go scheduler, so
@@ -21,6 +21,7 @@ type threadAccount struct {
 	fd  int // /proc/thread-self/schedstat
 	buf [128]byte
 	ru  unix.Rusage
+	ts  unix.Timespec
 }
 
 // openAccount opens the calling thread's accounts; nil where the kernel
@@ -45,7 +46,7 @@ func (a *threadAccount) read(t *threadTimes) bool {
 	if e != 0 || n == 0 || n > uintptr(len(a.buf)) {
 		return false
 	}
-	// "on-cpu-ns run-delay-ns timeslices\n"
+	// "on-cpu-ns run-delay-ns timeslices\n": the second is wanted
 	var f [2]int64
 	i := 0
 	for k := range f {
@@ -64,7 +65,12 @@ func (a *threadAccount) read(t *threadTimes) bool {
 	if _, _, e := syscall.RawSyscall(unix.SYS_GETRUSAGE, unix.RUSAGE_THREAD, uintptr(unsafe.Pointer(&a.ru)), 0); e != 0 {
 		return false
 	}
-	t.onCPU, t.queued = f[0], f[1]
+	// schedstat's time on a CPU is brought up to date only at the
+	// scheduler's events; the thread's CPU clock is exact.
+	if _, _, e := syscall.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_THREAD_CPUTIME_ID, uintptr(unsafe.Pointer(&a.ts)), 0); e != 0 {
+		return false
+	}
+	t.onCPU, t.queued = a.ts.Nano(), f[1]
 	t.waits, t.preempted = int64(a.ru.Nvcsw), int64(a.ru.Nivcsw)
 	return true
 }
