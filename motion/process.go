@@ -495,7 +495,9 @@ func decodeJSON(b []byte, v any) error {
 }
 
 // lost handles the end of process p: unless the controller closed, it
-// faults, and whatever job ran ends with the fault.
+// faults, and whatever job ran ends with the fault. The fault is told
+// before the job ends, so that whoever sees the job fail can already see
+// why; no job starts in between, for the controller is faulted.
 func (c *Controller) lost(p *loopProc) {
 	c.mu.Lock()
 	if c.rem.proc != p || c.closed {
@@ -504,12 +506,15 @@ func (c *Controller) lost(p *loopProc) {
 	}
 	fault := fmt.Errorf("%w: %s", ErrProcessExited, p.why)
 	c.fault = fault
-	if c.job != nil {
-		c.endLocked(c.job, fault)
-	}
+	j := c.job
 	c.mu.Unlock()
 	c.log.Error("motion: the control loop's process exited; the body is not driven until Recover", "why", p.why)
 	c.emit("fault", map[string]any{"error": fault.Error()})
+	c.mu.Lock()
+	if j != nil {
+		c.endLocked(j, fault)
+	}
+	c.mu.Unlock()
 }
 
 // recoverRemote clears a fault: a process still running recovers itself
