@@ -6,7 +6,7 @@ import (
 
 // DefaultSentences is how many sentences one intent gets at most
 // (Options.Sentences).
-const DefaultSentences = 60
+const DefaultSentences = 120
 
 // A template is read here only to choose among its alternatives; Expand
 // has checked it before.
