@@ -74,3 +74,28 @@ func TestBuiltinSlotsOfferOnlyWhatSkillsTake(t *testing.T) {
 		assert.True(t, g.Accepts(say), "%q", say)
 	}
 }
+
+// TestBuiltinGrammarHoldsEveryOneChangeWording: with the default choice
+// the built-in skills' grammar holds each template's plainest sentence
+// changed in one group, for every template of an intent, not only the
+// first templates' first alternatives: "i need a timer for …" is the
+// first template's seventh verb, and "youre too quiet" the eighth
+// template of volume up. Two groups changed at once are still left out.
+func TestBuiltinGrammarHoldsEveryOneChangeWording(t *testing.T) {
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	for _, say := range []string{
+		"i need a timer for five minutes",
+		"id like a timer for ten minutes",
+		"i want a timer for twenty seconds",
+		"youre too quiet",
+		"i cant hear you",
+		"make it a bit quieter",
+		"put a timer on for eight minutes",
+		"lower your voice",
+		"how long does the timer have left",
+	} {
+		assert.True(t, g.Accepts(say), "%q", say)
+	}
+	assert.False(t, g.Accepts("could you check the clock for me"), "two groups changed")
+}

@@ -5,8 +5,11 @@ import (
 )
 
 // DefaultSentences is how many sentences one intent gets at most
-// (Options.Sentences).
-const DefaultSentences = 60
+// (Options.Sentences): enough for every one-change sentence (choices) of
+// nearly every intent, since a cap that ends the templates' turns early
+// leaves out the later templates' wordings, which the grammar then forces
+// onto another intent's sentence.
+const DefaultSentences = 120
 
 // A template is read here only to choose among its alternatives; Expand
 // has checked it before.

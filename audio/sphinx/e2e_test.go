@@ -383,6 +383,26 @@ func TestParaphraseEndToEnd(t *testing.T) {
 	assert.NotContains(t, out, "Sorry, what was that?")
 }
 
+// TestOneChangeWordingEndToEnd is issue 24's "paraphrases heard" for a
+// wording the templates hold but a grammar of 60 sentences per intent
+// left out: "i need a timer for …" is the seventh verb of the timer's
+// first template, cut when the templates took turns up to the cap. With
+// 60 the grammar alone does not start the timer the length said; by
+// default (every template's one-change sentences, up to 120 per intent)
+// it does.
+func TestOneChangeWordingEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, i need a timer for five minutes"))
+	grammarAlone := "JIBOD_SPHINX_SEARCH=grammar"
+	out, types := hearWith(t, bin, wav, []string{grammarAlone, "JIBOD_SPHINX_SENTENCES=60"})
+	assert.NotRegexp(t, regexp.MustCompile(`jibo: .*five minutes`), out, "with 60 sentences, no five-minute timer: %v", intents(types))
+	out, types = hearWith(t, bin, wav, []string{grammarAlone})
+	assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), out)
+	assert.Regexp(t, regexp.MustCompile(`jibo: .*five minutes`), out, "the timer runs for five minutes")
+	out, types = hear(t, bin, wav)
+	assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), "by default too: %s", out)
+}
+
 // TestRivalRefusesForcedCommandEndToEnd is issue 24's "rejection instead
 // of forcing" with the rival check on (JIBOD_SPHINX_RIVAL_MARGIN): "what's
 // the time", a wording the grammar does not hold, is forced onto "what

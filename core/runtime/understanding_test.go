@@ -55,7 +55,7 @@ func TestRobotUnderstandsParaphrases(t *testing.T) {
 		say, want, stage string // stage "" for any
 	}{
 		{"make it louder", "jibo.volume:volume_up", ""},
-		{"lower your voice", "jibo.volume:volume_down", "paraphrase"},
+		{"pipe down a bit", "jibo.volume:volume_down", "paraphrase"},
 		{"how long till the timer's done", "jibo.timer:time_left", "paraphrase"},
 		{"excuse me what time is it", "jibo.clock:time_now", "paraphrase"},
 		{"what do people call you", "jibo.chitchat:who_are_you", "paraphrase"},

@@ -1,0 +1,51 @@
+package builtin_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestCommonWordingsParse: wordings people commonly use for the built-in
+// skills' intents are templates, so the intent engines parse them (not
+// only the paraphrase tier's guess, which speech does not act on) and the
+// speech grammar, made from the templates, holds them. Each is parsed as
+// its own intent by the engines alone and by the robot's stack, with the
+// slot value said, and no other intent takes it.
+func TestCommonWordingsParse(t *testing.T) {
+	st := newStages(t)
+	tests := []struct {
+		utterance, want string
+		slots           map[string]string
+	}{
+		{"put a timer on for ten minutes", "jibo.timer:set_timer", map[string]string{"duration": "10m"}},
+		{"put a new countdown on for five minutes please", "jibo.timer:set_timer", map[string]string{"duration": "5m"}},
+		{"can i have a timer for twenty minutes", "jibo.timer:set_timer", map[string]string{"duration": "20m"}},
+		{"can i get a countdown for one hour please", "jibo.timer:set_timer", map[string]string{"duration": "1h"}},
+		{"i dont want the timer anymore", "jibo.timer:cancel_timer", nil},
+		{"i do not want my timer now", "jibo.timer:cancel_timer", nil},
+		{"how long does the timer have left", "jibo.timer:time_left", nil},
+		{"how much time has my countdown got to go", "jibo.timer:time_left", nil},
+		{"how long has the timer got", "jibo.timer:time_left", nil},
+		{"how long is left on my timer", "jibo.timer:time_left", nil},
+		{"how long to go on the timer", "jibo.timer:time_left", nil},
+		{"lower your voice", "jibo.volume:volume_down", nil},
+		{"soften your voice a bit please", "jibo.volume:volume_down", nil},
+		{"raise your voice a little", "jibo.volume:volume_up", nil},
+		{"be quiet for a bit", "jibo.volume:mute", nil},
+		{"keep quiet for now", "jibo.volume:mute", nil},
+		{"what time is it please", "jibo.clock:time_now", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.utterance, func(t *testing.T) {
+			for name, got := range map[string]understood{
+				"engines": st.claim(t, st.templates, tt.utterance),
+				"robot":   st.claim(t, st.robot, tt.utterance),
+			} {
+				assert.Equal(t, tt.want, got.intent, name)
+				c := paraphraseCase{utterance: tt.utterance, want: []string{tt.want}, slots: tt.slots}
+				assert.True(t, slotsRight(c, got.slots), "%s: slots %v, want %v", name, got.slots, tt.slots)
+			}
+		})
+	}
+}
