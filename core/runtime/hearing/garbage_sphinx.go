@@ -20,15 +20,35 @@ import (
 const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 
 // The garbage path's settings, chosen on the tuning sets
-// (docs/hearing.md): the fillers are the most common English words, the
-// penalties what keeps the sentences said while taking the wordings the
-// grammar does not hold.
+// (docs/hearing.md): its fillers are the 50 most common English words
+// (more cost more CPU and take more sentences said), nothing on entry
+// and 250 a word, so that the penalty grows with the speech it explains.
 const (
-	garbageByDefault = false
+	garbageByDefault = true
 	garbageWords     = 50
 	garbageEntry     = 0.0
 	garbagePerWord   = 250.0
 )
+
+// garbageMinConfidence is the confidence floor with the garbage path,
+// against minConfidence without: the filler words' HMMs are searched
+// beside the sentences, so each frame's best senone, which a sentence's
+// confidence is measured against, is a better one, and a sentence said
+// scores lower than without them. The garbage path does much of the
+// floor's work (docs/hearing.md).
+const garbageMinConfidence = 0.7
+
+// garbageFloors are the floors fl with the garbage path g (nil: none)
+// for the acoustic model in dir: the confidence floor is
+// garbageMinConfidence for Debian's model, unless the floors were set
+// (sphinx.floors); an adapted model keeps the floors it records, which
+// were not measured with the garbage path.
+func garbageFloors(fl sphinx.Floors, g *sphinx.Garbage, dir string, set bool) sphinx.Floors {
+	if g != nil && !set && dir == sphinx.DefaultModelDir {
+		fl.MinConfidence = garbageMinConfidence
+	}
+	return fl
+}
 
 // garbageFromEnv returns the garbage path $JIBOD_SPHINX_GARBAGE asks for,
 // nil for none.

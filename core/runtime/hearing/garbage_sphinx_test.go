@@ -62,3 +62,17 @@ func TestGarbageFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestGarbageFloors: with the garbage path Debian's model gets the lower
+// confidence floor; floors set in the configuration and an adapted
+// model's own are kept, and without the path nothing changes.
+func TestGarbageFloors(t *testing.T) {
+	g := &sphinx.Garbage{Words: []string{"the"}}
+	lower := defaultFloors
+	lower.MinConfidence = garbageMinConfidence
+	set := sphinx.Floors{MinConfidence: 0.5, MinCoverage: 0.5, WakeMinConfidence: 0.5, WakeMinCoverage: 0.5}
+	assert.Equal(t, lower, garbageFloors(defaultFloors, g, sphinx.DefaultModelDir, false))
+	assert.Equal(t, defaultFloors, garbageFloors(defaultFloors, nil, sphinx.DefaultModelDir, false))
+	assert.Equal(t, set, garbageFloors(set, g, sphinx.DefaultModelDir, true))
+	assert.Equal(t, AdaptedFloors, garbageFloors(AdaptedFloors, g, "/state/acoustic-model", false))
+}

@@ -230,6 +230,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	fl = garbageFloors(fl, garbage, model, s.Floors != nil)
 	accept, acceptAt, err := acceptFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
