@@ -85,6 +85,17 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	if o.WakeInGrammar {
+		// Filler words from the start would take the wake phrase too.
+		garbage = nil
+	}
+	if garbage != nil {
+		// Read with the grammar's words (the open words, when the domain
+		// language model's are read, hold them).
+		if err := lex.Prefetch(garbage.Words); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 	if gb.Options.Sentences, err = sentencesFromEnv(os.Getenv); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
