@@ -413,9 +413,10 @@ func TestOneChangeWordingEndToEnd(t *testing.T) {
 func TestRivalRefusesForcedCommandEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	wav := writeWAV(t, speak(t, "hey jibo, what's the time", "-v", "en-us+m3"))
-	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_RIVAL_MARGIN=off"})
+	// Without the garbage path, which refuses it on its own.
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE=off", "JIBOD_SPHINX_RIVAL_MARGIN=off"})
 	assert.Equal(t, []string{"jibo.volume:volume_get"}, intents(types), "without the check, forced onto the volume: %s", out)
-	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_RIVAL_MARGIN=3"})
+	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE=off", "JIBOD_SPHINX_RIVAL_MARGIN=3"})
 	assert.Empty(t, intents(types), "with the check, no command: %s", out)
 	assert.Contains(t, out, "jibo: Sorry, what was that?")
 }

@@ -139,6 +139,11 @@ type Config struct {
 	// without refusing, for tuning. It needs Understand.
 	RivalMargin float64
 	Rivals      int
+	// Garbage, if set, adds the garbage path to the grammar's search
+	// (garbage.go): an utterance whose best path goes through its filler
+	// words is refused, as one under the floors is. Not with the wake
+	// phrase in the grammar (Wake), nor for the answer grammar.
+	Garbage *Garbage
 	// FloorBelowDB is how far under its speech (dB) an utterance's noise
 	// floor is raised with a faint noise before decoding, when it is lower
 	// (see withNoiseFloor); 0 means DefaultFloorBelow.
@@ -245,6 +250,9 @@ type Recognizer struct {
 
 	// open is the open-vocabulary pass; nil for none.
 	open *openPass
+	// garbage are the garbage path's filler words (Config.Garbage) as
+	// the decoder names them, with their pronunciation; nil for none.
+	garbage map[string][]string
 
 	mu      sync.Mutex
 	grammar grammarState
@@ -285,6 +293,8 @@ type search struct {
 	// a grammar without decoys.
 	decoyed func(string) bool
 	prons   map[string][]string
+	// garbage: fsg holds the garbage path (Config.Garbage).
+	garbage bool
 }
 
 // text is the grammar as the decoder takes it.
@@ -390,6 +400,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, errors.New("speech recognizer: the rival check needs the intent engines (Config.Understand)")
 	case cfg.Fallback.Check() != nil:
 		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.Check())
+	case cfg.Garbage != nil && cfg.Garbage.Check() != nil:
+		return nil, fmt.Errorf("speech recognizer: %w", cfg.Garbage.Check())
 	case len(cfg.Args)%2 != 0:
 		return nil, fmt.Errorf("speech recognizer: arguments %q are not flag/value pairs", cfg.Args)
 	}
@@ -417,10 +429,14 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		log = slog.Default()
 	}
 	r := &Recognizer{cfg: cfg, lex: lex, log: log.With("component", "sphinx"), pool: make(chan *decoder, cfg.Decoders)}
+	if err := r.pronounceGarbage(ctx); err != nil {
+		return nil, err
+	}
 	main, err := r.prepare(ctx, cfg.Grammar)
 	if err != nil {
 		return nil, err
 	}
+	r.addGarbage(&main)
 	g := grammarState{gen: 1, main: main}
 	if cfg.Answers != nil {
 		ans, err := r.prepare(ctx, cfg.Answers)
@@ -677,6 +693,7 @@ func (r *Recognizer) SetGrammar(ctx context.Context, gr Grammar) error {
 	if err != nil {
 		return err
 	}
+	r.addGarbage(&s)
 	return r.install(ctx, func(g *grammarState) { g.main = s })
 }
 
@@ -854,6 +871,11 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		v.Sentence = best.text
 		return r.transcribed(ctx, d, best, pcm)
 	}
+	if g.garbage && isGarbage(best.text) {
+		r.log.Debug("rejected: the garbage path explains the speech better than any sentence", "text", best.text)
+		v.Sentence, v.Dropped = best.text, "garbage"
+		return refused()
+	}
 	if best.text == "" || !g.accepts(best.text) {
 		// No path reached the end of a sentence: the word beam pruned
 		// the one that would have, for a path that fitted the speech
@@ -864,6 +886,10 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		r.log.Debug("no sentence; searching again with a wider word beam", "partial", best.text)
 		if best, err = d.search(ctx, name+wideSuffix, pcm); err != nil {
 			return nil, err
+		}
+		if g.garbage && isGarbage(best.text) {
+			v.Sentence, v.Dropped = best.text, "garbage"
+			return refused()
 		}
 		if best.text == "" || !g.accepts(best.text) {
 			v.Dropped = "no sentence"

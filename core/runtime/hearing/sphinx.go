@@ -81,6 +81,21 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	garbage, err := garbageFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
+	if o.WakeInGrammar {
+		// Filler words from the start would take the wake phrase too.
+		garbage = nil
+	}
+	if garbage != nil {
+		// Read with the grammar's words (the open words, when the domain
+		// language model's are read, hold them).
+		if err := lex.Prefetch(garbage.Words); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+	}
 	gb := NewGrammarBuilder(p, lex, o.Lang, wake, decoys, log)
 	if gb.Options.Sentences, err = sentencesFromEnv(os.Getenv); err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -226,6 +241,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	fl = garbageFloors(fl, garbage, model, s.Floors != nil)
 	accept, acceptAt, err := acceptFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -253,7 +269,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		DenoiseBelowSNR: denoise, Enhance: enh, EnhanceBelowSNR: enhGate.belowSNR, EnhanceAboveBackground: enhGate.aboveBackground, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
-		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt, RivalMargin: rivalMargin,
+		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt, RivalMargin: rivalMargin, Garbage: garbage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err

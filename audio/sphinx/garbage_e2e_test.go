@@ -1,0 +1,29 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestGarbageRefusesForcedCommandEndToEnd is issue 24's "rejection
+// instead of forcing" with the garbage path in the grammar's search
+// (JIBOD_SPHINX_GARBAGE): "tell me the time", a wording the grammar does
+// not hold, said by one of the tuning set's voices, is forced onto
+// "delete timer" with a confidence the floors pass, and the timer skill
+// answers; with the garbage path the search ends in filler words instead,
+// and the robot asks. The grammar is searched alone, so the fallback does
+// not hear it again.
+func TestGarbageRefusesForcedCommandEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, tell me the time", "-v", "en-us+m3", "-s", "200", "-p", "55"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE=off"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Equal(t, []string{"jibo.timer:cancel_timer"}, intents(types), "without the garbage path, forced onto another command: %s", out)
+	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE=on"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Empty(t, intents(types), "with the garbage path, no command: %s", out)
+	assert.Contains(t, out, "jibo: Sorry, what was that?")
+}

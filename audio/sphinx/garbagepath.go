@@ -1,0 +1,77 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// pronounceGarbage looks up the garbage path's filler words
+// (Config.Garbage) once, for every grammar to come. A word the lexicon
+// cannot pronounce is left out.
+func (r *Recognizer) pronounceGarbage(ctx context.Context) error {
+	gb := r.cfg.Garbage
+	if gb == nil || r.cfg.Wake != "" {
+		return nil
+	}
+	prons, err := r.lex.Lookup(ctx, gb.Words)
+	var missing *MissingWordsError
+	if errors.As(err, &missing) {
+		r.log.Debug("garbage path: filler words left out", "words", missing.Words)
+	} else if err != nil {
+		return fmt.Errorf("speech recognizer: garbage path: %w", err)
+	}
+	if len(prons) == 0 {
+		return errors.New("speech recognizer: garbage path: the lexicon pronounces none of its words")
+	}
+	r.garbage = make(map[string][]string, len(prons))
+	for w, p := range prons {
+		// One pronunciation each: a variant is another tree of HMMs.
+		r.garbage[garbageName(w)] = p[:1]
+	}
+	return nil
+}
+
+// addGarbage adds the garbage path to a grammar compiled here (not to a
+// language model's search, nor to a JSGF pocketsphinx compiles).
+func (r *Recognizer) addGarbage(s *search) {
+	if r.garbage == nil || s.fsg == nil || s.lm != "" {
+		return
+	}
+	gb := r.cfg.Garbage
+	a, err := s.fsg.withGarbage(slices.Sorted(maps.Keys(r.garbage)), penaltyProb(gb.Entry), penaltyProb(gb.PerWord))
+	if err != nil {
+		r.log.Debug("no garbage path", "why", err)
+		return
+	}
+	s.fsg, s.garbage = a, true
+	for w, p := range r.garbage {
+		s.prons[w] = p
+	}
+}
+
+// CommonWords returns the n most frequent words of everyday English
+// (the open words the domain language model mixes in, OpenWords), most
+// frequent first: filler words for the garbage path.
+func CommonWords(n int) ([]string, error) {
+	if n < 1 || n > MaxGarbageWords {
+		return nil, fmt.Errorf("common words: %d, want 1 to %d", n, MaxGarbageWords)
+	}
+	var out []string
+	for i, line := range strings.Split(strings.TrimSpace(openWords), "\n") {
+		if len(out) == n {
+			break
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("open words, line %d: want a word and its log10 probability", i+1)
+		}
+		out = append(out, f[0])
+	}
+	return out, nil
+}

@@ -1,0 +1,94 @@
+//go:build sphinx
+
+package hearing
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/openjibo/jibod/audio/sphinx"
+)
+
+// EnvGarbage sets the garbage path in the command grammar's search
+// (sphinx.Config.Garbage): "off" none; "on" garbageOn's; or
+// "ENTRY,PERWORD[,WORDS]", its penalties (the decoder's log units, 0 to
+// sphinx.MaxGarbagePenalty) and how many of the most common English
+// words are its filler words (1 to sphinx.MaxGarbageWords, default
+// garbageWords). A tuning switch outside the typed config; unset, the
+// default (docs/hearing.md).
+const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
+
+// The garbage path's settings, chosen on the tuning sets
+// (docs/hearing.md): its fillers are the 50 most common English words
+// (more cost more CPU and take more sentences said), nothing on entry
+// and 250 a word, so that the penalty grows with the speech it explains.
+const (
+	garbageByDefault = true
+	garbageWords     = 50
+	garbageEntry     = 0.0
+	garbagePerWord   = 250.0
+)
+
+// garbageMinConfidence is the confidence floor with the garbage path,
+// against minConfidence without: the filler words' HMMs are searched
+// beside the sentences, so each frame's best senone, which a sentence's
+// confidence is measured against, is a better one, and a sentence said
+// scores lower than without them. The garbage path does much of the
+// floor's work (docs/hearing.md).
+const garbageMinConfidence = 0.7
+
+// garbageFloors are the floors fl with the garbage path g (nil: none)
+// for the acoustic model in dir: the confidence floor is
+// garbageMinConfidence for Debian's model, unless the floors were set
+// (sphinx.floors); an adapted model keeps the floors it records, which
+// were not measured with the garbage path.
+func garbageFloors(fl sphinx.Floors, g *sphinx.Garbage, dir string, set bool) sphinx.Floors {
+	if g != nil && !set && dir == sphinx.DefaultModelDir {
+		fl.MinConfidence = garbageMinConfidence
+	}
+	return fl
+}
+
+// garbageFromEnv returns the garbage path $JIBOD_SPHINX_GARBAGE asks for,
+// nil for none.
+func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
+	v := getenv(EnvGarbage)
+	if v == "" && garbageByDefault {
+		v = "on"
+	}
+	entry, perWord, n := garbageEntry, garbagePerWord, garbageWords
+	switch v {
+	case "", "off":
+		return nil, nil
+	case "on":
+	default:
+		bad := fmt.Errorf("%s=%q: want off, on or ENTRY,PERWORD[,WORDS] (penalties in 0..%d, words in 1..%d)",
+			EnvGarbage, v, sphinx.MaxGarbagePenalty, sphinx.MaxGarbageWords)
+		parts := strings.Split(v, ",")
+		if len(parts) != 2 && len(parts) != 3 {
+			return nil, bad
+		}
+		var err error
+		if entry, err = strconv.ParseFloat(strings.TrimSpace(parts[0]), 64); err != nil {
+			return nil, bad
+		}
+		if perWord, err = strconv.ParseFloat(strings.TrimSpace(parts[1]), 64); err != nil {
+			return nil, bad
+		}
+		if len(parts) == 3 {
+			if n, err = strconv.Atoi(strings.TrimSpace(parts[2])); err != nil || n < 1 || n > sphinx.MaxGarbageWords {
+				return nil, bad
+			}
+		}
+		g := sphinx.Garbage{Words: []string{"x"}, Entry: entry, PerWord: perWord}
+		if err := g.Check(); err != nil {
+			return nil, bad
+		}
+	}
+	words, err := sphinx.CommonWords(n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvGarbage, err)
+	}
+	return &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord}, nil
+}
