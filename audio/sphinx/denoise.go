@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/cmplx"
 	"slices"
+
+	"github.com/openjibo/jibod/audio/internal/fft"
 )
 
 // DefaultDenoiseBelowSNR is the signal-to-noise ratio (dB, the loud
@@ -72,13 +74,13 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 	// Every frame's spectrum is kept (the noise is learnt from all of
 	// them): one allocation for all.
 	all := make([]complex128, frames*denoiseN)
-	fwd, inv := newFFT(denoiseN, false), newFFT(denoiseN, true)
+	plan := fft.MustNew(denoiseN)
 	for f := range frames {
 		buf := all[f*denoiseN : (f+1)*denoiseN : (f+1)*denoiseN]
 		for i := range buf {
 			buf[i] = complex(float64(pcm[f*denoiseHop+i])*win[i], 0)
 		}
-		fwd.transform(buf)
+		plan.Forward(buf)
 		spec[f] = buf
 		for k := range bins {
 			power[f] += real(buf[k])*real(buf[k]) + imag(buf[k])*imag(buf[k])
@@ -114,7 +116,7 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 				buf[denoiseN-k] = cmplx.Conj(buf[k])
 			}
 		}
-		inv.transform(buf)
+		plan.Inverse(buf)
 		for i := range denoiseN {
 			out[f*denoiseHop+i] += real(buf[i]) * win[i]
 		}
@@ -145,67 +147,3 @@ func quietSNR(pcm []int16) float64 {
 }
 
 func sqAbs(c complex128) float64 { return real(c)*real(c) + imag(c)*imag(c) }
-
-// fftPlan is a transform of one length and direction with its twiddle
-// factors worked out once, for transforming many frames.
-type fftPlan struct {
-	n       int
-	inverse bool
-	// twiddle holds, for each butterfly size 2, 4, …, n in turn, its
-	// size/2 factors.
-	twiddle []complex128
-}
-
-// newFFT plans a transform of length n (a power of two). The factors
-// follow the same recurrence the butterflies used to step through, so
-// the result is the same to the last bit.
-func newFFT(n int, inverse bool) *fftPlan {
-	p := &fftPlan{n: n, inverse: inverse, twiddle: make([]complex128, 0, max(n-1, 0))}
-	sign := -1.0
-	if inverse {
-		sign = 1
-	}
-	for size := 2; size <= n; size <<= 1 {
-		step := cmplx.Rect(1, sign*2*math.Pi/float64(size))
-		w := complex(1, 0)
-		for range size / 2 {
-			p.twiddle = append(p.twiddle, w)
-			w *= step
-		}
-	}
-	return p
-}
-
-// transform transforms x (of the plan's length) in place.
-func (p *fftPlan) transform(x []complex128) {
-	n := p.n
-	x = x[:n]
-	for i, j := 1, 0; i < n; i++ {
-		bit := n >> 1
-		for ; j&bit != 0; bit >>= 1 {
-			j ^= bit
-		}
-		j ^= bit
-		if i < j {
-			x[i], x[j] = x[j], x[i]
-		}
-	}
-	tw := p.twiddle
-	for size := 2; size <= n; size <<= 1 {
-		half := size / 2
-		w := tw[:half]
-		tw = tw[half:]
-		for start := 0; start < n; start += size {
-			lo, hi := x[start:start+half], x[start+half:start+size]
-			for k := range half {
-				a, b := lo[k], hi[k]*w[k]
-				lo[k], hi[k] = a+b, a-b
-			}
-		}
-	}
-	if p.inverse {
-		for i := range x {
-			x[i] /= complex(float64(n), 0)
-		}
-	}
-}
