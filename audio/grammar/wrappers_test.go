@@ -99,3 +99,42 @@ func TestCorpusWrapped(t *testing.T) {
 	assert.Equal(t, []string{"help", "help now", "mute", "please mute now", "pause", "please pause",
 		"play", "play now", "stop", "please stop now", "unmute", "please unmute"}, got)
 }
+
+// TestIntentJSGF: one intent's grammar is its sentences wrapped as the
+// commands are, with the rules they reach and no other intent's, for a
+// grammar with wrappers on both sides, one side, or none.
+func TestIntentJSGF(t *testing.T) {
+	intents := []Intent{
+		{Skill: "s", Name: "timer", Lang: "en-US", Templates: []string{"set a timer for {minutes} minutes"},
+			Entities: map[string][]string{"minutes": {"five", "ten"}}},
+		{Skill: "s", Name: "time", Lang: "en-US", Templates: []string{"what time is it"}},
+	}
+	tests := []struct {
+		name     string
+		wrappers Wrappers
+		want     string
+	}{
+		{"both sides", Wrappers{Before: []string{"please"}, After: []string{"thanks"}},
+			"public <utterance> = [<before>] <i1> [<after>];\n<before> = please;\n<after> = thanks;\n"},
+		{"before only", Wrappers{Before: []string{"please"}},
+			"public <utterance> = [<before>] <i1>;\n<before> = please;\n"},
+		{"after only", Wrappers{After: []string{"thanks"}},
+			"public <utterance> = <i1> [<after>];\n<after> = thanks;\n"},
+		{"none", Wrappers{}, "public <utterance> = <i1>;\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo", Wrappers: tc.wrappers})
+			require.NoError(t, err)
+			jsgf, ok := g.IntentJSGF("s:timer")
+			require.True(t, ok)
+			// The intent's rule and the slot's rule it reaches; no other
+			// intent's, no wake phrase.
+			assert.Equal(t, "#JSGF V1.0;\ngrammar jibo;\n\n"+tc.want+
+				"<e0> = five | ten;\n<i1> = set a timer for <e0> minutes;\n", jsgf)
+
+			_, ok = g.IntentJSGF("s:nothing")
+			assert.False(t, ok)
+		})
+	}
+}
