@@ -40,7 +40,7 @@ func (r *Recognizer) rival(ctx context.Context, d *decoder, g search, best strin
 		if err != nil {
 			return "", fmt.Errorf("understanding the sentence %q: %w", s, err)
 		}
-		keys[s] = meaningKey(m.Intent, m.Values)
+		keys[s] = meaningKey(m.Intent, m.Slots)
 		return keys[s], nil
 	}
 	want, err := key(best)
