@@ -174,7 +174,7 @@ func (r *Recognizer) slotted(ctx context.Context, d *decoder, g search, f *featu
 	// well against the best senones whatever value the search forced
 	// onto them ("six" as "one" at 0.99), so the score alone vouches for
 	// nothing (docs/hearing.md).
-	if m.Intent != claim.Intent || !m.Parsed || meaningKey(m.Intent, m.Slots) != meaningKey(claim.Intent, claim.Slots) ||
+	if m.Intent != claim.Intent || !m.Parsed || meaningKey(m.Intent, m.Slots, g.knows) != meaningKey(claim.Intent, claim.Slots, g.knows) ||
 		cover < fb.MinCoverage || slotConf < fb.SlotConfidence || m.Confidence*conf < fb.Claim {
 		v.Fallback = "slots"
 		return nil, nil

@@ -285,6 +285,15 @@ type search struct {
 	// a grammar without decoys.
 	decoyed func(string) bool
 	prons   map[string][]string
+	// meanings are the grammar's sentences' meanings the rival check has
+	// asked for; nil remembers none.
+	meanings *meaningCache
+}
+
+// knows reports whether word is in the search's vocabulary.
+func (s search) knows(word string) bool {
+	_, ok := s.prons[word]
+	return ok
 }
 
 // text is the grammar as the decoder takes it.
@@ -495,7 +504,7 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if err != nil {
 		return search{}, fmt.Errorf("speech recognizer: grammar refused: %w", err)
 	}
-	s := search{jsgf: jsgf, accepts: gr.Accepts, prons: prons}
+	s := search{jsgf: jsgf, accepts: gr.Accepts, prons: prons, meanings: &meaningCache{}}
 	if a, err := compileGrammar(jsgf); err == nil {
 		s.fsg = a
 	} else {
@@ -903,10 +912,12 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	r.log.Debug("recognised", "text", best.text, "score_per_frame", perFrame, "confidence", conf, "coverage", cover)
 	texts := []string{best.text}
 	scores := []int32{best.score}
+	nbest := &nbestOnce{d: d, depth: r.cfg.NBest + 1}
+	if r.cfg.RivalMargin != 0 && name == searchName {
+		nbest.depth = max(nbest.depth, r.cfg.Rivals)
+	}
 	if r.cfg.NBest > 1 {
-		// The n-best search builds the utterance's lattice, which can cost
-		// more than the decoding itself.
-		for _, h := range d.nbest(r.cfg.NBest + 1) {
+		for _, h := range nbest.first(r.cfg.NBest + 1) {
 			if len(texts) == r.cfg.NBest {
 				break
 			}
@@ -949,7 +960,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		return refused()
 	}
 	if r.cfg.RivalMargin != 0 && name == searchName {
-		text, margin, found, err := r.rival(ctx, d, g, best.text, len(pcm)/floorFrame)
+		text, margin, found, err := r.rival(ctx, nbest.first(r.cfg.Rivals), g, best.text, len(pcm)/floorFrame)
 		if err != nil {
 			return nil, err
 		}
