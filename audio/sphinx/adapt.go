@@ -308,7 +308,7 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 			rep.Skips = append(rep.Skips, err.Error())
 			continue
 		}
-		pcm, _ = prepareAudio(pcm, cfg.DenoiseBelowSNR, cfg.FloorBelowDB, cfg.TrimMargin)
+		pcm = prepareAudio(pcm, cfg.DenoiseBelowSNR, cfg.FloorBelowDB, cfg.TrimMargin)
 		id := fmt.Sprintf("u%05d", rep.Used+1)
 		if err := writeAdaptWAV(filepath.Join(wavDir, id+".wav"), pcm); err != nil {
 			return rep, err

@@ -248,10 +248,10 @@ type intentGrammars interface {
 
 // slotGrammars compiles the grammars of gr's intents with slots; none
 // when gr cannot give them.
-func slotGrammars(gr Grammar) (map[string]searchGrammar, error) {
+func slotGrammars(gr Grammar) map[string]searchGrammar {
 	ig, ok := gr.(intentGrammars)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	out := map[string]searchGrammar{}
 	for _, intent := range ig.SlotIntents() {
@@ -265,5 +265,5 @@ func slotGrammars(gr Grammar) (map[string]searchGrammar, error) {
 		}
 		out[intent] = sg
 	}
-	return out, nil
+	return out
 }

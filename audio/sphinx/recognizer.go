@@ -516,9 +516,7 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if lm != nil {
 		if lm.Use() == ModelFallback {
 			s.fallback = lm.ARPA()
-			if s.slotted, err = slotGrammars(gr); err != nil {
-				return search{}, fmt.Errorf("speech recognizer: %w", err)
-			}
+			s.slotted = slotGrammars(gr)
 		} else {
 			s.verify = lm.ARPA()
 		}
@@ -829,7 +827,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	// gated on the enhanced audio's.
 	v.SNR = quietSNR(pcm)
 	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, v)
-	pcm, _ = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	pcm = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	var heard *transcript
 	if g.verify != "" {
