@@ -153,14 +153,15 @@ type Config struct {
 	// quiet frames (see denoise): 0 means DefaultDenoiseBelowSNR, a
 	// negative number never.
 	DenoiseBelowSNR float64
-	// Enhance, if set, readies each utterance whose speech stands less
-	// than EnhanceBelowSNR dB over its quiet frames (up to
-	// MaxEnhanceBelowSNR, which is every utterance; 0 is never) before
-	// the noise suppression (see Enhancer), and, when
-	// EnhanceAboveBackground is over 0 (up to
-	// MaxEnhanceAboveBackground), only if its background's spectral
-	// shape fluctuates by at least that many dB (other talkers, music)
-	// rather than holding still (steady noise).
+	// Enhance, if set, readies before the noise suppression (see
+	// Enhancer) each utterance whose speech stands less than
+	// EnhanceBelowSNR dB over its quiet frames (MaxEnhanceBelowSNR is
+	// every utterance) and whose background's spectral shape fluctuates
+	// by at least EnhanceAboveBackground dB (other talkers, music)
+	// rather than holding still (steady noise). As for DenoiseBelowSNR,
+	// 0 means the default (DefaultEnhanceBelowSNR,
+	// DefaultEnhanceAboveBackground) and a negative number none: no
+	// utterance enhanced, or no background gate.
 	Enhance                Enhancer
 	EnhanceBelowSNR        float64
 	EnhanceAboveBackground float64
@@ -355,6 +356,12 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.DenoiseBelowSNR == 0 {
 		cfg.DenoiseBelowSNR = DefaultDenoiseBelowSNR
 	}
+	if cfg.EnhanceBelowSNR == 0 {
+		cfg.EnhanceBelowSNR = DefaultEnhanceBelowSNR
+	}
+	if cfg.EnhanceAboveBackground == 0 {
+		cfg.EnhanceAboveBackground = DefaultEnhanceAboveBackground
+	}
 	if cfg.Rivals == 0 {
 		cfg.Rivals = DefaultRivals
 	}
@@ -367,10 +374,10 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
-	case cfg.EnhanceBelowSNR < 0 || cfg.EnhanceBelowSNR > MaxEnhanceBelowSNR || math.IsNaN(cfg.EnhanceBelowSNR):
-		return nil, fmt.Errorf("speech recognizer: enhancement below %g dB not in 0..%g", cfg.EnhanceBelowSNR, MaxEnhanceBelowSNR)
-	case cfg.EnhanceAboveBackground < 0 || cfg.EnhanceAboveBackground > MaxEnhanceAboveBackground || math.IsNaN(cfg.EnhanceAboveBackground):
-		return nil, fmt.Errorf("speech recognizer: enhancement above a background fluctuation of %g dB not in 0..%g", cfg.EnhanceAboveBackground, MaxEnhanceAboveBackground)
+	case cfg.EnhanceBelowSNR > MaxEnhanceBelowSNR || math.IsNaN(cfg.EnhanceBelowSNR):
+		return nil, fmt.Errorf("speech recognizer: enhancement below %g dB over %g", cfg.EnhanceBelowSNR, MaxEnhanceBelowSNR)
+	case cfg.EnhanceAboveBackground > MaxEnhanceAboveBackground || math.IsNaN(cfg.EnhanceAboveBackground):
+		return nil, fmt.Errorf("speech recognizer: enhancement above a background fluctuation of %g dB over %g", cfg.EnhanceAboveBackground, MaxEnhanceAboveBackground)
 	case cfg.TrimMargin > MaxTrimMargin:
 		return nil, fmt.Errorf("speech recognizer: trim margin %v over %v", cfg.TrimMargin, MaxTrimMargin)
 	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
