@@ -22,10 +22,12 @@ type Wrappers struct {
 // MaxWrappers bounds the wrappers' sentences on each side.
 const MaxWrappers = 500
 
-// EnglishWrappers are the words English speakers put around a request:
+// englishWrappers are the words English speakers put around a request:
 // polite and hedging words, a small general set rather than any test
-// sentence (docs/hearing.md).
-var EnglishWrappers = Wrappers{
+// sentence (docs/hearing.md). Each is one of the fillers the intent
+// engines skip (core/intent/lexicon/en.fillers), which the hearing
+// layer's tests check.
+var englishWrappers = Wrappers{
 	Before: []string{
 		"please",
 		"(can|could|would|will) you [please]",
@@ -35,10 +37,11 @@ var EnglishWrappers = Wrappers{
 }
 
 // WrappersFor returns the wrappers of a language (a BCP-47 tag): the
-// English ones for English, none for the others.
+// English ones for English, none for the others. The result is the
+// caller's own.
 func WrappersFor(lang string) Wrappers {
 	if sameLanguage(lang, "en") {
-		return EnglishWrappers
+		return Wrappers{Before: slices.Clone(englishWrappers.Before), After: slices.Clone(englishWrappers.After)}
 	}
 	return Wrappers{}
 }
