@@ -13,19 +13,13 @@ import (
 // tenth of an utterance's 10 ms frames over its quiet tenth) under which
 // the recogniser suppresses the utterance's noise before decoding, with
 // Debian's model; AdaptedDenoiseBelowSNR is Adapt's, which the adapted
-// model records (Provenance). Files of the test sets mixed with pink
-// noise at 3, 5, 10 and 20 dB measure about 7, 8.5, 13 and 22 this way;
-// a command cut out of two or four talkers' babble or music at 10 dB
-// measures 13 to 30, because the other talkers fall silent between their
-// words and those gaps are the quiet tenth: the ratio cannot tell a room
-// of talkers from a quiet one. So the default suppresses everything that
-// measures under 30, where the babble ends; clean synthetic speech over
-// digital silence measures 60 and more. Chosen on the tuning sets
-// (docs/hearing.md), wake word detector, Debian's model, against the
-// former 10: on the tuning set (pink noise) as many commands right and
-// fewer acted on wrongly, on its babble and music twin
-// (gen-hearing-devset.sh --tune) more than twice as many right. Adapted
-// models, which learn from the suppressed recordings, record their own.
+// model records (Provenance). Other talkers and music fall silent between
+// their words and notes, and those gaps are the quiet tenth: the ratio
+// cannot tell a room of talkers from a quiet one, so the default reaches
+// up to where such backgrounds end, short of clean speech. Chosen on the
+// tuning sets (docs/hearing.md says what each background measures and
+// what the threshold gained). Adapted models, which learn from the
+// suppressed recordings, record their own.
 const (
 	DefaultDenoiseBelowSNR = 30.0
 	AdaptedDenoiseBelowSNR = 15.0
@@ -41,15 +35,13 @@ const (
 	denoiseHop = denoiseN / 2
 	// denoiseFloor is the least gain: deeper suppression leaves isolated
 	// spectral peaks ("musical noise") that the acoustic model takes for
-	// speech. Its people enrolled (models adapted with each floor), four
-	// draws, both tuning sets: floors of 0.08, 0.15 and 0.3 gave 2137,
-	// 2149 and 2149 right commands of 2304, wake 1302, 1307 and 1311 of
-	// 1344, everyday speech taken for a command 23, 23 and 26 of 896.
+	// speech, shallower leaves more of the noise. Chosen with models
+	// adapted to each floor (docs/hearing.md).
 	denoiseFloor = 0.15
 	// denoiseAlpha weighs the decision-directed a priori SNR estimate
-	// towards the previous frame's clean speech, which smooths the gain.
-	// Measured as the floor was: 0.9 gave 2135 right commands against
-	// 2149 and wake 1284 against 1307 (everyday speech 17 against 23).
+	// towards the previous frame's clean speech, which smooths the gain
+	// over time; less smoothing lost commands and wake phrases
+	// (docs/hearing.md).
 	denoiseAlpha = 0.98
 )
 

@@ -21,7 +21,7 @@ import (
 // engines parse it surely (Meaning.Parsed: a guess of the generalising
 // tier is not enough) as an intent without slots, scoring at least
 // Claim. Every field is taken as it is: a floor of 0 is no floor.
-// DefaultFallback is the measured choice.
+// DefaultFallback is the choice made on the tuning sets (docs/hearing.md).
 type Fallback struct {
 	// Claim is the least score of the parse that claims the transcript:
 	// its confidence times the transcript's acoustic confidence, as the

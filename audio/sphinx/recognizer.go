@@ -39,8 +39,8 @@ const (
 	// MaxNBest bounds Config.NBest.
 	MaxNBest = 20
 	// MaxDecoders bounds Config.Decoders: each holds its own copy of the
-	// acoustic model (jibod hearing a file peaks at 95 MB resident with
-	// one, against 27 MB without audio).
+	// acoustic model, the bulk of the recogniser's memory
+	// (docs/hearing.md).
 	MaxDecoders = 8
 	// DefaultMaxSeconds is the longest utterance Recognize accepts.
 	DefaultMaxSeconds = 30
