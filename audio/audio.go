@@ -117,6 +117,11 @@ type Verdict struct {
 	// than it.
 	Rival       string
 	RivalMargin float64
+	// Searches names the decoder's searches of the utterance in the
+	// order they ran ("grammar", "grammar-wide", "fallback", "slots
+	// <intent>"…): each goes through the Decoded audio once, so they
+	// are what the utterance cost.
+	Searches []string
 }
 
 // VerdictRecognizer is a Recognizer that also says why (Verdict).

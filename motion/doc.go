@@ -28,6 +28,11 @@
 // service (Config.RealTime) so that it is rarely late at all, and it can
 // run in a process of its own (Config.Process, ServeProcess), away from
 // the Go runtime of a busy program; the Controller's API is the same.
+// Stats takes each missed tick apart from the loop thread's kernel
+// accounts (Miss.Verdict): the machine's doing (the hypervisor, a late
+// timer, a kernel that did not preempt) or the process's (the Go
+// runtime, the tick itself); StealLog reads the machine's steal time
+// beside it.
 //
 // The package talks to no bus: it reports what the body does as
 // device.Events ("motion" device) to an Observer.

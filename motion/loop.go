@@ -214,10 +214,21 @@ func (c *Controller) loop(ready chan<- struct{}) {
 		t = time.NewTimer(time.Until(next))
 		defer t.Stop()
 	}
+	// The thread's accounts (at the end of the tick before, on waking,
+	// at the end of this tick) take each missed tick apart: the machine's
+	// doing or the process's. They need the thread locked to the loop.
+	var acct *threadAccount
+	if c.precise && c.rt.held {
+		acct = c.rt.sys.openAccount()
+		defer acct.close()
+	}
+	var times [3]threadTimes
+	accounted := acct != nil && acct.read(&times[0])
+	sleeps := 1
 	for {
 		if c.precise {
 			// A stop is noticed within a period.
-			clock.sleepUntil(next)
+			sleeps = clock.sleepUntil(next)
 			if ctx.Err() != nil {
 				return
 			}
@@ -232,17 +243,29 @@ func (c *Controller) loop(ready chan<- struct{}) {
 			c.lag()
 		}
 		now := time.Now()
+		woke := acct != nil && acct.read(&times[1])
 		late := now.Sub(next)
 		c.tick(ctx, now, late)
 		next = next.Add(c.period)
 		after := time.Now()
-		c.stats.ran(after.Sub(now))
+		ended := acct != nil && acct.read(&times[2])
+		ran := after.Sub(now)
+		c.stats.ran(ran)
 		if !next.After(after) {
 			// More than a period behind: skip the ticks that are already
 			// past rather than run them back to back.
 			skip := after.Sub(next)/c.period + 1
 			next = next.Add(skip * c.period)
-			c.stats.miss(uint64(skip), after.Sub(now) > late)
+			c.stats.miss(uint64(skip), ran > late)
+			if accounted && woke && ended {
+				c.stats.explain(now, late, ran, uint64(skip), sleeps, &times)
+			} else {
+				c.stats.explain(now, late, ran, uint64(skip), sleeps, nil)
+			}
+		}
+		if acct != nil {
+			times[0] = times[2]
+			accounted = ended
 		}
 		if t != nil {
 			t.Reset(time.Until(next))

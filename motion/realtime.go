@@ -237,6 +237,9 @@ type rtSystem interface {
 	heldAfterGC() int64
 	// getenv reads the environment.
 	getenv(key string) string
+	// openAccount opens the kernel's accounts of the calling thread,
+	// locked to its goroutine; nil where they cannot be read.
+	openAccount() *threadAccount
 }
 
 // goRuntime is the Go runtime's part of an rtSystem.

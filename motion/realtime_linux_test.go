@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -186,3 +187,74 @@ func resident(t *testing.T, b []byte) int {
 	}
 	return n
 }
+
+// A tick the process itself makes late (here the loop's own wait, as
+// when the Go runtime holds it) is taken apart from the loop thread's
+// accounts and blamed on the process, whether or not the priority is
+// granted.
+func TestMissedTickTakenApartOnThisSystem(t *testing.T) {
+	c, _, _ := rtController(t, RealTime{}, newRTSystem())
+	period := c.Period()
+	n := 0
+	c.lag = func() {
+		n++
+		if n == 20 {
+			time.Sleep(4 * period) // blocks the loop's thread: a wait of the process's
+		}
+	}
+	require.NoError(t, c.Start(context.Background()))
+	require.Eventually(t, func() bool {
+		for _, m := range c.Stats().Misses {
+			if m.Late >= 4*period {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, period)
+	require.NoError(t, c.Close(context.Background()))
+	var own []Miss
+	for _, m := range c.Stats().Misses {
+		if m.Late >= 4*period {
+			own = append(own, m)
+		}
+	}
+	require.NotEmpty(t, own)
+	m := own[0]
+	require.True(t, m.Accounted, "the accounts of the loop's thread are read: %+v", m)
+	assert.GreaterOrEqual(t, m.Waits, 1, "the thread blocked after its sleep")
+	blame, why := m.Verdict()
+	assert.Equal(t, BlameProcess, blame, why)
+}
+
+// The accounts of a locked thread count its blocking and its time on a
+// CPU.
+func TestThreadAccount(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		a := linuxRT{}.openAccount()
+		if !assert.NotNil(t, a, "/proc/thread-self/schedstat") {
+			return
+		}
+		defer a.close()
+		var before, after threadTimes
+		if !assert.True(t, a.read(&before)) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+		for x := 0; x < 1e6; x++ {
+			sinkSpin += x
+		}
+		if !assert.True(t, a.read(&after)) {
+			return
+		}
+		assert.Greater(t, after.waits, before.waits, "the sleep blocked the thread")
+		assert.Greater(t, after.onCPU, before.onCPU)
+		assert.GreaterOrEqual(t, after.queued, before.queued)
+	}()
+	<-done
+}
+
+var sinkSpin int

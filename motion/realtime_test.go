@@ -51,6 +51,9 @@ func newFakeRT(ncpu int) *fakeRT {
 }
 
 func (f *fakeRT) lockThread() { f.mu.Lock(); f.locked = true; f.mu.Unlock() }
+
+// openAccount reads no accounts: the fake locks no thread.
+func (f *fakeRT) openAccount() *threadAccount { return nil }
 func (f *fakeRT) setFIFO(prio int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -10,6 +10,6 @@ type preciseClock struct{}
 
 func newPreciseClock() preciseClock { return preciseClock{} }
 
-func (preciseClock) sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
+func (preciseClock) sleepUntil(t time.Time) int { time.Sleep(time.Until(t)); return 1 }
 
 const havePreciseSleep = false

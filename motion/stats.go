@@ -33,6 +33,10 @@ type Stats struct {
 	// longer than it started late: the tick's own doing (a motor, or a
 	// wait inside the tick), not the scheduler's wake-up.
 	MissedRunning uint64 `json:"missed_running"`
+	// Misses takes apart the first MissRecords late ticks after which
+	// ticks were missed, in order: one for each such tick, however many
+	// it skipped.
+	Misses []Miss `json:"misses,omitempty"`
 }
 
 // latency records tick lateness without allocating or locking: the loop is
@@ -44,6 +48,9 @@ type latency struct {
 	max     atomic.Int64
 	run     atomic.Int64
 	running atomic.Uint64
+	// misses[:nmiss] are the first missed ticks taken apart (explain).
+	misses [MissRecords]missRecord
+	nmiss  atomic.Uint64
 }
 
 // ran records how long a tick ran.
@@ -86,11 +93,12 @@ func (l *latency) reset() {
 	l.max.Store(0)
 	l.run.Store(0)
 	l.running.Store(0)
+	l.nmiss.Store(0)
 }
 
 func (l *latency) snapshot() Stats {
 	s := Stats{Ticks: l.ticks.Load(), Missed: l.missed.Load(), Max: time.Duration(l.max.Load()),
-		LongestRun: time.Duration(l.run.Load()), MissedRunning: l.running.Load()}
+		LongestRun: time.Duration(l.run.Load()), MissedRunning: l.running.Load(), Misses: l.missesSnapshot()}
 	var counts [latenessBuckets]uint32
 	total := uint64(0)
 	for i := range l.buckets {

@@ -525,6 +525,10 @@ type FileDecision struct {
 	// it per frame (audio.Verdict).
 	Rival       string  `json:"rival,omitempty"`
 	RivalMargin float64 `json:"rival_margin,omitempty"`
+	// How much audio the decoder heard after trimming, and the searches
+	// that went through it (audio.Verdict).
+	DecodedSeconds float64  `json:"decoded_s,omitempty"`
+	Searches       []string `json:"searches,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -550,7 +554,7 @@ func (r *Report) Files() []FileResult {
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
 				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore,
 				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,
-				Rival: d.Rival, RivalMargin: d.RivalMargin})
+				Rival: d.Rival, RivalMargin: d.RivalMargin, DecodedSeconds: d.Decoded.Seconds(), Searches: d.Searches})
 		}
 		out = append(out, f)
 	}

@@ -214,6 +214,9 @@ type decoder struct {
 	// resetNoise starts the noise subtraction afresh on every search
 	// (Config.ResetNoise).
 	resetNoise bool
+	// searched names the searches run since the recogniser last cleared
+	// it, in order (audio.Verdict.Searches).
+	searched []string
 }
 
 // newDecoder starts a decoder with the acoustic model in hmm, the
@@ -478,6 +481,7 @@ func (d *decoder) searchKeeping(ctx context.Context, name string, pcm []int16) (
 	if err := d.useSearch(name); err != nil {
 		return result{}, nil, err
 	}
+	d.searched = append(d.searched, name)
 	if d.resetNoise {
 		if err := d.startStream(); err != nil {
 			return result{}, nil, err
@@ -516,6 +520,7 @@ func (d *decoder) searchFeatures(ctx context.Context, name string, f *features) 
 	if err := d.useSearch(name); err != nil {
 		return result{}, err
 	}
+	d.searched = append(d.searched, name)
 	if err := d.start(); err != nil {
 		return result{}, err
 	}

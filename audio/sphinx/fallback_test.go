@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/ngram"
@@ -205,4 +206,34 @@ func TestSlotGrammars(t *testing.T) {
 	assert.ElementsMatch(t, []string{"set", "a", "timer", "for", "five", "ten", "minutes"}, got["timer:set"].fsg.words())
 	got = slotGrammars(JSGF("#JSGF V1.0;\ngrammar t;\npublic <u> = hello;\n"))
 	assert.Empty(t, got)
+}
+
+// TestVerdictNamesTheSearches: the verdict lists the searches an
+// utterance went through, which is what it cost (jibod audio eval's
+// searches): the grammar's alone where its sentence is taken, the
+// fallback's after it where the sentence is refused, and none of the
+// fallback's where the utterance is longer than it transcribes.
+func TestVerdictNamesTheSearches(t *testing.T) {
+	lm := fallbackLM(t)
+	r := newTestRecognizer(t, Config{Grammar: lm, Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8})
+	_, v, err := r.RecognizeVerdict(context.Background(), speak(t, "what time is it"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{searchName}, v.Searches)
+	assert.Positive(t, v.Decoded)
+
+	h, v, err := r.RecognizeVerdict(context.Background(), speak(t, "what is the time"))
+	require.NoError(t, err)
+	require.Len(t, h, 1, "verdict %+v", v)
+	require.NotEmpty(t, v.Searches)
+	assert.Equal(t, searchName, v.Searches[0], "the grammar first")
+	assert.Equal(t, fallbackName, v.Searches[len(v.Searches)-1], "then the fallback")
+
+	fb := DefaultFallback
+	fb.MaxAudio = 100 * time.Millisecond
+	short := newTestRecognizer(t, Config{Grammar: lm, Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8, Fallback: &fb})
+	h, v, err = short.RecognizeVerdict(context.Background(), speak(t, "what is the time"))
+	require.NoError(t, err)
+	assert.Empty(t, h)
+	assert.Equal(t, "too long", v.Fallback)
+	assert.NotContains(t, v.Searches, fallbackName, "not transcribed: longer than the fallback takes")
 }

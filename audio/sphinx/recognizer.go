@@ -830,6 +830,8 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 // decode recognises pcm with the search named name and tells v what it
 // found and why it dropped it.
 func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g search, pcm []int16, v *audio.Verdict) ([]audio.Hypothesis, error) {
+	d.searched = d.searched[:0]
+	defer func() { v.Searches = slices.Clone(d.searched) }()
 	// The verdict's SNR is the utterance's as heard; the suppression is
 	// gated on the enhanced audio's.
 	v.SNR = quietSNR(pcm)
@@ -1029,6 +1031,7 @@ func (d *decoder) search(ctx context.Context, name string, pcm []int16) (result,
 	if err := d.useSearch(name); err != nil {
 		return result{}, err
 	}
+	d.searched = append(d.searched, name)
 	if d.resetNoise {
 		if err := d.startStream(); err != nil {
 			return result{}, err

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +66,35 @@ type LoopReport struct {
 	// Kernel is how the system's kernel preempts, which decides how late
 	// a loop woken on time can get its CPU.
 	Kernel motion.Preemption `json:"kernel"`
+	// StealMs is each CPU's steal time during the measurement in ms, by
+	// CPU ("cpu1"): time the hypervisor ran something else while the CPU
+	// had work (/proc/stat; 0 on bare metal). Nil where it was not read,
+	// with StealError saying why.
+	StealMs    map[string]float64 `json:"steal_ms,omitempty"`
+	StealError string             `json:"steal_error,omitempty"`
+	// Misses takes apart the late ticks after which ticks were missed
+	// (the first motion.MissRecords), each with whose doing it was;
+	// MissedByMachine, MissedByProcess and MissedUnexplained count the
+	// missed ticks by that verdict (those after a late tick not taken
+	// apart count as unexplained).
+	Misses            []LoopMiss `json:"misses,omitempty"`
+	MissedByMachine   uint64     `json:"missed_by_machine"`
+	MissedByProcess   uint64     `json:"missed_by_process"`
+	MissedUnexplained uint64     `json:"missed_unexplained,omitempty"`
 }
+
+// LoopMiss is a late tick after which ticks were missed, with whose
+// doing it was (motion.Miss.Verdict) and when in the measurement it
+// came.
+type LoopMiss struct {
+	motion.Miss
+	AtSeconds float64      `json:"at_seconds"`
+	Blame     motion.Blame `json:"blame"`
+	Why       string       `json:"why"`
+}
+
+// maxMissLines bounds the missed ticks the text report lists one by one.
+const maxMissLines = 20
 
 // Write prints the report for people (WriteText), or as one JSON object
 // with asJSON.
@@ -114,10 +144,31 @@ func (rep *LoopReport) WriteText(stdout io.Writer) error {
 	fmt.Fprintf(stdout, "ticks %d, missed %d\n", rep.Ticks, rep.Missed)
 	fmt.Fprintf(stdout, "lateness: p50 %s  p99 %s  max %s\n", us(rep.P50us), us(rep.P99us), us(rep.MaxUs))
 	fmt.Fprintf(stdout, "longest tick %s; missed after a long tick %d, after a late wake-up %d\n", us(rep.LongestRunUs), rep.MissedRunning, rep.Missed-rep.MissedRunning)
+	switch {
+	case rep.StealMs != nil:
+		fmt.Fprintf(stdout, "steal (the hypervisor running something else on a CPU with work): %s\n", stealText(rep.StealMs, rep.RealTime.CPU))
+	case rep.StealError != "":
+		fmt.Fprintf(stdout, "steal: not read (%s)\n", rep.StealError)
+	}
+	if rep.Missed > 0 {
+		fmt.Fprintf(stdout, "missed ticks by cause: %d the machine's (hypervisor, timer, kernel), %d the process's (Go runtime, the tick)", rep.MissedByMachine, rep.MissedByProcess)
+		if rep.MissedUnexplained > 0 {
+			fmt.Fprintf(stdout, ", %d not taken apart", rep.MissedUnexplained)
+		}
+		fmt.Fprintln(stdout)
+		for i, m := range rep.Misses {
+			if i == maxMissLines {
+				fmt.Fprintf(stdout, "  ... %d more in --json\n", len(rep.Misses)-i)
+				break
+			}
+			fmt.Fprintf(stdout, "  at %.2f s: %d missed after a tick %s late that ran %s: %s: %s\n", m.AtSeconds, m.Skipped, us(float64(m.Late.Nanoseconds())/1000), us(float64(m.Ran.Nanoseconds())/1000), m.Blame, m.Why)
+		}
+	}
 	fmt.Fprintf(stdout, "kernel: %s\n", rep.Kernel)
 	if rep.RealTime.Priority > 0 {
 		if a := rep.Kernel.Advice(rep.RealTime.CPU); a != "" {
-			if late := rep.Missed - rep.MissedRunning; late > 0 && rep.Kernel.Mode != "" && !rep.Kernel.Preemptible {
+			// Without the loop thread's accounts, a guess.
+			if late := rep.Missed - rep.MissedRunning; late > 0 && rep.MissedByMachine+rep.MissedByProcess == 0 && rep.Kernel.Mode != "" && !rep.Kernel.Preemptible {
 				fmt.Fprintf(stdout, "the ticks missed after a late wake-up (%d) are most likely the kernel's doing: it does not preempt a task in the kernel for the loop\n", late)
 			}
 			fmt.Fprintf(stdout, "%s (docs/motion.md)\n", a)
@@ -127,6 +178,20 @@ func (rep *LoopReport) WriteText(stdout io.Writer) error {
 		fmt.Fprintf(stdout, "resident memory: %.1f MB when the load ended, %.1f MB after %.0f s at rest\n", rep.RSSLoadMB, rep.RSSRestMB, rep.RestSeconds)
 	}
 	return nil
+}
+
+// stealText lists each CPU's steal time, the loop's CPU named.
+func stealText(ms map[string]float64, loopCPU int) string {
+	cpus := slices.Sorted(maps.Keys(ms))
+	parts := make([]string, 0, len(cpus))
+	for _, k := range cpus {
+		p := fmt.Sprintf("%s %.0f ms", k, ms[k])
+		if k == fmt.Sprintf("cpu%d", loopCPU) {
+			p += " (the loop's)"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func us(v float64) string {
@@ -220,6 +285,13 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 			lres, lerr = loadgen.Run(ctx, loadgen.Config{Bus: r.Bus(), Lines: lines, InFlight: inFlight, Stop: mctx.Done()})
 		})
 	}
+	// The machine's steal time, read beside the loop, tells the
+	// hypervisor's part in the ticks missed.
+	steal := motion.NewStealLog(0)
+	var stealErr error
+	var swg sync.WaitGroup
+	sctx, stopSteal := context.WithCancel(mctx)
+	swg.Go(func() { stealErr = steal.Run(sctx) })
 	start := time.Now()
 	ctrl.ResetStats()
 	if err == nil {
@@ -228,6 +300,8 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	stop()
 	s := ctrl.Stats()
 	elapsed := time.Since(start)
+	stopSteal()
+	swg.Wait()
 	wg.Wait()
 	if job != nil {
 		job.Halt()
@@ -265,10 +339,40 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	rep.P99us = float64(s.P99.Nanoseconds()) / 1000
 	rep.MaxUs = float64(s.Max.Nanoseconds()) / 1000
 	rep.LongestRunUs, rep.MissedRunning = float64(s.LongestRun.Nanoseconds())/1000, s.MissedRunning
+	rep.explainMisses(s, steal, stealErr, start, ctrl.Period())
 	if rssLoad > 0 && rssRest > 0 {
 		rep.RestSeconds, rep.RSSLoadMB, rep.RSSRestMB = c.Rest.Seconds(), float64(rssLoad)/1e6, float64(rssRest)/1e6
 	}
 	return rep, cerr
+}
+
+// explainMisses fills in the steal time and the missed ticks taken
+// apart, each with the steal on the loop's CPU around it.
+func (rep *LoopReport) explainMisses(s motion.Stats, steal *motion.StealLog, stealErr error, start time.Time, period time.Duration) {
+	if total, _ := steal.Total(); total != nil {
+		rep.StealMs = make(map[string]float64, len(total))
+		for cpu, d := range total {
+			rep.StealMs[fmt.Sprintf("cpu%d", cpu)] = float64(d) / float64(time.Millisecond)
+		}
+	} else if stealErr != nil {
+		rep.StealError = stealErr.Error()
+	}
+	for _, m := range s.Misses {
+		// From the tick before the late one to the late tick's end, on
+		// the loop's CPU (any, where it is not pinned).
+		m.Stolen = steal.Within(rep.RealTime.CPU, m.At.Add(-m.Late-period), m.At.Add(m.Ran))
+		blame, why := m.Verdict()
+		rep.Misses = append(rep.Misses, LoopMiss{Miss: m, AtSeconds: m.At.Sub(start).Seconds(), Blame: blame, Why: why})
+		switch blame {
+		case motion.BlameMachine:
+			rep.MissedByMachine += uint64(m.Skipped)
+		case motion.BlameProcess:
+			rep.MissedByProcess += uint64(m.Skipped)
+		}
+	}
+	if told := rep.MissedByMachine + rep.MissedByProcess; rep.Missed > told {
+		rep.MissedUnexplained = rep.Missed - told
+	}
 }
 
 // residentBytes is process pid's resident memory as Linux reports it

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -129,4 +130,44 @@ func TestLoopReportNamesTheKernel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The report says how much the hypervisor stole and, for each missed
+// tick, whether the machine or the process made it late, so that a
+// technician sees which; the kernel's guess gives way to it.
+func TestLoopReportTakesMissesApart(t *testing.T) {
+	at := time.Unix(1700000000, 0)
+	rep := &LoopReport{Board: "sim", Rate: 200, Seconds: 30, Timer: "precise", Ticks: 6000, Missed: 5,
+		Kernel:   motion.Preemption{Mode: "none", From: "uname -v"},
+		RealTime: motion.RealTimeStatus{Priority: 40, CPU: 1}}
+	steal := motion.NewStealLog(0)
+	s := motion.Stats{Missed: 5, Misses: []motion.Miss{
+		{At: at.Add(2 * time.Second), Late: 15 * time.Millisecond, Ran: 50 * time.Microsecond, Skipped: 3, Accounted: true, Queued: 20 * time.Microsecond},
+		{At: at.Add(4 * time.Second), Late: 7 * time.Millisecond, Ran: 50 * time.Microsecond, Skipped: 1, Accounted: true, Waits: 1},
+		{At: at.Add(5 * time.Second), Late: 6 * time.Millisecond, Ran: 50 * time.Microsecond, Skipped: 1},
+	}}
+	rep.explainMisses(s, steal, errors.New("no /proc/stat"), at, 5*time.Millisecond)
+	assert.Equal(t, uint64(3), rep.MissedByMachine)
+	assert.Equal(t, uint64(1), rep.MissedByProcess)
+	assert.Equal(t, uint64(1), rep.MissedUnexplained)
+	require.Len(t, rep.Misses, 3)
+	assert.InDelta(t, 2.0, rep.Misses[0].AtSeconds, 1e-9)
+	var b strings.Builder
+	require.NoError(t, rep.WriteText(&b))
+	out := b.String()
+	for _, want := range []string{
+		"steal: not read (no /proc/stat)",
+		"missed ticks by cause: 3 the machine's (hypervisor, timer, kernel), 1 the process's (Go runtime, the tick), 1 not taken apart",
+		"at 2.00 s: 3 missed after a tick 15.00 ms late that ran 50 µs: machine: its timer woke it 15.0 ms late",
+		"at 4.00 s: 1 missed after a tick 7.00 ms late that ran 50 µs: process: ",
+		"at 5.00 s: 1 missed after a tick 6.00 ms late that ran 50 µs: unknown: ",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "most likely", "the misses taken apart, no guess")
+
+	rep.StealMs, rep.StealError = map[string]float64{"cpu0": 30, "cpu1": 120}, ""
+	b.Reset()
+	require.NoError(t, rep.WriteText(&b))
+	assert.Contains(t, b.String(), "steal (the hypervisor running something else on a CPU with work): cpu0 30 ms, cpu1 120 ms (the loop's)")
 }
