@@ -3,6 +3,7 @@ package motion
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,7 +88,7 @@ type fileReader interface {
 // osRoot reads the system's own files.
 type osRoot struct{}
 
-func (osRoot) ReadFile(name string) ([]byte, error) { return readSystemFile("/" + name) }
+func (osRoot) ReadFile(name string) ([]byte, error) { return os.ReadFile("/" + name) }
 
 // kernelPreemption tells the preemption model from the files of root
 // (paths without the leading slash) and, where they do not say, from the

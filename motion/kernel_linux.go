@@ -4,13 +4,10 @@ package motion
 
 import (
 	"errors"
-	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
-
-func readSystemFile(name string) ([]byte, error) { return os.ReadFile(name) }
 
 // maxBootLogRecords bounds how much of the kernel's log bootLog reads.
 const maxBootLogRecords = 100000

@@ -2,8 +2,4 @@
 
 package motion
 
-import "os"
-
-func readSystemFile(name string) ([]byte, error) { return os.ReadFile(name) }
-
 func bootLog(string) (string, error) { return "", errNoBootLog }

@@ -66,6 +66,8 @@ type server struct {
 	// loop's thread (a motor's events and logs), waits for the parent.
 	out  chan []byte
 	stop chan struct{}
+	// free are frames the writer has sent, for reuse (report.go).
+	free chan []byte
 	// minLevel is the least level of log record the parent logs.
 	minLevel slog.Level
 
@@ -86,7 +88,7 @@ type jobEnd struct {
 
 func newServer(conn io.ReadWriteCloser) *server {
 	return &server{conn: conn, out: make(chan []byte, outQueue), stop: make(chan struct{}), wake: make(chan struct{}, 1),
-		minLevel: slog.LevelInfo}
+		free: make(chan []byte, freeFrames), minLevel: slog.LevelInfo}
 }
 
 func (s *server) writer() {
@@ -94,6 +96,7 @@ func (s *server) writer() {
 		select {
 		case f := <-s.out:
 			_, _ = s.conn.Write(f) // a parent gone is seen by the reader
+			s.recycle(f)
 		case <-s.stop:
 			for {
 				select {
@@ -167,7 +170,7 @@ func (s *server) flushEnds() {
 	s.endMu.Unlock()
 	for _, e := range batch {
 		code, msg := errCode(e.err)
-		s.write(newFrame(fEnd).u64(e.id).u8(code).str(msg).done())
+		s.write(s.frame(fEnd).u64(e.id).u8(code).str(msg).done())
 	}
 	clear(batch) // the errors are sent: let them go
 	s.spare = batch
@@ -183,11 +186,7 @@ func (s *server) event(e device.Event) {
 	case e.Kind == "stall":
 		s.write(newFrame(fFault).u8(codeStalled).str(ErrStalled.Error()).done())
 	}
-	values, err := json.Marshal(e.Values)
-	if err != nil {
-		values = []byte("{}")
-	}
-	s.post(newFrame(fEvent).u64(uint64(e.Time.UnixNano())).str(e.Device).str(e.Kind).bytes(values).done())
+	s.post(s.eventFrame(e))
 }
 
 func (s *server) serve(ctx context.Context, open OpenMotors, mem *os.File) error {

@@ -104,7 +104,7 @@ func (m *Model) process(s *scratch, dst, pcm []int16, floor float64) []int16 {
 				s.buf[nfft-k] = complex(real(s.buf[k]), -imag(s.buf[k]))
 			}
 		}
-		m.fft.transform(s.buf, true)
+		m.fft.Inverse(s.buf)
 		for i, w := range m.window {
 			s.out[f*hop+i] += real(s.buf[i]) * w
 		}
@@ -128,7 +128,7 @@ func (m *Model) spectrum(buf []complex128, frame []int16) {
 	for i, v := range frame {
 		buf[i] = complex(float64(v)/32768*m.window[i], 0)
 	}
-	m.fft.transform(buf, false)
+	m.fft.Forward(buf)
 }
 
 // analyse fills s.feats and s.gains for pcm (at least two frames).

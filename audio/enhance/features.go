@@ -1,9 +1,6 @@
 package enhance
 
-import (
-	"math"
-	"math/cmplx"
-)
+import "math"
 
 // binBands is a spectrum bin's share of the two bands whose centres lie
 // either side of it; the shares sum to one.
@@ -44,62 +41,4 @@ func sqrtHann(n int) []float64 {
 		w[i] = math.Sqrt(0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n)))
 	}
 	return w
-}
-
-// fft is an in-place radix-2 transform of one size with its tables.
-type fft struct {
-	n       int
-	rev     []int
-	twiddle []complex128 // exp(-2πik/n), k < n/2
-}
-
-func newFFT(n int) *fft {
-	f := &fft{n: n, rev: make([]int, n), twiddle: make([]complex128, n/2)}
-	bits := 0
-	for 1<<bits < n {
-		bits++
-	}
-	for i := range n {
-		r := 0
-		for b := range bits {
-			if i&(1<<b) != 0 {
-				r |= 1 << (bits - 1 - b)
-			}
-		}
-		f.rev[i] = r
-	}
-	for k := range f.twiddle {
-		f.twiddle[k] = cmplx.Rect(1, -2*math.Pi*float64(k)/float64(n))
-	}
-	return f
-}
-
-// transform transforms x (len n) in place; inverse conjugates the
-// twiddles and scales by 1/n.
-func (f *fft) transform(x []complex128, inverse bool) {
-	n := f.n
-	for i, r := range f.rev {
-		if i < r {
-			x[i], x[r] = x[r], x[i]
-		}
-	}
-	for size := 2; size <= n; size <<= 1 {
-		step := n / size
-		for start := 0; start < n; start += size {
-			for k := range size / 2 {
-				w := f.twiddle[k*step]
-				if inverse {
-					w = cmplx.Conj(w)
-				}
-				a, b := x[start+k], x[start+k+size/2]*w
-				x[start+k], x[start+k+size/2] = a+b, a-b
-			}
-		}
-	}
-	if inverse {
-		s := complex(1/float64(n), 0)
-		for i := range x {
-			x[i] *= s
-		}
-	}
 }

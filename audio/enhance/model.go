@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/openjibo/jibod/audio/internal/fft"
 	"github.com/openjibo/jibod/audio/internal/weights"
 )
 
@@ -98,7 +99,7 @@ type Model struct {
 	// weights[k] are bin k's two bands and their shares (features.go).
 	weights []binBands
 	window  []float64
-	fft     *fft
+	fft     *fft.Plan
 	// pool holds the enhancements' working memory (*scratch).
 	pool sync.Pool
 }
@@ -145,7 +146,9 @@ func Parse(b []byte) (*Model, error) {
 	}
 	m.weights = bandWeights(h.NFFT, h.Bands, h.SampleRate)
 	m.window = sqrtHann(h.NFFT)
-	m.fft = newFFT(h.NFFT)
+	if m.fft, err = fft.New(h.NFFT); err != nil {
+		return nil, fmt.Errorf("enhancement model: %w", err)
+	}
 	return m, nil
 }
 

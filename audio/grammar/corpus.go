@@ -39,45 +39,48 @@ func SlotToken(name string) string { return "<" + name + ">" }
 
 // Corpus lists the grammar's command sentences (not the wake phrase nor
 // its decoys), at most maxSentences of them, and the values of the slots
-// they refer to, at most maxValues per slot.
+// they refer to, at most maxValues per slot. With wrappers, sentences
+// wrapped in them are added in the room the sentences leave under
+// maxSentences: they never make a corpus too large.
 func (g *Grammar) Corpus(maxSentences, maxValues int) (Corpus, error) {
 	c := Corpus{Slots: map[string][][]string{}}
-	before, after := g.wrapperPhrases(g.before), g.wrapperPhrases(g.after)
-	add := func(s CorpusSentence) error {
-		if len(c.Sentences) == maxSentences {
-			return fmt.Errorf("more than %d sentences: %w", maxSentences, ErrCorpusTooLarge)
-		}
-		c.Sentences = append(c.Sentences, s)
-		return nil
-	}
-	turn := 0
+	var plain []CorpusSentence
 	for i, r := range g.command {
 		err := g.walkShallow(r.root, nil, func(tokens []string) error {
-			if err := add(CorpusSentence{Tokens: tokens, Intent: i}); err != nil {
-				return err
+			if len(plain) == maxSentences {
+				return fmt.Errorf("more than %d sentences: %w", maxSentences, ErrCorpusTooLarge)
 			}
-			if len(before) == 0 && len(after) == 0 {
-				return nil
-			}
-			// Each sentence also once wrapped, the wrappers taking turns
-			// (before, after, both), so the model has every wrapper next
-			// to the sentences' first and last words without a copy of
-			// every sentence per wrapper.
-			turn++
-			var pre, post []string
-			switch k := turn % 3; {
-			case len(after) == 0 || k == 0 && len(before) > 0:
-				pre = before[turn/3%len(before)]
-			case len(before) == 0 || k == 1:
-				post = after[turn/3%len(after)]
-			default:
-				pre, post = before[turn/3%len(before)], after[turn/3%len(after)]
-			}
-			return add(CorpusSentence{Tokens: slices.Concat(pre, tokens, post), Intent: i})
+			plain = append(plain, CorpusSentence{Tokens: tokens, Intent: i})
+			return nil
 		})
 		if err != nil {
 			return Corpus{}, err
 		}
+	}
+	before, after := g.wrapperPhrases(g.before), g.wrapperPhrases(g.after)
+	room := maxSentences - len(plain)
+	turn := 0
+	for j, s := range plain {
+		c.Sentences = append(c.Sentences, s)
+		// Each sentence also once wrapped, the wrappers taking turns
+		// (before, after, both), so the model has every wrapper next to
+		// the sentences' first and last words without a copy of every
+		// sentence per wrapper; where the room is short, the copies are
+		// spread evenly over the sentences.
+		if len(before) == 0 && len(after) == 0 || room < len(plain) && (j+1)*room/len(plain) == j*room/len(plain) {
+			continue
+		}
+		turn++
+		var pre, post []string
+		switch k := turn % 3; {
+		case len(after) == 0 || k == 0 && len(before) > 0:
+			pre = before[turn/3%len(before)]
+		case len(before) == 0 || k == 1:
+			post = after[turn/3%len(after)]
+		default:
+			pre, post = before[turn/3%len(before)], after[turn/3%len(after)]
+		}
+		c.Sentences = append(c.Sentences, CorpusSentence{Tokens: slices.Concat(pre, s.Tokens, post), Intent: s.Intent})
 	}
 	for _, s := range c.Sentences {
 		for _, t := range s.Tokens {

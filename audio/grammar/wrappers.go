@@ -22,10 +22,12 @@ type Wrappers struct {
 // MaxWrappers bounds the wrappers' sentences on each side.
 const MaxWrappers = 500
 
-// EnglishWrappers are the words English speakers put around a request:
+// englishWrappers are the words English speakers put around a request:
 // polite and hedging words, a small general set rather than any test
-// sentence (docs/hearing.md).
-var EnglishWrappers = Wrappers{
+// sentence (docs/hearing.md). Each is one of the fillers the intent
+// engines skip (core/intent/lexicon/en.fillers), which the hearing
+// layer's tests check.
+var englishWrappers = Wrappers{
 	Before: []string{
 		"please",
 		"(can|could|would|will) you [please]",
@@ -35,10 +37,11 @@ var EnglishWrappers = Wrappers{
 }
 
 // WrappersFor returns the wrappers of a language (a BCP-47 tag): the
-// English ones for English, none for the others.
+// English ones for English, none for the others. The result is the
+// caller's own.
 func WrappersFor(lang string) Wrappers {
 	if sameLanguage(lang, "en") {
-		return EnglishWrappers
+		return Wrappers{Before: slices.Clone(englishWrappers.Before), After: slices.Clone(englishWrappers.After)}
 	}
 	return Wrappers{}
 }
@@ -106,15 +109,25 @@ func (g *Grammar) renderCommand(sb *strings.Builder) {
 		fmt.Fprintf(sb, "<%s> = %s;\n", commandsRule, strings.Join(refs, " | "))
 		return
 	}
-	var parts []string
+	fmt.Fprintf(sb, "<%s> = %s;\n<%s> = %s;\n", commandsRule, g.wrap("<"+innerRule+">"), innerRule, strings.Join(refs, " | "))
+	g.renderWrappers(sb)
+}
+
+// wrap returns the rule expansion of inner with the optional wrappers
+// around it.
+func (g *Grammar) wrap(inner string) string {
+	parts := []string{inner}
 	if g.before != nil {
-		parts = append(parts, "[<"+beforeRule+">]")
+		parts = append([]string{"[<" + beforeRule + ">]"}, parts...)
 	}
-	parts = append(parts, "<"+innerRule+">")
 	if g.after != nil {
 		parts = append(parts, "[<"+afterRule+">]")
 	}
-	fmt.Fprintf(sb, "<%s> = %s;\n<%s> = %s;\n", commandsRule, strings.Join(parts, " "), innerRule, strings.Join(refs, " | "))
+	return strings.Join(parts, " ")
+}
+
+// renderWrappers writes the wrappers' rules that wrap refers to.
+func (g *Grammar) renderWrappers(sb *strings.Builder) {
 	if g.before != nil {
 		fmt.Fprintf(sb, "<%s> = %s;\n", beforeRule, body(g.before))
 	}
@@ -166,21 +179,8 @@ func (g *Grammar) IntentJSGF(intent string) (_ string, ok bool) {
 	r := g.command[i]
 	var sb strings.Builder
 	sb.WriteString("#JSGF V1.0;\ngrammar jibo;\n\n")
-	var parts []string
-	if g.before != nil {
-		parts = append(parts, "[<"+beforeRule+">]")
-	}
-	parts = append(parts, "<"+r.name+">")
-	if g.after != nil {
-		parts = append(parts, "[<"+afterRule+">]")
-	}
-	fmt.Fprintf(&sb, "public <utterance> = %s;\n", strings.Join(parts, " "))
-	if g.before != nil {
-		fmt.Fprintf(&sb, "<%s> = %s;\n", beforeRule, body(g.before))
-	}
-	if g.after != nil {
-		fmt.Fprintf(&sb, "<%s> = %s;\n", afterRule, body(g.after))
-	}
+	fmt.Fprintf(&sb, "public <utterance> = %s;\n", g.wrap("<"+r.name+">"))
+	g.renderWrappers(&sb)
 	// The rules the intent's sentences reach, each once.
 	seen := map[string]bool{}
 	var reach func(n *node)

@@ -16,7 +16,7 @@ func TestWrappers(t *testing.T) {
 		{Skill: "s", Name: "time", Lang: "en-US", Templates: []string{"what time is it"}},
 		{Skill: "s", Name: "down", Lang: "en-US", Templates: []string{"turn it down"}},
 	}
-	g, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo", Wrappers: EnglishWrappers})
+	g, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo", Wrappers: WrappersFor("en")})
 	require.NoError(t, err)
 	assert.True(t, g.Wrapped())
 	jsgf := g.JSGF()
@@ -81,7 +81,10 @@ func TestWrappersRefused(t *testing.T) {
 	assert.False(t, g.Accepts("what time is it zorblax"))
 	assert.Contains(t, g.Dropped(), Dropped{Skill: "wrapper", Intent: "after", Sample: "zorblax", Why: `the recogniser cannot pronounce "zorblax"`})
 	assert.Equal(t, Wrappers{}, WrappersFor("de-DE"))
-	assert.Equal(t, EnglishWrappers, WrappersFor("en-GB"))
+	assert.Equal(t, englishWrappers, WrappersFor("en-GB"))
+	w := WrappersFor("en")
+	w.Before[0] = "changed"
+	assert.Equal(t, "please", WrappersFor("en").Before[0], "the caller's copy is its own")
 }
 
 // TestCorpusWrapped: the domain language model's corpus has each
@@ -98,4 +101,71 @@ func TestCorpusWrapped(t *testing.T) {
 	}
 	assert.Equal(t, []string{"help", "help now", "mute", "please mute now", "pause", "please pause",
 		"play", "play now", "stop", "please stop now", "unmute", "please unmute"}, got)
+}
+
+// TestCorpusWrappersFitTheRoom: the wrapped sentences take only the
+// room the sentences leave under the bound, spread evenly over them, so
+// wrappers never make a corpus too large; the sentences themselves still
+// do.
+func TestCorpusWrappersFitTheRoom(t *testing.T) {
+	intents := []Intent{{Skill: "s", Name: "a", Lang: "en-US", Templates: []string{"(mute|unmute|stop|help|pause|play)"}}}
+	g, err := Build(intents, Options{TemplateLanguage: tl, Wrappers: Wrappers{Before: []string{"please"}, After: []string{"now"}}})
+	require.NoError(t, err)
+	texts := func(max int) []string {
+		c, err := g.Corpus(max, 100)
+		require.NoError(t, err)
+		var got []string
+		for _, s := range c.Sentences {
+			got = append(got, strings.Join(s.Tokens, " "))
+		}
+		return got
+	}
+	assert.Equal(t, []string{"help", "mute", "pause", "play", "stop", "unmute"}, texts(6), "no room: no wrapped sentence")
+	got := texts(9)
+	require.Len(t, got, 9)
+	assert.Equal(t, []string{"help", "mute", "mute now", "pause", "play", "please play now", "stop", "unmute", "please unmute"}, got,
+		"three wrapped, every other sentence, the wrappers taking turns")
+	assert.Len(t, texts(100), 12, "room for all: each sentence wrapped once")
+
+	_, err = g.Corpus(5, 100)
+	assert.ErrorIs(t, err, ErrCorpusTooLarge, "the sentences alone are too many")
+}
+
+// TestIntentJSGF: one intent's grammar is its sentences wrapped as the
+// commands are, with the rules they reach and no other intent's, for a
+// grammar with wrappers on both sides, one side, or none.
+func TestIntentJSGF(t *testing.T) {
+	intents := []Intent{
+		{Skill: "s", Name: "timer", Lang: "en-US", Templates: []string{"set a timer for {minutes} minutes"},
+			Entities: map[string][]string{"minutes": {"five", "ten"}}},
+		{Skill: "s", Name: "time", Lang: "en-US", Templates: []string{"what time is it"}},
+	}
+	tests := []struct {
+		name     string
+		wrappers Wrappers
+		want     string
+	}{
+		{"both sides", Wrappers{Before: []string{"please"}, After: []string{"thanks"}},
+			"public <utterance> = [<before>] <i1> [<after>];\n<before> = please;\n<after> = thanks;\n"},
+		{"before only", Wrappers{Before: []string{"please"}},
+			"public <utterance> = [<before>] <i1>;\n<before> = please;\n"},
+		{"after only", Wrappers{After: []string{"thanks"}},
+			"public <utterance> = <i1> [<after>];\n<after> = thanks;\n"},
+		{"none", Wrappers{}, "public <utterance> = <i1>;\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo", Wrappers: tc.wrappers})
+			require.NoError(t, err)
+			jsgf, ok := g.IntentJSGF("s:timer")
+			require.True(t, ok)
+			// The intent's rule and the slot's rule it reaches; no other
+			// intent's, no wake phrase.
+			assert.Equal(t, "#JSGF V1.0;\ngrammar jibo;\n\n"+tc.want+
+				"<e0> = five | ten;\n<i1> = set a timer for <e0> minutes;\n", jsgf)
+
+			_, ok = g.IntentJSGF("s:nothing")
+			assert.False(t, ok)
+		})
+	}
 }

@@ -29,12 +29,10 @@ const ProvenanceFile = "adapted.json"
 // weights, variances and transition matrices (its -fixedtau -tau): the
 // frames of adaptation data a senone needs before its own counts weigh as
 // much as the base model. map_adapt's default estimates tau per Gaussian,
-// which on the tuning set moved the mixture weights too little. Chosen on
-// the tuning set (docs/hearing.md): its voices' enrollment gave 265 of
-// 288 right commands at tau 0.2 and 0.5, 263 at 1, 262 at 2, and 258
-// with the estimated tau; adapted on half its voices and tested on the
-// other half, 252 at 0.5 against 231. Means keep map_adapt's simple
-// Bayesian update.
+// which moved the mixture weights too little; a small fixed tau lets a
+// short enrollment count, and held on voices the model was not adapted
+// to. Chosen on the tuning set (docs/hearing.md). Means keep map_adapt's
+// simple Bayesian update.
 const MAPTau = 0.5
 
 // Floors are the rejection floors a recogniser uses with a model (see
@@ -151,10 +149,8 @@ type AdaptUtterance struct {
 // DefaultAdaptTrimMargin is the silence Adapt keeps either side of a
 // recording's speech. The recogniser keeps all of an utterance's
 // pre-roll, for its noise subtraction; adapting on the recordings' whole
-// lead-in as well found 6 more of the hard tuning set's 1152 commands
-// over four enrollment draws, but let 2 false wakes through where there
-// had been none, and 14 everyday sentences taken for commands against 10
-// (docs/hearing.md).
+// lead-in as well found a few more commands but let false wakes and
+// everyday sentences through (docs/hearing.md).
 const DefaultAdaptTrimMargin = 200 * time.Millisecond
 
 // AdaptConfig configures Adapt.
@@ -308,7 +304,7 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 			rep.Skips = append(rep.Skips, err.Error())
 			continue
 		}
-		pcm, _ = prepareAudio(pcm, cfg.DenoiseBelowSNR, cfg.FloorBelowDB, cfg.TrimMargin)
+		pcm = prepareAudio(pcm, cfg.DenoiseBelowSNR, cfg.FloorBelowDB, cfg.TrimMargin)
 		id := fmt.Sprintf("u%05d", rep.Used+1)
 		if err := writeAdaptWAV(filepath.Join(wavDir, id+".wav"), pcm); err != nil {
 			return rep, err

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/openjibo/jibod/audio/internal/fft"
 )
 
 // Background measure: how much the spectral shape of an utterance's
@@ -38,12 +40,12 @@ func backgroundFluctuation(pcm []int16) float64 {
 	levels := make([][bgBands]float64, frames)
 	total := make([]float64, frames)
 	buf := make([]complex128, bgN)
-	plan := newFFT(bgN, false)
+	plan := fft.MustNew(bgN)
 	for f := range frames {
 		for i := range buf {
 			buf[i] = complex(float64(pcm[f*bgHop+i])*win[i], 0)
 		}
-		plan.transform(buf)
+		plan.Forward(buf)
 		for b := range bgBands {
 			var e float64
 			for k := 1 + b*bgBins; k < 1+(b+1)*bgBins; k++ {

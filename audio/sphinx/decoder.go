@@ -227,7 +227,7 @@ func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
 	// would drop frames, and the alignment's frame numbers would no longer
 	// be the utterance's, which coverage needs; our VAD has already cut
 	// the utterance. With it on, clean speech lost most wake phrases to
-	// the coverage floor (26 % wake hits against 95 % without).
+	// the coverage floor (docs/hearing.md).
 	extra, params, err := withFeatParams(hmm, extra)
 	if err != nil {
 		return nil, fmt.Errorf("starting pocketsphinx: %w", err)
@@ -309,11 +309,9 @@ func (d *decoder) setGrammar(name string, g searchGrammar) error {
 
 // wideWordBeam is the word exit beam of the wider search (see
 // addWideGrammar), against pocketsphinx's 7e-29: a word may end this far
-// below the best path and still lead on. With Debian's model, on the
-// tuning set's 26 utterances where no path reached a sentence's end,
-// 1e-35, 1e-40 and 1e-48 found the same 4 right commands and 2 wake
-// phrases, 1e-32 only 2 commands; widening the other beams (-beam,
-// -pbeam, to 1e-60) found no more.
+// below the best path and still lead on. The narrowest that finds the
+// sentences the word beam had pruned: wider found no more, nor did
+// widening the other beams (-beam, -pbeam; docs/hearing.md).
 const wideWordBeam = 1e-35
 
 // addWideGrammar compiles a grammar as the search named name with a wider
@@ -569,13 +567,11 @@ func (d *decoder) start() error {
 // process feeds a whole utterance in one call (full_utt), so cepstral
 // mean normalisation uses this utterance's own mean, as the model was
 // trained (batch CMN). Fed in pieces, pocketsphinx normalises with a mean
-// carried over from earlier utterances: on the test set, whose files
-// change noise level from one to the next, 111 of 288 commands came out
-// right that way against 171 fed whole. The noise subtraction's estimate
-// does carry over from the decoder's utterance before (only
-// ps_start_stream resets it), which measured better than a reset: the
-// hard tuning set lost 27 of 1152 commands with one before every
-// utterance.
+// carried over from earlier utterances, which is wrong wherever the noise
+// level changes from one utterance to the next. The noise subtraction's
+// estimate does carry over from the decoder's utterance before (only
+// ps_start_stream resets it): a reset before every utterance lost
+// commands on the tuning sets (docs/hearing.md).
 func (d *decoder) process(pcm []int16) error {
 	if len(pcm) == 0 {
 		return nil

@@ -17,8 +17,8 @@ import (
 // The decoy words are not English words but their sounds, spelled "jh"
 // and the phones' names ("jhey", "jhaek"), so no command or open slot can
 // hold one. Syllables on the vowels of "jibo" as it is said and as it may
-// be said (/iː/, /ɪ/) are left out: with Debian's model, "jee", "jeed"
-// and "jeem" took 32 of the tuning set's 168 wake phrases.
+// be said (/iː/, /ɪ/) are left out: they took the wake phrase itself
+// ("jee", "jeed", "jeem"; docs/hearing.md).
 var (
 	decoyVowels = []string{"AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "OW", "OY", "UH", "UW"}
 	decoyCodas  = []string{"", "M", "K", "N", "L", "F", "S", "T", "Z", "D"}
@@ -27,9 +27,8 @@ var (
 // DecoyWeight is the decoys' prior against the wake phrase
 // (grammar.Options.DecoyWeight). pocketsphinx adds its logarithm to a
 // path's score once, not scaled by the language weight, so it takes a
-// tiny number to matter: at 1, Debian's model heard 138 of the tuning
-// set's 168 wake phrases (151 without decoys); at 1e-20, 150, and the
-// decoys still took the false wakes of the tuning and held-out sets away.
+// tiny number to matter: the weight that keeps nearly every wake phrase
+// while the decoys still take the false wakes away (docs/hearing.md).
 const DecoyWeight = 1e-20
 
 // WakeDecoys returns decoys of the wake phrase (phrases for

@@ -5,25 +5,21 @@ import (
 	"math"
 	"math/cmplx"
 	"slices"
+
+	"github.com/openjibo/jibod/audio/internal/fft"
 )
 
 // DefaultDenoiseBelowSNR is the signal-to-noise ratio (dB, the loud
 // tenth of an utterance's 10 ms frames over its quiet tenth) under which
 // the recogniser suppresses the utterance's noise before decoding, with
 // Debian's model; AdaptedDenoiseBelowSNR is Adapt's, which the adapted
-// model records (Provenance). Files of the test sets mixed with pink
-// noise at 3, 5, 10 and 20 dB measure about 7, 8.5, 13 and 22 this way;
-// a command cut out of two or four talkers' babble or music at 10 dB
-// measures 13 to 30, because the other talkers fall silent between their
-// words and those gaps are the quiet tenth: the ratio cannot tell a room
-// of talkers from a quiet one. So the default suppresses everything that
-// measures under 30, where the babble ends; clean synthetic speech over
-// digital silence measures 60 and more. Chosen on the tuning sets
-// (docs/hearing.md), wake word detector, Debian's model, against the
-// former 10: on the tuning set (pink noise) as many commands right and
-// fewer acted on wrongly, on its babble and music twin
-// (gen-hearing-devset.sh --tune) more than twice as many right. Adapted
-// models, which learn from the suppressed recordings, record their own.
+// model records (Provenance). Other talkers and music fall silent between
+// their words and notes, and those gaps are the quiet tenth: the ratio
+// cannot tell a room of talkers from a quiet one, so the default reaches
+// up to where such backgrounds end, short of clean speech. Chosen on the
+// tuning sets (docs/hearing.md says what each background measures and
+// what the threshold gained). Adapted models, which learn from the
+// suppressed recordings, record their own.
 const (
 	DefaultDenoiseBelowSNR = 30.0
 	AdaptedDenoiseBelowSNR = 15.0
@@ -39,15 +35,13 @@ const (
 	denoiseHop = denoiseN / 2
 	// denoiseFloor is the least gain: deeper suppression leaves isolated
 	// spectral peaks ("musical noise") that the acoustic model takes for
-	// speech. Its people enrolled (models adapted with each floor), four
-	// draws, both tuning sets: floors of 0.08, 0.15 and 0.3 gave 2137,
-	// 2149 and 2149 right commands of 2304, wake 1302, 1307 and 1311 of
-	// 1344, everyday speech taken for a command 23, 23 and 26 of 896.
+	// speech, shallower leaves more of the noise. Chosen with models
+	// adapted to each floor (docs/hearing.md).
 	denoiseFloor = 0.15
 	// denoiseAlpha weighs the decision-directed a priori SNR estimate
-	// towards the previous frame's clean speech, which smooths the gain.
-	// Measured as the floor was: 0.9 gave 2135 right commands against
-	// 2149 and wake 1284 against 1307 (everyday speech 17 against 23).
+	// towards the previous frame's clean speech, which smooths the gain
+	// over time; less smoothing lost commands and wake phrases
+	// (docs/hearing.md).
 	denoiseAlpha = 0.98
 )
 
@@ -72,13 +66,13 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 	// Every frame's spectrum is kept (the noise is learnt from all of
 	// them): one allocation for all.
 	all := make([]complex128, frames*denoiseN)
-	fwd, inv := newFFT(denoiseN, false), newFFT(denoiseN, true)
+	plan := fft.MustNew(denoiseN)
 	for f := range frames {
 		buf := all[f*denoiseN : (f+1)*denoiseN : (f+1)*denoiseN]
 		for i := range buf {
 			buf[i] = complex(float64(pcm[f*denoiseHop+i])*win[i], 0)
 		}
-		fwd.transform(buf)
+		plan.Forward(buf)
 		spec[f] = buf
 		for k := range bins {
 			power[f] += real(buf[k])*real(buf[k]) + imag(buf[k])*imag(buf[k])
@@ -114,7 +108,7 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 				buf[denoiseN-k] = cmplx.Conj(buf[k])
 			}
 		}
-		inv.transform(buf)
+		plan.Inverse(buf)
 		for i := range denoiseN {
 			out[f*denoiseHop+i] += real(buf[i]) * win[i]
 		}
@@ -145,67 +139,3 @@ func quietSNR(pcm []int16) float64 {
 }
 
 func sqAbs(c complex128) float64 { return real(c)*real(c) + imag(c)*imag(c) }
-
-// fftPlan is a transform of one length and direction with its twiddle
-// factors worked out once, for transforming many frames.
-type fftPlan struct {
-	n       int
-	inverse bool
-	// twiddle holds, for each butterfly size 2, 4, …, n in turn, its
-	// size/2 factors.
-	twiddle []complex128
-}
-
-// newFFT plans a transform of length n (a power of two). The factors
-// follow the same recurrence the butterflies used to step through, so
-// the result is the same to the last bit.
-func newFFT(n int, inverse bool) *fftPlan {
-	p := &fftPlan{n: n, inverse: inverse, twiddle: make([]complex128, 0, max(n-1, 0))}
-	sign := -1.0
-	if inverse {
-		sign = 1
-	}
-	for size := 2; size <= n; size <<= 1 {
-		step := cmplx.Rect(1, sign*2*math.Pi/float64(size))
-		w := complex(1, 0)
-		for range size / 2 {
-			p.twiddle = append(p.twiddle, w)
-			w *= step
-		}
-	}
-	return p
-}
-
-// transform transforms x (of the plan's length) in place.
-func (p *fftPlan) transform(x []complex128) {
-	n := p.n
-	x = x[:n]
-	for i, j := 1, 0; i < n; i++ {
-		bit := n >> 1
-		for ; j&bit != 0; bit >>= 1 {
-			j ^= bit
-		}
-		j ^= bit
-		if i < j {
-			x[i], x[j] = x[j], x[i]
-		}
-	}
-	tw := p.twiddle
-	for size := 2; size <= n; size <<= 1 {
-		half := size / 2
-		w := tw[:half]
-		tw = tw[half:]
-		for start := 0; start < n; start += size {
-			lo, hi := x[start:start+half], x[start+half:start+size]
-			for k := range half {
-				a, b := lo[k], hi[k]*w[k]
-				lo[k], hi[k] = a+b, a-b
-			}
-		}
-	}
-	if p.inverse {
-		for i := range x {
-			x[i] /= complex(float64(n), 0)
-		}
-	}
-}

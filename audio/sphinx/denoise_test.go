@@ -13,24 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestFFTRoundTrip: the inverse transform gives back the input, and a
-// tone lands in its bin.
-func TestFFTRoundTrip(t *testing.T) {
-	x := make([]complex128, 64)
-	for i := range x {
-		x[i] = complex(math.Sin(2*math.Pi*5*float64(i)/64), 0)
-	}
-	y := append([]complex128(nil), x...)
-	fft(y, false)
-	assert.InDelta(t, 32, math.Abs(imag(y[5])), 1e-9, "a sine of 5 cycles is in bin 5")
-	assert.InDelta(t, 0, sqAbs(y[7]), 1e-9)
-	fft(y, true)
-	for i := range x {
-		assert.InDelta(t, real(x[i]), real(y[i]), 1e-9)
-		assert.InDelta(t, 0, imag(y[i]), 1e-9)
-	}
-}
-
 // noisyTone is 3 s of white noise with a 440 Hz tone in its middle
 // second, at the tone-to-noise ratio snr (dB).
 func noisyTone(snr float64) (mixed, tone []int16) {
@@ -164,9 +146,4 @@ func TestDenoiseOverOtherTalkers(t *testing.T) {
 // denoise is denoiseAt of pcm with its own quietSNR.
 func denoise(pcm []int16, maxSNR float64) []int16 {
 	return denoiseAt(pcm, quietSNR(pcm), maxSNR)
-}
-
-// fft transforms x in place (len a power of two); inverse scales by 1/n.
-func fft(x []complex128, inverse bool) {
-	newFFT(len(x), inverse).transform(x)
 }

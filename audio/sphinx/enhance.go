@@ -30,9 +30,10 @@ const (
 const MaxEnhanceAboveBackground = 30.0
 
 // enhanceAt returns pcm, whose quietSNR is snr, enhanced by e when its
-// speech stands less than below dB over its quiet frames and its
-// background fluctuates by at least above dB (backgroundFluctuation; 0
-// does not measure it), else pcm; with the quietSNR of what it returns.
+// speech stands less than below dB over its quiet frames (none for
+// below ≤ 0) and its background fluctuates by at least above dB
+// (backgroundFluctuation; above ≤ 0 does not measure it), else pcm; with
+// the quietSNR of what it returns.
 // It says in v what it measured and did.
 func enhanceAt(e Enhancer, pcm []int16, snr, below, above float64, v *audio.Verdict) ([]int16, float64) {
 	if e == nil || below <= 0 || snr >= below {

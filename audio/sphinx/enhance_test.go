@@ -52,7 +52,7 @@ func TestEnhanceRunsBelowItsSNR(t *testing.T) {
 		{"clean, every utterance", clean, MaxEnhanceBelowSNR, 0, false, true},
 		{"steady noise, background gate", noisy, DefaultEnhanceBelowSNR, DefaultEnhanceAboveBackground, false, false},
 		{"other talkers, background gate", talkers, DefaultEnhanceBelowSNR, DefaultEnhanceAboveBackground, false, true},
-		{"off", noisy, 0, 0, false, false},
+		{"off", noisy, -1, 0, false, false},
 		{"no enhancer", noisy, MaxEnhanceBelowSNR, 0, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

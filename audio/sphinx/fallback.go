@@ -5,6 +5,7 @@ package sphinx
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // engines parse it surely (Meaning.Parsed: a guess of the generalising
 // tier is not enough) as an intent without slots, scoring at least
 // Claim. Every field is taken as it is: a floor of 0 is no floor.
-// DefaultFallback is the measured choice.
+// DefaultFallback is the choice made on the tuning sets (docs/hearing.md).
 type Fallback struct {
 	// Claim is the least score of the parse that claims the transcript:
 	// its confidence times the transcript's acoustic confidence, as the
@@ -119,7 +120,7 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	case m.Intent == "":
 		v.Fallback = "no claim"
 		return nil, nil
-	case !m.Parsed && !(fb.SlotGuesses && m.Slots > 0):
+	case !m.Parsed && !(fb.SlotGuesses && len(m.Slots) > 0):
 		// The generalising tier reads intents into the junk words of a
 		// transcript as readily as into a paraphrase (docs/hearing.md).
 		v.Fallback = "guess"
@@ -127,7 +128,7 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	case score < fb.Claim:
 		v.Fallback = "weak claim"
 		return nil, nil
-	case m.Slots > 0:
+	case len(m.Slots) > 0:
 		// The transcript's numbers and lengths are seldom the ones said
 		// ("six" as "three", "minutes" as "me the"), and a wrong value is
 		// a wrong action (docs/hearing.md): the intent's own sentences
@@ -166,14 +167,14 @@ func (r *Recognizer) slotted(ctx context.Context, d *decoder, g search, f *featu
 	if err != nil {
 		return nil, fmt.Errorf("understanding the sentence %q: %w", text, err)
 	}
-	slotConf := valuesConfidence(segs, m.Values)
+	slotConf := valuesConfidence(segs, m.Slots)
 	v.SlotSentence, v.SlotConfidence = text, slotConf
 	r.log.Debug("fallback: the intent's own search", "text", text, "confidence", conf, "coverage", cover, "slots", slotConf, "intent", m.Intent)
 	// The two searches must hear the same values: the slots' words score
 	// well against the best senones whatever value the search forced
 	// onto them ("six" as "one" at 0.99), so the score alone vouches for
 	// nothing (docs/hearing.md).
-	if m.Intent != claim.Intent || !m.Parsed || m.Slots != claim.Slots || meaningKey(m.Intent, m.Values) != meaningKey(claim.Intent, claim.Values) ||
+	if m.Intent != claim.Intent || !m.Parsed || meaningKey(m.Intent, m.Slots, g.knows) != meaningKey(claim.Intent, claim.Slots, g.knows) ||
 		cover < fb.MinCoverage || slotConf < fb.SlotConfidence || m.Confidence*conf < fb.Claim {
 		v.Fallback = "slots"
 		return nil, nil
@@ -182,28 +183,41 @@ func (r *Recognizer) slotted(ctx context.Context, d *decoder, g search, f *featu
 	return []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}, nil
 }
 
-// valuesConfidence rates the words of an alignment that say values (a
-// slot's words each), as confidence rates the whole: 0 when a value's
-// words are not found in order among the alignment's words.
-func valuesConfidence(segs []segment, values []string) float64 {
+// valuesConfidence rates the words of an alignment that say the slots'
+// values (slot name to its words), as confidence rates the whole: 0 when
+// a value's words are not found in order among the alignment's words.
+// Each value takes words no other value took, so two slots holding the
+// same words need them said twice; the longer values are placed first,
+// so that a value inside another ("five" in "five minutes") cannot take
+// its words.
+func valuesConfidence(segs []segment, slots map[string]string) float64 {
 	var words []segment
 	for _, s := range segs {
 		if !isFiller(s.word) {
 			words = append(words, s)
 		}
 	}
+	taken := make([]bool, len(words))
 	var mine []segment
-	for _, v := range values {
-		want := strings.Fields(v)
+	names := slices.Sorted(maps.Keys(slots))
+	slices.SortStableFunc(names, func(a, b string) int {
+		return len(strings.Fields(slots[b])) - len(strings.Fields(slots[a]))
+	})
+	for _, name := range names {
+		want := strings.Fields(slots[name])
 		at := -1
 		for i := 0; i+len(want) <= len(words) && len(want) > 0; i++ {
-			if slices.EqualFunc(words[i:i+len(want)], want, func(s segment, w string) bool { return baseWord(s.word) == w }) {
+			if !slices.Contains(taken[i:i+len(want)], true) &&
+				slices.EqualFunc(words[i:i+len(want)], want, func(s segment, w string) bool { return baseWord(s.word) == w }) {
 				at = i
 				break
 			}
 		}
 		if at < 0 {
 			return 0
+		}
+		for i := at; i < at+len(want); i++ {
+			taken[i] = true
 		}
 		mine = append(mine, words[at:at+len(want)]...)
 	}
@@ -234,10 +248,10 @@ type intentGrammars interface {
 
 // slotGrammars compiles the grammars of gr's intents with slots; none
 // when gr cannot give them.
-func slotGrammars(gr Grammar) (map[string]searchGrammar, error) {
+func slotGrammars(gr Grammar) map[string]searchGrammar {
 	ig, ok := gr.(intentGrammars)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	out := map[string]searchGrammar{}
 	for _, intent := range ig.SlotIntents() {
@@ -251,5 +265,5 @@ func slotGrammars(gr Grammar) (map[string]searchGrammar, error) {
 		}
 		out[intent] = sg
 	}
-	return out, nil
+	return out
 }

@@ -24,9 +24,9 @@ const floorFrame = audio.SampleRate / 100
 // expect a recording's noise floor. Over digital silence or a pristine
 // synthetic voice the silence frames' log energies fall far below
 // anything the model was trained on, and the normalised speech frames
-// move with them: on the generated test set clean speech was recognised
-// worse than the same speech under 20 dB of pink noise (wake 26 % against
-// 98 %). A microphone's own noise is already above the floor, so real
+// move with them: clean synthetic speech was recognised far worse than
+// the same speech under light noise (docs/hearing.md). A microphone's own
+// noise is already above the floor, so real
 // audio passes unchanged.
 func withNoiseFloor(pcm []int16, below float64) []int16 {
 	n := len(pcm) / floorFrame

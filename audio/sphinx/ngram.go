@@ -107,10 +107,9 @@ type Meaning struct {
 	// a skill's sentences (the template or keyword engines' high band),
 	// not a guess of the generalising tier.
 	Parsed bool
-	// Slots is how many slots the claim binds, Values the words each
-	// took, sorted.
-	Slots  int
-	Values []string
+	// Slots are the slots the claim binds, each by its name to the
+	// words it took.
+	Slots map[string]string
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning

@@ -148,7 +148,7 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16) ([]audio.Hypot
 		return nil, errors.New("open-vocabulary pass: closed")
 	}
 	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, quietSNR(pcm), r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, &audio.Verdict{})
-	pcm, _ = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	pcm = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	d := o.d
 	if err := d.start(); err != nil {
 		return nil, err

@@ -39,8 +39,8 @@ const (
 	// MaxNBest bounds Config.NBest.
 	MaxNBest = 20
 	// MaxDecoders bounds Config.Decoders: each holds its own copy of the
-	// acoustic model (jibod hearing a file peaks at 95 MB resident with
-	// one, against 27 MB without audio).
+	// acoustic model, the bulk of the recogniser's memory
+	// (docs/hearing.md).
 	MaxDecoders = 8
 	// DefaultMaxSeconds is the longest utterance Recognize accepts.
 	DefaultMaxSeconds = 30
@@ -158,14 +158,15 @@ type Config struct {
 	// quiet frames (see denoise): 0 means DefaultDenoiseBelowSNR, a
 	// negative number never.
 	DenoiseBelowSNR float64
-	// Enhance, if set, readies each utterance whose speech stands less
-	// than EnhanceBelowSNR dB over its quiet frames (up to
-	// MaxEnhanceBelowSNR, which is every utterance; 0 is never) before
-	// the noise suppression (see Enhancer), and, when
-	// EnhanceAboveBackground is over 0 (up to
-	// MaxEnhanceAboveBackground), only if its background's spectral
-	// shape fluctuates by at least that many dB (other talkers, music)
-	// rather than holding still (steady noise).
+	// Enhance, if set, readies before the noise suppression (see
+	// Enhancer) each utterance whose speech stands less than
+	// EnhanceBelowSNR dB over its quiet frames (MaxEnhanceBelowSNR is
+	// every utterance) and whose background's spectral shape fluctuates
+	// by at least EnhanceAboveBackground dB (other talkers, music)
+	// rather than holding still (steady noise). As for DenoiseBelowSNR,
+	// 0 means the default (DefaultEnhanceBelowSNR,
+	// DefaultEnhanceAboveBackground) and a negative number none: no
+	// utterance enhanced, or no background gate.
 	Enhance                Enhancer
 	EnhanceBelowSNR        float64
 	EnhanceAboveBackground float64
@@ -295,6 +296,15 @@ type search struct {
 	prons   map[string][]string
 	// garbage: fsg holds the garbage path (Config.Garbage).
 	garbage bool
+	// meanings are the grammar's sentences' meanings the rival check has
+	// asked for; nil remembers none.
+	meanings *meaningCache
+}
+
+// knows reports whether word is in the search's vocabulary.
+func (s search) knows(word string) bool {
+	_, ok := s.prons[word]
+	return ok
 }
 
 // text is the grammar as the decoder takes it.
@@ -356,6 +366,12 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	if cfg.DenoiseBelowSNR == 0 {
 		cfg.DenoiseBelowSNR = DefaultDenoiseBelowSNR
 	}
+	if cfg.EnhanceBelowSNR == 0 {
+		cfg.EnhanceBelowSNR = DefaultEnhanceBelowSNR
+	}
+	if cfg.EnhanceAboveBackground == 0 {
+		cfg.EnhanceAboveBackground = DefaultEnhanceAboveBackground
+	}
 	if cfg.Rivals == 0 {
 		cfg.Rivals = DefaultRivals
 	}
@@ -368,10 +384,10 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	switch {
 	case cfg.DenoiseBelowSNR > MaxDenoiseBelowSNR || math.IsNaN(cfg.DenoiseBelowSNR):
 		return nil, fmt.Errorf("speech recognizer: noise suppression below %g dB over %g", cfg.DenoiseBelowSNR, MaxDenoiseBelowSNR)
-	case cfg.EnhanceBelowSNR < 0 || cfg.EnhanceBelowSNR > MaxEnhanceBelowSNR || math.IsNaN(cfg.EnhanceBelowSNR):
-		return nil, fmt.Errorf("speech recognizer: enhancement below %g dB not in 0..%g", cfg.EnhanceBelowSNR, MaxEnhanceBelowSNR)
-	case cfg.EnhanceAboveBackground < 0 || cfg.EnhanceAboveBackground > MaxEnhanceAboveBackground || math.IsNaN(cfg.EnhanceAboveBackground):
-		return nil, fmt.Errorf("speech recognizer: enhancement above a background fluctuation of %g dB not in 0..%g", cfg.EnhanceAboveBackground, MaxEnhanceAboveBackground)
+	case cfg.EnhanceBelowSNR > MaxEnhanceBelowSNR || math.IsNaN(cfg.EnhanceBelowSNR):
+		return nil, fmt.Errorf("speech recognizer: enhancement below %g dB over %g", cfg.EnhanceBelowSNR, MaxEnhanceBelowSNR)
+	case cfg.EnhanceAboveBackground > MaxEnhanceAboveBackground || math.IsNaN(cfg.EnhanceAboveBackground):
+		return nil, fmt.Errorf("speech recognizer: enhancement above a background fluctuation of %g dB over %g", cfg.EnhanceAboveBackground, MaxEnhanceAboveBackground)
 	case cfg.TrimMargin > MaxTrimMargin:
 		return nil, fmt.Errorf("speech recognizer: trim margin %v over %v", cfg.TrimMargin, MaxTrimMargin)
 	case cfg.FloorBelowDB < 10 || cfg.FloorBelowDB > 60:
@@ -511,7 +527,7 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if err != nil {
 		return search{}, fmt.Errorf("speech recognizer: grammar refused: %w", err)
 	}
-	s := search{jsgf: jsgf, accepts: gr.Accepts, prons: prons}
+	s := search{jsgf: jsgf, accepts: gr.Accepts, prons: prons, meanings: &meaningCache{}}
 	if a, err := compileGrammar(jsgf); err == nil {
 		s.fsg = a
 	} else {
@@ -523,9 +539,7 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 	if lm != nil {
 		if lm.Use() == ModelFallback {
 			s.fallback = lm.ARPA()
-			if s.slotted, err = slotGrammars(gr); err != nil {
-				return search{}, fmt.Errorf("speech recognizer: %w", err)
-			}
+			s.slotted = slotGrammars(gr)
 		} else {
 			s.verify = lm.ARPA()
 		}
@@ -839,7 +853,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	// gated on the enhanced audio's.
 	v.SNR = quietSNR(pcm)
 	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, v)
-	pcm, _ = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
+	pcm = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
 	var heard *transcript
 	if g.verify != "" {
@@ -931,10 +945,12 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	r.log.Debug("recognised", "text", best.text, "score_per_frame", perFrame, "confidence", conf, "coverage", cover)
 	texts := []string{best.text}
 	scores := []int32{best.score}
+	nbest := &nbestOnce{d: d, depth: r.cfg.NBest + 1}
+	if r.cfg.RivalMargin != 0 && name == searchName {
+		nbest.depth = max(nbest.depth, r.cfg.Rivals)
+	}
 	if r.cfg.NBest > 1 {
-		// The n-best search builds the utterance's lattice, which can cost
-		// more than the decoding itself.
-		for _, h := range d.nbest(r.cfg.NBest + 1) {
+		for _, h := range nbest.first(r.cfg.NBest + 1) {
 			if len(texts) == r.cfg.NBest {
 				break
 			}
@@ -977,7 +993,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		return refused()
 	}
 	if r.cfg.RivalMargin != 0 && name == searchName {
-		text, margin, found, err := r.rival(ctx, d, g, best.text, len(pcm)/floorFrame)
+		text, margin, found, err := r.rival(ctx, nbest.first(r.cfg.Rivals), g, best.text, len(pcm)/floorFrame)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ package sphinx
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // Rivals: the grammar's search forces speech it does not hold onto its
@@ -25,30 +26,21 @@ const (
 	MaxRivals = 50
 )
 
-// rival finds, among the last search's n-best sentences of the grammar
-// g, the best one of another meaning than best's, and returns it with
-// the margin: how much better per frame (over frames) the best sentence
-// of best's meaning scored than it. ok is false when the list holds no
-// sentence of another meaning: nothing the search reached competes.
-func (r *Recognizer) rival(ctx context.Context, d *decoder, g search, best string, frames int) (text string, margin float64, ok bool, err error) {
-	keys := map[string]string{}
+// rival finds, among the n-best sentences hyps of the grammar g, the best
+// one of another meaning than best's, and returns it with the margin:
+// how much better per frame (over frames) the best sentence of best's
+// meaning scored than it. ok is false when the list holds no sentence of
+// another meaning: nothing the search reached competes.
+func (r *Recognizer) rival(ctx context.Context, hyps []result, g search, best string, frames int) (text string, margin float64, ok bool, err error) {
 	key := func(s string) (string, error) {
-		if k, ok := keys[s]; ok {
-			return k, nil
-		}
-		m, err := r.cfg.Understand(ctx, cleanTranscript(s))
-		if err != nil {
-			return "", fmt.Errorf("understanding the sentence %q: %w", s, err)
-		}
-		keys[s] = meaningKey(m.Intent, m.Values)
-		return keys[s], nil
+		return g.meanings.key(ctx, r.cfg.Understand, cleanTranscript(s), g.knows)
 	}
 	want, err := key(best)
 	if err != nil {
 		return "", 0, false, err
 	}
 	var mine, theirs *result
-	for _, h := range d.nbest(r.cfg.Rivals) {
+	for _, h := range hyps {
 		if !g.accepts(h.text) {
 			continue
 		}
@@ -75,4 +67,62 @@ func (r *Recognizer) rival(ctx context.Context, d *decoder, g search, best strin
 		return theirs.text, 0, true, nil
 	}
 	return theirs.text, float64(mine.score-theirs.score) / float64(max(frames, 1)), true, nil
+}
+
+// nbestOnce is the last search's n-best list, walked once for all that
+// read it (the hypotheses returned, the rival check): building the
+// utterance's lattice can cost more than the decoding itself.
+type nbestOnce struct {
+	d     *decoder
+	depth int
+	list  []result
+	done  bool
+}
+
+// first returns up to n of the list's best hypotheses (n ≤ depth).
+func (o *nbestOnce) first(n int) []result {
+	if !o.done {
+		o.list, o.done = o.d.nbest(o.depth), true
+	}
+	return o.list[:min(n, len(o.list))]
+}
+
+// maxMeanings bounds a meaningCache; past it the cache starts again.
+const maxMeanings = 4096
+
+// meaningCache remembers the meaning keys of a grammar's sentences: the
+// rival check reads the same sentences' meanings utterance after
+// utterance. It lives as long as its grammar, which is made again when
+// the skills' intents change. A nil cache remembers nothing. It is safe
+// for concurrent use.
+type meaningCache struct {
+	mu   sync.Mutex
+	keys map[string]string
+}
+
+// key returns the meaning key of sentence, asking understand when the
+// cache does not hold it.
+func (c *meaningCache) key(ctx context.Context, understand func(context.Context, string) (Meaning, error), sentence string, knows func(string) bool) (string, error) {
+	if c != nil {
+		c.mu.Lock()
+		k, ok := c.keys[sentence]
+		c.mu.Unlock()
+		if ok {
+			return k, nil
+		}
+	}
+	m, err := understand(ctx, sentence)
+	if err != nil {
+		return "", fmt.Errorf("understanding the sentence %q: %w", sentence, err)
+	}
+	k := meaningKey(m.Intent, m.Slots, knows)
+	if c != nil {
+		c.mu.Lock()
+		if c.keys == nil || len(c.keys) >= maxMeanings {
+			c.keys = map[string]string{}
+		}
+		c.keys[sentence] = k
+		c.mu.Unlock()
+	}
+	return k, nil
 }

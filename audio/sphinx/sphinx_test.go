@@ -356,6 +356,9 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"confidence", Config{Grammar: JSGF(testGrammar), MinConfidence: 2}, "confidence"},
 		{"trim margin", Config{Grammar: JSGF(testGrammar), TrimMargin: MaxTrimMargin + time.Millisecond}, "trim margin 2.001s over 2s"},
 		{"noise suppression", Config{Grammar: JSGF(testGrammar), DenoiseBelowSNR: MaxDenoiseBelowSNR + 1}, "noise suppression below 41 dB over 40"},
+		{"enhancement", Config{Grammar: JSGF(testGrammar), EnhanceBelowSNR: MaxEnhanceBelowSNR + 1}, "enhancement below 201 dB over 200"},
+		{"enhancement NaN", Config{Grammar: JSGF(testGrammar), EnhanceBelowSNR: math.NaN()}, "enhancement below NaN dB"},
+		{"enhancement background", Config{Grammar: JSGF(testGrammar), EnhanceAboveBackground: MaxEnhanceAboveBackground + 1}, "background fluctuation of 31 dB over 30"},
 		{"odd args", Config{Grammar: JSGF(testGrammar), Args: []string{"-beam"}}, "pairs"},
 		{"reserved arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-dict", "x"}}, "set by the recognizer"},
 		{"unknown arg", Config{Grammar: JSGF(testGrammar), Args: []string{"-nosuchflag", "1"}}, "arguments refused"},
@@ -382,6 +385,26 @@ func TestNewRefusesBadConfig(t *testing.T) {
 			assert.ErrorContains(t, err, tt.err)
 		})
 	}
+}
+
+// TestGateZeroValues: the noise suppression's and the enhancement's
+// thresholds read alike: 0 is the default, a negative number none.
+func TestGateZeroValues(t *testing.T) {
+	r := newTestRecognizer(t, Config{})
+	assert.Equal(t, DefaultDenoiseBelowSNR, r.cfg.DenoiseBelowSNR)
+	assert.Equal(t, DefaultEnhanceBelowSNR, r.cfg.EnhanceBelowSNR)
+	assert.Equal(t, DefaultEnhanceAboveBackground, r.cfg.EnhanceAboveBackground)
+
+	r = newTestRecognizer(t, Config{DenoiseBelowSNR: -1, EnhanceBelowSNR: -1, EnhanceAboveBackground: -1})
+	assert.Equal(t, -1.0, r.cfg.DenoiseBelowSNR)
+	assert.Equal(t, -1.0, r.cfg.EnhanceBelowSNR)
+	assert.Equal(t, -1.0, r.cfg.EnhanceAboveBackground)
+	noisy, _ := noisyTone(5)
+	h := &halver{}
+	var v audio.Verdict
+	out, _ := enhanceAt(h, noisy, quietSNR(noisy), r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, &v)
+	assert.Equal(t, noisy, out, "a negative threshold enhances nothing")
+	assert.Equal(t, noisy, denoise(noisy, r.cfg.DenoiseBelowSNR), "nor suppresses")
 }
 
 // TestGuessedWords: a word cmudict lacks is pronounced by espeak-ng's

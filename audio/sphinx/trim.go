@@ -29,16 +29,16 @@ const MaxTrimMargin = 2 * time.Second
 // it is noisy, a noise floor under it when it is too clean, both
 // measured on the whole utterance, whose pre-roll and trailing silence
 // show the recording's noise; then the silence beyond the trim margins
-// cut off. snr is the utterance's quietSNR, which the suppression is
-// gated on.
-func prepareAudio(pcm []int16, denoiseBelow, floorBelow float64, margin time.Duration) (out []int16, snr float64) {
+// cut off.
+func prepareAudio(pcm []int16, denoiseBelow, floorBelow float64, margin time.Duration) []int16 {
 	return prepareAudioAt(pcm, quietSNR(pcm), denoiseBelow, floorBelow, margin)
 }
 
-// prepareAudioAt is prepareAudio of pcm whose quietSNR is snr.
-func prepareAudioAt(pcm []int16, snr, denoiseBelow, floorBelow float64, margin time.Duration) ([]int16, float64) {
+// prepareAudioAt is prepareAudio of pcm whose quietSNR is snr, which
+// the suppression is gated on.
+func prepareAudioAt(pcm []int16, snr, denoiseBelow, floorBelow float64, margin time.Duration) []int16 {
 	lead, trail := trimMargins(margin)
-	return trimToSpeech(withNoiseFloor(denoiseAt(pcm, snr, denoiseBelow), floorBelow), lead, trail), snr
+	return trimToSpeech(withNoiseFloor(denoiseAt(pcm, snr, denoiseBelow), floorBelow), lead, trail)
 }
 
 // trimMargins turns a configured margin into trimToSpeech's: 0 is the

@@ -38,10 +38,13 @@ type MotorOptions struct {
 // respect MaxAcceleration are the motion control loop's job.
 type Motor struct {
 	name string
-	lim  device.Limits
-	obs  device.Observer
-	log  *slog.Logger
-	now  func() time.Time
+	// device is the events' Device, "motor." and the name: made once,
+	// as the motor reports at the control loop's tick rate.
+	device string
+	lim    device.Limits
+	obs    device.Observer
+	log    *slog.Logger
+	now    func() time.Time
 
 	mu      sync.Mutex
 	from    float64   // angle when the current move began
@@ -72,6 +75,7 @@ func NewMotor(o MotorOptions) (*Motor, error) {
 	home := math.Min(math.Max(0, lim.Min), lim.Max)
 	return &Motor{
 		name:    o.Axis,
+		device:  "motor." + o.Axis,
 		lim:     lim,
 		obs:     o.Observer,
 		log:     loggerOrDiscard(o.Logger),
@@ -213,6 +217,6 @@ func (m *Motor) position(t time.Time) float64 {
 
 func (m *Motor) emit(t time.Time, kind string, values map[string]any) {
 	if m.obs != nil {
-		m.obs(device.Event{Time: t, Device: "motor." + m.name, Kind: kind, Values: values})
+		m.obs(device.Event{Time: t, Device: m.device, Kind: kind, Values: values})
 	}
 }

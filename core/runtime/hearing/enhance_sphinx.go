@@ -27,6 +27,10 @@ const EnvEnhance = "JIBOD_SPHINX_ENHANCE"
 // EnhanceBelowSNR and EnhanceAboveBackground).
 type enhanceGate struct{ belowSNR, aboveBackground float64 }
 
+// noBackgroundGate enhances whatever the background (sphinx.Config's
+// negative EnhanceAboveBackground).
+const noBackgroundGate = -1
+
 // enhanceFromEnv reads EnvEnhance: the enhancer and when it runs (nil and
 // the zero gate when off).
 func enhanceFromEnv(getenv func(string) string) (sphinx.Enhancer, enhanceGate, error) {
@@ -46,13 +50,13 @@ func enhanceFromEnv(getenv func(string) string) (sphinx.Enhancer, enhanceGate, e
 		}
 		gate = enhanceGate{belowSNR: sphinx.DefaultEnhanceBelowSNR, aboveBackground: sphinx.DefaultEnhanceAboveBackground}
 	case "on":
-		gate = enhanceGate{belowSNR: sphinx.MaxEnhanceBelowSNR}
+		gate = enhanceGate{belowSNR: sphinx.MaxEnhanceBelowSNR, aboveBackground: noBackgroundGate}
 	default:
 		db, err := strconv.ParseFloat(when, 64)
 		if err != nil || !(db >= 1 && db <= sphinx.MaxEnhanceBelowSNR) {
 			return nil, enhanceGate{}, bad()
 		}
-		gate = enhanceGate{belowSNR: db}
+		gate = enhanceGate{belowSNR: db, aboveBackground: noBackgroundGate}
 	}
 	floor := enhance.DefaultFloor
 	if hasFloor {

@@ -42,3 +42,31 @@ func TestGrammarIntentsFromEngines(t *testing.T) {
 	}
 	assert.False(t, g.Accepts("light turn on"), "keyword order is the registered one")
 }
+
+// TestWrappersAreFillers: every wording the grammar may put around a
+// request, in every language with a built-in lexicon, is a filler phrase
+// the intent engines skip, so a wrapped sentence claims what the sentence
+// alone does.
+func TestWrappersAreFillers(t *testing.T) {
+	lexicons, err := intent.BuiltinLexicons()
+	require.NoError(t, err)
+	require.Contains(t, lexicons, "en")
+	for lang, lex := range lexicons {
+		fillers := map[string]bool{}
+		for _, f := range lex.Fillers() {
+			fillers[f] = true
+		}
+		w := grammar.WrappersFor(lang)
+		var tl IntentTemplates
+		for _, tpl := range append(w.Before, w.After...) {
+			samples, err := tl.Expand(tpl, nil)
+			require.NoError(t, err, tpl)
+			for _, s := range samples {
+				if s = tl.Normalize(s); s != "" {
+					assert.True(t, fillers[s], "%s wrapper %q is no filler", lang, s)
+				}
+			}
+		}
+	}
+	assert.NotEmpty(t, grammar.WrappersFor("en").Before, "English has wrappers to check")
+}

@@ -211,6 +211,6 @@ func understand(s *intent.Stack, lang string, log *slog.Logger) func(ctx context
 			return sphinx.Meaning{}, err
 		}
 		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh,
-			Slots: len(m.Slots), Values: slices.Sorted(maps.Values(m.Slots))}, nil
+			Slots: maps.Clone(m.Slots)}, nil
 	}
 }

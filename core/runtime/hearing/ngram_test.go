@@ -3,10 +3,12 @@
 package hearing
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/openjibo/jibod/audio/sphinx"
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -100,4 +102,23 @@ func TestFallbackSlotsTuningSwitch(t *testing.T) {
 			assert.Equal(t, tt.want, f)
 		})
 	}
+}
+
+// TestUnderstandKeepsSlotNames: the recogniser is told which slot took
+// which words, so two sentences binding the same words to swapped slots
+// are two meanings for its checks, not one.
+func TestUnderstandKeepsSlotNames(t *testing.T) {
+	s, err := intent.NewStack(intent.StackConfig{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	_, err = s.Templates.Register(intent.TemplateIntent{SkillID: "travel", IntentName: "route", Lang: "en-us",
+		Samples: []string{"from {from} to {to}"}, Entities: map[string][]string{"from": {"paris", "rome"}, "to": {"paris", "rome"}}})
+	require.NoError(t, err)
+	u := understand(s, "en-US", slog.New(slog.DiscardHandler))
+	there, err := u(t.Context(), "from paris to rome")
+	require.NoError(t, err)
+	back, err := u(t.Context(), "from rome to paris")
+	require.NoError(t, err)
+	assert.Equal(t, "travel:route", there.Intent)
+	assert.Equal(t, map[string]string{"from": "paris", "to": "rome"}, there.Slots)
+	assert.Equal(t, map[string]string{"from": "rome", "to": "paris"}, back.Slots)
 }

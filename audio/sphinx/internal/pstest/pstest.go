@@ -64,8 +64,13 @@ import "C"
 
 import (
 	"errors"
+	"sync"
 	"unsafe"
 )
+
+// quiet silences pocketsphinx's log once: the log file is process-wide
+// state the decoders of the tests running beside may be writing to.
+var quiet sync.Once
 
 // Arc is a transition of an automaton; Word is "" for a null one.
 type Arc struct {
@@ -76,7 +81,7 @@ type Arc struct {
 // Automaton is the automaton pocketsphinx's own JSGF compiler makes of
 // jsgf, with the log probabilities of its transitions in base 1.0001.
 func Automaton(jsgf string) (states, start, final int, arcs []Arc, logp []int, err error) {
-	C.err_set_logfp(nil)
+	quiet.Do(func() { C.err_set_logfp(nil) })
 	lmath := C.logmath_init(1.0001, 0, 0)
 	defer C.logmath_free(lmath)
 	cj := C.CString(jsgf)
