@@ -497,7 +497,7 @@ func decodeJSON(b []byte, v any) error {
 // lost handles the end of process p: unless the controller closed, it
 // faults, and whatever job ran ends with the fault. The fault is told
 // before the job ends, so that whoever sees the job fail can already see
-// why; no job starts in between, for the controller is faulted.
+// why.
 func (c *Controller) lost(p *loopProc) {
 	c.mu.Lock()
 	if c.rem.proc != p || c.closed {
@@ -506,7 +506,10 @@ func (c *Controller) lost(p *loopProc) {
 	}
 	fault := fmt.Errorf("%w: %s", ErrProcessExited, p.why)
 	c.fault = fault
+	// The job is taken now, so that nothing in between (Close, or a
+	// Recover the fault event prompts) ends it with another error.
 	j := c.job
+	c.job = nil
 	c.mu.Unlock()
 	c.log.Error("motion: the control loop's process exited; the body is not driven until Recover", "why", p.why)
 	c.emit("fault", map[string]any{"error": fault.Error()})
