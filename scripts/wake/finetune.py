@@ -3,7 +3,7 @@
 from the microphone and in loud babble.
 
     nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base bin/wake/base.bin [--work bin/wake-ft] [--out audio/wake/model.bin]
-        [--loud] [--voices 0.5] [--echo-rooms 0.6] [--dereverb] [--epochs 4] [--lr 2e-4]
+        [--loud | --crowd] [--voices 0.5] [--echo-rooms 0.6] [--dereverb] [--epochs 4] [--lr 2e-4]
 
 Starts from a model file as audio/wake reads it (--base: what train.py
 wrote, or an earlier fine-tuning's), so it needs neither train.py's caches
@@ -47,7 +47,12 @@ fine-tuning's weights, with 6,000 + 2,000 + 2,000 clips) shifts the clips
 towards where the phrase is still missed: the phrase in babble at -6 to
 6 dB (a quarter of the clips) and in white, pink or brown noise at -3 to
 10 dB (a tenth), loud babble alone or over other speech (a fifth), less
-of the far field. --dereverb trains on features with the late reverberation taken out
+of the far field. --crowd (tried, not what made the committed weights) is a recipe for the
+phrase in loud babble: babble of 2-8 talkers, from the training voices and
+from more sentences by voices over espeak-ng's whole speed and pitch range,
+the phrase at 0-5 dB mostly; brown noise; peak levels from -48 dBFS; more
+voices for the phrase; data.NEAR_MISSES among the decoys, also in the
+held-out streams the threshold is chosen on. --dereverb trains on features with the late reverberation taken out
 (model.DEREVERB_ON, written to the model file's header); --epochs 0 only
 chooses the threshold anew for --base's weights under the features asked
 for.
