@@ -8,7 +8,9 @@ espeak-ng and sox. The network hears an utterance's band energies and gives
 each band of each frame a gain that keeps the dominant talker and takes out
 what is not them: other talkers (babble of 2-6 espeak-ng voices), pink and
 brown noise, music-like sound; clean and reverberant speech it learns to
-leave alone. Steps (speech cached in --work):
+leave alone. Steps (speech and mixtures cached in --work, each named by a
+digest of what makes it, so a cached run makes what a run from scratch
+does):
 
 1. speech: espeak-ng sentences (scripts/wake/data.py's everyday sentences,
    requests, generated sentences and word salad) in two disjoint sets of
@@ -29,6 +31,7 @@ sox, numpy and torch makes the same weights.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -127,10 +130,9 @@ def voice(rng, variants):
 
 
 def make_speech(work, rng):
-    path = os.path.join(work, "speech.npz")
-    if os.path.exists(path):
-        z = np.load(path, allow_pickle=True)
-        return list(z["talk"]), list(z["babble"])
+    """The talker and babble clips. What is said by whom is drawn from rng
+    whether or not the audio is cached, so rng is left the same either
+    way; the cache is named by a digest of that list."""
     banned = test_variants()
     variants = [v for v in data.espeak_variants() if v not in banned]
     talk_v = [v for i, v in enumerate(variants) if i % 2 == 0]
@@ -139,16 +141,27 @@ def make_speech(work, rng):
     sentences = data.SENTENCES + data.REQUESTS + data.generated_sentences(rng, 250)
     if words:
         sentences += data.word_salad(rng, words, 150)
+    talk_jobs = [(s, voice(rng, talk_v)) for s in sentences for _ in range(2)]
+    babble_jobs = [(s, voice(rng, babble_v)) for s in sentences]
+    path = os.path.join(work, "speech-%s.npz" % digest([talk_jobs, babble_jobs]))
+    if os.path.exists(path):
+        z = np.load(path, allow_pickle=True)
+        return list(z["talk"]), list(z["babble"])
     print("speech: %d sentences, %d talker and %d babble variants" % (len(sentences), len(talk_v), len(babble_v)), flush=True)
     t0 = time.time()
-    talk = data.synth_many([(s, voice(rng, talk_v)) for s in sentences for _ in range(2)], threads=2)
-    babble = data.synth_many([(s, voice(rng, babble_v)) for s in sentences], threads=2)
+    talk = data.synth_many(talk_jobs, threads=2)
+    babble = data.synth_many(babble_jobs, threads=2)
     talk = [x for x in talk if len(x) > SR // 2]
     babble = [x for x in babble if len(x) > SR // 2]
     print("speech: %d talker and %d babble clips in %.0f s" % (len(talk), len(babble), time.time() - t0), flush=True)
     os.makedirs(work, exist_ok=True)
     np.savez(path, talk=np.array(talk, dtype=object), babble=np.array(babble, dtype=object))
     return talk, babble
+
+
+def digest(v):
+    """A short digest of v (JSON-able): names a cached file by what made it."""
+    return hashlib.sha1(json.dumps(v, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
 
 # --- mixtures ----------------------------------------------------------------
@@ -296,7 +309,10 @@ def np_forward(p, f):
 
 
 def dataset(work, name, seed, talk, pool, n):
-    path = os.path.join(work, name + ".npz")
+    """n mixtures from a generator seeded with seed, cached under a name
+    naming the seed, the count and the speech they are made of."""
+    speech = digest([len(talk), len(pool), [len(x) for x in talk[:50]], [len(x) for x in pool[:50]]])
+    path = os.path.join(work, "%s-%s.npz" % (name, digest([seed, n, CLIP, speech])))
     if os.path.exists(path):
         z = np.load(path)
         return torch.from_numpy(z["f"]), torch.from_numpy(z["y"])

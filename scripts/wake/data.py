@@ -38,6 +38,20 @@ DECOYS = [
     "hey jabba", "hey jerome", "jay bo", "hey jewel", "hey gym", "hey june",
 ]
 
+# Near misses for the fine-tuning's decoys (finetune.py --crowd): words that
+# share the phrase's rhythm or most of its sounds, alone or after "hey",
+# and the wake decoys' hardest ones again. None is a way to say the phrase.
+NEAR_MISSES = [
+    "hey jibber", "jibber jabber", "hey jabber", "hey jimbo", "hey joe", "gee bo",
+    "hey jibbers", "hey jiggle", "hey jigsaw", "hey dibble", "hey jiffy",
+    "hey jingle", "hey gumbo", "hey mumbo", "hey combo", "hey jabbo",
+    "hey jumbo jet", "hey jimbob", "hey gee", "hey gee whiz", "hey jeeves",
+    "hey bibo", "hey dibo", "hey vibo", "hey lido", "hey libo", "hey nemo",
+    "hey tempo", "hey bilbo", "hey kimbo", "hey jambo", "hey jive",
+    "hey chip", "hey chibi", "hey shibboleth", "jiminy", "gee whiz bo", "hey jibbering",
+    "jiggy", "hey giblets", "hey jubilee", "hey gilbert", "hey jib jab",
+]
+
 # Everyday speech for training: what people say near a robot that is not
 # for it. None of it is in the test sets (scripts/gen-audio-testset.sh).
 SENTENCES = [
@@ -240,6 +254,15 @@ def random_voice(rng, variants):
     v = base if rng.random() < 0.2 else base + "+" + rng.choice(variants)
     return {"voice": v, "speed": int(rng.integers(110, 231)), "pitch": int(rng.integers(10, 91)),
             "gap": int(rng.choice([0, 0, 0, 0, 1, 2, 4]))}
+
+
+def wide_voice(rng, variants):
+    """A voice as random_voice makes them, with speed and pitch over
+    espeak-ng's wider range (80-320 words a minute, pitch 0-99)."""
+    v = random_voice(rng, variants)
+    v["speed"] = int(rng.integers(80, 321))
+    v["pitch"] = int(rng.integers(0, 100))
+    return v
 
 
 def synth(text, p):

@@ -5,7 +5,8 @@
 
 Needs Debian's python3-torch and python3-numpy (scripts/deps.sh --train),
 espeak-ng and sox. Steps, each cached in --work so a rerun starts where the
-last one stopped (delete the folder to start afresh):
+last one stopped (each cache named by the options that made it, so other
+options do not reuse it; delete the folder to start afresh):
 
 1. speech: the wake phrase, the wake decoys, everyday sentences, requests
    and word salad, said by espeak-ng voices (its base voices with its
@@ -39,6 +40,7 @@ makes the same weights. torch runs on one thread (a shared machine).
 """
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -66,6 +68,14 @@ SMOOTH = 3  # steps averaged: 60 ms
 REFRACTORY = 50  # steps: 1 s
 
 
+def key(*parts, **params):
+    """A short digest of what makes a cached file (earlier stages' keys,
+    counts, seeds, recipes): its name says what made it, so a run with
+    other options makes its own files rather than reusing another's."""
+    payload = [parts, params] if parts else params
+    return hashlib.sha1(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
 def log(*a):
     print(time.strftime("%H:%M:%S"), *a, flush=True)
 
@@ -73,8 +83,8 @@ def log(*a):
 # --- 1. speech ----------------------------------------------------------------
 
 
-def build_speech(work, amount):
-    path = os.path.join(work, "speech.npz")
+def build_speech(work, amount, name="speech"):
+    path = os.path.join(work, name + ".npz")
     if os.path.exists(path):
         z = np.load(path, allow_pickle=False)
         keys = [b + "_" + sp for b in ["kw", "kwsent", "neg", "decoy", "decoysent"] for sp in ["train", "held"]]
@@ -265,8 +275,8 @@ def n_steps(frames):
     return first - model.receptive_steps()
 
 
-def build_clips(work, s, split, count, pos_share, seed):
-    path = os.path.join(work, "clips-%s.npz" % split)
+def build_clips(work, s, split, count, pos_share, seed, tag=""):
+    path = os.path.join(work, "clips-%s%s.npz" % (split, tag))
     if os.path.exists(path):
         z = np.load(path)
         return z["x"], z["y"]
@@ -324,8 +334,8 @@ def spec_augment(rng, x, y=None, cold=0.0, gain=0.0):
     return x
 
 
-def train(work, xs, ys, vx, vy, epochs, batch=64):
-    path = os.path.join(work, "net.pt")
+def train(work, xs, ys, vx, vy, epochs, batch=64, tag=""):
+    path = os.path.join(work, "net%s.pt" % tag)
     net = model.Net()
     if os.path.exists(path):
         net.load_state_dict(torch.load(path))
@@ -603,12 +613,12 @@ def choose_threshold(net, s, other_minutes, decoy_minutes, wake_minutes, conditi
     return float(chosen[0]), float(np.percentile(lags, 50))
 
 
-def decoy_report(net, th, variants):
-    """Each decoy said by ten held-out voices, clean and in babble at
-    10 dB: how many wake."""
+def decoy_report(net, th, variants, decoys=None):
+    """Each decoy (data.DECOYS unless given) said by ten held-out voices,
+    clean and in babble at 10 dB: how many wake."""
     rng = np.random.default_rng(SEED + 11)
     voices = [data.random_voice(rng, variants) for _ in range(10)]
-    jobs = [(d, v) for d in data.DECOYS for v in voices]
+    jobs = [(d, v) for d in (data.DECOYS if decoys is None else decoys) for v in voices]
     clips = data.synth_many(jobs)
     babble_pool = data.synth_many([(t, data.random_voice(rng, variants)) for t in data.SENTENCES[:40]])
     counts = {}
@@ -621,7 +631,8 @@ def decoy_report(net, th, variants):
             k = counts.get(d, 0)
             counts[d] = k + woke
     bad = sorted(((v, d) for d, v in counts.items() if v), reverse=True)
-    log("decoys that woke (of 20: ten voices, clean and babble 10 dB): %s" % (", ".join("%s %d" % (d, v) for v, d in bad) or "none"))
+    log("decoys that woke: %d of %d (each of 20: ten voices, clean and babble 10 dB): %s" % (
+        sum(counts.values()), 2 * len(jobs), ", ".join("%s %d" % (d, v) for v, d in bad) or "none"))
 
 
 # --- 5. weights and fixture -----------------------------------------------------
@@ -662,34 +673,40 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(1)
     os.makedirs(a.work, exist_ok=True)
-    s, ends = build_speech(a.work, a.speech)
+    # Each stage's cache is named by the options that made it and the
+    # stages before it.
+    k_speech = key(amount=a.speech, seed=SEED)
+    k_clips = key(k_speech, clips=a.clips)
+    k_net = key(k_clips, epochs=a.epochs)
+    k_hard = key(k_net, hours=a.hard_hours, tune=a.tune_epochs)
+    s, ends = build_speech(a.work, a.speech, name="speech-" + k_speech)
     for k, v in ends.items():
         s[k.replace("kwsent_", "kwsent_end_")] = v
-    xs, ys = build_clips(a.work, s, "train", a.clips, 0.4, SEED + 2)
-    vx, vy = build_clips(a.work, s, "held", a.clips // 10, 0.4, SEED + 3)
+    xs, ys = build_clips(a.work, s, "train", a.clips, 0.4, SEED + 2, tag="-" + k_clips)
+    vx, vy = build_clips(a.work, s, "held", a.clips // 10, 0.4, SEED + 3, tag="-" + k_clips)
     log("clips: %d training, %d held out" % (len(xs), len(vx)))
-    net = train(a.work, xs, ys, vx, vy, a.epochs)
+    net = train(a.work, xs, ys, vx, vy, a.epochs, tag="-" + k_net)
     if a.hard_hours > 0:
         # Round 1: hard negatives of the trained network, phrases in noise.
-        hard = mine(a.work, net, s, a.hard_hours, SEED + 8)
-        px, py = noisy_positives(a.work, s, len(hard) // 2, SEED + 9)
+        hard = mine(a.work, net, s, a.hard_hours, SEED + 8, name="hard-" + k_hard)
+        px, py = noisy_positives(a.work, s, len(hard) // 2, SEED + 9, name="noisy-pos-" + k_hard)
         log("round 1: %d hard negatives, %d noisy phrases" % (len(hard), len(px)))
         keep = np.sort(np.random.default_rng(SEED + 10).choice(len(xs), len(xs) // 2, replace=False))
         tx = np.concatenate([xs[keep], hard, px])
         ty = np.concatenate([ys[keep], np.zeros((len(hard), ys.shape[1]), np.int8), py])
-        net = finetune(a.work, net, tx, ty, vx, vy, a.tune_epochs)
+        net = finetune(a.work, net, tx, ty, vx, vy, a.tune_epochs, name="net-tuned-" + k_hard)
         del tx, ty, px, py
         # Round 2: the tuned network's own hard negatives on top, phrases
         # in noise again and far from the microphone, clips quieter and
         # louder.
-        hard2 = mine(a.work, net, s, a.hard_hours, SEED + 20, name="hard-2")
-        px, py = noisy_positives(a.work, s, len(hard2) + len(hard) // 2, SEED + 21, name="noisy-pos-2", far=0.4)
+        hard2 = mine(a.work, net, s, a.hard_hours, SEED + 20, name="hard-2-" + k_hard)
+        px, py = noisy_positives(a.work, s, len(hard2) + len(hard) // 2, SEED + 21, name="noisy-pos-2-" + k_hard, far=0.4)
         log("round 2: %d hard negatives, %d noisy phrases" % (len(hard2), len(px)))
         keep = np.sort(np.random.default_rng(SEED + 22).choice(len(xs), len(xs) // 2, replace=False))
         tx = np.concatenate([xs[keep], hard, hard2, px])
         ty = np.concatenate([ys[keep], np.zeros((len(hard) + len(hard2), ys.shape[1]), np.int8), py])
         del xs, ys
-        net = finetune(a.work, net, tx, ty, vx, vy, a.tune_epochs, name="net-tuned-2", seed=SEED + 23, gain=0.3)
+        net = finetune(a.work, net, tx, ty, vx, vy, a.tune_epochs, name="net-tuned-2-" + k_hard, seed=SEED + 23, gain=0.3)
     # From here on the network is the one audio/wake runs: int8 weights.
     net = model.quantized(net)
     th, lag = choose_threshold(net, s, a.other_minutes, a.decoy_minutes, a.wake_minutes)
