@@ -55,6 +55,12 @@ func (r *Recognizer) addGarbage(s *search) {
 	}
 }
 
+// viaGarbage reports whether hypothesis hyp of search s went through its
+// garbage path: such a path is never a sentence heard, though the
+// grammar's Accepts, which reads words without the filler words' mark,
+// would take it for one.
+func (s search) viaGarbage(hyp string) bool { return s.garbage && isGarbage(hyp) }
+
 // CommonWords returns the n most frequent words of everyday English
 // (the open words the domain language model mixes in, OpenWords), most
 // frequent first: filler words for the garbage path.

@@ -885,9 +885,16 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		v.Sentence = best.text
 		return r.transcribed(ctx, d, best, pcm)
 	}
-	if g.garbage && isGarbage(best.text) {
+	// garbage refuses a sentence that went through the garbage path.
+	garbage := func() bool {
+		if !g.viaGarbage(best.text) {
+			return false
+		}
 		r.log.Debug("rejected: the garbage path explains the speech better than any sentence", "text", best.text)
 		v.Sentence, v.Dropped = best.text, "garbage"
+		return true
+	}
+	if garbage() {
 		return refused()
 	}
 	if best.text == "" || !g.accepts(best.text) {
@@ -901,8 +908,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		if best, err = d.search(ctx, name+wideSuffix, pcm); err != nil {
 			return nil, err
 		}
-		if g.garbage && isGarbage(best.text) {
-			v.Sentence, v.Dropped = best.text, "garbage"
+		if garbage() {
 			return refused()
 		}
 		if best.text == "" || !g.accepts(best.text) {
@@ -945,7 +951,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	r.log.Debug("recognised", "text", best.text, "score_per_frame", perFrame, "confidence", conf, "coverage", cover)
 	texts := []string{best.text}
 	scores := []int32{best.score}
-	nbest := &nbestOnce{d: d, depth: r.cfg.NBest + 1}
+	nbest := &nbestOnce{d: d, depth: r.cfg.NBest + 1, skip: g.viaGarbage}
 	if r.cfg.RivalMargin != 0 && name == searchName {
 		nbest.depth = max(nbest.depth, r.cfg.Rivals)
 	}

@@ -24,10 +24,9 @@ const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 // (more cost more CPU and take more sentences said), nothing on entry
 // and 250 a word, so that the penalty grows with the speech it explains.
 const (
-	garbageByDefault = true
-	garbageWords     = 50
-	garbageEntry     = 0.0
-	garbagePerWord   = 250.0
+	garbageWords   = 50
+	garbageEntry   = 0.0
+	garbagePerWord = 250.0
 )
 
 // garbageMinConfidence is the confidence floor with the garbage path,
@@ -54,14 +53,11 @@ func garbageFloors(fl sphinx.Floors, g *sphinx.Garbage, dir string, set bool) sp
 // nil for none.
 func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
 	v := getenv(EnvGarbage)
-	if v == "" && garbageByDefault {
-		v = "on"
-	}
 	entry, perWord, n := garbageEntry, garbagePerWord, garbageWords
 	switch v {
-	case "", "off":
+	case "off":
 		return nil, nil
-	case "on":
+	case "", "on":
 	default:
 		bad := fmt.Errorf("%s=%q: want off, on or ENTRY,PERWORD[,WORDS] (penalties in 0..%d, words in 1..%d)",
 			EnvGarbage, v, sphinx.MaxGarbagePenalty, sphinx.MaxGarbageWords)

@@ -11,23 +11,19 @@ import (
 )
 
 // TestGarbageFromEnv: JIBOD_SPHINX_GARBAGE turns the garbage path off,
-// on with its chosen settings, or on with other penalties and word
+// on (also when unset) with its chosen settings, or on with other penalties and word
 // counts; a bad value is named with what is wanted.
 func TestGarbageFromEnv(t *testing.T) {
 	common, err := sphinx.CommonWords(garbageWords)
 	require.NoError(t, err)
 	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord}
-	var unset *sphinx.Garbage
-	if garbageByDefault {
-		unset = on
-	}
 	tests := []struct {
 		value string
 		want  *sphinx.Garbage
 		words int
 		err   string
 	}{
-		{value: "", want: unset},
+		{value: "", want: on},
 		{value: "off"},
 		{value: "on", want: on},
 		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250}},
