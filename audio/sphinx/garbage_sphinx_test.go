@@ -46,3 +46,35 @@ func TestGarbagePathNeverHeard(t *testing.T) {
 		})
 	}
 }
+
+// TestGarbageFloorOnlyWhereThePathIs: the garbage path's confidence
+// floor is the floor of a search that holds the path, and of no other
+// (a grammar with the wake phrase in it gets no path): elsewhere
+// Config.MinConfidence decides.
+func TestGarbageFloorOnlyWhereThePathIs(t *testing.T) {
+	gb := testGarbage(t, 250)
+	gb.MinConfidence = 0.01
+	tests := []struct {
+		name, say, wake string
+		heard           bool
+	}{
+		{"the path: its floor", "what time is it", "", true},
+		{"no path: the usual floor", "hey jibo what time is it", "hey jibo", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A usual floor no sentence reaches.
+			r := newTestRecognizer(t, Config{Garbage: gb, Wake: tt.wake, MinConfidence: 1, MinCoverage: 0.01})
+			h, v, err := r.RecognizeVerdict(context.Background(), speak(t, tt.say))
+			require.NoError(t, err)
+			require.Less(t, v.Confidence, 1.0, "a sentence short of the usual floor")
+			if tt.heard {
+				assert.Equal(t, tt.say, best(h))
+				assert.Empty(t, v.Dropped)
+			} else {
+				assert.Empty(t, h)
+				assert.Equal(t, "confidence", v.Dropped)
+			}
+		})
+	}
+}

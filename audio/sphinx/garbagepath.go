@@ -61,6 +61,16 @@ func (r *Recognizer) addGarbage(s *search) {
 // would take it for one.
 func (s search) viaGarbage(hyp string) bool { return s.garbage && isGarbage(hyp) }
 
+// minConfidence is the confidence floor of a sentence search g found:
+// the garbage path's own where g holds it, Config.MinConfidence
+// elsewhere.
+func (r *Recognizer) minConfidence(g search) float64 {
+	if g.garbage && r.cfg.Garbage != nil && r.cfg.Garbage.MinConfidence > 0 {
+		return r.cfg.Garbage.MinConfidence
+	}
+	return r.cfg.MinConfidence
+}
+
 // CommonWords returns the n most frequent words of everyday English
 // (the open words the domain language model mixes in, OpenWords), most
 // frequent first: filler words for the garbage path.

@@ -939,7 +939,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			t = m.Threshold
 		}
 		p := m.Probability(feats)
-		floors := conf >= r.cfg.MinConfidence && cover >= r.cfg.MinCoverage
+		floors := conf >= r.minConfidence(g) && cover >= r.cfg.MinCoverage
 		v.Accept, accepted = p, p >= t || m.FloorVeto > 0 && floors && p >= m.FloorVeto
 		if accepted {
 			p = max(p, t)
@@ -974,7 +974,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			}
 		}
 	}
-	minConf := r.cfg.MinConfidence
+	minConf := r.minConfidence(g)
 	if heard != nil && heard.text == cleanTranscript(best.text) {
 		// Both searches heard the same words: their agreement vouches
 		// for the sentence as much as a higher score would.
@@ -989,7 +989,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	} else if cover < r.cfg.MinCoverage || conf < minConf {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		switch {
-		case cover < r.cfg.MinCoverage && conf < r.cfg.MinConfidence:
+		case cover < r.cfg.MinCoverage && conf < r.minConfidence(g):
 			v.Dropped = "coverage and confidence"
 		case cover < r.cfg.MinCoverage:
 			v.Dropped = "coverage"

@@ -4,6 +4,7 @@ package hearing
 
 import (
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -29,24 +30,41 @@ const (
 	garbagePerWord = 250.0
 )
 
-// garbageMinConfidence is the confidence floor with the garbage path,
-// against minConfidence without: the filler words' HMMs are searched
-// beside the sentences, so each frame's best senone, which a sentence's
-// confidence is measured against, is a better one, and a sentence said
-// scores lower than without them. The garbage path does much of the
-// floor's work (docs/hearing.md).
+// garbageMinConfidence is the confidence floor of a search with the
+// garbage path (sphinx.Garbage.MinConfidence), against minConfidence
+// without: the filler words' HMMs are searched beside the sentences, so
+// each frame's best senone, which a sentence's confidence is measured
+// against, is a better one, and a sentence said scores lower than
+// without them. The garbage path does much of the floor's work
+// (docs/hearing.md).
 const garbageMinConfidence = 0.7
 
-// garbageFloors are the floors fl with the garbage path g (nil: none)
-// for the acoustic model in dir: the confidence floor is
-// garbageMinConfidence for Debian's model, unless the floors were set
-// (sphinx.floors); an adapted model keeps the floors it records, which
-// were not measured with the garbage path.
-func garbageFloors(fl sphinx.Floors, g *sphinx.Garbage, dir string, set bool) sphinx.Floors {
-	if g != nil && !set && dir == sphinx.DefaultModelDir {
-		fl.MinConfidence = garbageMinConfidence
+// garbageFor is the garbage path g (nil: none) as the recogniser gets
+// it, for the acoustic model in dir: with garbageMinConfidence, chosen
+// with Debian's model and its default floors. Where something else
+// decides from scores measured without the path (floors set in
+// sphinx.floors, an adapted model's own, the acceptance model) there is
+// no path, and a log line says so.
+func garbageFor(g *sphinx.Garbage, dir string, floorsSet, accept bool, log *slog.Logger) *sphinx.Garbage {
+	if g == nil {
+		return nil
 	}
-	return fl
+	why := ""
+	switch {
+	case accept:
+		why = "the acceptance model (" + EnvAccept + ") was trained without it"
+	case floorsSet:
+		why = "sphinx.floors were not measured with it"
+	case dir != sphinx.DefaultModelDir:
+		why = "the adapted model's floors were not measured with it"
+	}
+	if why != "" {
+		log.Info("speech recogniser: no garbage path", "why", why, "env", EnvGarbage)
+		return nil
+	}
+	out := *g
+	out.MinConfidence = garbageMinConfidence
+	return &out
 }
 
 // garbageFromEnv returns the garbage path $JIBOD_SPHINX_GARBAGE asks for,
