@@ -223,6 +223,9 @@ type decoder struct {
 // dictionary file dict and extra "-flag value" arguments.
 func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
 	quiet.Do(func() { C.err_set_logfp(nil) })
+	if err := historyReady(); err != nil {
+		return nil, fmt.Errorf("starting pocketsphinx: %w", err)
+	}
 	// -remove_silence no: the front end's own voice activity detection
 	// would drop frames, and the alignment's frame numbers would no longer
 	// be the utterance's, which coverage needs; our VAD has already cut

@@ -820,6 +820,7 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 	if err != nil {
 		return nil, err
 	}
+	defer warnHistoryMismatch(r.log)
 	r.mu.Lock()
 	g := r.grammar
 	r.mu.Unlock()
