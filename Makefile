@@ -127,6 +127,7 @@ wasm-skills:
 # phonetic name heard aloud.
 # scripts/deps.sh installs pocketsphinx, espeak-ng and sox.
 test-sphinx:
+	scripts/pocketsphinx-version.sh
 	$(GO) vet -tags sphinx ./audio/sphinx/... ./core/runtime/hearing/ ./cmd/jibod/
 	$(GO) test -tags sphinx -race -count=1 -timeout 30m ./audio/sphinx/... ./core/runtime/hearing/
 	$(GO) test -tags sphinx -race -count=1 -timeout 30m -run 'TheLoopsNames|ReferentNames|ALoopChange|PhoneticName' ./cmd/jibod/
@@ -143,6 +144,7 @@ test-sphinx:
 # change can still show. Models are adapted afresh every run (about 20 s
 # each).
 audio-eval:
+	scripts/pocketsphinx-version.sh
 	$(GO) build -tags sphinx -o bin/jibod-sphinx ./cmd/jibod
 	test -f bin/audio-testset/manifest.jsonl || scripts/gen-audio-testset.sh bin/audio-testset
 	test -f bin/audio-testset-heldout/manifest.jsonl || scripts/gen-audio-testset.sh --heldout bin/audio-testset-heldout

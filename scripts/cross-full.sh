@@ -56,13 +56,18 @@ for a in "${arches[@]}"; do
 	(
 		# shellcheck disable=SC1090
 		. "$envfile"
+		case ",$tags," in
+		*,sphinx,*) scripts/pocketsphinx-version.sh ;; # the sysroot's, through its $PKG_CONFIG
+		esac
 		# Go's build cache does not notice a rebuilt sysroot (the pkg-config
 		# flags stay the same); the sysroot's stamp in the C flags does, and
 		# costs only the cgo packages' rebuild, not `go build -a`'s.
 		export CGO_CFLAGS="-O2 -g -DJIBOD_SYSROOT_STAMP=$JIBOD_SYSROOT_STAMP"
 		# --wrap: the grammar search's history bookkeeping goes to
 		# audio/sphinx's (history.go), as the shared library's
-		# interposition does on the host.
+		# interposition does on the host. Only with -static: linked
+		# dynamically, __real_fsg_history_entry_add would be our own
+		# definition (history.go refuses it and looks the library's up).
 		ldflags="-s -w -X main.version=$version -linkmode external -extldflags '-static -Wl,--wrap=fsg_history_end_frame -Wl,--wrap=fsg_history_entry_add'"
 		start=$(date +%s)
 		if [ ${#test_pkgs[@]} -gt 0 ]; then

@@ -59,6 +59,8 @@ case "${1:-}" in
 	# make test-sphinx: the pocketsphinx binding's tests and the spoken
 	# end-to-end test (cgo, pkg-config), and the speech test set's sox.
 	apt_install pkg-config libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us sox
+	# audio/sphinx/history.go reads one release's internals.
+	"$(dirname "$0")/pocketsphinx-version.sh"
 	# jibod audio adapt (acoustic model adaptation) runs sphinxbase's
 	# feature extractor, pocketsphinx's mdef converter and sphinxtrain.
 	apt_install sphinxbase-utils pocketsphinx sphinxtrain

@@ -223,6 +223,9 @@ type decoder struct {
 // dictionary file dict and extra "-flag value" arguments.
 func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
 	quiet.Do(func() { C.err_set_logfp(nil) })
+	if err := historyReady(); err != nil {
+		return nil, fmt.Errorf("starting pocketsphinx: %w", err)
+	}
 	// -remove_silence no: the front end's own voice activity detection
 	// would drop frames, and the alignment's frame numbers would no longer
 	// be the utterance's, which coverage needs; our VAD has already cut
@@ -610,22 +613,27 @@ func (d *decoder) ratio(logDiff int32) float64 {
 	return float64(C.toLinear(d.ps, C.int32(logDiff)))
 }
 
-// nbest returns up to n distinct hypotheses, best first.
-func (d *decoder) nbest(n int) []result {
+// nbest returns up to n distinct hypotheses, best first, leaving out
+// those skip reports (nil: none), which do not count towards n.
+func (d *decoder) nbest(n int, skip func(string) bool) []result {
 	var out []result
 	seen := map[string]bool{}
 	it := C.ps_nbest(d.ps)
 	// A lattice yields the same words along many paths: bound the walk,
-	// not just the distinct results.
-	for steps := 0; it != nil && len(out) < n && steps < 4*n; steps++ {
+	// not just the distinct results. Skipped paths have a bound of their
+	// own, so that a lattice full of them still yields the others.
+	for steps, skipped := 0, 0; it != nil && len(out) < n && steps < 4*n && skipped < 16*n; {
 		var score C.int32
 		h := C.ps_nbest_hyp(it, &score)
+		t := ""
 		if h != nil {
-			t := C.GoString(h)
-			if t != "" && !seen[t] {
-				seen[t] = true
-				out = append(out, result{text: t, score: int32(score)})
-			}
+			t = C.GoString(h)
+		}
+		if skip != nil && t != "" && skip(t) {
+			skipped++
+		} else if steps++; t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, result{text: t, score: int32(score)})
 		}
 		it = C.ps_nbest_next(it) // frees the iterator when it returns nil
 	}

@@ -47,6 +47,13 @@ type Garbage struct {
 	// Config.RivalMargin per frame: the score pocketsphinx keeps, the
 	// logarithm in base 1.0001 shifted right by 10 bits).
 	Entry, PerWord float64
+	// MinConfidence replaces Config.MinConfidence for a search that holds
+	// the garbage path, and only there (0 keeps Config.MinConfidence):
+	// the filler words are searched beside the sentences, so each frame's
+	// best senone, which a sentence's confidence is measured against, can
+	// be a better one, and a sentence said scores lower than in a search
+	// without them.
+	MinConfidence float64
 }
 
 // Check reports what is wrong with g, nil when nothing is.
@@ -58,6 +65,8 @@ func (g Garbage) Check() error {
 		return fmt.Errorf("garbage path: entry penalty %g not in 0..%d", g.Entry, MaxGarbagePenalty)
 	case !(g.PerWord >= 0 && g.PerWord <= MaxGarbagePenalty):
 		return fmt.Errorf("garbage path: penalty per word %g not in 0..%d", g.PerWord, MaxGarbagePenalty)
+	case !(g.MinConfidence >= 0 && g.MinConfidence <= 1):
+		return fmt.Errorf("garbage path: minimum confidence %g not in [0, 1]", g.MinConfidence)
 	}
 	for _, w := range g.Words {
 		if err := checkWord(w); err != nil {

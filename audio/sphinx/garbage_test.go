@@ -129,6 +129,9 @@ func TestGarbageCheck(t *testing.T) {
 		{"entry NaN", Garbage{Words: []string{"a"}, Entry: math.NaN()}, "entry penalty"},
 		{"per word infinite", Garbage{Words: []string{"a"}, PerWord: math.Inf(1)}, "per word"},
 		{"a word the decoder cannot take", Garbage{Words: []string{"a(2)"}}, "not allowed"},
+		{"a floor of its own", Garbage{Words: []string{"a"}, MinConfidence: 0.7}, ""},
+		{"floor above 1", Garbage{Words: []string{"a"}, MinConfidence: 1.5}, "minimum confidence"},
+		{"floor NaN", Garbage{Words: []string{"a"}, MinConfidence: math.NaN()}, "minimum confidence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

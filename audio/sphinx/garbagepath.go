@@ -55,6 +55,22 @@ func (r *Recognizer) addGarbage(s *search) {
 	}
 }
 
+// viaGarbage reports whether hypothesis hyp of search s went through its
+// garbage path: such a path is never a sentence heard, though the
+// grammar's Accepts, which reads words without the filler words' mark,
+// would take it for one.
+func (s search) viaGarbage(hyp string) bool { return s.garbage && isGarbage(hyp) }
+
+// minConfidence is the confidence floor of a sentence search g found:
+// the garbage path's own where g holds it, Config.MinConfidence
+// elsewhere.
+func (r *Recognizer) minConfidence(g search) float64 {
+	if g.garbage && r.cfg.Garbage != nil && r.cfg.Garbage.MinConfidence > 0 {
+		return r.cfg.Garbage.MinConfidence
+	}
+	return r.cfg.MinConfidence
+}
+
 // CommonWords returns the n most frequent words of everyday English
 // (the open words the domain language model mixes in, OpenWords), most
 // frequent first: filler words for the garbage path.

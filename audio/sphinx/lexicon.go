@@ -306,19 +306,20 @@ func (l *Lexicon) Pronounce(ctx context.Context, spelling string) (string, error
 // Prefetch has the next lookup that reads the dictionary also read the
 // pronunciations of words (which are checked as Lookup checks them), so
 // that a later lookup of them need not read it again: for words known to
-// be wanted soon, such as a language model's.
+// be wanted soon, such as a language model's. Calls before that lookup
+// add up: each one's words are read.
 func (l *Lexicon) Prefetch(words []string) error {
-	if len(words) > MaxLookupWords {
-		return fmt.Errorf("prefetching %d words: more than %d", len(words), MaxLookupWords)
-	}
 	for _, w := range words {
 		if err := checkWord(w); err != nil {
 			return err
 		}
 	}
 	l.mu.Lock()
-	l.prefetch = slices.Clone(words)
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	if n := len(l.prefetch) + len(words); n > MaxLookupWords {
+		return fmt.Errorf("prefetching %d words: more than %d", n, MaxLookupWords)
+	}
+	l.prefetch = append(l.prefetch, words...)
 	return nil
 }
 

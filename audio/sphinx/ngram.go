@@ -59,7 +59,7 @@ func (r *Recognizer) transcribed(ctx context.Context, d *decoder, best result, p
 	texts, scores = append(texts, text), append(scores, best.score)
 	if r.cfg.NBest > 1 {
 		seen := map[string]bool{text: true}
-		for _, h := range d.nbest(r.cfg.NBest + 2) {
+		for _, h := range d.nbest(r.cfg.NBest+2, nil) {
 			t := cleanTranscript(h.text)
 			if len(texts) == r.cfg.NBest {
 				break

@@ -169,7 +169,7 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16) ([]audio.Hypot
 	out := []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}
 	if o.cfg.NBest > 1 {
 		seen := map[string]bool{text: true}
-		for _, h := range d.nbest(o.cfg.NBest + 2) {
+		for _, h := range d.nbest(o.cfg.NBest+2, nil) {
 			t := cleanTranscript(h.text)
 			if len(out) == o.cfg.NBest || t == "" || seen[t] {
 				continue

@@ -820,6 +820,7 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 	if err != nil {
 		return nil, err
 	}
+	defer warnHistoryMismatch(r.log)
 	r.mu.Lock()
 	g := r.grammar
 	r.mu.Unlock()
@@ -885,9 +886,16 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		v.Sentence = best.text
 		return r.transcribed(ctx, d, best, pcm)
 	}
-	if g.garbage && isGarbage(best.text) {
+	// garbage refuses a sentence that went through the garbage path.
+	garbage := func() bool {
+		if !g.viaGarbage(best.text) {
+			return false
+		}
 		r.log.Debug("rejected: the garbage path explains the speech better than any sentence", "text", best.text)
 		v.Sentence, v.Dropped = best.text, "garbage"
+		return true
+	}
+	if garbage() {
 		return refused()
 	}
 	if best.text == "" || !g.accepts(best.text) {
@@ -901,8 +909,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		if best, err = d.search(ctx, name+wideSuffix, pcm); err != nil {
 			return nil, err
 		}
-		if g.garbage && isGarbage(best.text) {
-			v.Sentence, v.Dropped = best.text, "garbage"
+		if garbage() {
 			return refused()
 		}
 		if best.text == "" || !g.accepts(best.text) {
@@ -933,7 +940,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			t = m.Threshold
 		}
 		p := m.Probability(feats)
-		floors := conf >= r.cfg.MinConfidence && cover >= r.cfg.MinCoverage
+		floors := conf >= r.minConfidence(g) && cover >= r.cfg.MinCoverage
 		v.Accept, accepted = p, p >= t || m.FloorVeto > 0 && floors && p >= m.FloorVeto
 		if accepted {
 			p = max(p, t)
@@ -945,7 +952,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	r.log.Debug("recognised", "text", best.text, "score_per_frame", perFrame, "confidence", conf, "coverage", cover)
 	texts := []string{best.text}
 	scores := []int32{best.score}
-	nbest := &nbestOnce{d: d, depth: r.cfg.NBest + 1}
+	nbest := &nbestOnce{d: d, depth: r.cfg.NBest + 1, skip: g.viaGarbage}
 	if r.cfg.RivalMargin != 0 && name == searchName {
 		nbest.depth = max(nbest.depth, r.cfg.Rivals)
 	}
@@ -968,7 +975,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			}
 		}
 	}
-	minConf := r.cfg.MinConfidence
+	minConf := r.minConfidence(g)
 	if heard != nil && heard.text == cleanTranscript(best.text) {
 		// Both searches heard the same words: their agreement vouches
 		// for the sentence as much as a higher score would.
@@ -983,7 +990,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	} else if cover < r.cfg.MinCoverage || conf < minConf {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		switch {
-		case cover < r.cfg.MinCoverage && conf < r.cfg.MinConfidence:
+		case cover < r.cfg.MinCoverage && conf < r.minConfidence(g):
 			v.Dropped = "coverage and confidence"
 		case cover < r.cfg.MinCoverage:
 			v.Dropped = "coverage"

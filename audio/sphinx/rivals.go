@@ -41,7 +41,7 @@ func (r *Recognizer) rival(ctx context.Context, hyps []result, g search, best st
 	}
 	var mine, theirs *result
 	for _, h := range hyps {
-		if !g.accepts(h.text) {
+		if g.viaGarbage(h.text) || !g.accepts(h.text) {
 			continue
 		}
 		k, err := key(h.text)
@@ -75,14 +75,17 @@ func (r *Recognizer) rival(ctx context.Context, hyps []result, g search, best st
 type nbestOnce struct {
 	d     *decoder
 	depth int
-	list  []result
-	done  bool
+	// skip leaves out a path no reader may take (the garbage path's),
+	// so that it does not take the place of a sentence in the list.
+	skip func(string) bool
+	list []result
+	done bool
 }
 
 // first returns up to n of the list's best hypotheses (n ≤ depth).
 func (o *nbestOnce) first(n int) []result {
 	if !o.done {
-		o.list, o.done = o.d.nbest(o.depth), true
+		o.list, o.done = o.d.nbest(o.depth, o.skip), true
 	}
 	return o.list[:min(n, len(o.list))]
 }

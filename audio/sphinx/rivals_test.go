@@ -72,6 +72,19 @@ func TestRival(t *testing.T) {
 	_, _, ok, err = r.rival(t.Context(), hyps[3:], g, "whats the time", 100)
 	require.NoError(t, err)
 	assert.False(t, ok, "another wording of the same intent is no rival")
+
+	// A path through the garbage path is no sentence, though the
+	// grammar's Accepts would read it as one: never a rival.
+	g.garbage = true
+	text, margin, ok, err = r.rival(t.Context(), []result{
+		{text: "=set =a =timer =for =two =seconds", score: -900},
+		{text: "set a timer for ten seconds", score: -1000},
+		{text: "what time is it", score: -1500},
+	}, g, "set a timer for ten seconds", 100)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "what time is it", text)
+	assert.InDelta(t, 5.0, margin, 1e-9)
 }
 
 // TestMeaningCache: a sentence's meaning is remembered, a failure is

@@ -4,6 +4,7 @@ package hearing
 
 import (
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -24,44 +25,57 @@ const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 // (more cost more CPU and take more sentences said), nothing on entry
 // and 250 a word, so that the penalty grows with the speech it explains.
 const (
-	garbageByDefault = true
-	garbageWords     = 50
-	garbageEntry     = 0.0
-	garbagePerWord   = 250.0
+	garbageWords   = 50
+	garbageEntry   = 0.0
+	garbagePerWord = 250.0
 )
 
-// garbageMinConfidence is the confidence floor with the garbage path,
-// against minConfidence without: the filler words' HMMs are searched
-// beside the sentences, so each frame's best senone, which a sentence's
-// confidence is measured against, is a better one, and a sentence said
-// scores lower than without them. The garbage path does much of the
-// floor's work (docs/hearing.md).
+// garbageMinConfidence is the confidence floor of a search with the
+// garbage path (sphinx.Garbage.MinConfidence), against minConfidence
+// without: the filler words' HMMs are searched beside the sentences, so
+// each frame's best senone, which a sentence's confidence is measured
+// against, is a better one, and a sentence said scores lower than
+// without them. The garbage path does much of the floor's work
+// (docs/hearing.md).
 const garbageMinConfidence = 0.7
 
-// garbageFloors are the floors fl with the garbage path g (nil: none)
-// for the acoustic model in dir: the confidence floor is
-// garbageMinConfidence for Debian's model, unless the floors were set
-// (sphinx.floors); an adapted model keeps the floors it records, which
-// were not measured with the garbage path.
-func garbageFloors(fl sphinx.Floors, g *sphinx.Garbage, dir string, set bool) sphinx.Floors {
-	if g != nil && !set && dir == sphinx.DefaultModelDir {
-		fl.MinConfidence = garbageMinConfidence
+// garbageFor is the garbage path g (nil: none) as the recogniser gets
+// it, for the acoustic model in dir: with garbageMinConfidence, chosen
+// with Debian's model and its default floors. Where something else
+// decides from scores measured without the path (floors set in
+// sphinx.floors, an adapted model's own, the acceptance model) there is
+// no path, and a log line says so.
+func garbageFor(g *sphinx.Garbage, dir string, floorsSet, accept bool, log *slog.Logger) *sphinx.Garbage {
+	if g == nil {
+		return nil
 	}
-	return fl
+	why := ""
+	switch {
+	case accept:
+		why = "the acceptance model (" + EnvAccept + ") was trained without it"
+	case floorsSet:
+		why = "sphinx.floors were not measured with it"
+	case dir != sphinx.DefaultModelDir:
+		why = "the adapted model's floors were not measured with it"
+	}
+	if why != "" {
+		log.Info("speech recogniser: no garbage path", "why", why, "env", EnvGarbage)
+		return nil
+	}
+	out := *g
+	out.MinConfidence = garbageMinConfidence
+	return &out
 }
 
 // garbageFromEnv returns the garbage path $JIBOD_SPHINX_GARBAGE asks for,
 // nil for none.
 func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
 	v := getenv(EnvGarbage)
-	if v == "" && garbageByDefault {
-		v = "on"
-	}
 	entry, perWord, n := garbageEntry, garbagePerWord, garbageWords
 	switch v {
-	case "", "off":
+	case "off":
 		return nil, nil
-	case "on":
+	case "", "on":
 	default:
 		bad := fmt.Errorf("%s=%q: want off, on or ENTRY,PERWORD[,WORDS] (penalties in 0..%d, words in 1..%d)",
 			EnvGarbage, v, sphinx.MaxGarbagePenalty, sphinx.MaxGarbageWords)

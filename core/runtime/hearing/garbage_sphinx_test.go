@@ -3,6 +3,7 @@
 package hearing
 
 import (
+	"log/slog"
 	"testing"
 
 	"github.com/openjibo/jibod/audio/sphinx"
@@ -11,23 +12,19 @@ import (
 )
 
 // TestGarbageFromEnv: JIBOD_SPHINX_GARBAGE turns the garbage path off,
-// on with its chosen settings, or on with other penalties and word
+// on (also when unset) with its chosen settings, or on with other penalties and word
 // counts; a bad value is named with what is wanted.
 func TestGarbageFromEnv(t *testing.T) {
 	common, err := sphinx.CommonWords(garbageWords)
 	require.NoError(t, err)
 	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord}
-	var unset *sphinx.Garbage
-	if garbageByDefault {
-		unset = on
-	}
 	tests := []struct {
 		value string
 		want  *sphinx.Garbage
 		words int
 		err   string
 	}{
-		{value: "", want: unset},
+		{value: "", want: on},
 		{value: "off"},
 		{value: "on", want: on},
 		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250}},
@@ -63,16 +60,34 @@ func TestGarbageFromEnv(t *testing.T) {
 	}
 }
 
-// TestGarbageFloors: with the garbage path Debian's model gets the lower
-// confidence floor; floors set in the configuration and an adapted
-// model's own are kept, and without the path nothing changes.
-func TestGarbageFloors(t *testing.T) {
-	g := &sphinx.Garbage{Words: []string{"the"}}
-	lower := defaultFloors
-	lower.MinConfidence = garbageMinConfidence
-	set := sphinx.Floors{MinConfidence: 0.5, MinCoverage: 0.5, WakeMinConfidence: 0.5, WakeMinCoverage: 0.5}
-	assert.Equal(t, lower, garbageFloors(defaultFloors, g, sphinx.DefaultModelDir, false))
-	assert.Equal(t, defaultFloors, garbageFloors(defaultFloors, nil, sphinx.DefaultModelDir, false))
-	assert.Equal(t, set, garbageFloors(set, g, sphinx.DefaultModelDir, true))
-	assert.Equal(t, AdaptedFloors, garbageFloors(AdaptedFloors, g, "/state/acoustic-model", false))
+// TestGarbageFor: with Debian's model and its own floors the garbage
+// path gets its confidence floor (the recogniser's stays the usual one,
+// for every other search); floors set in the configuration, an adapted
+// model's own and the acceptance model, all measured without the path,
+// turn it off.
+func TestGarbageFor(t *testing.T) {
+	g := &sphinx.Garbage{Words: []string{"the"}, PerWord: 250}
+	with := *g
+	with.MinConfidence = garbageMinConfidence
+	tests := []struct {
+		name      string
+		g         *sphinx.Garbage
+		dir       string
+		floorsSet bool
+		accept    bool
+		want      *sphinx.Garbage
+	}{
+		{"Debian's model", g, sphinx.DefaultModelDir, false, false, &with},
+		{"none asked for", nil, sphinx.DefaultModelDir, false, false, nil},
+		{"sphinx.floors set", g, sphinx.DefaultModelDir, true, false, nil},
+		{"an adapted model", g, "/state/acoustic-model", false, false, nil},
+		{"the acceptance model", g, sphinx.DefaultModelDir, false, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, garbageFor(tt.g, tt.dir, tt.floorsSet, tt.accept, slog.New(slog.DiscardHandler)))
+		})
+	}
+	assert.Equal(t, 0.8, defaultFloors.MinConfidence, "the usual floor is not the garbage path's")
+	assert.Zero(t, g.MinConfidence, "the asked-for path is not changed")
 }

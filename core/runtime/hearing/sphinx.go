@@ -241,7 +241,6 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	fl = garbageFloors(fl, garbage, model, s.Floors != nil)
 	accept, acceptAt, err := acceptFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -252,6 +251,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			"env", EnvAccept)
 		accept, acceptAt = nil, 0
 	}
+	garbage = garbageFor(garbage, model, s.Floors != nil, accept != nil, log)
 	if rivalMargin != 0 && meaning == nil {
 		meaning = understand(p.Intents, o.Lang, log)
 	}

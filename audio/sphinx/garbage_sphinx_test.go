@@ -1,0 +1,80 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testGarbage is a garbage path of the 50 most common words costing
+// perWord a word.
+func testGarbage(t *testing.T, perWord float64) *Garbage {
+	t.Helper()
+	words, err := CommonWords(50)
+	require.NoError(t, err)
+	return &Garbage{Words: words, PerWord: perWord}
+}
+
+// TestGarbagePathNeverHeard: with the garbage path in the grammar's
+// search, none of the n-best hypotheses is a path through it, whether
+// the speech is a sentence of the grammar or not (the grammar's Accepts
+// reads "=do =you =know" as "do you know"; JSGF's accepts every
+// sentence). Free filler words put many such paths near the top of the
+// list.
+func TestGarbagePathNeverHeard(t *testing.T) {
+	r := newTestRecognizer(t, Config{NBest: 8, Garbage: testGarbage(t, 0), MinConfidence: 0.01, MinCoverage: 0.01})
+	tests := []struct{ say string }{
+		{"set a timer for four minutes"},
+		{"what time is it"},
+		{"hey jibo, set a timer for five minutes"},
+		{"how are you"},
+		{"do you know"},
+		{"tell me the time"},
+		{"she told me a story about her grandmother"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			h, err := r.Recognize(context.Background(), noisy(speak(t, tt.say), 300, 1))
+			require.NoError(t, err)
+			for _, hyp := range h {
+				assert.NotContains(t, hyp.Text, "=", "a filler word heard: %q", hyp.Text)
+			}
+		})
+	}
+}
+
+// TestGarbageFloorOnlyWhereThePathIs: the garbage path's confidence
+// floor is the floor of a search that holds the path, and of no other
+// (a grammar with the wake phrase in it gets no path): elsewhere
+// Config.MinConfidence decides.
+func TestGarbageFloorOnlyWhereThePathIs(t *testing.T) {
+	gb := testGarbage(t, 250)
+	gb.MinConfidence = 0.01
+	tests := []struct {
+		name, say, wake string
+		heard           bool
+	}{
+		{"the path: its floor", "what time is it", "", true},
+		{"no path: the usual floor", "hey jibo what time is it", "hey jibo", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A usual floor no sentence reaches.
+			r := newTestRecognizer(t, Config{Garbage: gb, Wake: tt.wake, MinConfidence: 1, MinCoverage: 0.01})
+			h, v, err := r.RecognizeVerdict(context.Background(), speak(t, tt.say))
+			require.NoError(t, err)
+			require.Less(t, v.Confidence, 1.0, "a sentence short of the usual floor")
+			if tt.heard {
+				assert.Equal(t, tt.say, best(h))
+				assert.Empty(t, v.Dropped)
+			} else {
+				assert.Empty(t, h)
+				assert.Equal(t, "confidence", v.Dropped)
+			}
+		})
+	}
+}
