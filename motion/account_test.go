@@ -37,6 +37,12 @@ func TestMissVerdict(t *testing.T) {
 			BlameMachine, "the CPU was not run"},
 		{"a tick stolen", Miss{Accounted: true, Late: 40 * time.Microsecond, Ran: 18 * ms, TickOnCPU: 60 * time.Microsecond, Stolen: 10 * ms},
 			BlameMachine, "10.0 ms stolen) during the tick"},
+		{"a tick stolen while its motor call blocked", Miss{Accounted: true, Late: 40 * time.Microsecond, Ran: 18 * ms, TickOnCPU: 60 * time.Microsecond, TickWaits: 3, Stolen: 10 * ms},
+			BlameMachine, "10.0 ms stolen) during the tick"},
+		{"a tick waiting on its motors, little stolen", Miss{Accounted: true, Late: 40 * time.Microsecond, Ran: 18 * ms, TickOnCPU: 60 * time.Microsecond, TickWaits: 3, Stolen: 5 * ms},
+			BlameProcess, "the tick, 18.0 ms long, waited for another thread 3 times"},
+		{"stolen while the loop also waited after its sleep", Miss{Accounted: true, Late: 15 * ms, Ran: 50 * time.Microsecond, Queued: 1 * ms, Waits: 2, Stolen: 10 * ms},
+			BlameMachine, "the hypervisor did not run the loop's CPU (10.0 ms stolen)"},
 		{"a long tick on its CPU", Miss{Accounted: true, Late: 40 * time.Microsecond, Ran: 6 * ms, TickOnCPU: 6 * ms},
 			BlameProcess, "the tick ran 6.0 ms on its CPU"},
 	} {
@@ -73,6 +79,25 @@ func TestLatencyExplainsMisses(t *testing.T) {
 	assert.Len(t, l.snapshot().Misses, MissRecords, "the first ones kept")
 	l.reset()
 	assert.Empty(t, l.snapshot().Misses)
+}
+
+// A reset (ResetStats) that comes while the loop is writing up a miss
+// is not undone: the miss is dropped, and the next one is the first of
+// the new run.
+func TestLatencyResetDuringExplainIsKept(t *testing.T) {
+	var l latency
+	at := time.Unix(1700000000, 0)
+	l.explain(at, time.Millisecond, 0, 1, 1, nil)
+	l.explain(at, time.Millisecond, 0, 1, 1, nil)
+	n := l.nmiss.Load()
+	l.reset()
+	l.explainAt(n, at, time.Millisecond, 0, 1, 1, nil)
+	assert.Empty(t, l.snapshot().Misses, "the reset stands")
+
+	l.explain(at.Add(time.Second), 5*time.Millisecond, 0, 2, 1, nil)
+	got := l.snapshot().Misses
+	require.Len(t, got, 1)
+	assert.Equal(t, 2, got[0].Skipped)
 }
 
 func TestParseSteal(t *testing.T) {
