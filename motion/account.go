@@ -75,11 +75,13 @@ func (m Miss) Verdict() (Blame, string) {
 	if m.Ran > m.Late {
 		// The tick itself ran past its period.
 		off := m.Ran - m.TickOnCPU - m.TickQueued
+		// Steal is tested first: a motor call that blocks on its bus
+		// counts as a wait in every tick, and would hide the hypervisor.
 		switch {
-		case m.TickWaits > 0:
-			return BlameProcess, fmt.Sprintf("the tick, %s long, waited for another thread %d times (the Go runtime, or a motor call)", ms(m.Ran), m.TickWaits)
 		case m.Stolen > 0 && m.Stolen >= m.Ran/2:
 			return BlameMachine, stolen + " during the tick"
+		case m.TickWaits > 0:
+			return BlameProcess, fmt.Sprintf("the tick, %s long, waited for another thread %d times (the Go runtime, or a motor call)", ms(m.Ran), m.TickWaits)
 		case m.TickQueued >= m.Ran/2:
 			return BlameMachine, fmt.Sprintf("the tick was put off its CPU for %s (%d times: the kernel, or a task of higher priority)", ms(m.TickQueued), m.TickPreempted)
 		case off >= m.Ran/2:
@@ -89,10 +91,10 @@ func (m Miss) Verdict() (Blame, string) {
 	}
 	timer := m.Late - m.Queued
 	switch {
-	case m.Waits > 0:
-		return BlameProcess, fmt.Sprintf("after its sleep the loop waited for another thread %d times (the Go runtime)", m.Waits)
 	case m.Stolen > 0 && m.Stolen >= m.Late/2:
 		return BlameMachine, stolen
+	case m.Waits > 0:
+		return BlameProcess, fmt.Sprintf("after its sleep the loop waited for another thread %d times (the Go runtime)", m.Waits)
 	case m.Queued >= timer:
 		return BlameMachine, fmt.Sprintf("woken on time, it got its CPU %s later (a kernel that does not preempt, or a task of higher priority)", ms(m.Queued))
 	}
@@ -118,7 +120,14 @@ type missRecord struct {
 // (which made sleeps calls) and at the end of this tick; nil where they
 // were not read. Only the loop calls it; it allocates nothing.
 func (l *latency) explain(start time.Time, late, ran time.Duration, skip uint64, sleeps int, acct *[3]threadTimes) {
-	n := l.nmiss.Load()
+	l.explainAt(l.nmiss.Load(), start, late, ran, skip, sleeps, acct)
+}
+
+// explainAt is explain writing record n, n having been read from nmiss
+// before. A reset (ResetStats, from another goroutine or process) may
+// have stored 0 since: the record is published only if nmiss is still
+// n, so that a reset is never undone.
+func (l *latency) explainAt(n uint64, start time.Time, late, ran time.Duration, skip uint64, sleeps int, acct *[3]threadTimes) {
 	if n >= MissRecords {
 		return
 	}
@@ -139,7 +148,7 @@ func (l *latency) explain(start time.Time, late, ran time.Duration, skip uint64,
 		r.tickWaits.Store(end.waits - woke.waits)
 		r.tickPreempted.Store(end.preempted - woke.preempted)
 	}
-	l.nmiss.Store(n + 1)
+	l.nmiss.CompareAndSwap(n, n+1)
 }
 
 // missesSnapshot returns the misses recorded since the last reset.

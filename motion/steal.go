@@ -1,13 +1,13 @@
 package motion
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -31,63 +31,135 @@ const maxStealChanges = 100000
 // maxProcStat bounds how much of /proc/stat is read.
 const maxProcStat = 1 << 20
 
-// parseSteal returns each CPU's steal time from /proc/stat's text, by
-// CPU number.
-func parseSteal(b []byte) (map[int]time.Duration, error) {
-	out := map[int]time.Duration{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), maxProcStat)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
+// maxStealCPUs bounds the CPU numbers /proc/stat may name.
+const maxStealCPUs = 8192
+
+// noCPU marks, in a reading, a CPU number /proc/stat did not list.
+const noCPU time.Duration = -1
+
+// parseSteal reads each CPU's steal time from /proc/stat's text into
+// into (reused), indexed by CPU number; numbers not listed hold noCPU.
+// It allocates nothing unless into must grow: the sampler runs inside the
+// process whose ticks it explains.
+func parseSteal(b []byte, into []time.Duration) ([]time.Duration, error) {
+	out := into[:0]
+	found := false
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) < 4 || !bytes.HasPrefix(line, []byte("cpu")) || line[3] == ' ' {
 			continue
 		}
-		cpu, err := strconv.Atoi(f[0][3:])
-		if err != nil || cpu < 0 {
-			return nil, fmt.Errorf("/proc/stat: bad CPU %q", f[0])
-		}
 		// cpuN user nice system idle iowait irq softirq steal ...
-		if len(f) < 9 {
-			return nil, fmt.Errorf("/proc/stat: %s: no steal column", f[0])
+		name, rest := nextField(line)
+		cpu, ok := parseDigits(name[3:])
+		if !ok || cpu >= maxStealCPUs {
+			return nil, fmt.Errorf("/proc/stat: bad CPU %q", name)
 		}
-		ticks, err := strconv.ParseUint(f[8], 10, 63)
-		if err != nil {
-			return nil, fmt.Errorf("/proc/stat: %s: steal %q: %w", f[0], f[8], err)
+		var f []byte
+		for range 8 {
+			f, rest = nextField(rest)
+		}
+		if len(f) == 0 {
+			return nil, fmt.Errorf("/proc/stat: %s: no steal column", name)
+		}
+		ticks, ok := parseDigits(f)
+		if !ok || ticks > math.MaxInt64/int64(time.Second/userHZ) {
+			return nil, fmt.Errorf("/proc/stat: %s: bad steal %q", name, f)
+		}
+		for int64(len(out)) <= cpu {
+			out = append(out, noCPU)
 		}
 		out[cpu] = time.Duration(ticks) * (time.Second / userHZ)
+		found = true
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("/proc/stat: %w", err)
-	}
-	if len(out) == 0 {
+	if !found {
 		return nil, fmt.Errorf("/proc/stat: no CPU lines")
 	}
 	return out, nil
 }
 
-// ReadSteal returns each CPU's steal time since boot (/proc/stat), by
-// CPU number.
-func ReadSteal() (map[int]time.Duration, error) {
-	b, err := os.ReadFile("/proc/stat")
+// nextField splits off the first space-separated field of b.
+func nextField(b []byte) (field, rest []byte) {
+	b = bytes.TrimLeft(b, " ")
+	if i := bytes.IndexByte(b, ' '); i >= 0 {
+		return b[:i], b[i:]
+	}
+	return b, nil
+}
+
+// parseDigits reads a decimal number of at most 18 digits.
+func parseDigits(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// procStat reads /proc/stat into a buffer kept between readings.
+type procStat struct {
+	f   *os.File
+	buf []byte
+}
+
+func openProcStat() (*procStat, error) {
+	f, err := os.Open("/proc/stat")
 	if err != nil {
 		return nil, fmt.Errorf("reading the steal time: %w", err)
 	}
-	return parseSteal(b)
+	return &procStat{f: f, buf: make([]byte, 16<<10)}, nil
 }
+
+// read returns each CPU's steal time, into into (parseSteal).
+func (p *procStat) read(into []time.Duration) ([]time.Duration, error) {
+	for {
+		n, err := p.f.ReadAt(p.buf, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("reading the steal time: %w", err)
+		}
+		if n < len(p.buf) {
+			return parseSteal(p.buf[:n], into)
+		}
+		if len(p.buf) >= maxProcStat {
+			return nil, fmt.Errorf("reading the steal time: /proc/stat is over %d bytes", maxProcStat)
+		}
+		p.buf = make([]byte, 2*len(p.buf))
+	}
+}
+
+func (p *procStat) Close() error { return p.f.Close() }
 
 // StealLog records the machine's steal time while it runs: in all, and
 // when it grew, so that a missed tick can be matched with the steal
 // around it. Its zero value is not usable; NewStealLog makes one.
 type StealLog struct {
 	every time.Duration
-	read  func() (map[int]time.Duration, error)
-	now   func() time.Time
+	// read returns a reading into the slice it is given (parseSteal);
+	// nil: /proc/stat, opened by Run.
+	read func([]time.Duration) ([]time.Duration, error)
+	now  func() time.Time
 
 	mu          sync.Mutex
-	first, last map[int]time.Duration
+	first, last []time.Duration // by CPU number; noCPU where not listed
+	spare       []time.Duration // the next reading's memory
 	start, at   time.Time
 	changes     []stealChange // the first maxStealChanges
 }
+
+// stealChangesAhead is the room made for changes before Run, so that a
+// little steal does not make the sampler allocate.
+const stealChangesAhead = 256
 
 // stealChange is steal counted on one CPU between two readings.
 type stealChange struct {
@@ -102,12 +174,21 @@ func NewStealLog(every time.Duration) *StealLog {
 	if every <= 0 {
 		every = DefaultStealEvery
 	}
-	return &StealLog{every: every, read: ReadSteal, now: time.Now}
+	return &StealLog{every: every, now: time.Now, changes: make([]stealChange, 0, stealChangesAhead)}
 }
 
 // Run reads the counters until ctx ends. It returns the first error
 // reading them, or nil; on an error nothing more is recorded.
 func (l *StealLog) Run(ctx context.Context) error {
+	if l.read == nil {
+		p, err := openProcStat()
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		l.read = p.read
+		defer func() { l.read = nil }()
+	}
 	if err := l.sample(); err != nil {
 		return err
 	}
@@ -126,7 +207,7 @@ func (l *StealLog) Run(ctx context.Context) error {
 }
 
 func (l *StealLog) sample() error {
-	s, err := l.read()
+	s, err := l.read(l.spare)
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -134,17 +215,19 @@ func (l *StealLog) sample() error {
 		return err
 	}
 	if l.first == nil {
-		l.first, l.last, l.start, l.at = s, s, now, now
+		l.first = append([]time.Duration(nil), s...)
+		l.last, l.start, l.at = s, now, now
 		return nil
 	}
 	for cpu, d := range s {
-		if grew := d - l.last[cpu]; grew > 0 {
-			if len(l.changes) < maxStealChanges {
-				l.changes = append(l.changes, stealChange{from: l.at, to: now, cpu: cpu, d: grew})
-			}
+		if d == noCPU || cpu >= len(l.last) || l.last[cpu] == noCPU {
+			continue
+		}
+		if grew := d - l.last[cpu]; grew > 0 && len(l.changes) < maxStealChanges {
+			l.changes = append(l.changes, stealChange{from: l.at, to: now, cpu: cpu, d: grew})
 		}
 	}
-	l.last, l.at = s, now
+	l.last, l.spare, l.at = s, l.last, now
 	return nil
 }
 
@@ -158,7 +241,9 @@ func (l *StealLog) Total() (map[int]time.Duration, time.Duration) {
 	}
 	out := make(map[int]time.Duration, len(l.last))
 	for cpu, d := range l.last {
-		out[cpu] = d - l.first[cpu]
+		if d != noCPU && cpu < len(l.first) && l.first[cpu] != noCPU {
+			out[cpu] = d - l.first[cpu]
+		}
 	}
 	return out, l.at.Sub(l.start)
 }

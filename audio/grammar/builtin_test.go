@@ -78,8 +78,8 @@ func TestBuiltinSlotsOfferOnlyWhatSkillsTake(t *testing.T) {
 // TestBuiltinGrammarHoldsEveryOneChangeWording: with the default choice
 // the built-in skills' grammar holds each template's plainest sentence
 // changed in one group, for every template of an intent, not only the
-// first templates' first alternatives: "i need a timer for …" is the
-// first template's seventh verb, and "youre too quiet" the eighth
+// first templates' first alternatives: "i need a timer for …" is a verb
+// well down the timer's alternatives, and "youre too quiet" a later
 // template of volume up. Two groups changed at once are still left out.
 func TestBuiltinGrammarHoldsEveryOneChangeWording(t *testing.T) {
 	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})

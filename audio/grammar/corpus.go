@@ -67,7 +67,7 @@ func (g *Grammar) Corpus(maxSentences, maxValues int) (Corpus, error) {
 		// the sentences' first and last words without a copy of every
 		// sentence per wrapper; where the room is short, the copies are
 		// spread evenly over the sentences.
-		if len(before) == 0 && len(after) == 0 || room < len(plain) && (j+1)*room/len(plain) == j*room/len(plain) {
+		if len(before) == 0 && len(after) == 0 || !spreadWrapped(j, room, len(plain)) {
 			continue
 		}
 		turn++
@@ -159,4 +159,16 @@ func (g *Grammar) wrapperPhrases(n *node) [][]string {
 		return nil
 	})
 	return out
+}
+
+// spreadWrapped says whether sentence j of n gets a wrapped copy when
+// there is room for only room copies: they are spread evenly. The
+// products are worked in 64 bits, as they pass an int's range on 32-bit
+// ARM for large corpora.
+func spreadWrapped(j, room, n int) bool {
+	if room >= n {
+		return true
+	}
+	r := int64(max(room, 0))
+	return (int64(j)+1)*r/int64(n) != int64(j)*r/int64(n)
 }

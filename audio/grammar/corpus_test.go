@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -39,4 +40,43 @@ func TestCorpus(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCorpusTooLarge)
 	_, err = g.Corpus(100, 1000)
 	assert.ErrorIs(t, err, ErrCorpusTooLarge)
+}
+
+// Wrapped copies are spread evenly over the sentences where there is
+// not room for one each, also where the products pass 32 bits (a large
+// corpus built on armv7).
+func TestSpreadWrappedCopies(t *testing.T) {
+	count := func(room, n int) int {
+		got := 0
+		for j := range n {
+			if spreadWrapped(j, room, n) {
+				got++
+			}
+		}
+		return got
+	}
+	for _, tc := range []struct{ room, n, want int }{
+		{10, 5, 5},
+		{5, 5, 5},
+		{2, 5, 2},
+		{0, 5, 0},
+		{-3, 5, 0},
+		{1_000_000, 3_000_000, 1_000_000},
+		{math.MaxInt32 - 1, math.MaxInt32, math.MaxInt32 - 1},
+	} {
+		if tc.n > 10_000_000 {
+			// Too many to walk: the last sentences straddle the 32-bit
+			// range, and there all but one get a copy.
+			skipped := 0
+			for j := tc.n - 1000; j < tc.n; j++ {
+				if !spreadWrapped(j, tc.room, tc.n) {
+					skipped++
+				}
+			}
+			assert.LessOrEqual(t, skipped, 1, "room %d of %d", tc.room, tc.n)
+			assert.True(t, spreadWrapped(tc.n-1, tc.room, tc.n), "the last sentence")
+			continue
+		}
+		assert.Equal(t, tc.want, count(tc.room, tc.n), "room %d of %d", tc.room, tc.n)
+	}
 }

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/openjibo/jibod/audio/internal/fft"
 )
 
 // Background measure: how much the spectral shape of an utterance's
@@ -40,7 +38,7 @@ func backgroundFluctuation(pcm []int16) float64 {
 	levels := make([][bgBands]float64, frames)
 	total := make([]float64, frames)
 	buf := make([]complex128, bgN)
-	plan := fft.MustNew(bgN)
+	plan := plans.MustPlan(bgN)
 	for f := range frames {
 		for i := range buf {
 			buf[i] = complex(float64(pcm[f*bgHop+i])*win[i], 0)

@@ -45,6 +45,12 @@ const (
 	denoiseAlpha = 0.98
 )
 
+// plans keeps the FFT plans of the fixed lengths this package transforms
+// (denoiseN, bgN), worked out once rather than for every utterance. It
+// holds only read-only tables of a few fixed sizes, and is safe for
+// concurrent use, so the package's recognisers share it.
+var plans fft.Cache
+
 // denoiseAt returns pcm, whose quietSNR is snr, with its stationary
 // noise suppressed when the utterance's speech stands less than maxSNR
 // dB over its quiet frames; otherwise, and for pcm too short to learn the
@@ -66,7 +72,7 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 	// Every frame's spectrum is kept (the noise is learnt from all of
 	// them): one allocation for all.
 	all := make([]complex128, frames*denoiseN)
-	plan := fft.MustNew(denoiseN)
+	plan := plans.MustPlan(denoiseN)
 	for f := range frames {
 		buf := all[f*denoiseN : (f+1)*denoiseN : (f+1)*denoiseN]
 		for i := range buf {

@@ -385,8 +385,8 @@ func TestParaphraseEndToEnd(t *testing.T) {
 
 // TestOneChangeWordingEndToEnd is issue 24's "paraphrases heard" for a
 // wording the templates hold but a grammar of 60 sentences per intent
-// left out: "i need a timer for …" is the seventh verb of the timer's
-// first template, cut when the templates took turns up to the cap. With
+// left out: "i need a timer for …", a verb well down the timer's
+// alternatives, cut when the templates take turns up to the cap. With
 // 60 the grammar alone does not start the timer the length said; by
 // default (every template's one-change sentences, up to 120 per intent)
 // it does.

@@ -16,7 +16,8 @@ type Enhancer interface {
 const MaxEnhanceBelowSNR = 200.0
 
 // DefaultEnhanceBelowSNR and DefaultEnhanceAboveBackground are the gates
-// the hearing layer enhances with by default: utterances that are not
+// Config takes where EnhanceBelowSNR or EnhanceAboveBackground is zero,
+// and so the hearing layer's default: utterances that are not
 // plainly clean speech and whose background changes its spectral shape
 // from frame to frame (backgroundFluctuation) as other talkers and music
 // do, rather than steady noise, which the stationary suppression handles

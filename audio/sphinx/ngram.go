@@ -110,6 +110,11 @@ type Meaning struct {
 	// Slots are the slots the claim binds, each by its name to the
 	// words it took.
 	Slots map[string]string
+	// Generation identifies what the intent engines knew when they
+	// answered (intent.Stack.Generation): answers of one generation
+	// agree, and a new one makes remembered meanings stale. Zero where
+	// the engines do not say, and then remembered meanings are kept.
+	Generation uint64
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning

@@ -35,7 +35,9 @@ func (r *Recognizer) rival(ctx context.Context, hyps []result, g search, best st
 	key := func(s string) (string, error) {
 		return g.meanings.key(ctx, r.cfg.Understand, cleanTranscript(s), g.knows)
 	}
-	want, err := key(best)
+	// best's meaning is asked afresh, so that the cache learns of a new
+	// generation of the intents before it answers for the others.
+	want, err := g.meanings.fresh(ctx, r.cfg.Understand, cleanTranscript(best), g.knows)
 	if err != nil {
 		return "", 0, false, err
 	}
@@ -95,12 +97,16 @@ const maxMeanings = 4096
 
 // meaningCache remembers the meaning keys of a grammar's sentences: the
 // rival check reads the same sentences' meanings utterance after
-// utterance. It lives as long as its grammar, which is made again when
-// the skills' intents change. A nil cache remembers nothing. It is safe
+// utterance. It lives as long as its grammar, but the intent engines may
+// learn again meanwhile (a skill registered before the grammar is made
+// again, or a rebuild that failed): the cache holds the answers of one
+// generation of the engines (Meaning.Generation, which only grows) and
+// starts again when an answer comes from a newer one. A nil cache remembers nothing. It is safe
 // for concurrent use.
 type meaningCache struct {
-	mu   sync.Mutex
-	keys map[string]string
+	mu         sync.Mutex
+	keys       map[string]string
+	generation uint64
 }
 
 // key returns the meaning key of sentence, asking understand when the
@@ -114,6 +120,13 @@ func (c *meaningCache) key(ctx context.Context, understand func(context.Context,
 			return k, nil
 		}
 	}
+	return c.fresh(ctx, understand, sentence, knows)
+}
+
+// fresh returns the meaning key of sentence from understand, whatever
+// the cache holds, and remembers it; an answer of a newer generation
+// than the cache's empties the cache first, one of an older is not kept.
+func (c *meaningCache) fresh(ctx context.Context, understand func(context.Context, string) (Meaning, error), sentence string, knows func(string) bool) (string, error) {
 	m, err := understand(ctx, sentence)
 	if err != nil {
 		return "", fmt.Errorf("understanding the sentence %q: %w", sentence, err)
@@ -121,11 +134,16 @@ func (c *meaningCache) key(ctx context.Context, understand func(context.Context,
 	k := meaningKey(m.Intent, m.Slots, knows)
 	if c != nil {
 		c.mu.Lock()
-		if c.keys == nil || len(c.keys) >= maxMeanings {
+		defer c.mu.Unlock()
+		if m.Generation < c.generation {
+			// Asked before the engines learnt what the cache holds.
+			return k, nil
+		}
+		if c.keys == nil || len(c.keys) >= maxMeanings || m.Generation != c.generation {
 			c.keys = map[string]string{}
+			c.generation = m.Generation
 		}
 		c.keys[sentence] = k
-		c.mu.Unlock()
 	}
 	return k, nil
 }

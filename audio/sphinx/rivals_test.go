@@ -34,8 +34,9 @@ func countingUnderstand(asked map[string]int) func(context.Context, string) (Mea
 // TestRival: the rival is the best sentence of another meaning; its
 // margin is how much the best sentence of the heard one scored over it,
 // per frame; another wording of the same meaning (a plural's s) is no
-// rival; and a sentence's meaning is asked for once, however many
-// utterances reach it.
+// rival; and the other sentences' meanings are asked for once, however
+// many utterances reach them, the heard one's each time (it tells the
+// cache whether the intents changed).
 func TestRival(t *testing.T) {
 	asked := map[string]int{}
 	r := &Recognizer{cfg: Config{Understand: countingUnderstand(asked)}, log: slog.New(slog.DiscardHandler)}
@@ -54,7 +55,7 @@ func TestRival(t *testing.T) {
 		assert.Equal(t, "set a timer for two seconds", text)
 		assert.InDelta(t, 3.0, margin, 1e-9)
 	}
-	assert.Equal(t, map[string]int{"set a timer for ten seconds": 1, "set a timer for ten second": 1, "set a timer for two seconds": 1}, asked,
+	assert.Equal(t, map[string]int{"set a timer for ten seconds": 3, "set a timer for ten second": 1, "set a timer for two seconds": 1}, asked,
 		"each sentence asked once; the walk stops at the first rival")
 
 	_, _, ok, err := r.rival(t.Context(), hyps[:2], g, "set a timer for ten seconds", 100)
@@ -121,6 +122,49 @@ func TestMeaningCache(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 2, asked["set a timer for two seconds"])
+}
+
+// TestMeaningCacheFollowsTheIntents: meanings remembered from one
+// generation of the intent engines are not answered once the engines
+// report a newer one (a skill registered before the grammar is made
+// again, or a rebuild that failed); an answer from an older generation,
+// asked before the change, is not kept.
+func TestMeaningCacheFollowsTheIntents(t *testing.T) {
+	knows := func(string) bool { return false }
+	gen, intent := uint64(1), "chat:hello"
+	asked := 0
+	understand := func(context.Context, string) (Meaning, error) {
+		asked++
+		return Meaning{Intent: intent, Parsed: true, Generation: gen}, nil
+	}
+	var c meaningCache
+	k, err := c.key(t.Context(), understand, "hi there", knows)
+	require.NoError(t, err)
+	assert.Equal(t, "chat:hello", k)
+
+	gen, intent = 2, "greet:hi" // a skill registered and learnt
+	k, err = c.key(t.Context(), understand, "hi there", knows)
+	require.NoError(t, err)
+	assert.Equal(t, "chat:hello", k, "remembered until the cache hears of the new generation")
+	_, err = c.fresh(t.Context(), understand, "what time is it", knows)
+	require.NoError(t, err)
+	k, err = c.key(t.Context(), understand, "hi there", knows)
+	require.NoError(t, err)
+	assert.Equal(t, "greet:hi", k, "asked again under the new generation")
+	assert.Equal(t, 3, asked)
+
+	gen, intent = 1, "chat:hello" // a late answer from before the change
+	_, err = c.fresh(t.Context(), understand, "hello", knows)
+	require.NoError(t, err)
+	gen = 2
+	asked = 0
+	_, err = c.key(t.Context(), understand, "hello", knows)
+	require.NoError(t, err)
+	assert.Equal(t, 1, asked, "the old answer was not kept")
+	k, err = c.key(t.Context(), understand, "hi there", knows)
+	require.NoError(t, err)
+	assert.Equal(t, "greet:hi", k)
+	assert.Equal(t, 1, asked, "the newer generation's answers kept")
 }
 
 // TestRivalsShareTheNBest: with more than one hypothesis asked for and

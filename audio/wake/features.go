@@ -2,7 +2,8 @@ package wake
 
 import (
 	"math"
-	"math/bits"
+
+	"github.com/openjibo/jibod/audio/internal/fft"
 )
 
 // features turns a stream of samples into log-mel frames, as
@@ -18,16 +19,16 @@ type features struct {
 
 	window []float64
 	mel    []melFilter
-	fft    *fft // of nfft/2 points: a real transform of nfft packed in half
+	plan   *fft.Plan // of nfft/2 points: a real transform of nfft packed in half
 	// twCos, twSin are e^{-2πik/nfft}, k < nfft/2, for unpacking it.
 	twCos, twSin []float64
 
-	buf    []float64 // the last frame's samples, a ring
-	at     int       // next write index in buf
-	since  int       // samples since the last frame was made
-	re, im []float64 // scratch
-	power  []float64
-	derev  *derev // nil: none
+	buf   []float64    // the last frame's samples, a ring
+	at    int          // next write index in buf
+	since int          // samples since the last frame was made
+	z     []complex128 // scratch
+	power []float64
+	derev *derev // nil: none
 }
 
 // derev takes late reverberation out of mel energies as model.py's
@@ -80,9 +81,9 @@ type melFilter struct {
 func newFeatures(h header) *features {
 	half := h.NFFT / 2
 	f := &features{frame: h.Frame, hop: h.Hop, nfft: h.NFFT, floor: h.LogFloor,
-		window: make([]float64, h.Frame), fft: newFFT(half),
+		window: make([]float64, h.Frame), plan: fft.MustNew(half),
 		twCos: make([]float64, half), twSin: make([]float64, half),
-		buf: make([]float64, h.Frame), re: make([]float64, half), im: make([]float64, half),
+		buf: make([]float64, h.Frame), z: make([]complex128, half),
 		power: make([]float64, half+1)}
 	for n := range f.window {
 		f.window[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/float64(h.Frame))
@@ -159,24 +160,23 @@ func (f *features) push(s int16, dst []float64) bool {
 func (f *features) compute(dst []float64) {
 	// The windowed frame, zero-padded to nfft, packed as nfft/2 complex
 	// numbers: even samples real, odd ones imaginary.
-	clear(f.re)
-	clear(f.im)
+	clear(f.z)
 	for n := range f.frame {
 		v := f.buf[(f.at+n)%f.frame] * f.window[n]
 		if n%2 == 0 {
-			f.re[n/2] = v
+			f.z[n/2] = complex(v, imag(f.z[n/2]))
 		} else {
-			f.im[n/2] = v
+			f.z[n/2] = complex(real(f.z[n/2]), v)
 		}
 	}
-	f.fft.transform(f.re, f.im)
+	f.plan.Forward(f.z)
 	// Unpacked: X[k] = E[k] + e^{-2πik/nfft}·O[k], where E and O, the
 	// transforms of the even and odd samples, are the conjugate-symmetric
 	// and antisymmetric parts of the packed transform Z.
 	half := f.nfft / 2
 	for k := 0; k <= half; k++ {
-		zr, zi := f.re[k%half], f.im[k%half]
-		cr, ci := f.re[(half-k)%half], -f.im[(half-k)%half] // conj(Z[half-k])
+		zr, zi := real(f.z[k%half]), imag(f.z[k%half])
+		cr, ci := real(f.z[(half-k)%half]), -imag(f.z[(half-k)%half]) // conj(Z[half-k])
 		er, ei := (zr+cr)/2, (zi+ci)/2
 		odr, odi := (zi-ci)/2, -(zr-cr)/2 // (Z - conj)/(2i)
 		c, s := 1.0, 0.0
@@ -201,49 +201,5 @@ func (f *features) compute(dst []float64) {
 	}
 	for i, e := range dst {
 		dst[i] = math.Log(e + f.floor)
-	}
-}
-
-// fft is an in-place radix-2 complex FFT of one size.
-type fft struct {
-	n        int
-	rev      []int
-	cos, sin []float64
-}
-
-func newFFT(n int) *fft {
-	t := &fft{n: n, rev: make([]int, n), cos: make([]float64, n/2), sin: make([]float64, n/2)}
-	shift := 64 - bits.TrailingZeros(uint(n))
-	for i := range n {
-		t.rev[i] = int(bits.Reverse64(uint64(i)) >> shift)
-	}
-	for i := range n / 2 {
-		a := -2 * math.Pi * float64(i) / float64(n)
-		t.cos[i], t.sin[i] = math.Cos(a), math.Sin(a)
-	}
-	return t
-}
-
-// transform computes the forward DFT of (re, im) in place.
-func (t *fft) transform(re, im []float64) {
-	n := t.n
-	for i := range n {
-		if j := t.rev[i]; j > i {
-			re[i], re[j] = re[j], re[i]
-			im[i], im[j] = im[j], im[i]
-		}
-	}
-	for size := 2; size <= n; size <<= 1 {
-		half, step := size/2, n/size
-		for start := 0; start < n; start += size {
-			for k := range half {
-				c, s := t.cos[k*step], t.sin[k*step]
-				a, b := start+k, start+k+half
-				xr := re[b]*c - im[b]*s
-				xi := re[b]*s + im[b]*c
-				re[b], im[b] = re[a]-xr, im[a]-xi
-				re[a], im[a] = re[a]+xr, im[a]+xi
-			}
-		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openjibo/jibod/audio"
+	"github.com/openjibo/jibod/audio/internal/fft"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -361,21 +363,26 @@ func room(pcm []int16, rt60, drr, peakDB float64) []int16 {
 	for n < len(pcm)+len(h) {
 		n <<= 1
 	}
-	xr, xi, hr, hi := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	x, hz := make([]complex128, n), make([]complex128, n)
 	for i, s := range pcm {
-		xr[i] = float64(s)
+		x[i] = complex(float64(s), 0)
 	}
-	copy(hr, h)
-	t := newFFT(n)
-	t.transform(xr, xi)
-	t.transform(hr, hi)
+	for i, v := range h {
+		hz[i] = complex(v, 0)
+	}
+	t := fft.MustNew(n)
+	t.Forward(x)
+	t.Forward(hz)
 	// The product, conjugated, transformed forward and conjugated again is
 	// the inverse transform times n.
 	for k := range n {
-		xr[k], xi[k] = xr[k]*hr[k]-xi[k]*hi[k], -(xr[k]*hi[k] + xi[k]*hr[k])
+		x[k] = cmplx.Conj(x[k] * hz[k])
 	}
-	t.transform(xr, xi)
-	y := xr[:len(pcm)+len(h)]
+	t.Forward(x)
+	y := make([]float64, len(pcm)+len(h))
+	for i := range y {
+		y[i] = real(x[i])
+	}
 	peak := 0.0
 	for _, v := range y {
 		peak = max(peak, math.Abs(v))

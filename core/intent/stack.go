@@ -263,7 +263,8 @@ type Stack struct {
 	// the learners last learnt.
 	learn   sync.Mutex
 	learnt  uint64
-	stale   atomic.Bool // a learner was added since
+	learns  atomic.Uint64 // learning passes run, failed or not
+	stale   atomic.Bool   // a learner was added since
 	changed chan struct{}
 	// stopLearning stops the learning goroutine and waits for it.
 	stopLearning func()
@@ -436,8 +437,15 @@ func (s *Stack) learnIfChanged(ctx context.Context) (learnt bool, err error) {
 		s.stale.Store(true) // try again on the next change or Learn
 	}
 	s.learnt = v
+	s.learns.Add(1)
 	return true, errors.Join(errs...)
 }
+
+// Generation changes whenever what the stack claims may have changed: at
+// each registration or enabling (the template engine's version) and at
+// each learning pass, failed or not. Equal generations answer alike, so
+// a caller may remember answers under their generation.
+func (s *Stack) Generation() uint64 { return s.Templates.Version() + s.learns.Load() }
 
 func (s *Stack) learnersLocked() []Learner {
 	var out []Learner

@@ -335,3 +335,25 @@ func TestStackHonoursRegistrationChanges_REG15(t *testing.T) {
 	assert.False(t, claims("hello there"))
 	assert.False(t, claims("please hello there"))
 }
+
+// TestStackGeneration: the generation moves on at a registration and at
+// the learning that follows, and stands still while nothing changes, so
+// that an answer remembered under it (the speech recogniser's meanings)
+// is dropped once the skills' intents change.
+func TestStackGeneration(t *testing.T) {
+	r := newStackRig(t, false)
+	ctx := context.Background()
+	require.NoError(t, r.stack.Learn(ctx))
+	before := r.stack.Generation()
+	require.NoError(t, r.stack.Learn(ctx))
+	assert.Equal(t, before, r.stack.Generation(), "nothing changed")
+
+	r.register(t, templateReg("clock", "time", nil, "what time is it"))
+	registered := r.stack.Generation()
+	assert.Greater(t, registered, before, "a registration")
+	require.NoError(t, r.stack.Learn(ctx))
+	learnt := r.stack.Generation()
+	assert.GreaterOrEqual(t, learnt, registered)
+	require.NoError(t, r.stack.Learn(ctx))
+	assert.Equal(t, learnt, r.stack.Generation(), "learnt already")
+}

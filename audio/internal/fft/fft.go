@@ -6,7 +6,9 @@ package fft
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/cmplx"
+	"sync/atomic"
 )
 
 // MaxLen bounds a plan's length: far above any audio frame, small enough
@@ -56,6 +58,48 @@ func New(n int) (*Plan, error) {
 	return p, nil
 }
 
+// Cache keeps one plan per length, made on first use, for code that
+// transforms frames of a few fixed lengths again and again (each
+// utterance) and should not work the tables out each time. Its zero
+// value is ready; it is safe for concurrent use.
+type Cache struct {
+	plans [maxBits + 1]atomic.Pointer[Plan] // by log2 of the length
+}
+
+// maxBits is log2(MaxLen).
+const maxBits = 16
+
+// Plan returns the cache's plan of length n, making it on first use; n
+// is as for New. Two callers racing on a new length may both make it;
+// one plan is kept.
+func (c *Cache) Plan(n int) (*Plan, error) {
+	if n < 1 || n > MaxLen || n&(n-1) != 0 {
+		return New(n)
+	}
+	slot := &c.plans[bits.TrailingZeros(uint(n))]
+	if p := slot.Load(); p != nil {
+		return p, nil
+	}
+	p, err := New(n)
+	if err != nil {
+		return nil, err
+	}
+	if !slot.CompareAndSwap(nil, p) {
+		p = slot.Load()
+	}
+	return p, nil
+}
+
+// MustPlan is Plan for a length fixed in the code; it panics on a length
+// New refuses.
+func (c *Cache) MustPlan(n int) *Plan {
+	p, err := c.Plan(n)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
 // MustNew is New for a length fixed in the code; it panics on a length
 // New refuses.
 func MustNew(n int) *Plan {
@@ -66,15 +110,12 @@ func MustNew(n int) *Plan {
 	return p
 }
 
-// Len is the length the plan transforms.
-func (p *Plan) Len() int { return p.n }
-
-// Forward replaces x[:Len()] with its discrete Fourier transform,
-// X[k] = Σ x[t]·exp(-2πikt/n). It panics if x is shorter than Len().
+// Forward replaces x[:n] with its discrete Fourier transform,
+// X[k] = Σ x[t]·exp(-2πikt/n). It panics if x is shorter than the plan's length.
 func (p *Plan) Forward(x []complex128) { p.transform(x[:p.n], p.fwd) }
 
-// Inverse undoes Forward: it replaces x[:Len()] with
-// (1/n)·Σ X[k]·exp(2πikt/n). It panics if x is shorter than Len().
+// Inverse undoes Forward: it replaces x[:n] with
+// (1/n)·Σ X[k]·exp(2πikt/n). It panics if x is shorter than the plan's length.
 func (p *Plan) Inverse(x []complex128) {
 	x = x[:p.n]
 	p.transform(x, p.inv)

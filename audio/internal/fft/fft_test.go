@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,7 +39,6 @@ func TestMatchesDefinition(t *testing.T) {
 		x := random(n, uint64(n))
 		p, err := New(n)
 		require.NoError(t, err)
-		require.Equal(t, n, p.Len())
 
 		got := append([]complex128(nil), x...)
 		p.Forward(got)
@@ -130,4 +130,38 @@ func BenchmarkInverse512(b *testing.B) {
 	for b.Loop() {
 		p.Inverse(x)
 	}
+}
+
+// TestCacheKeepsOnePlanPerLength: a Cache hands out the same plan for a
+// length every time, from any goroutine, refuses what New refuses, and
+// its plans transform as New's do.
+func TestCacheKeepsOnePlanPerLength(t *testing.T) {
+	var c Cache
+	got := make([]*Plan, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = c.MustPlan(512) })
+	}
+	wg.Wait()
+	for _, p := range got {
+		assert.Same(t, got[0], p)
+	}
+	other, err := c.Plan(64)
+	require.NoError(t, err)
+	assert.NotSame(t, got[0], other)
+	again, err := c.Plan(64)
+	require.NoError(t, err)
+	assert.Same(t, other, again)
+
+	for _, bad := range []int{0, -8, 3, 100, MaxLen * 2} {
+		_, err := c.Plan(bad)
+		assert.Error(t, err, "length %d", bad)
+	}
+
+	x := random(512, 7)
+	a, b := append([]complex128(nil), x...), append([]complex128(nil), x...)
+	got[0].Forward(a)
+	MustNew(512).Forward(b)
+	assert.Equal(t, b, a)
+	assert.Zero(t, testing.AllocsPerRun(20, func() { _ = c.MustPlan(512) }), "a cached plan is not made again")
 }

@@ -31,12 +31,17 @@ type enhanceGate struct{ belowSNR, aboveBackground float64 }
 // negative EnhanceAboveBackground).
 const noBackgroundGate = -1
 
+// offGate enhances no utterance (sphinx.Config's negative
+// EnhanceBelowSNR). The zero gate would mean sphinx's defaults, so "off"
+// says so in so many words rather than leaning on the enhancer's absence.
+var offGate = enhanceGate{belowSNR: -1, aboveBackground: noBackgroundGate}
+
 // enhanceFromEnv reads EnvEnhance: the enhancer and when it runs (nil and
-// the zero gate when off).
+// offGate when off).
 func enhanceFromEnv(getenv func(string) string) (sphinx.Enhancer, enhanceGate, error) {
 	v := strings.TrimSpace(getenv(EnvEnhance))
 	if v == "off" {
-		return nil, enhanceGate{}, nil
+		return nil, offGate, nil
 	}
 	bad := func() error {
 		return fmt.Errorf("%s=%q: want auto, off, on or a number of dB from 1 to %g, optionally followed by ,FLOOR in [0, 1)", EnvEnhance, v, sphinx.MaxEnhanceBelowSNR)

@@ -14,7 +14,8 @@ import (
 // speech enhancement on the background (other talkers, music) and the
 // ratio; on turns it on for every utterance and a number below that
 // ratio whatever the background, with the default or a given floor; off
-// leaves it out; anything else is refused naming the variable.
+// leaves it out with a gate that says none (a zero gate would mean
+// sphinx's defaults); anything else is refused naming the variable.
 func TestEnhanceFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		v    string
@@ -25,7 +26,7 @@ func TestEnhanceFromEnv(t *testing.T) {
 		{v: "", on: true, gate: enhanceGate{sphinx.DefaultEnhanceBelowSNR, sphinx.DefaultEnhanceAboveBackground}},
 		{v: "auto", on: true, gate: enhanceGate{sphinx.DefaultEnhanceBelowSNR, sphinx.DefaultEnhanceAboveBackground}},
 		{v: "auto,0.1", on: true, gate: enhanceGate{sphinx.DefaultEnhanceBelowSNR, sphinx.DefaultEnhanceAboveBackground}},
-		{v: "off"},
+		{v: "off", gate: enhanceGate{belowSNR: -1, aboveBackground: noBackgroundGate}},
 		{v: "on", on: true, gate: enhanceGate{belowSNR: sphinx.MaxEnhanceBelowSNR, aboveBackground: noBackgroundGate}},
 		{v: "on,0.1", on: true, gate: enhanceGate{belowSNR: sphinx.MaxEnhanceBelowSNR, aboveBackground: noBackgroundGate}},
 		{v: "50", on: true, gate: enhanceGate{belowSNR: 50, aboveBackground: noBackgroundGate}},

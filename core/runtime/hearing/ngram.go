@@ -206,11 +206,17 @@ func understand(s *intent.Stack, lang string, log *slog.Logger) func(ctx context
 		if err := s.Learn(ctx); err != nil {
 			log.Warn("speech recogniser: learning the registered intents", "error", err)
 		}
+		// Read before the claim: a change during it makes the answer
+		// look older than it is, never newer.
+		gen := s.Generation()
 		m, band, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
-		if err != nil || m == nil {
+		if err != nil {
 			return sphinx.Meaning{}, err
 		}
+		if m == nil {
+			return sphinx.Meaning{Generation: gen}, nil
+		}
 		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh,
-			Slots: maps.Clone(m.Slots)}, nil
+			Slots: maps.Clone(m.Slots), Generation: gen}, nil
 	}
 }
