@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 )
 
 // pronounceGarbage looks up the garbage path's filler words
@@ -78,16 +77,6 @@ func CommonWords(n int) ([]string, error) {
 	if n < 1 || n > MaxGarbageWords {
 		return nil, fmt.Errorf("common words: %d, want 1 to %d", n, MaxGarbageWords)
 	}
-	var out []string
-	for i, line := range strings.Split(strings.TrimSpace(openWords), "\n") {
-		if len(out) == n {
-			break
-		}
-		f := strings.Fields(line)
-		if len(f) != 2 {
-			return nil, fmt.Errorf("open words, line %d: want a word and its log10 probability", i+1)
-		}
-		out = append(out, f[0])
-	}
-	return out, nil
+	words, _, err := openWordList(n)
+	return words, err
 }

@@ -25,22 +25,36 @@ var openWords string
 // OpenWords returns the first n (at most) open words of the domain
 // language model, the most frequent first, with their relative frequency.
 func OpenWords(n int) (map[string]float64, error) {
-	out := map[string]float64{}
+	words, probs, err := openWordList(n)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(words))
+	for i, w := range words {
+		out[w] = probs[i]
+	}
+	return out, nil
+}
+
+// openWordList reads the first n (at most) lines of the open words, in
+// their order, each a word and its relative frequency.
+func openWordList(n int) (words []string, probs []float64, err error) {
 	for i, line := range strings.Split(strings.TrimSpace(openWords), "\n") {
-		if len(out) == n {
+		if len(words) == n {
 			break
 		}
 		f := strings.Fields(line)
 		if len(f) != 2 {
-			return nil, fmt.Errorf("open words, line %d: want a word and its log10 probability", i+1)
+			return nil, nil, fmt.Errorf("open words, line %d: want a word and its log10 probability", i+1)
 		}
 		lp, err := strconv.ParseFloat(f[1], 64)
 		if err != nil || lp > 0 {
-			return nil, fmt.Errorf("open words, line %d: log10 probability %q", i+1, f[1])
+			return nil, nil, fmt.Errorf("open words, line %d: log10 probability %q", i+1, f[1])
 		}
-		out[f[0]] = math.Pow(10, lp)
+		words = append(words, f[0])
+		probs = append(probs, math.Pow(10, lp))
 	}
-	return out, nil
+	return words, probs, nil
 }
 
 // transcribed turns the language model search's best path into
