@@ -260,7 +260,7 @@ func TestFallbackCheck(t *testing.T) {
 		{"a rival margin NaN", with(func(f *Fallback) { f.RivalMargin = math.NaN() }), "rival margin"},
 		{"rivals read without a margin", with(func(f *Fallback) { f.Rivals = 0 }), ""},
 		{"one rival read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, 1 }), "rivals"},
-		{"too many rivals read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, MaxRivals + 1 }), "rivals"},
+		{"too many rivals read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, MaxRivals+1 }), "rivals"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
