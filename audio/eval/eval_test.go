@@ -383,15 +383,16 @@ func TestMistakesSayWhy(t *testing.T) {
 // recognitions with what the recogniser measured, the acceptance model's
 // probability and features among them (what scripts/train-accept.py
 // learns from) and the background measure the speech enhancement was
-// gated on, and a mistake's why names the model's probability and
+// gated on, where the detector found each utterance, and a mistake's why names the model's probability and
 // whether the utterance was enhanced.
 func TestFilesCarryTheVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	writeWAV(t, dir, "c.wav", 16000)
 	item := Item{File: "c.wav", Text: "what time is it", Kind: "command"}
-	heard := Heard{Recognized: []string{""}, Decisions: []Decision{{Audio: 1500 * time.Millisecond,
-		Verdict: audio.Verdict{Sentence: "whats the date", Confidence: 0.9, Coverage: 0.95, SNR: 20, Background: 5.6, Enhanced: true,
-			Accept: 0.3, Features: []float64{-40, 0.95}, Dropped: "acceptance"}}}}
+	heard := Heard{Recognized: []string{""}, Spans: []Span{{Start: 200 * time.Millisecond, End: 1700 * time.Millisecond, Reason: "silence"}},
+		Decisions: []Decision{{Audio: 1500 * time.Millisecond,
+			Verdict: audio.Verdict{Sentence: "whats the date", Confidence: 0.9, Coverage: 0.95, SNR: 20, Background: 5.6, Enhanced: true,
+				Accept: 0.3, Features: []float64{-40, 0.95}, Dropped: "acceptance"}}}}
 	und := meanings{"what time is it": {Intent: "clock:time"}}
 	rep, err := Run(context.Background(), dir, []Item{item}, scripted{16000: heard}, und, Options{Normalize: words})
 	require.NoError(t, err)
@@ -404,6 +405,7 @@ func TestFilesCarryTheVerdicts(t *testing.T) {
 	require.Len(t, decoded.Files, 1)
 	assert.Equal(t, []FileDecision{{AudioSeconds: 1.5, Sentence: "whats the date", Confidence: 0.9, Coverage: 0.95,
 		Accept: 0.3, SNR: 20, Background: 5.6, Enhanced: true, Dropped: "acceptance", Features: []float64{-40, 0.95}}}, decoded.Files[0].Decisions)
+	assert.Equal(t, []FileSpan{{Start: 0.2, End: 1.7, Reason: "silence"}}, decoded.Files[0].Utterances)
 	ms := rep.Mistakes()
 	require.Len(t, ms, 1)
 	assert.Contains(t, ms[0].Why, `recognised 1.50 s (SNR 20 dB, background 5.6 dB, enhanced): "whats the date" confidence 0.90 coverage 0.95 acceptance 0.30, dropped by acceptance`)

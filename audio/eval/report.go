@@ -495,8 +495,19 @@ type FileResult struct {
 	Got         string    `json:"got,omitempty"`
 	Correct     bool      `json:"correct"`
 	Error       string    `json:"error,omitempty"`
+	// Utterances are where the detector found each utterance in the
+	// file, in order, for telling the speech's from the background's.
+	Utterances []FileSpan `json:"utterances,omitempty"`
 	// Decisions are the recogniser's verdicts, one per recognition.
 	Decisions []FileDecision `json:"decisions,omitempty"`
+}
+
+// FileSpan is one utterance the detector found: its speech's start and
+// end in the file, in seconds, and why it ended.
+type FileSpan struct {
+	Start  float64 `json:"start_s"`
+	End    float64 `json:"end_s"`
+	Reason string  `json:"reason,omitempty"`
 }
 
 // FileDecision is one recognition's verdict in the JSON report
@@ -551,6 +562,9 @@ func (r *Report) Files() []FileResult {
 			f.Got = res.Got.String()
 		}
 		f.Correct = res.TruthOK && res.GotOK && res.Got.equal(res.Truth)
+		for _, sp := range res.Heard.Spans {
+			f.Utterances = append(f.Utterances, FileSpan{Start: sp.Start.Seconds(), End: sp.End.Seconds(), Reason: sp.Reason})
+		}
 		for _, d := range res.Heard.Decisions {
 			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
 				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Background: d.Background, Enhanced: d.Enhanced, Dropped: d.Dropped, Features: d.Features,

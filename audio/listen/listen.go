@@ -218,6 +218,7 @@ type Stats struct {
 	BargeIns   int   // stops sent while the robot spoke
 	Dropped    int   // utterances dropped: queue full, cancelled, cut off
 	Echoes     int   // utterances taken for the robot's own voice
+	Background int   // utterances of the background alone, not recognised
 	Asked      int   // commands not understood, asked again
 	Errors     int   // recognition and stream errors
 }
@@ -404,11 +405,20 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 				case vad.SpeechEnd:
 					seg := *ev.Segment
 					seg.PCM = append([]int16(nil), seg.PCM...) // the detector reuses its buffer
-					l.publish(ctx, TopicSpeechEnd, speechEnd(seg))
-					l.count(func(s *Stats) { s.Utterances++ })
 					j := job{seg: seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
 					j.spotted, j.wakeEnd = spot.in(seg)
 					spot = spotted{}
+					if !j.spotted && seg.Background {
+						l.background(ctx, seg)
+						run.Reset()
+						cut = transform.Result{}
+						continue
+					}
+					if !j.spotted {
+						j.seg = speakerPart(seg, l.det.Config().PreRoll)
+					}
+					l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
+					l.count(func(s *Stats) { s.Utterances++ })
 					c := cut.Cancel
 					run.Reset()
 					cut = transform.Result{}
@@ -451,12 +461,20 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 			// utterance.
 			s := *seg
 			s.PCM = append([]int16(nil), s.PCM...)
-			l.publish(ctx, TopicSpeechEnd, speechEnd(s))
-			l.count(func(st *Stats) { st.Utterances++ })
 			j := job{seg: s, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
 			j.spotted, j.wakeEnd = spot.in(s)
-			if !l.enqueue(ctx, jobs, j) {
-				return ctx.Err()
+			switch {
+			case !j.spotted && s.Background:
+				l.background(ctx, s)
+			default:
+				if !j.spotted {
+					j.seg = speakerPart(s, l.det.Config().PreRoll)
+				}
+				l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
+				l.count(func(st *Stats) { st.Utterances++ })
+				if !l.enqueue(ctx, jobs, j) {
+					return ctx.Err()
+				}
 			}
 		case seg != nil:
 			l.count(func(st *Stats) { st.Dropped++ })
@@ -467,6 +485,52 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 		}
 		return fmt.Errorf("listener: %w", err)
 	}
+}
+
+// ReasonBackground is TopicSpeechEnd's reason for an utterance the
+// detector found to be the background alone (vad.Segment's Background):
+// it is not recognised.
+const ReasonBackground = "background"
+
+// background reports an utterance that was the background alone (a
+// television, other talkers, music taken for speech while the detector
+// was learning them): nothing stands out of the room, so there is no
+// one to answer, and recognising it would cost the decoder's time and
+// at best make the robot ask what was said.
+func (l *Listener) background(ctx context.Context, seg vad.Segment) {
+	l.count(func(s *Stats) { s.Background++ })
+	l.log.Debug("utterance of the background alone: not recognised", "speech", seg.Speech())
+	data := speechEnd(seg)
+	data["reason"] = ReasonBackground
+	l.publish(ctx, TopicSpeechEnd, data)
+}
+
+// speakerGap is how much of an utterance must lie before (or after) the
+// speaker's syllables for it to be cut there: the background heard
+// before the person spoke, not the soft start of their own first word.
+const speakerGap = time.Second
+
+// speakerTail is the audio kept after the speaker's last syllable where
+// the tail is cut: the soft end of the word and silence to end on.
+const speakerTail = 300 * time.Millisecond
+
+// speakerPart is the part of seg the recogniser is given: the speaker's
+// syllables (vad.Segment's SpeakerStart, SpeakerEnd) with preRoll before
+// them, where a second or more of background before or after them was
+// taken into the utterance; else seg.
+func speakerPart(seg vad.Segment, preRoll time.Duration) vad.Segment {
+	end := seg.From + int64(len(seg.PCM))
+	if seg.SpeakerStart-seg.Start >= samples(speakerGap) {
+		from := max(seg.From, seg.SpeakerStart-samples(preRoll))
+		seg.PCM = seg.PCM[from-seg.From:]
+		seg.From, seg.Start = from, seg.SpeakerStart
+	}
+	if seg.End-seg.SpeakerEnd >= samples(speakerGap) {
+		end = min(end, seg.SpeakerEnd+samples(speakerTail))
+		seg.PCM = seg.PCM[:end-seg.From]
+		seg.End = seg.SpeakerEnd
+	}
+	return seg
 }
 
 // speechEnd is TopicSpeechEnd's data for an utterance: how long its

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -722,4 +723,78 @@ func TestListenerOpenPass(t *testing.T) {
 		assert.Equal(t, []any{map[string]any{"text": "turn it down a bit", "confidence": 0.7, "open": true},
 			map[string]any{"text": "turn it down a big", "confidence": 0.4, "open": true}}, rec[1].Data["hypotheses"])
 	})
+}
+
+// pcmASR records the length of each utterance it is given and hears
+// "what time is it" in each.
+type pcmASR struct {
+	mu   sync.Mutex
+	lens []time.Duration
+}
+
+func (p *pcmASR) Recognize(_ context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lens = append(p.lens, time.Duration(len(pcm))*time.Second/rate)
+	return hyp("what time is it"), nil
+}
+
+// babble appends a speech-like background: tone bursts of random length
+// and level (amplitude a, ±6 dB) with a murmur between them.
+func (s *script) babble(d time.Duration, a float64, rng *rand.Rand) *script {
+	end := len(s.pcm) + int(at(d))
+	for len(s.pcm) < end {
+		on := int(at(time.Duration(60+rng.IntN(200)) * time.Millisecond))
+		off := int(at(time.Duration(20+rng.IntN(80)) * time.Millisecond))
+		g := a * math.Pow(10, (12*rng.Float64()-6)/20)
+		for i := range on {
+			s.pcm = append(s.pcm, int16(g*math.Sin(2*math.Pi*500*float64(i)/rate)+a/30*(rng.Float64()*2-1)))
+		}
+		for range off {
+			s.pcm = append(s.pcm, int16(a/6*(rng.Float64()*2-1)))
+		}
+	}
+	s.pcm = s.pcm[:end]
+	return s
+}
+
+// TestListenerHearsTheSpeakerNotTheBackground is issue 24 item 2: with
+// the command window open in a room where other people talk (a
+// television), the babble the detector took for speech while learning
+// it is not recognised, and an utterance that ran on from the babble
+// into the person's words is recognised from where the person began:
+// the command alone, not seconds of babble before it.
+func TestListenerHearsTheSpeakerNotTheBackground(t *testing.T) {
+	tests := []struct {
+		name       string
+		before     time.Duration // babble before the person speaks
+		background bool          // an utterance of the babble alone is expected
+	}{
+		{name: "the babble ends an utterance of its own before the speech", before: 9 * time.Second, background: true},
+		{name: "the babble runs on into the speech", before: 4 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(3, 4))
+				s := (&script{}).babble(tc.before, 300, rng)
+				for range 10 { // 1.6 s of syllables 12 dB over the babble
+					s.say(100*time.Millisecond).babble(60*time.Millisecond, 300, rng)
+				}
+				s.babble(4*time.Second, 300, rng)
+				w := newWorld(t)
+				asr := &pcmASR{}
+				src := &hookSource{pcm: s.pcm, hooks: map[int64]func(){0: wakeBy(&w, SourceShell)}}
+				l, err := runListener(t, w, src, asr, func(c *Config) {
+					c.Logger = testLogger()
+					c.CommandWindow = 20 * time.Second
+				})
+				require.NoError(t, err)
+				assert.Equal(t, [][]any{{"what time is it"}}, w.commands(), "the command is heard once")
+				require.Len(t, asr.lens, 1, "only the speaker's utterance is recognised")
+				assert.Less(t, asr.lens[0], 3*time.Second, "the command is recognised without the babble before it")
+				assert.Equal(t, tc.background, l.Stats().Background > 0, "an utterance of the babble alone is not recognised")
+			})
+		})
+	}
 }

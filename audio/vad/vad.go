@@ -43,7 +43,11 @@
 // typical level stands unsteadyDB over its floor counts as speech-like,
 // elsewhere the floor's threshold alone serves, as before. Over a
 // speech-like background speech goes on only where loud frames come close
-// together (a syllable), not at the background's lone peaks.
+// together (a syllable), not at the background's lone peaks. When an
+// utterance ends over such a background, it is judged again (Segment's
+// Background, SpeakerStart, SpeakerEnd): against the background learnt by
+// then, and for where a talker rose over what went before it, the person
+// nearer the robot over the room.
 package vad
 
 import (
@@ -225,6 +229,17 @@ type Segment struct {
 	Start, End int64
 	// Reason is why it ended.
 	Reason EndReason
+	// Background is true when, judged against the background as it is
+	// known when the utterance ends, none of its frames stands out of it
+	// as a syllable does: it was the room (a television, other talkers,
+	// music) taken for speech while the background was still being
+	// learnt. Only over a speech-like background.
+	Background bool
+	// SpeakerStart and SpeakerEnd bound the syllables that, judged so,
+	// stand out of the background: where the person speaking began and
+	// stopped. Over a steady background, and in a Background segment,
+	// they are Start and End.
+	SpeakerStart, SpeakerEnd int64
 }
 
 // Speech is how long the segment's speech lasted (without pre-roll).
@@ -280,10 +295,14 @@ type Detector struct {
 	recent  []bool
 	recentN int
 
-	pre     []int16 // ring of the last preN+onsetN frames
-	preLen  int     // samples in pre
-	preAt   int     // next write index in pre
-	preEdge []bool  // per frame of pre: at least at the edge threshold
+	pre      []int16   // ring of the last preN+onsetN frames
+	preLen   int       // samples in pre
+	preAt    int       // next write index in pre
+	preEdge  []bool    // per frame of pre: at least at the edge threshold
+	preLevel []float64 // per frame of pre: its level (silenceDB when not audible)
+	// levels are the segment's frame levels, as preLevel, one per frame
+	// of seg.
+	levels []float64
 
 	inSpeech  bool
 	loudRun   int // consecutive loud frames (before onset)
@@ -320,6 +339,8 @@ func New(cfg Config) (*Detector, error) {
 	d.recent = make([]bool, 10)
 	d.pre = make([]int16, (d.preN+d.onsetN)*FrameSamples)
 	d.preEdge = make([]bool, d.preN+d.onsetN)
+	d.preLevel = make([]float64, d.preN+d.onsetN)
+	d.levels = make([]float64, 0, d.maxN+d.preN+d.onsetN)
 	d.seg = make([]int16, 0, (d.maxN+d.preN+d.onsetN)*FrameSamples)
 	return d, nil
 }
@@ -434,9 +455,13 @@ func (d *Detector) frame(f []int16) {
 	loud := audible && level >= d.floor+over
 	edge := audible && level >= d.floor+over-(d.cfg.ThresholdDB-d.cfg.EdgeThresholdDB)
 	d.background(level)
+	heard := level
+	if !audible {
+		heard = silenceDB
+	}
 
 	if !d.inSpeech {
-		d.remember(f, edge)
+		d.remember(f, edge, heard)
 		if !loud {
 			d.loudRun = 0
 			return
@@ -455,6 +480,7 @@ func (d *Detector) frame(f []int16) {
 		d.segStart = d.pendStart - int64(d.edgeBefore()*FrameSamples)
 		d.seg = d.seg[:0]
 		d.seg = d.appendRing(d.seg)
+		d.levels = d.appendLevels(d.levels[:0])
 		d.preLen, d.preAt = 0, 0
 		d.frames = d.onsetN
 		d.lastLoud = d.pos
@@ -465,6 +491,7 @@ func (d *Detector) frame(f []int16) {
 	}
 
 	d.seg = append(d.seg, f...)
+	d.levels = append(d.levels, heard)
 	d.frames++
 	if over > d.cfg.ThresholdDB {
 		// Over a speech-like background a loud frame alone is one of its
@@ -555,17 +582,138 @@ func (d *Detector) finish(why EndReason) *Segment {
 	keepTo := min(d.lastLoud+int64(d.hangN*FrameSamples), d.pos)
 	segBegin := d.pos - int64(len(d.seg)) // stream position of d.seg[0]
 	pcm := d.seg[:keepTo-segBegin]
-	return &Segment{PCM: pcm, From: segBegin, Start: d.segStart, End: d.lastLoud, Reason: why}
+	seg := &Segment{PCM: pcm, From: segBegin, Start: d.segStart, End: d.lastLoud, Reason: why,
+		SpeakerStart: d.segStart, SpeakerEnd: d.lastLoud}
+	d.rejudge(seg)
+	return seg
 }
 
-// remember keeps the frame in the pre-roll ring, and whether it reached
-// the edge threshold.
-func (d *Detector) remember(f []int16, edge bool) {
+// rejudge judges the segment again now that it has ended, over a
+// speech-like background. First against the background as it is known
+// now, with the rule speech goes on by (denseLoud loud frames in
+// len(recent)): a stream that starts with the television on has no
+// background yet, so its first seconds are taken for speech; by the end
+// the background is learnt, and a segment none of whose frames stands
+// out of it is the background alone. Then for where the person speaking
+// began: the room's talkers keep their level, and the person nearer the
+// robot stands riseDB over it (speakerRise). It sets Background and the
+// speaker's bounds.
+func (d *Detector) rejudge(seg *Segment) {
+	m := d.cfg.BackgroundMarginDB
+	if m <= 0 || d.bg-d.floor < unsteadyDB {
+		return
+	}
+	n := min(len(d.levels), int((seg.End-seg.From)/FrameSamples))
+	levels := d.levels[:n]
+	if first, _ := denseRun(levels, d.floor+max(d.cfg.ThresholdDB, d.bg+m-d.floor), len(d.recent)); first < 0 {
+		seg.Background = true
+		return
+	}
+	first, last := speakerRise(levels, int(speakerBefore/FrameDuration), len(d.recent))
+	if first < 0 {
+		return
+	}
+	seg.SpeakerStart = max(seg.Start, seg.From+int64(first*FrameSamples))
+	seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
+}
+
+// riseDB is how far a talker's loud frames must stand over the loud
+// frames (the 90th percentile) of the audio before them to be someone
+// other than the room: the tuning twin's commands stand 4.5 dB and more
+// over the babble before them at 5 dB SNR, 8 and more at 10 dB.
+const riseDB = 3
+
+// speakerBefore is the least audio heard before a rise for it to be
+// judged one: enough of the room to know its level.
+const speakerBefore = time.Second
+
+// denseRun finds the first and last frame of syllables at or over
+// threshold (denseLoud such frames within window): first is where the
+// first one began, last where the last one ended; -1 when there are
+// none.
+func denseRun(levels []float64, threshold float64, window int) (first, last int) {
+	first, last = -1, -1
+	count := 0
+	for i, l := range levels {
+		if l >= threshold {
+			count++
+		}
+		if i >= window && levels[i-window] >= threshold {
+			count--
+		}
+		if l < threshold || count < denseLoud {
+			continue
+		}
+		if first < 0 {
+			first = i
+			for k := max(0, i-window+1); k < i; k++ {
+				if levels[k] >= threshold {
+					first = k
+					break
+				}
+			}
+		}
+		last = i
+	}
+	return first, last
+}
+
+// speakerRise finds where a talker louder than what went before begins.
+// A candidate is a frame at least before frames in that starts a
+// syllable (denseRun) riseDB over the 90th percentile of the frames
+// before it, where the rest of the segment's 90th percentile stands
+// riseDB over it too (a talker, not one loud word of the room's); its
+// rise is how far. The room's own louder moments rise less than the
+// person does, and the person's own louder words later on rise as far
+// as their first: so the first candidate within riseDB of the largest
+// rise. last is where that talker's last such syllable ends. first is
+// -1 when there is none.
+func speakerRise(levels []float64, before, window int) (first, last int) {
+	if len(levels) <= before {
+		return -1, -1
+	}
+	type candidate struct {
+		first, last int
+		rise        float64
+	}
+	var cands []candidate
+	sorted := slices.Clone(levels[:before])
+	slices.Sort(sorted)
+	rest := make([]float64, 0, len(levels))
+	best := math.Inf(-1)
+	for k := before; k < len(levels); k++ {
+		p90 := sorted[len(sorted)*9/10]
+		threshold := p90 + riseDB
+		if levels[k] >= threshold {
+			if f, l := denseRun(levels[k:], threshold, window); f == 0 {
+				rest = append(rest[:0], levels[k:]...)
+				slices.Sort(rest)
+				if rise := rest[len(rest)*9/10] - p90; rise >= riseDB {
+					cands = append(cands, candidate{first: k, last: k + l, rise: rise})
+					best = max(best, rise)
+				}
+			}
+		}
+		i, _ := slices.BinarySearch(sorted, levels[k])
+		sorted = slices.Insert(sorted, i, levels[k])
+	}
+	for _, c := range cands {
+		if c.rise >= best-riseDB {
+			return c.first, c.last
+		}
+	}
+	return -1, -1
+}
+
+// remember keeps the frame in the pre-roll ring, whether it reached the
+// edge threshold, and its level.
+func (d *Detector) remember(f []int16, edge bool, level float64) {
 	if len(d.pre) == 0 {
 		return
 	}
 	copy(d.pre[d.preAt:], f)
 	d.preEdge[d.preAt/FrameSamples] = edge
+	d.preLevel[d.preAt/FrameSamples] = level
 	d.preAt = (d.preAt + FrameSamples) % len(d.pre)
 	d.preLen = min(d.preLen+FrameSamples, len(d.pre))
 }
@@ -583,6 +731,17 @@ func (d *Detector) edgeBefore() int {
 		count++
 	}
 	return count
+}
+
+// appendLevels appends the ring's frame levels, oldest first, as
+// appendRing its samples.
+func (d *Detector) appendLevels(dst []float64) []float64 {
+	held, at := d.preLen/FrameSamples, d.preAt/FrameSamples
+	if d.preLen < len(d.pre) {
+		return append(dst, d.preLevel[:held]...)
+	}
+	dst = append(dst, d.preLevel[at:]...)
+	return append(dst, d.preLevel[:at]...)
 }
 
 // appendRing appends the ring's samples, oldest first.

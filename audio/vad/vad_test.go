@@ -398,3 +398,53 @@ func TestDetectorEndsOverBabble(t *testing.T) {
 	assert.Equal(t, without[0].Start, with[0].Start)
 	assert.Equal(t, without[0].End, with[0].End)
 }
+
+// TestDetectorFindsTheSpeakerInBabble is issue 24 item 2: a stream that
+// starts with other people talking has no background yet, so its first
+// seconds are taken for speech. Judged again against the background as
+// known at its end, an utterance of the babble alone is marked
+// Background, and one that ran on from the babble into the person's
+// words gives where the person began (SpeakerStart) and stopped; over
+// steady noise nothing is judged again.
+func TestDetectorFindsTheSpeakerInBabble(t *testing.T) {
+	speaker := func(s *sig) (from, to time.Duration) {
+		from = time.Duration(len(s.pcm)) * time.Second / SampleRate
+		for range 10 { // 1.6 s of syllables 12 dB over the babble
+			s.tone(100*time.Millisecond, -28, -70).babble(60*time.Millisecond, -40)
+		}
+		return from, time.Duration(len(s.pcm)) * time.Second / SampleRate
+	}
+	t.Run("babble alone", func(t *testing.T) {
+		s := newSig().babble(12*time.Second, -40)
+		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+		require.NotEmpty(t, segs, "the babble is taken for speech while its level is learnt")
+		for _, seg := range segs {
+			assert.True(t, seg.Background, "%v–%v is the babble alone", seg.Start, seg.End)
+		}
+	})
+	t.Run("babble running into speech", func(t *testing.T) {
+		s := newSig().babble(4*time.Second, -40)
+		from, to := speaker(s)
+		s.babble(6*time.Second, -40)
+		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+		var speech *Segment
+		for i := range segs {
+			if segs[i].End > at(from) && segs[i].Start < at(to) {
+				speech = &segs[i]
+			}
+		}
+		require.NotNil(t, speech, "the speech is heard")
+		assert.False(t, speech.Background)
+		assert.Less(t, speech.Start, at(from-time.Second), "the utterance began in the babble")
+		near(t, from, speech.SpeakerStart, 200*time.Millisecond, "speaker's start")
+		near(t, to, speech.SpeakerEnd, 300*time.Millisecond, "speaker's end")
+	})
+	t.Run("steady noise", func(t *testing.T) {
+		s := newSig().noise(3*time.Second, -40).tone(time.Second, -33, -40).noise(2*time.Second, -40)
+		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+		require.Len(t, segs, 1)
+		assert.False(t, segs[0].Background)
+		assert.Equal(t, segs[0].Start, segs[0].SpeakerStart)
+		assert.Equal(t, segs[0].End, segs[0].SpeakerEnd)
+	})
+}
