@@ -92,7 +92,8 @@ type Verdict struct {
 	// when it did not run: "too long", "no transcript", "floors" (the transcript's
 	// own), "no claim", "guess" (claimed, but not parsed surely), "slots"
 	// (the claim binds slots, and the intent's own search did not vouch
-	// for them), "weak claim", "acted".
+	// for them), "weak claim", "rival" (a transcript of another meaning
+	// scored nearly as well), "acted".
 	Fallback string
 	// SlotSentence is the sentence the search of the claimed intent's
 	// own sentences found, where the fallback's claim binds slots, and
@@ -104,8 +105,18 @@ type Verdict struct {
 	// claim's score (the claim's confidence times the transcript's).
 	Transcript                               string
 	TranscriptConfidence, TranscriptCoverage float64
-	Claim                                    string
-	ClaimScore                               float64
+	// TranscriptWords is the confidence of each of the transcript's
+	// words, in order, measured as TranscriptConfidence is.
+	TranscriptWords []float64
+	// TranscriptRival is the best transcript of another meaning than the
+	// claim's in the fallback's n-best list ("" for none: the margin is
+	// then the one from the best to the list's last), and
+	// TranscriptRivalMargin how much better per frame the transcript
+	// scored; both only where the claim was checked for rivals.
+	TranscriptRival       string
+	TranscriptRivalMargin float64
+	Claim                 string
+	ClaimScore            float64
 	// Accept is the acceptance model's probability that the sentence is
 	// right (0 without one), and Features what it was computed from
 	// (the sphinx recogniser's AcceptFeatureNames).

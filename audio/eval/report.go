@@ -513,14 +513,17 @@ type FileDecision struct {
 	Dropped      string    `json:"dropped,omitempty"`
 	Features     []float64 `json:"features,omitempty"`
 	// What the fallback made of a refused sentence (audio.Verdict).
-	Fallback             string  `json:"fallback,omitempty"`
-	Transcript           string  `json:"transcript,omitempty"`
-	TranscriptConfidence float64 `json:"transcript_confidence,omitempty"`
-	TranscriptCoverage   float64 `json:"transcript_coverage,omitempty"`
-	Claim                string  `json:"claim,omitempty"`
-	ClaimScore           float64 `json:"claim_score,omitempty"`
-	SlotSentence         string  `json:"slot_sentence,omitempty"`
-	SlotConfidence       float64 `json:"slot_confidence,omitempty"`
+	Fallback              string    `json:"fallback,omitempty"`
+	Transcript            string    `json:"transcript,omitempty"`
+	TranscriptConfidence  float64   `json:"transcript_confidence,omitempty"`
+	TranscriptCoverage    float64   `json:"transcript_coverage,omitempty"`
+	TranscriptWords       []float64 `json:"transcript_words,omitempty"`
+	TranscriptRival       string    `json:"transcript_rival,omitempty"`
+	TranscriptRivalMargin float64   `json:"transcript_rival_margin,omitempty"`
+	Claim                 string    `json:"claim,omitempty"`
+	ClaimScore            float64   `json:"claim_score,omitempty"`
+	SlotSentence          string    `json:"slot_sentence,omitempty"`
+	SlotConfidence        float64   `json:"slot_confidence,omitempty"`
 	// The best sentence of another meaning and the sentence's margin over
 	// it per frame (audio.Verdict).
 	Rival       string  `json:"rival,omitempty"`
@@ -552,7 +555,8 @@ func (r *Report) Files() []FileResult {
 			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
 				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Background: d.Background, Enhanced: d.Enhanced, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
-				TranscriptCoverage: d.TranscriptCoverage, Claim: d.Claim, ClaimScore: d.ClaimScore,
+				TranscriptCoverage: d.TranscriptCoverage, TranscriptWords: d.TranscriptWords,
+				TranscriptRival: d.TranscriptRival, TranscriptRivalMargin: d.TranscriptRivalMargin, Claim: d.Claim, ClaimScore: d.ClaimScore,
 				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,
 				Rival: d.Rival, RivalMargin: d.RivalMargin, DecodedSeconds: d.Decoded.Seconds(), Searches: d.Searches})
 		}

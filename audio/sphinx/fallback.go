@@ -44,6 +44,20 @@ type Fallback struct {
 	// slots to the same check as a parse: the claimed intent's own
 	// sentence must then parse surely.
 	SlotGuesses bool
+	// GarbageConfidence, where above MinConfidence, is the transcript's
+	// confidence floor where the grammar's search ended in its garbage
+	// path (Config.Garbage): the grammar's own search then judged the
+	// speech none of its sentences, and a transcript that overturns that
+	// needs surer acoustic support than one of a sentence the floors
+	// refused.
+	GarbageConfidence float64
+	// RivalMargin, above 0, acts on a transcript only when the best
+	// transcript of another meaning in the search's n-best list (Rivals
+	// deep) scores at least RivalMargin per frame under it
+	// (fallbackrival.go); a negative margin measures without refusing
+	// (Verdict.TranscriptRival), 0 is no check.
+	RivalMargin float64
+	Rivals      int
 	// MaxAudio is the longest utterance (as decoded, trimmed) the
 	// fallback transcribes: a request to a skill is short, and most of
 	// what the grammar refuses, and most of its cost, is longer speech
@@ -54,19 +68,23 @@ type Fallback struct {
 // DefaultFallback is the fallback's choice, made on the espeak-ng tuning
 // sets (docs/hearing.md).
 var DefaultFallback = Fallback{Claim: 0.5, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-40, WordBeam: 1e-25, MaxHMMs: 10000,
-	SlotConfidence: 0.5, MaxAudio: 3 * time.Second}
+	SlotConfidence: 0.5, GarbageConfidence: 0.85, Rivals: DefaultFallbackRivals, MaxAudio: 3 * time.Second}
 
 // Check says what is wrong with f, if anything.
 func (f Fallback) Check() error {
 	in01 := func(v float64) bool { return v >= 0 && v <= 1 }
 	switch {
-	case !in01(f.Claim) || !in01(f.MinConfidence) || !in01(f.MinCoverage) || !in01(f.SlotConfidence):
-		return fmt.Errorf("fallback: claim %g, confidence %g, coverage %g, slots' confidence %g not all in [0, 1]",
-			f.Claim, f.MinConfidence, f.MinCoverage, f.SlotConfidence)
+	case !in01(f.Claim) || !in01(f.MinConfidence) || !in01(f.MinCoverage) || !in01(f.SlotConfidence) || !in01(f.GarbageConfidence):
+		return fmt.Errorf("fallback: claim %g, confidence %g, coverage %g, slots' confidence %g, confidence after the garbage path %g not all in [0, 1]",
+			f.Claim, f.MinConfidence, f.MinCoverage, f.SlotConfidence, f.GarbageConfidence)
 	case !(f.Beam > 0 && f.Beam < 1) || !(f.WordBeam > 0 && f.WordBeam < 1) || math.IsNaN(f.Beam) || math.IsNaN(f.WordBeam):
 		return fmt.Errorf("fallback: beams %g, %g not in (0, 1)", f.Beam, f.WordBeam)
 	case f.MaxHMMs < 100 || f.MaxHMMs > 100_000:
 		return fmt.Errorf("fallback: %d HMMs a frame not in 100..100000", f.MaxHMMs)
+	case math.IsNaN(f.RivalMargin) || f.RivalMargin > MaxRivalMargin:
+		return fmt.Errorf("fallback: rival margin %g over %d", f.RivalMargin, MaxRivalMargin)
+	case f.RivalMargin != 0 && (f.Rivals < 2 || f.Rivals > MaxRivals):
+		return fmt.Errorf("fallback: %d rivals not in 2..%d", f.Rivals, MaxRivals)
 	case f.MaxAudio <= 0 || f.MaxAudio > time.Duration(DefaultMaxSeconds)*time.Second:
 		return fmt.Errorf("fallback: longest utterance %v not in (0, %d s]", f.MaxAudio, DefaultMaxSeconds)
 	}
@@ -105,7 +123,12 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	_, conf := confidence(segs)
 	cover := coverage(segs, pcm)
 	v.Transcript, v.TranscriptConfidence, v.TranscriptCoverage = text, conf, cover
-	if conf < fb.MinConfidence || cover < fb.MinCoverage {
+	v.TranscriptWords = wordConfidences(segs)
+	minConf := fb.MinConfidence
+	if v.Dropped == "garbage" {
+		minConf = max(minConf, fb.GarbageConfidence)
+	}
+	if conf < minConf || cover < fb.MinCoverage {
 		v.Fallback = "floors"
 		return nil, nil
 	}
@@ -134,6 +157,17 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 		// a wrong action (docs/hearing.md): the intent's own sentences
 		// say what its slots hold.
 		return r.slotted(ctx, d, g, f, pcm, m, v)
+	}
+	if fb.RivalMargin != 0 {
+		rival, margin, err := r.transcriptRival(ctx, d, m, g.knows, len(pcm)/floorFrame)
+		if err != nil {
+			return nil, err
+		}
+		v.TranscriptRival, v.TranscriptRivalMargin = rival, margin
+		if fb.RivalMargin > 0 && margin < fb.RivalMargin {
+			v.Fallback = "rival"
+			return nil, nil
+		}
 	}
 	v.Fallback = "acted"
 	return []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}, nil
@@ -226,6 +260,19 @@ func valuesConfidence(segs []segment, slots map[string]string) float64 {
 	}
 	_, c := confidence(mine)
 	return c
+}
+
+// wordConfidences rates each word of an alignment (fillers left out) on
+// its own, as confidence rates the whole.
+func wordConfidences(segs []segment) []float64 {
+	var out []float64
+	for _, s := range segs {
+		if !isFiller(s.word) {
+			_, c := confidence([]segment{s})
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // baseWord is a dictionary word without its variant's number ("two(2)").

@@ -4,6 +4,7 @@ package sphinx
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -236,4 +237,39 @@ func TestVerdictNamesTheSearches(t *testing.T) {
 	assert.Empty(t, h)
 	assert.Equal(t, "too long", v.Fallback)
 	assert.NotContains(t, v.Searches, fallbackName, "not transcribed: longer than the fallback takes")
+}
+
+func TestFallbackCheck(t *testing.T) {
+	with := func(change func(*Fallback)) Fallback {
+		f := DefaultFallback
+		change(&f)
+		return f
+	}
+	tests := []struct {
+		name string
+		f    Fallback
+		err  string
+	}{
+		{"the default", DefaultFallback, ""},
+		{"a floor after the garbage path", with(func(f *Fallback) { f.GarbageConfidence = 0.85 }), ""},
+		{"the floor after the garbage path over 1", with(func(f *Fallback) { f.GarbageConfidence = 1.5 }), "after the garbage path"},
+		{"the floor after the garbage path NaN", with(func(f *Fallback) { f.GarbageConfidence = math.NaN() }), "after the garbage path"},
+		{"a rival margin", with(func(f *Fallback) { f.RivalMargin = 2 }), ""},
+		{"measuring rivals", with(func(f *Fallback) { f.RivalMargin = -1 }), ""},
+		{"a rival margin too wide", with(func(f *Fallback) { f.RivalMargin = MaxRivalMargin + 1 }), "rival margin"},
+		{"a rival margin NaN", with(func(f *Fallback) { f.RivalMargin = math.NaN() }), "rival margin"},
+		{"rivals read without a margin", with(func(f *Fallback) { f.Rivals = 0 }), ""},
+		{"one rival read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, 1 }), "rivals"},
+		{"too many rivals read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, MaxRivals+1 }), "rivals"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.f.Check()
+			if tt.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.err)
+		})
+	}
 }

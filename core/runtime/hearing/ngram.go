@@ -129,6 +129,54 @@ func fallbackSlotsFromEnv(getenv func(string) string, f *sphinx.Fallback) error 
 	return nil
 }
 
+// EnvFallbackGarbage sets the fallback transcript's confidence floor
+// where the grammar's search ended in its garbage path
+// (sphinx.Fallback.GarbageConfidence): a confidence in [0, 1], 0 for the
+// fallback's own floor; unset, the recogniser's default. A tuning switch
+// outside the typed config.
+const EnvFallbackGarbage = "JIBOD_SPHINX_FALLBACK_GARBAGE"
+
+// fallbackGarbageFromEnv reads $JIBOD_SPHINX_FALLBACK_GARBAGE into f.
+func fallbackGarbageFromEnv(getenv func(string) string, f *sphinx.Fallback) error {
+	v := getenv(EnvFallbackGarbage)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(n >= 0 && n <= 1) {
+		return fmt.Errorf("%s=%q: want a confidence in [0, 1]", EnvFallbackGarbage, v)
+	}
+	f.GarbageConfidence = n
+	return nil
+}
+
+// EnvFallbackRival sets the fallback's rival check
+// (sphinx.Fallback.RivalMargin): "off", "on" (DefaultFallbackRivalMargin),
+// "measure" (the rival and margin recorded, nothing refused) or a margin
+// per frame in (0, 1000]; unset, the recogniser's default. A tuning
+// switch outside the typed config.
+const EnvFallbackRival = "JIBOD_SPHINX_FALLBACK_RIVAL"
+
+// fallbackRivalFromEnv reads $JIBOD_SPHINX_FALLBACK_RIVAL into f.
+func fallbackRivalFromEnv(getenv func(string) string, f *sphinx.Fallback) error {
+	switch v := getenv(EnvFallbackRival); v {
+	case "":
+	case "off":
+		f.RivalMargin = 0
+	case "on":
+		f.RivalMargin = sphinx.DefaultFallbackRivalMargin
+	case "measure":
+		f.RivalMargin = -1
+	default:
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(n > 0 && n <= sphinx.MaxRivalMargin) {
+			return fmt.Errorf("%s=%q: want off, on, measure or a margin per frame in (0, %d]", EnvFallbackRival, v, sphinx.MaxRivalMargin)
+		}
+		f.RivalMargin = n
+	}
+	return nil
+}
+
 // ngramFromEnv reads $JIBOD_SPHINX_NGRAM_OPEN over the defaults.
 func ngramFromEnv(getenv func(string) string) (ngramSettings, error) {
 	s := ngramSettings{weight: openWeight, count: openWordCount}

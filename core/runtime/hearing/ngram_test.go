@@ -62,7 +62,8 @@ func TestFallbackTuningSwitch(t *testing.T) {
 	f, err = fallbackFromEnv(env("0.6,0.5,0.8,1e-30,1e-20,3000,2.5"))
 	require.NoError(t, err)
 	assert.Equal(t, &sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-30, WordBeam: 1e-20,
-		MaxHMMs: 3000, SlotConfidence: sphinx.DefaultFallback.SlotConfidence, MaxAudio: 2500 * time.Millisecond}, f)
+		MaxHMMs: 3000, SlotConfidence: sphinx.DefaultFallback.SlotConfidence, GarbageConfidence: sphinx.DefaultFallback.GarbageConfidence,
+		RivalMargin: sphinx.DefaultFallback.RivalMargin, Rivals: sphinx.DefaultFallback.Rivals, MaxAudio: 2500 * time.Millisecond}, f)
 	for _, bad := range []string{"0.5", "0.5,0.5", "1.5,0.5,0.5", "-1,0.5,0.5", "NaN,0.5,0.5", "a,b,c", "0.5,0.5,0.5,2,1e-20,3000", "0.5,0.5,0.5,1e-30",
 		"0.5,0.5,0.5,0,1e-20,3000", "0.5,0.5,0.5,1e-30,1e-20,0", "0.5,0.5,0.5,1e-30,1e-20,3000,0"} {
 		_, err := fallbackFromEnv(env(bad))
@@ -100,6 +101,76 @@ func TestFallbackSlotsTuningSwitch(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, f)
+		})
+	}
+}
+
+func TestFallbackGarbageTuningSwitch(t *testing.T) {
+	tests := []struct {
+		value string
+		want  float64
+		err   bool
+	}{
+		{"", 0.3, false}, // unset: what was there
+		{"0.85", 0.85, false},
+		{"0", 0, false},
+		{"1", 1, false},
+		{"1.5", 0, true},
+		{"-0.1", 0, true},
+		{"NaN", 0, true},
+		{"on", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			f := sphinx.Fallback{GarbageConfidence: 0.3}
+			err := fallbackGarbageFromEnv(func(name string) string {
+				if name == EnvFallbackGarbage {
+					return tt.value
+				}
+				return ""
+			}, &f)
+			if tt.err {
+				assert.ErrorContains(t, err, EnvFallbackGarbage)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f.GarbageConfidence)
+		})
+	}
+}
+
+func TestFallbackRivalTuningSwitch(t *testing.T) {
+	tests := []struct {
+		value string
+		want  float64
+		err   bool
+	}{
+		{"", 7, false}, // unset: what was there
+		{"off", 0, false},
+		{"on", sphinx.DefaultFallbackRivalMargin, false},
+		{"measure", -1, false},
+		{"2.5", 2.5, false},
+		{"0", 0, true},
+		{"-1", 0, true},
+		{"1001", 0, true},
+		{"NaN", 0, true},
+		{"yes", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			f := sphinx.Fallback{RivalMargin: 7}
+			err := fallbackRivalFromEnv(func(name string) string {
+				if name == EnvFallbackRival {
+					return tt.value
+				}
+				return ""
+			}, &f)
+			if tt.err {
+				assert.ErrorContains(t, err, EnvFallbackRival)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f.RivalMargin)
 		})
 	}
 }

@@ -118,12 +118,18 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	if fallback == nil && os.Getenv(EnvFallbackSlots) != "" {
+	if fallback == nil && (os.Getenv(EnvFallbackSlots) != "" || os.Getenv(EnvFallbackRival) != "" || os.Getenv(EnvFallbackGarbage) != "") {
 		fb := sphinx.DefaultFallback
 		fallback = &fb
 	}
 	if fallback != nil {
 		if err := fallbackSlotsFromEnv(os.Getenv, fallback); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		if err := fallbackRivalFromEnv(os.Getenv, fallback); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		if err := fallbackGarbageFromEnv(os.Getenv, fallback); err != nil {
 			return nil, nil, fmt.Errorf("speech recognition: %w", err)
 		}
 	}

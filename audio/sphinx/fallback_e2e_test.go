@@ -1,0 +1,32 @@
+//go:build sphinx
+
+package sphinx
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestFallbackRefusesForcedTranscriptEndToEnd is issue 24's "rejection
+// instead of forcing" for the fallback, through the real binary as it
+// runs by default: "hey jibo, tell me the time", said by an espeak-ng
+// voice the grammar's garbage path refuses, is transcribed by the domain
+// language model as "delete that timer", which the timer skill parses
+// surely. Without the fallback's floor after the garbage path a timer is
+// cancelled; by default no timer is: the robot asks, or tells the time.
+func TestFallbackRefusesForcedTranscriptEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, tell me the time", "-v", "en-us+m3", "-s", "160"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_FALLBACK_GARBAGE=0"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Equal(t, []string{"jibo.timer:cancel_timer"}, intents(types), "without the floor, the fallback's transcript is acted on: %s", out)
+	out, types = hearWith(t, bin, wav, nil)
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.NotContains(t, intents(types), "jibo.timer:cancel_timer", "no timer cancelled: %s", out)
+	asked := len(intents(types)) == 0 && strings.Contains(out, "jibo: Sorry, what was that?")
+	told := slices.Equal(intents(types), []string{"jibo.clock:time_now"})
+	assert.True(t, asked || told, "the robot asks or tells the time: %v: %s", intents(types), out)
+}
