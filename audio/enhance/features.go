@@ -32,13 +32,3 @@ func bandWeights(n, bands, rate int) []binBands {
 	}
 	return out
 }
-
-// sqrtHann is the square root of a periodic Hann window: as analysis and
-// synthesis window at a half-frame hop, their product sums to one.
-func sqrtHann(n int) []float64 {
-	w := make([]float64, n)
-	for i := range w {
-		w[i] = math.Sqrt(0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n)))
-	}
-	return w
-}

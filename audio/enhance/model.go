@@ -145,7 +145,7 @@ func Parse(b []byte) (*Model, error) {
 		m.layers = append(m.layers, newConv(vals[name+".w"], vals[name+".b"], h.Channels, layerWidth, d))
 	}
 	m.weights = bandWeights(h.NFFT, h.Bands, h.SampleRate)
-	m.window = sqrtHann(h.NFFT)
+	m.window = fft.SqrtHann(h.NFFT)
 	if m.fft, err = fft.New(h.NFFT); err != nil {
 		return nil, fmt.Errorf("enhancement model: %w", err)
 	}

@@ -31,10 +31,7 @@ func backgroundFluctuation(pcm []int16) float64 {
 	if len(pcm) < bgN || frames < bgFrames {
 		return 0
 	}
-	win := make([]float64, bgN)
-	for i := range win {
-		win[i] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/bgN)
-	}
+	win := plans.Hann(bgN)
 	levels := make([][bgBands]float64, frames)
 	total := make([]float64, frames)
 	buf := make([]complex128, bgN)

@@ -45,9 +45,9 @@ const (
 	denoiseAlpha = 0.98
 )
 
-// plans keeps the FFT plans of the fixed lengths this package transforms
-// (denoiseN, bgN), worked out once rather than for every utterance. It
-// holds only read-only tables of a few fixed sizes, and is safe for
+// plans keeps the FFT plans and windows of the fixed lengths this package
+// transforms (denoiseN, bgN), worked out once rather than for every
+// utterance. It holds only read-only tables of a few fixed sizes, and is safe for
 // concurrent use, so the package's recognisers share it.
 var plans fft.Cache
 
@@ -59,12 +59,9 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 	if maxSNR <= 0 || len(pcm) < 8*denoiseN || snr >= maxSNR {
 		return pcm
 	}
-	win := make([]float64, denoiseN)
-	for i := range win {
-		// sqrt of a periodic Hann: analysis and synthesis windows whose
-		// product sums to one at a half-frame hop.
-		win[i] = math.Sqrt(0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/denoiseN))
-	}
+	// Analysis and synthesis windows whose product sums to one at a
+	// half-frame hop.
+	win := plans.SqrtHann(denoiseN)
 	frames := (len(pcm)-denoiseN)/denoiseHop + 1
 	bins := denoiseN/2 + 1
 	spec := make([][]complex128, frames)

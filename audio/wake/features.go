@@ -81,13 +81,10 @@ type melFilter struct {
 func newFeatures(h header) *features {
 	half := h.NFFT / 2
 	f := &features{frame: h.Frame, hop: h.Hop, nfft: h.NFFT, floor: h.LogFloor,
-		window: make([]float64, h.Frame), plan: fft.MustNew(half),
+		window: fft.Hann(h.Frame), plan: fft.MustNew(half),
 		twCos: make([]float64, half), twSin: make([]float64, half),
 		buf: make([]float64, h.Frame), z: make([]complex128, half),
 		power: make([]float64, half+1)}
-	for n := range f.window {
-		f.window[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/float64(h.Frame))
-	}
 	for k := range half {
 		a := -2 * math.Pi * float64(k) / float64(h.NFFT)
 		f.twCos[k], f.twSin[k] = math.Cos(a), math.Sin(a)

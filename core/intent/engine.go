@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/pipeline"
-	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Engine limits used when EngineOptions leaves a field zero.
@@ -298,30 +297,12 @@ func (e *TemplateEngine) Enabled(sessionID, skillID, intentName, lang string) bo
 // scope; otherwise the session's effective pool, "default" ∪ its own
 // (REG-12, REG-14).
 func (e *TemplateEngine) Registrations(sessionID string) []Registration {
-	e.mu.RLock()
-	var out []Registration
-	for sk, s := range e.scopes {
-		if sessionID != "" && sk.session != DefaultSession && sk.session != sessionID {
-			continue
-		}
-		for _, c := range s.intents {
-			out = append(out, Registration{
-				SessionID: c.def.SessionID, SkillID: c.def.SkillID, IntentName: c.def.IntentName,
-				Lang: c.def.Lang, Enabled: c.enabled, Definition: cloneDef(c.def),
-			})
-		}
-	}
-	e.mu.RUnlock()
-	sortx.Func(out, func(a, b Registration) int {
-		return cmp.Or(
-			cmp.Compare(sessionRank(a.SessionID), sessionRank(b.SessionID)),
-			cmp.Compare(a.SessionID, b.SessionID),
-			cmp.Compare(a.SkillID, b.SkillID),
-			cmp.Compare(a.IntentName, b.IntentName),
-			cmp.Compare(a.Lang, b.Lang),
-		)
+	return registrationsScoped(e.mu.RLocker(), e.scopes, sessionID, func(c *compiledIntent) Registration {
+		return Registration{SessionID: c.def.SessionID, SkillID: c.def.SkillID, IntentName: c.def.IntentName,
+			Lang: c.def.Lang, Enabled: c.enabled, Definition: cloneDef(c.def)}
+	}, func(r Registration) registrationKey {
+		return registrationKey{r.SessionID, r.SkillID, r.IntentName, r.Lang}
 	})
-	return out
 }
 
 func sessionRank(s string) int {

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"github.com/openjibo/jibod/core/pipeline"
-	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Keyword engine limits used when KeywordOptions leaves a field zero, and
@@ -286,30 +285,12 @@ func (e *KeywordEngine) SetEnabled(sessionID, skillID, intentName, lang string, 
 // every scope; otherwise the session's effective pool, "default" ∪ its own
 // (REG-12, REG-14).
 func (e *KeywordEngine) Registrations(sessionID string) []KeywordRegistration {
-	e.mu.RLock()
-	var out []KeywordRegistration
-	for sk, s := range e.scopes {
-		if sessionID != "" && sk.session != DefaultSession && sk.session != sessionID {
-			continue
-		}
-		for _, c := range s.intents {
-			out = append(out, KeywordRegistration{
-				SessionID: c.def.SessionID, SkillID: c.def.SkillID, IntentName: c.def.IntentName,
-				Lang: c.def.Lang, Enabled: c.enabled, Definition: cloneKeywordDef(c.def),
-			})
-		}
-	}
-	e.mu.RUnlock()
-	sortx.Func(out, func(a, b KeywordRegistration) int {
-		return cmp.Or(
-			cmp.Compare(sessionRank(a.SessionID), sessionRank(b.SessionID)),
-			cmp.Compare(a.SessionID, b.SessionID),
-			cmp.Compare(a.SkillID, b.SkillID),
-			cmp.Compare(a.IntentName, b.IntentName),
-			cmp.Compare(a.Lang, b.Lang),
-		)
+	return registrationsScoped(e.mu.RLocker(), e.scopes, sessionID, func(c *kwIntent) KeywordRegistration {
+		return KeywordRegistration{SessionID: c.def.SessionID, SkillID: c.def.SkillID, IntentName: c.def.IntentName,
+			Lang: c.def.Lang, Enabled: c.enabled, Definition: cloneKeywordDef(c.def)}
+	}, func(r KeywordRegistration) registrationKey {
+		return registrationKey{r.SessionID, r.SkillID, r.IntentName, r.Lang}
 	})
-	return out
 }
 
 // validVocabName checks a descriptor name against the .voc base-name

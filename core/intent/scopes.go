@@ -1,15 +1,19 @@
 package intent
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/openjibo/jibod/internal/sortx"
 )
 
 // Both engines keep their definitions in one index per (session, language)
 // scope (REG-04). The registration operations that walk those scopes —
 // deregister, remove a skill, enable and disable — are the same for both,
-// so they live here once.
+// so they live here once, and so does listing them.
 
 // scopeIndexOf is one engine's index of a (session, language) scope.
 type scopeIndexOf[I scopedIntent] interface {
@@ -81,6 +85,40 @@ func setEnabledScoped[S scopeIndexOf[I], I scopedIntent](scopes map[scopeKey]S, 
 		c.setEnabled(enabled)
 		return true
 	})
+}
+
+// registrationKey is what registrations are sorted by.
+type registrationKey struct{ session, skill, intent, lang string }
+
+// registrationsScoped lists the definitions in the session's effective
+// pool, "default" ∪ its own, or in every scope when sessionID is ""
+// (REG-12, REG-14), each as reg makes it, sorted by session ("default"
+// first), skill, intent and language as key gives them. It holds rlock
+// (the engine's read lock) while it reads the scopes.
+func registrationsScoped[S scopeIndexOf[I], I scopedIntent, R any](rlock sync.Locker, scopes map[scopeKey]S, sessionID string,
+	reg func(I) R, key func(R) registrationKey) []R {
+	rlock.Lock()
+	var out []R
+	for sk, s := range scopes {
+		if sessionID != "" && sk.session != DefaultSession && sk.session != sessionID {
+			continue
+		}
+		for _, c := range s.members() {
+			out = append(out, reg(c))
+		}
+	}
+	rlock.Unlock()
+	sortx.Func(out, func(a, b R) int {
+		ka, kb := key(a), key(b)
+		return cmp.Or(
+			cmp.Compare(sessionRank(ka.session), sessionRank(kb.session)),
+			cmp.Compare(ka.session, kb.session),
+			cmp.Compare(ka.skill, kb.skill),
+			cmp.Compare(ka.intent, kb.intent),
+			cmp.Compare(ka.lang, kb.lang),
+		)
+	})
+	return out
 }
 
 func (s *scopeIndex) members() map[nameKey]*compiledIntent { return s.intents }

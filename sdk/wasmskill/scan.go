@@ -149,21 +149,29 @@ func (s *scanner) object(member func(key string) error) error {
 		if err := member(key); err != nil {
 			return err
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.fail("unexpected end")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.fail("want ',' or '}'")
+		if end, err := s.next('}'); end || err != nil {
+			return err
 		}
 	}
+}
+
+// next reads what follows a member or an element: a ',' before the next
+// one, or end, which closes the container (end is true).
+func (s *scanner) next(end byte) (bool, error) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, s.fail("unexpected end")
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return false, nil
+	case end:
+		s.i++
+		s.depth--
+		return true, nil
+	}
+	return false, s.fail("want ',' or '" + string(rune(end)) + "'")
 }
 
 func (s *scanner) array() error {
@@ -181,19 +189,8 @@ func (s *scanner) array() error {
 		if _, err := s.value(); err != nil {
 			return err
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.fail("unexpected end")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.fail("want ',' or ']'")
+		if end, err := s.next(']'); end || err != nil {
+			return err
 		}
 	}
 }

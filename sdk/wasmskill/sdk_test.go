@@ -117,11 +117,19 @@ func TestParseRequestErrors(t *testing.T) {
 		{`{"type": "LISTEN_LAUNCH", "data": {"x": 01}}`, "invalid JSON"},
 		{`{"type": "LISTEN_LAUNCH", "data": {"x": "a` + "\n" + `"}}`, "control character"},
 		{`{"type": "LISTEN_LAUNCH", "data": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, "nested too deep"},
+		{`{"type": "LISTEN_LAUNCH", "data": {"x": 1 "y": 2}}`, "at byte 42: want ',' or '}'"},
+		{`{"type": "LISTEN_LAUNCH", "data": {"x": [1 2]}}`, "at byte 43: want ',' or ']'"},
+		{`{"type": "LISTEN_LAUNCH", "data": {"x": [1, {"y": 2}`, "unexpected end"},
 	} {
 		_, err := ParseRequest([]byte(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: got %v, want an error containing %q", tt.in, err, tt.want)
 		}
+	}
+	// Nested, empty and filled containers, each closed where it ends.
+	r, err := ParseRequest([]byte(`{"type": "LISTEN_LAUNCH", "data": {"x": [1, {"y": [], "z": {}}, []], "general": {"lang": "en-US"}}}`))
+	if err != nil || r.Lang != "en-US" {
+		t.Errorf("nested containers: got %+v, %v; want lang en-US", r, err)
 	}
 }
 

@@ -58,12 +58,13 @@ func New(n int) (*Plan, error) {
 	return p, nil
 }
 
-// Cache keeps one plan per length, made on first use, for code that
-// transforms frames of a few fixed lengths again and again (each
-// utterance) and should not work the tables out each time. Its zero
-// value is ready; it is safe for concurrent use.
+// Cache keeps one plan per length, and the windows of that length, made
+// on first use, for code that transforms frames of a few fixed lengths
+// again and again (each utterance) and should not work the tables out
+// each time. Its zero value is ready; it is safe for concurrent use.
 type Cache struct {
-	plans [maxBits + 1]atomic.Pointer[Plan] // by log2 of the length
+	plans          [maxBits + 1]atomic.Pointer[Plan] // by log2 of the length
+	hann, sqrtHann windows
 }
 
 // maxBits is log2(MaxLen).

@@ -371,15 +371,17 @@ const (
 
 // attempt makes one call in a goroutine of its own, so a handler that
 // ignores its context cannot hold the caller past the timeout: at the
-// deadline the call is abandoned (counted until it returns, its answer
-// dropped) and the caller goes on.
+// deadline (counted from when the handler was ready, when it Prepares;
+// Prepare's limit before) the call is abandoned (counted until it
+// returns, its answer dropped) and the caller goes on.
 func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration, h CheckedHandler, req *protocol.Request) (
 	*protocol.CheckedResponse, Outcome, error) {
 	if n := iv.abandoned.Load(); n >= int64(iv.cfg.MaxAbandoned) {
 		return nil, OutcomeFailed, fmt.Errorf("skill %s: %w (%d)", id, ErrOverloaded, n)
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	clk := newClock(ctx, timeout)
+	defer clk.stop()
+	cctx, _, _ := clk.current()
 	done := make(chan result, 1)
 	var state atomic.Int32
 	iv.wg.Add(1)
@@ -403,19 +405,38 @@ func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration
 	}()
 
 	var r result
-	select {
-	case r = <-done:
-	case <-cctx.Done():
-		iv.abandoned.Add(1)
-		if state.CompareAndSwap(running, abandoned) {
-			if ctx.Err() != nil {
-				return nil, OutcomeCancelled, fmt.Errorf("skill %s: call cancelled: %w", id, context.Cause(ctx))
-			}
-			return nil, OutcomeTimeout, fmt.Errorf("skill %s: %w: no answer within %s", id, ErrTimeout, timeout)
+	// late says what ran out: the skill's timeout, or the limit of its
+	// getting ready (Prepare).
+	late := func(preparing bool, limit time.Duration) string {
+		if preparing {
+			return fmt.Sprintf("not ready to answer within %s", limit)
 		}
-		iv.abandoned.Add(-1) // it finished just now after all
-		r = <-done
+		return fmt.Sprintf("no answer within %s", limit)
 	}
+wait:
+	for {
+		phase, preparing, limit := clk.current()
+		select {
+		case r = <-done:
+			break wait
+		case <-clk.changed:
+		case <-phase.Done():
+			if p, _, _ := clk.current(); p != phase {
+				continue // the handler moved on to its next phase just now
+			}
+			iv.abandoned.Add(1)
+			if state.CompareAndSwap(running, abandoned) {
+				if ctx.Err() != nil {
+					return nil, OutcomeCancelled, fmt.Errorf("skill %s: call cancelled: %w", id, context.Cause(ctx))
+				}
+				return nil, OutcomeTimeout, fmt.Errorf("skill %s: %w: %s", id, ErrTimeout, late(preparing, limit))
+			}
+			iv.abandoned.Add(-1) // it finished just now after all
+			r = <-done
+			break wait
+		}
+	}
+	phase, preparing, limit := clk.current()
 	switch {
 	case r.panic != nil:
 		return nil, OutcomePanic, fmt.Errorf("skill %s: %w: %v", id, ErrPanic, r.panic)
@@ -423,8 +444,8 @@ func (iv *Invoker) attempt(ctx context.Context, id string, timeout time.Duration
 		return nil, OutcomeInvalid, fmt.Errorf("skill %s: %w", id, r.err)
 	case r.err != nil && ctx.Err() != nil:
 		return nil, OutcomeCancelled, fmt.Errorf("skill %s: call cancelled: %w", id, r.err)
-	case r.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return nil, OutcomeTimeout, fmt.Errorf("skill %s: %w: no answer within %s: %w", id, ErrTimeout, timeout, r.err)
+	case r.err != nil && errors.Is(phase.Err(), context.DeadlineExceeded):
+		return nil, OutcomeTimeout, fmt.Errorf("skill %s: %w: %s: %w", id, ErrTimeout, late(preparing, limit), r.err)
 	// A handler that is a sandbox (a Wasm module) reports what its guest
 	// did: a refused host call, an answer that does not decode.
 	case errors.Is(r.err, registry.ErrDenied):

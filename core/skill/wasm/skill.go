@@ -335,21 +335,28 @@ func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*prot
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request for the module: %w", err)
 	}
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the module's previous call: %w", context.Cause(ctx))
-	}
-	defer func() { <-s.sem }()
-	if err := s.usable(); err != nil {
+	// Waiting for the previous call and starting a fresh instance are the
+	// host's, bounded by the start-up limit; the skill's timeout counts
+	// from when the instance is ready.
+	ctx, err = invoke.Prepare(ctx, StartTimeout(s.m), s.ready)
+	if err != nil {
 		return nil, err
 	}
+	defer func() { <-s.sem }()
 	var rc protocol.RuntimeContext
 	lang := ""
 	if req.Data != nil {
 		rc, lang = req.Data.Runtime, req.Data.General.Lang
 	}
 	resp, err := s.call(ctx, in, rc, lang)
+	s.settle(ctx, err)
+	return resp, err
+}
+
+// settle counts a call's outcome and, when the call left the module
+// without an instance, starts a fresh one in the background. The holder
+// of sem calls it.
+func (s *Skill) settle(ctx context.Context, err error) {
 	s.account(ctx, err)
 	s.mu.Lock()
 	on := !s.closed && s.disabled == nil
@@ -357,7 +364,6 @@ func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*prot
 	if s.mod.inst == nil && on {
 		s.warm()
 	}
-	return resp, err
 }
 
 // warm starts a fresh instance in the background after a failed call threw
@@ -381,13 +387,33 @@ func (s *Skill) warm() {
 	}()
 }
 
-// call makes one call into the module; the holder of sem calls it.
-func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext, lang string) (*protocol.CheckedResponse, error) {
-	if s.mod.inst == nil {
-		if err := s.start(ctx); err != nil {
-			return nil, err
-		}
+// ready takes sem for a call and makes sure the module has an instance,
+// starting a fresh one after a failed call threw the last away. It gives
+// sem back when it fails; a start that fails is settled as a failed call.
+func (s *Skill) ready(ctx context.Context) error {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the module's previous call: %w", context.Cause(ctx))
 	}
+	if err := s.usable(); err != nil {
+		<-s.sem
+		return err
+	}
+	if s.mod.inst != nil {
+		return nil
+	}
+	err := s.start(ctx)
+	if err != nil {
+		s.settle(ctx, err)
+		<-s.sem
+	}
+	return err
+}
+
+// call makes one call into the module's instance; the holder of sem calls
+// it.
+func (s *Skill) call(ctx context.Context, in []byte, rc protocol.RuntimeContext, lang string) (*protocol.CheckedResponse, error) {
 	md := s.mod
 	cs := &callState{s: s, request: in, runtime: rc, lang: lang}
 	cctx := withCall(ctx, cs)

@@ -194,8 +194,9 @@ func TestHostileModulesAreContained(t *testing.T) {
 		errText  string
 	}
 	tests := []tc{
-		// The deadline also bounds the next call, whose fresh instance must
-		// start within it on a loaded machine under the race detector.
+		// The next call waits for a fresh instance, whose start (slow on a
+		// loaded machine under the race detector) is not charged to its
+		// timeout (invoke.Prepare).
 		{"infinite loop", `"timeout": "1s"`, "loop", nil, invoke.OutcomeTimeout, invoke.ErrTimeout, "no answer within 1s"},
 		{"sleeps past its deadline", `"timeout": "1s"`, "sleep", nil, invoke.OutcomeTimeout, invoke.ErrTimeout, "no answer within 1s"},
 		// A generous deadline: the bomb must reach its memory limit, not
