@@ -118,12 +118,15 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	if fallback == nil && os.Getenv(EnvFallbackSlots) != "" {
+	if fallback == nil && (os.Getenv(EnvFallbackSlots) != "" || os.Getenv(EnvFallbackLM) != "" || os.Getenv(EnvFallbackNBest) != "") {
 		fb := sphinx.DefaultFallback
 		fallback = &fb
 	}
 	if fallback != nil {
 		if err := fallbackSlotsFromEnv(os.Getenv, fallback); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		if err := fallbackSearchFromEnv(os.Getenv, fallback); err != nil {
 			return nil, nil, fmt.Errorf("speech recognition: %w", err)
 		}
 	}
