@@ -115,8 +115,15 @@ type Verdict struct {
 	// scored; both only where the claim was checked for rivals.
 	TranscriptRival       string
 	TranscriptRivalMargin float64
-	Claim                 string
-	ClaimScore            float64
+	// Transcripts are the fallback's next distinct transcripts after
+	// Transcript, best first, where it reads more than one, and
+	// TranscriptMargins how much lower each path scored per frame than
+	// the search's best (the lattice's scores: compare them with each
+	// other, not as likelihood ratios).
+	Transcripts       []string
+	TranscriptMargins []float64
+	Claim             string
+	ClaimScore        float64
 	// Accept is the acceptance model's probability that the sentence is
 	// right (0 without one), and Features what it was computed from
 	// (the sphinx recogniser's AcceptFeatureNames).

@@ -531,10 +531,14 @@ type FileDecision struct {
 	TranscriptWords       []float64 `json:"transcript_words,omitempty"`
 	TranscriptRival       string    `json:"transcript_rival,omitempty"`
 	TranscriptRivalMargin float64   `json:"transcript_rival_margin,omitempty"`
-	Claim                 string    `json:"claim,omitempty"`
-	ClaimScore            float64   `json:"claim_score,omitempty"`
-	SlotSentence          string    `json:"slot_sentence,omitempty"`
-	SlotConfidence        float64   `json:"slot_confidence,omitempty"`
+	// The fallback's next transcripts and how much lower each scored per
+	// frame, where it reads more than one (audio.Verdict).
+	Transcripts       []string  `json:"transcripts,omitempty"`
+	TranscriptMargins []float64 `json:"transcript_margins,omitempty"`
+	Claim             string    `json:"claim,omitempty"`
+	ClaimScore        float64   `json:"claim_score,omitempty"`
+	SlotSentence      string    `json:"slot_sentence,omitempty"`
+	SlotConfidence    float64   `json:"slot_confidence,omitempty"`
 	// The best sentence of another meaning and the sentence's margin over
 	// it per frame (audio.Verdict).
 	Rival       string  `json:"rival,omitempty"`
@@ -570,7 +574,8 @@ func (r *Report) Files() []FileResult {
 				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Background: d.Background, Enhanced: d.Enhanced, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
 				TranscriptCoverage: d.TranscriptCoverage, TranscriptWords: d.TranscriptWords,
-				TranscriptRival: d.TranscriptRival, TranscriptRivalMargin: d.TranscriptRivalMargin, Claim: d.Claim, ClaimScore: d.ClaimScore,
+				TranscriptRival: d.TranscriptRival, TranscriptRivalMargin: d.TranscriptRivalMargin,
+				Transcripts: d.Transcripts, TranscriptMargins: d.TranscriptMargins, Claim: d.Claim, ClaimScore: d.ClaimScore,
 				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,
 				Rival: d.Rival, RivalMargin: d.RivalMargin, DecodedSeconds: d.Decoded.Seconds(), Searches: d.Searches})
 		}

@@ -99,3 +99,31 @@ func TestBuiltinGrammarHoldsEveryOneChangeWording(t *testing.T) {
 	}
 	assert.False(t, g.Accepts("could you check the clock for me"), "two groups changed")
 }
+
+// TestBuiltinGrammarHoldsTwoChangeWordings: wordings people commonly use
+// that change two groups or more of a template ("put the volume on six"
+// is "set volume to six" with the verb, the article and the preposition
+// changed) are templates of their own in the built-in skills, so that the
+// bounded grammar holds them: forced onto their nearest sentence, "put
+// the volume on six" was heard as "what volume are you set to", "turn the
+// sound up a little" as "turn the sound off please".
+func TestBuiltinGrammarHoldsTwoChangeWordings(t *testing.T) {
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	for _, say := range []string{
+		"put the volume on six",
+		"put the volume at four",
+		"turn the sound up a little",
+		"turn it down a little",
+		"could you turn it down please",
+		"could you speak up",
+		"switch the sound back on",
+		"stop my timer please",
+		"turn off my timer",
+		"how long does my timer have left",
+		"when does my timer go off",
+		"could you check the time for me",
+	} {
+		assert.True(t, g.Accepts(say), "%q", say)
+	}
+}

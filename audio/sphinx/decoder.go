@@ -106,17 +106,18 @@ static int addFSG(ps_decoder_t *ps, const char *name, int nstate, int start, int
 	return rv;
 }
 
-// addLMFileBeams is addLMFile with the search's own beams, word and
-// HMM limits (0 keeps the decoder's), put back afterwards: pocketsphinx
-// reads them from the configuration when the search is made.
+// addLMFileBeams is addLMFile with the search's own beams, language
+// weight, word insertion penalty, word and HMM limits (0 keeps the
+// decoder's), put back afterwards: pocketsphinx reads them from the
+// configuration when the search is made.
 static int addLMFileBeams(ps_decoder_t *ps, const char *name, const char *path,
                           double beam, double wbeam, double pbeam, double lpbeam, double lponlybeam,
-                          int maxwpf, int maxhmmpf) {
+                          double lw, double wip, int maxwpf, int maxhmmpf) {
 	cmd_ln_t *c = ps_get_config(ps);
-	const char *fl[] = {"-beam", "-wbeam", "-pbeam", "-lpbeam", "-lponlybeam"};
-	double want[] = {beam, wbeam, pbeam, lpbeam, lponlybeam};
-	double old[5];
-	for (int i = 0; i < 5; i++) {
+	const char *fl[] = {"-beam", "-wbeam", "-pbeam", "-lpbeam", "-lponlybeam", "-lw", "-wip"};
+	double want[] = {beam, wbeam, pbeam, lpbeam, lponlybeam, lw, wip};
+	double old[7];
+	for (int i = 0; i < 7; i++) {
 		old[i] = cmd_ln_float_r(c, fl[i]);
 		if (want[i] > 0)
 			cmd_ln_set_float_r(c, fl[i], want[i]);
@@ -127,7 +128,7 @@ static int addLMFileBeams(ps_decoder_t *ps, const char *name, const char *path,
 	if (maxhmmpf != 0)
 		cmd_ln_set_int_r(c, "-maxhmmpf", maxhmmpf);
 	int rv = addLMFile(ps, name, path, 0);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		cmd_ln_set_float_r(c, fl[i], old[i]);
 	cmd_ln_set_int_r(c, "-maxwpf", oldWpf);
 	cmd_ln_set_int_r(c, "-maxhmmpf", oldHmm);
@@ -436,7 +437,10 @@ func writeLM(arpa string) (string, error) {
 // decoder's): see addLMBeams.
 type lmBeams struct {
 	beam, wbeam, pbeam, lpbeam, lponlybeam float64
-	maxwpf, maxhmmpf                       int
+	// lw and wip are the search's language weight and word insertion
+	// penalty.
+	lw, wip          float64
+	maxwpf, maxhmmpf int
 }
 
 // addLMBeams adds a cheap n-gram search named name over the ARPA model
@@ -452,7 +456,7 @@ func (d *decoder) addLMBeams(name, arpa string, b lmBeams) error {
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cp))
 	if C.addLMFileBeams(d.ps, cn, cp, C.double(b.beam), C.double(b.wbeam), C.double(b.pbeam), C.double(b.lpbeam),
-		C.double(b.lponlybeam), C.int(b.maxwpf), C.int(b.maxhmmpf)) < 0 {
+		C.double(b.lponlybeam), C.double(b.lw), C.double(b.wip), C.int(b.maxwpf), C.int(b.maxhmmpf)) < 0 {
 		return errors.New("pocketsphinx refused the language model")
 	}
 	return nil

@@ -384,6 +384,31 @@ func TestParaphraseEndToEnd(t *testing.T) {
 	assert.NotContains(t, out, "Sorry, what was that?")
 }
 
+// TestTwoChangeWordingEndToEnd is issue 24's "paraphrases heard" for a
+// wording people commonly use that changes two groups or more of the
+// volume's templates ("put the volume on …": "set volume to …" with the
+// verb, the article and the preposition changed), which the bounded
+// grammar held only as a template of its own: without it, the grammar
+// forced "put the volume on six" onto "what volume are you set to" and
+// refused "… three", and the domain model's transcript of that was not
+// parsed ("put the volume on" heard as "put the what month it"). By
+// default the level said is set.
+func TestTwoChangeWordingEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	for _, tt := range []struct{ say, level string }{
+		{"put the volume on three", "3"},
+		{"put the volume on six", "6"},
+	} {
+		t.Run(tt.say, func(t *testing.T) {
+			out, types := hear(t, bin, writeWAV(t, speak(t, "hey jibo, "+tt.say)))
+			assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+			assert.Equal(t, []string{"jibo.volume:volume_set"}, intents(types), out)
+			assert.Regexp(t, regexp.MustCompile(`jibo: (OK, )?[Vv]olume `+tt.level+`\.`), out, "the level said is set")
+			assert.NotContains(t, out, "Sorry, what was that?")
+		})
+	}
+}
+
 // TestOneChangeWordingEndToEnd is issue 24's "paraphrases heard" for a
 // wording the templates hold but a grammar of 60 sentences per intent
 // left out: "i need a timer for …", a verb well down the timer's

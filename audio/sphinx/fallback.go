@@ -34,6 +34,13 @@ type Fallback struct {
 	// are the search's beams, MaxHMMs its most active HMMs a frame.
 	Beam, WordBeam float64
 	MaxHMMs        int
+	// LanguageWeight and InsertionPenalty are the search's language
+	// weight and word insertion penalty; 0 keeps the decoder's (-lw,
+	// -wip).
+	LanguageWeight, InsertionPenalty float64
+	// NBest is how many distinct transcripts the fallback reads, best
+	// first (the search's lattice); 0 or 1, the best alone.
+	NBest int
 	// SlotConfidence is the least confidence of the slots' words in the
 	// sentence the claimed intent's own search found, where the claim
 	// binds slots; KeepSlots leaves such a claim unacted on, without
@@ -85,6 +92,10 @@ func (f Fallback) Check() error {
 		return fmt.Errorf("fallback: rival margin %g over %d", f.RivalMargin, MaxRivalMargin)
 	case f.RivalMargin != 0 && (f.Rivals < 2 || f.Rivals > MaxRivals):
 		return fmt.Errorf("fallback: %d rivals not in 2..%d", f.Rivals, MaxRivals)
+	case !(f.LanguageWeight >= 0 && f.LanguageWeight <= 100) || !(f.InsertionPenalty >= 0 && f.InsertionPenalty <= 100):
+		return fmt.Errorf("fallback: language weight %g, insertion penalty %g not in [0, 100]", f.LanguageWeight, f.InsertionPenalty)
+	case f.NBest < 0 || f.NBest > MaxNBest:
+		return fmt.Errorf("fallback: n-best %d not in 0..%d", f.NBest, MaxNBest)
 	case f.MaxAudio <= 0 || f.MaxAudio > time.Duration(DefaultMaxSeconds)*time.Second:
 		return fmt.Errorf("fallback: longest utterance %v not in (0, %d s]", f.MaxAudio, DefaultMaxSeconds)
 	}
@@ -93,7 +104,8 @@ func (f Fallback) Check() error {
 
 // beams are f's beams as the decoder takes them.
 func (f Fallback) beams() lmBeams {
-	return lmBeams{beam: f.Beam, pbeam: f.Beam, wbeam: f.WordBeam, lpbeam: f.WordBeam, lponlybeam: f.WordBeam, maxhmmpf: f.MaxHMMs}
+	return lmBeams{beam: f.Beam, pbeam: f.Beam, wbeam: f.WordBeam, lpbeam: f.WordBeam, lponlybeam: f.WordBeam, maxhmmpf: f.MaxHMMs,
+		lw: f.LanguageWeight, wip: f.InsertionPenalty}
 }
 
 // fallback is what is heard where the grammar's sentence was refused:
@@ -127,6 +139,21 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	minConf := fb.MinConfidence
 	if v.Dropped == "garbage" {
 		minConf = max(minConf, fb.GarbageConfidence)
+	}
+	if fb.NBest > 1 {
+		frames := max(1, len(pcm)/floorFrame)
+		seen := map[string]bool{text: true}
+		for _, h := range d.nbest(fb.NBest+2, nil) {
+			t := cleanTranscript(h.text)
+			if len(v.Transcripts) == fb.NBest-1 {
+				break
+			}
+			if t != "" && !seen[t] {
+				seen[t] = true
+				v.Transcripts = append(v.Transcripts, t)
+				v.TranscriptMargins = append(v.TranscriptMargins, float64(best.score-h.score)/float64(frames))
+			}
+		}
 	}
 	if conf < minConf || cover < fb.MinCoverage {
 		v.Fallback = "floors"

@@ -239,12 +239,41 @@ func TestVerdictNamesTheSearches(t *testing.T) {
 	assert.NotContains(t, v.Searches, fallbackName, "not transcribed: longer than the fallback takes")
 }
 
-func TestFallbackCheck(t *testing.T) {
-	with := func(change func(*Fallback)) Fallback {
-		f := DefaultFallback
-		change(&f)
-		return f
+// TestFallbackReadsItsNBest: with Fallback.NBest the fallback records
+// its next distinct transcripts in the verdict (for measuring), and with
+// its own language weight and insertion penalty it searches as told;
+// what it acts on is still its best transcript's.
+func TestFallbackReadsItsNBest(t *testing.T) {
+	lm := fallbackLM(t)
+	pcm := speak(t, "what is the time")
+	for _, fb := range []Fallback{
+		func() Fallback { f := DefaultFallback; f.NBest = 5; return f }(),
+		func() Fallback {
+			f := DefaultFallback
+			f.NBest = 5
+			f.LanguageWeight, f.InsertionPenalty = 10, 0.65
+			return f
+		}(),
+	} {
+		cfg := Config{MinConfidence: 0.8, MinCoverage: 0.8, Grammar: lm, Understand: timeToo, Fallback: &fb}
+		r := newTestRecognizer(t, cfg)
+		_, err := r.Recognize(context.Background(), speak(t, "how are you"))
+		require.NoError(t, err)
+		h, v, err := r.RecognizeVerdict(context.Background(), pcm)
+		require.NoError(t, err)
+		require.Len(t, h, 1, "verdict %+v", v)
+		assert.Equal(t, "what is the time", h[0].Text)
+		assert.Equal(t, "acted", v.Fallback)
+		require.NotEmpty(t, v.Transcripts, "the lattice's other transcripts")
+		assert.LessOrEqual(t, len(v.Transcripts), fb.NBest-1)
+		assert.Len(t, v.TranscriptMargins, len(v.Transcripts))
+		assert.NotContains(t, v.Transcripts, v.Transcript, "distinct from the best")
+		assert.Len(t, slices.Compact(slices.Sorted(slices.Values(v.Transcripts))), len(v.Transcripts), "distinct")
 	}
+}
+
+func TestFallbackCheck(t *testing.T) {
+	with := func(change func(*Fallback)) Fallback { f := DefaultFallback; change(&f); return f }
 	tests := []struct {
 		name string
 		f    Fallback
@@ -261,6 +290,15 @@ func TestFallbackCheck(t *testing.T) {
 		{"rivals read without a margin", with(func(f *Fallback) { f.Rivals = 0 }), ""},
 		{"one rival read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, 1 }), "rivals"},
 		{"too many rivals read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, MaxRivals+1 }), "rivals"},
+		{"language weight and penalty", with(func(f *Fallback) { f.LanguageWeight, f.InsertionPenalty = 10, 0.2 }), ""},
+		{"n-best", with(func(f *Fallback) { f.NBest = MaxNBest }), ""},
+		{"claim over 1", with(func(f *Fallback) { f.Claim = 1.5 }), "not all in [0, 1]"},
+		{"beam 0", with(func(f *Fallback) { f.Beam = 0 }), "beams"},
+		{"few HMMs", with(func(f *Fallback) { f.MaxHMMs = 10 }), "HMMs"},
+		{"negative language weight", with(func(f *Fallback) { f.LanguageWeight = -1 }), "language weight"},
+		{"huge penalty", with(func(f *Fallback) { f.InsertionPenalty = 1000 }), "insertion penalty"},
+		{"n-best too many", with(func(f *Fallback) { f.NBest = MaxNBest + 1 }), "n-best"},
+		{"no audio", with(func(f *Fallback) { f.MaxAudio = 0 }), "longest utterance"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

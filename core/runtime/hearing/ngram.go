@@ -177,6 +177,37 @@ func fallbackRivalFromEnv(getenv func(string) string, f *sphinx.Fallback) error 
 	return nil
 }
 
+// EnvFallbackLM sets the fallback search's language weight and word
+// insertion penalty as "LW,WIP" (sphinx.Fallback.LanguageWeight,
+// InsertionPenalty): a tuning switch outside the typed config.
+const EnvFallbackLM = "JIBOD_SPHINX_FALLBACK_LM"
+
+// EnvFallbackNBest sets how many distinct transcripts the fallback reads
+// (sphinx.Fallback.NBest): a tuning switch outside the typed config.
+const EnvFallbackNBest = "JIBOD_SPHINX_FALLBACK_NBEST"
+
+// fallbackSearchFromEnv reads $JIBOD_SPHINX_FALLBACK_LM and
+// $JIBOD_SPHINX_FALLBACK_NBEST into f.
+func fallbackSearchFromEnv(getenv func(string) string, f *sphinx.Fallback) error {
+	if v := getenv(EnvFallbackLM); v != "" {
+		lw, wip, ok := strings.Cut(v, ",")
+		a, err1 := strconv.ParseFloat(strings.TrimSpace(lw), 64)
+		b, err2 := strconv.ParseFloat(strings.TrimSpace(wip), 64)
+		if !ok || err1 != nil || err2 != nil || !(a > 0 && a <= 100) || !(b > 0 && b <= 100) {
+			return fmt.Errorf("%s=%q: want a language weight and a word insertion penalty in (0, 100], comma-separated", EnvFallbackLM, v)
+		}
+		f.LanguageWeight, f.InsertionPenalty = a, b
+	}
+	if v := getenv(EnvFallbackNBest); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > sphinx.MaxNBest {
+			return fmt.Errorf("%s=%q: want a number of transcripts in 1..%d", EnvFallbackNBest, v, sphinx.MaxNBest)
+		}
+		f.NBest = n
+	}
+	return nil
+}
+
 // ngramFromEnv reads $JIBOD_SPHINX_NGRAM_OPEN over the defaults.
 func ngramFromEnv(getenv func(string) string) (ngramSettings, error) {
 	s := ngramSettings{weight: openWeight, count: openWordCount}

@@ -175,6 +175,41 @@ func TestFallbackRivalTuningSwitch(t *testing.T) {
 	}
 }
 
+func TestFallbackSearchTuningSwitches(t *testing.T) {
+	tests := []struct {
+		lm, nbest string
+		want      sphinx.Fallback
+		err       string
+	}{
+		{want: sphinx.Fallback{}},
+		{lm: "10,0.65", want: sphinx.Fallback{LanguageWeight: 10, InsertionPenalty: 0.65}},
+		{lm: " 8 , 0.2", want: sphinx.Fallback{LanguageWeight: 8, InsertionPenalty: 0.2}},
+		{nbest: "10", want: sphinx.Fallback{NBest: 10}},
+		{lm: "10", err: EnvFallbackLM},
+		{lm: "0,0.65", err: EnvFallbackLM},
+		{lm: "10,-1", err: EnvFallbackLM},
+		{lm: "101,1", err: EnvFallbackLM},
+		{lm: "ten,1", err: EnvFallbackLM},
+		{nbest: "0", err: EnvFallbackNBest},
+		{nbest: "21", err: EnvFallbackNBest},
+		{nbest: "many", err: EnvFallbackNBest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lm+"|"+tt.nbest, func(t *testing.T) {
+			var f sphinx.Fallback
+			err := fallbackSearchFromEnv(func(name string) string {
+				return map[string]string{EnvFallbackLM: tt.lm, EnvFallbackNBest: tt.nbest}[name]
+			}, &f)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f)
+		})
+	}
+}
+
 // TestUnderstandKeepsSlotNames: the recogniser is told which slot took
 // which words, so two sentences binding the same words to swapped slots
 // are two meanings for its checks, not one.

@@ -36,6 +36,23 @@ func TestCommonWordingsParse(t *testing.T) {
 		{"be quiet for a bit", "jibo.volume:mute", nil},
 		{"keep quiet for now", "jibo.volume:mute", nil},
 		{"what time is it please", "jibo.clock:time_now", nil},
+		// Two groups changed or more: templates of their own, so that the
+		// speech grammar holds them (audio/grammar's
+		// TestBuiltinGrammarHoldsTwoChangeWordings).
+		{"put the volume on six", "jibo.volume:volume_set", map[string]string{"level": "6"}},
+		{"set the volume at four please", "jibo.volume:volume_set", map[string]string{"level": "4"}},
+		{"turn the volume on seven", "jibo.volume:volume_set", map[string]string{"level": "7"}},
+		{"turn the sound up a little", "jibo.volume:volume_up", nil},
+		{"could you speak up please", "jibo.volume:volume_up", nil},
+		{"turn the volume down a bit please", "jibo.volume:volume_down", nil},
+		{"could you turn it down please", "jibo.volume:volume_down", nil},
+		{"switch the sound back on", "jibo.volume:unmute", nil},
+		{"stop my timer please", "jibo.timer:cancel_timer", nil},
+		{"turn off my timer", "jibo.timer:cancel_timer", nil},
+		{"how long does my timer have left", "jibo.timer:time_left", nil},
+		{"when will my timer go off", "jibo.timer:time_left", nil},
+		{"could you check the time for me", "jibo.clock:time_now", nil},
+		{"can you tell me the time for me", "jibo.clock:time_now", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.utterance, func(t *testing.T) {
