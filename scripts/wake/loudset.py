@@ -255,8 +255,8 @@ def measure(ts, fn):
 
 
 def peaks(ts, smooth=3, th=0.9):
-    """Per condition: the peak of audio/wake's smoothed score near each
-    phrase (from 250 ms before its end to 800 ms after), for the missed
+    """Per condition: the peak of the mean-of-3 score (audio/wake's rule
+    before the held one) near each phrase (from 250 ms before its end to 800 ms after), for the missed
     ones."""
     for name, _, _ in CONDITIONS:
         if not any(t["cond"] == name for t in ts):
@@ -312,9 +312,12 @@ def main():
                     seed=SEED, **extra)
     ts = traces(a.work, net, tag, {"wake": a.wake_minutes, "decoy": a.decoy_minutes, "other": a.other_minutes},
                 transform=enhancer(a.enhance) if a.enhance else None, only=a.only)
-    print("model: threshold %.2f, smooth %d" % (det["threshold"], det["smooth"]))
-    peaks(ts, det["smooth"], det["threshold"])
-    print("as is: " + fmt(measure(ts, lambda p: rule_mean(p, det["threshold"], det["smooth"]))))
+    print("model: threshold %.2f, smooth %d, hold %d" % (det["threshold"], det["smooth"], det.get("hold", 0)))
+    peaks(ts)
+    if det.get("hold", 0) > 0:
+        print("as is (hold %d): " % det["hold"] + fmt(measure(ts, lambda p: rule_count(p, det["threshold"], det["hold"], det["hold"]))))
+    else:
+        print("as is: " + fmt(measure(ts, lambda p: rule_mean(p, det["threshold"], det["smooth"]))))
     if a.hold is not None:
         print("hold %d >= %.2f: %s" % (a.hold, a.threshold, fmt(measure(ts, lambda p: rule_count(p, a.threshold, a.hold, a.hold)))))
         if a.write:
