@@ -19,7 +19,7 @@ PKG       := ./cmd/jibod
 
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: all build cross size cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx audio-eval wake-eval wake-train wake-finetune
+.PHONY: all build cross size cross-full run test vet unit smoke qemu-smoke qemu-full qemu-drivers bench fuzz deps clean wasm-skills test-sphinx audio-eval wake-eval wake-train wake-finetune wake-rules
 
 all: build
 
@@ -190,6 +190,14 @@ audio-eval:
 wake-eval: build
 	test -f bin/audio-testset-wake/manifest.jsonl || scripts/gen-audio-testset.sh --wake bin/audio-testset-wake
 	bin/jibod audio eval --dir bin/audio-testset-wake --wake-only --quiet --log-level error
+
+# The wake word's decision rules measured on a training-side set of
+# espeak-ng streams (training voices only; quiet, babble and brown noise
+# at 10 and 5 dB; scripts/wake/loudset.py, built in bin/wake-loud once):
+# where missed phrases peak, and what each rule gives. Never the wake set.
+wake-rules:
+	mkdir -p bin/wake-loud
+	nice -n 10 /usr/bin/python3 scripts/wake/loudset.py --rules
 
 # Retrains the wake word network from espeak-ng speech as the committed
 # weights (audio/wake/model.bin) were made, in three stages: train.py from

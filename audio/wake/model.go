@@ -29,6 +29,7 @@ const (
 	maxDilation    = 64
 	maxNFFT        = 4096
 	maxSmooth      = 50
+	maxHold        = 50
 	maxRefractory  = 1000
 	maxEndLagMs    = 1000
 	maxRT60        = 30 // seconds
@@ -74,6 +75,11 @@ type detect struct {
 	Threshold float64 `json:"threshold"`
 	// Smooth is how many steps the probability is averaged over.
 	Smooth int `json:"smooth"`
+	// Hold, when above 0, replaces the mean: the probability must stay at
+	// the threshold or over for Hold steps in a row. A phrase that has
+	// just ended holds the score up for a while; a burst of babble or a
+	// decoy mostly makes it spike.
+	Hold int `json:"hold,omitempty"`
 	// Refractory is how many steps after a wake cannot wake again.
 	Refractory int `json:"refractory"`
 	// EndLagMs is how long after the phrase's end a wake typically comes.
@@ -199,6 +205,8 @@ func (h header) check() error {
 		return fmt.Errorf("threshold %v outside (0, 1)", h.Detect.Threshold)
 	case h.Detect.Smooth < 1 || h.Detect.Smooth > maxSmooth:
 		return fmt.Errorf("smoothing over %d steps outside 1..%d", h.Detect.Smooth, maxSmooth)
+	case h.Detect.Hold < 0 || h.Detect.Hold > maxHold:
+		return fmt.Errorf("hold over %d steps outside 0..%d", h.Detect.Hold, maxHold)
 	case h.Detect.Refractory < 0 || h.Detect.Refractory > maxRefractory:
 		return fmt.Errorf("refractory %d steps outside 0..%d", h.Detect.Refractory, maxRefractory)
 	case h.Detect.EndLagMs < 0 || h.Detect.EndLagMs > maxEndLagMs:
@@ -234,8 +242,8 @@ func (h header) tensors() []tensorH {
 	return append(ts, t("h1.w", h.Hidden, c), t("h1.b", h.Hidden), t("h2.w", 1, h.Hidden), t("h2.b", 1))
 }
 
-// Threshold is the smoothed probability at which the model wakes unless
-// told otherwise.
+// Threshold is the score (the smoothed probability, or the least of the
+// held steps') at which the model wakes unless told otherwise.
 func (m *Model) Threshold() float64 { return m.h.Detect.Threshold }
 
 // stepSamples is how many samples one output step covers.

@@ -1,7 +1,8 @@
 // Package wake spots the wake phrase ("hey jibo") in the audio stream,
 // whatever is said after it: a small network over log-mel features scores
-// every 20 ms whether the phrase has just ended, and a smoothed score over
-// a threshold wakes the robot. It runs always on, in pure Go, on the same
+// every 20 ms whether the phrase has just ended, and a score held over a
+// threshold for some steps (or, for older models, a smoothed one) wakes
+// the robot. It runs always on, in pure Go, on the same
 // 16 kHz mono stream the voice activity detector sees.
 //
 // The network was trained on espeak-ng voices only (scripts/wake/train.py,
@@ -27,9 +28,9 @@ const (
 type Config struct {
 	// Model is the network; nil means the embedded one (Default).
 	Model *Model
-	// Threshold is the smoothed probability that wakes, in (0, 1); 0
-	// means the model's own, chosen with it for at most one false wake
-	// an hour of other speech.
+	// Threshold is the score that wakes, in (0, 1); 0 means the model's
+	// own, chosen with its rule for at most one false wake an hour of
+	// other speech.
 	Threshold float64
 	// Refractory is how long after a wake nothing wakes again; 0 means
 	// the model's own.
@@ -44,7 +45,8 @@ type Detection struct {
 	// delay of a decision, so what was said after the phrase starts
 	// there.
 	End int64
-	// Score is the smoothed probability that woke.
+	// Score is the score that woke: the least probability of the held
+	// steps, or the smoothed one.
 	Score float64
 }
 
@@ -57,10 +59,11 @@ type Detector struct {
 	threshold  float64
 	refractory int64 // steps
 	endLag     int64 // samples
+	hold       bool  // the least of the last steps decides, not their mean
 
 	pos   int64
 	frame []float64
-	// probs holds the last smoothing steps' probabilities, a ring.
+	// probs holds the last held or smoothed steps' probabilities, a ring.
 	probs     []float64
 	probAt    int
 	step      int64 // steps made
@@ -93,9 +96,13 @@ func New(cfg Config) (*Detector, error) {
 	if cfg.Refractory > 0 {
 		refr = int64(cfg.Refractory) * SampleRate / int64(time.Second) / step
 	}
+	window := m.h.Detect.Smooth
+	if m.h.Detect.Hold > 0 {
+		window = m.h.Detect.Hold
+	}
 	return &Detector{m: m, feat: newFeatures(m.h), net: newNetwork(m), threshold: th, refractory: refr,
-		endLag: int64(m.h.Detect.EndLagMs) * SampleRate / 1000, frame: make([]float64, m.h.Mels),
-		probs: make([]float64, m.h.Detect.Smooth), lastWake: math.MinInt64 / 2}, nil
+		endLag: int64(m.h.Detect.EndLagMs) * SampleRate / 1000, hold: m.h.Detect.Hold > 0,
+		frame: make([]float64, m.h.Mels), probs: make([]float64, window), lastWake: math.MinInt64 / 2}, nil
 }
 
 // Threshold is the threshold in use.
@@ -104,7 +111,7 @@ func (d *Detector) Threshold() float64 { return d.threshold }
 // Pos is the number of samples fed so far.
 func (d *Detector) Pos() int64 { return d.pos }
 
-// Score is the last step's smoothed probability (for meters and tuning).
+// Score is the last step's score (for meters and tuning).
 func (d *Detector) Score() float64 { return d.lastScore }
 
 // Feed consumes pcm (any length) and returns the wakes in it. The slice
@@ -125,20 +132,27 @@ func (d *Detector) Feed(pcm []int16) []Detection {
 	return d.events
 }
 
-// score smooths one step's probability and decides.
+// score takes one step's probability into the score and decides.
 func (d *Detector) score(logit float32) {
 	p := 1 / (1 + math.Exp(-float64(logit)))
 	d.probs[d.probAt] = p
 	d.probAt = (d.probAt + 1) % len(d.probs)
-	sum := 0.0
-	for _, v := range d.probs {
-		sum += v
+	var s float64
+	if d.hold {
+		s = 1.0
+		for _, v := range d.probs {
+			s = min(s, v)
+		}
+	} else {
+		for _, v := range d.probs {
+			s += v
+		}
+		s /= float64(len(d.probs))
 	}
-	mean := sum / float64(len(d.probs))
-	d.lastScore = mean
-	if mean >= d.threshold && d.step-d.lastWake > d.refractory {
+	d.lastScore = s
+	if s >= d.threshold && d.step-d.lastWake > d.refractory {
 		d.lastWake = d.step
-		d.events = append(d.events, Detection{At: d.pos, End: max(d.pos-d.endLag, 0), Score: mean})
+		d.events = append(d.events, Detection{At: d.pos, End: max(d.pos-d.endLag, 0), Score: s})
 	}
 	d.step++
 }

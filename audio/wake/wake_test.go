@@ -164,6 +164,8 @@ func TestParseRefusesBadModels(t *testing.T) {
 		{"dilation", modelFile(t, with("dilations", []int{1, 2, 4, 8, 1000}), body), "dilation"},
 		{"threshold", modelFile(t, detect("threshold", 1.5), body), "threshold"},
 		{"smoothing", modelFile(t, detect("smooth", 0), body), "smoothing"},
+		{"hold negative", modelFile(t, detect("hold", -1), body), "hold"},
+		{"hold too long", modelFile(t, detect("hold", 51), body), "hold"},
 		{"tensor shapes", modelFile(t, with("hidden", 16), body), "tensor"},
 		{"storage", modelFile(t, with("tensors", dtype("conv0.w", "f16")), body), `dtype "f16"`},
 		{"float32 read as int8", modelFile(t, with("tensors", dtype("h2.b", "i8")), body), "h2.b: cut short"},
@@ -292,24 +294,48 @@ func TestNewValidates(t *testing.T) {
 	assert.Equal(t, int64(100), d.refractory, "2 s of 20 ms steps")
 }
 
-// The decision: the mean of the last steps' probabilities reaching the
-// threshold wakes, once, then nothing during the refractory period.
+// withRule is the embedded model deciding by the mean of smooth steps
+// (hold 0) or by hold steps in a row.
+func withRule(t *testing.T, smooth, hold int) *Model {
+	t.Helper()
+	m, err := Default()
+	require.NoError(t, err)
+	c := *m
+	c.h.Detect.Smooth, c.h.Detect.Hold = smooth, hold
+	return &c
+}
+
+// The decision (issue 24's wake word): the model's rule turns
+// the network's step probabilities into wakes, once, then nothing during
+// the refractory period. A score that spikes over babble or a decoy does
+// not wake; a phrase's score held up does, even a little under the level
+// one step would need.
 func TestDecision(t *testing.T) {
 	logit := func(p float64) float32 { return float32(math.Log(p / (1 - p))) }
+	run := func(p float64, n int) []float64 { return slices.Repeat([]float64{p}, n) }
+	cat := func(parts ...[]float64) []float64 { return slices.Concat(parts...) }
 	tests := []struct {
-		name  string
-		probs []float64
-		wakes []int // steps
+		name         string
+		smooth, hold int
+		probs        []float64
+		wakes        []int // steps
 	}{
-		{"nothing", []float64{0.1, 0.2, 0.1, 0.3, 0.2}, nil},
-		{"one step alone is smoothed away", []float64{0.1, 0.99, 0.1, 0.1}, nil},
-		{"a run wakes at its third step", []float64{0.1, 0.9, 0.9, 0.9, 0.9, 0.9, 0.1}, []int{3}},
-		{"again after the refractory period", append(append([]float64{0.9, 0.9, 0.9}, make([]float64, 50)...), 0.9, 0.9, 0.9), []int{2, 55}},
-		{"not within it", append(append([]float64{0.9, 0.9, 0.9}, make([]float64, 40)...), 0.9, 0.9, 0.9), []int{2}},
+		{"mean: nothing", 3, 0, []float64{0.1, 0.2, 0.1, 0.3, 0.2}, nil},
+		{"mean: one step alone is smoothed away", 3, 0, []float64{0.1, 0.99, 0.1, 0.1}, nil},
+		{"mean: a run wakes at its third step", 3, 0, []float64{0.1, 0.9, 0.9, 0.9, 0.9, 0.9, 0.1}, []int{3}},
+		{"mean: again after the refractory period", 3, 0, cat(run(0.9, 3), run(0, 50), run(0.9, 3)), []int{2, 55}},
+		{"mean: not within it", 3, 0, cat(run(0.9, 3), run(0, 40), run(0.9, 3)), []int{2}},
+		{"hold: nothing", 3, 5, []float64{0.1, 0.2, 0.1, 0.3, 0.2, 0.4}, nil},
+		{"hold: a spike does not wake", 3, 5, cat(run(0.1, 3), run(0.99, 3), run(0.1, 5)), nil},
+		{"hold: four steps are not enough", 3, 5, cat(run(0.1, 2), run(0.95, 4), run(0.1, 5)), nil},
+		{"hold: a run just over the threshold wakes at its fifth step", 3, 5, cat(run(0.1, 2), run(0.81, 7)), []int{6}},
+		{"hold: a dip starts the count again", 3, 5, cat(run(0.9, 3), []float64{0.5}, run(0.9, 5)), []int{8}},
+		{"hold: again after the refractory period", 3, 5, cat(run(0.9, 5), run(0, 50), run(0.9, 5)), []int{4, 59}},
+		{"hold: not within it", 3, 5, cat(run(0.9, 5), run(0, 40), run(0.9, 5)), []int{4}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := New(Config{Threshold: 0.8, Refractory: time.Second})
+			d, err := New(Config{Model: withRule(t, tc.smooth, tc.hold), Threshold: 0.8, Refractory: time.Second})
 			require.NoError(t, err)
 			var got []int
 			for i, p := range tc.probs {
@@ -317,6 +343,7 @@ func TestDecision(t *testing.T) {
 				d.score(logit(max(p, 1e-6)))
 				if len(d.events) > 0 {
 					got = append(got, i)
+					assert.GreaterOrEqual(t, d.events[0].Score, 0.8)
 				}
 			}
 			assert.Equal(t, tc.wakes, got)

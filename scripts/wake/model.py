@@ -257,6 +257,18 @@ def export(net, path, detect):
         f.write(to_bytes(net, detect))
 
 
+def with_detect(b, detect):
+    """A model file with its detection settings replaced (the weights kept
+    byte for byte)."""
+    if b[:len(MAGIC)] != MAGIC:
+        raise ValueError("not a wake model file")
+    n = struct.unpack("<I", b[len(MAGIC):len(MAGIC) + 4])[0]
+    h = json.loads(b[len(MAGIC) + 4:len(MAGIC) + 4 + n])
+    h["detect"] = detect
+    hb = json.dumps(h, sort_keys=True).encode()
+    return MAGIC + struct.pack("<I", len(hb)) + hb + b[len(MAGIC) + 4 + n:]
+
+
 def from_bytes(b):
     """A model file read back: the network audio/wake runs (its weights
     as stored, batch normalisation as the identity) and its detection
@@ -318,16 +330,20 @@ def quantized(net):
     return from_bytes(to_bytes(net, {}))[0]
 
 
-def detect(probs, threshold, smooth, refractory):
+def detect(probs, threshold, smooth, refractory, hold=0):
     """The decision audio/wake makes from the step probabilities: their
-    mean over the last smooth steps reaching threshold wakes, then nothing
-    for refractory steps. Returns the step indexes that woke."""
+    mean over the last smooth steps reaching threshold wakes, or with hold
+    above 0 the least of the last hold steps reaching it; then nothing for
+    refractory steps. Returns the step indexes that woke."""
     out = []
     last = -(10 ** 9)
     c = np.cumsum(np.concatenate([[0.0], probs]))
     for j in range(len(probs)):
-        lo = max(0, j - smooth + 1)
-        m = (c[j + 1] - c[lo]) / smooth
+        if hold > 0:
+            m = probs[max(0, j - hold + 1):j + 1].min() if j + 1 >= hold else 0.0
+        else:
+            lo = max(0, j - smooth + 1)
+            m = (c[j + 1] - c[lo]) / smooth
         if m >= threshold and j - last > refractory:
             out.append(j)
             last = j
