@@ -129,6 +129,11 @@ type Meaning struct {
 	// agree, and a new one makes remembered meanings stale. Zero where
 	// the engines do not say, and then remembered meanings are kept.
 	Generation uint64
+	// Context names the session contexts that were live when the engines
+	// answered (a follow-up is claimed only while its context is live,
+	// CTX-11): answers in another Context may differ, so remembered
+	// meanings are those of one Context. "" when none was live.
+	Context string
 }
 
 // The verifying search's rules (Recognizer.check), chosen on the tuning

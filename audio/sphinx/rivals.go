@@ -36,7 +36,8 @@ func (r *Recognizer) rival(ctx context.Context, hyps []result, g search, best st
 		return g.meanings.key(ctx, r.cfg.Understand, cleanTranscript(s), g.knows)
 	}
 	// best's meaning is asked afresh, so that the cache learns of a new
-	// generation of the intents before it answers for the others.
+	// generation of the intents, or of other live contexts, before it
+	// answers for the others.
 	want, err := g.meanings.fresh(ctx, r.cfg.Understand, cleanTranscript(best), g.knows)
 	if err != nil {
 		return "", 0, false, err
@@ -101,12 +102,17 @@ const maxMeanings = 4096
 // learn again meanwhile (a skill registered before the grammar is made
 // again, or a rebuild that failed): the cache holds the answers of one
 // generation of the engines (Meaning.Generation, which only grows) and
-// starts again when an answer comes from a newer one. A nil cache remembers nothing. It is safe
-// for concurrent use.
+// starts again when an answer comes from a newer one. A claim also
+// depends on the session's live contexts (Meaning.Context): the cache
+// holds the answers of one set of them and starts again when an answer
+// comes in another, and the rival check asks its best sentence afresh
+// first, so each utterance's answers are of the contexts live then. A
+// nil cache remembers nothing. It is safe for concurrent use.
 type meaningCache struct {
 	mu         sync.Mutex
 	keys       map[string]string
 	generation uint64
+	context    string
 }
 
 // key returns the meaning key of sentence, asking understand when the
@@ -125,7 +131,8 @@ func (c *meaningCache) key(ctx context.Context, understand func(context.Context,
 
 // fresh returns the meaning key of sentence from understand, whatever
 // the cache holds, and remembers it; an answer of a newer generation
-// than the cache's empties the cache first, one of an older is not kept.
+// than the cache's, or of other live contexts, empties the cache first;
+// one of an older generation is not kept.
 func (c *meaningCache) fresh(ctx context.Context, understand func(context.Context, string) (Meaning, error), sentence string, knows func(string) bool) (string, error) {
 	m, err := understand(ctx, sentence)
 	if err != nil {
@@ -139,9 +146,9 @@ func (c *meaningCache) fresh(ctx context.Context, understand func(context.Contex
 			// Asked before the engines learnt what the cache holds.
 			return k, nil
 		}
-		if c.keys == nil || len(c.keys) >= maxMeanings || m.Generation != c.generation {
+		if c.keys == nil || len(c.keys) >= maxMeanings || m.Generation != c.generation || m.Context != c.context {
 			c.keys = map[string]string{}
-			c.generation = m.Generation
+			c.generation, c.context = m.Generation, m.Context
 		}
 		c.keys[sentence] = k
 	}

@@ -167,6 +167,49 @@ func TestMeaningCacheFollowsTheIntents(t *testing.T) {
 	assert.Equal(t, 1, asked, "the newer generation's answers kept")
 }
 
+// TestMeaningCacheFollowsTheContexts: a claim depends on the session's
+// live contexts (a follow-up is claimed only while its context is live,
+// CTX-11), so a meaning remembered while a context was live is not
+// answered once an answer says the context is gone, nor one remembered
+// without it once a context is live.
+func TestMeaningCacheFollowsTheContexts(t *testing.T) {
+	knows := func(string) bool { return false }
+	live := true
+	asked := 0
+	understand := func(_ context.Context, s string) (Meaning, error) {
+		asked++
+		if s == "make it five minutes" && live {
+			return Meaning{Intent: "jibo.timer:change_timer", Parsed: true, Generation: 1, Context: `"jibo.timer:set"`}, nil
+		}
+		if live {
+			return Meaning{Generation: 1, Context: `"jibo.timer:set"`}, nil
+		}
+		return Meaning{Generation: 1}, nil
+	}
+	var c meaningCache
+	for _, tt := range []struct {
+		name  string
+		live  bool
+		fresh string // the sentence the rival check asks afresh first
+		want  string
+		asked int
+	}{
+		{"a timer was just set", true, "set a timer", "jibo.timer:change_timer", 2},
+		{"remembered while the context lives", true, "set a timer", "jibo.timer:change_timer", 1},
+		{"the context is gone", false, "set a timer", "", 2},
+		{"remembered without a context", false, "set a timer", "", 1},
+		{"a timer was set again", true, "set a timer", "jibo.timer:change_timer", 2},
+	} {
+		live, asked = tt.live, 0
+		_, err := c.fresh(t.Context(), understand, tt.fresh, knows)
+		require.NoError(t, err, tt.name)
+		k, err := c.key(t.Context(), understand, "make it five minutes", knows)
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, tt.want, k, tt.name)
+		assert.Equal(t, tt.asked, asked, tt.name)
+	}
+}
+
 // TestRivalsShareTheNBest: with more than one hypothesis asked for and
 // the rival check on, both read the one n-best walk: the hypotheses are
 // those the recogniser returns without the check, and the check finds

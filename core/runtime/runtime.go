@@ -319,6 +319,9 @@ func (r *Robot) startHearing(ctx context.Context, cfg Config) error {
 // HearingParts are the parts of the robot its ear is built from.
 func (r *Robot) HearingParts() hearing.Parts {
 	p := hearing.Parts{Bus: r.bus, Intents: r.intents, People: r.people, StateDir: r.stateDir}
+	if r.orch != nil {
+		p.Session = r.orch.DefaultSession
+	}
 	if r.host != nil {
 		p.AnswerRules = r.host.AnswerRules
 	}

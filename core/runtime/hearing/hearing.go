@@ -15,6 +15,7 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/intent"
 	"github.com/openjibo/jibod/core/runtime/config"
+	"github.com/openjibo/jibod/core/session"
 	"github.com/openjibo/jibod/core/skill/people"
 	"github.com/openjibo/jibod/device"
 	"github.com/openjibo/jibod/jcp"
@@ -41,6 +42,12 @@ type Parts struct {
 	// Exec runs the listener's own lines (asking again) on the body; nil
 	// for none.
 	Exec *jcp.Executor
+	// Session returns the robot's own session as it stands between
+	// utterances (the orchestrator's), where the skills' follow-up
+	// contexts live: the recogniser's claims on a transcript are made in
+	// it, so a follow-up is claimed only while the orchestrator would
+	// dispatch it (CTX-11). Nil claims in a session without context.
+	Session func() session.Session
 }
 
 // ErrNoASR is what a build without a speech recogniser says when asked

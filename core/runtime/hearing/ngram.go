@@ -279,8 +279,12 @@ var _ sphinx.LanguageModel = domainLM{}
 // yet, so what the recogniser decides does not depend on how soon the
 // robot learnt its skills. A learner that fails is said and the stack
 // claims with what it learnt before, as the typed pipeline does: one
-// broken source does not stop the robot hearing.
-func understand(s *intent.Stack, lang string, log *slog.Logger) func(ctx context.Context, text string) (sphinx.Meaning, error) {
+// broken source does not stop the robot hearing. The claim is made in
+// the robot's session as it stands (sess; nil: a session without
+// context), so a follow-up is claimed only while its context is live, as
+// the pipeline will decide (CTX-11); the answer names the live contexts
+// (Meaning.Context) so that no remembered meaning outlives them.
+func understand(s *intent.Stack, sess func() session.Session, lang string, log *slog.Logger) func(ctx context.Context, text string) (sphinx.Meaning, error) {
 	return func(ctx context.Context, text string) (sphinx.Meaning, error) {
 		if err := s.Learn(ctx); err != nil {
 			log.Warn("speech recogniser: learning the registered intents", "error", err)
@@ -288,14 +292,45 @@ func understand(s *intent.Stack, lang string, log *slog.Logger) func(ctx context
 		// Read before the claim: a change during it makes the answer
 		// look older than it is, never newer.
 		gen := s.Generation()
-		m, band, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: session.Empty()})
+		in := session.Empty()
+		if sess != nil {
+			in = sess()
+		}
+		live := liveContexts(in, time.Now())
+		m, band, _, err := s.Claim(ctx, intent.Query{Hypotheses: intent.Texts(text), Lang: lang, Session: in})
 		if err != nil {
 			return sphinx.Meaning{}, err
 		}
 		if m == nil {
-			return sphinx.Meaning{Generation: gen}, nil
+			return sphinx.Meaning{Generation: gen, Context: live}, nil
 		}
 		return sphinx.Meaning{Intent: m.SkillID + ":" + m.IntentName, Confidence: m.Confidence, Parsed: band == intent.BandHigh,
-			Slots: maps.Clone(m.Slots), Generation: gen}, nil
+			Slots: maps.Clone(m.Slots), Generation: gen, Context: live}, nil
 	}
+}
+
+// liveContexts names the contexts live in s at now, each key with its
+// value, in key order: what a claim in s may depend on. "" when none is
+// live. The decay counters are left out, so a context counting down its
+// turns is still the same context.
+func liveContexts(s session.Session, now time.Time) string {
+	raw, _ := s.Get(session.FieldIntentContext)
+	cm, _ := raw.(map[string]any)
+	if len(cm) == 0 {
+		return ""
+	}
+	at := float64(now.UnixNano()) / 1e9
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(cm)) {
+		e, ok := s.ContextLookup(k, at)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "%q", k)
+		if e.Value != nil {
+			fmt.Fprintf(&b, "=%q", *e.Value)
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
 }

@@ -219,7 +219,7 @@ func TestUnderstandKeepsSlotNames(t *testing.T) {
 	_, err = s.Templates.Register(intent.TemplateIntent{SkillID: "travel", IntentName: "route", Lang: "en-us",
 		Samples: []string{"from {from} to {to}"}, Entities: map[string][]string{"from": {"paris", "rome"}, "to": {"paris", "rome"}}})
 	require.NoError(t, err)
-	u := understand(s, "en-US", slog.New(slog.DiscardHandler))
+	u := understand(s, nil, "en-US", slog.New(slog.DiscardHandler))
 	there, err := u(t.Context(), "from paris to rome")
 	require.NoError(t, err)
 	back, err := u(t.Context(), "from rome to paris")

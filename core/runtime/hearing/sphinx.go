@@ -172,7 +172,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		if search == config.SearchNGram {
 			gb = all
 		} else {
-			meaning = understand(p.Intents, o.Lang, log)
+			meaning = understand(p.Intents, p.Session, o.Lang, log)
 		}
 		if ns.count > 0 && ns.weight > 0 {
 			openWords, err := sphinx.OpenWords(ns.count)
@@ -263,7 +263,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	}
 	garbage = garbageFor(garbage, model, s.Floors != nil, accept != nil, log)
 	if rivalMargin != 0 && meaning == nil {
-		meaning = understand(p.Intents, o.Lang, log)
+		meaning = understand(p.Intents, p.Session, o.Lang, log)
 	}
 	enh, enhGate, err := enhanceFromEnv(os.Getenv)
 	if err != nil {
