@@ -196,7 +196,8 @@ wake-eval: build
 # at 10 and 5 dB; scripts/wake/loudset.py, built in bin/wake-loud once):
 # where missed phrases peak, what each rule gives, and the rules no worse
 # than the mean of 3 at 0.90 on decoys and false wakes ranked by 5 dB
-# babble (WAKE_RULE is the best of them). Never the wake set.
+# babble (WAKE_RULE, the simplest of those tied at the top). Never the
+# wake set.
 wake-rules:
 	scripts/deps.sh --train
 	nice -n 10 /usr/bin/python3 scripts/wake/loudset.py --rules
@@ -208,7 +209,7 @@ wake-rules:
 # babble, and finetune.py --loud (WAKE_LOUD_FLAGS) tunes those for loud
 # babble and steady noise. The stages choose a threshold for the mean of
 # 3 steps; the last step (loudset.py --write, WAKE_RULE) replaces that
-# rule with the held one make wake-rules ranks first, and the delay from
+# rule with the held one make wake-rules ranks at the top, and the delay from
 # the phrase's end to its decision that keeps the command's cut where the
 # mean's put it. Each stage has its own work folder, its caches named by
 # what made them. Never part of CI: the model is committed.
