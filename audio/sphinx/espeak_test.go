@@ -3,6 +3,7 @@ package sphinx
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -141,6 +142,7 @@ func TestLexiconGuesserHangs(t *testing.T) {
 	unknown, err := lex.Unknown(context.Background(), []string{"time", "nighty"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"nighty"}, unknown)
+	assert.Equal(t, 4, runs(), "a word given up is asked again at the next lookup")
 	for _, w := range []string{"nighty", "hiya"} {
 		assert.Contains(t, logs.String(), "level=WARN msg=\"speech lexicon: no pronunciation guessed; the word cannot be heard\" word="+w)
 	}
@@ -163,6 +165,14 @@ func TestLexiconGuessesInOneRun(t *testing.T) {
 	assert.Equal(t, [][]string{{"zebra", "okapi", "bad", "gnu"}}, g.calls)
 	assert.Contains(t, logs.String(), "word=bad")
 	assert.Contains(t, logs.String(), "word=gnu")
+
+	// The guesses are remembered; the words the guesser failed on are
+	// asked again.
+	got, err = lex.Lookup(context.Background(), []string{"okapi", "zebra", "gnu"})
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, []string{"gnu"}, missing.Words)
+	assert.Equal(t, []string{"OW K AA P IY"}, got["okapi"])
+	assert.Equal(t, [][]string{{"zebra", "okapi", "bad", "gnu"}, {"gnu"}}, g.calls)
 }
 
 // countingGuesser is a WordsGuesser that notes its batches.
@@ -178,4 +188,25 @@ func (g *countingGuesser) GuessWords(ctx context.Context, words []string) []Gues
 		out[i].Phones, out[i].Err = g.Guess(ctx, w)
 	}
 	return out
+}
+
+// TestLexiconGuessesAtMost: a lookup hands the guesser at most MaxGuesses
+// words and warns of the others, which it names as missing.
+func TestLexiconGuessesAtMost(t *testing.T) {
+	g := &countingGuesser{fakeGuesser: fakeGuesser{}}
+	var logs bytes.Buffer
+	lex, err := NewLexicon("testdata/small.dict", LexiconOptions{Guesser: g, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	words := make([]string, MaxGuesses+2)
+	for i := range words {
+		words[i] = fmt.Sprintf("zz%03d", i)
+	}
+	_, err = lex.Lookup(context.Background(), words)
+	var missing *MissingWordsError
+	require.ErrorAs(t, err, &missing)
+	assert.Len(t, missing.Words, len(words))
+	require.Len(t, g.calls, 1)
+	assert.Len(t, g.calls[0], MaxGuesses)
+	assert.Contains(t, logs.String(), "too many words to guess")
+	assert.Contains(t, logs.String(), "zz201")
 }

@@ -109,6 +109,11 @@ type Lexicon struct {
 	found map[string]dictResult
 	// prefetch are words the next scan also looks for (Prefetch).
 	prefetch []string
+	// guessed are the guesser's pronunciations so far: a guess costs a
+	// subprocess, and the same words come back with every lookup of the
+	// grammar. A word the guesser failed on is not kept: the next lookup
+	// asks again.
+	guessed map[string]string
 }
 
 // dictResult is what the dictionary holds for a word: its pronunciations
@@ -422,11 +427,25 @@ func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][
 	return out, nil
 }
 
-// guessAll has the guesser pronounce words, at most MaxGuesses of them,
-// into out. A word it cannot pronounce is left out, with a warning that
+// guessAll has the guesser pronounce words into out: those it
+// pronounced before from memory, at most MaxGuesses others anew. A word it cannot pronounce is left out, with a warning that
 // names it and says why: the grammar goes without it.
 func (l *Lexicon) guessAll(ctx context.Context, words []string, out map[string][]string) error {
 	if l.guess == nil || len(words) == 0 {
+		return nil
+	}
+	l.mu.RLock()
+	ask := words[:0:0]
+	for _, w := range words {
+		if ph, ok := l.guessed[w]; ok {
+			out[w] = []string{ph}
+		} else {
+			ask = append(ask, w)
+		}
+	}
+	l.mu.RUnlock()
+	words = ask
+	if len(words) == 0 {
 		return nil
 	}
 	if len(words) > MaxGuesses {
@@ -463,6 +482,12 @@ func (l *Lexicon) guessAll(ctx context.Context, words []string, out map[string][
 			continue
 		}
 		out[w] = []string{ph}
+		l.mu.Lock()
+		if l.guessed == nil || len(l.guessed) >= maxFoundWords {
+			l.guessed = map[string]string{}
+		}
+		l.guessed[w] = ph
+		l.mu.Unlock()
 	}
 	return nil
 }
