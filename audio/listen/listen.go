@@ -472,7 +472,7 @@ func (l *Listener) utteranceEnded(ctx context.Context, jobs chan<- job, j job, c
 		return true
 	}
 	if !j.spotted {
-		j.seg = speakerPart(j.seg, l.det.Config().PreRoll)
+		j.seg = j.seg.SpeakerPart(l.det.Config().PreRoll)
 	}
 	l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
 	l.count(func(s *Stats) { s.Utterances++ })
@@ -500,34 +500,6 @@ func (l *Listener) background(ctx context.Context, seg vad.Segment) {
 	data := speechEnd(seg)
 	data["reason"] = ReasonBackground
 	l.publish(ctx, TopicSpeechEnd, data)
-}
-
-// speakerGap is how much of an utterance must lie before (or after) the
-// speaker's syllables for it to be cut there: the background heard
-// before the person spoke, not the soft start of their own first word.
-const speakerGap = time.Second
-
-// speakerTail is the audio kept after the speaker's last syllable where
-// the tail is cut: the soft end of the word and silence to end on.
-const speakerTail = 300 * time.Millisecond
-
-// speakerPart is the part of seg the recogniser is given: the speaker's
-// syllables (vad.Segment's SpeakerStart, SpeakerEnd) with preRoll before
-// them, where a second or more of background before or after them was
-// taken into the utterance; else seg.
-func speakerPart(seg vad.Segment, preRoll time.Duration) vad.Segment {
-	end := seg.From + int64(len(seg.PCM))
-	if seg.SpeakerStart-seg.Start >= samples(speakerGap) {
-		from := max(seg.From, seg.SpeakerStart-samples(preRoll))
-		seg.PCM = seg.PCM[from-seg.From:]
-		seg.From, seg.Start = from, seg.SpeakerStart
-	}
-	if seg.End-seg.SpeakerEnd >= samples(speakerGap) {
-		end = min(end, seg.SpeakerEnd+samples(speakerTail))
-		seg.PCM = seg.PCM[:end-seg.From]
-		seg.End = seg.SpeakerEnd
-	}
-	return seg
 }
 
 // speechEnd is TopicSpeechEnd's data for an utterance: how long its

@@ -251,6 +251,37 @@ func (s *Segment) Speech() time.Duration {
 	return time.Duration(s.End-s.Start) * time.Second / SampleRate
 }
 
+// speakerGap is how much of an utterance must lie before (or after) the
+// speaker's syllables for SpeakerPart to cut it there: the background
+// heard before the person spoke, not the soft start of their own first
+// word.
+const speakerGap = time.Second
+
+// speakerTail is the audio SpeakerPart keeps after the speaker's last
+// syllable where it cuts the tail: the soft end of the word and silence
+// to end on.
+const speakerTail = 300 * time.Millisecond
+
+// SpeakerPart is the part of the segment to recognise: the speaker's
+// syllables (SpeakerStart, SpeakerEnd) with preRoll before them, where a
+// second or more of background before or after them was taken into the
+// utterance; else the segment as it is. PCM is a part of s's.
+func (s Segment) SpeakerPart(preRoll time.Duration) Segment {
+	samples := func(d time.Duration) int64 { return int64(d) * SampleRate / int64(time.Second) }
+	end := s.From + int64(len(s.PCM))
+	if s.SpeakerStart-s.Start >= samples(speakerGap) {
+		from := max(s.From, s.SpeakerStart-samples(preRoll))
+		s.PCM = s.PCM[from-s.From:]
+		s.From, s.Start = from, s.SpeakerStart
+	}
+	if s.End-s.SpeakerEnd >= samples(speakerGap) {
+		end = min(end, s.SpeakerEnd+samples(speakerTail))
+		s.PCM = s.PCM[:end-s.From]
+		s.End = s.SpeakerEnd
+	}
+	return s
+}
+
 // EventKind is what an Event reports.
 type EventKind int
 

@@ -549,3 +549,39 @@ func TestSpeakerRiseAgreesWithThePlainReading(t *testing.T) {
 		require.Equal(t, [2]int{wf, wl}, [2]int{f, l}, "case %d", i)
 	}
 }
+
+// TestSegmentSpeakerPart: a second or more of background before or after
+// the speaker's syllables is cut off (the pre-roll kept before them, a
+// short tail after); less than that is left as it is.
+func TestSegmentSpeakerPart(t *testing.T) {
+	s := func(d time.Duration) int64 { return at(d) }
+	seg := Segment{PCM: make([]int16, s(8*time.Second)), From: s(10 * time.Second),
+		Start: s(10500 * time.Millisecond), End: s(17500 * time.Millisecond)}
+	tests := []struct {
+		name                     string
+		speakerStart, speakerEnd time.Duration
+		from, to, start, end     time.Duration
+	}{
+		{"the speaker is the whole segment", 10500 * time.Millisecond, 17500 * time.Millisecond,
+			10 * time.Second, 18 * time.Second, 10500 * time.Millisecond, 17500 * time.Millisecond},
+		{"less than a second before and after", 11400 * time.Millisecond, 16600 * time.Millisecond,
+			10 * time.Second, 18 * time.Second, 10500 * time.Millisecond, 17500 * time.Millisecond},
+		{"background before", 13 * time.Second, 17500 * time.Millisecond,
+			12500 * time.Millisecond, 18 * time.Second, 13 * time.Second, 17500 * time.Millisecond},
+		{"background after", 10500 * time.Millisecond, 15 * time.Second,
+			10 * time.Second, 15300 * time.Millisecond, 10500 * time.Millisecond, 15 * time.Second},
+		{"background both sides", 13 * time.Second, 15 * time.Second,
+			12500 * time.Millisecond, 15300 * time.Millisecond, 13 * time.Second, 15 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := seg
+			in.SpeakerStart, in.SpeakerEnd = s(tc.speakerStart), s(tc.speakerEnd)
+			got := in.SpeakerPart(500 * time.Millisecond)
+			assert.Equal(t, s(tc.from), got.From)
+			assert.Equal(t, s(tc.to), got.From+int64(len(got.PCM)))
+			assert.Equal(t, s(tc.start), got.Start)
+			assert.Equal(t, s(tc.end), got.End)
+		})
+	}
+}
