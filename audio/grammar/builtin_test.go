@@ -73,9 +73,6 @@ func TestBuiltinSlotsOfferOnlyWhatSkillsTake(t *testing.T) {
 	for _, say := range []string{"volume four", "set the volume to max", "set a timer for twenty four hours", "set a timer for twenty three and a half hours"} {
 		assert.True(t, g.Accepts(say), "%q", say)
 	}
-	for _, say := range []string{"turn the volume on six", "put the volume on three", "turn the volume on three please"} {
-		assert.False(t, g.Accepts(say), "a level a word away from unmuting: %q", say)
-	}
 }
 
 // TestBuiltinGrammarHoldsEveryOneChangeWording: with the default choice
