@@ -194,30 +194,40 @@ wake-eval: build
 # The wake word's decision rules measured on a training-side set of
 # espeak-ng streams (training voices only; quiet, babble and brown noise
 # at 10 and 5 dB; scripts/wake/loudset.py, built in bin/wake-loud once):
-# where missed phrases peak, and what each rule gives. Never the wake set.
+# where missed phrases peak, what each rule gives, and the rules no worse
+# than the mean of 3 at 0.90 on decoys and false wakes ranked by 5 dB
+# babble (WAKE_RULE, the simplest of those tied at the top). Never the
+# wake set.
 wake-rules:
-	mkdir -p bin/wake-loud
+	scripts/deps.sh --train
 	nice -n 10 /usr/bin/python3 scripts/wake/loudset.py --rules
 
 # Retrains the wake word network from espeak-ng speech as the committed
-# weights (audio/wake/model.bin) were made, in three stages: train.py from
-# nothing (about two hours on the 2-core VM) writes the base weights,
-# finetune.py's default recipe tunes them for far field and loud babble,
-# and finetune.py --loud (WAKE_LOUD_FLAGS) tunes those for loud babble and
-# steady noise. Each stage has its own work folder, its caches named by
-# what made them. Never part of CI: the weights are committed.
+# model (audio/wake/model.bin) was made, in three stages and a rule:
+# train.py from nothing (about two hours on the 2-core VM) writes the base
+# weights, finetune.py's default recipe tunes them for far field and loud
+# babble, and finetune.py --loud (WAKE_LOUD_FLAGS) tunes those for loud
+# babble and steady noise. The stages choose a threshold for the mean of
+# 3 steps; the last step (loudset.py --write, WAKE_RULE) replaces that
+# rule with the held one make wake-rules ranks at the top, and the delay from
+# the phrase's end to its decision that keeps the command's cut where the
+# mean's put it. Each stage has its own work folder, its caches named by
+# what made them. Never part of CI: the model is committed.
 WAKE_LOUD_FLAGS := --loud --clips 6000 --decoy-clips 2000 --noise-clips 2000
+WAKE_RULE := --hold 5 --threshold 0.78 --end-lag-ms 68
 wake-train:
 	scripts/deps.sh --train
 	mkdir -p bin/wake
 	nice -n 10 /usr/bin/python3 scripts/wake/train.py --work bin/wake --out bin/wake/base.bin --fixture bin/wake/base-parity.json
 	nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base bin/wake/base.bin --work bin/wake-ft1 --out bin/wake/ft1.bin --fixture bin/wake/ft1-parity.json
-	nice -n 10 /usr/bin/python3 scripts/wake/finetune.py $(WAKE_LOUD_FLAGS) --base bin/wake/ft1.bin --work bin/wake-ft2
+	nice -n 10 /usr/bin/python3 scripts/wake/finetune.py $(WAKE_LOUD_FLAGS) --base bin/wake/ft1.bin --work bin/wake-ft2 --out bin/wake/ft2.bin
+	nice -n 10 /usr/bin/python3 scripts/wake/loudset.py --model bin/wake/ft2.bin $(WAKE_RULE) --write audio/wake/model.bin
 
 # The last stage alone (scripts/wake/finetune.py; under an hour, longer
-# on a loaded machine): from WAKE_BASE, else from the weights it started
-# from as committed at WAKE_BASE_COMMIT (the default recipe's on
-# train.py's weights of bb2ff2a), with its recipe (WAKE_FINETUNE_FLAGS).
+# on a loaded machine) and the rule (WAKE_RULE, as in wake-train): from
+# WAKE_BASE, else from the weights it started from as committed at
+# WAKE_BASE_COMMIT (the default recipe's on train.py's weights of
+# bb2ff2a), with its recipe (WAKE_FINETUNE_FLAGS).
 WAKE_BASE ?= bin/wake/ft1.bin
 WAKE_BASE_COMMIT := 629e011
 WAKE_FINETUNE_FLAGS ?= $(WAKE_LOUD_FLAGS)
@@ -225,7 +235,8 @@ wake-finetune:
 	scripts/deps.sh --train
 	mkdir -p bin/wake
 	test -f $(WAKE_BASE) || git show $(WAKE_BASE_COMMIT):audio/wake/model.bin >$(WAKE_BASE)
-	nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base $(WAKE_BASE) --work bin/wake-ft2 $(WAKE_FINETUNE_FLAGS)
+	nice -n 10 /usr/bin/python3 scripts/wake/finetune.py --base $(WAKE_BASE) --work bin/wake-ft2 --out bin/wake/ft2.bin $(WAKE_FINETUNE_FLAGS)
+	nice -n 10 /usr/bin/python3 scripts/wake/loudset.py --model bin/wake/ft2.bin $(WAKE_RULE) --write audio/wake/model.bin
 
 test: deps vet wasm-skills unit smoke fuzz qemu-smoke qemu-drivers test-sphinx qemu-full
 

@@ -110,16 +110,17 @@ type Verdict struct {
 	TranscriptWords []float64
 	// TranscriptRival is the best transcript of another meaning than the
 	// claim's in the fallback's n-best list ("" for none: the margin is
-	// then the one from the best to the list's last), and
-	// TranscriptRivalMargin how much better per frame the transcript
-	// scored; both only where the claim was checked for rivals.
+	// then the one from the list's first to its last), and
+	// TranscriptRivalMargin how much better per frame the list's first
+	// scored; both only where the claim was checked for rivals and the
+	// list held two transcripts or more (nil margin: not measured).
 	TranscriptRival       string
-	TranscriptRivalMargin float64
+	TranscriptRivalMargin *float64
 	// Transcripts are the fallback's next distinct transcripts after
 	// Transcript, best first, where it reads more than one, and
 	// TranscriptMargins how much lower each path scored per frame than
-	// the search's best (the lattice's scores: compare them with each
-	// other, not as likelihood ratios).
+	// the n-best list's first (the lattice's scores: compare them with
+	// each other, not as likelihood ratios).
 	Transcripts       []string
 	TranscriptMargins []float64
 	Claim             string

@@ -159,7 +159,14 @@ func NewCutter(src audio.Source, wait time.Duration) (*Cutter, error) {
 		wait: int64(wait.Seconds() * audio.SampleRate), buf: make([]int16, vad.FrameSamples)}, nil
 }
 
-// Next returns the next whole utterance; say is told when one is too long
+// speaker is a copy of the part of seg the person said, without the
+// background heard before or after them (vad.Segment's SpeakerPart).
+func (e *Cutter) speaker(seg *vad.Segment) []int16 {
+	return append([]int16(nil), seg.SpeakerPart(e.det.Config().PreRoll).PCM...)
+}
+
+// Next returns the next whole utterance of the person speaking (the
+// room alone is skipped, and background before or after them cut off); say is told when one is too long
 // and asked for again. Speech cut at the detector's
 // longest utterance is reported and asked for again, and what follows it
 // without a pause is dropped with it; an utterance the stream ends in the
@@ -183,8 +190,11 @@ func (e *Cutter) Next(ctx context.Context, say io.Writer) ([]int16, error) {
 					skipUntil = ev.Pos + pause
 				case seg.Start < skipUntil:
 					skipUntil = seg.End + pause
+				case seg.BackgroundOnly:
+					// The room (a television, other talkers), not the
+					// person enrolling: wait for them.
 				default:
-					return append([]int16(nil), seg.PCM...), nil
+					return e.speaker(seg), nil
 				}
 				start = e.det.Pos()
 			}
@@ -195,8 +205,8 @@ func (e *Cutter) Next(ctx context.Context, say io.Writer) ([]int16, error) {
 				if ferr != nil {
 					return nil, fmt.Errorf("the audio ended while the sentence was being said: %w", ferr)
 				}
-				if seg != nil && seg.Start >= skipUntil {
-					return append([]int16(nil), seg.PCM...), nil
+				if seg != nil && seg.Start >= skipUntil && !seg.BackgroundOnly {
+					return e.speaker(seg), nil
 				}
 				return nil, errors.New("the audio ended")
 			}

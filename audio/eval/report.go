@@ -530,7 +530,7 @@ type FileDecision struct {
 	TranscriptCoverage    float64   `json:"transcript_coverage,omitempty"`
 	TranscriptWords       []float64 `json:"transcript_words,omitempty"`
 	TranscriptRival       string    `json:"transcript_rival,omitempty"`
-	TranscriptRivalMargin float64   `json:"transcript_rival_margin,omitempty"`
+	TranscriptRivalMargin *float64  `json:"transcript_rival_margin,omitempty"`
 	// The fallback's next transcripts and how much lower each scored per
 	// frame, where it reads more than one (audio.Verdict).
 	Transcripts       []string  `json:"transcripts,omitempty"`

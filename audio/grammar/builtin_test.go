@@ -106,13 +106,19 @@ func TestBuiltinGrammarHoldsEveryOneChangeWording(t *testing.T) {
 // changed) are templates of their own in the built-in skills, so that the
 // bounded grammar holds them: forced onto their nearest sentence, "put
 // the volume on six" was heard as "what volume are you set to", "turn the
-// sound up a little" as "turn the sound off please".
+// sound up a little" as "turn the sound off please". Unmuting's "turn the
+// volume on please" is held and no level is a word away from it: with
+// "turn the volume on six" in the grammar, its trailing word was heard as
+// a level.
 func TestBuiltinGrammarHoldsTwoChangeWordings(t *testing.T) {
 	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	for _, say := range []string{
-		"put the volume on six",
 		"put the volume at four",
+		"put the volume to six",
+		"turn the volume on please",
+		"put the volume on please",
+		"turn the volume on",
 		"turn the sound up a little",
 		"turn it down a little",
 		"could you turn it down please",
@@ -125,5 +131,8 @@ func TestBuiltinGrammarHoldsTwoChangeWordings(t *testing.T) {
 		"could you check the time for me",
 	} {
 		assert.True(t, g.Accepts(say), "%q", say)
+	}
+	for _, say := range []string{"turn the volume on six", "put the volume on three", "turn the volume on three please"} {
+		assert.False(t, g.Accepts(say), "a level a word away from unmuting: %q", say)
 	}
 }

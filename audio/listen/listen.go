@@ -210,17 +210,17 @@ const MaxEchoMarginDB = 40
 
 // Stats counts what the listener did.
 type Stats struct {
-	Samples    int64 // read
-	Utterances int   // found by the detector
-	Recognized int   // with at least one hypothesis
-	Wakes      int   // from any source
-	Commands   int   // sent to the robot
-	BargeIns   int   // stops sent while the robot spoke
-	Dropped    int   // utterances dropped: queue full, cancelled, cut off
-	Echoes     int   // utterances taken for the robot's own voice
-	Background int   // utterances of the background alone, not recognised
-	Asked      int   // commands not understood, asked again
-	Errors     int   // recognition and stream errors
+	Samples        int64 // read
+	Utterances     int   // found by the detector, not the background alone
+	Recognized     int   // with at least one hypothesis
+	Wakes          int   // from any source
+	Commands       int   // sent to the robot
+	BargeIns       int   // stops sent while the robot spoke
+	Dropped        int   // utterances dropped: queue full, cancelled, cut off
+	Echoes         int   // utterances taken for the robot's own voice
+	BackgroundOnly int   // utterances of the background alone, not recognised
+	Asked          int   // commands not understood, asked again
+	Errors         int   // recognition and stream errors
 }
 
 // Listener turns audio into commands. Run it once.
@@ -403,31 +403,13 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 					run.Reset()
 					cut = transform.Result{}
 				case vad.SpeechEnd:
-					seg := *ev.Segment
-					seg.PCM = append([]int16(nil), seg.PCM...) // the detector reuses its buffer
-					j := job{seg: seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
-					j.spotted, j.wakeEnd = spot.in(seg)
+					j := job{seg: *ev.Segment, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
+					j.spotted, j.wakeEnd = spot.in(j.seg)
 					spot = spotted{}
-					if !j.spotted && seg.Background {
-						l.background(ctx, seg)
-						run.Reset()
-						cut = transform.Result{}
-						continue
-					}
-					if !j.spotted {
-						j.seg = speakerPart(seg, l.det.Config().PreRoll)
-					}
-					l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
-					l.count(func(s *Stats) { s.Utterances++ })
 					c := cut.Cancel
 					run.Reset()
 					cut = transform.Result{}
-					if c != nil {
-						l.count(func(s *Stats) { s.Dropped++ })
-						l.log.Info("utterance cancelled by an audio transformer", "cancel_by", c.By, "cancel_reason", c.Reason)
-						continue
-					}
-					if !l.enqueue(ctx, jobs, j) {
+					if !l.utteranceEnded(ctx, jobs, j, c) {
 						return ctx.Err()
 					}
 				}
@@ -456,29 +438,18 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 			l.count(func(s *Stats) { s.Dropped++ })
 			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": int64(0), "reason": string(vad.EndStream)})
 			l.report(ctx, fmt.Errorf("utterance dropped: %w", ferr))
-		case seg != nil && cut.Cancel == nil:
+		case seg != nil:
 			// The speaker had paused when the stream ended: a whole
 			// utterance.
-			s := *seg
-			s.PCM = append([]int16(nil), s.PCM...)
-			j := job{seg: s, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
-			j.spotted, j.wakeEnd = spot.in(s)
-			switch {
-			case !j.spotted && s.Background:
-				l.background(ctx, s)
-			default:
-				if !j.spotted {
-					j.seg = speakerPart(s, l.det.Config().PreRoll)
-				}
-				l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
-				l.count(func(st *Stats) { st.Utterances++ })
-				if !l.enqueue(ctx, jobs, j) {
-					return ctx.Err()
-				}
+			j := job{seg: *seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
+			j.spotted, j.wakeEnd = spot.in(j.seg)
+			spot = spotted{}
+			c := cut.Cancel
+			run.Reset()
+			cut = transform.Result{}
+			if !l.utteranceEnded(ctx, jobs, j, c) {
+				return ctx.Err()
 			}
-		case seg != nil:
-			l.count(func(st *Stats) { st.Dropped++ })
-			l.publish(ctx, TopicSpeechEnd, map[string]any{"duration_ms": seg.Speech().Milliseconds(), "reason": string(seg.Reason)})
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, audio.ErrTruncated) {
 			return nil
@@ -487,8 +458,34 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 	}
 }
 
+// utteranceEnded takes an utterance the detector reported whole (j, its
+// segment still the detector's buffer), the transformers' cancellation
+// of it, if any: an utterance of the background alone is reported and
+// not recognised; any other is cut to the speaker (unless the wake
+// phrase was spotted in it, which must stay whole), reported, counted,
+// and queued for recognition unless cancelled. It returns false when ctx
+// ended while queueing.
+func (l *Listener) utteranceEnded(ctx context.Context, jobs chan<- job, j job, cancel *transform.Cancel) bool {
+	j.seg.PCM = append([]int16(nil), j.seg.PCM...) // the detector reuses its buffer
+	if !j.spotted && j.seg.BackgroundOnly {
+		l.background(ctx, j.seg)
+		return true
+	}
+	if !j.spotted {
+		j.seg = j.seg.SpeakerPart(l.det.Config().PreRoll)
+	}
+	l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
+	l.count(func(s *Stats) { s.Utterances++ })
+	if cancel != nil {
+		l.count(func(s *Stats) { s.Dropped++ })
+		l.log.Info("utterance cancelled by an audio transformer", "cancel_by", cancel.By, "cancel_reason", cancel.Reason)
+		return true
+	}
+	return l.enqueue(ctx, jobs, j)
+}
+
 // ReasonBackground is TopicSpeechEnd's reason for an utterance the
-// detector found to be the background alone (vad.Segment's Background):
+// detector found to be the background alone (vad.Segment's BackgroundOnly):
 // it is not recognised.
 const ReasonBackground = "background"
 
@@ -498,39 +495,11 @@ const ReasonBackground = "background"
 // one to answer, and recognising it would cost the decoder's time and
 // at best make the robot ask what was said.
 func (l *Listener) background(ctx context.Context, seg vad.Segment) {
-	l.count(func(s *Stats) { s.Background++ })
+	l.count(func(s *Stats) { s.BackgroundOnly++ })
 	l.log.Debug("utterance of the background alone: not recognised", "speech", seg.Speech())
 	data := speechEnd(seg)
 	data["reason"] = ReasonBackground
 	l.publish(ctx, TopicSpeechEnd, data)
-}
-
-// speakerGap is how much of an utterance must lie before (or after) the
-// speaker's syllables for it to be cut there: the background heard
-// before the person spoke, not the soft start of their own first word.
-const speakerGap = time.Second
-
-// speakerTail is the audio kept after the speaker's last syllable where
-// the tail is cut: the soft end of the word and silence to end on.
-const speakerTail = 300 * time.Millisecond
-
-// speakerPart is the part of seg the recogniser is given: the speaker's
-// syllables (vad.Segment's SpeakerStart, SpeakerEnd) with preRoll before
-// them, where a second or more of background before or after them was
-// taken into the utterance; else seg.
-func speakerPart(seg vad.Segment, preRoll time.Duration) vad.Segment {
-	end := seg.From + int64(len(seg.PCM))
-	if seg.SpeakerStart-seg.Start >= samples(speakerGap) {
-		from := max(seg.From, seg.SpeakerStart-samples(preRoll))
-		seg.PCM = seg.PCM[from-seg.From:]
-		seg.From, seg.Start = from, seg.SpeakerStart
-	}
-	if seg.End-seg.SpeakerEnd >= samples(speakerGap) {
-		end = min(end, seg.SpeakerEnd+samples(speakerTail))
-		seg.PCM = seg.PCM[:end-seg.From]
-		seg.End = seg.SpeakerEnd
-	}
-	return seg
 }
 
 // speechEnd is TopicSpeechEnd's data for an utterance: how long its

@@ -793,7 +793,58 @@ func TestListenerHearsTheSpeakerNotTheBackground(t *testing.T) {
 				assert.Equal(t, [][]any{{"what time is it"}}, w.commands(), "the command is heard once")
 				require.Len(t, asr.lens, 1, "only the speaker's utterance is recognised")
 				assert.Less(t, asr.lens[0], 3*time.Second, "the command is recognised without the babble before it")
-				assert.Equal(t, tc.background, l.Stats().Background > 0, "an utterance of the babble alone is not recognised")
+				assert.Equal(t, tc.background, l.Stats().BackgroundOnly > 0, "an utterance of the babble alone is not recognised")
+			})
+		})
+	}
+}
+
+// talk appends a person talking on without a pause: tone bursts of
+// amplitude a (±6 dB) with short gaps of the room's noise (amplitude
+// room).
+func (s *script) talk(d time.Duration, a, room float64, rng *rand.Rand) *script {
+	end := len(s.pcm) + int(at(d))
+	for len(s.pcm) < end {
+		on := int(at(time.Duration(60+rng.IntN(200)) * time.Millisecond))
+		off := int(at(time.Duration(20+rng.IntN(80)) * time.Millisecond))
+		g := a * math.Pow(10, (12*rng.Float64()-6)/20)
+		for i := range on {
+			s.pcm = append(s.pcm, int16(g*math.Sin(2*math.Pi*500*float64(i)/rate)+room*(rng.Float64()*2-1)))
+		}
+		s.noise(time.Duration(off)*time.Second/rate, room, rng)
+	}
+	s.pcm = s.pcm[:end]
+	return s
+}
+
+// noise appends the room's noise: uniform noise of amplitude a.
+func (s *script) noise(d time.Duration, a float64, rng *rand.Rand) *script {
+	for range int(at(d)) {
+		s.pcm = append(s.pcm, int16(a*(rng.Float64()*2-1)))
+	}
+	return s
+}
+
+// TestListenerHearsALongTalkInAQuietRoom: a person who talks on for
+// longer than the detector's background window in a quiet room is heard
+// and their words recognised, not taken for the background.
+func TestListenerHearsALongTalkInAQuietRoom(t *testing.T) {
+	for _, talk := range []time.Duration{5 * time.Second, 7 * time.Second, 9 * time.Second, 12 * time.Second} {
+		t.Run(talk.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(5, 6))
+				// The room at -70 dBFS, the talk at -30 dBFS.
+				s := (&script{}).noise(6*time.Second, 18, rng).talk(talk, 1465, 18, rng).noise(2*time.Second, 18, rng)
+				w := newWorld(t)
+				asr := &pcmASR{}
+				src := &hookSource{pcm: s.pcm, hooks: map[int64]func(){0: wakeBy(&w, SourceShell)}}
+				l, err := runListener(t, w, src, asr, func(c *Config) {
+					c.Logger = testLogger()
+					c.CommandWindow = 20 * time.Second
+				})
+				require.NoError(t, err)
+				assert.Equal(t, [][]any{{"what time is it"}}, w.commands(), "the talk is heard as a command")
+				assert.Zero(t, l.Stats().BackgroundOnly, "the talk is not taken for the background")
 			})
 		})
 	}

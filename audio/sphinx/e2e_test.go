@@ -386,18 +386,16 @@ func TestParaphraseEndToEnd(t *testing.T) {
 
 // TestTwoChangeWordingEndToEnd is issue 24's "paraphrases heard" for a
 // wording people commonly use that changes two groups or more of the
-// volume's templates ("put the volume on …": "set volume to …" with the
+// volume's templates ("put the volume at …": "set volume to …" with the
 // verb, the article and the preposition changed), which the bounded
 // grammar held only as a template of its own: without it, the grammar
 // forced "put the volume on six" onto "what volume are you set to" and
-// refused "… three", and the domain model's transcript of that was not
-// parsed ("put the volume on" heard as "put the what month it"). By
-// default the level said is set.
+// refused "… three". By default the level said is set.
 func TestTwoChangeWordingEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	for _, tt := range []struct{ say, level string }{
-		{"put the volume on three", "3"},
-		{"put the volume on six", "6"},
+		{"put the volume at three", "3"},
+		{"put the volume at six", "6"},
 	} {
 		t.Run(tt.say, func(t *testing.T) {
 			out, types := hear(t, bin, writeWAV(t, speak(t, "hey jibo, "+tt.say)))
@@ -406,6 +404,32 @@ func TestTwoChangeWordingEndToEnd(t *testing.T) {
 			assert.Regexp(t, regexp.MustCompile(`jibo: (OK, )?[Vv]olume `+tt.level+`\.`), out, "the level said is set")
 			assert.NotContains(t, out, "Sorry, what was that?")
 		})
+	}
+}
+
+// TestVolumeOnIsNoLevelEndToEnd: "turn the volume on please" is
+// unmuting; with a level template "turn the volume on N" in the grammar
+// its trailing word was heard as a number and the volume set. In every
+// voice the robot unmutes or asks, and never sets a level.
+func TestVolumeOnIsNoLevelEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	for _, say := range []string{"turn the volume on please", "put the volume on please", "turn the volume on now"} {
+		for _, voice := range []string{"en-us", "en-us+m3", "en-us+f3"} {
+			t.Run(say+"/"+voice, func(t *testing.T) {
+				// A second's pause after: the utterance ends before the
+				// stream does.
+				pcm := append(speak(t, "hey jibo, "+say, "-v", voice), make([]int16, audio.SampleRate)...)
+				out, types := hear(t, bin, writeWAV(t, pcm))
+				assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+				assert.Zero(t, count(types, "jibo.volume:volume_set"), "no level set: %s", out)
+				got := intents(types)
+				if len(got) > 0 {
+					assert.Equal(t, []string{"jibo.volume:unmute"}, got, out)
+				} else {
+					assert.Contains(t, out, "jibo: Sorry, what was that?")
+				}
+			})
+		}
 	}
 }
 

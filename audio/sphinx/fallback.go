@@ -35,8 +35,8 @@ type Fallback struct {
 	Beam, WordBeam float64
 	MaxHMMs        int
 	// LanguageWeight and InsertionPenalty are the search's language
-	// weight and word insertion penalty; 0 keeps the decoder's (-lw,
-	// -wip).
+	// weight and word insertion penalty (a probability, as pocketsphinx's
+	// -wip); 0 keeps the decoder's (-lw, -wip).
 	LanguageWeight, InsertionPenalty float64
 	// NBest is how many distinct transcripts the fallback reads, best
 	// first (the search's lattice); 0 or 1, the best alone.
@@ -75,7 +75,7 @@ type Fallback struct {
 // DefaultFallback is the fallback's choice, made on the espeak-ng tuning
 // sets (docs/hearing.md).
 var DefaultFallback = Fallback{Claim: 0.5, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-40, WordBeam: 1e-25, MaxHMMs: 10000,
-	SlotConfidence: 0.5, GarbageConfidence: 0.85, Rivals: DefaultFallbackRivals, MaxAudio: 3 * time.Second}
+	SlotConfidence: 0.5, GarbageConfidence: 0.85, Rivals: DefaultRivals, MaxAudio: 3 * time.Second}
 
 // Check says what is wrong with f, if anything.
 func (f Fallback) Check() error {
@@ -92,8 +92,8 @@ func (f Fallback) Check() error {
 		return fmt.Errorf("fallback: rival margin %g over %d", f.RivalMargin, MaxRivalMargin)
 	case f.RivalMargin != 0 && (f.Rivals < 2 || f.Rivals > MaxRivals):
 		return fmt.Errorf("fallback: %d rivals not in 2..%d", f.Rivals, MaxRivals)
-	case !(f.LanguageWeight >= 0 && f.LanguageWeight <= 100) || !(f.InsertionPenalty >= 0 && f.InsertionPenalty <= 100):
-		return fmt.Errorf("fallback: language weight %g, insertion penalty %g not in [0, 100]", f.LanguageWeight, f.InsertionPenalty)
+	case !(f.LanguageWeight >= 0 && f.LanguageWeight <= 100) || !(f.InsertionPenalty >= 0 && f.InsertionPenalty <= 1):
+		return fmt.Errorf("fallback: language weight %g not in [0, 100] or insertion penalty %g not in [0, 1]", f.LanguageWeight, f.InsertionPenalty)
 	case f.NBest < 0 || f.NBest > MaxNBest:
 		return fmt.Errorf("fallback: n-best %d not in 0..%d", f.NBest, MaxNBest)
 	case f.MaxAudio <= 0 || f.MaxAudio > time.Duration(DefaultMaxSeconds)*time.Second:
@@ -140,20 +140,17 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	if v.Dropped == "garbage" {
 		minConf = max(minConf, fb.GarbageConfidence)
 	}
+	// One n-best list for both readers: building the lattice can cost
+	// more than the decoding itself.
+	nbest := &nbestOnce{d: d}
 	if fb.NBest > 1 {
-		frames := max(1, len(pcm)/floorFrame)
-		seen := map[string]bool{text: true}
-		for _, h := range d.nbest(fb.NBest+2, nil) {
-			t := cleanTranscript(h.text)
-			if len(v.Transcripts) == fb.NBest-1 {
-				break
-			}
-			if t != "" && !seen[t] {
-				seen[t] = true
-				v.Transcripts = append(v.Transcripts, t)
-				v.TranscriptMargins = append(v.TranscriptMargins, float64(best.score-h.score)/float64(frames))
-			}
-		}
+		nbest.depth = fb.NBest + 2
+	}
+	if fb.RivalMargin != 0 {
+		nbest.depth = max(nbest.depth, fb.Rivals)
+	}
+	if fb.NBest > 1 {
+		v.Transcripts, v.TranscriptMargins = nextTranscripts(nbest.first(fb.NBest+2), text, fb.NBest-1, max(1, len(pcm)/floorFrame))
 	}
 	if conf < minConf || cover < fb.MinCoverage {
 		v.Fallback = "floors"
@@ -186,12 +183,14 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 		return r.slotted(ctx, d, g, f, pcm, m, v)
 	}
 	if fb.RivalMargin != 0 {
-		rival, margin, err := r.transcriptRival(ctx, d, m, g.knows, len(pcm)/floorFrame)
+		rival, margin, measured, err := r.transcriptRival(ctx, nbest.first(fb.Rivals), m, g.knows, len(pcm)/floorFrame)
 		if err != nil {
 			return nil, err
 		}
-		v.TranscriptRival, v.TranscriptRivalMargin = rival, margin
-		if fb.RivalMargin > 0 && margin < fb.RivalMargin {
+		if measured {
+			v.TranscriptRival, v.TranscriptRivalMargin = rival, &margin
+		}
+		if measured && fb.RivalMargin > 0 && margin < fb.RivalMargin {
 			v.Fallback = "rival"
 			return nil, nil
 		}

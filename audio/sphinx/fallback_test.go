@@ -4,6 +4,7 @@ package sphinx
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -272,6 +273,53 @@ func TestFallbackReadsItsNBest(t *testing.T) {
 	}
 }
 
+// TestFallbackRivalCheck: with the rival check on, a claim is acted on
+// only when the best transcript of another meaning in the fallback's
+// n-best list scores the margin per frame under the list's first; with a
+// margin no rival can reach the claim is refused ("rival") and the rival
+// recorded, and with a negative margin it is measured and acted on. The
+// n-best transcripts and the rival are measured on one scale, from the
+// list's first: a rival among the transcripts has the same margin in
+// both.
+func TestFallbackRivalCheck(t *testing.T) {
+	lm := fallbackLM(t)
+	pcm := speak(t, "what is the time")
+	for _, tt := range []struct {
+		margin float64
+		want   string
+	}{
+		{MaxRivalMargin, "rival"},
+		{-1, "acted"},
+	} {
+		t.Run(fmt.Sprint(tt.margin), func(t *testing.T) {
+			fb := DefaultFallback
+			fb.RivalMargin, fb.NBest = tt.margin, 8
+			r := newTestRecognizer(t, Config{MinConfidence: 0.8, MinCoverage: 0.8, Grammar: lm, Understand: timeToo, Fallback: &fb})
+			_, err := r.Recognize(context.Background(), speak(t, "how are you"))
+			require.NoError(t, err)
+			h, v, err := r.RecognizeVerdict(context.Background(), pcm)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, v.Fallback, "verdict %+v", v)
+			if tt.want == "rival" {
+				assert.Empty(t, h, "a refused claim is not acted on")
+			} else {
+				require.Len(t, h, 1)
+				assert.Equal(t, "what is the time", h[0].Text)
+			}
+			assert.Equal(t, "clock:time", v.Claim)
+			assert.NotEmpty(t, v.TranscriptWords)
+			require.NotNil(t, v.TranscriptRivalMargin, "measured")
+			assert.GreaterOrEqual(t, *v.TranscriptRivalMargin, 0.0)
+			assert.NotEqual(t, v.Transcript, v.TranscriptRival)
+			require.NotEmpty(t, v.TranscriptRival, "a transcript of another meaning in the list")
+			assert.True(t, slices.IsSorted(v.TranscriptMargins), "best first: %v", v.TranscriptMargins)
+			if i := slices.Index(v.Transcripts, v.TranscriptRival); i >= 0 {
+				assert.InDelta(t, *v.TranscriptRivalMargin, v.TranscriptMargins[i], 1e-9, "one scale")
+			}
+		})
+	}
+}
+
 func TestFallbackCheck(t *testing.T) {
 	with := func(change func(*Fallback)) Fallback { f := DefaultFallback; change(&f); return f }
 	tests := []struct {
@@ -297,6 +345,7 @@ func TestFallbackCheck(t *testing.T) {
 		{"few HMMs", with(func(f *Fallback) { f.MaxHMMs = 10 }), "HMMs"},
 		{"negative language weight", with(func(f *Fallback) { f.LanguageWeight = -1 }), "language weight"},
 		{"huge penalty", with(func(f *Fallback) { f.InsertionPenalty = 1000 }), "insertion penalty"},
+		{"penalty over 1, not a probability", with(func(f *Fallback) { f.InsertionPenalty = 1.5 }), "insertion penalty"},
 		{"n-best too many", with(func(f *Fallback) { f.NBest = MaxNBest + 1 }), "n-best"},
 		{"no audio", with(func(f *Fallback) { f.MaxAudio = 0 }), "longest utterance"},
 	}

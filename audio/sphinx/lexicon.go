@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"sort"
@@ -52,6 +53,22 @@ type Guesser interface {
 	Guess(ctx context.Context, word string) (string, error)
 }
 
+// WordsGuesser is a Guesser that pronounces many words at once, cheaper
+// than one by one (one subprocess instead of one a word); a Lexicon uses
+// it for its guesser if the guesser has it.
+type WordsGuesser interface {
+	Guesser
+	// GuessWords returns a guess for each of words, in order.
+	GuessWords(ctx context.Context, words []string) []Guess
+}
+
+// Guess is one word's guessed pronunciation: its phones (as
+// Guesser.Guess returns them) or why there are none.
+type Guess struct {
+	Phones string
+	Err    error
+}
+
 // LexiconOptions configures a Lexicon.
 type LexiconOptions struct {
 	// Words are extra pronunciations (word → phones), looked up before the
@@ -60,6 +77,9 @@ type LexiconOptions struct {
 	// Guesser, if set, pronounces words nothing else could; nil refuses
 	// them.
 	Guesser Guesser
+	// Log receives warnings of words the guesser could not pronounce; nil
+	// means slog.Default().
+	Log *slog.Logger
 }
 
 // Lexicon pronounces words: a pronouncing dictionary in cmudict's format
@@ -76,6 +96,7 @@ type Lexicon struct {
 	path  string
 	words map[string][]string
 	guess Guesser
+	log   *slog.Logger
 
 	mu sync.RWMutex
 	// names are SetNames's pronunciations; replaced whole, never changed.
@@ -88,6 +109,11 @@ type Lexicon struct {
 	found map[string]dictResult
 	// prefetch are words the next scan also looks for (Prefetch).
 	prefetch []string
+	// guessed are the guesser's pronunciations so far: a guess costs a
+	// subprocess, and the same words come back with every lookup of the
+	// grammar. A word the guesser failed on is not kept: the next lookup
+	// asks again.
+	guessed map[string]string
 }
 
 // dictResult is what the dictionary holds for a word: its pronunciations
@@ -121,7 +147,10 @@ func NewLexicon(path string, opts LexiconOptions) (*Lexicon, error) {
 	if fi.IsDir() || fi.Size() > MaxDictBytes {
 		return nil, fmt.Errorf("pronouncing dictionary %s: not a file of at most %d bytes", path, MaxDictBytes)
 	}
-	l := &Lexicon{path: path, words: map[string][]string{}, guess: opts.Guesser}
+	l := &Lexicon{path: path, words: map[string][]string{}, guess: opts.Guesser, log: opts.Log}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
 	add := func(src map[string]string) error {
 		for w, ph := range src {
 			if err := checkWord(w); err != nil {
@@ -370,7 +399,7 @@ func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][
 		l.prefetch = nil
 		l.mu.Unlock()
 	}
-	guesses := 0
+	var unknown []string
 	for _, w := range words {
 		if _, ok := out[w]; ok {
 			continue
@@ -383,20 +412,12 @@ func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][
 		case len(names[w]) > 0:
 			// A guess from the spelling adds nothing to how the name is
 			// said, only another sound the word could be mistaken for.
-		case l.guess != nil && guesses < MaxGuesses:
-			guesses++
-			ph, err := l.guess.Guess(ctx, w)
-			if err == nil {
-				ph, err = checkPhones(ph)
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				continue
-			}
-			out[w] = []string{ph}
+		default:
+			unknown = append(unknown, w)
 		}
+	}
+	if err := l.guessAll(ctx, unknown, out); err != nil {
+		return nil, err
 	}
 	for _, w := range words {
 		for _, p := range names[w] {
@@ -404,6 +425,71 @@ func (l *Lexicon) lookup(ctx context.Context, words []string, names map[string][
 		}
 	}
 	return out, nil
+}
+
+// guessAll has the guesser pronounce words into out: those it
+// pronounced before from memory, at most MaxGuesses others anew. A word it cannot pronounce is left out, with a warning that
+// names it and says why: the grammar goes without it.
+func (l *Lexicon) guessAll(ctx context.Context, words []string, out map[string][]string) error {
+	if l.guess == nil || len(words) == 0 {
+		return nil
+	}
+	l.mu.RLock()
+	ask := words[:0:0]
+	for _, w := range words {
+		if ph, ok := l.guessed[w]; ok {
+			out[w] = []string{ph}
+		} else {
+			ask = append(ask, w)
+		}
+	}
+	l.mu.RUnlock()
+	words = ask
+	if len(words) == 0 {
+		return nil
+	}
+	if len(words) > MaxGuesses {
+		l.log.Warn("speech lexicon: too many words to guess; those past the limit have no pronunciation",
+			"limit", MaxGuesses, "words", words[MaxGuesses:])
+		words = words[:MaxGuesses]
+	}
+	var guesses []Guess
+	if wg, ok := l.guess.(WordsGuesser); ok {
+		guesses = wg.GuessWords(ctx, words)
+		if len(guesses) != len(words) {
+			return fmt.Errorf("guessing %d words: the guesser gave %d answers", len(words), len(guesses))
+		}
+	} else {
+		guesses = make([]Guess, len(words))
+		for i, w := range words {
+			guesses[i].Phones, guesses[i].Err = l.guess.Guess(ctx, w)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for i, w := range words {
+		g := guesses[i]
+		ph, err := g.Phones, g.Err
+		if err == nil {
+			ph, err = checkPhones(ph)
+		}
+		if err != nil {
+			l.log.Warn("speech lexicon: no pronunciation guessed; the word cannot be heard", "word", w, "err", err)
+			continue
+		}
+		out[w] = []string{ph}
+		l.mu.Lock()
+		if l.guessed == nil || len(l.guessed) >= maxFoundWords {
+			l.guessed = map[string]string{}
+		}
+		l.guessed[w] = ph
+		l.mu.Unlock()
+	}
+	return nil
 }
 
 // read reads the dictionary once for words, distinct and not among the

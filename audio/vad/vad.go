@@ -45,9 +45,11 @@
 // speech-like background speech goes on only where loud frames come close
 // together (a syllable), not at the background's lone peaks. When an
 // utterance ends over such a background, it is judged again (Segment's
-// Background, SpeakerStart, SpeakerEnd): against the background learnt by
-// then, and for where a talker rose over what went before it, the person
-// nearer the robot over the room.
+// BackgroundOnly, SpeakerStart, SpeakerEnd): against the background as it
+// was known when the utterance began (or, when it began before the
+// background window had filled, as learnt by its end), and for where a
+// talker rose over what went before it, the person nearer the robot over
+// the room.
 package vad
 
 import (
@@ -229,22 +231,55 @@ type Segment struct {
 	Start, End int64
 	// Reason is why it ended.
 	Reason EndReason
-	// Background is true when, judged against the background as it is
-	// known when the utterance ends, none of its frames stands out of it
-	// as a syllable does: it was the room (a television, other talkers,
-	// music) taken for speech while the background was still being
-	// learnt. Only over a speech-like background.
-	Background bool
-	// SpeakerStart and SpeakerEnd bound the syllables that, judged so,
-	// stand out of the background: where the person speaking began and
-	// stopped. Over a steady background, and in a Background segment,
-	// they are Start and End.
+	// BackgroundOnly is true when none of the utterance's frames stands
+	// out of the background as a syllable does, judged against the
+	// background as known when the utterance began (as learnt by its end
+	// where it began before the background window had filled): it was the
+	// room (a television, other talkers, music) taken for speech while the
+	// background was still being learnt. Only over a speech-like
+	// background.
+	BackgroundOnly bool
+	// SpeakerStart and SpeakerEnd bound the syllables that stand out of
+	// the background (as BackgroundOnly judges it): where the person
+	// speaking began and stopped. Over a steady background, and in a
+	// BackgroundOnly segment, they are Start and End.
 	SpeakerStart, SpeakerEnd int64
 }
 
 // Speech is how long the segment's speech lasted (without pre-roll).
 func (s *Segment) Speech() time.Duration {
 	return time.Duration(s.End-s.Start) * time.Second / SampleRate
+}
+
+// speakerGap is how much of an utterance must lie before (or after) the
+// speaker's syllables for SpeakerPart to cut it there: the background
+// heard before the person spoke, not the soft start of their own first
+// word.
+const speakerGap = time.Second
+
+// speakerTail is the audio SpeakerPart keeps after the speaker's last
+// syllable where it cuts the tail: the soft end of the word and silence
+// to end on.
+const speakerTail = 300 * time.Millisecond
+
+// SpeakerPart is the part of the segment to recognise: the speaker's
+// syllables (SpeakerStart, SpeakerEnd) with preRoll before them, where a
+// second or more of background before or after them was taken into the
+// utterance; else the segment as it is. PCM is a part of s's.
+func (s Segment) SpeakerPart(preRoll time.Duration) Segment {
+	samples := func(d time.Duration) int64 { return int64(d) * SampleRate / int64(time.Second) }
+	end := s.From + int64(len(s.PCM))
+	if s.SpeakerStart-s.Start >= samples(speakerGap) {
+		from := max(s.From, s.SpeakerStart-samples(preRoll))
+		s.PCM = s.PCM[from-s.From:]
+		s.From, s.Start = from, s.SpeakerStart
+	}
+	if s.End-s.SpeakerEnd >= samples(speakerGap) {
+		end = min(end, s.SpeakerEnd+samples(speakerTail))
+		s.PCM = s.PCM[:end-s.From]
+		s.End = s.SpeakerEnd
+	}
+	return s
 }
 
 // EventKind is what an Event reports.
@@ -290,6 +325,12 @@ type Detector struct {
 	bgN    int
 	bg     float64
 	bgSort []float64
+	// pendBg, pendFloor and pendKnown are the background, the floor and
+	// whether the background window was full just before the first loud
+	// frame of a pending onset; onsetBg, onsetFloor and onsetKnown the
+	// same for the utterance going on (see rejudge).
+	pendBg, pendFloor, onsetBg, onsetFloor float64
+	pendKnown, onsetKnown                  bool
 	// recent are the loud frames of the last 200 ms of speech, recentN
 	// how many (see dense).
 	recent  []bool
@@ -404,9 +445,11 @@ func (d *Detector) Flush() (*Segment, error) {
 		if seg.End-seg.Start < int64(d.minN*FrameSamples) {
 			return nil, nil
 		}
+		d.rejudge(seg)
 		return seg, nil
 	}
 	seg := d.finish(EndStream)
+	d.rejudge(seg)
 	return seg, fmt.Errorf("%w (%v of speech so far)", ErrMidUtterance, seg.Speech().Round(10*time.Millisecond))
 }
 
@@ -454,6 +497,9 @@ func (d *Detector) frame(f []int16) {
 	}
 	loud := audible && level >= d.floor+over
 	edge := audible && level >= d.floor+over-(d.cfg.ThresholdDB-d.cfg.EdgeThresholdDB)
+	if !d.inSpeech && loud && d.loudRun == 0 {
+		d.pendBg, d.pendFloor, d.pendKnown = d.bg, d.floor, d.bgN == len(d.bgRing)
+	}
 	d.background(level)
 	heard := level
 	if !audible {
@@ -484,6 +530,7 @@ func (d *Detector) frame(f []int16) {
 		d.preLen, d.preAt = 0, 0
 		d.frames = d.onsetN
 		d.lastLoud = d.pos
+		d.onsetBg, d.onsetFloor, d.onsetKnown = d.pendBg, d.pendFloor, d.pendKnown
 		d.events = append(d.events, Event{Kind: SpeechStart, Pos: d.segStart})
 		clear(d.recent)
 		d.recentN = 0
@@ -573,6 +620,7 @@ func (d *Detector) end(why EndReason) {
 		d.events = append(d.events, Event{Kind: SpeechDropped, Pos: d.pos})
 		return
 	}
+	d.rejudge(seg)
 	d.events = append(d.events, Event{Kind: SpeechEnd, Pos: d.pos, Segment: seg})
 }
 
@@ -584,29 +632,37 @@ func (d *Detector) finish(why EndReason) *Segment {
 	pcm := d.seg[:keepTo-segBegin]
 	seg := &Segment{PCM: pcm, From: segBegin, Start: d.segStart, End: d.lastLoud, Reason: why,
 		SpeakerStart: d.segStart, SpeakerEnd: d.lastLoud}
-	d.rejudge(seg)
 	return seg
 }
 
-// rejudge judges the segment again now that it has ended, over a
-// speech-like background. First against the background as it is known
-// now, with the rule speech goes on by (denseLoud loud frames in
-// len(recent)): a stream that starts with the television on has no
-// background yet, so its first seconds are taken for speech; by the end
-// the background is learnt, and a segment none of whose frames stands
-// out of it is the background alone. Then for where the person speaking
-// began: the room's talkers keep their level, and the person nearer the
-// robot stands riseDB over it (speakerRise). It sets Background and the
-// speaker's bounds.
+// rejudge judges a reported segment again now that it has ended, over a
+// speech-like background. The background it is judged against is the
+// room as known before the utterance began: the utterance's own frames
+// say nothing of the room, and once it has gone on for a background
+// window they are all the window holds (a person talking on in a quiet
+// room would make the room look like their own voice). Only where the
+// window had not filled when the utterance began (a stream that starts
+// with the television on) was nothing known of the room before it;
+// there its first seconds are taken for speech while the background is
+// learnt, so it is judged against the background learnt by its end. With
+// the rule speech goes on by (denseLoud loud frames in len(recent)), a
+// segment none of whose frames stands out of that background is the
+// background alone. Then for where the person speaking began: the room's talkers
+// keep their level, and the person nearer the robot stands riseDB over
+// it (speakerRise). It sets BackgroundOnly and the speaker's bounds.
 func (d *Detector) rejudge(seg *Segment) {
 	m := d.cfg.BackgroundMarginDB
-	if m <= 0 || d.bg-d.floor < unsteadyDB {
+	bg, floor := d.onsetBg, d.onsetFloor
+	if !d.onsetKnown {
+		bg, floor = d.bg, d.floor
+	}
+	if m <= 0 || bg-floor < unsteadyDB {
 		return
 	}
 	n := min(len(d.levels), int((seg.End-seg.From)/FrameSamples))
 	levels := d.levels[:n]
-	if first, _ := denseRun(levels, d.floor+max(d.cfg.ThresholdDB, d.bg+m-d.floor), len(d.recent)); first < 0 {
-		seg.Background = true
+	if first, _ := denseRun(levels, floor+max(d.cfg.ThresholdDB, bg+m-floor), len(d.recent)); first < 0 {
+		seg.BackgroundOnly = true
 		return
 	}
 	first, last := speakerRise(levels, int(speakerBefore/FrameDuration), len(d.recent))
@@ -619,8 +675,8 @@ func (d *Detector) rejudge(seg *Segment) {
 
 // riseDB is how far a talker's loud frames must stand over the loud
 // frames (the 90th percentile) of the audio before them to be someone
-// other than the room: the tuning twin's commands stand 4.5 dB and more
-// over the babble before them at 5 dB SNR, 8 and more at 10 dB.
+// other than the room: low enough that a command said at 5 dB SNR over
+// babble rises so far over the babble before it (docs/hearing.md).
 const riseDB = 3
 
 // speakerBefore is the least audio heard before a rise for it to be
@@ -673,36 +729,55 @@ func speakerRise(levels []float64, before, window int) (first, last int) {
 		return -1, -1
 	}
 	type candidate struct {
-		first, last int
-		rise        float64
+		first     int
+		threshold float64
+		rise      float64
 	}
 	var cands []candidate
+	// sorted holds the frames before k, rest the frames from k on: each
+	// step moves one frame from rest to sorted.
 	sorted := slices.Clone(levels[:before])
 	slices.Sort(sorted)
-	rest := make([]float64, 0, len(levels))
+	rest := slices.Clone(levels[before:])
+	slices.Sort(rest)
 	best := math.Inf(-1)
 	for k := before; k < len(levels); k++ {
 		p90 := sorted[len(sorted)*9/10]
 		threshold := p90 + riseDB
-		if levels[k] >= threshold {
-			if f, l := denseRun(levels[k:], threshold, window); f == 0 {
-				rest = append(rest[:0], levels[k:]...)
-				slices.Sort(rest)
-				if rise := rest[len(rest)*9/10] - p90; rise >= riseDB {
-					cands = append(cands, candidate{first: k, last: k + l, rise: rise})
-					best = max(best, rise)
-				}
+		if levels[k] >= threshold && startsSyllable(levels[k:], threshold, window) {
+			if rise := rest[len(rest)*9/10] - p90; rise >= riseDB {
+				cands = append(cands, candidate{first: k, threshold: threshold, rise: rise})
+				best = max(best, rise)
 			}
 		}
-		i, _ := slices.BinarySearch(sorted, levels[k])
+		i, _ := slices.BinarySearch(rest, levels[k])
+		rest = slices.Delete(rest, i, i+1)
+		i, _ = slices.BinarySearch(sorted, levels[k])
 		sorted = slices.Insert(sorted, i, levels[k])
 	}
 	for _, c := range cands {
 		if c.rise >= best-riseDB {
-			return c.first, c.last
+			_, l := denseRun(levels[c.first:], c.threshold, window)
+			return c.first, c.first + l
 		}
 	}
 	return -1, -1
+}
+
+// startsSyllable reports whether denseRun over levels would find a
+// syllable that starts at its first frame: denseLoud frames at or over
+// threshold within its first window, the first frame among them.
+func startsSyllable(levels []float64, threshold float64, window int) bool {
+	if len(levels) == 0 || levels[0] < threshold {
+		return false
+	}
+	count := 0
+	for _, l := range levels[:min(window, len(levels))] {
+		if l >= threshold {
+			count++
+		}
+	}
+	return count >= denseLoud
 }
 
 // remember keeps the frame in the pre-roll ring, whether it reached the

@@ -403,7 +403,7 @@ func TestDetectorEndsOverBabble(t *testing.T) {
 // starts with other people talking has no background yet, so its first
 // seconds are taken for speech. Judged again against the background as
 // known at its end, an utterance of the babble alone is marked
-// Background, and one that ran on from the babble into the person's
+// BackgroundOnly, and one that ran on from the babble into the person's
 // words gives where the person began (SpeakerStart) and stopped; over
 // steady noise nothing is judged again.
 func TestDetectorFindsTheSpeakerInBabble(t *testing.T) {
@@ -419,7 +419,7 @@ func TestDetectorFindsTheSpeakerInBabble(t *testing.T) {
 		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
 		require.NotEmpty(t, segs, "the babble is taken for speech while its level is learnt")
 		for _, seg := range segs {
-			assert.True(t, seg.Background, "%v–%v is the babble alone", seg.Start, seg.End)
+			assert.True(t, seg.BackgroundOnly, "%v–%v is the babble alone", seg.Start, seg.End)
 		}
 	})
 	t.Run("babble running into speech", func(t *testing.T) {
@@ -434,7 +434,7 @@ func TestDetectorFindsTheSpeakerInBabble(t *testing.T) {
 			}
 		}
 		require.NotNil(t, speech, "the speech is heard")
-		assert.False(t, speech.Background)
+		assert.False(t, speech.BackgroundOnly)
 		assert.Less(t, speech.Start, at(from-time.Second), "the utterance began in the babble")
 		near(t, from, speech.SpeakerStart, 200*time.Millisecond, "speaker's start")
 		near(t, to, speech.SpeakerEnd, 300*time.Millisecond, "speaker's end")
@@ -443,8 +443,145 @@ func TestDetectorFindsTheSpeakerInBabble(t *testing.T) {
 		s := newSig().noise(3*time.Second, -40).tone(time.Second, -33, -40).noise(2*time.Second, -40)
 		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
 		require.Len(t, segs, 1)
-		assert.False(t, segs[0].Background)
+		assert.False(t, segs[0].BackgroundOnly)
 		assert.Equal(t, segs[0].Start, segs[0].SpeakerStart)
 		assert.Equal(t, segs[0].End, segs[0].SpeakerEnd)
 	})
+}
+
+// talk appends a person talking on without a pause: syllables of level db
+// with short gaps of noise at gapDB.
+func (s *sig) talk(d time.Duration, db, gapDB float64) *sig {
+	end := len(s.pcm) + samples(d)
+	for len(s.pcm) < end {
+		on := time.Duration(60+s.rng.IntN(200)) * time.Millisecond
+		off := time.Duration(20+s.rng.IntN(80)) * time.Millisecond
+		s.tone(on, db+12*s.rng.Float64()-6, gapDB).noise(off, gapDB)
+	}
+	s.pcm = s.pcm[:end]
+	return s
+}
+
+// TestDetectorLongTalkInAQuietRoom: a person talking on for longer than
+// the background window in a quiet room fills the window with their own
+// voice; their utterance is still theirs, not the background's, because
+// it is judged against the room as it was before they began.
+func TestDetectorLongTalkInAQuietRoom(t *testing.T) {
+	for _, talk := range []time.Duration{5 * time.Second, 7 * time.Second, 9 * time.Second, 12 * time.Second} {
+		t.Run(talk.String(), func(t *testing.T) {
+			s := newSig().noise(6*time.Second, -70).talk(talk, -30, -70).noise(2*time.Second, -70)
+			segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+			require.NotEmpty(t, segs, "the talk is heard")
+			var heard time.Duration
+			for _, seg := range segs {
+				assert.False(t, seg.BackgroundOnly, "%v–%v is the person talking", seg.Start, seg.End)
+				assert.Equal(t, seg.Start, seg.SpeakerStart, "nothing of the segment is the room")
+				assert.Equal(t, seg.End, seg.SpeakerEnd, "nothing of the segment is the room")
+				heard += seg.Speech()
+			}
+			// A voice that never pauses becomes the background the live
+			// detector learns, so it ends the utterance once the voice
+			// fills most of the window; what was heard until then is the
+			// speaker's.
+			assert.Greater(t, heard, min(talk, 5*time.Second)-time.Second, "the talk is heard")
+			near(t, 6*time.Second, segs[0].Start, 100*time.Millisecond, "start")
+		})
+	}
+}
+
+// speakerRiseReference is speakerRise written plainly (each candidate
+// sorts the rest of the segment again): the fast one must agree with it.
+func speakerRiseReference(levels []float64, before, window int) (first, last int) {
+	if len(levels) <= before {
+		return -1, -1
+	}
+	type candidate struct {
+		first, last int
+		rise        float64
+	}
+	var cands []candidate
+	best := math.Inf(-1)
+	for k := before; k < len(levels); k++ {
+		sorted := slices.Sorted(slices.Values(levels[:k]))
+		p90 := sorted[len(sorted)*9/10]
+		threshold := p90 + riseDB
+		if levels[k] < threshold {
+			continue
+		}
+		if f, l := denseRun(levels[k:], threshold, window); f == 0 {
+			rest := slices.Sorted(slices.Values(levels[k:]))
+			if rise := rest[len(rest)*9/10] - p90; rise >= riseDB {
+				cands = append(cands, candidate{first: k, last: k + l, rise: rise})
+				best = max(best, rise)
+			}
+		}
+	}
+	for _, c := range cands {
+		if c.rise >= best-riseDB {
+			return c.first, c.last
+		}
+	}
+	return -1, -1
+}
+
+func TestSpeakerRiseAgreesWithThePlainReading(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		n := 1 + rng.IntN(400)
+		levels := make([]float64, n)
+		room := -50 + 10*rng.Float64()
+		from := rng.IntN(n)
+		for k := range levels {
+			levels[k] = room + 8*rng.Float64()
+			if k >= from && rng.IntN(4) > 0 {
+				levels[k] += 3 + 15*rng.Float64()
+			}
+			if rng.IntN(20) == 0 {
+				levels[k] = silenceDB
+			}
+			if rng.IntN(10) == 0 && k > 0 {
+				levels[k] = levels[k-1] // ties
+			}
+		}
+		before := 1 + rng.IntN(60)
+		wf, wl := speakerRiseReference(levels, before, 10)
+		f, l := speakerRise(levels, before, 10)
+		require.Equal(t, [2]int{wf, wl}, [2]int{f, l}, "case %d", i)
+	}
+}
+
+// TestSegmentSpeakerPart: a second or more of background before or after
+// the speaker's syllables is cut off (the pre-roll kept before them, a
+// short tail after); less than that is left as it is.
+func TestSegmentSpeakerPart(t *testing.T) {
+	s := func(d time.Duration) int64 { return at(d) }
+	seg := Segment{PCM: make([]int16, s(8*time.Second)), From: s(10 * time.Second),
+		Start: s(10500 * time.Millisecond), End: s(17500 * time.Millisecond)}
+	tests := []struct {
+		name                     string
+		speakerStart, speakerEnd time.Duration
+		from, to, start, end     time.Duration
+	}{
+		{"the speaker is the whole segment", 10500 * time.Millisecond, 17500 * time.Millisecond,
+			10 * time.Second, 18 * time.Second, 10500 * time.Millisecond, 17500 * time.Millisecond},
+		{"less than a second before and after", 11400 * time.Millisecond, 16600 * time.Millisecond,
+			10 * time.Second, 18 * time.Second, 10500 * time.Millisecond, 17500 * time.Millisecond},
+		{"background before", 13 * time.Second, 17500 * time.Millisecond,
+			12500 * time.Millisecond, 18 * time.Second, 13 * time.Second, 17500 * time.Millisecond},
+		{"background after", 10500 * time.Millisecond, 15 * time.Second,
+			10 * time.Second, 15300 * time.Millisecond, 10500 * time.Millisecond, 15 * time.Second},
+		{"background both sides", 13 * time.Second, 15 * time.Second,
+			12500 * time.Millisecond, 15300 * time.Millisecond, 13 * time.Second, 15 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := seg
+			in.SpeakerStart, in.SpeakerEnd = s(tc.speakerStart), s(tc.speakerEnd)
+			got := in.SpeakerPart(500 * time.Millisecond)
+			assert.Equal(t, s(tc.from), got.From)
+			assert.Equal(t, s(tc.to), got.From+int64(len(got.PCM)))
+			assert.Equal(t, s(tc.start), got.Start)
+			assert.Equal(t, s(tc.end), got.End)
+		})
+	}
 }

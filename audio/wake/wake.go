@@ -29,8 +29,9 @@ type Config struct {
 	// Model is the network; nil means the embedded one (Default).
 	Model *Model
 	// Threshold is the score that wakes, in (0, 1); 0 means the model's
-	// own, chosen with its rule for at most one false wake an hour of
-	// other speech.
+	// own, chosen with its rule. With a model that holds (the embedded
+	// one does), every held step's probability must reach it, not their
+	// mean, so a value that suited a mean rule is much stricter here.
 	Threshold float64
 	// Refractory is how long after a wake nothing wakes again; 0 means
 	// the model's own.

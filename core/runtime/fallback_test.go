@@ -23,7 +23,7 @@ func TestRobotAsksWhenHalfUnderstood(t *testing.T) {
 	require.NoError(t, r.Intents().Learn(ctx))
 	u := utter(t, r)
 
-	asked := said(t, u, "what hour have we reached")
+	asked := said(t, u, "what hour have we got")
 	require.Len(t, asked, 1)
 	assert.Regexp(t, `^(Were you asking about|Did you mean something about) the clock\?$`, asked[0])
 	answer := said(t, u, "yes")

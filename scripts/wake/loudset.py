@@ -22,9 +22,15 @@ babble's talkers are other voices than the speakers'.
 
 Then it scores every stream with --model as audio/wake runs it and prints,
 per condition, where the score peaks near each phrase (item: why phrases
-are missed), and with --rules what each decision rule (a mean over more
-steps, a two-step rule) gives: wakes per condition, decoys woken, false
-wakes per hour.
+are missed), and with --rules what each decision rule of RULES (the mean
+of the last w steps, or k of the last w steps over a threshold, k = w
+being a held score) gives: wakes per condition, decoys woken, false
+wakes; then the rules no worse than BASELINE on decoys and false wakes,
+ranked by phrases woken in 5 dB babble.
+
+With --hold and --threshold it also measures that held rule, and with
+--write writes --model with that rule (and --end-lag-ms) in its header,
+its weights unchanged: the last step of make wake-train.
 """
 
 import argparse
@@ -255,9 +261,10 @@ def measure(ts, fn):
 
 
 def peaks(ts, smooth=3, th=0.9):
-    """Per condition: the peak of the mean-of-3 score (audio/wake's rule
-    before the held one) near each phrase (from 250 ms before its end to 800 ms after), for the missed
-    ones."""
+    """Per condition: the peak of the mean of smooth steps near each phrase
+    (from 250 ms before its end to 800 ms after), for the phrases it
+    leaves under th. A peak just under th is a miss another rule can
+    reach; a low one is a phrase the network did not hear."""
     for name, _, _ in CONDITIONS:
         if not any(t["cond"] == name for t in ts):
             continue
@@ -283,6 +290,42 @@ def fmt(r):
         "  | decoys %d/%d, false %d in %d min" % (d[0], d[1], f, m)
 
 
+# The rules --rules measures: the mean of the last 1-9 steps, and k of
+# the last w steps (k = w, a held score, for w 2-12; k about a half or two
+# thirds of w for even w 4-12), each at thresholds 0.70-0.94.
+THRESHOLDS = [round(0.70 + 0.01 * i, 2) for i in range(25)]
+COUNTS = [(w, w) for w in range(2, 13)] + [(w, k) for w in range(4, 13, 2) for k in sorted({w // 2, 2 * w // 3})]
+
+
+def _rules():
+    out = []
+    for w in range(1, 10):
+        for th in THRESHOLDS:
+            out.append(("mean %d >= %.2f" % (w, th), lambda p, th=th, w=w: rule_mean(p, th, w)))
+    for w, k in COUNTS:
+        for th in THRESHOLDS:
+            name = ("hold %d" % w if k == w else "%d of %d" % (k, w)) + " >= %.2f" % th
+            out.append((name, lambda p, th=th, w=w, k=k: rule_count(p, th, w, k)))
+    return out
+
+
+RULES = _rules()
+# The rule a new one must not be worse than on decoys and false wakes.
+BASELINE = "mean 3 >= 0.90"
+RANK_CONDITION = "babble 5 dB"
+
+
+def rank(got):
+    """The rules no worse than BASELINE on decoys woken and false wakes,
+    best first: most phrases woken in RANK_CONDITION, then in all
+    conditions, then fewest decoys and false wakes."""
+    def total(r, i):
+        return sum(c[i] for c in r.values())
+    base = dict(got)[BASELINE]
+    ok = [(n, r) for n, r in got if total(r, 2) <= total(base, 2) and total(r, 4) <= total(base, 4)]
+    return sorted(ok, key=lambda nr: (-nr[1].get(RANK_CONDITION, [0])[0], -total(nr[1], 0), total(nr[1], 2), total(nr[1], 4)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", default="bin/wake-loud")
@@ -290,14 +333,29 @@ def main():
     ap.add_argument("--wake-minutes", type=int, default=12)
     ap.add_argument("--decoy-minutes", type=int, default=12)
     ap.add_argument("--other-minutes", type=int, default=40)
-    ap.add_argument("--rules", action="store_true")
-    ap.add_argument("--hold", type=int, help="with --threshold and --write: the rule to write into the model file")
-    ap.add_argument("--threshold", type=float)
-    ap.add_argument("--end-lag-ms", type=int, help="the phrase's end to the decision under the new rule")
-    ap.add_argument("--write", help="writes --model with the rule given (its weights unchanged) to this file")
+    ap.add_argument("--rules", action="store_true", help="measures every rule of RULES and ranks them")
+    ap.add_argument("--hold", type=int, help="with --threshold: measures the rule that wakes when the probability "
+                    "stays at the threshold or over for this many steps in a row (1-50)")
+    ap.add_argument("--threshold", type=float, help="with --hold: the held rule's threshold, in (0, 1)")
+    ap.add_argument("--write", help="with --hold and --threshold: writes --model, its weights unchanged, with that rule "
+                    "(and --end-lag-ms) in its header, to this file")
+    ap.add_argument("--end-lag-ms", type=int, help="with --write: the phrase's end to the held rule's decision, in ms "
+                    "(0-1000); the model's own if not given")
     ap.add_argument("--only", action="append", help="score only this condition's streams (repeatable); the others are made and skipped")
     ap.add_argument("--enhance", help="audio/enhance's model file: the streams enhanced before the detector hears them")
     a = ap.parse_args()
+    if a.hold is not None and not 1 <= a.hold <= 50:
+        ap.error("--hold %d outside 1..50 steps" % a.hold)
+    if a.threshold is not None and not 0 < a.threshold < 1:
+        ap.error("--threshold %g outside (0, 1)" % a.threshold)
+    if a.end_lag_ms is not None and not 0 <= a.end_lag_ms <= 1000:
+        ap.error("--end-lag-ms %d outside 0..1000" % a.end_lag_ms)
+    if (a.hold is None) != (a.threshold is None):
+        ap.error("--hold and --threshold go together: the held rule is both")
+    if a.write and a.hold is None:
+        ap.error("--write needs the rule to write: --hold and --threshold")
+    if a.end_lag_ms is not None and not a.write:
+        ap.error("--end-lag-ms is written into the model file: it goes with --write")
     torch.set_num_threads(1)
     os.makedirs(a.work, exist_ok=True)
     with open(a.model, "rb") as f:
@@ -327,12 +385,14 @@ def main():
             print("wrote %s: %s" % (a.write, d))
     if not a.rules:
         return
-    for w in [1, 3, 5, 7, 9]:
-        for th in [0.70, 0.75, 0.80, 0.85, 0.90]:
-            print("mean %d >= %.2f: %s" % (w, th, fmt(measure(ts, lambda p: rule_mean(p, th, w)))))
-    for w, k in [(6, 3), (8, 4), (10, 5), (10, 4)]:
-        for th in [0.75, 0.80, 0.85, 0.90]:
-            print("%d of %d >= %.2f: %s" % (k, w, th, fmt(measure(ts, lambda p: rule_count(p, th, w, k)))))
+    got = []
+    for name, fn in RULES:
+        r = measure(ts, fn)
+        got.append((name, r))
+        print("%s: %s" % (name, fmt(r)))
+    print("no worse than %s on decoys and false wakes, by babble 5 dB:" % BASELINE)
+    for name, r in rank(got)[:20]:
+        print("  %s: %s" % (name, fmt(r)))
 
 
 if __name__ == "__main__":

@@ -147,7 +147,7 @@ func TestFallbackRivalTuningSwitch(t *testing.T) {
 	}{
 		{"", 7, false}, // unset: what was there
 		{"off", 0, false},
-		{"on", sphinx.DefaultFallbackRivalMargin, false},
+		{"on", 0, true}, // no margin is the right one yet
 		{"measure", -1, false},
 		{"2.5", 2.5, false},
 		{"0", 0, true},
@@ -184,10 +184,15 @@ func TestFallbackSearchTuningSwitches(t *testing.T) {
 		{want: sphinx.Fallback{}},
 		{lm: "10,0.65", want: sphinx.Fallback{LanguageWeight: 10, InsertionPenalty: 0.65}},
 		{lm: " 8 , 0.2", want: sphinx.Fallback{LanguageWeight: 8, InsertionPenalty: 0.2}},
+		{lm: "10,", want: sphinx.Fallback{LanguageWeight: 10}},
+		{lm: ",0.5", want: sphinx.Fallback{InsertionPenalty: 0.5}},
+		{lm: "0,0.65", want: sphinx.Fallback{InsertionPenalty: 0.65}},
+		{lm: "10,1", want: sphinx.Fallback{LanguageWeight: 10, InsertionPenalty: 1}},
 		{nbest: "10", want: sphinx.Fallback{NBest: 10}},
 		{lm: "10", err: EnvFallbackLM},
-		{lm: "0,0.65", err: EnvFallbackLM},
 		{lm: "10,-1", err: EnvFallbackLM},
+		{lm: "10,1.5", err: EnvFallbackLM},
+		{lm: "10,65", err: EnvFallbackLM},
 		{lm: "101,1", err: EnvFallbackLM},
 		{lm: "ten,1", err: EnvFallbackLM},
 		{nbest: "0", err: EnvFallbackNBest},

@@ -39,7 +39,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	}
 	s := o.Sphinx
 	dict := orDefault(s.Dict, sphinx.DefaultDict)
-	lexOpts := sphinx.LexiconOptions{}
+	lexOpts := sphinx.LexiconOptions{Log: log}
 	var decoys []string
 	wake := ""
 	if o.WakeInGrammar {

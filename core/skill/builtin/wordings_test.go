@@ -39,9 +39,11 @@ func TestCommonWordingsParse(t *testing.T) {
 		// Two groups changed or more: templates of their own, so that the
 		// speech grammar holds them (audio/grammar's
 		// TestBuiltinGrammarHoldsTwoChangeWordings).
-		{"put the volume on six", "jibo.volume:volume_set", map[string]string{"level": "6"}},
+		{"put the volume at six", "jibo.volume:volume_set", map[string]string{"level": "6"}},
 		{"set the volume at four please", "jibo.volume:volume_set", map[string]string{"level": "4"}},
-		{"turn the volume on seven", "jibo.volume:volume_set", map[string]string{"level": "7"}},
+		{"turn the volume to seven", "jibo.volume:volume_set", map[string]string{"level": "7"}},
+		{"turn the volume on please", "jibo.volume:unmute", nil},
+		{"put the volume on please", "jibo.volume:unmute", nil},
 		{"turn the sound up a little", "jibo.volume:volume_up", nil},
 		{"could you speak up please", "jibo.volume:volume_up", nil},
 		{"turn the volume down a bit please", "jibo.volume:volume_down", nil},
