@@ -97,17 +97,19 @@ type registrationKey struct{ session, skill, intent, lang string }
 // (the engine's read lock) while it reads the scopes.
 func registrationsScoped[S scopeIndexOf[I], I scopedIntent, R any](rlock sync.Locker, scopes map[scopeKey]S, sessionID string,
 	reg func(I) R, key func(R) registrationKey) []R {
-	rlock.Lock()
 	var out []R
-	for sk, s := range scopes {
-		if sessionID != "" && sk.session != DefaultSession && sk.session != sessionID {
-			continue
+	func() {
+		rlock.Lock()
+		defer rlock.Unlock()
+		for sk, s := range scopes {
+			if sessionID != "" && sk.session != DefaultSession && sk.session != sessionID {
+				continue
+			}
+			for _, c := range s.members() {
+				out = append(out, reg(c))
+			}
 		}
-		for _, c := range s.members() {
-			out = append(out, reg(c))
-		}
-	}
-	rlock.Unlock()
+	}()
 	sortx.Func(out, func(a, b R) int {
 		ka, kb := key(a), key(b)
 		return cmp.Or(

@@ -108,3 +108,78 @@ func TestPrepareOutsideACall(t *testing.T) {
 		require.NoError(t, err)
 	})
 }
+
+// A call given up while its handler gets ready ends there: the context the
+// handler then answers in is done already, so the abandoned handler stops
+// at once and Close does not wait for a skill's timeout more.
+func TestPrepareAfterTheCallWasGivenUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Config{})
+		start := time.Now()
+		answerCtxDone := make(chan error, 1)
+		_, err := r.iv.Call(t.Context(), manifest(), func(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+			ctx, err := Prepare(ctx, 2*time.Second, func(context.Context) error {
+				time.Sleep(3 * time.Second) // ignores its context
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			answerCtxDone <- ctx.Err()
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}, launch("set"))
+		assert.Equal(t, OutcomeTimeout, OutcomeOf(err), "%v", err)
+		assert.ErrorContains(t, err, "not ready to answer within 2s")
+		require.NoError(t, r.iv.Close(t.Context()))
+		assert.ErrorIs(t, <-answerCtxDone, context.Canceled, "the answer's context is done when Prepare returns")
+		assert.Equal(t, 3*time.Second, time.Since(start), "fake time until the abandoned handler ended")
+	})
+}
+
+// Prepare's limit is bounded: a handler asking for hours gets
+// MaxPrepareLimit.
+func TestPrepareLimitIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Config{})
+		start := time.Now()
+		_, err := r.iv.Call(t.Context(), manifest(), func(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+			_, err := Prepare(ctx, 10*time.Hour, func(ctx context.Context) error {
+				<-ctx.Done()
+				return ctx.Err()
+			})
+			return nil, err
+		}, launch("set"))
+		assert.Equal(t, OutcomeTimeout, OutcomeOf(err), "%v", err)
+		assert.ErrorContains(t, err, "not ready to answer within 2m0s")
+		assert.Equal(t, MaxPrepareLimit, time.Since(start))
+		require.NoError(t, r.iv.Close(t.Context()))
+	})
+}
+
+type testKey struct{}
+
+// A handler that wraps its context before Prepare is still prepared, and
+// both the getting-ready and the answer contexts keep its values.
+func TestPrepareInAWrappedContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Config{})
+		_, err := r.iv.Call(t.Context(), manifest(), func(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
+			ctx = context.WithValue(ctx, testKey{}, "mine")
+			ctx, err := Prepare(ctx, time.Minute, func(ctx context.Context) error {
+				dl, _ := ctx.Deadline()
+				assert.Equal(t, time.Minute, time.Until(dl), "getting ready has Prepare's limit")
+				assert.Equal(t, "mine", ctx.Value(testKey{}))
+				time.Sleep(30 * time.Second)
+				return nil
+			})
+			require.NoError(t, err)
+			dl, _ := ctx.Deadline()
+			assert.Equal(t, 5*time.Second, time.Until(dl), "the skill's timeout counts from when ready")
+			assert.Equal(t, "mine", ctx.Value(testKey{}))
+			return protocol.NewSkillEnd(req, protocol.Skill("jibo.timer")), nil
+		}, launch("set"))
+		require.NoError(t, err)
+		require.NoError(t, r.iv.Close(t.Context()))
+	})
+}

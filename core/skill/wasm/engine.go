@@ -51,8 +51,8 @@ const MinStartTimeout = 5 * time.Second
 // timeout (registry.DefaultTimeout, 10 s, when it gives none), or
 // MinStartTimeout when that is longer. A module still running then is
 // stopped and the start fails. A start for a call (after a failed one)
-// has this limit too, not the call's timeout, which counts from when the
-// instance is ready (invoke.Prepare).
+// has this limit too, in full once the call's turn comes, not the call's
+// timeout, which counts from when the instance is ready (invoke.Prepare).
 func StartTimeout(m *registry.Manifest) time.Duration {
 	return max(m.EffectiveTimeout(), MinStartTimeout)
 }

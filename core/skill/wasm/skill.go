@@ -242,6 +242,7 @@ func (s *Skill) hostFunc(fn func(*Skill, context.Context, *callState, api.Module
 // ABI version, within StartTimeout. The holder of sem calls it.
 func (s *Skill) start(ctx context.Context) error {
 	limit := StartTimeout(s.m)
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	md := s.mod
@@ -261,7 +262,7 @@ func (s *Skill) start(ctx context.Context) error {
 	// explainStart says what a start that failed in fn did.
 	explainStart := func(fn string, err error) error {
 		err = s.explain(ctx, cs, md, err)
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
 			return fmt.Errorf("%s did not return within %v, its start-up limit: %w", fn, limit, err)
 		}
 		return err
@@ -336,13 +337,17 @@ func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*prot
 		return nil, fmt.Errorf("encoding the request for the module: %w", err)
 	}
 	// Waiting for the previous call and starting a fresh instance are the
-	// host's, bounded by the start-up limit; the skill's timeout counts
-	// from when the instance is ready.
-	ctx, err = invoke.Prepare(ctx, StartTimeout(s.m), s.ready)
+	// host's: the wait is bounded by the start-up limit (no call or start
+	// holds sem longer), and the start has that limit again of its own.
+	// The skill's timeout counts from when the instance is ready.
+	ctx, err = invoke.Prepare(ctx, 2*StartTimeout(s.m), s.ready)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { <-s.sem }()
+	if ctx.Err() != nil { // given up while getting ready
+		return nil, fmt.Errorf("the call was given up while the module got ready: %w", context.Cause(ctx))
+	}
 	var rc protocol.RuntimeContext
 	lang := ""
 	if req.Data != nil {
@@ -358,6 +363,12 @@ func (s *Skill) HandleChecked(ctx context.Context, req *protocol.Request) (*prot
 // of sem calls it.
 func (s *Skill) settle(ctx context.Context, err error) {
 	s.account(ctx, err)
+	s.refill()
+}
+
+// refill starts a fresh instance in the background when the module has
+// none and the skill is on. The holder of sem calls it.
+func (s *Skill) refill() {
 	s.mu.Lock()
 	on := !s.closed && s.disabled == nil
 	s.mu.Unlock()
@@ -389,26 +400,39 @@ func (s *Skill) warm() {
 
 // ready takes sem for a call and makes sure the module has an instance,
 // starting a fresh one after a failed call threw the last away. It gives
-// sem back when it fails; a start that fails is settled as a failed call.
+// sem back unless it succeeds (a panic too). A start that fails within its
+// own limit is settled as a failed call; one cut short by ctx (the call
+// given up, or its wait for sem took the time) is not the module's fault.
 func (s *Skill) ready(ctx context.Context) error {
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for the module's previous call: %w", context.Cause(ctx))
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			<-s.sem
+		}
+	}()
 	if err := s.usable(); err != nil {
-		<-s.sem
 		return err
 	}
-	if s.mod.inst != nil {
-		return nil
+	if ctx.Err() != nil {
+		return fmt.Errorf("waiting for the module's previous call: %w", context.Cause(ctx))
 	}
-	err := s.start(ctx)
-	if err != nil {
-		s.settle(ctx, err)
-		<-s.sem
+	if s.mod.inst == nil {
+		if err := s.start(ctx); err != nil {
+			if ctx.Err() != nil {
+				s.refill()
+			} else {
+				s.settle(ctx, err)
+			}
+			return err
+		}
 	}
-	return err
+	ok = true
+	return nil
 }
 
 // call makes one call into the module's instance; the holder of sem calls
