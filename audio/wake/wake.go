@@ -112,7 +112,9 @@ func (d *Detector) Threshold() float64 { return d.threshold }
 // Pos is the number of samples fed so far.
 func (d *Detector) Pos() int64 { return d.pos }
 
-// Score is the last step's score (for meters and tuning).
+// Score is the score the last step decided on: the least of the held
+// steps' probabilities, or their mean for a model without a hold (for
+// meters and tuning).
 func (d *Detector) Score() float64 { return d.lastScore }
 
 // Feed consumes pcm (any length) and returns the wakes in it. The slice
