@@ -24,6 +24,13 @@ func TestSaysClockTime(t *testing.T) {
 	} {
 		assert.Equal(t, re.MatchString(s), saysClockTime(s), "%q", s)
 	}
+	// The clock says 12:00 in words; a self-test on the hour passes.
+	for s, want := range map[string]bool{
+		"The time is noon.": true, "It's midnight.": true, "noon": true,
+		"afternoon": false, "midnights": false, "It's twelve.": false,
+	} {
+		assert.Equal(t, want, saysClockTime(s), "%q", s)
+	}
 }
 
 // A robot that does not start is one failed step, "start the runtime".
