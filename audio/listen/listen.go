@@ -377,6 +377,18 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 	// spot is the last wake phrase spotted and not yet given to an
 	// utterance.
 	spot := spotted{}
+	// ended hands an ended utterance on with what was read around it
+	// (the wake phrase spotted, a cancellation) and starts the next
+	// afresh; false when the robot is closing.
+	ended := func(seg vad.Segment) bool {
+		j := job{seg: seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
+		j.spotted, j.wakeEnd = spot.in(j.seg)
+		spot = spotted{}
+		c := cut.Cancel
+		run.Reset()
+		cut = transform.Result{}
+		return l.utteranceEnded(ctx, jobs, j, c)
+	}
 	for {
 		n, err := l.cfg.Source.Read(ctx, buf)
 		if n > 0 {
@@ -403,13 +415,7 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 					run.Reset()
 					cut = transform.Result{}
 				case vad.SpeechEnd:
-					j := job{seg: *ev.Segment, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
-					j.spotted, j.wakeEnd = spot.in(j.seg)
-					spot = spotted{}
-					c := cut.Cancel
-					run.Reset()
-					cut = transform.Result{}
-					if !l.utteranceEnded(ctx, jobs, j, c) {
+					if !ended(*ev.Segment) {
 						return ctx.Err()
 					}
 				}
@@ -441,13 +447,7 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 		case seg != nil:
 			// The speaker had paused when the stream ended: a whole
 			// utterance.
-			j := job{seg: *seg, speaking: startSpeaking || l.isSpeaking(), ended: time.Now(), lang: lang, ids: run.Changed()}
-			j.spotted, j.wakeEnd = spot.in(j.seg)
-			spot = spotted{}
-			c := cut.Cancel
-			run.Reset()
-			cut = transform.Result{}
-			if !l.utteranceEnded(ctx, jobs, j, c) {
+			if !ended(*seg) {
 				return ctx.Err()
 			}
 		}
