@@ -136,3 +136,22 @@ func TestBuiltinGrammarHoldsTwoChangeWordings(t *testing.T) {
 		assert.False(t, g.Accepts(say), "a level a word away from unmuting: %q", say)
 	}
 }
+
+// TestBuiltinGrammarHoldsMuteAsASetting: muting said as a setting of the
+// volume ("put the volume on mute") is a sentence of its own, so the ear
+// does not force it onto "put the volume on" (unmuting) or a level, and no
+// level the grammar offers is a word for silence.
+func TestBuiltinGrammarHoldsMuteAsASetting(t *testing.T) {
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	for _, say := range []string{"turn the volume on mute", "put the volume on mute", "set the volume to mute",
+		"put yourself on mute please", "hey jibo set the volume to mute"} {
+		assert.True(t, g.Accepts(say), "%q", say)
+	}
+	vals, ok, err := g.SlotValues("jibo.volume", "volume_set", "level", 200_000)
+	require.NoError(t, err)
+	require.True(t, ok)
+	for _, v := range vals {
+		assert.False(t, volume.Muting(v), "level %q", v)
+	}
+}

@@ -164,6 +164,11 @@ func (s *Skill) launch(ctx context.Context, req *protocol.Request) (*protocol.Re
 		to = max(level-step, 0)
 	case IntentSet:
 		text, _ := nlu.Entities[SlotLevel].(string)
+		if Muting(text) {
+			// "Set the volume to mute": muting, which unmuting undoes.
+			to = 0
+			break
+		}
 		l, err := ParseLevel(text)
 		if step, ok := Relative(text); err != nil && ok {
 			// "Turn the volume down a bit": a change, not a level.
@@ -212,6 +217,23 @@ var ErrBadLevel = errors.New("not a volume level from 0 to 10")
 var levelWords = map[string]int{
 	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
 	"nine": 9, "ten": 10, "max": 10, "maximum": 10, "full": 10, "min": 0, "minimum": 0, "half": 5,
+}
+
+// mutingWords are what a level slot may hold that means silence rather
+// than a level: the skill mutes for them, as for "mute".
+var mutingWords = map[string]bool{"mute": true, "muted": true, "silent": true, "off": true}
+
+// Muting reports whether a volume_set level is said as muting ("mute",
+// "to mute", "on mute", "silent", "off") rather than as a level.
+func Muting(text string) bool {
+	if len(text) > maxLevelText {
+		return false
+	}
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, p := range []string{"to ", "on ", "at "} {
+		t = strings.TrimPrefix(t, p)
+	}
+	return mutingWords[strings.TrimSpace(t)]
 }
 
 // maxLevelText bounds the text ParseLevel reads.

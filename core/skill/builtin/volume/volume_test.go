@@ -147,6 +147,19 @@ func TestParseLevel(t *testing.T) {
 	}
 }
 
+// TestMutingIsNoLevel: what means silence is read as muting, never as a
+// level, and no level word is read as muting.
+func TestMutingIsNoLevel(t *testing.T) {
+	for _, in := range []string{"mute", "Mute", "to mute", "on mute", "muted", "silent", "off", " to off "} {
+		assert.True(t, Muting(in), in)
+		_, err := ParseLevel(in)
+		assert.ErrorIs(t, err, ErrBadLevel, in)
+	}
+	for _, in := range []string{"", "0", "zero", "min", "seven", "loud", "unmute", "on", "mute mute"} {
+		assert.False(t, Muting(in), in)
+	}
+}
+
 func TestManifest(t *testing.T) {
 	s, err := New(Options{})
 	require.NoError(t, err)
@@ -194,6 +207,22 @@ func TestHowPeopleSayIt(t *testing.T) {
 			{"can you put the volume at level 3", IntentSet, []string{"Volume 3."}, 3},
 			{"max volume", IntentMax, []string{"Volume 10."}, 10},
 			{"turn it all the way up", IntentMax, []string{"I'm already as loud as I go."}, 10},
+		}},
+		{"on mute", 0.6, []step{
+			{"turn the volume on mute", IntentMute, nil, 0},
+			{"turn the volume back on", IntentUnmute, []string{"Volume 6."}, 6},
+			{"put the volume on mute", IntentMute, nil, 0},
+			{"volume on", IntentUnmute, []string{"Volume 6."}, 6},
+			{"set the volume to mute", IntentMute, nil, 0},
+			{"unmute", IntentUnmute, []string{"Volume 6."}, 6},
+			{"put yourself on mute please", IntentMute, nil, 0},
+		}},
+		{"a level said as muting", 0.6, []step{
+			{"set the volume to muted", IntentSet, nil, 0},
+			{"unmute", IntentUnmute, []string{"Volume 6."}, 6},
+			{"set the volume to silent", IntentSet, nil, 0},
+			{"unmute", IntentUnmute, []string{"Volume 6."}, 6},
+			{"set the volume to loud", IntentSet, []string{"I can set my volume from zero to ten."}, 6},
 		}},
 		{"asking", 0.7, []step{
 			{"how loud are you right now", IntentGet, []string{"My volume is 7."}, 7},
