@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -409,4 +410,44 @@ func TestFilesCarryTheVerdicts(t *testing.T) {
 	ms := rep.Mistakes()
 	require.Len(t, ms, 1)
 	assert.Contains(t, ms[0].Why, `recognised 1.50 s (SNR 20 dB, background 5.6 dB, enhanced): "whats the date" confidence 0.90 coverage 0.95 acceptance 0.30, dropped by acceptance`)
+}
+
+// quarterSpeech hears a quarter of each file as speech and spends 0.04 s
+// of CPU on each second of it.
+type quarterSpeech struct{}
+
+func (quarterSpeech) Hear(_ context.Context, pcm []int16, _ bool, _ time.Duration) (Heard, error) {
+	speech := time.Duration(len(pcm)) * time.Second / audio.SampleRate / 4
+	return Heard{Speech: speech, RecognizeTime: speech / 20, RecognizeCPU: speech / 25, Recognized: []string{""}}, nil
+}
+
+// TestCPUPerAudioSecond: cpu_rtf is the recogniser's CPU over the speech
+// handed to it; cpu_per_audio_s over all the set's audio, which a
+// listening robot pays for.
+func TestCPUPerAudioSecond(t *testing.T) {
+	dir := t.TempDir()
+	var items []Item
+	for i, n := range []int{16000, 48000} {
+		it := Item{File: fmt.Sprintf("o%d.wav", i), Text: "pass the salt", Kind: "other"}
+		writeWAV(t, dir, it.File, n)
+		items = append(items, it)
+	}
+	rep, err := Run(context.Background(), dir, items, quarterSpeech{}, meanings{}, Options{Normalize: words})
+	require.NoError(t, err)
+	o := rep.Overall
+	assert.InDelta(t, 4.0, o.AudioSeconds, 1e-9)
+	assert.InDelta(t, 0.04, o.CPURealTimeFactor, 1e-9, "CPU per second of speech, as before")
+	assert.InDelta(t, 0.01, o.CPUPerAudioSecond, 1e-9, "CPU per second of all the audio")
+
+	var js bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&js))
+	var doc struct {
+		Overall map[string]any `json:"overall"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
+	assert.InDelta(t, 0.01, doc.Overall["cpu_per_audio_s"], 1e-9)
+	assert.InDelta(t, 0.04, doc.Overall["cpu_rtf"], 1e-9)
+	var text bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	assert.Contains(t, text.String(), "recogniser CPU    0.0100 s per second of all the audio (0.0 of 0.1 min handed to it)")
 }
