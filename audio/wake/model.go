@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/openjibo/jibod/audio/internal/weights"
 )
@@ -245,6 +246,16 @@ func (h header) tensors() []tensorH {
 // Threshold is the score (the smoothed probability, or the least of the
 // held steps') at which the model wakes unless told otherwise.
 func (m *Model) Threshold() float64 { return m.h.Detect.Threshold }
+
+// Hold is how many steps in a row the probability must stay at the
+// threshold or over to wake; 0 when the model smooths instead (a mean
+// over Smooth steps).
+func (m *Model) Hold() int { return m.h.Detect.Hold }
+
+// Step is how much audio one output step covers.
+func (m *Model) Step() time.Duration {
+	return time.Duration(m.stepSamples()) * time.Second / SampleRate
+}
 
 // stepSamples is how many samples one output step covers.
 func (m *Model) stepSamples() int { return m.h.Hop * m.h.Stride }

@@ -456,3 +456,14 @@ func TestWakesAcrossTheRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbeddedRule: the embedded model wakes by its held rule, five
+// 20 ms steps at its threshold or over (docs/config.md, jibod's
+// --wake-threshold help).
+func TestEmbeddedRule(t *testing.T) {
+	m, err := Default()
+	require.NoError(t, err)
+	assert.Equal(t, 5, m.Hold())
+	assert.Equal(t, 20*time.Millisecond, m.Step())
+	assert.Equal(t, 0.78, m.Threshold())
+}

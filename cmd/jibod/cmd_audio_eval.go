@@ -53,7 +53,7 @@ func cmdAudioEval(ctx context.Context, tr runtime.Trainer, args []string, stdout
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	wakeMethod := fs.String("wake", hearing.WakeDetector, "how the wake phrase is found: detector (the wake word detector, as the robot does), grammar (the start of the sentence recognised), spotter (pocketsphinx keyphrase spotting) or both (grammar and spotter)")
 	kws := fs.Float64("kws-threshold", 0, "keyphrase spotting threshold for --wake spotter|both (default 1e-20)")
-	wakeThreshold := fs.Float64("wake-threshold", 0, "the wake word detector's threshold, in (0, 1) (default: the model's own)")
+	wakeThreshold := fs.Float64("wake-threshold", 0, wakeThresholdUsage)
 	wakeOnly := fs.Bool("wake-only", false, "measure the wake word detector alone: no speech recognition, no command figures")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -40,7 +40,7 @@ Usage:
   jibod skills ...         the robot's skills: list, install DIR|FILE, uninstall ID, graph SKILL_ID, try, runs
   jibod people ...         the people the robot knows: list, add --first NAME, remove ID|NAME, owner ID|NAME
   jibod board check        open every device of a board profile and report what answers
-  jibod audio ...          audio tools: devices, level (a live input meter)
+  jibod audio ...          audio tools: devices, level (a live meter), eval, prompts, enroll, adapt
   jibod hub status|catalog  check the cloud hub link and list its skills (--hub URL --hub-token FILE)
   jibod shell              attach to the running jibod's diagnostics shell (--hash-pin: make a PIN hash)
   jibod version            print the version
