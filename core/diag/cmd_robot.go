@@ -589,9 +589,13 @@ func cmdLog(c *call) error {
 		}
 		defer stop()
 	}
-	for _, e := range book.Recent(level, n) {
-		if err := c.logLine(e); err != nil {
-			return err
+	// -n 0 is none of the backlog (follow then shows only what is new);
+	// the book's 0 would be all of it.
+	if n > 0 {
+		for _, e := range book.Recent(level, n) {
+			if err := c.logLine(e); err != nil {
+				return err
+			}
 		}
 	}
 	if !follow {

@@ -263,8 +263,8 @@ func cmdHelp(c *call) error {
 			return c.emit(map[string]any{"command": cmd.name, "usage": strings.TrimSpace(cmd.name + " " + cmd.usage),
 				"summary": strings.TrimPrefix(cmd.summary, "* "), "help": cmd.help, "technician": cmd.privileged != nil})
 		}
-		return c.printf("%s %s\n  %s\n\n%s\n\nEvery command takes --json for output a program can read.\n",
-			cmd.name, cmd.usage, cmd.summary, wrap(cmd.help, 72))
+		return c.printf("%s\n  %s\n\n%s\n\nEvery command takes --json for output a program can read.\n",
+			strings.TrimSpace(cmd.name+" "+cmd.usage), cmd.summary, wrap(cmd.help, helpWidth))
 	}
 	if c.json {
 		var list []map[string]any
@@ -285,8 +285,60 @@ func cmdHelp(c *call) error {
 	return c.printf("\n* needs technician mode (`unlock`). `help <command>` explains one; --json prints JSON.\n")
 }
 
-// wrap breaks text into lines of at most width columns.
+// helpWidth is the columns a command's help fills, for an 80-column
+// terminal.
+const helpWidth = 72
+
+// wrap lays out a command's help in lines of at most width columns: its
+// paragraphs are filled, and its tables, lines starting with two spaces
+// (a usage, two spaces or more, its meaning; further indented lines go on
+// with the meaning), become each usage on a line of its own with its
+// meaning filled under it, so neither runs into the other.
 func wrap(text string, width int) string {
+	const indent = "      "
+	var b strings.Builder
+	var para []string
+	var term string
+	var desc []string
+	flush := func() {
+		switch {
+		case term != "":
+			line(&b, "  "+term)
+			for _, l := range strings.Split(fill(strings.Join(desc, " "), width-len(indent)), "\n") {
+				line(&b, indent+l)
+			}
+		case len(para) > 0:
+			line(&b, fill(strings.Join(para, " "), width))
+		}
+		para, term, desc = nil, "", nil
+	}
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "   ") && term != "":
+			desc = append(desc, strings.TrimSpace(l))
+		case strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "":
+			flush()
+			t, d, _ := strings.Cut(strings.TrimSpace(l), "  ")
+			term, desc = t, []string{strings.TrimSpace(d)}
+		default:
+			if term != "" {
+				flush()
+			}
+			para = append(para, l)
+		}
+	}
+	flush()
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// line writes l and a line break.
+func line(b *strings.Builder, l string) {
+	b.WriteString(strings.TrimRight(l, " "))
+	b.WriteByte('\n')
+}
+
+// fill breaks text into lines of at most width columns, at spaces.
+func fill(text string, width int) string {
 	var b strings.Builder
 	col := 0
 	for _, w := range strings.Fields(text) {

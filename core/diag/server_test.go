@@ -67,6 +67,38 @@ func TestHelpCoversEveryCommand(t *testing.T) {
 	assert.Contains(t, script(t, s, "say \"unbalanced"), "error: unbalanced double quote")
 }
 
+// TestHelpLaysOutTables: a command's help keeps its table of uses
+// apart, each use on a line of its own with its meaning under it, within
+// the help's width, and nothing trails a line.
+func TestHelpLaysOutTables(t *testing.T) {
+	s := newRig(t).server(t, nil)
+	audio := script(t, s, "help audio")
+	for _, want := range []string{
+		"\n  audio devices\n      the capture devices the robot can open, and which one it uses\n  audio listen\n",
+		"\n  audio level [seconds]\n      the microphone's loudness over one second (or the seconds given,\n      up to 10): RMS and peak",
+		"\n  audio record <seconds> <file>\n      * record up to 60 seconds",
+	} {
+		assert.Contains(t, audio, want)
+	}
+	motor := script(t, s, "help motor")
+	for _, want := range []string{
+		"\n\nMoves the body through its control loop, so every move keeps the axis's\nspeed and acceleration limits.\n  motor limits\n",
+		"\n  motor <axis> <angle> --override\n      go past the shell's range",
+		"\n  motor on\n      power the motors and home the body\nAxes: bottomSection_r",
+	} {
+		assert.Contains(t, motor, want)
+	}
+	for _, out := range []string{audio, motor, script(t, s, "help status"), script(t, s, "help exit")} {
+		for i, l := range strings.Split(out, "\n") {
+			if i > 1 { // the usage and the summary are one line each
+				assert.LessOrEqual(t, len([]rune(l)), helpWidth, "%q", l)
+			}
+			assert.Equal(t, strings.TrimRight(l, " "), l, "nothing trails %q", l)
+		}
+	}
+	assert.True(t, strings.HasPrefix(script(t, s, "help exit"), "exit\n  leave the shell"))
+}
+
 func TestStatus(t *testing.T) {
 	r := newRig(t)
 	r.log.Warn("something odd", "device", "led", "n", 3)
@@ -240,7 +272,7 @@ func TestLED(t *testing.T) {
 	assert.Contains(t, out, "12 pixels: #ff0000 #ff0000")
 	assert.Contains(t, out, `{"led":"#000000","pixels":12}`)
 	assert.Contains(t, out, "error: ")
-	assert.Contains(t, out, "(names: ")
+	assert.Equal(t, 1, strings.Count(out, "black, blue, cyan"), "the colour names once: %s", out)
 	assert.Contains(t, out, "showing red, green, blue, white, then a rainbow, on 12 pixels")
 	assert.Contains(t, out, "done: every pixel should have shown each colour")
 }
@@ -476,12 +508,15 @@ func TestLogCommand(t *testing.T) {
 		r.log.Info("step", "i", i)
 	}
 	r.log.Error("bad thing", "err", errors.New("boom"))
-	out := script(t, s, "log -n 3\nlog error --json\nlog loud")
+	out := script(t, s, "log -n 3\nlog error --json\nlog loud\nlog -n 0\nversion")
 	assert.Contains(t, out, "INFO  step i=4\n")
 	assert.NotContains(t, out, "i=2")
 	assert.Contains(t, out, `"msg":"bad thing"`)
 	assert.Contains(t, out, `"level":"ERROR"`)
 	assert.Contains(t, out, `error: "loud" is not a level`)
+	_, last, _ := strings.Cut(out, `error: "loud" is not a level`)
+	_, last, _ = strings.Cut(last, "\n")
+	assert.True(t, strings.HasPrefix(last, "jibod test ("), "log -n 0 prints none: %q", last)
 }
 
 func TestNoRobotParts(t *testing.T) {

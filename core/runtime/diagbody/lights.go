@@ -7,7 +7,6 @@ package diagbody
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/openjibo/jibod/device"
@@ -42,7 +41,8 @@ func (l Lights) Fill(ctx context.Context, colour string) (string, error) {
 	if colour != "off" {
 		var err error
 		if col, err = device.ParseRGB(colour); err != nil {
-			return "", fmt.Errorf("%w (names: %s)", err, strings.Join(device.ColorNames(), ", "))
+			// ParseRGB's error lists the names already.
+			return "", err
 		}
 	}
 	if err := l.a.Set(ctx, device.Fill(l.a.Len(), col)); err != nil {
