@@ -241,7 +241,7 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 	}
 	base, err := readBaseModel(cfg.BaseModel)
 	if err != nil {
-		return rep, err
+		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
 	}
 	for _, p := range []string{tools.FE, tools.MdefConvert, tools.BW, tools.MapAdapt} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -259,13 +259,18 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 		wav   string
 		words []string
 	}
+	// skip leaves a recording out, saying why in the report and the log.
+	skip := func(why string) {
+		rep.Skipped++
+		rep.Skips = append(rep.Skips, why)
+		log.Warn("adapting the acoustic model: recording skipped", "why", why)
+	}
 	var utts []utt
 	all := map[string]bool{}
 	for _, u := range cfg.Utterances {
 		ws := adaptWords(u.Text)
 		if len(ws) == 0 {
-			rep.Skipped++
-			rep.Skips = append(rep.Skips, u.WAV+": no words")
+			skip(u.WAV + ": no words")
 			continue
 		}
 		utts = append(utts, utt{u.WAV, ws})
@@ -278,10 +283,14 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 		words = append(words, w)
 	}
 	sort.Strings(words)
+	log.Debug("adapting the acoustic model: looking up pronunciations", "words", len(words), "dictionary", cfg.Lexicon.Path())
 	prons, err := cfg.Lexicon.Lookup(ctx, words)
 	var missing *MissingWordsError
-	if err != nil && !errors.As(err, &missing) {
-		return rep, fmt.Errorf("adapting the acoustic model: %w", err)
+	switch {
+	case errors.As(err, &missing):
+		log.Warn("adapting the acoustic model: words without a pronunciation; their recordings are skipped", "words", missing.Words)
+	case err != nil:
+		return rep, fmt.Errorf("adapting the acoustic model: looking up the pronunciations of %d words: %w", len(words), err)
 	}
 
 	wavDir := filepath.Join(work, "wav")
@@ -291,17 +300,15 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 	var ids, trans bytes.Buffer
 	for _, u := range utts {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return rep, fmt.Errorf("adapting the acoustic model: %w", err)
 		}
 		if w := firstMissing(u.words, prons); w != "" {
-			rep.Skipped++
-			rep.Skips = append(rep.Skips, fmt.Sprintf("%s: no pronunciation for %q", u.wav, w))
+			skip(fmt.Sprintf("%s: no pronunciation for %q", u.wav, w))
 			continue
 		}
 		pcm, err := readAdaptWAV(u.wav)
 		if err != nil {
-			rep.Skipped++
-			rep.Skips = append(rep.Skips, err.Error())
+			skip(err.Error())
 			continue
 		}
 		pcm = prepareAudio(pcm, cfg.DenoiseBelowSNR, cfg.FloorBelowDB, cfg.TrimMargin)
@@ -372,6 +379,7 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 		return rep, fmt.Errorf("adapting the acoustic model: %s: %w\n%s", tools.BW, err, tail(out, 20))
 	}
 	rep.NotAligned = bytes.Count(out, []byte("Failed to align audio"))
+	log.Debug("adapting the acoustic model: step done", "tool", filepath.Base(tools.BW), "not_aligned", rep.NotAligned)
 	if rep.NotAligned >= rep.Used {
 		return rep, fmt.Errorf("adapting the acoustic model: Baum-Welch aligned none of the %d recordings (transcripts wrong, or audio not speech?)", rep.Used)
 	}
@@ -515,7 +523,10 @@ func writeAdaptWAV(path string, pcm []int16) error {
 		f.Close()
 		return fmt.Errorf("adapting the acoustic model: writing %s: %w", path, err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("adapting the acoustic model: writing %s: %w", path, err)
+	}
+	return nil
 }
 
 func sendumpToMixw(src, dst string) error {
@@ -534,9 +545,12 @@ func sendumpToMixw(src, dst string) error {
 	}
 	if err := WriteMixtureWeights(out, mw); err != nil {
 		out.Close()
-		return err
+		return fmt.Errorf("adapting the acoustic model: writing %s: %w", dst, err)
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("adapting the acoustic model: writing %s: %w", dst, err)
+	}
+	return nil
 }
 
 func copyFile(src, dst string) error {
@@ -556,7 +570,7 @@ func run(ctx context.Context, log *slog.Logger, dir, name string, args ...string
 	if err != nil {
 		return fmt.Errorf("adapting the acoustic model: %s: %w\n%s", name, err, tail(out, 20))
 	}
-	log.Debug("adaptation step done", "tool", filepath.Base(name))
+	log.Debug("adapting the acoustic model: step done", "tool", filepath.Base(name))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,7 +125,9 @@ func TestAdaptRefusesUnusableRecordings(t *testing.T) {
 	lex, err := NewLexicon(DefaultDict, LexiconOptions{})
 	require.NoError(t, err)
 	out := filepath.Join(dir, "model")
+	var logs bytes.Buffer
 	rep, err := Adapt(context.Background(), AdaptConfig{BaseModel: DefaultModelDir, Out: out, Lexicon: lex,
+		Log: slog.New(slog.NewTextHandler(&logs, nil)),
 		Utterances: []AdaptUtterance{
 			{WAV: bad, Text: "what time is it"},
 			{WAV: filepath.Join(dir, "missing.wav"), Text: "hello"},
@@ -139,6 +142,11 @@ func TestAdaptRefusesUnusableRecordings(t *testing.T) {
 	for _, want := range []string{"no words", `no pronunciation for "zzqxv"`, "bad.wav: bad WAV", "missing.wav"} {
 		assert.Contains(t, all, want)
 	}
+	// The log it was given says the same, as it happens, and names the
+	// words the lexicon could not pronounce.
+	assert.Equal(t, 4, strings.Count(logs.String(), "level=WARN msg=\"adapting the acoustic model: recording skipped\""), logs.String())
+	assert.Contains(t, logs.String(), "words without a pronunciation")
+	assert.Contains(t, logs.String(), "words=[zzqxv]")
 	assert.NoDirExists(t, out)
 	matches, _ := filepath.Glob(filepath.Join(dir, ".model.tmp-*"))
 	assert.Empty(t, matches, "no half-written model")
@@ -146,5 +154,5 @@ func TestAdaptRefusesUnusableRecordings(t *testing.T) {
 	_, err = Adapt(context.Background(), AdaptConfig{BaseModel: dir, Out: out, Lexicon: lex,
 		Utterances: []AdaptUtterance{{WAV: bad, Text: "hello"}}})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "no mdef file")
+	assert.Contains(t, err.Error(), "adapting the acoustic model: acoustic model "+dir+": no mdef file")
 }

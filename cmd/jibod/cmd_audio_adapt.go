@@ -67,7 +67,7 @@ func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer)
 			utts = append(utts, sphinx.AdaptUtterance{WAV: filepath.Join(dir, it.File), Text: it.Text})
 		}
 	}
-	opts := sphinx.LexiconOptions{}
+	opts := sphinx.LexiconOptions{Log: log}
 	if _, err := exec.LookPath("espeak-ng"); err == nil {
 		opts.Guesser = sphinx.EspeakGuesser{}
 	}
@@ -78,9 +78,7 @@ func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer)
 	floors := hearing.AdaptedFloors
 	rep, err := sphinx.Adapt(ctx, sphinx.AdaptConfig{BaseModel: *model, Out: *out, Utterances: utts, Lexicon: lex,
 		FloorBelowDB: env.Sphinx.NoiseFloorDB, TrimMargin: hearing.TrimMargin(env.Sphinx.TrimMS), DenoiseBelowSNR: hearing.DenoiseBelow(env.Sphinx.DenoiseDB), Floors: &floors, Log: log})
-	for _, s := range rep.Skips {
-		fmt.Fprintf(stderr, "audio adapt: skipped %s\n", s)
-	}
+	// The skipped recordings are in the log (warnings), as Adapt met them.
 	if err != nil {
 		return err
 	}
