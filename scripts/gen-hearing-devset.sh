@@ -4,7 +4,7 @@
 # goes on after the speaker stops, so an utterance must end on the
 # speaker, not on silence.
 #
-#   scripts/gen-hearing-devset.sh [--quick|--tune|--train] [DIR]
+#   scripts/gen-hearing-devset.sh [--quick|--tune|--tune-rooms|--train] [DIR]
 #
 # DIR defaults to bin/hearing-devset. --tune makes its tuning twin (DIR
 # defaults to bin/hearing-tuneset): the tuning set's sentences and voices
@@ -13,6 +13,19 @@
 # four backgrounds (babble2-10, babble2-5, babble4-10, music-10), so the
 # listener's thresholds for a room that is not quiet are chosen on speech
 # and noise the development set never uses.
+# --tune-rooms makes the tuning side's rooms (DIR defaults to
+# bin/hearing-tuneset-rooms): the tuning twin's sentences and voices in
+# two backgrounds the development set has and the twin lacks,
+#   room  a reverberant room, no noise (1 s of silence before, 1.5 s after)
+#   far   far from the microphone: a larger, more reverberant room, the
+#         highs lost, and pink noise at 10 dB (8 s before, 2.5 s after)
+# each file in its own room, drawn with awk's generator from fixed seeds
+# (rooms_seed, far_seed): sox reverb's reverberance, HF damping, room
+# scale and pre-delay, and for far the low-pass corner, all odd integers,
+# so never the development set's own rooms (reverb 50 50 80; far reverb
+# 80 60 100, lowpass 3000, all even). The far rooms' pink noise is sox's
+# fixed-seed generator past the 60 s the development set takes from it.
+# Each file's room is written to DIR/rooms.tsv (file, sox effects).
 # --train makes the acceptance model's training set for these backgrounds
 # (DIR defaults to bin/hearing-trainset; scripts/train-accept.py): the
 # commands and everyday sentences of gen-audio-testset.sh --train, in its
@@ -47,6 +60,7 @@ set -euo pipefail
 
 quick=0
 tune=0
+rooms=0
 train=0
 case "${1:-}" in
 --quick)
@@ -57,6 +71,11 @@ case "${1:-}" in
 	tune=1
 	shift
 	;;
+--tune-rooms)
+	tune=1
+	rooms=1
+	shift
+	;;
 --train)
 	train=1
 	shift
@@ -64,6 +83,7 @@ case "${1:-}" in
 esac
 out=${1:-bin/hearing-devset}
 [ "$tune" = 1 ] && out=${1:-bin/hearing-tuneset}
+[ "$rooms" = 1 ] && out=${1:-bin/hearing-tuneset-rooms}
 [ "$train" = 1 ] && out=${1:-bin/hearing-trainset}
 for p in espeak-ng sox soxi awk; do
 	command -v "$p" >/dev/null 2>&1 || { echo "gen-hearing-devset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
@@ -176,7 +196,10 @@ if [ "$tune" = 1 ]; then
 	)
 	music_seed=71
 	noises=(babble2-10 babble2-5 babble4-10 music-10)
+	[ "$rooms" = 1 ] && noises=(room far)
 fi
+rooms_seed=311
+far_seed=733
 if [ "$train" = 1 ]; then
 	# Other wordings than both other sets' (in and out of the grammar),
 	# voices, babble talkers, their text and the music's seed of neither.
@@ -274,10 +297,27 @@ music() { # music OUT
 	hiss "$tmp/notes.wav" "$1"
 }
 
+# draw SEED N LO HI [LO HI]...: odd integers, one in each [LO, HI], the
+# Nth file's draws from one stream of awk's generator seeded with SEED.
+draw() {
+	local seed=$1 n=$2
+	shift 2
+	awk -v seed="$seed" -v n="$n" -v ranges="$*" 'BEGIN {
+		k = split(ranges, r, " "); srand(seed)
+		for (i = 0; i < n * k / 2; i++) rand()
+		for (i = 1; i < k; i += 2) printf "%s%d", (i > 1 ? " " : ""), r[i] + 2 * int(rand() * (int((r[i + 1] - r[i]) / 2) + 1))
+	}'
+}
+
 echo "gen-hearing-devset: noise beds" >&2
-babble 2 "$tmp/babble2.wav"
-babble 4 "$tmp/babble4.wav"
-music "$tmp/music.wav"
+if [ "$rooms" = 1 ]; then
+	sox -R -q -n -r $sr -c 1 -b 16 "$tmp/pink-all.wav" synth 180 pinknoise
+	sox -R -q "$tmp/pink-all.wav" "$tmp/pink-rooms.wav" trim 60
+else
+	babble 2 "$tmp/babble2.wav"
+	babble 4 "$tmp/babble4.wav"
+	music "$tmp/music.wav"
+fi
 
 rms() { sox "$1" -n stat 2>&1 | awk '/RMS[ ]+amplitude/ {print $3}'; }
 
@@ -302,6 +342,7 @@ place() {
 
 manifest="$out/manifest.jsonl"
 : >"$manifest"
+if [ "$rooms" = 1 ]; then : >"$out/rooms.tsv"; fi
 n=0
 s=0
 add() { # add KIND TEXT
@@ -320,7 +361,7 @@ add() { # add KIND TEXT
 		fi
 		espeak-ng -v "$v" -s "$sp" -p "$p" -w "$tmp/raw.wav" "$spoken"
 		to16k "$tmp/raw.wav" "$tmp/speech.wav" gain -6
-		local f at=8 sd
+		local f at=8 sd room=
 		sd=$(soxi -D "$tmp/speech.wav")
 		f=$(printf '%s-%03d-%s.wav' "$kind" "$n" "$level")
 		case "$level" in
@@ -335,16 +376,30 @@ add() { # add KIND TEXT
 			sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1 reverb 50 50 80
 			at=1
 			;;
+		room)
+			room=$(draw $rooms_seed $n 31 79 21 79 41 99 1 19 | awk '{ print $1, $2, $3, 100, $4 }')
+			# shellcheck disable=SC2086 # room holds reverb's arguments
+			sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1.5 reverb $room
+			room="reverb $room"
+			at=1
+			;;
 		far)
-			sox -R -q "$tmp/speech.wav" "$tmp/far.wav" pad 0 1 reverb 80 60 100 lowpass 3000 gain -6
-			local dur
-			dur=$(soxi -D "$tmp/far.wav")
-			sox -R -q -n -r $sr -c 1 -b 16 "$tmp/pink.wav" synth 60 pinknoise
-			place "$tmp/far.wav" "$tmp/pink.wav" 10 "$out/$f" $((n % 50))
+			if [ "$rooms" = 1 ]; then
+				room=$(draw $far_seed $n 61 95 41 79 71 99 5 25 2501 3499 | awk '{ print $1, $2, $3, 100, $4, "lowpass", $5 }')
+				# shellcheck disable=SC2086 # room holds the effects' arguments
+				sox -R -q "$tmp/speech.wav" "$tmp/far.wav" pad 0 1.5 reverb $room gain -6
+				place "$tmp/far.wav" "$tmp/pink-rooms.wav" 10 "$out/$f" $((n * 11))
+				room="reverb $room"
+			else
+				sox -R -q "$tmp/speech.wav" "$tmp/far.wav" pad 0 1 reverb 80 60 100 lowpass 3000 gain -6
+				sox -R -q -n -r $sr -c 1 -b 16 "$tmp/pink.wav" synth 60 pinknoise
+				place "$tmp/far.wav" "$tmp/pink.wav" 10 "$out/$f" $((n % 50))
+			fi
 			;;
 		esac
 		printf '{"file":"%s","text":"%s","wake":%s,"kind":"%s","noise":"%s","voice":"%s","speech_from_s":%s,"speech_to_s":%s}\n' \
 			"$f" "$said" "$wake" "$kind" "$level" "$v/$sp/$p" "$at" "$(awk -v a="$at" -v d="$sd" 'BEGIN { printf "%.3f", a + d }')" >>"$manifest"
+		if [ -n "$room" ]; then printf '%s\t%s\n' "$f" "$room" >>"$out/rooms.tsv"; fi
 	done
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/transform"
+	"github.com/openjibo/jibod/audio/vad"
 )
 
 const rate = audio.SampleRate
@@ -827,7 +828,9 @@ func (s *script) noise(d time.Duration, a float64, rng *rand.Rand) *script {
 
 // TestListenerHearsALongTalkInAQuietRoom: a person who talks on for
 // longer than the detector's background window in a quiet room is heard
-// and their words recognised, not taken for the background.
+// and their words recognised whole, up to the longest utterance, not
+// taken for the background nor cut when their own voice fills the
+// detector's background window.
 func TestListenerHearsALongTalkInAQuietRoom(t *testing.T) {
 	for _, talk := range []time.Duration{5 * time.Second, 7 * time.Second, 9 * time.Second, 12 * time.Second} {
 		t.Run(talk.String(), func(t *testing.T) {
@@ -845,6 +848,12 @@ func TestListenerHearsALongTalkInAQuietRoom(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, [][]any{{"what time is it"}}, w.commands(), "the talk is heard as a command")
 				assert.Zero(t, l.Stats().BackgroundOnly, "the talk is not taken for the background")
+				asr.mu.Lock()
+				defer asr.mu.Unlock()
+				require.NotEmpty(t, asr.lens)
+				// The recogniser hears the whole talk, up to the longest
+				// utterance, not only the first seconds.
+				assert.GreaterOrEqual(t, asr.lens[0], min(talk, vad.Defaults.MaxSpeech)-time.Second, "the talk is recognised whole")
 			})
 		})
 	}

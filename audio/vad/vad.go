@@ -41,7 +41,10 @@
 // talking has no background yet. Over steady noise (a fan, a hum) the
 // lowest quarter is a dB or two over the floor: only a background whose
 // typical level stands unsteadyDB over its floor counts as speech-like,
-// elsewhere the floor's threshold alone serves, as before. Over a
+// elsewhere the floor's threshold alone serves, as before. An utterance
+// that rose clear out of such a steady room is judged against that room
+// until it ends: a person talking on without a pause would otherwise
+// become the background and be cut long before MaxSpeech. Over a
 // speech-like background speech goes on only where loud frames come close
 // together (a syllable), not at the background's lone peaks. When an
 // utterance ends over such a background, it is judged again (Segment's
@@ -331,6 +334,9 @@ type Detector struct {
 	// same for the utterance going on (see rejudge).
 	pendBg, pendFloor, onsetBg, onsetFloor float64
 	pendKnown, onsetKnown                  bool
+	// onsetClear is whether the utterance going on rose clear out of a
+	// room that was not speech-like (see clearOfRoom).
+	onsetClear bool
 	// recent are the loud frames of the last 200 ms of speech, recentN
 	// how many (see dense).
 	recent  []bool
@@ -492,7 +498,14 @@ func (d *Detector) frame(f []int16) {
 	d.floor = low
 	audible := full >= d.cfg.MinLevelDB
 	over := d.cfg.ThresholdDB
-	if m := d.cfg.BackgroundMarginDB; m > 0 && d.bg-d.floor >= unsteadyDB {
+	// Within an utterance that rose clear out of a room that was not
+	// speech-like (onsetClear), the room stays what it was: a person
+	// talking on without a pause fills the background window with their
+	// own voice, which would otherwise become the room and end them long
+	// before MaxSpeech. A television that starts talking there runs to
+	// MaxSpeech instead, and is the room from then on, as the window went
+	// on learning. Elsewhere the background goes on being learnt.
+	if m := d.cfg.BackgroundMarginDB; m > 0 && !(d.inSpeech && d.onsetClear) && d.bg-d.floor >= unsteadyDB {
 		over = max(over, d.bg+m-d.floor)
 	}
 	loud := audible && level >= d.floor+over
@@ -531,6 +544,7 @@ func (d *Detector) frame(f []int16) {
 		d.frames = d.onsetN
 		d.lastLoud = d.pos
 		d.onsetBg, d.onsetFloor, d.onsetKnown = d.pendBg, d.pendFloor, d.pendKnown
+		d.onsetClear = d.clearOfRoom()
 		d.events = append(d.events, Event{Kind: SpeechStart, Pos: d.segStart})
 		clear(d.recent)
 		d.recentN = 0
@@ -778,6 +792,25 @@ func startsSyllable(levels []float64, threshold float64, window int) bool {
 		}
 	}
 	return count >= denseLoud
+}
+
+// clearOfRoom reports whether the utterance just begun rose clear out of
+// a room that was not speech-like, known before it: every onset frame
+// stands BackgroundMarginDB over the room's typical level, which stood
+// under unsteadyDB over its floor. A person speaking up in a quiet room
+// does; a momentary lull of a crowd's din that made its own peaks count
+// as loud does not.
+func (d *Detector) clearOfRoom() bool {
+	m := d.cfg.BackgroundMarginDB
+	if m <= 0 || !d.onsetKnown || d.onsetBg-d.onsetFloor >= unsteadyDB || len(d.levels) < d.onsetN {
+		return false
+	}
+	for _, l := range d.levels[len(d.levels)-d.onsetN:] {
+		if l < d.onsetBg+m {
+			return false
+		}
+	}
+	return true
 }
 
 // remember keeps the frame in the pre-roll ring, whether it reached the

@@ -464,29 +464,44 @@ func (s *sig) talk(d time.Duration, db, gapDB float64) *sig {
 
 // TestDetectorLongTalkInAQuietRoom: a person talking on for longer than
 // the background window in a quiet room fills the window with their own
-// voice; their utterance is still theirs, not the background's, because
-// it is judged against the room as it was before they began.
+// voice; their utterance is still theirs, not the background's, and goes
+// on to MaxSpeech, because it is judged against the room as it was
+// before they began.
 func TestDetectorLongTalkInAQuietRoom(t *testing.T) {
 	for _, talk := range []time.Duration{5 * time.Second, 7 * time.Second, 9 * time.Second, 12 * time.Second} {
 		t.Run(talk.String(), func(t *testing.T) {
 			s := newSig().noise(6*time.Second, -70).talk(talk, -30, -70).noise(2*time.Second, -70)
 			segs, _, _, _ := run(t, Config{}, s.pcm, 320)
 			require.NotEmpty(t, segs, "the talk is heard")
-			var heard time.Duration
 			for _, seg := range segs {
 				assert.False(t, seg.BackgroundOnly, "%v–%v is the person talking", seg.Start, seg.End)
 				assert.Equal(t, seg.Start, seg.SpeakerStart, "nothing of the segment is the room")
 				assert.Equal(t, seg.End, seg.SpeakerEnd, "nothing of the segment is the room")
-				heard += seg.Speech()
 			}
-			// A voice that never pauses becomes the background the live
-			// detector learns, so it ends the utterance once the voice
-			// fills most of the window; what was heard until then is the
-			// speaker's.
-			assert.Greater(t, heard, min(talk, 5*time.Second)-time.Second, "the talk is heard")
-			near(t, 6*time.Second, segs[0].Start, 100*time.Millisecond, "start")
+			first := segs[0]
+			near(t, 6*time.Second, first.Start, 100*time.Millisecond, "start")
+			if talk < Defaults.MaxSpeech {
+				assert.Equal(t, EndSilence, first.Reason, "the utterance ends when the person stops")
+				near(t, 6*time.Second+talk, first.End, 300*time.Millisecond, "end")
+				return
+			}
+			assert.Equal(t, EndMaxSpeech, first.Reason, "the utterance is cut at its longest")
+			assert.Greater(t, first.Speech(), Defaults.MaxSpeech-time.Second, "the talk is heard up to the cut")
 		})
 	}
+}
+
+// TestDetectorTelevisionStartsInAQuietRoom: a television that starts
+// talking in a quiet room is an utterance the room's background does not
+// end; it is cut at MaxSpeech, and from then on it is the room: no
+// endless run of utterances.
+func TestDetectorTelevisionStartsInAQuietRoom(t *testing.T) {
+	s := newSig().noise(8*time.Second, -70).babble(30*time.Second, -40)
+	segs, _, _, err := run(t, Config{}, s.pcm, 320)
+	require.NoError(t, err)
+	require.Len(t, segs, 1, "one utterance, then the television is the room")
+	assert.Equal(t, EndMaxSpeech, segs[0].Reason)
+	near(t, 8*time.Second, segs[0].Start, 100*time.Millisecond, "start")
 }
 
 // speakerRiseReference is speakerRise written plainly (each candidate
