@@ -173,8 +173,28 @@ type Result struct {
 	TruthOK, GotOK bool
 	// BareWake marks a file saying the wake phrase and nothing else.
 	BareWake bool
-	Err      string
+	// Lost says where a command the robot did not act on was lost (one of
+	// the Lost* names); "" for any other file.
+	Lost string
+	Err  string
 }
+
+// Where a command the robot did not act on was lost (Result.Lost): the
+// wake phrase was not spotted; nothing was recognised (no utterance, or
+// too little after the wake phrase); the garbage path won; a floor (the
+// confidence or coverage floor, the acceptance model, a rival…) refused
+// a sentence that means the command, or one that does not; the search
+// found no sentence; or the sentence sent meant nothing in the robot's
+// context (a follow-up).
+const (
+	LostWake         = "wake"
+	LostNoUtterance  = "no utterance"
+	LostGarbage      = "garbage path"
+	LostRefusedRight = "refused the right sentence"
+	LostRefusedOther = "refused another sentence"
+	LostNoSentence   = "no sentence"
+	LostNoIntent     = "no intent"
+)
 
 // Run hears every item of dir through chain and scores it.
 func Run(ctx context.Context, dir string, items []Item, chain Chain, und Understander, opts Options) (*Report, error) {
@@ -249,7 +269,42 @@ func runOne(ctx context.Context, dir string, it Item, wake []string, chain Chain
 		}
 		res.Got, res.GotOK = m, ok
 	}
+	if res.TruthOK && !res.GotOK && !opts.WakeOnly {
+		if res.Lost, err = lost(ctx, res, und); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// lost says where res's command, not acted on, was lost: by the last
+// recognition, whose refused sentence is read to tell a floor refusing
+// the command said from one refusing another.
+func lost(ctx context.Context, res Result, und Understander) (string, error) {
+	h := res.Heard
+	switch {
+	case res.Item.Wake && h.Wakes == 0:
+		return LostWake, nil
+	case len(h.Decisions) == 0:
+		return LostNoUtterance, nil
+	}
+	d := h.Decisions[len(h.Decisions)-1]
+	switch {
+	case d.Dropped == "garbage":
+		return LostGarbage, nil
+	case d.Sentence == "":
+		return LostNoSentence, nil
+	case d.Dropped == "":
+		return LostNoIntent, nil
+	}
+	m, ok, err := und.Understand(ctx, d.Sentence)
+	if err != nil {
+		return "", fmt.Errorf("understanding %q: %w", d.Sentence, err)
+	}
+	if ok && m.equal(res.Truth) {
+		return LostRefusedRight, nil
+	}
+	return LostRefusedOther, nil
 }
 
 func load(path string) ([]int16, time.Duration, error) {

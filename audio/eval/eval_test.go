@@ -451,3 +451,57 @@ func TestCPUPerAudioSecond(t *testing.T) {
 	require.NoError(t, rep.WriteText(&text))
 	assert.Contains(t, text.String(), "recogniser CPU    0.0100 s per second of all the audio (0.0 of 0.1 min handed to it)")
 }
+
+// TestLostSaysWhereACommandWasLost: each command the robot did not act
+// on is counted by where it was lost, and a refused sentence is read to
+// tell a floor refusing the command said from one refusing another; a
+// command right or heard as another is no loss.
+func TestLostSaysWhereACommandWasLost(t *testing.T) {
+	dir := t.TempDir()
+	und := meanings{"what time is it": {Intent: "clock:time"}, "whats the time": {Intent: "clock:time"},
+		"whats the date": {Intent: "clock:date"}, "and the time": {Intent: "clock:time_followup"}}
+	decided := func(v audio.Verdict) Heard {
+		return Heard{Wakes: 1, Recognized: []string{v.Sentence}, Decisions: []Decision{{Audio: time.Second, Verdict: v}}}
+	}
+	tests := []struct {
+		name  string
+		wake  bool
+		heard Heard
+		want  string
+	}{
+		{"the wake phrase not spotted", true, Heard{}, LostWake},
+		{"nothing recognised after the phrase", true, Heard{Wakes: 1}, LostNoUtterance},
+		{"the garbage path won", true, decided(audio.Verdict{Sentence: "=the =do", Dropped: "garbage"}), LostGarbage},
+		{"a floor refused the command said", true, decided(audio.Verdict{Sentence: "whats the time", Confidence: 0.5, Dropped: "confidence"}), LostRefusedRight},
+		{"a floor refused another sentence", false, decided(audio.Verdict{Sentence: "whats the date", Confidence: 0.5, Dropped: "confidence"}), LostRefusedOther},
+		{"no sentence", false, decided(audio.Verdict{Dropped: "no sentence"}), LostNoSentence},
+		{"a sentence sent that means nothing here", false,
+			Heard{Recognized: []string{"and the time"}, Commands: [][]string{{"and the follow"}},
+				Decisions: []Decision{{Audio: time.Second, Verdict: audio.Verdict{Sentence: "and the follow"}}}}, LostNoIntent},
+		{"right: no loss", false, Heard{Recognized: []string{"whats the time"}, Commands: [][]string{{"whats the time"}}}, ""},
+		{"another command: no loss", false, Heard{Recognized: []string{"whats the date"}, Commands: [][]string{{"whats the date"}}}, ""},
+	}
+	var items []Item
+	heard := scripted{}
+	for i, tt := range tests {
+		n := 1600 * (i + 1)
+		name := fmt.Sprintf("c%d.wav", i)
+		writeWAV(t, dir, name, n)
+		text := "what time is it"
+		if tt.wake {
+			text = "hey jibo " + text
+		}
+		items = append(items, Item{File: name, Text: text, Kind: "command", Wake: tt.wake})
+		heard[n] = tt.heard
+	}
+	rep, err := Run(context.Background(), dir, items, heard, und, Options{Normalize: words})
+	require.NoError(t, err)
+	for i, tt := range tests {
+		assert.Equal(t, tt.want, rep.Results[i].Lost, tt.name)
+	}
+	assert.Equal(t, map[string]int{LostWake: 1, LostNoUtterance: 1, LostGarbage: 1, LostRefusedRight: 1, LostRefusedOther: 1,
+		LostNoSentence: 1, LostNoIntent: 1}, rep.Overall.LostBy)
+	var text bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	assert.Contains(t, text.String(), "commands lost     garbage path 1, no intent 1, no sentence 1, no utterance 1, refused another sentence 1, refused the right sentence 1, wake 1 (not acted on, by where)")
+}

@@ -65,6 +65,9 @@ type Summary struct {
 	WrongActions    int     `json:"wrong_actions"`
 	OppositeActions int     `json:"opposite_actions"`
 	WrongActionRate float64 `json:"wrong_action_rate"`
+	// LostBy counts the commands not acted on (neither right nor another
+	// command) by where they were lost (Result.Lost).
+	LostBy map[string]int `json:"lost_by,omitempty"`
 	// Unscored files are commands by the manifest's kind whose text the
 	// skills do not understand (see Report.Unscored).
 	Unscored int `json:"unscored"`
@@ -160,6 +163,12 @@ func add(s *Summary, res Result, wakeOnly bool) {
 		s.Commands++
 		if len(h.Commands) > 0 {
 			s.CommandsHeard++
+		}
+		if res.Lost != "" {
+			if s.LostBy == nil {
+				s.LostBy = map[string]int{}
+			}
+			s.LostBy[res.Lost]++
 		}
 		switch {
 		case res.GotOK && res.Got.equal(res.Truth):
@@ -419,6 +428,18 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "wrong actions     %s of commands (%d commands heard as another)  goal ≤ %.0f %%: %s\n", pct(o.WrongActionRate),
 			o.WrongActions-o.OtherActedOn, 100*GoalWrongActions, mark(!(o.WrongActionRate > GoalWrongActions)))
 		fmt.Fprintf(&b, "opposite actions  %d (volume up for down, cancel for set…)\n", o.OppositeActions)
+		if len(o.LostBy) > 0 {
+			b.WriteString("commands lost    ")
+			for i, k := range slices.SortedFunc(maps.Keys(o.LostBy), func(x, y string) int {
+				return cmp.Or(cmp.Compare(o.LostBy[y], o.LostBy[x]), cmp.Compare(x, y))
+			}) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, " %s %d", k, o.LostBy[k])
+			}
+			b.WriteString(" (not acted on, by where)\n")
+		}
 		fmt.Fprintf(&b, "other speech      %d of %d files taken for a command with the window open, %d of them acted on (wrong actions; goal: none)\n",
 			o.OtherAsCommands, o.OtherFiles, o.OtherActedOn)
 		if o.CPURealTimeFactor > 0 {
@@ -504,7 +525,9 @@ type FileResult struct {
 	Want        string    `json:"want,omitempty"`
 	Got         string    `json:"got,omitempty"`
 	Correct     bool      `json:"correct"`
-	Error       string    `json:"error,omitempty"`
+	// Lost says where a command not acted on was lost (Result.Lost).
+	Lost  string `json:"lost,omitempty"`
+	Error string `json:"error,omitempty"`
 	// Utterances are where the detector found each utterance in the
 	// file, in order, for telling the speech's from the background's.
 	Utterances []FileSpan `json:"utterances,omitempty"`
@@ -565,7 +588,7 @@ func (r *Report) Files() []FileResult {
 	for _, res := range r.Results {
 		f := FileResult{File: res.Item.File, Kind: res.Item.Kind, Noise: res.Item.Noise, Voice: res.Item.Voice,
 			Wake: res.Item.Wake, Text: res.Item.Text, Wakes: res.Heard.Wakes, Recognized: res.Heard.Recognized,
-			Confidences: res.Heard.Confidences, Error: res.Err}
+			Confidences: res.Heard.Confidences, Lost: res.Lost, Error: res.Err}
 		if len(res.Heard.Commands) > 0 && len(res.Heard.Commands[0]) > 0 {
 			f.Command = res.Heard.Commands[0][0]
 		}
