@@ -136,6 +136,10 @@ type Verdict struct {
 	// than it.
 	Rival       string
 	RivalMargin float64
+	// Words are the sentence's words and WordPosteriors each one's
+	// posterior in the search's word lattice, where they were measured.
+	Words          []string
+	WordPosteriors []float64
 	// Searches names the decoder's searches of the utterance in the
 	// order they ran ("grammar", "grammar-wide", "fallback", "slots
 	// <intent>"…): each goes through the Decoded audio once, so they

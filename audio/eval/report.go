@@ -576,6 +576,10 @@ type FileDecision struct {
 	// it per frame (audio.Verdict).
 	Rival       string  `json:"rival,omitempty"`
 	RivalMargin float64 `json:"rival_margin,omitempty"`
+	// The sentence's words and each one's posterior in the search's
+	// lattice, where measured (audio.Verdict).
+	Words          []string  `json:"words,omitempty"`
+	WordPosteriors []float64 `json:"word_posteriors,omitempty"`
 	// How much audio the decoder heard after trimming, and the searches
 	// that went through it (audio.Verdict).
 	DecodedSeconds float64  `json:"decoded_s,omitempty"`
@@ -610,7 +614,7 @@ func (r *Report) Files() []FileResult {
 				TranscriptRival: d.TranscriptRival, TranscriptRivalMargin: d.TranscriptRivalMargin,
 				Transcripts: d.Transcripts, TranscriptMargins: d.TranscriptMargins, Claim: d.Claim, ClaimScore: d.ClaimScore,
 				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,
-				Rival: d.Rival, RivalMargin: d.RivalMargin, DecodedSeconds: d.Decoded.Seconds(), Searches: d.Searches})
+				Rival: d.Rival, RivalMargin: d.RivalMargin, Words: d.Words, WordPosteriors: d.WordPosteriors, DecodedSeconds: d.Decoded.Seconds(), Searches: d.Searches})
 		}
 		out = append(out, f)
 	}

@@ -493,3 +493,22 @@ func TestWrappedRequestEndToEnd(t *testing.T) {
 		assert.Contains(t, out, "jibo: Sorry, what was that?")
 	}
 }
+
+// TestWordPosteriorRefusesConfusedCommandEndToEnd is issue 24's "asking
+// instead of acting" with the word posterior check on
+// (JIBOD_SPHINX_WORD_POSTERIOR): "set a timer for an hour and a half",
+// said by one of the tuning set's voices, is heard as "… a minute and a
+// half" with a confidence the floors pass, and a timer of the wrong
+// length starts; in the search's lattice other words fit "minute" about
+// as well, so with the check the robot asks instead. The grammar is
+// searched alone, so the fallback does not hear it again.
+func TestWordPosteriorRefusesConfusedCommandEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, set a timer for an hour and a half", "-v", "en-us+f5", "-s", "165", "-p", "45"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_WORD_POSTERIOR=off"})
+	assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), "without the check, a timer: %s", out)
+	assert.Contains(t, out, "minute", "of a minute and a half, not the hour said: %s", out)
+	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_WORD_POSTERIOR=0.4"})
+	assert.Empty(t, intents(types), "with the check, no command: %s", out)
+	assert.Contains(t, out, "jibo: Sorry, what was that?")
+}

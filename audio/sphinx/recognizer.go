@@ -139,6 +139,13 @@ type Config struct {
 	// without refusing, for tuning. It needs Understand.
 	RivalMargin float64
 	Rivals      int
+	// WordPosterior, above 0, refuses a sentence the floors (or the
+	// acceptance model) let through when one of its words holds under
+	// WordPosterior of the posterior mass of the search's word lattice
+	// at its middle frame (posterior.go): the search also reached other
+	// words there that fit about as well. A negative value measures
+	// (Verdict.WordPosteriors) without refusing, for tuning. In (0, 1].
+	WordPosterior float64
 	// Garbage, if set, adds the garbage path to the grammar's search
 	// (garbage.go): an utterance whose best path goes through its filler
 	// words is refused, as one under the floors is. Not with the wake
@@ -412,6 +419,8 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: rival margin %g over %d", cfg.RivalMargin, MaxRivalMargin)
 	case cfg.Rivals < 1 || cfg.Rivals > MaxRivals:
 		return nil, fmt.Errorf("speech recognizer: %d rivals not in 1..%d", cfg.Rivals, MaxRivals)
+	case math.IsNaN(cfg.WordPosterior) || cfg.WordPosterior > 1:
+		return nil, fmt.Errorf("speech recognizer: word posterior floor %g over 1", cfg.WordPosterior)
 	case cfg.RivalMargin != 0 && cfg.Understand == nil:
 		return nil, errors.New("speech recognizer: the rival check needs the intent engines (Config.Understand)")
 	case cfg.Fallback.Check() != nil:
@@ -998,6 +1007,16 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 			v.Dropped = "confidence"
 		}
 		return refused()
+	}
+	if r.cfg.WordPosterior != 0 && name == searchName {
+		// Before the rival check: its n-best walk reads the same lattice.
+		words, post, ok := d.wordPosteriors()
+		v.Words, v.WordPosteriors = words, post
+		if least := slices.Min(append([]float64{1}, post...)); ok && r.cfg.WordPosterior > 0 && least < r.cfg.WordPosterior {
+			r.log.Debug("rejected: other words fit a word of the sentence about as well", "text", best.text, "posteriors", post)
+			v.Dropped = "posterior"
+			return refused()
+		}
 	}
 	if r.cfg.RivalMargin != 0 && name == searchName {
 		text, margin, found, err := r.rival(ctx, nbest.first(r.cfg.Rivals), g, best.text, len(pcm)/floorFrame)

@@ -371,6 +371,8 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"rival margin NaN", Config{Grammar: JSGF(testGrammar), RivalMargin: math.NaN()}, "rival margin NaN"},
 		{"rivals", Config{Grammar: JSGF(testGrammar), Rivals: MaxRivals + 1}, "51 rivals not in 1..50"},
 		{"rivals without meanings", Config{Grammar: JSGF(testGrammar), RivalMargin: 1}, "rival check needs the intent engines"},
+		{"word posterior", Config{Grammar: JSGF(testGrammar), WordPosterior: 1.5}, "word posterior floor 1.5 over 1"},
+		{"word posterior NaN", Config{Grammar: JSGF(testGrammar), WordPosterior: math.NaN()}, "word posterior floor NaN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -77,6 +77,10 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
+	wordPosterior, err := wordPosteriorFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("speech recognition: %w", err)
+	}
 	resetNoise, err := resetNoiseFromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
@@ -279,7 +283,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		DenoiseBelowSNR: denoise, Enhance: enh, EnhanceBelowSNR: enhGate.belowSNR, EnhanceAboveBackground: enhGate.aboveBackground, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
-		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt, RivalMargin: rivalMargin, Garbage: garbage,
+		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt, RivalMargin: rivalMargin, WordPosterior: wordPosterior, Garbage: garbage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
@@ -476,6 +480,31 @@ func rivalMarginFromEnv(getenv func(string) string) (float64, error) {
 			return 0, fmt.Errorf("%s=%q: want off, on, measure or a margin in (0, %d]", EnvRivalMargin, v, sphinx.MaxRivalMargin)
 		}
 		return m, nil
+	}
+}
+
+// EnvWordPosterior turns the word posterior check on
+// (sphinx.Config.WordPosterior): a number in (0, 1] refuses a sentence
+// one of whose words holds less of the search's lattice than that,
+// "measure" reports the posteriors without refusing; unset or "off",
+// the default (docs/hearing.md). A tuning switch outside the typed
+// config.
+const EnvWordPosterior = "JIBOD_SPHINX_WORD_POSTERIOR"
+
+// wordPosteriorFromEnv returns sphinx.Config.WordPosterior as
+// $JIBOD_SPHINX_WORD_POSTERIOR asks.
+func wordPosteriorFromEnv(getenv func(string) string) (float64, error) {
+	switch v := getenv(EnvWordPosterior); v {
+	case "", "off":
+		return 0, nil
+	case "measure":
+		return -1, nil
+	default:
+		p, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(p > 0 && p <= 1) { // NaN too
+			return 0, fmt.Errorf("%s=%q: want off, measure or a floor in (0, 1]", EnvWordPosterior, v)
+		}
+		return p, nil
 	}
 }
 

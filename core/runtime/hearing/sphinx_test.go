@@ -197,6 +197,36 @@ func TestSentencesFromEnv(t *testing.T) {
 	}
 }
 
+func TestWordPosteriorFromEnv(t *testing.T) {
+	tests := []struct {
+		value string
+		want  float64
+		err   string
+	}{
+		{"", 0, ""},
+		{"off", 0, ""},
+		{"measure", -1, ""},
+		{"0.5", 0.5, ""},
+		{"1", 1, ""},
+		{"0", 0, `JIBOD_SPHINX_WORD_POSTERIOR="0": want off, measure or a floor in (0, 1]`},
+		{"-0.5", 0, "want off, measure or a floor"},
+		{"1.5", 0, "want off, measure or a floor"},
+		{"NaN", 0, "want off, measure or a floor"},
+		{"on", 0, "want off, measure or a floor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			p, err := wordPosteriorFromEnv(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, p)
+		})
+	}
+}
+
 func TestRivalMarginFromEnv(t *testing.T) {
 	tests := []struct {
 		value string
