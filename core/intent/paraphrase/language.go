@@ -36,6 +36,11 @@ type LanguageData struct {
 	// Determiners introduce the thing a request is about ("the", "my"):
 	// the word after one must be one the intent knows, or a slot value.
 	Determiners []string
+	// Questions are the words that ask ("what", "how") and the pairs of
+	// words that open a yes-or-no question ("are you", "is it"): a
+	// question is a request as a verb is, where the thing it is about
+	// alone is none. Their words must be function words.
+	Questions []string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -50,8 +55,9 @@ type Language struct {
 	background [][]string
 	function   map[string]bool
 	narrative  map[string]bool
-	// determiners are the Determiners.
+	// determiners are the Determiners, questions the Questions.
 	determiners map[string]bool
+	questions   map[string]bool
 	prefixes    [][]string
 	suffixes    [][]string
 	indirect    [][]string
@@ -66,7 +72,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -75,8 +81,8 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
 	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries ||
-		len(d.Determiners) > MaxListEntries:
-		return nil, fmt.Errorf("language data: function words, narrative words, determiners or open values over %d", MaxListEntries)
+		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words or open values over %d", MaxListEntries)
 	}
 	for _, s := range d.Background {
 		if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
@@ -100,6 +106,18 @@ func NewLanguage(d LanguageData) (*Language, error) {
 			}
 			l.determiners[f] = true
 		}
+	}
+	for _, q := range d.Questions {
+		ws := strings.Fields(intent.Normalize(q))
+		if len(ws) == 0 || len(ws) > 2 {
+			return nil, fmt.Errorf("language data: question %q is not one word or two", q)
+		}
+		for _, f := range ws {
+			if !l.function[f] {
+				return nil, fmt.Errorf("language data: question %q: %q is not a function word", q, f)
+			}
+		}
+		l.questions[strings.Join(ws, " ")] = true
 	}
 	seen := map[string]bool{}
 	for _, s := range l.background {
@@ -189,6 +207,7 @@ func EnglishData() (LanguageData, error) {
 	for _, line := range read("determiners.txt") {
 		d.Determiners = append(d.Determiners, strings.Fields(line)...)
 	}
+	d.Questions = read("questions.txt")
 	section := ""
 	for _, line := range read("wrappers.txt") {
 		switch {
