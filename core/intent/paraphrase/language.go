@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/openjibo/jibod/core/intent"
@@ -41,6 +42,12 @@ type LanguageData struct {
 	// question is a request as a verb is, where the thing it is about
 	// alone is none. Their words must be function words.
 	Questions []string
+	// Particles are the adverb particles that carry a request ("down" in
+	// "turn it down", "off" in "switch it off"): next to a function word
+	// other than a one-word prefix or suffix they still say which request
+	// is meant ("down a bit" against "count down from"; "down please" is
+	// as polite for one as for another). They must not be function words.
+	Particles []string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -58,10 +65,14 @@ type Language struct {
 	// determiners are the Determiners, questions the Questions.
 	determiners map[string]bool
 	questions   map[string]bool
-	prefixes    [][]string
-	suffixes    [][]string
-	indirect    [][]string
-	openValues  []string
+	particles   map[string]bool
+	// wrapWords are the one-word prefixes and suffixes ("please", "jibo"):
+	// beside a particle they still say nothing of which request is meant.
+	wrapWords  map[string]bool
+	prefixes   [][]string
+	suffixes   [][]string
+	indirect   [][]string
+	openValues []string
 	// openWords are the background's content words, for open slots.
 	openWords []string
 	typed     map[string][]string
@@ -72,7 +83,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -81,8 +92,8 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
 	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries ||
-		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries:
-		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words or open values over %d", MaxListEntries)
+		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries || len(d.Particles) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles or open values over %d", MaxListEntries)
 	}
 	for _, s := range d.Background {
 		if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
@@ -119,6 +130,16 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		}
 		l.questions[strings.Join(ws, " ")] = true
 	}
+	for _, p := range d.Particles {
+		ws := strings.Fields(intent.Normalize(p))
+		switch {
+		case len(ws) != 1:
+			return nil, fmt.Errorf("language data: particle %q is not one word", p)
+		case l.function[ws[0]]:
+			return nil, fmt.Errorf("language data: particle %q is a function word", p)
+		}
+		l.particles[ws[0]] = true
+	}
 	seen := map[string]bool{}
 	for _, s := range l.background {
 		for _, w := range s {
@@ -138,6 +159,11 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		return out
 	}
 	l.prefixes, l.suffixes, l.indirect = words(d.Prefixes), words(d.Suffixes), words(d.Indirect)
+	for _, w := range append(slices.Clone(l.prefixes), l.suffixes...) {
+		if len(w) == 1 {
+			l.wrapWords[w[0]] = true
+		}
+	}
 	for _, v := range d.OpenValues {
 		if n := intent.Normalize(v); n != "" {
 			l.openValues = append(l.openValues, n)
@@ -208,6 +234,9 @@ func EnglishData() (LanguageData, error) {
 		d.Determiners = append(d.Determiners, strings.Fields(line)...)
 	}
 	d.Questions = read("questions.txt")
+	for _, line := range read("particles.txt") {
+		d.Particles = append(d.Particles, strings.Fields(line)...)
+	}
 	section := ""
 	for _, line := range read("wrappers.txt") {
 		switch {

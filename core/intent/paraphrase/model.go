@@ -339,9 +339,11 @@ func (m *Model) request(info *intentInfo, words []string, inSlot []bool) bool {
 
 // separates reports whether what was said tells intent c from its rival
 // r: a word, or two words side by side, that c's templates say and r's do
-// not (a pair with a function word only where it asks: "how are
-// things", "is my timer done"; "timer please" is as polite for one as
-// for another), or r
+// not (a pair with a function word only where it asks, "how are things",
+// "is my timer done", or where its other word is a particle and the
+// function word no mere wrapper, "down a bit" against "count down from";
+// "timer please" and "down please" are as polite for one as for
+// another), or r
 // cannot be meant, each of its templates binding a slot the utterance
 // has no value for ("close the garage door" sets no position). Without
 // one, what picked c over r is no word of the request: "about my timer"
@@ -374,7 +376,9 @@ func (m *Model) separates(c, r int, words []string, inSlot []bool) bool {
 		a, b := words[i-1], words[i]
 		k := a + " " + b
 		content := !m.lang.isFunction(a) && !m.lang.isFunction(b)
-		if inSlot[i-1] || inSlot[i] || !content && !m.lang.questions[a] && !m.lang.questions[b] && !m.lang.questions[k] {
+		asks := m.lang.questions[a] || m.lang.questions[b] || m.lang.questions[k]
+		particle := m.lang.particles[a] && !m.lang.wrapWords[b] || m.lang.particles[b] && !m.lang.wrapWords[a]
+		if inSlot[i-1] || inSlot[i] || !content && !asks && !particle {
 			continue
 		}
 		if ci.pairs[k] && !ri.pairs[k] {

@@ -275,6 +275,11 @@ func TestEnglishData(t *testing.T) {
 	assert.ErrorContains(t, err, `"time" is not a function word`)
 	_, err = NewLanguage(LanguageData{Background: bg, Function: []string{"is", "it", "now"}, Questions: []string{"is it now"}})
 	assert.ErrorContains(t, err, "not one word or two")
+	assert.Contains(t, d.Particles, "down")
+	_, err = NewLanguage(LanguageData{Background: bg, Function: []string{"in"}, Particles: []string{"in"}})
+	assert.ErrorContains(t, err, `particle "in" is a function word`)
+	_, err = NewLanguage(LanguageData{Background: bg, Particles: []string{"down up"}})
+	assert.ErrorContains(t, err, "not one word")
 }
 
 // A fragment, or a sentence that only names what a request would be

@@ -69,6 +69,8 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 		{say: "i like your voice"},
 		{say: "your voice is nice"},
 		{say: "volume two of the book"},
+		{say: "down please"}, // a particle with a mere wrapper names no request
+		{say: "on please"},
 		{say: "five"},
 		// chit chat, greetings, capabilities
 		{say: "a robot"},
@@ -122,6 +124,7 @@ func TestParaphrasesStillAct(t *testing.T) {
 		{"could you check what time it is", "jibo.clock:time_now"},
 		{"make the sound a bit louder", "jibo.volume:volume_up"},
 		{"youre much too loud jibo", "jibo.volume:volume_down"},
+		{"pipe down a bit", "jibo.volume:volume_down"}, // "down a", not "count down"
 		{"you may speak again", "jibo.volume:unmute"},
 		{"what kinds of things can you help me with", "jibo.capabilities:what_can_you_do"},
 		{"tell me what you are able to do", "jibo.capabilities:what_can_you_do"},
