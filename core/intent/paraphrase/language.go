@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/openjibo/jibod/core/intent"
@@ -36,6 +37,17 @@ type LanguageData struct {
 	// Determiners introduce the thing a request is about ("the", "my"):
 	// the word after one must be one the intent knows, or a slot value.
 	Determiners []string
+	// Questions are the words that ask ("what", "how") and the pairs of
+	// words that open a yes-or-no question ("are you", "is it"): a
+	// question is a request as a verb is, where the thing it is about
+	// alone is none. Their words must be function words.
+	Questions []string
+	// Particles are the adverb particles that carry a request ("down" in
+	// "turn it down", "off" in "switch it off"): next to a function word
+	// other than a one-word prefix or suffix they still say which request
+	// is meant ("down a bit" against "count down from"; "down please" is
+	// as polite for one as for another). They must not be function words.
+	Particles []string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -50,12 +62,17 @@ type Language struct {
 	background [][]string
 	function   map[string]bool
 	narrative  map[string]bool
-	// determiners are the Determiners.
+	// determiners are the Determiners, questions the Questions.
 	determiners map[string]bool
-	prefixes    [][]string
-	suffixes    [][]string
-	indirect    [][]string
-	openValues  []string
+	questions   map[string]bool
+	particles   map[string]bool
+	// wrapWords are the one-word prefixes and suffixes ("please", "jibo"):
+	// beside a particle they still say nothing of which request is meant.
+	wrapWords  map[string]bool
+	prefixes   [][]string
+	suffixes   [][]string
+	indirect   [][]string
+	openValues []string
 	// openWords are the background's content words, for open slots.
 	openWords []string
 	typed     map[string][]string
@@ -66,7 +83,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -75,8 +92,8 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
 	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries ||
-		len(d.Determiners) > MaxListEntries:
-		return nil, fmt.Errorf("language data: function words, narrative words, determiners or open values over %d", MaxListEntries)
+		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries || len(d.Particles) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles or open values over %d", MaxListEntries)
 	}
 	for _, s := range d.Background {
 		if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
@@ -101,6 +118,28 @@ func NewLanguage(d LanguageData) (*Language, error) {
 			l.determiners[f] = true
 		}
 	}
+	for _, q := range d.Questions {
+		ws := strings.Fields(intent.Normalize(q))
+		if len(ws) == 0 || len(ws) > 2 {
+			return nil, fmt.Errorf("language data: question %q is not one word or two", q)
+		}
+		for _, f := range ws {
+			if !l.function[f] {
+				return nil, fmt.Errorf("language data: question %q: %q is not a function word", q, f)
+			}
+		}
+		l.questions[strings.Join(ws, " ")] = true
+	}
+	for _, p := range d.Particles {
+		ws := strings.Fields(intent.Normalize(p))
+		switch {
+		case len(ws) != 1:
+			return nil, fmt.Errorf("language data: particle %q is not one word", p)
+		case l.function[ws[0]]:
+			return nil, fmt.Errorf("language data: particle %q is a function word", p)
+		}
+		l.particles[ws[0]] = true
+	}
 	seen := map[string]bool{}
 	for _, s := range l.background {
 		for _, w := range s {
@@ -120,6 +159,11 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		return out
 	}
 	l.prefixes, l.suffixes, l.indirect = words(d.Prefixes), words(d.Suffixes), words(d.Indirect)
+	for _, w := range append(slices.Clone(l.prefixes), l.suffixes...) {
+		if len(w) == 1 {
+			l.wrapWords[w[0]] = true
+		}
+	}
 	for _, v := range d.OpenValues {
 		if n := intent.Normalize(v); n != "" {
 			l.openValues = append(l.openValues, n)
@@ -188,6 +232,10 @@ func EnglishData() (LanguageData, error) {
 	}
 	for _, line := range read("determiners.txt") {
 		d.Determiners = append(d.Determiners, strings.Fields(line)...)
+	}
+	d.Questions = read("questions.txt")
+	for _, line := range read("particles.txt") {
+		d.Particles = append(d.Particles, strings.Fields(line)...)
 	}
 	section := ""
 	for _, line := range read("wrappers.txt") {

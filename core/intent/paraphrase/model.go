@@ -43,8 +43,9 @@ type intentInfo struct {
 	// blacklist holds the values that never fill a slot (RES-06).
 	blacklist map[string]map[string]bool
 	// required are its required slots and those every template binds
-	// (bound).
+	// (bound); lineBound the slots each template binds.
 	required, bound []string
+	lineBound       [][]string
 	// skeletons are sampled template expansions with slot markers, for
 	// finding open slot values.
 	skeletons []skeleton
@@ -54,6 +55,15 @@ type intentInfo struct {
 	// samples are its training samples made of function words only, as
 	// said.
 	samples map[string]bool
+	// said holds its training samples as said, before augmentation.
+	said map[string]bool
+	// topic holds the words its templates put right after a determiner:
+	// what its requests are about ("the timer", "your favorite color"),
+	// which alone is no request.
+	topic map[string]bool
+	// pairs holds the pairs of adjacent words its templates say ("what
+	// time"), slots aside.
+	pairs map[string]bool
 }
 
 // Stats says what training did.
@@ -181,7 +191,7 @@ func (m *Model) verdict(words []string, p []float32, top, second int) (reason st
 	if top == 0 {
 		return "it sounds like none of the intents", false
 	}
-	if ok, why := m.evidence(top, words); !ok {
+	if ok, why := m.evidence(top, rival(p, top), words); !ok {
 		return why, false
 	}
 	margin := float64(p[top] - p[second])
@@ -213,8 +223,20 @@ func (m *Model) decide(words []string, p []float32) (int, bool) {
 	if top == 0 || float64(p[top]) < m.minProb || float64(p[top]-p[second]) < m.minMargin {
 		return top, false
 	}
-	ok, _ := m.evidence(top, words)
+	ok, _ := m.evidence(top, rival(p, top), words)
 	return top, ok
+}
+
+// rival is the likeliest intent other than top still in the running, 0
+// when there is none.
+func rival(p []float32, top int) int {
+	r := 0
+	for c := 1; c < len(p); c++ {
+		if c != top && p[c] > 0 && (r == 0 || p[c] > p[r]) {
+			r = c
+		}
+	}
+	return r
 }
 
 // evidence checks that the utterance rests on words the intent knows: at
@@ -228,8 +250,13 @@ func (m *Model) decide(words []string, p []float32) (int, bool) {
 // alone is no request: a word the intent's templates say (a function word
 // too), or the values of two of its slots, must be said too ("blue" is a
 // value of "do you like {thing}", not a question about it), unless the
-// utterance is one of its samples as it stands.
-func (m *Model) evidence(c int, words []string) (bool, string) {
+// utterance is one of its samples as it stands. A sample aside, the
+// utterance must also make a request, not only name what one would be
+// about (request), and say something that tells the intent from r, its
+// likeliest rival, if any (separates): a model trained on requests and
+// everyday speech has never seen a fragment, and its probability on one
+// says nothing.
+func (m *Model) evidence(c, r int, words []string) (bool, string) {
 	info := m.infos[c]
 	inSlot := make([]bool, len(words))
 	spans := m.slotSpans(info, words)
@@ -274,8 +301,91 @@ func (m *Model) evidence(c int, words []string) (bool, string) {
 			len(unknown), m.labels[c], strings.Join(unknown, ", "), len(knownWords))
 	case !own && len(spans) < 2 && !info.samples[strings.Join(words, " ")]:
 		return false, fmt.Sprintf("only a slot value (%s), no word of %s's own", strings.Join(knownWords, ", "), m.labels[c])
+	case info.said[strings.Join(words, " ")]:
+		// As its templates say it ("weather?" where a template says
+		// "[the] weather"): the skill's own word for it.
+	case !m.request(info, words, inSlot):
+		return false, fmt.Sprintf("no request, only what it would be about (%s)", strings.Join(knownWords, ", "))
+	case r > 0 && !m.separates(c, r, words, inSlot):
+		return false, fmt.Sprintf("nothing said tells %s from %s", m.labels[c], m.labels[r])
 	}
 	return true, ""
+}
+
+// request reports whether the utterance asks or tells the intent
+// something rather than naming what it would be about: some word outside
+// the slots asks (a question word, or the pair that opens a yes-or-no
+// question: "are you"), or is a word of the intent that is no topic of
+// it, neither a word its templates mostly put after a determiner nor one
+// a determiner introduces in the utterance; or a slot value is said with
+// a word of the intent's own. "Cancel my timer", "what time is it" and
+// "timer for ten minutes" are requests; "my timer", "about the time" and
+// "your favorite color" are not.
+func (m *Model) request(info *intentInfo, words []string, inSlot []bool) bool {
+	for i, w := range words {
+		switch {
+		case inSlot[i]:
+			return true // evidence has made sure a word of the intent's own is said too
+		case m.lang.questions[w], i+1 < len(words) && !inSlot[i+1] && m.lang.questions[w+" "+words[i+1]]:
+			return true
+		case m.lang.isFunction(w) || !info.words[w] || info.topic[w]:
+		case i > 0 && m.lang.determiners[words[i-1]]:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// separates reports whether what was said tells intent c from its rival
+// r: a word, or two words side by side, that c's templates say and r's do
+// not (a pair with a function word only where it asks, "how are things",
+// "is my timer done", or where its other word is a particle and the
+// function word no mere wrapper, "down a bit" against "count down from";
+// "timer please" and "down please" are as polite for one as for
+// another), or r
+// cannot be meant, each of its templates binding a slot the utterance
+// has no value for ("close the garage door" sets no position). Without
+// one, what picked c over r is no word of the request: "about my timer"
+// asks after the timer as much as it cancels it.
+func (m *Model) separates(c, r int, words []string, inSlot []bool) bool {
+	ci, ri := m.infos[c], m.infos[r]
+	// Only the rival's typed and listed values count: an open slot sits
+	// anywhere, and "louder" is no thing one is asked to like.
+	rSpans := m.spans(ri, words, false)
+	if len(ri.lineBound) > 0 && !slices.ContainsFunc(ri.lineBound, func(bound []string) bool {
+		return !slices.ContainsFunc(bound, func(s string) bool { _, ok := rSpans[s]; return !ok })
+	}) {
+		return true
+	}
+	rSlot := make([]bool, len(words))
+	for _, sp := range rSpans {
+		for k := sp[0]; k < sp[1]; k++ {
+			rSlot[k] = true
+		}
+	}
+	for i, w := range words {
+		if m.lang.isFunction(w) && !m.lang.questions[w] {
+			continue
+		}
+		if (inSlot[i] || ci.words[w]) && !rSlot[i] && !ri.words[w] {
+			return true
+		}
+	}
+	for i := 1; i < len(words); i++ {
+		a, b := words[i-1], words[i]
+		k := a + " " + b
+		content := !m.lang.isFunction(a) && !m.lang.isFunction(b)
+		asks := m.lang.questions[a] || m.lang.questions[b] || m.lang.questions[k]
+		particle := m.lang.particles[a] && !m.lang.wrapWords[b] || m.lang.particles[b] && !m.lang.wrapWords[a]
+		if inSlot[i-1] || inSlot[i] || !content && !asks && !particle {
+			continue
+		}
+		if ci.pairs[k] && !ri.pairs[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // why returns the features pulling most towards top and away from second.

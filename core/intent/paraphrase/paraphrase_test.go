@@ -270,6 +270,77 @@ func TestEnglishData(t *testing.T) {
 	assert.ErrorContains(t, err, "no background")
 	_, err = NewLanguage(LanguageData{Background: make([]string, MaxBackground+1)})
 	assert.ErrorContains(t, err, "limit")
+	bg := []string{"the cat sat on the mat"}
+	_, err = NewLanguage(LanguageData{Background: bg, Function: []string{"what"}, Questions: []string{"what time"}})
+	assert.ErrorContains(t, err, `"time" is not a function word`)
+	_, err = NewLanguage(LanguageData{Background: bg, Function: []string{"is", "it", "now"}, Questions: []string{"is it now"}})
+	assert.ErrorContains(t, err, "not one word or two")
+	assert.Contains(t, d.Particles, "down")
+	_, err = NewLanguage(LanguageData{Background: bg, Function: []string{"in"}, Particles: []string{"in"}})
+	assert.ErrorContains(t, err, `particle "in" is a function word`)
+	_, err = NewLanguage(LanguageData{Background: bg, Particles: []string{"down up"}})
+	assert.ErrorContains(t, err, "not one word")
+}
+
+// A fragment, or a sentence that only names what a request would be
+// about, is no request, however sure the model is of the intent it
+// sounds like: the tier claims it only when the words ask or tell
+// something of the intent, and something said tells the intent from its
+// likeliest rival.
+func TestTopicAloneIsNoRequest(t *testing.T) {
+	m := trainHome(t)
+	tests := []struct {
+		say    string
+		claim  string
+		reason string
+	}{
+		{"switch the lamp on please", "lights:on", ""},
+		{"lamp off", "lights:off", ""}, // as a template says it
+		{"weather?", "weather:today", ""},
+		{"what is the weather like now", "weather:today", ""},
+		{"the lamp please", "", ""},
+		{"oh my lights", "", ""},
+		{"what part of the weather", "", `"what part"`},
+		{"about the lamp", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			d := m.Classify(tt.say)
+			if tt.claim != "" {
+				require.True(t, d.Claim, d.Reason)
+				assert.Equal(t, tt.claim, d.Label.String())
+				return
+			}
+			assert.False(t, d.Claim, "claimed %s (%.2f)", d.Label, d.Probability)
+			assert.Contains(t, d.Reason, tt.reason)
+		})
+	}
+	// The rules themselves, whatever the model makes of the words.
+	on, off := slices.Index(m.labels, Label{"lights", "on"}), slices.Index(m.labels, Label{"lights", "off"})
+	weather := slices.Index(m.labels, Label{"weather", "today"})
+	rules := []struct {
+		c, r   int
+		say    string
+		reason string // "" for evidence enough
+	}{
+		{on, off, "turn the lamp on", ""},
+		{on, off, "the lamp", "no request"},
+		{on, off, "my lights please", "no request"},
+		{on, off, "turn the lamp", "nothing said tells lights:on from lights:off"},
+		{on, 0, "turn the lamp", ""},
+		{weather, on, "what about the forecast", ""}, // a question asks
+		{weather, on, "about the forecast", "no request"},
+		{weather, on, "is it sunny", ""},
+	}
+	for _, tt := range rules {
+		ok, why := m.evidence(tt.c, tt.r, strings.Fields(tt.say))
+		if tt.reason == "" {
+			assert.True(t, ok, "%s: %s", tt.say, why)
+			continue
+		}
+		assert.False(t, ok, tt.say)
+		assert.Contains(t, why, tt.reason, tt.say)
+	}
 }
 
 func TestIndirect(t *testing.T) {
@@ -541,11 +612,11 @@ func TestEvidenceRules(t *testing.T) {
 	}
 	music := slices.Index(m.labels, Label{"music", "play"})
 	for _, u := range []string{"jazz", "hip hop"} {
-		ok, why := m.evidence(music, strings.Fields(u))
+		ok, why := m.evidence(music, 0, strings.Fields(u))
 		assert.False(t, ok, u)
 		assert.Contains(t, why, "only a slot value", u)
 	}
-	ok, why := m.evidence(music, strings.Fields("some jazz music"))
+	ok, why := m.evidence(music, 0, strings.Fields("some jazz music"))
 	assert.True(t, ok, why)
 }
 

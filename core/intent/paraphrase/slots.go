@@ -53,6 +53,12 @@ func (m *Model) Slots(l Label, utterance string) map[string]string {
 // words that sit where the slot sits in the best-aligned sample, never a
 // blacklisted value: "off" is no volume level.
 func (m *Model) slotSpans(info *intentInfo, words []string) map[string][2]int {
+	return m.spans(info, words, true)
+}
+
+// spans is slotSpans; without open, a slot takes only typed and listed
+// values, never the words that merely sit where it sits.
+func (m *Model) spans(info *intentInfo, words []string, open bool) map[string][2]int {
 	used := make([]bool, len(words))
 	out := map[string][2]int{}
 	// Typed and listed values first, the longest of them first, so "five
@@ -80,6 +86,9 @@ func (m *Model) slotSpans(info *intentInfo, words []string) map[string][2]int {
 		pending = slices.DeleteFunc(pending, func(s string) bool { return s == best })
 	}
 	for _, s := range pending {
+		if !open {
+			break
+		}
 		if m.lang.find[info.types[s]] != nil {
 			continue // a slot of a type the language reads takes only that type or its list
 		}

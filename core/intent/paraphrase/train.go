@@ -212,10 +212,12 @@ func TrainContext(ctx context.Context, intents []Intent, opts Options) (*Model, 
 				info.required = append(info.required, b)
 			}
 		}
-		info.samples = map[string]bool{}
+		info.samples, info.said = map[string]bool{}, map[string]bool{}
 		for _, b := range base {
+			k := strings.Join(b, " ")
+			info.said[k] = true
 			if len(contentOnly(lang, b)) == 0 {
-				info.samples[strings.Join(b, " ")] = true
+				info.samples[k] = true
 			}
 		}
 
@@ -401,6 +403,7 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 	var always map[string]bool
 	for i, line := range g.lines {
 		b := boundSlots(line)
+		info.lineBound = append(info.lineBound, slices.Sorted(maps.Keys(b)))
 		if i == 0 {
 			always = b
 			continue
@@ -425,6 +428,32 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 		}
 	}
 	sks := g.skeletons(rng, per)
+	// A word is a topic of the intent when its templates mostly say it
+	// after a determiner: "timer" in "cancel my timer", not "loud" in "not
+	// that loud".
+	info.topic, info.pairs = map[string]bool{}, map[string]bool{}
+	said, introduced := map[string]int{}, map[string]int{}
+	for _, sk := range sks {
+		for i, t := range sk {
+			if t.slot != "" || lang.isFunction(t.text) {
+				continue
+			}
+			said[t.text]++
+			if i > 0 && sk[i-1].slot == "" && lang.determiners[sk[i-1].text] {
+				introduced[t.text]++
+			}
+		}
+		for i := 1; i < len(sk); i++ {
+			if sk[i].slot == "" && sk[i-1].slot == "" {
+				info.pairs[sk[i-1].text+" "+sk[i].text] = true
+			}
+		}
+	}
+	for w, n := range introduced {
+		if 2*n >= said[w] {
+			info.topic[w] = true
+		}
+	}
 	rng.Shuffle(len(sks), func(i, j int) { sks[i], sks[j] = sks[j], sks[i] })
 	for _, sk := range sks {
 		if sk.hasSlot() && len(info.skeletons) < 400 {
