@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openjibo/jibod/core/intent"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +24,22 @@ func TestRobotAsksWhenHalfUnderstood(t *testing.T) {
 	require.NoError(t, r.Intents().Learn(ctx))
 	u := utter(t, r)
 
-	asked := said(t, u, "what hour have we got")
+	// Which wording lands between the guess floor and the paraphrase
+	// tier's threshold moves whenever the skills' templates change (the
+	// tier is learnt from them), so the test takes the first of several
+	// clock wordings the stack half understands: it checks that such a
+	// sentence is asked about, not which one is.
+	var unsure string
+	for _, s := range []string{"how late", "what hour have we got", "got the hour", "the hour please", "hour check", "time check", "what o'clock"} {
+		c, ok, err := r.Intents().Guess(ctx, intent.Query{Hypotheses: intent.Texts(s), Lang: "en-us"})
+		require.NoError(t, err)
+		if ok && c.IntentName == "time_now" {
+			unsure = s
+			break
+		}
+	}
+	require.NotEmpty(t, unsure, "no clock wording is half understood")
+	asked := said(t, u, unsure)
 	require.Len(t, asked, 1)
 	assert.Regexp(t, `^(Were you asking about|Did you mean something about) the clock\?$`, asked[0])
 	answer := said(t, u, "yes")
