@@ -858,3 +858,30 @@ func TestListenerHearsALongTalkInAQuietRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestListenerHearsTheCommandNotTheTalkAfterIt: a person gives a command
+// in a quiet room and a television comes on straight after it, with no
+// pause, 14 dB under them. The utterance runs on to the longest; the
+// recogniser is given the command, not the seconds of television after
+// it.
+func TestListenerHearsTheCommandNotTheTalkAfterIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		// The room at -70 dBFS, the command at -30 dBFS for 3 s, then the
+		// television.
+		s := (&script{}).noise(6*time.Second, 18, rng).talk(3*time.Second, 1465, 18, rng).babble(20*time.Second, 300, rng)
+		w := newWorld(t)
+		asr := &pcmASR{}
+		src := &hookSource{pcm: s.pcm, hooks: map[int64]func(){0: wakeBy(&w, SourceShell)}}
+		_, err := runListener(t, w, src, asr, func(c *Config) {
+			c.Logger = testLogger()
+			c.CommandWindow = 20 * time.Second
+		})
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{"what time is it"}}, w.commands(), "the command is heard")
+		asr.mu.Lock()
+		defer asr.mu.Unlock()
+		require.NotEmpty(t, asr.lens)
+		assert.InDelta(t, 3.0, asr.lens[0].Seconds(), 1.0, "the command is recognised without the television after it")
+	})
+}

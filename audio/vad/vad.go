@@ -44,7 +44,10 @@
 // elsewhere the floor's threshold alone serves, as before. An utterance
 // that rose clear out of such a steady room is judged against that room
 // until it ends: a person talking on without a pause would otherwise
-// become the background and be cut long before MaxSpeech. Over a
+// become the background and be cut long before MaxSpeech. Other talk
+// that follows them without a pause runs on in that utterance to
+// MaxSpeech; where it is quieter than the person, the person's part ends
+// where they stopped standing over it (Segment's SpeakerEnd). Over a
 // speech-like background speech goes on only where loud frames come close
 // together (a syllable), not at the background's lone peaks. When an
 // utterance ends over such a background, it is judged again (Segment's
@@ -245,7 +248,10 @@ type Segment struct {
 	// SpeakerStart and SpeakerEnd bound the syllables that stand out of
 	// the background (as BackgroundOnly judges it): where the person
 	// speaking began and stopped. Over a steady background, and in a
-	// BackgroundOnly segment, they are Start and End.
+	// BackgroundOnly segment, they are Start and End, except that an
+	// utterance that rose clear out of a steady room and ran to MaxSpeech
+	// ends its speaker where they stopped standing over quieter talk
+	// that followed them.
 	SpeakerStart, SpeakerEnd int64
 }
 
@@ -665,6 +671,10 @@ func (d *Detector) finish(why EndReason) *Segment {
 // keep their level, and the person nearer the robot stands riseDB over
 // it (speakerRise). It sets BackgroundOnly and the speaker's bounds.
 func (d *Detector) rejudge(seg *Segment) {
+	if d.onsetClear && seg.Reason == EndMaxSpeech {
+		d.talkerEnd(seg)
+		return
+	}
 	m := d.cfg.BackgroundMarginDB
 	bg, floor := d.onsetBg, d.onsetFloor
 	if !d.onsetKnown {
@@ -685,6 +695,43 @@ func (d *Detector) rejudge(seg *Segment) {
 	}
 	seg.SpeakerStart = max(seg.Start, seg.From+int64(first*FrameSamples))
 	seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
+}
+
+// talkerEnd sets SpeakerEnd of an utterance that rose clear out of a
+// steady room and ran to MaxSpeech: the room was held fixed for it, so
+// other talk that followed the person without a pause (a television
+// turned on, someone else speaking) ran on in it. The person's level is
+// the 90th percentile of their first speakerGap; the talk after them is
+// the first stretch, speakerGap or longer up to the cut, whose 90th
+// percentile lies 2×riseDB under it. The person stopped where their last
+// syllable riseDB over that stretch ended. A person who talks on to the
+// cut keeps their level and is left whole.
+func (d *Detector) talkerEnd(seg *Segment) {
+	gap := int(speakerGap / FrameDuration)
+	n := min(len(d.levels), int((seg.End-seg.From)/FrameSamples))
+	levels := d.levels[:n]
+	start := int((seg.Start - seg.From) / FrameSamples)
+	if start < 0 || n-start < 2*gap {
+		return
+	}
+	first := slices.Clone(levels[start : start+gap])
+	slices.Sort(first)
+	talker := first[len(first)*9/10]
+	// rest holds the frames from k on: each step drops frame k.
+	rest := slices.Clone(levels[start+gap:])
+	slices.Sort(rest)
+	for k := start + gap; n-k >= gap; k++ {
+		after := rest[len(rest)*9/10]
+		if after <= talker-2*riseDB {
+			_, last := denseRun(levels, after+riseDB, len(d.recent))
+			if last >= 0 {
+				seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
+			}
+			return
+		}
+		i, _ := slices.BinarySearch(rest, levels[k])
+		rest = slices.Delete(rest, i, i+1)
+	}
 }
 
 // riseDB is how far a talker's loud frames must stand over the loud

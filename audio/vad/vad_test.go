@@ -504,6 +504,44 @@ func TestDetectorTelevisionStartsInAQuietRoom(t *testing.T) {
 	near(t, 8*time.Second, segs[0].Start, 100*time.Millisecond, "start")
 }
 
+// TestDetectorCommandThenOtherTalk: a person gives a command in a quiet
+// room and, with no pause or a short one, a television is turned on or
+// someone else talks, 10 dB or more under them. The room was held fixed
+// for the command, so the utterance runs on to MaxSpeech; the speaker's
+// part ends with the command, and the recogniser is given the command,
+// not seconds of the other talk.
+func TestDetectorCommandThenOtherTalk(t *testing.T) {
+	const command = 3 * time.Second
+	tests := []struct {
+		name    string
+		pause   time.Duration
+		otherDB float64
+	}{
+		{name: "command then television, no pause", otherDB: -40},
+		{name: "command then babble, no pause", otherDB: -50},
+		{name: "command then television after 300 ms", pause: 300 * time.Millisecond, otherDB: -40},
+		{name: "command then babble after 600 ms", pause: 600 * time.Millisecond, otherDB: -45},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSig().noise(8*time.Second, -70).talk(command, -30, -70)
+			if tc.pause > 0 {
+				s.noise(tc.pause, -70)
+			}
+			s.babble(20*time.Second, tc.otherDB)
+			segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+			require.NotEmpty(t, segs, "the command is heard")
+			seg := segs[0]
+			near(t, 8*time.Second, seg.Start, 100*time.Millisecond, "start")
+			assert.Equal(t, seg.Start, seg.SpeakerStart, "the speaker began with the utterance")
+			near(t, 8*time.Second+command, seg.SpeakerEnd, 600*time.Millisecond, "the speaker's end")
+			part := seg.SpeakerPart(Defaults.PreRoll)
+			heard := time.Duration(len(part.PCM)) * time.Second / SampleRate
+			assert.InDelta(t, command.Seconds(), heard.Seconds(), 0.8, "the recogniser gets the command, not the talk after it")
+		})
+	}
+}
+
 // speakerRiseReference is speakerRise written plainly (each candidate
 // sorts the rest of the segment again): the fast one must agree with it.
 func speakerRiseReference(levels []float64, before, window int) (first, last int) {
