@@ -12,7 +12,7 @@ import (
 
 // wakeThresholdUsage is --wake-threshold's help, for jibod run and audio
 // eval: the level of the detector's held rule (the embedded model's
-// figures are checked against it by TestWakeThresholdUsage).
+// figures are checked against it by TestWakeThresholdHelp).
 const wakeThresholdUsage = "the wake word detector's held level, in (0, 1): it wakes when the wake phrase's probability stays at it or over " +
 	"for the model's hold steps in a row (the embedded model: 5 steps of 20 ms), not on their mean, " +
 	"so a value that suited a mean is much stricter here (default: the model's own, 0.78; docs/config.md)"
