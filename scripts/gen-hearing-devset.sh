@@ -298,14 +298,17 @@ music() { # music OUT
 }
 
 # draw SEED N LO HI [LO HI]...: odd integers, one in each [LO, HI], the
-# Nth file's draws from one stream of awk's generator seeded with SEED.
+# Nth file's draws from one stream seeded with SEED. The generator is a
+# fixed one (Park and Miller's, exact in awk's doubles), not awk's rand,
+# which differs between mawk and gawk, so the set is the same anywhere.
 draw() {
 	local seed=$1 n=$2
 	shift 2
-	awk -v seed="$seed" -v n="$n" -v ranges="$*" 'BEGIN {
-		k = split(ranges, r, " "); srand(seed)
-		for (i = 0; i < n * k / 2; i++) rand()
-		for (i = 1; i < k; i += 2) printf "%s%d", (i > 1 ? " " : ""), r[i] + 2 * int(rand() * (int((r[i + 1] - r[i]) / 2) + 1))
+	awk -v seed="$seed" -v n="$n" -v ranges="$*" 'function next01() { x = x * 16807 % 2147483647; return x / 2147483647 }
+	BEGIN {
+		k = split(ranges, r, " "); x = seed % 2147483647; if (x < 1) x = 1
+		for (i = 0; i < n * k / 2; i++) next01()
+		for (i = 1; i < k; i += 2) printf "%s%d", (i > 1 ? " " : ""), r[i] + 2 * int(next01() * (int((r[i + 1] - r[i]) / 2) + 1))
 	}'
 }
 

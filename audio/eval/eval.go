@@ -183,15 +183,17 @@ type Result struct {
 // wake phrase was not spotted; nothing was recognised (no utterance, or
 // too little after the wake phrase); the garbage path won; a floor (the
 // confidence or coverage floor, the acceptance model, a rival…) refused
-// a sentence that means the command, or one that does not; the search
-// found no sentence; or the sentence sent meant nothing in the robot's
-// context (a follow-up).
+// a sentence that means the command, or one that does not; the sentence
+// was heard as a decoy of the wake phrase ("hey jay …"), speech for
+// someone else; the search found no sentence; or the sentence sent meant
+// nothing in the robot's context (a follow-up).
 const (
 	LostWake         = "wake"
 	LostNoUtterance  = "no utterance"
 	LostGarbage      = "garbage path"
 	LostRefusedRight = "refused the right sentence"
 	LostRefusedOther = "refused another sentence"
+	LostDecoy        = "wake decoy"
 	LostNoSentence   = "no sentence"
 	LostNoIntent     = "no intent"
 )
@@ -292,6 +294,8 @@ func lost(ctx context.Context, res Result, und Understander) (string, error) {
 	switch {
 	case d.Dropped == "garbage":
 		return LostGarbage, nil
+	case d.Dropped == "decoy":
+		return LostDecoy, nil
 	case d.Sentence == "":
 		return LostNoSentence, nil
 	case d.Dropped == "":

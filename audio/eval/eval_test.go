@@ -475,6 +475,7 @@ func TestLostSaysWhereACommandWasLost(t *testing.T) {
 		{"a floor refused the command said", true, decided(audio.Verdict{Sentence: "whats the time", Confidence: 0.5, Dropped: "confidence"}), LostRefusedRight},
 		{"a floor refused another sentence", false, decided(audio.Verdict{Sentence: "whats the date", Confidence: 0.5, Dropped: "confidence"}), LostRefusedOther},
 		{"no sentence", false, decided(audio.Verdict{Dropped: "no sentence"}), LostNoSentence},
+		{"heard as a wake decoy", false, decided(audio.Verdict{Sentence: "hey jay whats the time", Dropped: "decoy"}), LostDecoy},
 		{"a sentence sent that means nothing here", false,
 			Heard{Recognized: []string{"and the time"}, Commands: [][]string{{"and the follow"}},
 				Decisions: []Decision{{Audio: time.Second, Verdict: audio.Verdict{Sentence: "and the follow"}}}}, LostNoIntent},
@@ -494,14 +495,24 @@ func TestLostSaysWhereACommandWasLost(t *testing.T) {
 		items = append(items, Item{File: name, Text: text, Kind: "command", Wake: tt.wake})
 		heard[n] = tt.heard
 	}
+	// A command whose file cannot be read is an error, not a command.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.wav"), []byte("not a wav"), 0o644))
+	items = append(items, Item{File: "bad.wav", Text: "what time is it", Kind: "command"})
 	rep, err := Run(context.Background(), dir, items, heard, und, Options{Normalize: words})
 	require.NoError(t, err)
 	for i, tt := range tests {
 		assert.Equal(t, tt.want, rep.Results[i].Lost, tt.name)
 	}
+	o := rep.Overall
+	assert.Equal(t, 1, o.Errors)
+	lostBy := 0
+	for _, n := range o.LostBy {
+		lostBy += n
+	}
+	assert.Equal(t, o.Commands-o.CommandsCorrect-o.WrongActions, lostBy, "every command not acted on is in a bucket")
 	assert.Equal(t, map[string]int{LostWake: 1, LostNoUtterance: 1, LostGarbage: 1, LostRefusedRight: 1, LostRefusedOther: 1,
-		LostNoSentence: 1, LostNoIntent: 1}, rep.Overall.LostBy)
+		LostNoSentence: 1, LostNoIntent: 1, LostDecoy: 1}, rep.Overall.LostBy)
 	var text bytes.Buffer
 	require.NoError(t, rep.WriteText(&text))
-	assert.Contains(t, text.String(), "commands lost     garbage path 1, no intent 1, no sentence 1, no utterance 1, refused another sentence 1, refused the right sentence 1, wake 1 (not acted on, by where)")
+	assert.Contains(t, text.String(), "commands lost     garbage path 1, no intent 1, no sentence 1, no utterance 1, refused another sentence 1, refused the right sentence 1, wake 1, wake decoy 1 (not acted on, by where)")
 }

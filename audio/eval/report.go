@@ -78,9 +78,9 @@ type Summary struct {
 	CPURealTimeFactor float64 `json:"cpu_rtf"`
 	// CPUPerAudioSecond is the recogniser's CPU time over all the audio
 	// of the files (AudioSeconds), silence and noise between utterances
-	// included: what hearing costs a robot listening to such a room, where
-	// CPURealTimeFactor is what each utterance costs (0 where not
-	// measured).
+	// included: the recogniser's CPU averaged over all the set's audio
+	// (the wake detector's is not in it), where CPURealTimeFactor is what
+	// each utterance costs (0 where not measured).
 	CPUPerAudioSecond float64 `json:"cpu_per_audio_s"`
 	// Latency from the end of speech detected to the recognition on the
 	// bus.

@@ -259,12 +259,14 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 		wav   string
 		words []string
 	}
-	// skip leaves a recording out, saying why in the report and the log.
-	skip := func(why string) {
+	// skip leaves a recording out, saying why in the report and, at
+	// level, the log.
+	skipAt := func(level slog.Level, why string) {
 		rep.Skipped++
 		rep.Skips = append(rep.Skips, why)
-		log.Warn("adapting the acoustic model: recording skipped", "why", why)
+		log.Log(ctx, level, "adapting the acoustic model: recording skipped", "why", why)
 	}
+	skip := func(why string) { skipAt(slog.LevelWarn, why) }
 	var utts []utt
 	all := map[string]bool{}
 	for _, u := range cfg.Utterances {
@@ -303,7 +305,8 @@ func Adapt(ctx context.Context, cfg AdaptConfig) (AdaptReport, error) {
 			return rep, fmt.Errorf("adapting the acoustic model: %w", err)
 		}
 		if w := firstMissing(u.words, prons); w != "" {
-			skip(fmt.Sprintf("%s: no pronunciation for %q", u.wav, w))
+			// The words were warned of once, above.
+			skipAt(slog.LevelDebug, fmt.Sprintf("%s: no pronunciation for %q", u.wav, w))
 			continue
 		}
 		pcm, err := readAdaptWAV(u.wav)

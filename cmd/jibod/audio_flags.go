@@ -2,15 +2,17 @@ package main
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/openjibo/jibod/audio/listen"
+	"github.com/openjibo/jibod/audio/tts"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/core/runtime/hearing"
 )
 
 // wakeThresholdUsage is --wake-threshold's help, for jibod run and audio
 // eval: the level of the detector's held rule (the embedded model's
-// figures are checked against it by TestWakeThresholdUsage).
+// figures are checked against it by TestWakeThresholdHelp).
 const wakeThresholdUsage = "the wake word detector's held level, in (0, 1): it wakes when the wake phrase's probability stays at it or over " +
 	"for the model's hold steps in a row (the embedded model: 5 steps of 20 ms), not on their mean, " +
 	"so a value that suited a mean is much stricter here (default: the model's own, 0.78; docs/config.md)"
@@ -33,7 +35,7 @@ func addAudioFlags(fs *flag.FlagSet) *hearing.Config {
 	fs.Float64Var(&f.EchoMargin, "echo-margin", 0, "with a PortAudio speaker: while the robot speaks, speech must be this many dB louder than what it plays to be heard (-40..40)")
 	fs.StringVar(&f.Speech.TTS, "tts", hearing.TTSSim, "the robot's voice: sim (text on the board's speaker) or espeak (espeak-ng, played on the board's sound output)")
 	fs.StringVar(&f.Speech.Voice, "tts-voice", "", "espeak-ng voice, e.g. en-us (default: espeak-ng's)")
-	fs.IntVar(&f.Speech.WPM, "tts-wpm", 0, "espeak-ng speaking rate in words per minute, 0..1000 (default 0: espeak-ng's)")
+	fs.IntVar(&f.Speech.WPM, "tts-wpm", 0, fmt.Sprintf("espeak-ng speaking rate in words per minute, %d..%d, or 0 for espeak-ng's own (default 0)", tts.MinWPM, tts.MaxWPM))
 	fs.StringVar(&f.Speech.SpeakerWAV, "speaker-wav", "", "write everything the board's sound output plays to this WAV file")
 	fs.StringVar(&f.Speech.Speaker, "speaker", "", "where the board's sound output plays: board, or portaudio[:DEVICE] (default: portaudio's default output with --audio portaudio, else board)")
 	return f

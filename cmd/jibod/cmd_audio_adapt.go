@@ -78,7 +78,8 @@ func cmdAudioAdapt(ctx context.Context, args []string, stdout, stderr io.Writer)
 	floors := hearing.AdaptedFloors
 	rep, err := sphinx.Adapt(ctx, sphinx.AdaptConfig{BaseModel: *model, Out: *out, Utterances: utts, Lexicon: lex,
 		FloorBelowDB: env.Sphinx.NoiseFloorDB, TrimMargin: hearing.TrimMargin(env.Sphinx.TrimMS), DenoiseBelowSNR: hearing.DenoiseBelow(env.Sphinx.DenoiseDB), Floors: &floors, Log: log})
-	// The skipped recordings are in the log (warnings), as Adapt met them.
+	// The skipped recordings are in the log, as Adapt met them (those for a
+	// word without a pronunciation at debug, after one warning naming the words).
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,13 @@ import (
 	"github.com/openjibo/jibod/audio"
 	"github.com/openjibo/jibod/audio/listen"
 	"github.com/openjibo/jibod/audio/transform"
+	"github.com/openjibo/jibod/audio/tts"
 	"github.com/openjibo/jibod/audio/vad"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/hub"
 	"github.com/openjibo/jibod/core/hub/wire"
 	"github.com/openjibo/jibod/core/web"
+	"github.com/openjibo/jibod/device/sim"
 )
 
 // Flags are the command line's names of the fields, by key: an error in
@@ -55,10 +57,7 @@ func (c *Run) Level() slog.Level {
 }
 
 // Limits of the values checked here that no package owns.
-const (
-	maxListenWindow = time.Hour
-	maxWPM          = 1000
-)
+const maxListenWindow = time.Hour
 
 // check validates c, naming each field with name(key).
 func (c *Run) check(name func(key string) string) error {
@@ -75,8 +74,8 @@ func (c *Run) check(name func(key string) string) error {
 		bad(key, v, strings.Join(want, ", "))
 	}
 	oneOf("input", c.Input, "console", "stdin", "none", "shell")
-	if c.SpeakWPM < -1 || c.SpeakWPM > maxWPM {
-		bad("speak_wpm", c.SpeakWPM, "-1 (the profile's rate) or 0..%d words per minute", maxWPM)
+	if c.SpeakWPM < -1 || c.SpeakWPM > sim.MaxWPM {
+		bad("speak_wpm", c.SpeakWPM, "-1 (the profile's rate) or 0..%d words per minute", sim.MaxWPM)
 	}
 	var l slog.Level
 	if l.UnmarshalText([]byte(strings.ToUpper(c.LogLevel))) != nil {
@@ -158,8 +157,8 @@ func (a Audio) check(name func(string) string) error {
 	if a.TTS != "sim" && a.TTS != "espeak" {
 		add("audio.tts", fmt.Errorf("%q: want sim or espeak", a.TTS))
 	}
-	if a.TTSWPM < 0 || a.TTSWPM > maxWPM {
-		add("audio.tts_wpm", fmt.Errorf("%d: want 0 (espeak-ng's rate) to %d", a.TTSWPM, maxWPM))
+	if w := a.TTSWPM; w != 0 && (w < tts.MinWPM || w > tts.MaxWPM) {
+		add("audio.tts_wpm", fmt.Errorf("%d: want 0 (espeak-ng's rate) or %d..%d", w, tts.MinWPM, tts.MaxWPM))
 	}
 	if sp := a.Speaker; sp != "" && sp != "board" {
 		if n, _, err := audio.ParseSpec(sp); err != nil || n != "portaudio" {

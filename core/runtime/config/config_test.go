@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -193,11 +194,29 @@ func TestValidateNamesKeyAndFlag(t *testing.T) {
 	err := c.Validate()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "speak_wpm (--speak-wpm) 5000: want -1 (the profile's rate) or 0..1000 words per minute")
-	assert.Contains(t, err.Error(), "audio.tts_wpm (--tts-wpm): -3: want 0 (espeak-ng's rate) to 1000")
+	assert.Contains(t, err.Error(), "audio.tts_wpm (--tts-wpm): -3: want 0 (espeak-ng's rate) or 80..500")
 	assert.Contains(t, err.Error(), "shell.baud (--serial-baud): ")
 	c = defaults()
 	c.Sphinx.NBest = 40
 	assert.EqualError(t, c.Validate(), "sphinx.nbest 40: want 1 to 20", "no flag: the key alone")
+}
+
+// The espeak-ng rate is checked against what the voice accepts, so a
+// config that passes does not fail at startup.
+func TestValidateTTSRate(t *testing.T) {
+	for _, tc := range []struct {
+		wpm  int
+		fail bool
+	}{{0, false}, {79, true}, {80, false}, {500, false}, {501, true}, {600, true}, {-1, true}} {
+		c := defaults()
+		c.Audio.TTSWPM = tc.wpm
+		err := c.Validate()
+		if tc.fail {
+			assert.ErrorContains(t, err, fmt.Sprintf("audio.tts_wpm (--tts-wpm): %d: want 0 (espeak-ng's rate) or 80..500", tc.wpm))
+		} else {
+			assert.NoError(t, err, tc.wpm)
+		}
+	}
 }
 
 // Every key with a flag is a field of the configuration.
