@@ -119,6 +119,16 @@ func TestSpokenCommandEndToEnd(t *testing.T) {
 		assert.Regexp(t, regexp.MustCompile(`jibo: (It's|The time is|Right now it's) (\d{1,2}:\d\d [AP]M|noon|midnight)\.`), out)
 	})
 
+	t.Run("in one breath, the timer is set", func(t *testing.T) {
+		// No comma, so espeak-ng leaves no pause between the phrase and
+		// the command: the command's audio starts where the wake word
+		// detector says the phrase ended, with no silence to settle in.
+		out, types := hear(t, bin, writeWAV(t, speak(t, "hey jibo set a timer for five minutes")))
+		assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+		assert.Equal(t, []string{"jibo.timer:set_timer"}, intents(types), out)
+		assert.Regexp(t, regexp.MustCompile(`jibo: .*five minutes`), out, "the timer runs for five minutes")
+	})
+
 	t.Run("out of grammar: no command", func(t *testing.T) {
 		// A command, then everyday speech after the wake phrase: the
 		// robot answers the first and takes nothing from the second.
