@@ -516,3 +516,57 @@ func TestLostSaysWhereACommandWasLost(t *testing.T) {
 	require.NoError(t, rep.WriteText(&text))
 	assert.Contains(t, text.String(), "commands lost     garbage path 1, no intent 1, no sentence 1, no utterance 1, refused another sentence 1, refused the right sentence 1, wake 1, wake decoy 1 (not acted on, by where)")
 }
+
+// TestByWakeSaysWhenTheVoicesDiffer: the report splits the files by
+// the wake phrase, and says so when no voice says commands both ways
+// (a set whose halves differ by voice too: the twin's, 29 of 72 right
+// with the phrase against 44 without, were all voice).
+func TestByWakeSaysWhenTheVoicesDiffer(t *testing.T) {
+	note := "NOTE: no voice says commands both with and without the wake phrase"
+	tests := []struct {
+		name     string
+		voices   [4]string // with the phrase, with, without, without
+		wantNote bool
+	}{
+		{"apart", [4]string{"en-gb/175/50", "en-029/150/60", "en-us+m1/175/50", "en-us+f2/200/45"}, true},
+		{"one voice says both", [4]string{"en-gb/175/50", "en-us+m1/150/60", "en-us+m1/175/50", "en-us+f2/200/45"}, false},
+		{"no voices named", [4]string{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			right := Heard{Wakes: 1, Commands: [][]string{{"what time is it"}}}
+			script := scripted{16000: right, 16001: Heard{Wakes: 1}, 16002: right, 16003: right}
+			var items []Item
+			for i, v := range tc.voices {
+				f := fmt.Sprintf("c%d.wav", i)
+				writeWAV(t, dir, f, 16000+i)
+				it := Item{File: f, Text: "what time is it", Kind: "command", Voice: v}
+				if i < 2 {
+					it.Text, it.Wake = "hey jibo what time is it", true
+				}
+				items = append(items, it)
+			}
+			rep, err := Run(context.Background(), dir, items, script, meanings{"what time is it": {Intent: "clock:time"}}, Options{Normalize: words})
+			require.NoError(t, err)
+			assert.Equal(t, 1, rep.ByWake[WithWake].CommandsCorrect)
+			assert.Equal(t, 2, rep.ByWake[WithWake].Commands)
+			assert.Equal(t, 2, rep.ByWake[WithoutWake].CommandsCorrect)
+			var text bytes.Buffer
+			require.NoError(t, rep.WriteText(&text))
+			assert.Contains(t, text.String(), "\nby wake ")
+			if tc.wantNote {
+				assert.Contains(t, text.String(), note)
+			} else {
+				assert.NotContains(t, text.String(), note)
+			}
+			var js bytes.Buffer
+			require.NoError(t, rep.WriteJSON(&js))
+			var decoded struct {
+				ByWake map[string]map[string]any `json:"by_wake"`
+			}
+			require.NoError(t, json.Unmarshal(js.Bytes(), &decoded))
+			assert.InDelta(t, 0.5, decoded.ByWake[WithWake]["command_accuracy"], 1e-9)
+		})
+	}
+}

@@ -19,12 +19,20 @@ type Report struct {
 	// WakeOnly says the run measured the wake word alone (Options).
 	WakeOnly bool
 	// Overall covers every file; ByNoise, ByVoice and ByKind break it down
-	// by the manifest's optional fields.
+	// by the manifest's optional fields, ByWake by whether the file says
+	// the wake phrase (WithWake, WithoutWake).
 	Overall Summary
 	ByNoise map[string]Summary
 	ByVoice map[string]Summary
 	ByKind  map[string]Summary
+	ByWake  map[string]Summary
 }
+
+// ByWake's keys.
+const (
+	WithWake    = "wake phrase"
+	WithoutWake = "no wake phrase"
+)
 
 // Summary holds the figures of a set of files.
 type Summary struct {
@@ -96,9 +104,16 @@ type Summary struct {
 }
 
 func (r *Report) summarise() {
-	r.ByNoise, r.ByVoice, r.ByKind = map[string]Summary{}, map[string]Summary{}, map[string]Summary{}
+	r.ByNoise, r.ByVoice, r.ByKind, r.ByWake = map[string]Summary{}, map[string]Summary{}, map[string]Summary{}, map[string]Summary{}
 	for _, res := range r.Results {
 		add(&r.Overall, res, r.WakeOnly)
+		wk := WithoutWake
+		if res.Item.Wake {
+			wk = WithWake
+		}
+		ws := r.ByWake[wk]
+		add(&ws, res, r.WakeOnly)
+		r.ByWake[wk] = ws
 		if k := res.Item.Noise; k != "" {
 			s := r.ByNoise[k]
 			add(&s, res, r.WakeOnly)
@@ -116,7 +131,7 @@ func (r *Report) summarise() {
 		}
 	}
 	finish(&r.Overall)
-	for _, m := range []map[string]Summary{r.ByNoise, r.ByVoice, r.ByKind} {
+	for _, m := range []map[string]Summary{r.ByNoise, r.ByVoice, r.ByKind, r.ByWake} {
 		for k, s := range m {
 			finish(&s)
 			m[k] = s
@@ -462,7 +477,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, g := range []struct {
 		name string
 		m    map[string]Summary
-	}{{"noise", r.ByNoise}, {"voice", r.ByVoice}, {"kind", r.ByKind}} {
+	}{{"noise", r.ByNoise}, {"voice", r.ByVoice}, {"kind", r.ByKind}, {"wake", r.ByWake}} {
 		if len(g.m) == 0 {
 			continue
 		}
@@ -485,6 +500,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "   %-*s %5d  %9s  %13.1f  %8s  %5d  %8d  %d/%d\n", width, k, s.Files, pct(s.WakeRate), s.FalseWakesPerH,
 				pct(s.CommandAccuracy), s.WrongActions, s.OppositeActions, s.OtherAsCommands, s.OtherFiles)
 		}
+	}
+	if !r.WakeOnly && r.wakeVoicesApart() {
+		b.WriteString("\nNOTE: no voice says commands both with and without the wake phrase: the difference by wake is the voices' as much as the phrase's\n")
 	}
 	if un := r.Unscored(); len(un) > 0 {
 		fmt.Fprintf(&b, "\nWARNING: %d command texts (%d files) mean nothing to the skills as text, so those files are not scored:\n", len(un), o.Unscored)
@@ -631,6 +649,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		"by_noise":  cleanMap(r.ByNoise),
 		"by_voice":  cleanMap(r.ByVoice),
 		"by_kind":   cleanMap(r.ByKind),
+		"by_wake":   cleanMap(r.ByWake),
 		"mistakes":  r.Mistakes(),
 		"unscored":  r.Unscored(),
 		"wake_only": r.WakeOnly,
@@ -656,4 +675,27 @@ func cleanMap(m map[string]Summary) map[string]Summary {
 		out[k] = clean(s)
 	}
 	return out
+}
+
+// wakeVoicesApart reports whether the commands said with the wake phrase
+// and those said without it are both there, with voices named, and no
+// voice says both: then comparing the two halves compares voices too.
+func (r *Report) wakeVoicesApart() bool {
+	voices := map[bool]map[string]bool{true: {}, false: {}}
+	for _, res := range r.Results {
+		v := voiceName(res.Item.Voice)
+		if res.Item.Kind != KindCommand || v == "" || res.BareWake {
+			continue
+		}
+		voices[res.Item.Wake][v] = true
+	}
+	if len(voices[true]) == 0 || len(voices[false]) == 0 {
+		return false
+	}
+	for v := range voices[true] {
+		if voices[false][v] {
+			return false
+		}
+	}
+	return true
 }
