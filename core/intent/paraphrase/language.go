@@ -263,3 +263,29 @@ func EnglishData() (LanguageData, error) {
 
 // isFunction reports whether w says nothing about which request is meant.
 func (l *Language) isFunction(w string) bool { return l.function[w] }
+
+// form is what words say with the function words left out, the words
+// that ask kept ("what time", "are you robot").
+func (l *Language) form(words []string) []string {
+	var out []string
+	for i, w := range words {
+		if !l.function[w] || l.questions[w] ||
+			i > 0 && l.questions[words[i-1]+" "+w] || i+1 < len(words) && l.questions[w+" "+words[i+1]] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// unwrap leaves out the one-word wrappers words begins and ends with
+// ("please", "jibo", "now").
+func (l *Language) unwrap(words []string) []string {
+	i, j := 0, len(words)
+	for i < j && l.wrapWords[words[i]] {
+		i++
+	}
+	for j > i && l.wrapWords[words[j-1]] {
+		j--
+	}
+	return words[i:j]
+}

@@ -64,6 +64,25 @@ type intentInfo struct {
 	// pairs holds the pairs of adjacent words its templates say ("what
 	// time"), slots aside.
 	pairs map[string]bool
+	// whole holds what its slot-free templates say as it stands: every
+	// expansion of a line small enough to expand, and the sampled ones of
+	// the others. forms holds the same with function words left out
+	// (Language.form): "quiet" for "be quiet please", "speak up" for
+	// "speak up a bit"; bare with the one-word wrappers it begins and
+	// ends with left out ("be quiet").
+	whole, forms, bare map[string]bool
+	// own holds the function words one of its templates says alone, as
+	// the whole request ("thanks"): for it they ask, and tell it from
+	// another intent, though they are no evidence of what it is about.
+	own map[string]bool
+}
+
+// function reports whether w is a function word for the intent when
+// asking whether the utterance makes a request and whether it tells the
+// intent from a rival: one of the language's, unless the intent says it
+// alone as a request.
+func (m *Model) function(info *intentInfo, w string) bool {
+	return m.lang.isFunction(w) && !info.own[w]
 }
 
 // Stats says what training did.
@@ -290,7 +309,7 @@ func (m *Model) evidence(c, r int, words []string) (bool, string) {
 	case len(knownWords) == 0 && len(unknown) == 0:
 		// Only function words: "what can you do" is the intent only as the
 		// intent says it; "it is what it is" is nothing.
-		if info.samples[strings.Join(words, " ")] {
+		if info.samples[strings.Join(words, " ")] || info.whole[strings.Join(words, " ")] {
 			return true, ""
 		}
 		return false, fmt.Sprintf("only function words, and not as %s says them", m.labels[c])
@@ -301,15 +320,29 @@ func (m *Model) evidence(c, r int, words []string) (bool, string) {
 			len(unknown), m.labels[c], strings.Join(unknown, ", "), len(knownWords))
 	case !own && len(spans) < 2 && !info.samples[strings.Join(words, " ")]:
 		return false, fmt.Sprintf("only a slot value (%s), no word of %s's own", strings.Join(knownWords, ", "), m.labels[c])
-	case info.said[strings.Join(words, " ")]:
+	case info.said[strings.Join(words, " ")], info.whole[strings.Join(words, " ")]:
 		// As its templates say it ("weather?" where a template says
 		// "[the] weather"): the skill's own word for it.
+	case len(spans) == 0 && m.lone(info, words):
+		return false, fmt.Sprintf("%q alone is no request; %s never says it alone", strings.Join(m.lang.unwrap(words), " "), m.labels[c])
 	case !m.request(info, words, inSlot):
 		return false, fmt.Sprintf("no request, only what it would be about (%s)", strings.Join(knownWords, ", "))
 	case r > 0 && !m.separates(c, r, words, inSlot):
 		return false, fmt.Sprintf("nothing said tells %s from %s", m.labels[c], m.labels[r])
 	}
 	return true, ""
+}
+
+// lone reports whether the utterance is one word with nothing but
+// one-word wrappers around it ("please", "jibo", "now"), where the
+// intent's templates never say that word alone, function words aside:
+// "back please", "again please" and "stop please" only complete a
+// request the intent always says with more ("bring the sound back", "you
+// can talk again", "stop being quiet"), while "louder please" and "quiet
+// please" are its requests as they stand.
+func (m *Model) lone(info *intentInfo, words []string) bool {
+	u := m.lang.unwrap(words)
+	return len(u) == 1 && !m.lang.isFunction(u[0]) && !info.forms[u[0]]
 }
 
 // request reports whether the utterance asks or tells the intent
@@ -328,9 +361,24 @@ func (m *Model) request(info *intentInfo, words []string, inSlot []bool) bool {
 			return true // evidence has made sure a word of the intent's own is said too
 		case m.lang.questions[w], i+1 < len(words) && !inSlot[i+1] && m.lang.questions[w+" "+words[i+1]]:
 			return true
-		case m.lang.isFunction(w) || !info.words[w] || info.topic[w]:
+		case m.function(info, w) || !info.words[w] || info.topic[w]:
 		case i > 0 && m.lang.determiners[words[i-1]]:
+		case m.lang.particles[w] && !m.completes(words, inSlot, i):
 		default:
+			return true
+		}
+	}
+	return false
+}
+
+// completes reports whether the particle at words[i] has something to
+// complete: a word outside the slots that is neither a function word nor
+// a particle ("turn it back on", "volume up", "pipe down a bit"). A
+// particle alone names a direction, not a request: "back on please" says
+// nothing of what to bring back.
+func (m *Model) completes(words []string, inSlot []bool, i int) bool {
+	for j, w := range words {
+		if j != i && !inSlot[j] && !m.lang.isFunction(w) && !m.lang.particles[w] {
 			return true
 		}
 	}
@@ -358,6 +406,14 @@ func (m *Model) separates(c, r int, words []string, inSlot []bool) bool {
 	}) {
 		return true
 	}
+	// Said as c's templates say it and as r's never do, one-word wrappers
+	// aside: "be quiet please" is how muting is asked, and unmuting says
+	// "be quiet" only with more ("dont be quiet").
+	if !slices.Contains(inSlot, true) {
+		if b := strings.Join(m.lang.unwrap(words), " "); ci.bare[b] && !ri.bare[b] {
+			return true
+		}
+	}
 	rSlot := make([]bool, len(words))
 	for _, sp := range rSpans {
 		for k := sp[0]; k < sp[1]; k++ {
@@ -365,7 +421,7 @@ func (m *Model) separates(c, r int, words []string, inSlot []bool) bool {
 		}
 	}
 	for i, w := range words {
-		if m.lang.isFunction(w) && !m.lang.questions[w] {
+		if m.function(ci, w) && !m.lang.questions[w] {
 			continue
 		}
 		if (inSlot[i] || ci.words[w]) && !rSlot[i] && !ri.words[w] {

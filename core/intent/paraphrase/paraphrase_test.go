@@ -343,6 +343,59 @@ func TestTopicAloneIsNoRequest(t *testing.T) {
 	}
 }
 
+// Fragments that only complete a request, and requests said as the
+// templates say them, decided by the rules alone, whatever the model
+// makes of the words: a lone word, or particles alone, is no request
+// unless the intent says it so ("back please" against "louder please");
+// a function word the intent says alone is its own ("thanks a lot"); and
+// an utterance said as the intent's templates say it, and as the rival's
+// never do, tells them apart ("be quiet please" against "dont be
+// quiet").
+func TestLoneWordsAndOwnWords(t *testing.T) {
+	m, err := Train([]Intent{
+		{SkillID: "volume", Name: "mute", Templates: []string{"(be|keep) (quiet|silent) [please|now]", "mute [please]", "hush"}},
+		{SkillID: "volume", Name: "unmute", Templates: []string{"(dont be|stop being) (quiet|silent)",
+			"(turn|put) the sound back on [please]", "bring the sound back", "you can talk again", "unmute [please]"}},
+		{SkillID: "volume", Name: "up", Templates: []string{"louder [please]", "turn it up [please]"}},
+		{SkillID: "chat", Name: "thanks", Templates: []string{"(thanks|thank you) [a lot|so much] [jibo]",
+			"thanks for (the help|your help|everything)"}},
+	}, Options{})
+	require.NoError(t, err)
+	idx := func(skill, name string) int { return slices.Index(m.labels, Label{skill, name}) }
+	mute, unmute, up, thanks := idx("volume", "mute"), idx("volume", "unmute"), idx("volume", "up"), idx("chat", "thanks")
+	tests := []struct {
+		c, r   int
+		say    string
+		reason string // "" for evidence enough
+	}{
+		{unmute, mute, "back please", `"back" alone is no request`},
+		{unmute, mute, "back", `"back" alone is no request`},
+		{unmute, mute, "again please", `"again" alone is no request`},
+		{unmute, mute, "back on please", "no request"},
+		{unmute, mute, "turn the sound back on", ""},
+		{unmute, mute, "please turn it back on", ""},
+		{up, mute, "louder please", ""},
+		{up, mute, "up please", `"up" alone is no request`},
+		{mute, unmute, "be quiet please", ""},
+		{mute, unmute, "be silent jibo", ""},
+		{unmute, mute, "be quiet please", "nothing said tells"},
+		{unmute, mute, "dont be quiet", ""},
+		{thanks, mute, "thanks a lot", ""},
+		{thanks, mute, "oh thanks a lot", ""},
+		{thanks, mute, "thanks", ""},
+		{thanks, mute, "thanks for nothing", "no word of it"},
+	}
+	for _, tt := range tests {
+		ok, why := m.evidence(tt.c, tt.r, strings.Fields(tt.say))
+		if tt.reason == "" {
+			assert.True(t, ok, "%s: %s", tt.say, why)
+			continue
+		}
+		assert.False(t, ok, tt.say)
+		assert.Contains(t, why, tt.reason, tt.say)
+	}
+}
+
 func TestIndirect(t *testing.T) {
 	l, err := English()
 	require.NoError(t, err)

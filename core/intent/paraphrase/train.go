@@ -35,6 +35,11 @@ const (
 	// MaxUtteranceWords is the longest utterance Classify reads; longer
 	// ones are abstained from.
 	MaxUtteranceWords = 48
+	// maxWholeLine is the most expansions of a template line read whole
+	// for what an intent says as it stands; maxWholeSaid bounds them per
+	// intent. Larger lines are known by their samples.
+	maxWholeLine = 1_000
+	maxWholeSaid = 4_000
 )
 
 // Default decision thresholds (see docs/paraphrase.md for how they were
@@ -432,7 +437,45 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 	// after a determiner: "timer" in "cancel my timer", not "loud" in "not
 	// that loud".
 	info.topic, info.pairs = map[string]bool{}, map[string]bool{}
+	info.whole, info.forms, info.bare = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	addWhole := func(sk skeleton) {
+		if sk.hasSlot() {
+			return
+		}
+		ws := make([]string, len(sk))
+		for i, t := range sk {
+			ws[i] = t.text
+		}
+		info.whole[strings.Join(ws, " ")] = true
+		info.bare[strings.Join(lang.unwrap(ws), " ")] = true
+	}
+	// What the templates say as it stands is read from every expansion of
+	// a line small enough to expand, not only from the sampled ones: a
+	// sample drawn or not says nothing of the request.
+	budget := maxWholeSaid
+	for _, line := range g.lines {
+		n := g.count(line, maxWholeLine, 0)
+		if n > maxWholeLine || n > budget {
+			continue
+		}
+		budget -= n
+		for _, r := range g.enumerate(line, 0) {
+			addWhole(tokens(r))
+		}
+	}
 	said, introduced := map[string]int{}, map[string]int{}
+	for _, sk := range sks {
+		addWhole(sk)
+	}
+	info.own = map[string]bool{}
+	for b := range info.bare {
+		if !strings.Contains(b, " ") && lang.isFunction(b) {
+			info.own[b] = true
+		}
+	}
+	for w := range info.whole {
+		info.forms[strings.Join(lang.form(strings.Fields(w)), " ")] = true
+	}
 	for _, sk := range sks {
 		for i, t := range sk {
 			if t.slot != "" || lang.isFunction(t.text) {

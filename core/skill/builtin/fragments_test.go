@@ -71,6 +71,15 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 		{say: "volume two of the book"},
 		{say: "down please"}, // a particle with a mere wrapper names no request
 		{say: "on please"},
+		{say: "back please"}, // a word that only completes a request
+		{say: "back"},
+		{say: "back on please"},
+		{say: "up please"},
+		{say: "less please"},
+		{say: "again please"},
+		{say: "stop please"},
+		{say: "cancel please"},
+		{say: "more please"},
 		{say: "five"},
 		// chit chat, greetings, capabilities
 		{say: "a robot"},
@@ -137,6 +146,39 @@ func TestParaphrasesStillAct(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.say, func(t *testing.T) {
 			assert.Equal(t, tt.want, st.claim(t, st.robot, tt.say).intent)
+		})
+	}
+}
+
+// TestTierActsOnRequestsAsSaid: the paraphrase tier alone acts on
+// requests said as the skills' templates say them, or with a word of the
+// intent's own that the language counts as politeness ("thanks a lot"),
+// and on a request whose opposite says the same words with more ("be
+// quiet please" against "dont be quiet"), each for the right intent.
+// Written for this test.
+func TestTierActsOnRequestsAsSaid(t *testing.T) {
+	st := newStages(t)
+	tests := []struct{ say, want string }{
+		{"thanks a lot", "jibo.chitchat:thank_you"},
+		{"oh thanks a lot", "jibo.chitchat:thank_you"},
+		{"well thanks a lot", "jibo.chitchat:thank_you"},
+		{"thanks a lot for your help jibo", "jibo.chitchat:thank_you"},
+		{"thanks a lot buddy", "jibo.chitchat:thank_you"},
+		{"thank you so much robot", "jibo.chitchat:thank_you"},
+		{"be quiet please", "jibo.volume:mute"},
+		{"be quiet now", "jibo.volume:mute"},
+		{"be silent please", "jibo.volume:mute"},
+		{"speak up please", "jibo.volume:volume_up"},
+		{"louder please", "jibo.volume:volume_up"},
+		{"quieter please", "jibo.volume:volume_down"},
+		{"time please", "jibo.clock:time_now"},
+		{"the time please", "jibo.clock:time_now"},
+		{"turn it back on please", "jibo.volume:unmute"},
+		{"pipe down a bit", "jibo.volume:volume_down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			assert.Equal(t, tt.want, st.paraphrase(t, tt.say).intent)
 		})
 	}
 }
