@@ -6,31 +6,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/openjibo/jibod/core/intent"
 )
 
 // TestFragmentsAreNotActedOn: fragments and sentences that only share a
 // topic word with a command ("about my timer", "the volume", "a robot")
 // are no request, and the robot does not act on them: nothing claims
-// them, or, for the few a template with few literal words takes in the
-// low band with a value outside its slot's type ("timer please" as a
-// timer of "please"), the template engine claims them and never the
-// paraphrase stage, and the skill asks for what it lacks. Asking about
+// them. A template with few literal words whose number or duration slot
+// would take words its parser does not read ("timer please" as a timer of
+// "please", "the timer is red") stays below the claim floor. Asking about
 // one ("Were you asking about the timer?") is allowed. Written for this
 // test, after none of the built-in skills' templates were changed.
 func TestFragmentsAreNotActedOn(t *testing.T) {
 	st := newStages(t)
 	tests := []struct {
 		say string
-		// low is the intent a template claims in the low band with a slot
-		// value outside its type ("" for no claim at all).
-		low string
 	}{
 		// timer
 		{say: "about my timer"},
 		{say: "my timer"},
-		{say: "timer please", low: "jibo.timer:set_timer"},
+		{say: "timer please"},
 		{say: "the timer"},
 		{say: "my timers"},
 		{say: "the countdown"},
@@ -43,7 +37,7 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 		{say: "pause my timer"},
 		{say: "i like my timer"},
 		{say: "timers are useful"},
-		{say: "the timer is red", low: "jibo.timer:set_timer"},
+		{say: "the timer is red"},
 		{say: "i bought a new kitchen timer"},
 		{say: "cancel my appointment"},
 		{say: "set the table"},
@@ -61,7 +55,7 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 		{say: "its time for lunch"},
 		// volume
 		{say: "the volume"},
-		{say: "volume please", low: "jibo.volume:volume_set"},
+		{say: "volume please"},
 		{say: "about the volume"},
 		{say: "my volume"},
 		{say: "the sound"},
@@ -92,15 +86,9 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 			assert.Empty(t, st.paraphrase(t, tt.say).intent, "the paraphrase tier acts on it")
 			m, band, _, err := st.robot.Claim(context.Background(), st.query(tt.say))
 			require.NoError(t, err)
-			if tt.low == "" {
-				if m != nil {
-					t.Errorf("the robot acts on it: %s:%s in %s (%s)", m.SkillID, m.IntentName, band, m.Why)
-				}
-				return
+			if m != nil {
+				t.Errorf("the robot acts on it: %s:%s in %s (%s)", m.SkillID, m.IntentName, band, m.Why)
 			}
-			require.NotNil(t, m)
-			assert.Equal(t, intent.BandLow, band)
-			assert.Equal(t, tt.low, m.SkillID+":"+m.IntentName)
 		})
 	}
 }
