@@ -166,7 +166,7 @@ func TestBuiltinGrammarHoldsMuteSwitchWordings(t *testing.T) {
 	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
 	require.NoError(t, err)
 	for _, say := range []string{
-		"put the volume on silent", "put it on mute", "set the volume to silent", "go on mute",
+		"put the volume on silent", "put yourself on silent", "go on mute",
 		"turn on mute", "turn off mute", "turn mute on", "turn mute off", "turn the mute off",
 		"switch mute off", "mute on", "mute off", "take yourself off mute", "come off mute",
 		"cancel mute", "cancel the mute", "stop muting",
