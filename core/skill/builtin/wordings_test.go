@@ -1,9 +1,13 @@
 package builtin_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/intent"
 )
 
 // TestCommonWordingsParse: wordings people commonly use for the built-in
@@ -65,6 +69,64 @@ func TestCommonWordingsParse(t *testing.T) {
 				assert.Equal(t, tt.want, got.intent, name)
 				c := paraphraseCase{utterance: tt.utterance, want: []string{tt.want}, slots: tt.slots}
 				assert.True(t, slotsRight(c, got.slots), "%s: slots %v, want %v", name, got.slots, tt.slots)
+			}
+		})
+	}
+}
+
+// TestMuteAndUnmuteBothWays: muting and unmuting said the ways people
+// say them, each beside its opposite ("turn mute on" mutes, "turn mute
+// off" unmutes, as "turn the sound off" mutes and "turn the sound on"
+// unmutes). Each is a template, parsed surely by the engines alone and by
+// the robot's stack: before they were, the paraphrase tier took "turn the
+// mute off" and "cancel mute" for muting and "put the volume on silent"
+// for unmuting, the opposite action.
+func TestMuteAndUnmuteBothWays(t *testing.T) {
+	st := newStages(t)
+	const mute, unmute = "jibo.volume:mute", "jibo.volume:unmute"
+	tests := []struct{ say, want string }{
+		{"put the volume on silent", mute},
+		{"put the volume on", unmute},
+		{"put yourself on silent", mute},
+		{"go on mute", mute},
+		{"come off mute", unmute},
+		{"get off mute please", unmute},
+		{"turn on mute", mute},
+		{"turn off mute", unmute},
+		{"turn on the mute", mute},
+		{"turn off the mute", unmute},
+		{"turn mute on", mute},
+		{"turn mute off", unmute},
+		{"turn the mute on", mute},
+		{"turn the mute off", unmute},
+		{"switch on mute", mute},
+		{"switch off mute", unmute},
+		{"switch mute on", mute},
+		{"switch mute off", unmute},
+		{"mute on", mute},
+		{"mute off", unmute},
+		{"sound off", mute},
+		{"sound on", unmute},
+		{"turn the sound off", mute},
+		{"turn the sound on", unmute},
+		{"take yourself off mute", unmute},
+		{"put yourself on mute", mute},
+		{"put the volume on mute", mute},
+		{"cancel mute", unmute},
+		{"cancel the mute please", unmute},
+		{"stop muting", unmute},
+		{"stop muting yourself", unmute},
+		{"unmute yourself please", unmute},
+		{"mute yourself please", mute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			for name, s := range map[string]*intent.Stack{"engines": st.templates, "robot": st.robot} {
+				m, band, _, err := s.Claim(context.Background(), st.query(tt.say))
+				require.NoError(t, err)
+				require.NotNil(t, m, name)
+				assert.Equal(t, tt.want, m.SkillID+":"+m.IntentName, name)
+				assert.Equal(t, intent.BandHigh, band, "%s: %s", name, m.Why)
 			}
 		})
 	}

@@ -218,9 +218,10 @@ func TestHowPeopleSayIt(t *testing.T) {
 			{"put yourself on mute please", IntentMute, nil, 0},
 		}},
 		{"a level said as muting", 0.6, []step{
-			{"set the volume to muted", IntentSet, nil, 0},
-			{"unmute", IntentUnmute, []string{"Volume 6."}, 6},
 			{"set the volume to silent", IntentSet, nil, 0},
+			{"turn the mute off", IntentUnmute, []string{"Volume 6."}, 6},
+			{"put the volume on silent", IntentMute, nil, 0},
+			{"take yourself off mute", IntentUnmute, []string{"Volume 6."}, 6},
 			{"unmute", IntentUnmute, []string{"Volume 6."}, 6},
 			{"set the volume to loud", IntentSet, []string{"I can set my volume from zero to ten."}, 6},
 		}},
