@@ -20,6 +20,25 @@ import (
 // default (docs/hearing.md).
 const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 
+// EnvGarbageEnds names where else the garbage path's filler words may
+// go: "tail" (after a sentence), "head" (before one), "both" or "off",
+// optionally with ":COST", what entering them there costs
+// (sphinx.Garbage.EndEntry, 0..sphinx.MaxGarbagePenalty). A tuning
+// switch; unset, garbageEnds at garbageEndEntry (docs/hearing.md).
+const EnvGarbageEnds = "JIBOD_SPHINX_GARBAGE_ENDS"
+
+// Filler words after a sentence, chosen on the tuning sets
+// (docs/hearing.md): a word said beyond what the sentence holds is
+// explained by them rather than stretched onto the sentence's last
+// word, and the sentence is refused. Entering them costs as much as a
+// filler word, so that a sentence said whose end fits a filler word
+// about as well (a final consonant's release, the room after it) keeps
+// its sentence. Before a sentence they were not measured.
+const (
+	garbageEnds     = "tail"
+	garbageEndEntry = 250.0
+)
+
 // The garbage path's settings, chosen on the tuning sets
 // (docs/hearing.md): its fillers are the 50 most common English words
 // (more cost more CPU and take more sentences said), nothing on entry
@@ -104,5 +123,28 @@ func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvGarbage, err)
 	}
-	return &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord}, nil
+	g := &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord, EndEntry: garbageEndEntry}
+	ends := getenv(EnvGarbageEnds)
+	if ends == "" {
+		ends = garbageEnds
+	}
+	if mode, cost, ok := strings.Cut(ends, ":"); ok {
+		c, err := strconv.ParseFloat(cost, 64)
+		if err != nil || !(c >= 0 && c <= sphinx.MaxGarbagePenalty) {
+			return nil, fmt.Errorf("%s=%q: the entry cost is not in 0..%d", EnvGarbageEnds, ends, sphinx.MaxGarbagePenalty)
+		}
+		ends, g.EndEntry = mode, c
+	}
+	switch ends {
+	case "off":
+	case "tail":
+		g.Tail = true
+	case "head":
+		g.Head = true
+	case "both":
+		g.Tail, g.Head = true, true
+	default:
+		return nil, fmt.Errorf("%s=%q: want off, tail, head or both", EnvGarbageEnds, ends)
+	}
+	return g, nil
 }
