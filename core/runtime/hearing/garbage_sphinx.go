@@ -24,18 +24,19 @@ const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 // go: "tail" (after a sentence), "head" (before one), "both" or "off",
 // optionally with ":COST", what entering them there costs
 // (sphinx.Garbage.EndEntry, 0..sphinx.MaxGarbagePenalty). A tuning
-// switch; unset, garbageEnds at garbageEndEntry (docs/hearing.md).
+// switch; unset, garbageEnds; the cost unsaid, garbageEndEntry
+// (docs/hearing.md).
 const EnvGarbageEnds = "JIBOD_SPHINX_GARBAGE_ENDS"
 
-// Filler words after a sentence, chosen on the tuning sets
-// (docs/hearing.md): a word said beyond what the sentence holds is
-// explained by them rather than stretched onto the sentence's last
-// word, and the sentence is refused. Entering them costs as much as a
-// filler word, so that a sentence said whose end fits a filler word
-// about as well (a final consonant's release, the room after it) keeps
-// its sentence. Before a sentence they were not measured.
+// Filler words after a sentence are measured, not the default
+// (docs/hearing.md): they stop most wrong actions and all but one of the
+// tuning side's everyday sentences acted on, but the filler words
+// re-entered after every sentence's end lower a sentence's confidence,
+// and plain commands said well fall under the floor ("hey jibo, set a
+// timer", 0.75 → 0.70). Entering them costs as much as a filler word
+// (at no cost a final consonant's release went to a filler word).
 const (
-	garbageEnds     = "tail"
+	garbageEnds     = "off"
 	garbageEndEntry = 250.0
 )
 

@@ -17,7 +17,7 @@ import (
 func TestGarbageFromEnv(t *testing.T) {
 	common, err := sphinx.CommonWords(garbageWords)
 	require.NoError(t, err)
-	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord, Tail: true, EndEntry: garbageEndEntry}
+	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord, EndEntry: garbageEndEntry}
 	tests := []struct {
 		value string
 		want  *sphinx.Garbage
@@ -27,8 +27,8 @@ func TestGarbageFromEnv(t *testing.T) {
 		{value: "", want: on},
 		{value: "off"},
 		{value: "on", want: on},
-		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250, Tail: true, EndEntry: garbageEndEntry}},
-		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300, Tail: true, EndEntry: garbageEndEntry}, words: 25},
+		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250, EndEntry: garbageEndEntry}},
+		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300, EndEntry: garbageEndEntry}, words: 25},
 		{value: "1,2,3,4", err: `JIBOD_SPHINX_GARBAGE="1,2,3,4": want off, on or ENTRY,PERWORD[,WORDS]`},
 		{value: "300", err: "want off, on or ENTRY,PERWORD[,WORDS]"},
 		{value: "-1,200", err: "penalties in 0..5000"},
@@ -66,7 +66,7 @@ func TestGarbageFromEnv(t *testing.T) {
 }
 
 // TestGarbageEndsFromEnv: JIBOD_SPHINX_GARBAGE_ENDS puts the filler
-// words after a sentence (also when unset), before one, both or neither,
+// words after a sentence, before one, both or neither (also when unset),
 // at the chosen entry cost or the one given; a bad value is named with
 // what is wanted.
 func TestGarbageEndsFromEnv(t *testing.T) {
@@ -76,7 +76,7 @@ func TestGarbageEndsFromEnv(t *testing.T) {
 		entry      float64
 		err        string
 	}{
-		{value: "", tail: true, entry: garbageEndEntry},
+		{value: "", entry: garbageEndEntry},
 		{value: "tail", tail: true, entry: garbageEndEntry},
 		{value: "off", entry: garbageEndEntry},
 		{value: "head", head: true, entry: garbageEndEntry},
