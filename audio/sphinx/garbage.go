@@ -54,6 +54,17 @@ type Garbage struct {
 	// be a better one, and a sentence said scores lower than in a search
 	// without them.
 	MinConfidence float64
+	// Tail lets filler words follow a sentence, and Head precede one,
+	// each word at PerWord: a path that takes them went through the
+	// garbage path and is refused. A word said beyond what the sentence
+	// holds ("put the volume on six", where the grammar holds "put the
+	// volume on please") is otherwise stretched onto the sentence's
+	// words, and a sentence of another meaning that differs from the
+	// one said only in a short last word wins.
+	Tail, Head bool
+	// EndEntry is what entering the filler words after or before a
+	// sentence costs, on top of PerWord a word.
+	EndEntry float64
 }
 
 // Check reports what is wrong with g, nil when nothing is.
@@ -65,6 +76,8 @@ func (g Garbage) Check() error {
 		return fmt.Errorf("garbage path: entry penalty %g not in 0..%d", g.Entry, MaxGarbagePenalty)
 	case !(g.PerWord >= 0 && g.PerWord <= MaxGarbagePenalty):
 		return fmt.Errorf("garbage path: penalty per word %g not in 0..%d", g.PerWord, MaxGarbagePenalty)
+	case !(g.EndEntry >= 0 && g.EndEntry <= MaxGarbagePenalty):
+		return fmt.Errorf("garbage path: entry penalty at a sentence's ends %g not in 0..%d", g.EndEntry, MaxGarbagePenalty)
 	case !(g.MinConfidence >= 0 && g.MinConfidence <= 1):
 		return fmt.Errorf("garbage path: minimum confidence %g not in [0, 1]", g.MinConfidence)
 	}
@@ -104,8 +117,11 @@ func penaltyProb(units float64) float64 {
 // perWord, to a state that goes on to the final state, or back for
 // another word, by null transitions. One state holds the words' arcs,
 // so the search builds one tree of their HMMs; a path through it holds
-// a word at least.
-func (a *automaton) withGarbage(words []string, entry, perWord float64) (*automaton, error) {
+// a word at least. With ends, the path's words may also come after a
+// sentence (tail: from the final state back into the loop) or before
+// one (head: from the loop's exit to the start), at no cost beyond
+// their own.
+func (a *automaton) withGarbage(words []string, entry, perWord float64, tail, head bool, endEntry float64) (*automaton, error) {
 	if len(words) == 0 {
 		return nil, errors.New("garbage path: no filler words")
 	}
@@ -123,5 +139,11 @@ func (a *automaton) withGarbage(words []string, entry, perWord float64) (*automa
 	g.arcs = append(g.arcs,
 		fsgArc{from: after, to: loop, prob: 1},
 		fsgArc{from: after, to: a.final, prob: 1})
+	if tail {
+		g.arcs = append(g.arcs, fsgArc{from: a.final, to: loop, prob: endEntry})
+	}
+	if head {
+		g.arcs = append(g.arcs, fsgArc{from: after, to: a.start, prob: endEntry})
+	}
 	return g, nil
 }

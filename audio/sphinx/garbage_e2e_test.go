@@ -27,3 +27,23 @@ func TestGarbageRefusesForcedCommandEndToEnd(t *testing.T) {
 	assert.Empty(t, intents(types), "with the garbage path, no command: %s", out)
 	assert.Contains(t, out, "jibo: Sorry, what was that?")
 }
+
+// TestGarbageAfterASentenceEndToEnd: "put the volume on six", a wording
+// the grammar does not hold (it holds "put the volume to six" and
+// unmuting's "put the volume on please"), said by one of the tuning
+// set's voices, is forced onto unmuting: "six" is stretched onto
+// "please". With filler words allowed after a sentence
+// (JIBOD_SPHINX_GARBAGE_ENDS=tail) the search explains "six" by them,
+// the sentence is refused, and the robot asks instead of unmuting. The
+// grammar is searched alone, so the fallback does not hear it again.
+func TestGarbageAfterASentenceEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, put the volume on six", "-v", "en-gb", "-s", "165", "-p", "60"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE_ENDS=off"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Equal(t, []string{"jibo.volume:unmute"}, intents(types), "without filler words after a sentence, forced onto unmuting: %s", out)
+	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE_ENDS=tail"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Empty(t, intents(types), "with them, no command: %s", out)
+	assert.Contains(t, out, "jibo: Sorry, what was that?")
+}

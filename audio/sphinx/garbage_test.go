@@ -63,7 +63,7 @@ func TestGarbagePathBesideTheSentences(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := compileGrammar("#JSGF V1.0;\ngrammar g;\n" + tt.jsgf)
 			require.NoError(t, err)
-			g, err := a.withGarbage(tt.fillers, 0.5, 0.2)
+			g, err := a.withGarbage(tt.fillers, 0.5, 0.2, false, false, 1)
 			require.NoError(t, err)
 			assert.Equal(t, a.states+2, g.states)
 			assert.Equal(t, len(a.arcs)+len(tt.fillers)+3, len(g.arcs))
@@ -87,11 +87,11 @@ func TestGarbagePathBesideTheSentences(t *testing.T) {
 // empty sentence) gets no garbage path, nor does a list of no words.
 func TestGarbagePathRefused(t *testing.T) {
 	a := &automaton{states: 1}
-	_, err := a.withGarbage([]string{"=a"}, 1, 1)
+	_, err := a.withGarbage([]string{"=a"}, 1, 1, false, false, 1)
 	assert.ErrorContains(t, err, "start is its end")
 	b, err := compileGrammar("#JSGF V1.0;\ngrammar g;\npublic <u> = x;")
 	require.NoError(t, err)
-	_, err = b.withGarbage(nil, 1, 1)
+	_, err = b.withGarbage(nil, 1, 1, false, false, 1)
 	assert.ErrorContains(t, err, "no filler words")
 }
 
@@ -129,6 +129,9 @@ func TestGarbageCheck(t *testing.T) {
 		{"entry NaN", Garbage{Words: []string{"a"}, Entry: math.NaN()}, "entry penalty"},
 		{"per word infinite", Garbage{Words: []string{"a"}, PerWord: math.Inf(1)}, "per word"},
 		{"a word the decoder cannot take", Garbage{Words: []string{"a(2)"}}, "not allowed"},
+		{"ends' entry", Garbage{Words: []string{"a"}, Tail: true, EndEntry: 250}, ""},
+		{"ends' entry negative", Garbage{Words: []string{"a"}, Tail: true, EndEntry: -1}, "a sentence's ends"},
+		{"ends' entry NaN", Garbage{Words: []string{"a"}, Head: true, EndEntry: math.NaN()}, "a sentence's ends"},
 		{"a floor of its own", Garbage{Words: []string{"a"}, MinConfidence: 0.7}, ""},
 		{"floor above 1", Garbage{Words: []string{"a"}, MinConfidence: 1.5}, "minimum confidence"},
 		{"floor NaN", Garbage{Words: []string{"a"}, MinConfidence: math.NaN()}, "minimum confidence"},
@@ -156,4 +159,39 @@ func TestPenaltyProb(t *testing.T) {
 		assert.InDelta(t, -u, math.Log(p)/math.Log(1.0001)/1024, 1e-6*u, "penalty %g", u)
 	}
 	assert.Greater(t, penaltyProb(10), penaltyProb(20))
+}
+
+// TestGarbagePathAtASentencesEnds: with tail, filler words may follow a
+// sentence, with head precede one, at the ends' entry and per word; the
+// sentences alone keep their probabilities, and every path that holds a
+// filler word is one the recogniser refuses as garbage.
+func TestGarbagePathAtASentencesEnds(t *testing.T) {
+	tests := []struct {
+		name       string
+		tail, head bool
+		want       []string // paths of up to 2 words
+	}{
+		{"tail", true, false, []string{"=oh =oh @0.01", "=oh =oh @0.02", "=oh @0.1", "stop =oh @0.1", "stop @1", "volume up @1"}},
+		// Before a sentence the fillers are entered as the whole path's are,
+		// then the ends' entry.
+		{"head", false, true, []string{"=oh =oh @0.005", "=oh =oh @0.02", "=oh @0.1", "=oh stop @0.05", "stop @1", "volume up @1"}},
+		{"both", true, true, []string{"=oh =oh @0.005", "=oh =oh @0.01", "=oh =oh @0.02", "=oh @0.1", "=oh stop @0.05", "stop =oh @0.1", "stop @1", "volume up @1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := compileGrammar("#JSGF V1.0;\ngrammar g;\npublic <u> = stop | volume up;")
+			require.NoError(t, err)
+			g, err := a.withGarbage([]string{"=oh"}, 0.5, 0.2, tt.tail, tt.head, 0.5)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, pathsOf(t, g, 2))
+			for _, p := range pathsOf(t, g, 4) {
+				words := p[:strings.LastIndex(p, " @")]
+				if isGarbage(words) {
+					continue
+				}
+				assert.Contains(t, []string{"stop", "volume up"}, words, "a path without filler words is a sentence")
+			}
+			assert.Contains(t, pathsOf(t, g, 3), map[bool]string{true: "volume up =oh @0.1", false: "=oh volume up @0.05"}[tt.tail])
+		})
+	}
 }

@@ -43,7 +43,7 @@ func (r *Recognizer) addGarbage(s *search) {
 		return
 	}
 	gb := r.cfg.Garbage
-	a, err := s.fsg.withGarbage(slices.Sorted(maps.Keys(r.garbage)), penaltyProb(gb.Entry), penaltyProb(gb.PerWord))
+	a, err := s.fsg.withGarbage(slices.Sorted(maps.Keys(r.garbage)), penaltyProb(gb.Entry), penaltyProb(gb.PerWord), gb.Tail, gb.Head, penaltyProb(gb.EndEntry))
 	if err != nil {
 		r.log.Debug("no garbage path", "why", err)
 		return

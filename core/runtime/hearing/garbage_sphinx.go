@@ -20,6 +20,26 @@ import (
 // default (docs/hearing.md).
 const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 
+// EnvGarbageEnds names where else the garbage path's filler words may
+// go: "tail" (after a sentence), "head" (before one), "both" or "off",
+// optionally with ":COST", what entering them there costs
+// (sphinx.Garbage.EndEntry, 0..sphinx.MaxGarbagePenalty). A tuning
+// switch; unset, garbageEnds; the cost unsaid, garbageEndEntry
+// (docs/hearing.md).
+const EnvGarbageEnds = "JIBOD_SPHINX_GARBAGE_ENDS"
+
+// Filler words after a sentence are measured, not the default
+// (docs/hearing.md): they stop most wrong actions and all but one of the
+// tuning side's everyday sentences acted on, but the filler words
+// re-entered after every sentence's end lower a sentence's confidence,
+// and plain commands said well fall under the floor ("hey jibo, set a
+// timer", 0.75 → 0.70). Entering them costs as much as a filler word
+// (at no cost a final consonant's release went to a filler word).
+const (
+	garbageEnds     = "off"
+	garbageEndEntry = 250.0
+)
+
 // The garbage path's settings, chosen on the tuning sets
 // (docs/hearing.md): its fillers are the 50 most common English words
 // (more cost more CPU and take more sentences said), nothing on entry
@@ -104,5 +124,28 @@ func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvGarbage, err)
 	}
-	return &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord}, nil
+	g := &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord, EndEntry: garbageEndEntry}
+	ends := getenv(EnvGarbageEnds)
+	if ends == "" {
+		ends = garbageEnds
+	}
+	if mode, cost, ok := strings.Cut(ends, ":"); ok {
+		c, err := strconv.ParseFloat(cost, 64)
+		if err != nil || !(c >= 0 && c <= sphinx.MaxGarbagePenalty) {
+			return nil, fmt.Errorf("%s=%q: the entry cost is not in 0..%d", EnvGarbageEnds, ends, sphinx.MaxGarbagePenalty)
+		}
+		ends, g.EndEntry = mode, c
+	}
+	switch ends {
+	case "off":
+	case "tail":
+		g.Tail = true
+	case "head":
+		g.Head = true
+	case "both":
+		g.Tail, g.Head = true, true
+	default:
+		return nil, fmt.Errorf("%s=%q: want off, tail, head or both", EnvGarbageEnds, ends)
+	}
+	return g, nil
 }

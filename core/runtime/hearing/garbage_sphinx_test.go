@@ -17,7 +17,7 @@ import (
 func TestGarbageFromEnv(t *testing.T) {
 	common, err := sphinx.CommonWords(garbageWords)
 	require.NoError(t, err)
-	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord}
+	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord, EndEntry: garbageEndEntry}
 	tests := []struct {
 		value string
 		want  *sphinx.Garbage
@@ -27,8 +27,8 @@ func TestGarbageFromEnv(t *testing.T) {
 		{value: "", want: on},
 		{value: "off"},
 		{value: "on", want: on},
-		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250}},
-		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300}, words: 25},
+		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250, EndEntry: garbageEndEntry}},
+		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300, EndEntry: garbageEndEntry}, words: 25},
 		{value: "1,2,3,4", err: `JIBOD_SPHINX_GARBAGE="1,2,3,4": want off, on or ENTRY,PERWORD[,WORDS]`},
 		{value: "300", err: "want off, on or ENTRY,PERWORD[,WORDS]"},
 		{value: "-1,200", err: "penalties in 0..5000"},
@@ -40,7 +40,12 @@ func TestGarbageFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			g, err := garbageFromEnv(func(string) string { return tt.value })
+			g, err := garbageFromEnv(func(k string) string {
+				if k == EnvGarbage {
+					return tt.value
+				}
+				return ""
+			})
 			if tt.err != "" {
 				assert.ErrorContains(t, err, tt.err)
 				assert.Nil(t, g)
@@ -56,6 +61,52 @@ func TestGarbageFromEnv(t *testing.T) {
 				g.Words = nil
 			}
 			assert.Equal(t, tt.want, g)
+		})
+	}
+}
+
+// TestGarbageEndsFromEnv: JIBOD_SPHINX_GARBAGE_ENDS puts the filler
+// words after a sentence, before one, both or neither (also when unset),
+// at the chosen entry cost or the one given; a bad value is named with
+// what is wanted.
+func TestGarbageEndsFromEnv(t *testing.T) {
+	tests := []struct {
+		value      string
+		tail, head bool
+		entry      float64
+		err        string
+	}{
+		{value: "", entry: garbageEndEntry},
+		{value: "tail", tail: true, entry: garbageEndEntry},
+		{value: "off", entry: garbageEndEntry},
+		{value: "head", head: true, entry: garbageEndEntry},
+		{value: "both", tail: true, head: true, entry: garbageEndEntry},
+		{value: "tail:0", tail: true, entry: 0},
+		{value: "both:500", tail: true, head: true, entry: 500},
+		{value: "tail:5001", err: "entry cost is not in 0..5000"},
+		{value: "tail:-1", err: "entry cost is not in 0..5000"},
+		{value: "tail:NaN", err: "entry cost is not in 0..5000"},
+		{value: "middle", err: `JIBOD_SPHINX_GARBAGE_ENDS="middle": want off, tail, head or both`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			g, err := garbageFromEnv(func(k string) string {
+				if k == EnvGarbageEnds {
+					return tt.value
+				}
+				return ""
+			})
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				assert.Nil(t, g)
+				return
+			}
+			require.NoError(t, err)
+			require.NotNil(t, g)
+			assert.NoError(t, g.Check())
+			assert.Equal(t, tt.tail, g.Tail, "tail")
+			assert.Equal(t, tt.head, g.Head, "head")
+			assert.Equal(t, tt.entry, g.EndEntry, "entry")
 		})
 	}
 }
