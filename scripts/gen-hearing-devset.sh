@@ -88,6 +88,7 @@ out=${1:-bin/hearing-devset}
 for p in espeak-ng sox soxi awk; do
 	command -v "$p" >/dev/null 2>&1 || { echo "gen-hearing-devset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
+here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -298,18 +299,11 @@ music() { # music OUT
 }
 
 # draw SEED N LO HI [LO HI]...: odd integers, one in each [LO, HI], the
-# Nth file's draws from one stream seeded with SEED. The generator is a
-# fixed one (Park and Miller's, exact in awk's doubles), not awk's rand,
-# which differs between mawk and gawk, so the set is the same anywhere.
+# Nth file's draws (N from 1) from one fixed-seed stream (scripts/draw.awk).
 draw() {
 	local seed=$1 n=$2
 	shift 2
-	awk -v seed="$seed" -v n="$n" -v ranges="$*" 'function next01() { x = x * 16807 % 2147483647; return x / 2147483647 }
-	BEGIN {
-		k = split(ranges, r, " "); x = seed % 2147483647; if (x < 1) x = 1
-		for (i = 0; i < n * k / 2; i++) next01()
-		for (i = 1; i < k; i += 2) printf "%s%d", (i > 1 ? " " : ""), r[i] + 2 * int(next01() * (int((r[i + 1] - r[i]) / 2) + 1))
-	}'
+	awk -v seed="$seed" -v n="$n" -v ranges="$*" -f "$here/draw.awk"
 }
 
 echo "gen-hearing-devset: noise beds" >&2

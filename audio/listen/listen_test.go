@@ -885,3 +885,30 @@ func TestListenerHearsTheCommandNotTheTalkAfterIt(t *testing.T) {
 		assert.InDelta(t, 3.0, asr.lens[0].Seconds(), 1.0, "the command is recognised without the television after it")
 	})
 }
+
+// TestListenerHearsASofterEndBeforeTheTalkAfterIt: voices trail off. A
+// person whose voice falls 5 dB two seconds into a request and who talks
+// on for three more, then a television 20 dB under their first words:
+// the recogniser is given the whole request, its softer end too, not the
+// first two seconds nor the television after it.
+func TestListenerHearsASofterEndBeforeTheTalkAfterIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		// The room at -70 dBFS, the person at -30 dBFS for 2 s and at
+		// -35 dBFS for 3 s, then the television at -50 dBFS.
+		s := (&script{}).noise(6*time.Second, 18, rng).talk(2*time.Second, 1465, 18, rng).talk(3*time.Second, 824, 18, rng).babble(20*time.Second, 140, rng)
+		w := newWorld(t)
+		asr := &pcmASR{}
+		src := &hookSource{pcm: s.pcm, hooks: map[int64]func(){0: wakeBy(&w, SourceShell)}}
+		_, err := runListener(t, w, src, asr, func(c *Config) {
+			c.Logger = testLogger()
+			c.CommandWindow = 20 * time.Second
+		})
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{"what time is it"}}, w.commands(), "the request is heard")
+		asr.mu.Lock()
+		defer asr.mu.Unlock()
+		require.NotEmpty(t, asr.lens)
+		assert.InDelta(t, 5.0, asr.lens[0].Seconds(), 1.0, "the request is recognised whole, without the television after it")
+	})
+}

@@ -700,12 +700,16 @@ func (d *Detector) rejudge(seg *Segment) {
 // talkerEnd sets SpeakerEnd of an utterance that rose clear out of a
 // steady room and ran to MaxSpeech: the room was held fixed for it, so
 // other talk that followed the person without a pause (a television
-// turned on, someone else speaking) ran on in it. The person's level is
-// the 90th percentile of their first speakerGap; the talk after them is
-// the first stretch, speakerGap or longer up to the cut, whose 90th
-// percentile lies 2×riseDB under it. The person stopped where their last
-// syllable riseDB over that stretch ended. A person who talks on to the
-// cut keeps their level and is left whole.
+// turned on, someone else speaking) ran on in it. At each candidate step
+// the person's level is the 90th percentile of all their part before
+// it, the other talk's that of all that follows up to the cut, each
+// speakerGap or longer. The step taken is the first within riseDB of the
+// largest, and it must be 2×riseDB or more: voices trail off, and a
+// person whose later words are a few dB softer than their first steps
+// down less there than to the other talk, so they are not cut where
+// their voice fell. The person stopped where their last syllable riseDB
+// over the other talk ended. A person who talks on to the cut keeps
+// their level and is left whole.
 func (d *Detector) talkerEnd(seg *Segment) {
 	gap := int(speakerGap / FrameDuration)
 	n := min(len(d.levels), int((seg.End-seg.From)/FrameSamples))
@@ -714,23 +718,31 @@ func (d *Detector) talkerEnd(seg *Segment) {
 	if start < 0 || n-start < 2*gap {
 		return
 	}
-	first := slices.Clone(levels[start : start+gap])
-	slices.Sort(first)
-	talker := first[len(first)*9/10]
-	// rest holds the frames from k on: each step drops frame k.
-	rest := slices.Clone(levels[start+gap:])
-	slices.Sort(rest)
+	p90 := func(sorted []float64) float64 { return sorted[len(sorted)*9/10] }
+	// before holds the frames before k, rest those from k on: each step
+	// moves frame k from rest to before.
+	before := slices.Sorted(slices.Values(levels[start : start+gap]))
+	rest := slices.Sorted(slices.Values(levels[start+gap:]))
+	type cut struct{ step, other float64 }
+	var cuts []cut
+	best := math.Inf(-1)
 	for k := start + gap; n-k >= gap; k++ {
-		after := rest[len(rest)*9/10]
-		if after <= talker-2*riseDB {
-			_, last := denseRun(levels, after+riseDB, len(d.recent))
-			if last >= 0 {
-				seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
-			}
-			return
-		}
+		c := cut{step: p90(before) - p90(rest), other: p90(rest)}
+		cuts = append(cuts, c)
+		best = max(best, c.step)
 		i, _ := slices.BinarySearch(rest, levels[k])
 		rest = slices.Delete(rest, i, i+1)
+		i, _ = slices.BinarySearch(before, levels[k])
+		before = slices.Insert(before, i, levels[k])
+	}
+	for _, c := range cuts {
+		if c.step < max(2*riseDB, best-riseDB) {
+			continue
+		}
+		if _, last := denseRun(levels, c.other+riseDB, len(d.recent)); last >= 0 {
+			seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
+		}
+		return
 	}
 }
 

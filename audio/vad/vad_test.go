@@ -542,6 +542,36 @@ func TestDetectorCommandThenOtherTalk(t *testing.T) {
 	}
 }
 
+// TestDetectorSofterTalkerThenOtherTalk: voices trail off. A person
+// whose voice falls 5 dB a little way into a long sentence and who talks
+// on, then a television 15 dB under their first words: the utterance
+// runs to MaxSpeech and the speaker's part ends where the person
+// stopped, not where their voice fell.
+func TestDetectorSofterTalkerThenOtherTalk(t *testing.T) {
+	tests := []struct {
+		name       string
+		loud, soft time.Duration
+		otherDB    float64
+	}{
+		{name: "falls after 1.5 s, talks on 2.5 s, television", loud: 1500 * time.Millisecond, soft: 2500 * time.Millisecond, otherDB: -45},
+		{name: "falls after 2 s, talks on 3 s, babble", loud: 2 * time.Second, soft: 3 * time.Second, otherDB: -50},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSig().noise(8*time.Second, -70).talk(tc.loud, -30, -70).talk(tc.soft, -35, -70).babble(20*time.Second, tc.otherDB)
+			said := tc.loud + tc.soft
+			segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+			require.NotEmpty(t, segs, "the sentence is heard")
+			seg := segs[0]
+			assert.Equal(t, EndMaxSpeech, seg.Reason, "the television runs on in the utterance")
+			near(t, 8*time.Second+said, seg.SpeakerEnd, 600*time.Millisecond, "the speaker's end")
+			part := seg.SpeakerPart(Defaults.PreRoll)
+			heard := time.Duration(len(part.PCM)) * time.Second / SampleRate
+			assert.InDelta(t, said.Seconds(), heard.Seconds(), 0.8, "the recogniser gets the whole sentence, its softer end too")
+		})
+	}
+}
+
 // speakerRiseReference is speakerRise written plainly (each candidate
 // sorts the rest of the segment again): the fast one must agree with it.
 func speakerRiseReference(levels []float64, before, window int) (first, last int) {
