@@ -55,24 +55,24 @@ func (tf *topicFlow) flow(g *gnode, in []string) []string {
 		var out []string
 		for _, p := range g.phrases {
 			s := in
-			for _, w := range strings.Split(p, " ") {
+			for w := range strings.SplitSeq(p, " ") {
 				s = tf.step(s, w)
 			}
-			out = union(out, s)
+			out = append(out, s...)
 		}
 		if g.null {
-			out = union(out, in)
+			out = append(out, in...)
 		}
-		return out
+		return set(out)
 	case gAlt:
 		var out []string
 		for _, k := range g.kids {
-			out = union(out, tf.flow(k, in))
+			out = append(out, tf.flow(k, in)...)
 		}
 		if g.null {
-			out = union(out, in)
+			out = append(out, in...)
 		}
-		return out
+		return set(out)
 	case gSeq:
 		s := in
 		for _, k := range g.kids {
@@ -112,15 +112,11 @@ func (tf *topicFlow) close(runs []string) {
 	}
 }
 
-// union merges two sorted sets of runs, at most maxTopicRuns of them.
-func union(a, b []string) []string {
-	if len(a) == 0 {
-		return slices.Clone(b)
-	}
-	out := append(slices.Clone(a), b...)
-	slices.Sort(out)
-	out = slices.Compact(out)
-	return out[:min(len(out), maxTopicRuns)]
+// set sorts the runs and drops repeats, keeping at most maxTopicRuns.
+func set(runs []string) []string {
+	slices.Sort(runs)
+	runs = slices.Compact(runs)
+	return runs[:min(len(runs), maxTopicRuns)]
 }
 
 // fillerWord reports whether w is a filler phrase of one word ("please",
