@@ -136,6 +136,9 @@ type compiledIntent struct {
 	// the samples' order, each once: what the registration declares
 	// (the service's context rules), compiled or not.
 	parsedSlots []string
+	// topics are what its templates say right after a determiner
+	// (topicsOf), for TemplateEngine.Topic.
+	topics []string
 }
 
 // ctemplate is one compiled template of a definition.
@@ -505,6 +508,7 @@ func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning
 	for _, t := range c.templates {
 		t.sum = summarize(t.root, em)
 	}
+	c.topics = topicsOf(c.templates, b.lex)
 	return c, dedupeWarnings(warns), nil
 }
 

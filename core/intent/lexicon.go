@@ -21,10 +21,11 @@ const (
 )
 
 // lexiconFiles holds the built-in lexicons: lexicon/<lang>.fillers,
-// lexicon/<lang>.optional and lexicon/<lang>.function, read like resource
-// files (RES-04), one slot-free template per line.
+// lexicon/<lang>.optional and lexicon/<lang>.function, and where a language
+// has them lexicon/<lang>.determiners and lexicon/<lang>.topics, read like
+// resource files (RES-04), one slot-free template per line.
 //
-//go:embed lexicon/*.fillers lexicon/*.optional lexicon/*.function
+//go:embed lexicon/*.fillers lexicon/*.optional lexicon/*.function lexicon/*.determiners lexicon/*.topics
 var lexiconFiles embed.FS
 
 // Lexicon is what the template engine may skip or tolerate in one
@@ -44,6 +45,13 @@ type Lexicon struct {
 	// function words are never skipped or tolerated; they only mark words
 	// that are not content words.
 	function map[string]bool
+	// determiners introduce the thing a phrase is about ("the", "my"):
+	// what a template says right after one is a topic of its intent.
+	determiners map[string]bool
+	// topics maps a first word to the phrases that ask about a thing by
+	// naming it ("about", "what about"): with fillers and determiners
+	// around a topic they make a fragment (TemplateEngine.Topic).
+	topics map[string][][]string
 }
 
 // LexiconWords is the text of a lexicon, one template (grammar of
@@ -52,6 +60,11 @@ type LexiconWords struct {
 	Fillers  []string // filler phrases, at most MaxFillerWords words each
 	Optional []string // optional words, one word each
 	Function []string // function words, one word each
+	// Determiners are the words that introduce a thing ("the", "my"), one
+	// word each; Topics the phrases that ask about a thing by naming it
+	// ("about", "what about"). Without them no fragment is a topic.
+	Determiners []string
+	Topics      []string
 }
 
 // NewLexicon builds a lexicon from filler phrase templates and optional
@@ -72,7 +85,8 @@ func NewLexiconWords(w LexiconWords) (*Lexicon, error) {
 		return out
 	}
 	l, err := newLexicon(lexiconSource{"fillers", toLines(w.Fillers)}, lexiconSource{"optional", toLines(w.Optional)},
-		lexiconSource{"function", toLines(w.Function)})
+		lexiconSource{"function", toLines(w.Function)}, lexiconSource{"determiners", toLines(w.Determiners)},
+		lexiconSource{"topics", toLines(w.Topics)})
 	if err != nil {
 		return nil, fmt.Errorf("building lexicon: %w", err)
 	}
@@ -87,7 +101,8 @@ type lexiconSource struct {
 
 // BuiltinLexicons returns the lexicons shipped with the engine, keyed by
 // primary language subtag ("en", "de"). Their files are
-// core/intent/lexicon/<lang>.fillers, <lang>.optional and <lang>.function.
+// core/intent/lexicon/<lang>.fillers, <lang>.optional and <lang>.function,
+// and, where the language has them, <lang>.determiners and <lang>.topics.
 func BuiltinLexicons() (map[string]*Lexicon, error) {
 	names, err := fs.Glob(lexiconFiles, "lexicon/*.fillers")
 	if err != nil {
@@ -96,15 +111,19 @@ func BuiltinLexicons() (map[string]*Lexicon, error) {
 	out := map[string]*Lexicon{}
 	for _, fp := range names {
 		lang := strings.TrimSuffix(path.Base(fp), ".fillers")
-		var src [3]lexiconSource
-		for i, p := range []string{fp, path.Join("lexicon", lang+".optional"), path.Join("lexicon", lang+".function")} {
+		var src [5]lexiconSource
+		for i, p := range []string{fp, path.Join("lexicon", lang+".optional"), path.Join("lexicon", lang+".function"),
+			path.Join("lexicon", lang+".determiners"), path.Join("lexicon", lang+".topics")} {
+			if _, err := fs.Stat(lexiconFiles, p); err != nil && i >= 3 {
+				continue // a language without topic words asks about none
+			}
 			lines, err := readLexiconFile(p)
 			if err != nil {
 				return nil, err
 			}
 			src[i] = lexiconSource{p, lines}
 		}
-		l, err := newLexicon(src[0], src[1], src[2])
+		l, err := newLexicon(src[0], src[1], src[2], src[3], src[4])
 		if err != nil {
 			return nil, fmt.Errorf("built-in lexicon %s: %w", lang, err)
 		}
@@ -125,9 +144,9 @@ func readLexiconFile(p string) ([]Line, error) {
 	return lines, nil
 }
 
-func newLexicon(fillers, optional, function lexiconSource) (*Lexicon, error) {
+func newLexicon(fillers, optional, function, determiners, topics lexiconSource) (*Lexicon, error) {
 	l := &Lexicon{fillers: map[string][][]string{}, optional: map[string]bool{},
-		function: map[string]bool{}}
+		function: map[string]bool{}, determiners: map[string]bool{}, topics: map[string][][]string{}}
 	ex := newExpander(nil, DefaultMaxSamples)
 	count := 0
 	phrasesOf := func(file string, line Line) ([][]string, error) {
@@ -164,16 +183,25 @@ func newLexicon(fillers, optional, function lexiconSource) (*Lexicon, error) {
 		}
 		return out, nil
 	}
-	for _, line := range fillers.lines {
-		ps, err := phrasesOf(fillers.file, line)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			if !slices.ContainsFunc(l.fillers[p[0]], func(q []string) bool { return slices.Equal(p, q) }) {
-				l.fillers[p[0]] = append(l.fillers[p[0]], p)
+	phrases := func(src lexiconSource, into map[string][][]string) error {
+		for _, line := range src.lines {
+			ps, err := phrasesOf(src.file, line)
+			if err != nil {
+				return err
+			}
+			for _, p := range ps {
+				if !slices.ContainsFunc(into[p[0]], func(q []string) bool { return slices.Equal(p, q) }) {
+					into[p[0]] = append(into[p[0]], p)
+				}
 			}
 		}
+		return nil
+	}
+	if err := phrases(fillers, l.fillers); err != nil {
+		return nil, err
+	}
+	if err := phrases(topics, l.topics); err != nil {
+		return nil, err
 	}
 	oneWords := func(src lexiconSource, kind string, into map[string]bool) error {
 		for _, line := range src.lines {
@@ -195,6 +223,9 @@ func newLexicon(fillers, optional, function lexiconSource) (*Lexicon, error) {
 		return nil, err
 	}
 	if err := oneWords(function, "function", l.function); err != nil {
+		return nil, err
+	}
+	if err := oneWords(determiners, "determiner", l.determiners); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -62,10 +62,11 @@ const LearnQuiet = 250 * time.Millisecond
 // ignored.
 const ContextASR = "jibo_asr"
 
-// Source names of the built-in sources.
+// Source names of the built-in sources, and of a topic guess.
 const (
 	SourceTemplates = "templates"
 	SourceKeywords  = "keywords"
+	SourceTopic     = "topic"
 )
 
 // MaxHypotheses caps the hypotheses of one round the stack looks at; the
@@ -109,6 +110,10 @@ type Candidate struct {
 	// Missing lists the required slots not said, when that is why it was
 	// refused.
 	Missing []string
+	// Topic is set on a topic guess (Stack.Guess): the words a fragment
+	// named one skill's topic with ("timer" of "about my timer"). Such a
+	// guess names the skill, not an intent: IntentName is empty.
+	Topic string
 	// explain writes Why when a source left it to be written on demand.
 	explain func() string
 	// staged marks a Generaliser's candidate; group is its place in the
@@ -195,6 +200,10 @@ type Query struct {
 	// Explain asks for candidates whose Why is written, and claims whose
 	// Why says why they beat the runner-up.
 	Explain bool
+	// Skill, when set, keeps only that skill's intents (bus id): the
+	// answer to "what would you like to do with the timer?" is understood
+	// as the timer's. Such a round is not remembered (Round).
+	Skill string
 }
 
 // Recognition is one round's ranked candidates in claim order: a
@@ -579,7 +588,7 @@ func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
 	}
 	lang := strings.ToLower(q.Lang)
 	sess := q.Session
-	if q.Round != "" {
+	if q.Round != "" && q.Skill == "" {
 		s.mu.Lock()
 		for _, c := range s.cache {
 			if c.rec != nil && c.round == q.Round {
@@ -593,14 +602,7 @@ func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
 	sources := slices.Clone(s.sources)
 	s.mu.Unlock()
 	limit := max(1, q.Limit)
-	rules, now := s.Rules(), float64(s.now().UnixNano())/1e9
-	keep := func(skillID, intentName string) bool {
-		if sess.SkillBlocked(skillID) || sess.IntentBlocked(skillID, intentName) {
-			return false
-		}
-		m := &pipeline.Match{SkillID: skillID, IntentName: intentName, Lang: lang}
-		return pipeline.ContextAdmits(rules, sess, m, now)
-	}
+	keep := s.keeper(q)
 
 	rec := &Recognition{Lang: lang, SessionID: sess.ID(), Hypotheses: slices.Clone(hyps), explain: q.Explain}
 	type key struct {
@@ -664,13 +666,28 @@ func (s *Stack) Recognize(ctx context.Context, q Query) (*Recognition, error) {
 			cmp.Compare(order[a.Source], order[b.Source]), rankCompare(a.Rank, b.Rank),
 			strings.Compare(a.SkillID, b.SkillID), strings.Compare(a.IntentName, b.IntentName))
 	})
-	if q.Round != "" {
+	if q.Round != "" && q.Skill == "" {
 		s.mu.Lock()
 		s.cache[s.next] = cached{round: q.Round, rec: rec}
 		s.next = (s.next + 1) % len(s.cache)
 		s.mu.Unlock()
 	}
 	return rec, nil
+}
+
+// keeper reports whether an intent may be dispatched in q's round: not
+// denied by its session, admitted by the context rules (CTX-11), and of
+// q.Skill when that is set.
+func (s *Stack) keeper(q Query) func(skillID, intentName string) bool {
+	lang, sess := strings.ToLower(q.Lang), q.Session
+	rules, now := s.Rules(), float64(s.now().UnixNano())/1e9
+	return func(skillID, intentName string) bool {
+		if q.Skill != "" && skillID != q.Skill || sess.SkillBlocked(skillID) || sess.IntentBlocked(skillID, intentName) {
+			return false
+		}
+		m := &pipeline.Match{SkillID: skillID, IntentName: intentName, Lang: lang}
+		return pipeline.ContextAdmits(rules, sess, m, now)
+	}
 }
 
 // Claim groups, in the order candidates are claimed (Recognition):
@@ -981,7 +998,19 @@ func (s *Stack) Guess(ctx context.Context, q Query) (Candidate, bool, error) {
 			return c, true, nil
 		}
 	}
-	return Candidate{}, false, nil
+	if len(rec.Hypotheses) == 0 {
+		return Candidate{}, false, nil
+	}
+	h := rec.Hypotheses[0]
+	if h.Acoustic > 0 && h.Acoustic < GuessFloor {
+		return Candidate{}, false, nil // too unsure of the words to ask about them
+	}
+	skillID, topic, ok := s.Templates.Topic(h.Text, rec.Lang, rec.SessionID, s.keeper(q))
+	if !ok {
+		return Candidate{}, false, nil
+	}
+	return Candidate{Source: SourceTopic, SkillID: skillID, Lang: rec.Lang, Utterance: h.Text, Topic: topic,
+		Refused: "a fragment: it names " + topic + ", a topic of " + skillID + ", and asks nothing of it"}, true, nil
 }
 
 // Texts turns utterances into hypotheses without acoustic scores.

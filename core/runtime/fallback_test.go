@@ -52,3 +52,34 @@ func TestRobotAsksWhenHalfUnderstood(t *testing.T) {
 		assert.NotRegexp(t, `asking about|mean something about`, got[0], "%q is no half-understanding", junk)
 	}
 }
+
+// TestRobotAsksAboutATopic: a fragment that only names a skill's topic
+// ("about my timer") is asked about by the topic, not acted on; "yes"
+// says what the skill can do and asks which, still acting on nothing (the
+// timer runs on); the answer is the request. "No" lets it go.
+func TestRobotAsksAboutATopic(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := startRobot(t, Config{})
+	require.NoError(t, r.Intents().Learn(ctx))
+	u := utter(t, r)
+
+	require.Regexp(t, `starting now`, said(t, u, "set a timer for ten minutes"))
+	asked := said(t, u, "about my timer")
+	require.Len(t, asked, 1)
+	assert.Regexp(t, `^(Were you asking about|Did you mean something about) the timer\?$`, asked[0])
+	offer := said(t, u, "yes")
+	require.Len(t, offer, 1)
+	assert.Regexp(t, `^I can set timers, say how much time is left, and ring when one is done\. (What|Which) would you like\?$`, offer[0])
+	left := said(t, u, "how long is left")
+	require.Len(t, left, 1)
+	assert.Regexp(t, `left on your timer|to go`, left[0], "the answer is the request, and the timer still runs")
+
+	asked = said(t, u, "what about the volume")
+	require.Len(t, asked, 1)
+	assert.Regexp(t, `about the volume\?$`, asked[0])
+	bye := said(t, u, "no")
+	require.Len(t, bye, 1)
+	assert.Regexp(t, `never mind|no problem`, bye[0])
+	assert.Regexp(t, `left on your timer|to go`, said(t, u, "how long is left on my timer"), "nothing cancelled the timer")
+}

@@ -41,13 +41,40 @@ func StartIntentStack(b *bus.Bus, log *slog.Logger, explain bool, trainer Traine
 
 // stackGuesser finds what an utterance nothing claimed might have meant,
 // for the fallback skill to ask about: the intent stack's guess (a parse
-// below the claiming bands, or a paraphrase too unsure to act on).
+// below the claiming bands, a paraphrase too unsure to act on, or a
+// fragment that only names a skill's topic). It also understands the
+// answer to a topic's choices (fallback.Understander).
 type stackGuesser struct{ stack *intent.Stack }
+
+var _ fallback.Understander = stackGuesser{}
 
 func (g stackGuesser) Guess(ctx context.Context, utterance, lang string) (fallback.Guess, bool) {
 	c, ok, err := g.stack.Guess(ctx, intent.Query{Hypotheses: intent.Texts(utterance), Lang: lang, Session: session.Empty()})
 	if err != nil || !ok {
 		return fallback.Guess{}, false
 	}
-	return fallback.Guess{SkillID: c.SkillID, IntentName: c.IntentName, Slots: c.Slots, Missing: c.Missing}, true
+	return fallback.Guess{SkillID: c.SkillID, IntentName: c.IntentName, Slots: c.Slots, Missing: c.Missing, Topic: c.Topic}, true
+}
+
+// Understand takes an answer as a request: what the stack would claim of
+// it among skillID's intents, else among all, or an intent of theirs whose
+// required part was not said. Nothing else: a guess is no request.
+func (g stackGuesser) Understand(ctx context.Context, utterance, lang, skillID string) (fallback.Guess, bool) {
+	for _, only := range []string{skillID, ""} {
+		q := intent.Query{Hypotheses: intent.Texts(utterance), Lang: lang, Session: session.Empty(), Skill: only}
+		m, _, _, err := g.stack.Claim(ctx, q)
+		if err != nil {
+			return fallback.Guess{}, false
+		}
+		if m != nil {
+			return fallback.Guess{SkillID: m.SkillID, IntentName: m.IntentName, Slots: m.Slots}, true
+		}
+		if c, ok, err := g.stack.Guess(ctx, q); err == nil && ok && len(c.Missing) > 0 {
+			return fallback.Guess{SkillID: c.SkillID, IntentName: c.IntentName, Slots: c.Slots, Missing: c.Missing}, true
+		}
+		if only == "" {
+			break
+		}
+	}
+	return fallback.Guess{}, false
 }

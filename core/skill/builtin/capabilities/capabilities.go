@@ -246,43 +246,13 @@ func ability(m *registry.Manifest) string {
 		}
 	}
 	verb, rest, _ := strings.Cut(d, " ")
-	if plain, ok := plainVerb(verb); ok && rest != "" {
+	if plain, ok := skill.PlainVerb(verb); ok && rest != "" {
 		return strings.TrimSpace(plain + " " + rest)
 	}
 	if name := skill.SpokenName(m); name != "" {
 		return "help with " + name
 	}
 	return ""
-}
-
-// plainVerb turns a third-person verb into the form after "I can"
-// ("tells" → "tell", "carries" → "carry", "watches" → "watch"); false for
-// a word that is not one.
-func plainVerb(w string) (string, bool) {
-	l := strings.ToLower(w)
-	if l == "" || l != w && strings.ToLower(w[:1])+w[1:] != l {
-		return "", false // not a plain capitalised word (an acronym, a name)
-	}
-	switch l {
-	case "is":
-		return "be", true
-	case "has":
-		return "have", true
-	case "does":
-		return "do", true
-	case "goes":
-		return "go", true
-	}
-	switch {
-	case len(l) > 3 && strings.HasSuffix(l, "ies"):
-		return l[:len(l)-3] + "y", true
-	case strings.HasSuffix(l, "sses"), strings.HasSuffix(l, "shes"), strings.HasSuffix(l, "ches"),
-		strings.HasSuffix(l, "xes"), strings.HasSuffix(l, "zes"):
-		return l[:len(l)-2], true
-	case len(l) > 2 && strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") && !strings.HasSuffix(l, "us"):
-		return l[:len(l)-1], true
-	}
-	return "", false
 }
 
 // spokenList joins phrases as English says them: "a", "a and b",

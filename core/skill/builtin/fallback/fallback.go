@@ -10,6 +10,12 @@
 //     becomes "Were you asking about the timer?" (yes launches that skill
 //     with what was said), and a request missing a required part becomes
 //     "What duration did you have in mind?" (the answer completes it);
+//   - asks about a fragment that only names a skill's topic ("about my
+//     timer" → "Were you asking about the timer?"); yes does nothing the
+//     person did not ask for: the robot says what the skill can do ("I
+//     can set timers, say how much time is left, … What would you
+//     like?") and takes the answer as the request, that skill's intents
+//     first;
 //   - otherwise says it did not understand, in its own voice, with an
 //     earcon, never the same line twice in a row, and now and then offers
 //     a next step: "You can ask me what I can do." — on the first miss in a
@@ -98,6 +104,10 @@ type Guess struct {
 	// Missing are required slots that were not said; empty for a guess
 	// that was too unsure to act on.
 	Missing []string
+	// Topic, set on a topic guess, is the words that named the skill's
+	// topic ("timer"); IntentName is then empty: the words asked nothing
+	// of any intent.
+	Topic string
 }
 
 // Guesser finds what an utterance might have meant, when nothing matched
@@ -106,9 +116,18 @@ type Guesser interface {
 	Guess(ctx context.Context, utterance, lang string) (Guess, bool)
 }
 
+// Understander is a Guesser that also understands an answer as a
+// request: the best intent it would act on, or a required part to ask
+// for (Guess.Missing), among skillID's intents first and then all.
+type Understander interface {
+	Understand(ctx context.Context, utterance, lang, skillID string) (Guess, bool)
+}
+
 // Options configure the skill.
 type Options struct {
-	// Guesser, if set, lets the robot ask when it half understood.
+	// Guesser, if set, lets the robot ask when it half understood; if it
+	// is an Understander too, the answer to a topic's choices is
+	// understood as a request.
 	Guesser Guesser
 	// Skills lists the installed skills' manifests, to name a guess's
 	// skill; nil names none.
@@ -186,7 +205,18 @@ type asked struct {
 	Slots     map[string]string `json:"slots,omitempty"`
 	Slot      string            `json:"slot,omitempty"` // the part asked for; "" asks yes or no
 	Utterance string            `json:"utterance"`
+	// Topic is the topic asked about; Step is stepTopic while "Were you
+	// asking about the timer?" waits for yes, stepRequest while "What would
+	// you like?" waits for the request.
+	Topic string `json:"topic,omitempty"`
+	Step  string `json:"step,omitempty"`
 }
+
+// Steps of a topic's questions.
+const (
+	stepTopic   = "topic"
+	stepRequest = "request"
+)
 
 func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.Response, error) {
 	lang := kit.Lang(req)
@@ -205,7 +235,7 @@ func (s *Skill) handle(ctx context.Context, req *protocol.Request) (*protocol.Re
 		}
 		return s.noMatch(req, lang)
 	case protocol.TypeListenUpdate:
-		return s.answer(req, lang, said)
+		return s.answer(ctx, req, lang, said)
 	}
 	return nil, fmt.Errorf("answers LISTEN_LAUNCH and LISTEN_UPDATE, not %s", req.Type)
 }
@@ -216,10 +246,17 @@ func (s *Skill) ask(req *protocol.Request, lang string, g Guess, said string) (*
 	q := asked{SkillID: g.SkillID, Intent: g.IntentName, Slots: g.Slots, Utterance: said}
 	var text string
 	var err error
-	if len(g.Missing) > 0 {
+	switch {
+	case len(g.Missing) > 0:
 		q.Slot = g.Missing[0]
 		text, err = s.locale.Render(lang, "which_slot", map[string]string{"slot": spoken(q.Slot)})
-	} else {
+	case g.Topic != "":
+		if s.manifest(g.SkillID) == nil {
+			return nil, nil
+		}
+		q.Topic, q.Step = clip(g.Topic), stepTopic
+		text, err = s.locale.Render(lang, "confirm_topic", map[string]string{"topic": q.Topic})
+	default:
 		what := s.about(g.SkillID)
 		if what == "" {
 			return nil, nil
@@ -229,6 +266,11 @@ func (s *Skill) ask(req *protocol.Request, lang string, g Guess, said string) (*
 	if err != nil {
 		return nil, err
 	}
+	return s.question(req, q, text)
+}
+
+// question asks text and keeps q until the answer.
+func (s *Skill) question(req *protocol.Request, q asked, text string) (*protocol.Response, error) {
 	data, err := json.Marshal(q)
 	if err != nil {
 		return nil, fmt.Errorf("keeping the question: %w", err)
@@ -238,9 +280,43 @@ func (s *Skill) ask(req *protocol.Request, lang string, g Guess, said string) (*
 	return base.ActionResponse(req, sd, jcp.NewAction(jcp.Question(esml(text), AnswerRule)), false)
 }
 
+// offer answers yes to "Were you asking about the timer?": it says what
+// the skill can do and asks which, acting on nothing yet.
+func (s *Skill) offer(req *protocol.Request, lang string, q asked) (*protocol.Response, error) {
+	q.Step = stepRequest
+	var text string
+	var err error
+	if a := skill.Abilities(s.manifest(q.SkillID)); a != "" {
+		text, err = s.locale.Render(lang, "choices", map[string]string{"abilities": a})
+	} else {
+		text, err = s.locale.Render(lang, "choices_unknown", map[string]string{"topic": q.Topic})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.question(req, q, text)
+}
+
+// request takes an answer to a topic's question as the request itself:
+// the topic's skill's intents first, then any. A required part not said
+// is asked for; what is not understood is let go.
+func (s *Skill) request(ctx context.Context, req *protocol.Request, sd protocol.SkillData, lang string, q asked, said string) (*protocol.Response, error) {
+	if u, ok := s.opts.Guesser.(Understander); ok {
+		if g, ok := u.Understand(ctx, said, lang, q.SkillID); ok && g.SkillID != "" && g.SkillID != ID && g.IntentName != "" {
+			if len(g.Missing) > 0 {
+				return s.ask(req, lang, g, said)
+			}
+			nlu := protocol.NLUFromSlots(g.IntentName, g.Slots, nil)
+			asr := protocol.ASRResult{Text: said, Confidence: 1}
+			return base.RedirectResponse(req, sd, base.Redirect{SkillID: g.SkillID, NLU: &nlu, ASR: &asr})
+		}
+	}
+	return s.say(req, sd, lang, "still_not")
+}
+
 // answer takes the answer to the skill's question: yes launches the guess,
 // the missing part completes it, no (or silence) lets it go.
-func (s *Skill) answer(req *protocol.Request, lang, said string) (*protocol.Response, error) {
+func (s *Skill) answer(ctx context.Context, req *protocol.Request, lang, said string) (*protocol.Response, error) {
 	sd := protocol.Skill(ID)
 	var q asked
 	if ses := req.Data.Skill.Session; ses == nil || json.Unmarshal(ses.Data, &q) != nil || q.SkillID == "" {
@@ -252,6 +328,11 @@ func (s *Skill) answer(req *protocol.Request, lang, said string) (*protocol.Resp
 		return protocol.NewSkillEnd(req, sd), nil // no answer: the question lapses quietly
 	case intent == "no":
 		return s.say(req, sd, lang, "never_mind")
+	case q.Step == stepTopic && intent == "yes":
+		return s.offer(req, lang, q)
+	case q.Step != "":
+		// Not yes or no: what was said is the request ("how long is left").
+		return s.request(ctx, req, sd, lang, q, said)
 	case q.Slot == "" && intent != "yes":
 		return s.say(req, sd, lang, "still_not")
 	}
@@ -317,17 +398,24 @@ func (s *Skill) say(req *protocol.Request, sd protocol.SkillData, lang, name str
 // about names a skill as the question says it ("the timer"); "" for a
 // skill it cannot name.
 func (s *Skill) about(busID string) string {
+	return skill.SpokenName(s.manifest(busID))
+}
+
+// manifest is the installed skill with a bus id, or nil.
+func (s *Skill) manifest(busID string) *registry.Manifest {
 	for _, m := range s.opts.Skills() {
 		if m != nil && m.BusID() == busID {
-			return skill.SpokenName(m)
+			return m
 		}
 	}
-	return ""
+	return nil
 }
 
 // spoken is a slot name as words: "start_time" → "start time".
-func spoken(slot string) string {
-	w := strings.ReplaceAll(slot, "_", " ")
+func spoken(slot string) string { return clip(strings.ReplaceAll(slot, "_", " ")) }
+
+// clip bounds what the robot repeats of words it was given.
+func clip(w string) string {
 	if utf8.RuneCountInString(w) > maxWhat {
 		w = string([]rune(w)[:maxWhat])
 	}

@@ -158,9 +158,67 @@ func TestMissingSlotIsAsked(t *testing.T) {
 	assert.Equal(t, []string{"Forecast for Lisbon, as asked: what is the weather"}, turn.Said)
 }
 
+// understander guesses what it is told to and understands the answers it
+// knows, noting the skill asked about.
+type understander struct {
+	guesser
+	answers map[string]Guess
+	skills  *[]string
+}
+
+func (u understander) Understand(_ context.Context, utterance, _ string, skillID string) (Guess, bool) {
+	*u.skills = append(*u.skills, skillID)
+	g, ok := u.answers[utterance]
+	return g, ok
+}
+
+// A fragment that only names a skill's topic is asked about by the topic;
+// yes says what the skill can do and asks which, launching nothing; the
+// answer is the request, understood that skill's intents first; an answer
+// other than yes to the first question is the request too; no lets it go.
+func TestTopicIsAsked(t *testing.T) {
+	var asked []string
+	u := understander{guesser: guesser{&Guess{SkillID: "test.weather", Topic: "weather"}},
+		answers: map[string]Guess{
+			"in paris":     {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+			"the forecast": {SkillID: "test.weather", IntentName: "forecast", Missing: []string{"place"}},
+		}, skills: &asked}
+	r, _ := newRig(t, Options{Guesser: u})
+
+	turn := r.Say("about the weather")
+	assert.Equal(t, []string{"Were you asking about the weather?"}, turn.Said)
+	assert.Equal(t, ID, turn.Listening)
+	turn = r.Say("yes")
+	require.NoError(t, turn.Err)
+	assert.Equal(t, []string{"I can tell the weather. What would you like?"}, turn.Said)
+	assert.Equal(t, ID, turn.Listening, "nothing launched yet")
+	turn = r.Say("in paris")
+	require.NoError(t, turn.Err)
+	assert.Equal(t, []string{"Forecast for paris, as asked: in paris"}, turn.Said)
+	assert.Equal(t, []string{"test.weather"}, asked)
+
+	r.Say("about the weather")
+	turn = r.Say("the forecast")
+	assert.Equal(t, []string{"What place did you have in mind?"}, turn.Said, "a part not said is asked for")
+	assert.Equal(t, []string{"Forecast for Lisbon, as asked: the forecast"}, r.Say("Lisbon").Said)
+
+	r.Say("about the weather")
+	r.Say("yes")
+	assert.Equal(t, []string{"Sorry, I still didn't get that."}, r.Say("purple").Said)
+	r.Say("about the weather")
+	assert.Equal(t, []string{"OK, never mind."}, r.Say("no").Said)
+	assert.Empty(t, r.Sounds.Played(), "questions come without the earcon")
+
+	// Without an Understander, the answer to the choices is let go.
+	r2, _ := newRig(t, Options{Guesser: guesser{&Guess{SkillID: "test.weather", Topic: "weather"}}})
+	r2.Say("about the weather")
+	r2.Say("yes")
+	assert.Equal(t, []string{"Sorry, I still didn't get that."}, r2.Say("in paris").Said)
+}
+
 // A guess of a skill it cannot name, or of itself, is no question.
 func TestUnnamedGuessIsNoQuestion(t *testing.T) {
-	for _, g := range []*Guess{{SkillID: "test.nobody", IntentName: "x"}, {SkillID: ID, IntentName: "fallback"}} {
+	for _, g := range []*Guess{{SkillID: "test.nobody", IntentName: "x"}, {SkillID: ID, IntentName: "fallback"}, {SkillID: "test.nobody", Topic: "x"}} {
 		r, _ := newRig(t, Options{Guesser: guesser{g}})
 		turn := r.Say("mumble")
 		require.Len(t, turn.Said, 1)

@@ -1,0 +1,32 @@
+package skill
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/openjibo/jibod/core/skill/registry"
+)
+
+// What a skill does, as said after "I can", from its description.
+func TestAbilities(t *testing.T) {
+	tests := []struct{ name, desc, want string }{
+		{"Timer", "Sets timers, says how much time is left, and rings when one is done.",
+			"set timers, say how much time is left, and ring when one is done"},
+		{"Volume", "Turns my volume up or down, sets it from zero to ten, and mutes me.",
+			"turn my volume up or down, set it from zero to ten, and mute me"},
+		{"Clock", "Tells the time and the date.", "tell the time and the date"},
+		{"Chitchat", "Chats about how I am, who I am, how old I am and what I like.",
+			"chat about how I am, who I am, how old I am and what I like"},
+		{"Trivia", "A quiz game.", "help with the trivia"},
+		{"Trivia", "", "help with the trivia"},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Abilities(&registry.Manifest{Name: tt.name, Description: tt.desc}), tt.desc)
+	}
+	assert.Empty(t, Abilities(nil))
+	long := "Sets timers, says how much time is left, rings when one is done, tells the time, tells the date, sings songs, dances a jig, plays games with you, reads you the news, and tells jokes."
+	assert.Equal(t, "set timers, say how much time is left, ring when one is done, tell the time, tell the date, sing songs, dance a jig, play games with you, read you the news",
+		Abilities(&registry.Manifest{Name: "X", Description: long}), "cut after the last whole clause that fits")
+}
