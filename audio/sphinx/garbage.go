@@ -26,7 +26,8 @@ const (
 	// MaxGarbageWords bounds Garbage.Words: each is a tree of HMMs the
 	// search may keep active in every frame.
 	MaxGarbageWords = 1000
-	// MaxGarbagePenalty bounds Garbage.Entry and Garbage.PerWord (the
+	// MaxGarbagePenalty bounds Garbage.Entry, Garbage.PerWord and
+	// Garbage.EndEntry (the
 	// decoder's log units): a larger one never lets the branch win, and
 	// its probability would underflow.
 	MaxGarbagePenalty = 5000
@@ -63,7 +64,8 @@ type Garbage struct {
 	// one said only in a short last word wins.
 	Tail, Head bool
 	// EndEntry is what entering the filler words after or before a
-	// sentence costs, on top of PerWord a word.
+	// sentence costs, on top of PerWord a word (before one, on top of
+	// Entry too).
 	EndEntry float64
 }
 
@@ -119,8 +121,7 @@ func penaltyProb(units float64) float64 {
 // so the search builds one tree of their HMMs; a path through it holds
 // a word at least. With ends, the path's words may also come after a
 // sentence (tail: from the final state back into the loop) or before
-// one (head: from the loop's exit to the start), at no cost beyond
-// their own.
+// one (head: from the loop's exit to the start), entered at endEntry.
 func (a *automaton) withGarbage(words []string, entry, perWord float64, tail, head bool, endEntry float64) (*automaton, error) {
 	if len(words) == 0 {
 		return nil, errors.New("garbage path: no filler words")

@@ -3,9 +3,11 @@
 package sphinx
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestGarbageRefusesForcedCommandEndToEnd is issue 24's "rejection
@@ -40,8 +42,12 @@ func TestGarbageAfterASentenceEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	wav := writeWAV(t, speak(t, "hey jibo, put the volume on six", "-v", "en-gb", "-s", "165", "-p", "60"))
 	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE_ENDS=off"})
-	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
-	assert.Equal(t, []string{"jibo.volume:unmute"}, intents(types), "without filler words after a sentence, forced onto unmuting: %s", out)
+	require.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	if got := intents(types); !slices.Equal(got, []string{"jibo.volume:unmute"}) {
+		// The test's premise, not what it checks: another change may
+		// stop the confusion on its own.
+		t.Skipf("premise gone: without filler words after a sentence it is no longer forced onto unmuting (%v)", got)
+	}
 	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE_ENDS=tail"})
 	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
 	assert.Empty(t, intents(types), "with them, no command: %s", out)
