@@ -90,6 +90,12 @@ func garbageFor(g *sphinx.Garbage, dir string, floorsSet, accept bool, log *slog
 // garbageFromEnv returns the garbage path $JIBOD_SPHINX_GARBAGE asks for,
 // nil for none.
 func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
+	// The ends are checked first, so that a bad value is named even
+	// where the path is off.
+	tail, head, endEntry, err := garbageEndsFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
 	v := getenv(EnvGarbage)
 	entry, perWord, n := garbageEntry, garbagePerWord, garbageWords
 	switch v {
@@ -124,28 +130,38 @@ func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvGarbage, err)
 	}
-	g := &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord, EndEntry: garbageEndEntry}
-	ends := getenv(EnvGarbageEnds)
-	if ends == "" {
-		ends = garbageEnds
+	return &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord, Tail: tail, Head: head, EndEntry: endEntry}, nil
+}
+
+// garbageEndsFromEnv reads $JIBOD_SPHINX_GARBAGE_ENDS: whether the filler
+// words may follow a sentence (tail) or precede one (head), and what
+// entering them there costs.
+func garbageEndsFromEnv(getenv func(string) string) (tail, head bool, entry float64, err error) {
+	v := getenv(EnvGarbageEnds)
+	bad := fmt.Errorf("%s=%q: want off, tail, head or both, optionally :COST with COST in 0..%d",
+		EnvGarbageEnds, v, sphinx.MaxGarbagePenalty)
+	mode, cost, withCost := strings.Cut(v, ":")
+	if mode == "" && !withCost {
+		mode = garbageEnds
 	}
-	if mode, cost, ok := strings.Cut(ends, ":"); ok {
+	entry = garbageEndEntry
+	if withCost {
 		c, err := strconv.ParseFloat(cost, 64)
 		if err != nil || !(c >= 0 && c <= sphinx.MaxGarbagePenalty) {
-			return nil, fmt.Errorf("%s=%q: the entry cost is not in 0..%d", EnvGarbageEnds, ends, sphinx.MaxGarbagePenalty)
+			return false, false, 0, bad
 		}
-		ends, g.EndEntry = mode, c
+		entry = c
 	}
-	switch ends {
+	switch mode {
 	case "off":
 	case "tail":
-		g.Tail = true
+		tail = true
 	case "head":
-		g.Head = true
+		head = true
 	case "both":
-		g.Tail, g.Head = true, true
+		tail, head = true, true
 	default:
-		return nil, fmt.Errorf("%s=%q: want off, tail, head or both", EnvGarbageEnds, ends)
+		return false, false, 0, bad
 	}
-	return g, nil
+	return tail, head, entry, nil
 }

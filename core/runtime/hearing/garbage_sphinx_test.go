@@ -83,24 +83,40 @@ func TestGarbageEndsFromEnv(t *testing.T) {
 		{value: "both", tail: true, head: true, entry: garbageEndEntry},
 		{value: "tail:0", tail: true, entry: 0},
 		{value: "both:500", tail: true, head: true, entry: 500},
-		{value: "tail:5001", err: "entry cost is not in 0..5000"},
-		{value: "tail:-1", err: "entry cost is not in 0..5000"},
-		{value: "tail:NaN", err: "entry cost is not in 0..5000"},
+		{value: "tail:5001", err: `JIBOD_SPHINX_GARBAGE_ENDS="tail:5001": want off, tail, head or both, optionally :COST with COST in 0..5000`},
+		{value: "tail:-1", err: `"tail:-1": want`},
+		{value: "tail:NaN", err: `"tail:NaN": want`},
+		{value: "tail:", err: `"tail:": want`},
+		{value: "tail:250:3", err: `"tail:250:3": want`},
+		{value: ":100", err: `":100": want`},
+		{value: "middle:100", err: `"middle:100": want`},
 		{value: "middle", err: `JIBOD_SPHINX_GARBAGE_ENDS="middle": want off, tail, head or both`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
+			if tt.err != "" {
+				// A bad value is named whether the path is on or off.
+				for _, garbage := range []string{"", "off"} {
+					g, err := garbageFromEnv(func(k string) string {
+						switch k {
+						case EnvGarbageEnds:
+							return tt.value
+						case EnvGarbage:
+							return garbage
+						}
+						return ""
+					})
+					assert.ErrorContains(t, err, tt.err, "%s=%q", EnvGarbage, garbage)
+					assert.Nil(t, g)
+				}
+				return
+			}
 			g, err := garbageFromEnv(func(k string) string {
 				if k == EnvGarbageEnds {
 					return tt.value
 				}
 				return ""
 			})
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				assert.Nil(t, g)
-				return
-			}
 			require.NoError(t, err)
 			require.NotNil(t, g)
 			assert.NoError(t, g.Check())
