@@ -227,4 +227,16 @@ func TestNegationsAndQuestionsDoNotAct(t *testing.T) {
 			assert.Equal(t, tt.want, st.claim(t, st.robot, tt.say).intent)
 		})
 	}
+	// The tier says why it would not act.
+	for say, reason := range map[string]string{
+		"dont unmute":                "negated",
+		"dont turn the mute off":     "negated",
+		"is the mute on":             "a question",
+		"how do i turn the mute off": "a question",
+	} {
+		d, err := st.tier.Explain(say, "en-us")
+		require.NoError(t, err)
+		assert.False(t, d.Claim, say)
+		assert.Contains(t, d.Reason, reason, say)
+	}
 }
