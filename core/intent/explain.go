@@ -222,6 +222,16 @@ func (e *TemplateEngine) AlignSlots(sessionID, skillID, intentName, lang, uttera
 		return nil
 	}
 	r := c.result(&f, lang)
+	if r.untyped > 0 {
+		// A number or duration its parser does not read is no value: the
+		// relaxed parse puts any word where the slot sits ("no make it
+		// please" gives no duration "please").
+		for _, nt := range r.notes {
+			if nt.kind == bindUnlisted && (nt.typ == "number" || nt.typ == "duration") {
+				delete(r.Slots, nt.name)
+			}
+		}
+	}
 	r.Why = r.explain()
 	return r
 }

@@ -219,13 +219,18 @@ func TestStackLearns(t *testing.T) {
 // an intent that a template also parses, too unsure for the high band, the
 // match's slots are the parse's: it places every word said, where the
 // generaliser's slot finder may drop some ("say the rain is coming" keeps
-// "the").
+// "the"). A parse whose duration slot holds words its parser does not
+// read ("no make it please") lends no slots.
 func TestGeneraliserTakesSlotsFromTheParse(t *testing.T) {
 	g := &fakeGeneraliser{answers: map[string]Candidate{
 		"say the rain is coming": {SkillID: "notes", IntentName: "say", Confidence: 0.95, Slots: map[string]string{"words": "rain is coming"}},
 		"tell me the hour":       {SkillID: "clock", IntentName: "time", Confidence: 0.9, Slots: map[string]string{}},
+		"no make it please":      {SkillID: "timer", IntentName: "change", Confidence: 0.95, Slots: map[string]string{}},
 	}}
 	st := newGeneraliserStack(t, g)
+	_, err := st.Templates.Register(TemplateIntent{SkillID: "timer", IntentName: "change", Lang: "en-us",
+		Samples: []string{"(make it|no make it) {duration:duration} [please]"}})
+	require.NoError(t, err)
 	ctx := context.Background()
 	m, band, _, err := st.Claim(ctx, Query{Hypotheses: Texts("say the rain is coming"), Lang: "en-us", Session: session.Empty()})
 	require.NoError(t, err)
@@ -233,6 +238,12 @@ func TestGeneraliserTakesSlotsFromTheParse(t *testing.T) {
 	assert.Equal(t, "guesser", band, "the open slot takes most words: the parse is below the high band")
 	assert.Equal(t, map[string]string{"words": "the rain is coming"}, m.Slots)
 	assert.Contains(t, m.Why, "slots from template")
+
+	m, _, _, err = st.Claim(ctx, Query{Hypotheses: Texts("no make it please"), Lang: "en-us", Session: session.Empty()})
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Empty(t, m.Slots, "a duration its parser does not read is no value: the generaliser's own slots")
+	assert.NotContains(t, m.Why, "slots from template")
 
 	m, _, _, err = st.Claim(ctx, Query{Hypotheses: Texts("tell me the hour"), Lang: "en-us", Session: session.Empty()})
 	require.NoError(t, err)

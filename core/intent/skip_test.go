@@ -390,6 +390,9 @@ func TestAlignSlots(t *testing.T) {
 	r = e.AlignSlots("", "timer", "start", "en-us", "timer ten minutes")
 	require.NotNil(t, r)
 	assert.Equal(t, map[string]string{"length": "ten minutes"}, r.Slots)
+	r = e.AlignSlots("", "timer", "start", "en-us", "timer please")
+	require.NotNil(t, r)
+	assert.Empty(t, r.Slots, "a duration its parser does not read is no value")
 	assert.Nil(t, e.AlignSlots("", "lights", "nope", "en-us", "turn on the lamp"), "unknown intent")
 	assert.Nil(t, e.AlignSlots("", "clock", "time", "en-us", "zebra quokka"), "no literal word in common")
 }

@@ -120,6 +120,9 @@ type Candidate struct {
 	// claim order (see claimGroup).
 	staged bool
 	group  int
+	// untyped counts a template parse's words in number or duration
+	// slots that its parser does not read as one.
+	untyped int
 }
 
 // Explain returns Why, written now when the source deferred it. A
@@ -843,14 +846,16 @@ func (b *Band) Claim(rec *Recognition) (*pipeline.Match, *Candidate) {
 
 // parseOf returns, for a generaliser's candidate c, the structural
 // sources' parse of the same intent when one scores at least ClaimFloor
-// and is not refused; nil otherwise, and for a structural candidate.
+// and is not refused, and whose number and duration slots hold values
+// their parser reads ("no make it please" gives no duration "please");
+// nil otherwise, and for a structural candidate.
 func (rec *Recognition) parseOf(c *Candidate) *Candidate {
 	if !c.staged {
 		return nil
 	}
 	for i := range rec.Candidates {
 		p := &rec.Candidates[i]
-		if !p.staged && p.SkillID == c.SkillID && p.IntentName == c.IntentName && p.Refused == "" && p.Score >= ClaimFloor {
+		if !p.staged && p.SkillID == c.SkillID && p.IntentName == c.IntentName && p.Refused == "" && p.untyped == 0 && p.Score >= ClaimFloor {
 			return p
 		}
 	}
@@ -908,7 +913,7 @@ func (t templateSource) Candidates(_ context.Context, req Request) ([]Candidate,
 	out := make([]Candidate, len(rs))
 	for i, r := range rs {
 		out[i] = Candidate{SkillID: r.SkillID, IntentName: r.IntentName, Slots: r.Slots,
-			Confidence: r.Confidence, Rank: &r.Rank, Why: r.Why, explain: r.explain}
+			Confidence: r.Confidence, Rank: &r.Rank, Why: r.Why, explain: r.explain, untyped: r.untyped}
 	}
 	return out, nil
 }

@@ -48,6 +48,10 @@ type LanguageData struct {
 	// is meant ("down a bit" against "count down from"; "down please" is
 	// as polite for one as for another). They must not be function words.
 	Particles []string
+	// Negations are the words that negate what follows ("dont", "not"):
+	// an utterance with one asks for what an intent does only where the
+	// intent's templates say a negation before the same word.
+	Negations []string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -66,6 +70,10 @@ type Language struct {
 	determiners map[string]bool
 	questions   map[string]bool
 	particles   map[string]bool
+	negations   map[string]bool
+	// polite are the two-word prefixes that are also questions ("can
+	// you"): they wrap a request rather than ask.
+	polite map[string]bool
 	// wrapWords are the one-word prefixes and suffixes ("please", "jibo"):
 	// beside a particle they still say nothing of which request is meant.
 	wrapWords  map[string]bool
@@ -83,7 +91,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, negations: map[string]bool{}, polite: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -92,8 +100,8 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
 	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries ||
-		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries || len(d.Particles) > MaxListEntries:
-		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles or open values over %d", MaxListEntries)
+		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries || len(d.Particles) > MaxListEntries || len(d.Negations) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles, negations or open values over %d", MaxListEntries)
 	}
 	for _, s := range d.Background {
 		if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
@@ -140,6 +148,13 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		}
 		l.particles[ws[0]] = true
 	}
+	for _, n := range d.Negations {
+		ws := strings.Fields(intent.Normalize(n))
+		if len(ws) != 1 {
+			return nil, fmt.Errorf("language data: negation %q is not one word", n)
+		}
+		l.negations[ws[0]] = true
+	}
 	seen := map[string]bool{}
 	for _, s := range l.background {
 		for _, w := range s {
@@ -162,6 +177,9 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	for _, w := range append(slices.Clone(l.prefixes), l.suffixes...) {
 		if len(w) == 1 {
 			l.wrapWords[w[0]] = true
+		}
+		if len(w) == 2 && l.questions[w[0]+" "+w[1]] {
+			l.polite[w[0]+" "+w[1]] = true
 		}
 	}
 	for _, v := range d.OpenValues {
@@ -234,6 +252,9 @@ func EnglishData() (LanguageData, error) {
 		d.Determiners = append(d.Determiners, strings.Fields(line)...)
 	}
 	d.Questions = read("questions.txt")
+	for _, line := range read("negations.txt") {
+		d.Negations = append(d.Negations, strings.Fields(line)...)
+	}
 	for _, line := range read("particles.txt") {
 		d.Particles = append(d.Particles, strings.Fields(line)...)
 	}

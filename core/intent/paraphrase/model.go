@@ -64,6 +64,12 @@ type intentInfo struct {
 	// pairs holds the pairs of adjacent words its templates say ("what
 	// time"), slots aside.
 	pairs map[string]bool
+	// negated holds the words its templates say right after a negation
+	// ("be" in "dont be quiet").
+	negated map[string]bool
+	// asks is true when one of its templates asks a question, a polite
+	// opening that wraps any request ("can you") aside.
+	asks bool
 	// whole holds what its slot-free templates say as it stands: every
 	// expansion of a line small enough to expand, and the sampled ones of
 	// the others. forms holds the same with function words left out
@@ -323,6 +329,10 @@ func (m *Model) evidence(c, r int, words []string) (bool, string) {
 	case info.said[strings.Join(words, " ")], info.whole[strings.Join(words, " ")]:
 		// As its templates say it ("weather?" where a template says
 		// "[the] weather"): the skill's own word for it.
+	case m.negates(info, words):
+		return false, fmt.Sprintf("negated: %s never says what follows a negation here", m.labels[c])
+	case !info.asks && m.asks(words):
+		return false, fmt.Sprintf("a question, and %s is asked for, never asked about", m.labels[c])
 	case len(spans) == 0 && m.lone(info, words):
 		return false, fmt.Sprintf("%q alone is no request; %s never says it alone", strings.Join(m.lang.unwrap(words), " "), m.labels[c])
 	case !m.request(info, words, inSlot):
@@ -331,6 +341,38 @@ func (m *Model) evidence(c, r int, words []string) (bool, string) {
 		return false, fmt.Sprintf("nothing said tells %s from %s", m.labels[c], m.labels[r])
 	}
 	return true, ""
+}
+
+// negates reports whether the utterance says a negation the intent's
+// templates do not: "dont unmute" asks for the opposite of unmuting, and
+// "dont be quiet" is how unmuting is asked. Any negation before the word
+// a template negates counts ("do not be quiet").
+func (m *Model) negates(info *intentInfo, words []string) bool {
+	for i, w := range words {
+		if m.lang.negations[w] && (i+1 == len(words) || !info.negated[words[i+1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// asks reports whether the utterance opens with a question, one-word
+// wrappers aside ("is the mute on", "how do i turn the mute off"): a
+// question about a state or a way is no request of an intent that is
+// never asked anything. A polite opening that wraps any request ("can
+// you turn on mute") is no such question.
+func (m *Model) asks(words []string) bool {
+	u := m.lang.unwrap(words)
+	switch {
+	case len(u) == 0:
+		return false
+	case m.lang.questions[u[0]]:
+		return true
+	case len(u) > 1:
+		k := u[0] + " " + u[1]
+		return m.lang.questions[k] && !m.lang.polite[k]
+	}
+	return false
 }
 
 // lone reports whether the utterance is one word with nothing but

@@ -280,6 +280,9 @@ func TestEnglishData(t *testing.T) {
 	assert.ErrorContains(t, err, `particle "in" is a function word`)
 	_, err = NewLanguage(LanguageData{Background: bg, Particles: []string{"down up"}})
 	assert.ErrorContains(t, err, "not one word")
+	assert.Contains(t, d.Negations, "dont")
+	_, err = NewLanguage(LanguageData{Background: bg, Negations: []string{"do not"}})
+	assert.ErrorContains(t, err, `negation "do not" is not one word`)
 }
 
 // A fragment, or a sentence that only names what a request would be
@@ -331,6 +334,9 @@ func TestTopicAloneIsNoRequest(t *testing.T) {
 		{weather, on, "what about the forecast", ""}, // a question asks
 		{weather, on, "about the forecast", "no request"},
 		{weather, on, "is it sunny", ""},
+		{on, off, "is the lamp on", "a question"},
+		{on, off, "jibo who turned the lamp on", "a question"},
+		{on, off, "can you turn the lamp on", ""}, // politeness, no question
 	}
 	for _, tt := range rules {
 		ok, why := m.evidence(tt.c, tt.r, strings.Fields(tt.say))

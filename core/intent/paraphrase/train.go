@@ -436,7 +436,7 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 	// A word is a topic of the intent when its templates mostly say it
 	// after a determiner: "timer" in "cancel my timer", not "loud" in "not
 	// that loud".
-	info.topic, info.pairs = map[string]bool{}, map[string]bool{}
+	info.topic, info.pairs, info.negated = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	info.whole, info.forms, info.bare = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	addWhole := func(sk skeleton) {
 		if sk.hasSlot() {
@@ -486,9 +486,20 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 				introduced[t.text]++
 			}
 		}
-		for i := 1; i < len(sk); i++ {
-			if sk[i].slot == "" && sk[i-1].slot == "" {
-				info.pairs[sk[i-1].text+" "+sk[i].text] = true
+		for i, t := range sk {
+			if t.slot == "" && lang.questions[t.text] {
+				info.asks = true
+			}
+			if i == 0 || t.slot != "" || sk[i-1].slot != "" {
+				continue
+			}
+			k := sk[i-1].text + " " + t.text
+			info.pairs[k] = true
+			if lang.negations[sk[i-1].text] {
+				info.negated[t.text] = true
+			}
+			if lang.questions[k] && !lang.polite[k] {
+				info.asks = true
 			}
 		}
 	}
