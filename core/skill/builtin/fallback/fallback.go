@@ -331,7 +331,17 @@ func (s *Skill) answer(ctx context.Context, req *protocol.Request, lang, said st
 	case q.Step == stepTopic && intent == "yes":
 		return s.offer(req, lang, q)
 	case q.Step != "":
-		// Not yes or no: what was said is the request ("how long is left").
+		// Not yes or no alone: what was said, after a yes or no it opens
+		// with, is the request ("yes, how long is left").
+		lead, rest := leadingAnswer(lang, said)
+		switch {
+		case rest != "":
+			return s.request(ctx, req, sd, lang, q, rest)
+		case lead == "no":
+			return s.say(req, sd, lang, "never_mind")
+		case lead == "yes" && q.Step == stepTopic:
+			return s.offer(req, lang, q)
+		}
 		return s.request(ctx, req, sd, lang, q, said)
 	case q.Slot == "" && intent != "yes":
 		return s.say(req, sd, lang, "still_not")
@@ -346,6 +356,20 @@ func (s *Skill) answer(ctx context.Context, req *protocol.Request, lang, said st
 	nlu := protocol.NLUFromSlots(q.Intent, slots, nil)
 	asr := protocol.ASRResult{Text: q.Utterance, Confidence: 1}
 	return base.RedirectResponse(req, sd, base.Redirect{SkillID: q.SkillID, NLU: &nlu, ASR: &asr})
+}
+
+// leadingAnswer splits an answer that opens with a one-word yes or no of
+// the yes/no rule ("Yeah, how long is left?") into that intent and the
+// rest as said; "" and said when it does not open with one.
+func leadingAnswer(lang, said string) (lead, rest string) {
+	said = strings.TrimSpace(said)
+	first, after, _ := strings.Cut(said, " ")
+	w := strings.ToLower(strings.TrimRight(first, ",.!?;:"))
+	lead, ok := skill.YesNoWords(lang)[w]
+	if !ok {
+		return "", said
+	}
+	return lead, strings.TrimSpace(strings.TrimLeft(after, ",.!?;: "))
 }
 
 // noMatch says the robot did not understand, with its earcon and, now and

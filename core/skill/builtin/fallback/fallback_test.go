@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"slices"
@@ -250,4 +251,40 @@ func TestResponderRegistersAndAnswers(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, m)
 	assert.Equal(t, ID+":"+IntentFallback, m.SkillID+":"+m.IntentName)
+}
+
+// An answer that opens with yes or no and goes on is the request that
+// follows ("yes, in paris"), to either of a topic's questions.
+func TestYesAndARequest(t *testing.T) {
+	tests := []struct {
+		first string // the answer to "Were you asking about the weather?"; "" answers yes
+		then  string
+		want  string
+	}{
+		{"yes in paris", "", "Forecast for paris, as asked: in paris"},
+		{"Yeah, in paris.", "", "Forecast for paris, as asked: in paris."},
+		{"no, in paris", "", "Forecast for paris, as asked: in paris"},
+		{"okay the forecast", "Lisbon", "Forecast for Lisbon, as asked: the forecast"},
+		{"", "sure in paris", "Forecast for paris, as asked: in paris"},
+		{"", "nope in paris", "Forecast for paris, as asked: in paris"},
+		{"yes purple", "", "Sorry, I still didn't get that."},
+		{"no", "", "OK, never mind."},
+	}
+	for _, tt := range tests {
+		var asked []string
+		u := understander{guesser: guesser{&Guess{SkillID: "test.weather", Topic: "weather"}},
+			answers: map[string]Guess{
+				"in paris":     {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+				"in paris.":    {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+				"the forecast": {SkillID: "test.weather", IntentName: "forecast", Missing: []string{"place"}},
+			}, skills: &asked}
+		r, _ := newRig(t, Options{Guesser: u})
+		r.Say("about the weather")
+		turn := r.Say(cmp.Or(tt.first, "yes"))
+		if tt.then != "" {
+			turn = r.Say(tt.then)
+		}
+		require.NoError(t, turn.Err)
+		assert.Equal(t, []string{tt.want}, turn.Said, "%q, %q", tt.first, tt.then)
+	}
 }
