@@ -67,7 +67,7 @@ func TestRobotAsksAboutATopic(t *testing.T) {
 	require.Regexp(t, `starting now`, said(t, u, "set a timer for ten minutes"))
 	asked := said(t, u, "about my timer")
 	require.Len(t, asked, 1)
-	assert.Regexp(t, `^(Were you asking about|Did you mean something about) the timer\?$`, asked[0])
+	assert.Regexp(t, `^(Were you asking about|Did you mean something about) your timer\?$`, asked[0], "whose it is, from the robot's side")
 	offer := said(t, u, "yes")
 	require.Len(t, offer, 1)
 	assert.Regexp(t, `^I can set timers, say how much time is left, and ring when one is done\. (What|Which) would you like\?$`, offer[0])

@@ -108,6 +108,8 @@ type Guess struct {
 	// topic ("timer"); IntentName is then empty: the words asked nothing
 	// of any intent.
 	Topic string
+	// Determiner is the determiner said before Topic ("my"), "" for none.
+	Determiner string
 }
 
 // Guesser finds what an utterance might have meant, when nothing matched
@@ -205,7 +207,7 @@ type asked struct {
 	Slots     map[string]string `json:"slots,omitempty"`
 	Slot      string            `json:"slot,omitempty"` // the part asked for; "" asks yes or no
 	Utterance string            `json:"utterance"`
-	// Topic is the topic asked about; Step is stepTopic while "Were you
+	// Topic is the topic asked about as said ("your timer"); Step is stepTopic while "Were you
 	// asking about the timer?" waits for yes, stepRequest while "What would
 	// you like?" waits for the request.
 	Topic string `json:"topic,omitempty"`
@@ -254,7 +256,7 @@ func (s *Skill) ask(req *protocol.Request, lang string, g Guess, said string) (*
 		if s.manifest(g.SkillID) == nil {
 			return nil, nil
 		}
-		q.Topic, q.Step = clip(g.Topic), stepTopic
+		q.Topic, q.Step = spokenTopic(g.Determiner, clip(g.Topic)), stepTopic
 		text, err = s.locale.Render(lang, "confirm_topic", map[string]string{"topic": q.Topic})
 	default:
 		what := s.about(g.SkillID)
@@ -356,6 +358,21 @@ func (s *Skill) answer(ctx context.Context, req *protocol.Request, lang, said st
 	nlu := protocol.NLUFromSlots(q.Intent, slots, nil)
 	asr := protocol.ASRResult{Text: q.Utterance, Confidence: 1}
 	return base.RedirectResponse(req, sd, base.Redirect{SkillID: q.SkillID, NLU: &nlu, ASR: &asr})
+}
+
+// spokenTopic is a topic as the robot asks about it: with the determiner
+// said, from the robot's side ("your name" → "my name", "my timer" →
+// "your timer"), "the" when none was.
+func spokenTopic(det, topic string) string {
+	switch strings.ToLower(det) {
+	case "":
+		det = "the"
+	case "my":
+		det = "your"
+	case "your":
+		det = "my"
+	}
+	return strings.ToLower(det) + " " + topic
 }
 
 // leadingAnswer splits an answer that opens with a one-word yes or no of

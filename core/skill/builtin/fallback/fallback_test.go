@@ -288,3 +288,18 @@ func TestYesAndARequest(t *testing.T) {
 		assert.Equal(t, []string{tt.want}, turn.Said, "%q, %q", tt.first, tt.then)
 	}
 }
+
+// The topic is asked about with the determiner said, from the robot's
+// side: "your name" is "my name", "my timer" "your timer"; "the" when
+// none was said.
+func TestTopicKeepsWhoseItIs(t *testing.T) {
+	for _, tt := range []struct{ det, topic, want string }{
+		{"your", "name", "Were you asking about my name?"},
+		{"my", "timer", "Were you asking about your timer?"},
+		{"that", "timer", "Were you asking about that timer?"},
+		{"", "weather", "Were you asking about the weather?"},
+	} {
+		r, _ := newRig(t, Options{Guesser: guesser{&Guess{SkillID: "test.weather", Topic: tt.topic, Determiner: tt.det}}})
+		assert.Equal(t, []string{tt.want}, r.Say("about it").Said, "%q %q", tt.det, tt.topic)
+	}
+}
