@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -212,6 +213,8 @@ type asked struct {
 	// you like?" waits for the request.
 	Topic string `json:"topic,omitempty"`
 	Step  string `json:"step,omitempty"`
+	// Named is the topic's words as said, without a determiner ("timer").
+	Named string `json:"named,omitempty"`
 }
 
 // Steps of a topic's questions.
@@ -256,7 +259,7 @@ func (s *Skill) ask(req *protocol.Request, lang string, g Guess, said string) (*
 		if s.manifest(g.SkillID) == nil {
 			return nil, nil
 		}
-		q.Topic, q.Step = spokenTopic(g.Determiner, clip(g.Topic)), stepTopic
+		q.Topic, q.Step, q.Named = spokenTopic(g.Determiner, clip(g.Topic)), stepTopic, clip(g.Topic)
 		text, err = s.locale.Render(lang, "confirm_topic", map[string]string{"topic": q.Topic})
 	default:
 		what := s.about(g.SkillID)
@@ -300,20 +303,53 @@ func (s *Skill) offer(req *protocol.Request, lang string, q asked) (*protocol.Re
 }
 
 // request takes an answer to a topic's question as the request itself:
-// the topic's skill's intents first, then any. A required part not said
-// is asked for; what is not understood is let go.
+// the topic's skill's intents first, then any. An answer not understood
+// as said is tried again with "it" or "one" as the topic ("cancel it" →
+// "cancel the timer"), then guessed at and asked about, unless the guess
+// is the topic just asked about. A required part not said is asked for;
+// what is still not understood is let go.
 func (s *Skill) request(ctx context.Context, req *protocol.Request, sd protocol.SkillData, lang string, q asked, said string) (*protocol.Response, error) {
-	if u, ok := s.opts.Guesser.(Understander); ok {
-		if g, ok := u.Understand(ctx, said, lang, q.SkillID); ok && g.SkillID != "" && g.SkillID != ID && g.IntentName != "" {
+	u, ok := s.opts.Guesser.(Understander)
+	if !ok {
+		return s.say(req, sd, lang, "still_not")
+	}
+	for _, text := range readings(said, q.Named) {
+		if g, ok := u.Understand(ctx, text, lang, q.SkillID); ok && g.SkillID != "" && g.SkillID != ID && g.IntentName != "" {
 			if len(g.Missing) > 0 {
-				return s.ask(req, lang, g, said)
+				return s.ask(req, lang, g, text)
 			}
 			nlu := protocol.NLUFromSlots(g.IntentName, g.Slots, nil)
-			asr := protocol.ASRResult{Text: said, Confidence: 1}
+			asr := protocol.ASRResult{Text: text, Confidence: 1}
 			return base.RedirectResponse(req, sd, base.Redirect{SkillID: g.SkillID, NLU: &nlu, ASR: &asr})
 		}
 	}
+	if g, ok := s.opts.Guesser.Guess(ctx, said, lang); ok && g.SkillID != "" && g.SkillID != ID && !(g.Topic != "" && g.SkillID == q.SkillID) {
+		if resp, err := s.ask(req, lang, g, said); resp != nil || err != nil {
+			return resp, err
+		}
+	}
 	return s.say(req, sd, lang, "still_not")
+}
+
+// readings are what an answer may say: as said, then, when it says "it"
+// or "one" and a topic was named, with that word as the topic after each
+// determiner a template may say it with.
+func readings(said, named string) []string {
+	out := []string{said}
+	words := strings.Fields(said)
+	at := slices.IndexFunc(words, func(w string) bool {
+		w = strings.ToLower(strings.Trim(w, ",.!?;:"))
+		return w == "it" || w == "one"
+	})
+	if named == "" || at < 0 {
+		return out
+	}
+	for _, det := range []string{"the", "my", "a"} {
+		w := slices.Clone(words)
+		w[at] = det + " " + named
+		out = append(out, strings.Join(w, " "))
+	}
+	return out
 }
 
 // answer takes the answer to the skill's question: yes launches the guess,

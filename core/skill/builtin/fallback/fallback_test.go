@@ -303,3 +303,49 @@ func TestTopicKeepsWhoseItIs(t *testing.T) {
 		assert.Equal(t, []string{tt.want}, r.Say("about it").Said, "%q %q", tt.det, tt.topic)
 	}
 }
+
+// keyed guesses and understands by the utterance.
+type keyed struct{ guesses, answers map[string]Guess }
+
+func (k keyed) Guess(_ context.Context, utterance, _ string) (Guess, bool) {
+	g, ok := k.guesses[utterance]
+	return g, ok
+}
+
+func (k keyed) Understand(_ context.Context, utterance, _, _ string) (Guess, bool) {
+	g, ok := k.answers[utterance]
+	return g, ok
+}
+
+// After yes, an answer that says "it" or "one" for the topic is the
+// request about the topic; one about something else is asked about; the
+// topic just asked about is not asked again.
+func TestTopicAnswerByPronounOrOtherTopic(t *testing.T) {
+	k := keyed{
+		guesses: map[string]Guess{
+			"about the weather": {SkillID: "test.weather", Topic: "weather"},
+			"the weather":       {SkillID: "test.weather", Topic: "weather"},
+			"the forecast":      {SkillID: "test.weather", IntentName: "forecast"},
+			"lisbon":            {SkillID: "test.weather", IntentName: "forecast", Missing: []string{"place"}},
+		},
+		answers: map[string]Guess{
+			"check the weather in paris": {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+			"a weather for paris":        {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+		},
+	}
+	for _, tt := range []struct{ answer, want string }{
+		{"check it in paris", "Forecast for paris, as asked: check the weather in paris"},
+		{"one for paris", "Forecast for paris, as asked: a weather for paris"},
+		{"lisbon", "What place did you have in mind?"},
+		{"the forecast", "Were you asking about the weather?"},
+		{"the weather", "Sorry, I still didn't get that."},
+		{"purple", "Sorry, I still didn't get that."},
+	} {
+		r, _ := newRig(t, Options{Guesser: k})
+		r.Say("about the weather")
+		r.Say("yes")
+		turn := r.Say(tt.answer)
+		require.NoError(t, turn.Err)
+		assert.Equal(t, []string{tt.want}, turn.Said, tt.answer)
+	}
+}
