@@ -114,6 +114,9 @@ type Candidate struct {
 	// named one skill's topic with ("timer" of "about my timer"). Such a
 	// guess names the skill, not an intent: IntentName is empty.
 	Topic string
+	// Determiner is the determiner said right before Topic ("my" of
+	// "about my timer"); "" when none was.
+	Determiner string
 	// explain writes Why when a source left it to be written on demand.
 	explain func() string
 	// staged marks a Generaliser's candidate; group is its place in the
@@ -1010,11 +1013,11 @@ func (s *Stack) Guess(ctx context.Context, q Query) (Candidate, bool, error) {
 	if h.Acoustic > 0 && h.Acoustic < GuessFloor {
 		return Candidate{}, false, nil // too unsure of the words to ask about them
 	}
-	skillID, topic, ok := s.Templates.Topic(h.Text, rec.Lang, rec.SessionID, s.keeper(q))
+	skillID, det, topic, ok := s.Templates.Topic(h.Text, rec.Lang, rec.SessionID, s.keeper(q))
 	if !ok {
 		return Candidate{}, false, nil
 	}
-	return Candidate{Source: SourceTopic, SkillID: skillID, Lang: rec.Lang, Utterance: h.Text, Topic: topic,
+	return Candidate{Source: SourceTopic, SkillID: skillID, Lang: rec.Lang, Utterance: h.Text, Topic: topic, Determiner: det,
 		Refused: "a fragment: it names " + topic + ", a topic of " + skillID + ", and asks nothing of it"}, true, nil
 }
 

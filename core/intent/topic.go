@@ -185,24 +185,25 @@ func phraseAt(phrases map[string][][]string, words []string, i int) int {
 // volume", "timer?") and that run is a topic (topicsOf) of enabled
 // intents keep keeps of exactly one skill, after the determiner said if
 // one was ("my name" is no topic of "what is your name"). It returns that
-// skill and the run as said. A run that is a topic of two skills names
+// skill, the determiner said before the run ("" for none) and the run as
+// said. A run that is a topic of two skills names
 // neither: the robot would not know which to ask about.
-func (e *TemplateEngine) Topic(utterance, lang, sessionID string, keep func(skillID, intentName string) bool) (skillID, topic string, ok bool) {
+func (e *TemplateEngine) Topic(utterance, lang, sessionID string, keep func(skillID, intentName string) bool) (skillID, det, topic string, ok bool) {
 	tag, err := NormalizeLang(lang)
 	if err != nil {
-		return "", "", false
+		return "", "", "", false
 	}
 	lex := lexiconFor(e.opts.Lexicons, tag)
 	if lex == nil || len(lex.determiners) == 0 {
-		return "", "", false
+		return "", "", "", false
 	}
 	words := strings.Fields(Normalize(utterance))
 	if len(words) > MaxMatchWords {
-		return "", "", false
+		return "", "", "", false
 	}
 	det, run, ok := lex.fragment(words)
 	if !ok {
-		return "", "", false
+		return "", "", "", false
 	}
 	topic = strings.Join(run, " ")
 	is := func(t string) bool {
@@ -217,10 +218,10 @@ func (e *TemplateEngine) Topic(utterance, lang, sessionID string, keep func(skil
 				continue
 			}
 			if skillID != "" && skillID != k.skill {
-				return "", "", false
+				return "", "", "", false
 			}
 			skillID = k.skill
 		}
 	}
-	return skillID, topic, skillID != ""
+	return skillID, det, topic, skillID != ""
 }

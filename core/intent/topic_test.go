@@ -101,7 +101,7 @@ func TestTopicGuesses(t *testing.T) {
 			if tt.skill == "" {
 				assert.False(t, ok && c.Topic != "", "a topic guess: %s %q", c.SkillID, c.Topic)
 				// Whether or not a template claims it, it names no topic.
-				skill, topic, ok := st.Templates.Topic(tt.say, "en-us", "", nil)
+				skill, _, topic, ok := st.Templates.Topic(tt.say, "en-us", "", nil)
 				assert.False(t, ok, "names %s's %q", skill, topic)
 				return
 			}
@@ -144,4 +144,22 @@ func TestTopicsOf(t *testing.T) {
 	require.NoError(t, err)
 	ci := e.scopes[scopeKey{DefaultSession, "en-us"}].intents[nameKey{"x", "y"}]
 	assert.ElementsMatch(t, []string{"the timer", "the countdown", "my timer", "my countdown", "the time", "the current time"}, ci.topics)
+}
+
+// A topic guess keeps the determiner said before the topic, for the
+// question to say whose thing it is.
+func TestTopicKeepsTheDeterminer(t *testing.T) {
+	st := builtinSkillsStack(t)
+	for _, tt := range []struct{ say, det, topic string }{
+		{"your name", "your", "name"},
+		{"about my timer", "my", "timer"},
+		{"um about that timer please", "that", "timer"},
+		{"timer?", "", "timer"},
+	} {
+		c, ok, err := st.Guess(context.Background(), Query{Hypotheses: Texts(tt.say), Lang: "en-us"})
+		require.NoError(t, err)
+		require.True(t, ok, tt.say)
+		assert.Equal(t, tt.topic, c.Topic, tt.say)
+		assert.Equal(t, tt.det, c.Determiner, tt.say)
+	}
 }

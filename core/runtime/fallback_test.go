@@ -67,7 +67,7 @@ func TestRobotAsksAboutATopic(t *testing.T) {
 	require.Regexp(t, `starting now`, said(t, u, "set a timer for ten minutes"))
 	asked := said(t, u, "about my timer")
 	require.Len(t, asked, 1)
-	assert.Regexp(t, `^(Were you asking about|Did you mean something about) the timer\?$`, asked[0])
+	assert.Regexp(t, `^(Were you asking about|Did you mean something about) your timer\?$`, asked[0], "whose it is, from the robot's side")
 	offer := said(t, u, "yes")
 	require.Len(t, offer, 1)
 	assert.Regexp(t, `^I can set timers, say how much time is left, and ring when one is done\. (What|Which) would you like\?$`, offer[0])
@@ -82,4 +82,16 @@ func TestRobotAsksAboutATopic(t *testing.T) {
 	require.Len(t, bye, 1)
 	assert.Regexp(t, `never mind|no problem`, bye[0])
 	assert.Regexp(t, `left on your timer|to go`, said(t, u, "how long is left on my timer"), "nothing cancelled the timer")
+
+	// "it" after yes is the topic; another topic is asked about.
+	said(t, u, "about my timer")
+	said(t, u, "yes")
+	assert.Equal(t, []string{"OK, I cancelled your ten minute timer."}, said(t, u, "cancel it"))
+	said(t, u, "about my timer")
+	said(t, u, "yes")
+	other := said(t, u, "the volume")
+	require.Len(t, other, 1)
+	assert.Regexp(t, `^(Were you asking|Did you mean something) about the volume\?$`, other[0])
+	said(t, u, "about my timer")
+	assert.Regexp(t, `five minutes, starting now`, said(t, u, "yes set a timer for five minutes"), "yes and the request")
 }

@@ -53,7 +53,7 @@ func (g stackGuesser) Guess(ctx context.Context, utterance, lang string) (fallba
 	if err != nil || !ok {
 		return fallback.Guess{}, false
 	}
-	return fallback.Guess{SkillID: c.SkillID, IntentName: c.IntentName, Slots: c.Slots, Missing: c.Missing, Topic: c.Topic}, true
+	return fallback.Guess{SkillID: c.SkillID, IntentName: c.IntentName, Slots: c.Slots, Missing: c.Missing, Topic: c.Topic, Determiner: c.Determiner}, true
 }
 
 // Understand takes an answer as a request: what the stack would claim of

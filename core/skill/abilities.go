@@ -2,6 +2,7 @@ package skill
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/openjibo/jibod/core/skill/registry"
@@ -12,18 +13,23 @@ import (
 const maxAbilities = 160
 
 // Abilities is what a skill does as said after "I can", from its
-// manifest's description: its first sentence with each clause's verb made
-// plain ("Sets timers, says how much time is left, and rings when one is
-// done." → "set timers, say how much time is left, and ring when one is
-// done"). A description that does not start with a verb gives "help with"
-// and the skill's spoken name; "" when there is nothing to say.
+// manifest's description: its first sentence, at most maxAbilities runes,
+// with the verb of each clause that starts with one made plain ("Sets
+// timers, says how much time is left, and rings when one is done." → "set
+// timers, say how much time is left, and ring when one is done"). A later
+// clause is a verb phrase only when its first word is a lower-case verb
+// form with more words after it; a list item ("Tells jokes, riddles and
+// puns") stays as written. "" when the description does not start with a
+// verb ("News from the BBC": a word of the skill's own name is no verb),
+// or there is nothing to say.
 func Abilities(m *registry.Manifest) string {
 	if m == nil {
 		return ""
 	}
-	d := strings.Join(strings.Fields(m.Description), " ")
-	if i := strings.IndexAny(d, ".;:!?("); i >= 0 {
-		d = d[:i]
+	d := firstSentence(strings.Join(strings.Fields(m.Description), " "))
+	named := map[string]bool{}
+	for _, w := range strings.Fields(strings.ToLower(m.Name)) {
+		named[w] = true
 	}
 	var out []string
 	n := 0
@@ -36,16 +42,22 @@ func Abilities(m *registry.Manifest) string {
 			lead, clause = "or ", c
 		}
 		verb, rest, _ := strings.Cut(clause, " ")
-		if plain, ok := PlainVerb(verb); ok {
-			clause = strings.TrimSpace(plain + " " + rest)
-		} else if i == 0 {
-			if name := SpokenName(m); name != "" {
-				return "help with " + name
+		next, _, _ := strings.Cut(rest, " ")
+		plain, ok := PlainVerb(verb)
+		switch {
+		case i == 0:
+			if !ok || named[strings.ToLower(verb)] {
+				return ""
 			}
-			return ""
+			clause = strings.TrimSpace(plain + " " + rest)
+		case ok && verb == strings.ToLower(verb) && next != "" && next != "and" && next != "or":
+			clause = plain + " " + rest
 		}
 		if clause == "" {
 			continue
+		}
+		if i == 0 {
+			clause = cutWords(clause, maxAbilities)
 		}
 		if n += utf8.RuneCountInString(lead+clause) + 2; n > maxAbilities && len(out) > 0 {
 			break
@@ -53,6 +65,41 @@ func Abilities(m *registry.Manifest) string {
 		out = append(out, lead+clause)
 	}
 	return strings.Join(out, ", ")
+}
+
+// firstSentence returns d up to the end of its first sentence, or the
+// first ';', ':' or '('. A '.' ends it only before the end or a space and
+// a capital, so an abbreviation ("e.g. headlines") does not.
+func firstSentence(d string) string {
+	for i, r := range d {
+		switch r {
+		case ';', ':', '(', '!', '?':
+			return d[:i]
+		case '.':
+			after := d[i+1:]
+			if after == "" {
+				return d[:i]
+			}
+			if c, ok := strings.CutPrefix(after, " "); ok {
+				if r, _ := utf8.DecodeRuneInString(c); unicode.IsUpper(r) {
+					return d[:i]
+				}
+			}
+		}
+	}
+	return d
+}
+
+// cutWords cuts s after its last whole word within max runes.
+func cutWords(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	runes := []rune(s)[:max+1]
+	if i := strings.LastIndex(string(runes), " "); i > 0 {
+		return strings.TrimRight(string(runes)[:i], " ,")
+	}
+	return string(runes[:max])
 }
 
 // PlainVerb turns a third-person verb into the form after "I can"

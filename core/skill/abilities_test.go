@@ -1,7 +1,9 @@
 package skill
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
@@ -18,8 +20,16 @@ func TestAbilities(t *testing.T) {
 		{"Clock", "Tells the time and the date.", "tell the time and the date"},
 		{"Chitchat", "Chats about how I am, who I am, how old I am and what I like.",
 			"chat about how I am, who I am, how old I am and what I like"},
-		{"Trivia", "A quiz game.", "help with the trivia"},
-		{"Trivia", "", "help with the trivia"},
+		{"Trivia", "A quiz game.", ""},
+		{"Trivia", "", ""},
+		{"Alarms", "Sets timers, alarms, and reminders.", "set timers, alarms, and reminders"},
+		{"Jokes", "Tells jokes, riddles and puns.", "tell jokes, riddles and puns"},
+		{"World clock", "Tells the time in London, Paris and Tokyo.", "tell the time in London, Paris and Tokyo"},
+		{"Home", "Controls lights, switches, fans and thermostats", "control lights, switches, fans and thermostats"},
+		{"News", "News from the BBC.", ""},
+		{"BBC News", "News from the BBC.", ""},
+		{"Jokes", "Jokes for all ages.", ""},
+		{"News", "Reads the news e.g. headlines, sports. Asks what you like.", "read the news e.g. headlines, sports"},
 		{"", "", ""},
 	}
 	for _, tt := range tests {
@@ -29,4 +39,7 @@ func TestAbilities(t *testing.T) {
 	long := "Sets timers, says how much time is left, rings when one is done, tells the time, tells the date, sings songs, dances a jig, plays games with you, reads you the news, and tells jokes."
 	assert.Equal(t, "set timers, say how much time is left, ring when one is done, tell the time, tell the date, sing songs, dance a jig, play games with you, read you the news",
 		Abilities(&registry.Manifest{Name: "X", Description: long}), "cut after the last whole clause that fits")
+	first := Abilities(&registry.Manifest{Name: "X", Description: strings.Repeat("Sings a very long song ", 40) + "."})
+	assert.LessOrEqual(t, utf8.RuneCountInString(first), maxAbilities, "one long clause is bounded too")
+	assert.True(t, strings.HasPrefix(first, "sing a very long song Sings") && strings.HasSuffix(first, "song"), first)
 }

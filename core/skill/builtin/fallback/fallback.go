@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -108,6 +109,8 @@ type Guess struct {
 	// topic ("timer"); IntentName is then empty: the words asked nothing
 	// of any intent.
 	Topic string
+	// Determiner is the determiner said before Topic ("my"), "" for none.
+	Determiner string
 }
 
 // Guesser finds what an utterance might have meant, when nothing matched
@@ -205,11 +208,13 @@ type asked struct {
 	Slots     map[string]string `json:"slots,omitempty"`
 	Slot      string            `json:"slot,omitempty"` // the part asked for; "" asks yes or no
 	Utterance string            `json:"utterance"`
-	// Topic is the topic asked about; Step is stepTopic while "Were you
+	// Topic is the topic asked about as said ("your timer"); Step is stepTopic while "Were you
 	// asking about the timer?" waits for yes, stepRequest while "What would
 	// you like?" waits for the request.
 	Topic string `json:"topic,omitempty"`
 	Step  string `json:"step,omitempty"`
+	// Named is the topic's words as said, without a determiner ("timer").
+	Named string `json:"named,omitempty"`
 }
 
 // Steps of a topic's questions.
@@ -254,7 +259,7 @@ func (s *Skill) ask(req *protocol.Request, lang string, g Guess, said string) (*
 		if s.manifest(g.SkillID) == nil {
 			return nil, nil
 		}
-		q.Topic, q.Step = clip(g.Topic), stepTopic
+		q.Topic, q.Step, q.Named = spokenTopic(g.Determiner, clip(g.Topic)), stepTopic, clip(g.Topic)
 		text, err = s.locale.Render(lang, "confirm_topic", map[string]string{"topic": q.Topic})
 	default:
 		what := s.about(g.SkillID)
@@ -298,20 +303,53 @@ func (s *Skill) offer(req *protocol.Request, lang string, q asked) (*protocol.Re
 }
 
 // request takes an answer to a topic's question as the request itself:
-// the topic's skill's intents first, then any. A required part not said
-// is asked for; what is not understood is let go.
+// the topic's skill's intents first, then any. An answer not understood
+// as said is tried again with "it" or "one" as the topic ("cancel it" →
+// "cancel the timer"), then guessed at and asked about, unless the guess
+// is the topic just asked about. A required part not said is asked for;
+// what is still not understood is let go.
 func (s *Skill) request(ctx context.Context, req *protocol.Request, sd protocol.SkillData, lang string, q asked, said string) (*protocol.Response, error) {
-	if u, ok := s.opts.Guesser.(Understander); ok {
-		if g, ok := u.Understand(ctx, said, lang, q.SkillID); ok && g.SkillID != "" && g.SkillID != ID && g.IntentName != "" {
+	u, ok := s.opts.Guesser.(Understander)
+	if !ok {
+		return s.say(req, sd, lang, "still_not")
+	}
+	for _, text := range readings(said, q.Named) {
+		if g, ok := u.Understand(ctx, text, lang, q.SkillID); ok && g.SkillID != "" && g.SkillID != ID && g.IntentName != "" {
 			if len(g.Missing) > 0 {
-				return s.ask(req, lang, g, said)
+				return s.ask(req, lang, g, text)
 			}
 			nlu := protocol.NLUFromSlots(g.IntentName, g.Slots, nil)
-			asr := protocol.ASRResult{Text: said, Confidence: 1}
+			asr := protocol.ASRResult{Text: text, Confidence: 1}
 			return base.RedirectResponse(req, sd, base.Redirect{SkillID: g.SkillID, NLU: &nlu, ASR: &asr})
 		}
 	}
+	if g, ok := s.opts.Guesser.Guess(ctx, said, lang); ok && g.SkillID != "" && g.SkillID != ID && !(g.Topic != "" && g.SkillID == q.SkillID) {
+		if resp, err := s.ask(req, lang, g, said); resp != nil || err != nil {
+			return resp, err
+		}
+	}
 	return s.say(req, sd, lang, "still_not")
+}
+
+// readings are what an answer may say: as said, then, when it says "it"
+// or "one" and a topic was named, with that word as the topic after each
+// determiner a template may say it with.
+func readings(said, named string) []string {
+	out := []string{said}
+	words := strings.Fields(said)
+	at := slices.IndexFunc(words, func(w string) bool {
+		w = strings.ToLower(strings.Trim(w, ",.!?;:"))
+		return w == "it" || w == "one"
+	})
+	if named == "" || at < 0 {
+		return out
+	}
+	for _, det := range []string{"the", "my", "a"} {
+		w := slices.Clone(words)
+		w[at] = det + " " + named
+		out = append(out, strings.Join(w, " "))
+	}
+	return out
 }
 
 // answer takes the answer to the skill's question: yes launches the guess,
@@ -331,7 +369,17 @@ func (s *Skill) answer(ctx context.Context, req *protocol.Request, lang, said st
 	case q.Step == stepTopic && intent == "yes":
 		return s.offer(req, lang, q)
 	case q.Step != "":
-		// Not yes or no: what was said is the request ("how long is left").
+		// Not yes or no alone: what was said, after a yes or no it opens
+		// with, is the request ("yes, how long is left").
+		lead, rest := leadingAnswer(lang, said)
+		switch {
+		case rest != "":
+			return s.request(ctx, req, sd, lang, q, rest)
+		case lead == "no":
+			return s.say(req, sd, lang, "never_mind")
+		case lead == "yes" && q.Step == stepTopic:
+			return s.offer(req, lang, q)
+		}
 		return s.request(ctx, req, sd, lang, q, said)
 	case q.Slot == "" && intent != "yes":
 		return s.say(req, sd, lang, "still_not")
@@ -346,6 +394,35 @@ func (s *Skill) answer(ctx context.Context, req *protocol.Request, lang, said st
 	nlu := protocol.NLUFromSlots(q.Intent, slots, nil)
 	asr := protocol.ASRResult{Text: q.Utterance, Confidence: 1}
 	return base.RedirectResponse(req, sd, base.Redirect{SkillID: q.SkillID, NLU: &nlu, ASR: &asr})
+}
+
+// spokenTopic is a topic as the robot asks about it: with the determiner
+// said, from the robot's side ("your name" → "my name", "my timer" →
+// "your timer"), "the" when none was.
+func spokenTopic(det, topic string) string {
+	switch strings.ToLower(det) {
+	case "":
+		det = "the"
+	case "my":
+		det = "your"
+	case "your":
+		det = "my"
+	}
+	return strings.ToLower(det) + " " + topic
+}
+
+// leadingAnswer splits an answer that opens with a one-word yes or no of
+// the yes/no rule ("Yeah, how long is left?") into that intent and the
+// rest as said; "" and said when it does not open with one.
+func leadingAnswer(lang, said string) (lead, rest string) {
+	said = strings.TrimSpace(said)
+	first, after, _ := strings.Cut(said, " ")
+	w := strings.ToLower(strings.TrimRight(first, ",.!?;:"))
+	lead, ok := skill.YesNoWords(lang)[w]
+	if !ok {
+		return "", said
+	}
+	return lead, strings.TrimSpace(strings.TrimLeft(after, ",.!?;: "))
 }
 
 // noMatch says the robot did not understand, with its earcon and, now and

@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"slices"
@@ -250,4 +251,101 @@ func TestResponderRegistersAndAnswers(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, m)
 	assert.Equal(t, ID+":"+IntentFallback, m.SkillID+":"+m.IntentName)
+}
+
+// An answer that opens with yes or no and goes on is the request that
+// follows ("yes, in paris"), to either of a topic's questions.
+func TestYesAndARequest(t *testing.T) {
+	tests := []struct {
+		first string // the answer to "Were you asking about the weather?"; "" answers yes
+		then  string
+		want  string
+	}{
+		{"yes in paris", "", "Forecast for paris, as asked: in paris"},
+		{"Yeah, in paris.", "", "Forecast for paris, as asked: in paris."},
+		{"no, in paris", "", "Forecast for paris, as asked: in paris"},
+		{"okay the forecast", "Lisbon", "Forecast for Lisbon, as asked: the forecast"},
+		{"", "sure in paris", "Forecast for paris, as asked: in paris"},
+		{"", "nope in paris", "Forecast for paris, as asked: in paris"},
+		{"yes purple", "", "Sorry, I still didn't get that."},
+		{"no", "", "OK, never mind."},
+	}
+	for _, tt := range tests {
+		var asked []string
+		u := understander{guesser: guesser{&Guess{SkillID: "test.weather", Topic: "weather"}},
+			answers: map[string]Guess{
+				"in paris":     {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+				"in paris.":    {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+				"the forecast": {SkillID: "test.weather", IntentName: "forecast", Missing: []string{"place"}},
+			}, skills: &asked}
+		r, _ := newRig(t, Options{Guesser: u})
+		r.Say("about the weather")
+		turn := r.Say(cmp.Or(tt.first, "yes"))
+		if tt.then != "" {
+			turn = r.Say(tt.then)
+		}
+		require.NoError(t, turn.Err)
+		assert.Equal(t, []string{tt.want}, turn.Said, "%q, %q", tt.first, tt.then)
+	}
+}
+
+// The topic is asked about with the determiner said, from the robot's
+// side: "your name" is "my name", "my timer" "your timer"; "the" when
+// none was said.
+func TestTopicKeepsWhoseItIs(t *testing.T) {
+	for _, tt := range []struct{ det, topic, want string }{
+		{"your", "name", "Were you asking about my name?"},
+		{"my", "timer", "Were you asking about your timer?"},
+		{"that", "timer", "Were you asking about that timer?"},
+		{"", "weather", "Were you asking about the weather?"},
+	} {
+		r, _ := newRig(t, Options{Guesser: guesser{&Guess{SkillID: "test.weather", Topic: tt.topic, Determiner: tt.det}}})
+		assert.Equal(t, []string{tt.want}, r.Say("about it").Said, "%q %q", tt.det, tt.topic)
+	}
+}
+
+// keyed guesses and understands by the utterance.
+type keyed struct{ guesses, answers map[string]Guess }
+
+func (k keyed) Guess(_ context.Context, utterance, _ string) (Guess, bool) {
+	g, ok := k.guesses[utterance]
+	return g, ok
+}
+
+func (k keyed) Understand(_ context.Context, utterance, _, _ string) (Guess, bool) {
+	g, ok := k.answers[utterance]
+	return g, ok
+}
+
+// After yes, an answer that says "it" or "one" for the topic is the
+// request about the topic; one about something else is asked about; the
+// topic just asked about is not asked again.
+func TestTopicAnswerByPronounOrOtherTopic(t *testing.T) {
+	k := keyed{
+		guesses: map[string]Guess{
+			"about the weather": {SkillID: "test.weather", Topic: "weather"},
+			"the weather":       {SkillID: "test.weather", Topic: "weather"},
+			"the forecast":      {SkillID: "test.weather", IntentName: "forecast"},
+			"lisbon":            {SkillID: "test.weather", IntentName: "forecast", Missing: []string{"place"}},
+		},
+		answers: map[string]Guess{
+			"check the weather in paris": {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+			"a weather for paris":        {SkillID: "test.weather", IntentName: "forecast", Slots: map[string]string{"place": "paris"}},
+		},
+	}
+	for _, tt := range []struct{ answer, want string }{
+		{"check it in paris", "Forecast for paris, as asked: check the weather in paris"},
+		{"one for paris", "Forecast for paris, as asked: a weather for paris"},
+		{"lisbon", "What place did you have in mind?"},
+		{"the forecast", "Were you asking about the weather?"},
+		{"the weather", "Sorry, I still didn't get that."},
+		{"purple", "Sorry, I still didn't get that."},
+	} {
+		r, _ := newRig(t, Options{Guesser: k})
+		r.Say("about the weather")
+		r.Say("yes")
+		turn := r.Say(tt.answer)
+		require.NoError(t, turn.Err)
+		assert.Equal(t, []string{tt.want}, turn.Said, tt.answer)
+	}
 }
