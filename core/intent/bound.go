@@ -134,7 +134,7 @@ func summarize(root *gnode, em *edgeMemo) summary {
 	for info := range slots {
 		s.anySlot = true
 		switch {
-		case info.typ == "number" || info.typ == "duration":
+		case parsedTypeName(info.typ):
 			s.numeric = true
 		case info.ent == nil:
 			s.free = true

@@ -646,7 +646,11 @@ func (s *slotInfo) freeKind() uint8 {
 
 // parsedType reports whether the engine reads the slot's type itself
 // (typedEnds): its parser then says what is a value of the slot.
-func (s *slotInfo) parsedType() bool { return s.typ == "number" || s.typ == "duration" }
+func (s *slotInfo) parsedType() bool { return parsedTypeName(s.typ) }
+
+// parsedTypeName reports whether typ is a slot type the engine parses
+// itself (number, duration).
+func parsedTypeName(typ string) bool { return typ == "number" || typ == "duration" }
 
 // resize returns s with length n, zeroed, reusing its storage.
 func resize[T any](s []T, n int) []T {

@@ -227,7 +227,7 @@ func (e *TemplateEngine) AlignSlots(sessionID, skillID, intentName, lang, uttera
 		// relaxed parse puts any word where the slot sits ("no make it
 		// please" gives no duration "please").
 		for _, nt := range r.notes {
-			if nt.kind == bindUnlisted && (nt.typ == "number" || nt.typ == "duration") {
+			if nt.kind == bindUnlisted && parsedTypeName(nt.typ) {
 				delete(r.Slots, nt.name)
 			}
 		}

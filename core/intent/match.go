@@ -588,7 +588,7 @@ func (r *Result) explain() string {
 			b = append(b, " (open text)"...)
 		case bindUnlisted:
 			b = strconv.AppendQuote(append(append(b, nt.name...), '='), nt.text)
-			if nt.typ == "number" || nt.typ == "duration" {
+			if parsedTypeName(nt.typ) {
 				b = append(append(append(b, " (not a "...), nt.typ...), ')')
 			} else {
 				b = append(b, " (not among its values)"...)
