@@ -42,7 +42,7 @@ func TestGarbageAfterASentenceEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	wav := writeWAV(t, speak(t, "hey jibo, put the volume on six", "-v", "en-gb", "-s", "165", "-p", "60"))
 	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_SEARCH=grammar", "JIBOD_SPHINX_GARBAGE_ENDS=off"})
-	require.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	require.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice: %s", out)
 	if got := intents(types); !slices.Equal(got, []string{"jibo.volume:unmute"}) {
 		// The test's premise, not what it checks: another change may
 		// stop the confusion on its own.
