@@ -93,7 +93,7 @@ func garbageFor(g *sphinx.Garbage, dir string, floorsSet, accept bool, log *slog
 	out := *g
 	out.MinConfidence = garbageMinConfidence
 	if out.Tail {
-		out.MinConfidence = garbageMinConfidence - garbageTailConfidenceCost
+		out.MinConfidence -= garbageTailConfidenceCost
 	}
 	return &out
 }
