@@ -28,14 +28,15 @@ const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 // (docs/hearing.md).
 const EnvGarbageEnds = "JIBOD_SPHINX_GARBAGE_ENDS"
 
-// Filler words may follow a sentence by default (docs/hearing.md): a
-// word said beyond what the sentence holds is explained by them instead
-// of being stretched onto its last word, so out-of-grammar wordings and
-// everyday speech are refused rather than forced onto a command.
-// Entering them costs as much as a filler word (at no cost a final
-// consonant's release went to a filler word).
+// Filler words after a sentence are measured, not the default
+// (docs/hearing.md): they stop most wrong actions and all but one of the
+// tuning side's everyday sentences acted on, but the filler words
+// re-entered after every sentence's end lower a sentence's confidence,
+// and plain commands said well fall under the floor ("hey jibo, set a
+// timer", 0.75 → 0.70). Entering them costs as much as a filler word
+// (at no cost a final consonant's release went to a filler word).
 const (
-	garbageEnds     = "tail"
+	garbageEnds     = "off"
 	garbageEndEntry = 250.0
 )
 
@@ -58,17 +59,8 @@ const (
 // (docs/hearing.md).
 const garbageMinConfidence = 0.7
 
-// garbageTailConfidenceCost is what the filler words re-entered after a
-// sentence's end cost that sentence's confidence, the mean over the same
-// sentence heard with and without them on the tuning sets
-// (docs/hearing.md): their HMMs make each frame's best senone near the
-// end a better one. The floor moves down by it, so that a sentence that
-// passed without them still passes.
-const garbageTailConfidenceCost = 0.03
-
 // garbageFor is the garbage path g (nil: none) as the recogniser gets
-// it, for the acoustic model in dir: with garbageMinConfidence (less
-// garbageTailConfidenceCost with filler words after a sentence), chosen
+// it, for the acoustic model in dir: with garbageMinConfidence, chosen
 // with Debian's model and its default floors. Where something else
 // decides from scores measured without the path (floors set in
 // sphinx.floors, an adapted model's own, the acceptance model) there is
@@ -92,9 +84,6 @@ func garbageFor(g *sphinx.Garbage, dir string, floorsSet, accept bool, log *slog
 	}
 	out := *g
 	out.MinConfidence = garbageMinConfidence
-	if out.Tail {
-		out.MinConfidence -= garbageTailConfidenceCost
-	}
 	return &out
 }
 
