@@ -141,9 +141,9 @@ type Verdict struct {
 	Words          []string
 	WordPosteriors []float64
 	// Searches names the decoder's searches of the utterance in the
-	// order they ran ("grammar", "grammar-wide", "fallback", "slots
-	// <intent>"…): each goes through the Decoded audio once, so they
-	// are what the utterance cost.
+	// order they ran ("grammar", "grammar-wide", "grammar-untailed",
+	// "fallback", "slots <intent>"…): each goes through the Decoded
+	// audio once, so they are what the utterance cost.
 	Searches []string
 }
 

@@ -61,7 +61,9 @@ type Garbage struct {
 	// holds ("put the volume on six", where the grammar holds "put the
 	// volume on please") is otherwise stretched onto the sentence's
 	// words, and a sentence of another meaning that differs from the
-	// one said only in a short last word wins.
+	// one said only in a short last word wins. A sentence found without
+	// them that falls under MinConfidence is measured again by the
+	// search without them, as the floor was chosen.
 	Tail, Head bool
 	// EndEntry is what entering the filler words after or before a
 	// sentence costs, on top of PerWord a word (before one, on top of

@@ -6,6 +6,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/openjibo/jibod/audio"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,6 +76,51 @@ func TestGarbageFloorOnlyWhereThePathIs(t *testing.T) {
 			} else {
 				assert.Empty(t, h)
 				assert.Equal(t, "confidence", v.Dropped)
+			}
+		})
+	}
+}
+
+// TestTailedSentenceMeasuredWithoutTheTail: filler words after a
+// sentence do not lower the confidence of a sentence found without them.
+// In "hey jibo, set a timer for ten minutes" "hey jibo" is a sentence of
+// its own, so from there on the filler words are searched beside the
+// rest, whose words score lower against each frame's best senone. Over
+// the floor the sentence is taken as found; under it, it is measured
+// again without the filler words, as a recogniser without them measures
+// it (the end-to-end test over other talkers shows what that saves).
+func TestTailedSentenceMeasuredWithoutTheTail(t *testing.T) {
+	pcm := noisy(speak(t, "hey jibo, set a timer for ten minutes"), 300, 1)
+	const said = "hey jibo set a timer for ten minutes"
+	recognize := func(tail bool, floor float64) ([]audio.Hypothesis, audio.Verdict) {
+		gb := testGarbage(t, 250)
+		gb.Tail, gb.EndEntry, gb.MinConfidence = tail, 250, floor
+		r := newTestRecognizer(t, Config{Garbage: gb})
+		h, v, err := r.RecognizeVerdict(context.Background(), pcm)
+		require.NoError(t, err)
+		return h, v
+	}
+	tests := []struct {
+		name     string
+		floor    float64
+		heard    string
+		searches []string
+	}{
+		{"over the floor: measured once", 0.7, said, []string{searchName}},
+		{"under the floor: measured without the tail", 1, "", []string{searchName, searchName + untailedSuffix}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, untailed := recognize(false, tt.floor)
+			require.Equal(t, said, untailed.Sentence)
+			h, v := recognize(true, tt.floor)
+			assert.Equal(t, tt.heard, best(h), "%+v", v)
+			assert.Equal(t, said, v.Sentence)
+			assert.Equal(t, tt.searches, v.Searches)
+			if len(tt.searches) > 1 {
+				assert.InDelta(t, untailed.Confidence, v.Confidence, 1e-9, "the confidence without the tail")
+			} else {
+				assert.Less(t, v.Confidence, untailed.Confidence, "the tail lowers it")
 			}
 		})
 	}

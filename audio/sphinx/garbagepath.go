@@ -48,6 +48,14 @@ func (r *Recognizer) addGarbage(s *search) {
 		r.log.Debug("no garbage path", "why", err)
 		return
 	}
+	if gb.Tail {
+		// The twin in which a sentence's confidence is measured (see
+		// Recognizer.decode).
+		if s.untailed, err = s.fsg.withGarbage(slices.Sorted(maps.Keys(r.garbage)), penaltyProb(gb.Entry), penaltyProb(gb.PerWord), false, gb.Head, penaltyProb(gb.EndEntry)); err != nil {
+			r.log.Debug("no garbage path", "why", err)
+			return
+		}
+	}
 	s.fsg, s.garbage = a, true
 	for w, p := range r.garbage {
 		s.prons[w] = p

@@ -55,6 +55,9 @@ const (
 	answersName = "answers"
 	// wideSuffix names a search's wider twin (see Recognizer.decode).
 	wideSuffix = "-wide"
+	// untailedSuffix names the grammar search's twin without filler
+	// words after a sentence (see Recognizer.decode).
+	untailedSuffix = "-untailed"
 	// phonesName is the phone loop's search (Config.PhoneLoop).
 	phonesName = "phones"
 	// verifyName is the verifying language model's search
@@ -303,6 +306,10 @@ type search struct {
 	prons   map[string][]string
 	// garbage: fsg holds the garbage path (Config.Garbage).
 	garbage bool
+	// untailed is fsg without the filler words after a sentence (nil
+	// where it has none): where a sentence was found without them, its
+	// confidence is measured there (Recognizer.decode).
+	untailed *automaton
 	// meanings are the grammar's sentences' meanings the rival check has
 	// asked for; nil remembers none.
 	meanings *meaningCache
@@ -687,6 +694,11 @@ func (d *decoder) setSearches(g grammarState) error {
 	if err := d.addWideGrammar(searchName+wideSuffix, g.main.text()); err != nil {
 		return err
 	}
+	if g.main.untailed != nil {
+		if err := d.addGrammar(searchName+untailedSuffix, searchGrammar{jsgf: g.main.jsgf, fsg: g.main.untailed}, 0); err != nil {
+			return err
+		}
+	}
 	if err := d.setGrammar(searchName, g.main.text()); err != nil {
 		return err
 	}
@@ -881,13 +893,16 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	// refused is what the robot hears where the grammar's sentence is
 	// refused: nothing, or the fallback's transcript.
 	refused := func() ([]audio.Hypothesis, error) { return nil, nil }
-	if g.fallback != "" && name == searchName {
-		var f *features
+	// f are the utterance's features, kept for a second search of it.
+	var f *features
+	if (g.fallback != "" || g.untailed != nil) && name == searchName {
 		if best, f, err = d.searchKeeping(ctx, name, pcm); err != nil {
 			return nil, err
 		}
 		defer f.free()
-		refused = func() ([]audio.Hypothesis, error) { return r.fallback(ctx, d, g, f, pcm, v) }
+		if g.fallback != "" {
+			refused = func() ([]audio.Hypothesis, error) { return r.fallback(ctx, d, g, f, pcm, v) }
+		}
 	} else if best, err = d.search(ctx, name, pcm); err != nil {
 		return nil, err
 	}
@@ -934,9 +949,38 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		v.Dropped = "decoy"
 		return nil, nil
 	}
+	minConf := r.minConfidence(g)
+	if heard != nil && heard.text == cleanTranscript(best.text) {
+		// Both searches heard the same words: their agreement vouches
+		// for the sentence as much as a higher score would.
+		minConf = min(minConf, agreedMinConfidence)
+	}
 	segs := d.align()
 	perFrame, conf := confidence(segs)
 	cover := coverage(segs, pcm)
+	if conf < minConf && f != nil && g.untailed != nil && r.cfg.Accept == nil {
+		// The sentence was found without filler words after it, so they
+		// have said their part; but wherever a shorter sentence ended
+		// earlier ("set a timer" of "set a timer for ten minutes") their
+		// HMMs were searched from there on, each frame's best senone is a
+		// better one, and the rest of the sentence scores lower than the
+		// floor, chosen without them, expects (most of all over other
+		// talkers, whom the common words fit). Its confidence is measured
+		// as the floor was: by the search without them, which must find
+		// the same sentence.
+		again, err := d.searchFeatures(ctx, searchName+untailedSuffix, f)
+		if err != nil {
+			return nil, err
+		}
+		if again.text != best.text {
+			r.log.Debug("rejected: without filler words after it another sentence fits", "text", best.text, "untailed", again.text, "confidence", conf)
+			v.Confidence, v.Coverage, v.Dropped = conf, cover, "confidence"
+			return refused()
+		}
+		segs = d.align()
+		perFrame, conf = confidence(segs)
+		cover = coverage(segs, pcm)
+	}
 	v.Confidence, v.Coverage = conf, cover
 	feats := HypothesisFeatures(d.wordSpans(segs), cover, len(pcm)/floorFrame, v.SNR)
 	v.Features = feats[:]
@@ -983,12 +1027,6 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 				texts[i] = strings.Join(strings.Fields(t)[len(wake):], " ")
 			}
 		}
-	}
-	minConf := r.minConfidence(g)
-	if heard != nil && heard.text == cleanTranscript(best.text) {
-		// Both searches heard the same words: their agreement vouches
-		// for the sentence as much as a higher score would.
-		minConf = min(minConf, agreedMinConfidence)
 	}
 	if r.cfg.Accept != nil {
 		if !accepted && (heard == nil || heard.text != cleanTranscript(best.text)) {

@@ -28,15 +28,14 @@ const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 // (docs/hearing.md).
 const EnvGarbageEnds = "JIBOD_SPHINX_GARBAGE_ENDS"
 
-// Filler words after a sentence are measured, not the default
-// (docs/hearing.md): they stop most wrong actions and all but one of the
-// tuning side's everyday sentences acted on, but the filler words
-// re-entered after every sentence's end lower a sentence's confidence,
-// and plain commands said well fall under the floor ("hey jibo, set a
-// timer", 0.75 → 0.70). Entering them costs as much as a filler word
-// (at no cost a final consonant's release went to a filler word).
+// Filler words may follow a sentence by default (docs/hearing.md): a
+// word said beyond what the sentence holds is explained by them instead
+// of being stretched onto its last word, so out-of-grammar wordings and
+// everyday speech are refused rather than forced onto a command.
+// Entering them costs as much as a filler word (at no cost a final
+// consonant's release went to a filler word).
 const (
-	garbageEnds     = "off"
+	garbageEnds     = "tail"
 	garbageEndEntry = 250.0
 )
 
@@ -61,10 +60,12 @@ const garbageMinConfidence = 0.7
 
 // garbageFor is the garbage path g (nil: none) as the recogniser gets
 // it, for the acoustic model in dir: with garbageMinConfidence, chosen
-// with Debian's model and its default floors. Where something else
-// decides from scores measured without the path (floors set in
-// sphinx.floors, an adapted model's own, the acceptance model) there is
-// no path, and a log line says so.
+// with Debian's model and its default floors (with filler words after a
+// sentence too: the recogniser measures a sentence under the floor
+// again without them). Where something else decides from scores
+// measured without the path (floors set in sphinx.floors, an adapted
+// model's own, the acceptance model) there is no path, and a log line
+// says so.
 func garbageFor(g *sphinx.Garbage, dir string, floorsSet, accept bool, log *slog.Logger) *sphinx.Garbage {
 	if g == nil {
 		return nil

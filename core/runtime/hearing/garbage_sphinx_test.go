@@ -17,7 +17,7 @@ import (
 func TestGarbageFromEnv(t *testing.T) {
 	common, err := sphinx.CommonWords(garbageWords)
 	require.NoError(t, err)
-	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord, EndEntry: garbageEndEntry}
+	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord, EndEntry: garbageEndEntry, Tail: true}
 	tests := []struct {
 		value string
 		want  *sphinx.Garbage
@@ -27,8 +27,8 @@ func TestGarbageFromEnv(t *testing.T) {
 		{value: "", want: on},
 		{value: "off"},
 		{value: "on", want: on},
-		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250, EndEntry: garbageEndEntry}},
-		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300, EndEntry: garbageEndEntry}, words: 25},
+		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250, EndEntry: garbageEndEntry, Tail: true}},
+		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300, EndEntry: garbageEndEntry, Tail: true}, words: 25},
 		{value: "1,2,3,4", err: `JIBOD_SPHINX_GARBAGE="1,2,3,4": want off, on or ENTRY,PERWORD[,WORDS]`},
 		{value: "300", err: "want off, on or ENTRY,PERWORD[,WORDS]"},
 		{value: "-1,200", err: "penalties in 0..5000"},
@@ -66,7 +66,7 @@ func TestGarbageFromEnv(t *testing.T) {
 }
 
 // TestGarbageEndsFromEnv: JIBOD_SPHINX_GARBAGE_ENDS puts the filler
-// words after a sentence, before one, both or neither (also when unset),
+// words after a sentence (also when unset), before one, both or neither,
 // at the chosen entry cost or the one given; a bad value is named with
 // what is wanted.
 func TestGarbageEndsFromEnv(t *testing.T) {
@@ -76,7 +76,7 @@ func TestGarbageEndsFromEnv(t *testing.T) {
 		entry      float64
 		err        string
 	}{
-		{value: "", entry: garbageEndEntry},
+		{value: "", tail: true, entry: garbageEndEntry},
 		{value: "tail", tail: true, entry: garbageEndEntry},
 		{value: "off", entry: garbageEndEntry},
 		{value: "head", head: true, entry: garbageEndEntry},
@@ -128,14 +128,19 @@ func TestGarbageEndsFromEnv(t *testing.T) {
 }
 
 // TestGarbageFor: with Debian's model and its own floors the garbage
-// path gets its confidence floor (the recogniser's stays the usual one,
-// for every other search); floors set in the configuration, an adapted
+// path gets its confidence floor, the same with filler words after a
+// sentence (the recogniser's stays the usual one, for every other
+// search); floors set in the configuration, an adapted
 // model's own and the acceptance model, all measured without the path,
 // turn it off.
 func TestGarbageFor(t *testing.T) {
 	g := &sphinx.Garbage{Words: []string{"the"}, PerWord: 250}
 	with := *g
 	with.MinConfidence = garbageMinConfidence
+	tail := *g
+	tail.Tail = true
+	tailWith := tail
+	tailWith.MinConfidence = garbageMinConfidence
 	tests := []struct {
 		name      string
 		g         *sphinx.Garbage
@@ -145,6 +150,8 @@ func TestGarbageFor(t *testing.T) {
 		want      *sphinx.Garbage
 	}{
 		{"Debian's model", g, sphinx.DefaultModelDir, false, false, &with},
+		{"fillers after a sentence", &tail, sphinx.DefaultModelDir, false, false, &tailWith},
+		{"fillers after a sentence, sphinx.floors set", &tail, sphinx.DefaultModelDir, true, false, nil},
 		{"none asked for", nil, sphinx.DefaultModelDir, false, false, nil},
 		{"sphinx.floors set", g, sphinx.DefaultModelDir, true, false, nil},
 		{"an adapted model", g, "/state/acoustic-model", false, false, nil},
