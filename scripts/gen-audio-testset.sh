@@ -145,6 +145,11 @@ done
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# room_tail: how long babble and music go on after the speech's 0.6 s of
+# tail (mix): long enough for the voice activity detector's 6 s window
+# of the background to hold the room alone, so an utterance that began
+# with the room ends on the room, as it would live.
+room_tail=8
 
 # Commands the built-in skills understand, as people say them.
 commands=(
@@ -574,7 +579,12 @@ rms() { sox "$1" -n stat 2>&1 | awk '/RMS[ ]+amplitude/ {print $3}'; }
 # mix LEVEL IN OUT: 0.4 s of lead-in and 0.6 s of tail, then the level's
 # condition: clean; snrN pink noise, babbleN babble, musicN music at N dB
 # signal-to-noise ratio (by RMS over the speech); reverb, a reverberant
-# room; far, far from the microphone.
+# room; far, far from the microphone. Babble and music go on for
+# room_tail more after that, as a room does: a file that stopped while
+# they played would end the stream inside the utterance, which a live
+# robot never sees (the listener drops an utterance the stream cut off).
+# The lead-in, the speech and the first 0.6 s after it are what they were
+# without it, sample for sample.
 mix() {
 	local level=$1 in=$2 dst=$3
 	sox -R -q "$in" "$tmp/pad.wav" pad 0.4 0.6
@@ -608,14 +618,20 @@ mix() {
 		sox -R -q -n -r 16000 -c 1 -b 16 "$tmp/noise.wav" synth "$dur" pinknoise vol "$vol"
 		;;
 	babble* | music*)
-		# A stretch of the long track, starting elsewhere each file.
+		# A stretch of the long track, starting elsewhere each file,
+		# scaled by its part under the padded speech; the track played
+		# twice over, so the room's tail never runs out.
 		local track=$tmp/${level%%[0-9]*}.wav
 		local len off
 		len=$(soxi -D "$track")
 		off=$(awk -v n="$n" -v l="$len" -v d="$dur" 'BEGIN { printf "%.2f", (n * 7.31) % (l - d - 1) }')
+		[ -f "$tmp/twice-${track##*/}" ] || sox -R -q "$track" "$track" "$tmp/twice-${track##*/}"
 		sox -R -q "$track" "$tmp/piece.wav" trim "$off" "$dur"
 		vol=$(awk -v r="$r" -v s="$snr" -v b="$(rms "$tmp/piece.wav")" 'BEGIN { printf "%.6f", r / (10 ^ (s / 20)) / b }')
+		sox -R -q "$tmp/twice-${track##*/}" "$tmp/piece.wav" trim "$off" "$(awk -v d="$dur" -v t="$room_tail" 'BEGIN { print d + t }')"
 		sox -R -q -V1 "$tmp/piece.wav" "$tmp/noise.wav" vol "$vol"
+		sox -R -q "$tmp/pad.wav" "$tmp/padded.wav" pad 0 "$room_tail"
+		mv "$tmp/padded.wav" "$tmp/pad.wav"
 		;;
 	*)
 		echo "gen-audio-testset: unknown noise level $level" >&2

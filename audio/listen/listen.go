@@ -461,9 +461,10 @@ func (l *Listener) read(ctx context.Context, jobs chan<- job) error {
 // utteranceEnded takes an utterance the detector reported whole (j, its
 // segment still the detector's buffer), the transformers' cancellation
 // of it, if any: an utterance of the background alone is reported and
-// not recognised; any other is cut to the speaker (unless the wake
-// phrase was spotted in it, which must stay whole), reported, counted,
-// and queued for recognition unless cancelled. It returns false when ctx
+// not recognised; any other is cut to the speaker (only where they
+// stopped when the wake phrase was spotted in it, which must stay
+// whole), reported, counted, and queued for recognition unless
+// cancelled. It returns false when ctx
 // ended while queueing.
 func (l *Listener) utteranceEnded(ctx context.Context, jobs chan<- job, j job, cancel *transform.Cancel) bool {
 	j.seg.PCM = append([]int16(nil), j.seg.PCM...) // the detector reuses its buffer
@@ -473,6 +474,8 @@ func (l *Listener) utteranceEnded(ctx context.Context, jobs chan<- job, j job, c
 	}
 	if !j.spotted {
 		j.seg = j.seg.SpeakerPart(l.det.Config().PreRoll)
+	} else {
+		j.seg = j.seg.SpeakerHead()
 	}
 	l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
 	l.count(func(s *Stats) { s.Utterances++ })

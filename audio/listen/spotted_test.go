@@ -2,6 +2,7 @@ package listen
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -186,4 +187,37 @@ func TestSettle(t *testing.T) {
 			assert.Equal(t, tc.got, settle(tc.pcm, tc.cut))
 		})
 	}
+}
+
+// TestListenerHearsTheCommandAfterTheWakeNotTheTalkAfterIt is issue 24's
+// item 2 where other people start talking with the person, too late for
+// the detector to know the room: "hey jibo" and the command, then the
+// talk goes on. The utterance runs on into the talk; the command after
+// the wake phrase is recognised up to the person's last syllable, not
+// with seconds of the talk after it.
+func TestListenerHearsTheCommandAfterTheWakeNotTheTalkAfterIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		s := (&script{}).babble(400*time.Millisecond, 300, rng)
+		phraseEnd := 400*time.Millisecond + 600*time.Millisecond
+		s.say(600*time.Millisecond).babble(100*time.Millisecond, 300, rng)
+		for range 8 { // 1.3 s of syllables 26 dB over the talk
+			s.say(100*time.Millisecond).babble(60*time.Millisecond, 300, rng)
+		}
+		s.babble(8*time.Second, 300, rng)
+		w := newWorld(t)
+		asr := &heardASR{fakeASR: fakeASR{script: [][]audio.Hypothesis{hyp("what time is it")}}}
+		src := &hookSource{pcm: s.pcm, hooks: map[int64]func(){}}
+		det := &scriptedWake{at: []int64{at(phraseEnd + 50*time.Millisecond)}, lag: at(50 * time.Millisecond)}
+		_, err := runListener(t, w, src, asr, func(c *Config) {
+			c.Wake = det
+			c.Logger = testLogger()
+		})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"voice"}, w.wakes())
+		assert.Equal(t, [][]any{{"what time is it"}}, w.commands(), "the command is heard")
+		require.Len(t, asr.lengths, 1)
+		heard := time.Duration(asr.lengths[0]) * time.Second / rate
+		assert.Less(t, heard, vad.Defaults.PreRoll+2*time.Second, "the command without the talk after it (heard %v)", heard)
+	})
 }

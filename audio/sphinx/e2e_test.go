@@ -318,6 +318,39 @@ func TestSpokenCommandOverBabbleEnds(t *testing.T) {
 	assert.Equal(t, []string{"jibo.clock:time_now"}, intents(types), "the clock answers (heard %v)", heard)
 }
 
+// TestSpokenCommandAsTalkersStartEndToEnd is issue 24's item 2 where
+// the talkers start with the person: "hey jibo, what time is it" said 10
+// dB over two other talkers who began only 0.4 s before (too little for
+// the detector to know the room) and go on for 8 s after. The
+// utterance runs on into the talk after the person; the recogniser gets
+// the command up to the person's last syllable, and the clock answers.
+func TestSpokenCommandAsTalkersStartEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	cmd := speak(t, "hey jibo, what time is it")
+	lead := 2 * audio.SampleRate / 5
+	bed := babble(t, len(cmd)/audio.SampleRate+9)
+	scale := rms(cmd) / math.Pow(10, 10.0/20) / rms(bed)
+	mix := make([]int16, len(bed))
+	for i := range bed {
+		v := float64(bed[i]) * scale
+		if j := i - lead; j >= 0 && j < len(cmd) {
+			v += float64(cmd[j])
+		}
+		mix[i] = int16(max(-32768, min(32767, v)))
+	}
+	trace := traceData(t, bin, writeWAV(t, mix))
+	var types []string
+	var heard []any
+	for _, m := range trace {
+		types = append(types, m.Type)
+		if m.Type == "jibo.audio.recognized" {
+			heard = append(heard, m.Data["hypotheses"])
+		}
+	}
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice over the talkers")
+	assert.Equal(t, []string{"jibo.clock:time_now"}, intents(types), "the clock answers (heard %v)", heard)
+}
+
 type traced struct {
 	Type string         `json:"type"`
 	Data map[string]any `json:"data"`

@@ -277,12 +277,21 @@ const speakerTail = 300 * time.Millisecond
 // utterance; else the segment as it is. PCM is a part of s's.
 func (s Segment) SpeakerPart(preRoll time.Duration) Segment {
 	samples := func(d time.Duration) int64 { return int64(d) * SampleRate / int64(time.Second) }
-	end := s.From + int64(len(s.PCM))
 	if s.SpeakerStart-s.Start >= samples(speakerGap) {
 		from := max(s.From, s.SpeakerStart-samples(preRoll))
 		s.PCM = s.PCM[from-s.From:]
 		s.From, s.Start = from, s.SpeakerStart
 	}
+	return s.SpeakerHead()
+}
+
+// SpeakerHead is the segment up to the speaker's end: where a second or
+// more of background followed their last syllable, the segment cut
+// speakerTail after it; else the segment as it is. Its start is kept (the
+// wake phrase said there must stay whole). PCM is a part of s's.
+func (s Segment) SpeakerHead() Segment {
+	samples := func(d time.Duration) int64 { return int64(d) * SampleRate / int64(time.Second) }
+	end := s.From + int64(len(s.PCM))
 	if s.End-s.SpeakerEnd >= samples(speakerGap) {
 		end = min(end, s.SpeakerEnd+samples(speakerTail))
 		s.PCM = s.PCM[:end-s.From]
@@ -669,7 +678,11 @@ func (d *Detector) finish(why EndReason) *Segment {
 // segment none of whose frames stands out of that background is the
 // background alone. Then for where the person speaking began: the room's talkers
 // keep their level, and the person nearer the robot stands riseDB over
-// it (speakerRise). It sets BackgroundOnly and the speaker's bounds.
+// it (speakerRise). Where no one rose over what went before, the person
+// spoke from the utterance's start (the room began with them, too late
+// to be known) and the utterance ran on into the room after them: they
+// stopped where the level stepped down to it (talkerEnd). It sets
+// BackgroundOnly and the speaker's bounds.
 func (d *Detector) rejudge(seg *Segment) {
 	if d.onsetClear && seg.Reason == EndMaxSpeech {
 		d.talkerEnd(seg)
@@ -691,16 +704,19 @@ func (d *Detector) rejudge(seg *Segment) {
 	}
 	first, last := speakerRise(levels, int(speakerBefore/FrameDuration), len(d.recent))
 	if first < 0 {
+		d.talkerEnd(seg)
 		return
 	}
 	seg.SpeakerStart = max(seg.Start, seg.From+int64(first*FrameSamples))
 	seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
 }
 
-// talkerEnd sets SpeakerEnd of an utterance that rose clear out of a
-// steady room and ran to MaxSpeech: the room was held fixed for it, so
-// other talk that followed the person without a pause (a television
-// turned on, someone else speaking) ran on in it. At each candidate step
+// talkerEnd sets SpeakerEnd of an utterance the person spoke from its
+// start and other talk ran on in after them: one that rose clear out of
+// a steady room and ran to MaxSpeech (the room was held fixed for it, so
+// other talk that followed the person without a pause, a television
+// turned on, someone else speaking, ran on in it), or one over talkers
+// or music that began with the person. At each candidate step
 // the person's level is the 90th percentile of all their part before
 // it, the other talk's that of all that follows up to the cut, each
 // speakerGap or longer. The step taken is the first within riseDB of the

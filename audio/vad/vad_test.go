@@ -439,6 +439,27 @@ func TestDetectorFindsTheSpeakerInBabble(t *testing.T) {
 		near(t, from, speech.SpeakerStart, 200*time.Millisecond, "speaker's start")
 		near(t, to, speech.SpeakerEnd, 300*time.Millisecond, "speaker's end")
 	})
+	t.Run("babble starting with the speech", func(t *testing.T) {
+		// Too little babble before the person to know the room: the
+		// utterance runs on into the babble after them, and where they
+		// stopped is where the level stepped down to it.
+		s := newSig().babble(400*time.Millisecond, -40)
+		from, to := speaker(s)
+		s.babble(8*time.Second, -40)
+		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+		require.NotEmpty(t, segs)
+		speech := segs[0]
+		assert.False(t, speech.BackgroundOnly)
+		assert.Less(t, speech.Start, at(from+200*time.Millisecond), "the utterance began with the person")
+		assert.Greater(t, speech.End, at(to+time.Second), "it ran on into the babble")
+		// A loud moment of the babble soon after them can pass for their
+		// last syllable; a second of the babble after it is not theirs.
+		assert.GreaterOrEqual(t, speech.SpeakerEnd, at(to-300*time.Millisecond), "the speaker's end is not before their last syllable")
+		assert.LessOrEqual(t, speech.SpeakerEnd, speech.End-at(speakerGap), "a second or more of babble after the speaker")
+		part := speech.SpeakerPart(Defaults.PreRoll)
+		assert.Equal(t, speech.From, part.From, "the start kept")
+		assert.Equal(t, speech.SpeakerEnd, part.End, "cut where the person stopped")
+	})
 	t.Run("steady noise", func(t *testing.T) {
 		s := newSig().noise(3*time.Second, -40).tone(time.Second, -33, -40).noise(2*time.Second, -40)
 		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
