@@ -602,12 +602,67 @@ func (b *builder) sequence(in Intent, sample string) (_ []label, why string, _ e
 			b.g.slots[key] = map[string]string{}
 		}
 		b.g.slots[key][part.slot] = name
+		if n := len(seq); n > 0 && articles[seq[n-1].word] {
+			if name = b.withoutArticle(name); name == "" {
+				return nil, fmt.Sprintf("every value of {%s} starts with an article, as the word before it", part.slot), nil
+			}
+		}
 		seq = append(seq, label{rule: name})
 	}
 	if len(seq) == 0 {
 		return nil, "no words", nil
 	}
 	return seq, "", nil
+}
+
+// articles are the words no value may start with after one of them:
+// "make a {duration} timer" is no "make a a minute timer" (a path the
+// recogniser would otherwise take for speech).
+var articles = map[string]bool{"a": true, "an": true, "the": true}
+
+// withoutArticle returns the rule of name's values that do not start
+// with an article, made once (name itself when none does; "" when every
+// one does). Only the first words differ, so the new tree shares the
+// rest of name's.
+func (b *builder) withoutArticle(name string) string {
+	r := b.g.rules[name]
+	if r == nil { // the open slot: any known word
+		return name
+	}
+	derived := name + "_na"
+	if _, ok := b.g.rules[derived]; ok {
+		return derived
+	}
+	root := &node{end: r.root.end}
+	changed := false
+	for l, c := range r.root.next {
+		switch {
+		case l.rule == "" && articles[l.word]:
+			changed = true
+			continue
+		case l.rule != "":
+			inner := b.withoutArticle(l.rule)
+			if inner != l.rule {
+				changed = true
+			}
+			if inner == "" {
+				continue
+			}
+			l = label{rule: inner}
+		}
+		if root.next == nil {
+			root.next = map[label]*node{}
+		}
+		root.next[l] = c
+	}
+	switch {
+	case !changed:
+		return name
+	case root.next == nil && !root.end:
+		return ""
+	}
+	b.g.rules[derived] = &rule{name: derived, comment: r.comment + ", no article first", root: root}
+	return derived
 }
 
 type part struct{ text, slot string }

@@ -357,3 +357,38 @@ func TestBuildNeedsATemplateLanguage(t *testing.T) {
 	_, err = b.BuildAnswers(context.Background())
 	assert.ErrorContains(t, err, "no template language")
 }
+
+// TestNoArticleBeforeAnArticle: a slot straight after "a", "an" or
+// "the" takes none of its values that start with one, at any depth of
+// the classes it is made of, so "make a {duration} timer" holds no "make
+// a a minute timer" for the recogniser to take speech for; after other
+// words the slot keeps every value.
+func TestNoArticleBeforeAnArticle(t *testing.T) {
+	g, err := Build(builtinIntents(t), Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo"})
+	require.NoError(t, err)
+	tests := []struct {
+		say  string
+		want bool
+	}{
+		{"make a five minute timer", true},
+		{"start a twenty five minute timer", true},
+		{"make a half an hour timer", true},
+		{"make a a minute timer", false},
+		{"make a an hour timer", false},
+		{"make a a hundred seconds timer", false}, // "a hundred" is the count class's
+		{"set a a quarter hour timer", false},
+		{"set a timer for a minute", true},
+		{"set a timer for an hour and a half", true},
+		{"set a timer for a hundred seconds", true},
+		{"do you like the blues", true},
+		{"do you like the the blues", false},
+		{"do you like the cats", true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, g.Accepts(tt.say), "%q", tt.say)
+	}
+	vals, ok, err := g.SlotValues("jibo.timer", "set_timer", "duration", 200_000)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Contains(t, vals, "a minute", "the slot's own values keep every value")
+}

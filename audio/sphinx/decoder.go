@@ -20,17 +20,19 @@ static cmd_ln_t *newConfig(int argc, char **argv) {
 }
 
 // addJSGFWithWordBeam compiles jsgf as the search name with the word
-// exit beam given, or the decoder's own when that is wider or wbeam is 0
-// (pocketsphinx
-// reads its beams from the configuration when a search is made), and
-// puts the decoder's own back.
-static int addJSGFWithWordBeam(ps_decoder_t *ps, const char *name, const char *jsgf, double wbeam) {
+// exit beam given, or the decoder's own when that is wider or wbeam is 0,
+// and the word insertion penalty wip (pocketsphinx reads both from the
+// configuration when a search is made), and puts the decoder's own back.
+static int addJSGFWithWordBeam(ps_decoder_t *ps, const char *name, const char *jsgf, double wbeam, double wip) {
 	cmd_ln_t *c = ps_get_config(ps);
 	double old = cmd_ln_float_r(c, "-wbeam");
+	double oldWip = cmd_ln_float_r(c, "-wip");
 	if (wbeam > 0 && wbeam < old)
 		cmd_ln_set_float_r(c, "-wbeam", wbeam);
+	cmd_ln_set_float_r(c, "-wip", wip);
 	int rv = ps_set_jsgf_string(ps, name, jsgf);
 	cmd_ln_set_float_r(c, "-wbeam", old);
+	cmd_ln_set_float_r(c, "-wip", oldWip);
 	return rv;
 }
 
@@ -70,10 +72,11 @@ static int addLMFile(ps_decoder_t *ps, const char *name, const char *path, int f
 // pocketsphinx's JSGF compiler would (a word's weight is its log
 // probability, without the language weight), and compiles it with the
 // word exit beam wbeam, or the decoder's own when that is narrower or
-// wbeam is 0, putting the decoder's own back.
+// wbeam is 0, and the word insertion penalty wip, putting the decoder's
+// own back.
 static int addFSG(ps_decoder_t *ps, const char *name, int nstate, int start, int final,
                   int nword, char **words, int narc, const int *from, const int *to,
-                  const int *word, const double *prob, double wbeam) {
+                  const int *word, const double *prob, double wbeam, double wip) {
 	cmd_ln_t *c = ps_get_config(ps);
 	logmath_t *lmath = ps_get_logmath(ps);
 	fsg_model_t *fsg = fsg_model_init(name, lmath, cmd_ln_float32_r(c, "-lw"), nstate);
@@ -98,10 +101,13 @@ static int addFSG(ps_decoder_t *ps, const char *name, int nstate, int start, int
 	free(wid);
 	glist_free(fsg_model_null_trans_closure(fsg, NULL));
 	double old = cmd_ln_float_r(c, "-wbeam");
+	double oldWip = cmd_ln_float_r(c, "-wip");
 	if (wbeam > 0 && wbeam < old)
 		cmd_ln_set_float_r(c, "-wbeam", wbeam);
+	cmd_ln_set_float_r(c, "-wip", wip);
 	int rv = ps_set_fsg(ps, name, fsg);
 	cmd_ln_set_float_r(c, "-wbeam", old);
+	cmd_ln_set_float_r(c, "-wip", oldWip);
 	fsg_model_free(fsg);
 	return rv;
 }
@@ -311,6 +317,14 @@ func (d *decoder) setGrammar(name string, g searchGrammar) error {
 	return d.useSearch(name)
 }
 
+// grammarInsertionPenalty is the grammar searches' word insertion
+// penalty (pocketsphinx's -wip, a probability): none. A grammar's
+// sentences are equally likely (every transition has probability 1), so
+// a penalty on each word is a prior for the sentences with fewer words,
+// which drew speech onto two-word sentences ("how are you" as "volume
+// up"). The language-model searches keep the decoder's (-wip 0.65).
+const grammarInsertionPenalty = 1.0
+
 // wideWordBeam is the word exit beam of the wider search (see
 // addWideGrammar), against pocketsphinx's 7e-29: a word may end this far
 // below the best path and still lead on. The narrowest that finds the
@@ -360,14 +374,14 @@ func (d *decoder) addGrammar(name string, g searchGrammar, wbeam float64) error 
 			}
 		}
 		if C.addFSG(d.ps, cn, C.int(a.states), C.int(a.start), C.int(a.final), C.int(len(words)), &cwords[0],
-			C.int(len(a.arcs)), &from[0], &to[0], &word[0], &prob[0], C.double(wbeam)) < 0 {
+			C.int(len(a.arcs)), &from[0], &to[0], &word[0], &prob[0], C.double(wbeam), C.double(grammarInsertionPenalty)) < 0 {
 			return errors.New("pocketsphinx refused the grammar (a word missing from the dictionary?)")
 		}
 		return nil
 	}
 	cg := C.CString(g.jsgf)
 	defer C.free(unsafe.Pointer(cg))
-	if C.addJSGFWithWordBeam(d.ps, cn, cg, C.double(wbeam)) < 0 {
+	if C.addJSGFWithWordBeam(d.ps, cn, cg, C.double(wbeam), C.double(grammarInsertionPenalty)) < 0 {
 		return errors.New("pocketsphinx refused the grammar (JSGF syntax, or a word missing from the dictionary)")
 	}
 	return nil
