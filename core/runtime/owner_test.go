@@ -57,7 +57,7 @@ func TestRobotAsAnOwnerMeansIt(t *testing.T) {
 		}},
 		{"the volume, yes, five sets the volume", []step{
 			{"about the volume", `about the volume\?$`},
-			{"yes", `(?i)volume`},
+			{"yes", `^I can turn my volume up or down, set it from zero to ten, and turn my sound off\. (What|Which) would you like\?$`},
 			{"five", `^(OK, )?[Vv]olume 5\.$`},
 		}},
 	}

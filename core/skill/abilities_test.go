@@ -15,8 +15,8 @@ func TestAbilities(t *testing.T) {
 	tests := []struct{ name, desc, want string }{
 		{"Timer", "Sets timers, says how much time is left, and rings when one is done.",
 			"set timers, say how much time is left, and ring when one is done"},
-		{"Volume", "Turns my volume up or down, sets it from zero to ten, and mutes me.",
-			"turn my volume up or down, set it from zero to ten, and mute me"},
+		{"Volume", "Turns my volume up or down, sets it from zero to ten, and turns my sound off.",
+			"turn my volume up or down, set it from zero to ten, and turn my sound off"},
 		{"Clock", "Tells the time and the date.", "tell the time and the date"},
 		{"Chitchat", "Chats about how I am, who I am, how old I am and what I like.",
 			"chat about how I am, who I am, how old I am and what I like"},
