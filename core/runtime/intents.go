@@ -58,7 +58,11 @@ func (g stackGuesser) Guess(ctx context.Context, utterance, lang string) (fallba
 
 // Understand takes an answer as a request: what the stack would claim of
 // it among skillID's intents, else among all, or an intent of theirs whose
-// required part was not said. Nothing else: a guess is no request.
+// required part was not said. An answer that is only a value ("five
+// minutes") completes the one intent of skillID's whose requests are
+// about a slot it fills (intent.Stack.Fills): the topic named the skill,
+// the answer says the rest. Nothing else: a guess is no request, and a
+// value two intents could take is neither's.
 func (g stackGuesser) Understand(ctx context.Context, utterance, lang, skillID string) (fallback.Guess, bool) {
 	for _, only := range []string{skillID, ""} {
 		q := intent.Query{Hypotheses: intent.Texts(utterance), Lang: lang, Session: session.Empty(), Skill: only}
@@ -71,6 +75,11 @@ func (g stackGuesser) Understand(ctx context.Context, utterance, lang, skillID s
 		}
 		if c, ok, err := g.stack.Guess(ctx, q); err == nil && ok && len(c.Missing) > 0 {
 			return fallback.Guess{SkillID: c.SkillID, IntentName: c.IntentName, Slots: c.Slots, Missing: c.Missing}, true
+		}
+		if only != "" {
+			if fs := g.stack.Fills(ctx, q); len(fs) == 1 {
+				return fallback.Guess{SkillID: fs[0].SkillID, IntentName: fs[0].IntentName, Slots: map[string]string{fs[0].Slot: fs[0].Value}}, true
+			}
 		}
 		if only == "" {
 			break

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	_ "embed"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -102,9 +103,26 @@ func cutWords(s string, max int) string {
 	return string(runes[:max])
 }
 
+//go:embed verbs.txt
+var verbsText string
+
+// verbs are the plain forms of verbs.txt.
+var verbs = func() map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(verbsText, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			for _, w := range strings.Fields(line) {
+				out[w] = true
+			}
+		}
+	}
+	return out
+}()
+
 // PlainVerb turns a third-person verb into the form after "I can"
 // ("tells" → "tell", "carries" → "carry", "watches" → "watch"); false for
-// a word that is not one.
+// a word that is not one: a verb is known by its plain form in verbs.txt,
+// so a plural noun ("alarms", "news") is none.
 func PlainVerb(w string) (string, bool) {
 	l := strings.ToLower(w)
 	if l == "" || l != w && strings.ToLower(w[:1])+w[1:] != l {
@@ -120,14 +138,20 @@ func PlainVerb(w string) (string, bool) {
 	case "goes":
 		return "go", true
 	}
+	var forms []string
 	switch {
 	case len(l) > 3 && strings.HasSuffix(l, "ies"):
-		return l[:len(l)-3] + "y", true
+		forms = []string{l[:len(l)-3] + "y"}
 	case strings.HasSuffix(l, "sses"), strings.HasSuffix(l, "shes"), strings.HasSuffix(l, "ches"),
 		strings.HasSuffix(l, "xes"), strings.HasSuffix(l, "zes"):
-		return l[:len(l)-2], true
+		forms = []string{l[:len(l)-2], l[:len(l)-1]} // "watches", "snoozes"
 	case len(l) > 2 && strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") && !strings.HasSuffix(l, "us"):
-		return l[:len(l)-1], true
+		forms = []string{l[:len(l)-1]}
+	}
+	for _, f := range forms {
+		if verbs[f] {
+			return f, true
+		}
 	}
 	return "", false
 }

@@ -15,8 +15,8 @@ func TestAbilities(t *testing.T) {
 	tests := []struct{ name, desc, want string }{
 		{"Timer", "Sets timers, says how much time is left, and rings when one is done.",
 			"set timers, say how much time is left, and ring when one is done"},
-		{"Volume", "Turns my volume up or down, sets it from zero to ten, and mutes me.",
-			"turn my volume up or down, set it from zero to ten, and mute me"},
+		{"Volume", "Turns my volume up or down, sets it from zero to ten, and turns my sound off.",
+			"turn my volume up or down, set it from zero to ten, and turn my sound off"},
 		{"Clock", "Tells the time and the date.", "tell the time and the date"},
 		{"Chitchat", "Chats about how I am, who I am, how old I am and what I like.",
 			"chat about how I am, who I am, how old I am and what I like"},
@@ -31,6 +31,13 @@ func TestAbilities(t *testing.T) {
 		{"Jokes", "Jokes for all ages.", ""},
 		{"News", "Reads the news e.g. headlines, sports. Asks what you like.", "read the news e.g. headlines, sports"},
 		{"", "", ""},
+		// A plural noun is no verb, first or later.
+		{"Wake up", "Alarms for the morning.", ""},
+		{"Wake up", "Alarms for the morning, and reminders.", ""},
+		{"Alarms", "Sets timers, alarms for the morning, and reminders.", "set timers, alarms for the morning, and reminders"},
+		{"Sports", "Scores from last night's games.", ""},
+		{"Sports", "Finds last night's scores, and lists the fixtures.", "find last night's scores, and list the fixtures"},
+		{"Radio", "Plays stations from around the world, and snoozes them.", "play stations from around the world, and snooze them"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, Abilities(&registry.Manifest{Name: tt.name, Description: tt.desc}), tt.desc)
@@ -42,4 +49,33 @@ func TestAbilities(t *testing.T) {
 	first := Abilities(&registry.Manifest{Name: "X", Description: strings.Repeat("Sings a very long song ", 40) + "."})
 	assert.LessOrEqual(t, utf8.RuneCountInString(first), maxAbilities, "one long clause is bounded too")
 	assert.True(t, strings.HasPrefix(first, "sing a very long song Sings") && strings.HasSuffix(first, "song"), first)
+}
+
+// A third-person form is a verb only when its plain form is a known verb.
+func TestPlainVerb(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"Tells", "tell", true},
+		{"carries", "carry", true},
+		{"watches", "watch", true},
+		{"snoozes", "snooze", true},
+		{"uses", "use", true},
+		{"is", "be", true},
+		{"Does", "do", true},
+		{"alarms", "", false},
+		{"Alarms", "", false},
+		{"news", "", false},
+		{"scores", "", false},
+		{"jokes", "", false},
+		{"tell", "", false},
+		{"BBC", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := PlainVerb(tt.in)
+		assert.Equal(t, tt.ok, ok, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+	}
 }

@@ -52,6 +52,14 @@ type LanguageData struct {
 	// an utterance with one asks for what an intent does only where the
 	// intent's templates say a negation before the same word.
 	Negations []string
+	// Readings map a phrase of two words to the one word the tier reads it
+	// as ("do not" → "dont"), in utterances, templates and background
+	// alike: "do not be quiet" is "dont be quiet".
+	Readings map[string]string
+	// Opposites are pairs of words that name opposite actions ("on off",
+	// "up down"): a request that names both, where no template of the
+	// intent says both, asks for neither ("turn it off and on again").
+	Opposites [][2]string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -71,6 +79,12 @@ type Language struct {
 	questions   map[string]bool
 	particles   map[string]bool
 	negations   map[string]bool
+	// readings are the Readings, by their first word then second.
+	readings map[string]map[string]string
+	// readAs holds the words Readings read phrases as.
+	readAs map[string]bool
+	// opposites maps a word to the words opposite it.
+	opposites map[string][]string
 	// polite are the two-word prefixes that are also questions ("can
 	// you"): they wrap a request rather than ask.
 	polite map[string]bool
@@ -91,7 +105,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, negations: map[string]bool{}, polite: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, negations: map[string]bool{}, readings: map[string]map[string]string{}, readAs: map[string]bool{}, opposites: map[string][]string{}, polite: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -100,11 +114,31 @@ func NewLanguage(d LanguageData) (*Language, error) {
 	case len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect) > MaxWrappers:
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
 	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries ||
-		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries || len(d.Particles) > MaxListEntries || len(d.Negations) > MaxListEntries:
-		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles, negations or open values over %d", MaxListEntries)
+		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries || len(d.Particles) > MaxListEntries || len(d.Negations) > MaxListEntries ||
+		len(d.Readings) > MaxListEntries || len(d.Opposites) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles, negations, readings, opposites or open values over %d", MaxListEntries)
+	}
+	for from, to := range d.Readings {
+		ws, as := strings.Fields(intent.Normalize(from)), strings.Fields(intent.Normalize(to))
+		if len(ws) != 2 || len(as) != 1 {
+			return nil, fmt.Errorf("language data: reading %q as %q is not two words read as one", from, to)
+		}
+		if l.readings[ws[0]] == nil {
+			l.readings[ws[0]] = map[string]string{}
+		}
+		l.readings[ws[0]][ws[1]] = as[0]
+		l.readAs[as[0]] = true
+	}
+	for _, o := range d.Opposites {
+		a, b := strings.Fields(intent.Normalize(o[0])), strings.Fields(intent.Normalize(o[1]))
+		if len(a) != 1 || len(b) != 1 || a[0] == b[0] {
+			return nil, fmt.Errorf("language data: opposites %q and %q are not two different words", o[0], o[1])
+		}
+		l.opposites[a[0]] = append(l.opposites[a[0]], b[0])
+		l.opposites[b[0]] = append(l.opposites[b[0]], a[0])
 	}
 	for _, s := range d.Background {
-		if ws := strings.Fields(intent.Normalize(s)); len(ws) > 0 {
+		if ws := l.read(strings.Fields(intent.Normalize(s))); len(ws) > 0 {
 			l.background = append(l.background, ws)
 		}
 	}
@@ -255,6 +289,21 @@ func EnglishData() (LanguageData, error) {
 	for _, line := range read("negations.txt") {
 		d.Negations = append(d.Negations, strings.Fields(line)...)
 	}
+	d.Readings = map[string]string{}
+	for _, line := range read("readings.txt") {
+		from, to, ok := strings.Cut(line, "=")
+		if !ok {
+			return d, fmt.Errorf("built-in English data: readings.txt: %q is not \"two words = one\"", line)
+		}
+		d.Readings[strings.TrimSpace(from)] = strings.TrimSpace(to)
+	}
+	for _, line := range read("opposites.txt") {
+		ws := strings.Fields(line)
+		if len(ws) != 2 {
+			return d, fmt.Errorf("built-in English data: opposites.txt: %q is not two words", line)
+		}
+		d.Opposites = append(d.Opposites, [2]string{ws[0], ws[1]})
+	}
 	for _, line := range read("particles.txt") {
 		d.Particles = append(d.Particles, strings.Fields(line)...)
 	}
@@ -294,6 +343,55 @@ func (l *Language) form(words []string) []string {
 			i > 0 && l.questions[words[i-1]+" "+w] || i+1 < len(words) && l.questions[w+" "+words[i+1]] {
 			out = append(out, w)
 		}
+	}
+	return out
+}
+
+// read reads words as the tier does: each phrase of Readings as its one
+// word ("do not be quiet" as "dont be quiet"). words is not changed.
+func (l *Language) read(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		if i+1 < len(words) {
+			if to, ok := l.readings[words[i]][words[i+1]]; ok {
+				if out == nil {
+					out = slices.Clone(words[:i])
+				}
+				out = append(out, to)
+				i++
+				continue
+			}
+		}
+		if out != nil {
+			out = append(out, words[i])
+		}
+	}
+	if out == nil {
+		return words
+	}
+	return out
+}
+
+// readTokens is read on a skeleton's text, slots kept in place.
+func (l *Language) readTokens(sk skeleton) skeleton {
+	var out skeleton
+	for i := 0; i < len(sk); i++ {
+		if i+1 < len(sk) && sk[i].slot == "" && sk[i+1].slot == "" {
+			if to, ok := l.readings[sk[i].text][sk[i+1].text]; ok {
+				if out == nil {
+					out = slices.Clone(sk[:i])
+				}
+				out = append(out, token{text: to})
+				i++
+				continue
+			}
+		}
+		if out != nil {
+			out = append(out, sk[i])
+		}
+	}
+	if out == nil {
+		return sk
 	}
 	return out
 }

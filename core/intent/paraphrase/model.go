@@ -81,6 +81,25 @@ type intentInfo struct {
 	// the whole request ("thanks"): for it they ask, and tell it from
 	// another intent, though they are no evidence of what it is about.
 	own map[string]bool
+	// together holds the pairs of opposites (Language.Opposites) one of
+	// its templates says in one sentence.
+	together pairSet
+}
+
+// pairSet holds pairs of words, in either order.
+type pairSet map[[2]string]bool
+
+func (p pairSet) has(a, b string) bool { return p[[2]string{a, b}] || p[[2]string{b, a}] }
+
+// add adds the pairs of opposites words says.
+func (p pairSet) add(lang *Language, words []string) {
+	for _, w := range words {
+		for _, o := range lang.opposites[w] {
+			if slices.Contains(words, o) {
+				p[[2]string{w, o}] = true
+			}
+		}
+	}
 }
 
 // function reports whether w is a function word for the intent when
@@ -150,7 +169,7 @@ func (m *Model) Classify(utterance string) Decision {
 // context is not live (CTX-11) is, and their probability counts for
 // "none".
 func (m *Model) ClassifyAmong(utterance string, allow func(Label) bool) Decision {
-	words := strings.Fields(intent.Normalize(utterance))
+	words := m.lang.read(strings.Fields(intent.Normalize(utterance)))
 	if len(words) == 0 {
 		return Decision{Reason: "empty utterance"}
 	}
@@ -331,6 +350,8 @@ func (m *Model) evidence(c, r int, words []string) (bool, string) {
 		// "[the] weather"): the skill's own word for it.
 	case m.negates(info, words):
 		return false, fmt.Sprintf("negated: %s never says what follows a negation here", m.labels[c])
+	case m.opposed(info, words, inSlot) != "":
+		return false, fmt.Sprintf("names both %s, opposite actions %s never says together", m.opposed(info, words, inSlot), m.labels[c])
 	case !info.asks && m.asks(words):
 		return false, fmt.Sprintf("a question, and %s is asked for, never asked about", m.labels[c])
 	case len(spans) == 0 && m.lone(info, words):
@@ -354,6 +375,24 @@ func (m *Model) negates(info *intentInfo, words []string) bool {
 		}
 	}
 	return false
+}
+
+// opposed returns two opposite words the utterance says outside the
+// slots ("off and on") that no template of the intent says together, ""
+// for none: a request for both actions is a request for neither, and
+// which one the model favours is chance ("turn it off and on again").
+func (m *Model) opposed(info *intentInfo, words []string, inSlot []bool) string {
+	for i, w := range words {
+		if inSlot[i] {
+			continue
+		}
+		for j, o := range words {
+			if j > i && !inSlot[j] && slices.Contains(m.lang.opposites[w], o) && !info.together.has(w, o) {
+				return w + " and " + o
+			}
+		}
+	}
+	return ""
 }
 
 // asks reports whether the utterance opens with a question, one-word

@@ -283,6 +283,34 @@ func TestEnglishData(t *testing.T) {
 	assert.Contains(t, d.Negations, "dont")
 	_, err = NewLanguage(LanguageData{Background: bg, Negations: []string{"do not"}})
 	assert.ErrorContains(t, err, `negation "do not" is not one word`)
+	assert.Equal(t, "dont", d.Readings["do not"])
+	assert.Contains(t, d.Opposites, [2]string{"on", "off"})
+	_, err = NewLanguage(LanguageData{Background: bg, Readings: map[string]string{"do not": "do not"}})
+	assert.ErrorContains(t, err, "not two words read as one")
+	_, err = NewLanguage(LanguageData{Background: bg, Readings: map[string]string{"not": "nt"}})
+	assert.ErrorContains(t, err, "not two words read as one")
+	_, err = NewLanguage(LanguageData{Background: bg, Opposites: [][2]string{{"on", "on"}}})
+	assert.ErrorContains(t, err, "not two different words")
+	_, err = NewLanguage(LanguageData{Background: bg, Opposites: [][2]string{{"switch on", "off"}}})
+	assert.ErrorContains(t, err, "not two different words")
+}
+
+// TestReadings: two words a reading lists are read as its one word,
+// wherever they stand; other words are left as said.
+func TestReadings(t *testing.T) {
+	l, err := English()
+	require.NoError(t, err)
+	tests := []struct{ in, want string }{
+		{"do not be quiet", "dont be quiet"},
+		{"please do not do not", "please dont dont"},
+		{"what do you not like", "what do you not like"},
+		{"do", "do"},
+		{"not", "not"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, strings.Join(l.read(strings.Fields(tt.in)), " "), tt.in)
+	}
 }
 
 // A fragment, or a sentence that only names what a request would be

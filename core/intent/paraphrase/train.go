@@ -433,11 +433,20 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 		}
 	}
 	sks := g.skeletons(rng, per)
+	for i, sk := range sks {
+		sks[i] = lang.readTokens(sk)
+		for _, t := range sks[i] {
+			if t.slot == "" && lang.readAs[t.text] {
+				info.words[t.text], info.literal[t.text] = true, true
+			}
+		}
+	}
 	// A word is a topic of the intent when its templates mostly say it
 	// after a determiner: "timer" in "cancel my timer", not "loud" in "not
 	// that loud".
 	info.topic, info.pairs, info.negated = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	info.whole, info.forms, info.bare = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	info.together = pairSet{}
 	addWhole := func(sk skeleton) {
 		if sk.hasSlot() {
 			return
@@ -448,6 +457,7 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 		}
 		info.whole[strings.Join(ws, " ")] = true
 		info.bare[strings.Join(lang.unwrap(ws), " ")] = true
+		info.together.add(lang, ws)
 	}
 	// What the templates say as it stands is read from every expansion of
 	// a line small enough to expand, not only from the sampled ones: a
@@ -460,12 +470,19 @@ func (g *grammar) study(rng *rand.Rand, lang *Language, per int) (*intentInfo, [
 		}
 		budget -= n
 		for _, r := range g.enumerate(line, 0) {
-			addWhole(tokens(r))
+			addWhole(lang.readTokens(tokens(r)))
 		}
 	}
 	said, introduced := map[string]int{}, map[string]int{}
 	for _, sk := range sks {
 		addWhole(sk)
+		var ws []string
+		for _, t := range sk {
+			if t.slot == "" {
+				ws = append(ws, t.text)
+			}
+		}
+		info.together.add(lang, ws)
 	}
 	info.own = map[string]bool{}
 	for b := range info.bare {

@@ -210,6 +210,13 @@ func TestNegationsAndQuestionsDoNotAct(t *testing.T) {
 		{say: "why is mute on"},
 		{say: "how do i turn the mute off"},
 		{say: "dont be quiet", want: "jibo.volume:unmute"},
+		{say: "do not be quiet", want: "jibo.volume:unmute"}, // "do not" is read as "dont"
+		{say: "do not be silent", want: "jibo.volume:unmute"},
+		{say: "do not mute"},
+		{say: "please do not mute yourself"},
+		{say: "do not set a timer"},
+		{say: "do not cancel the timer"},
+		{say: "do not turn the volume up"},
 		{say: "please dont be quiet", want: "jibo.volume:unmute"},
 		{say: "i dont need the timer anymore", want: "jibo.timer:cancel_timer"},
 		{say: "not so loud", want: "jibo.volume:volume_down"},
@@ -233,10 +240,38 @@ func TestNegationsAndQuestionsDoNotAct(t *testing.T) {
 		"dont turn the mute off":     "negated",
 		"is the mute on":             "a question",
 		"how do i turn the mute off": "a question",
+		"do not cancel the timer":    "negated",
 	} {
 		d, err := st.tier.Explain(say, "en-us")
 		require.NoError(t, err)
 		assert.False(t, d.Claim, say)
 		assert.Contains(t, d.Reason, reason, say)
 	}
+}
+
+// TestOppositesAskForNeither: a request that names two opposite actions
+// ("off and on", "up and down", "mute then unmute") asks for neither, and
+// the robot acts on none of them; one that names one still acts. Written
+// for this test.
+func TestOppositesAskForNeither(t *testing.T) {
+	st := newStages(t)
+	tests := []struct{ say, want string }{
+		{say: "turn it off and on again"},
+		{say: "have you tried turning it off and on again"},
+		{say: "mute then unmute"},
+		{say: "turn the volume up and down"},
+		{say: "turn it up and then down again"},
+		{say: "turn the sound back on", want: "jibo.volume:unmute"},
+		{say: "turn the volume up", want: "jibo.volume:volume_up"},
+		{say: "turn it back on please", want: "jibo.volume:unmute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.say, func(t *testing.T) {
+			assert.Equal(t, tt.want, st.claim(t, st.robot, tt.say).intent)
+		})
+	}
+	d, err := st.tier.Explain("turn it off and on again", "en-us")
+	require.NoError(t, err)
+	assert.False(t, d.Claim)
+	assert.Contains(t, d.Reason, "names both off and on")
 }

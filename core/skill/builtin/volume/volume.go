@@ -63,7 +63,7 @@ var files embed.FS
 func Manifest() *registry.Manifest {
 	return &registry.Manifest{
 		ID: ManifestID, Version: "1.0.0", Name: "Volume",
-		Description:       "Turns my volume up or down, sets it from zero to ten, and mutes me.",
+		Description:       "Turns my volume up or down, sets it from zero to ten, and turns my sound off.",
 		Permissions:       []registry.Permission{registry.PermSpeech, registry.PermSound},
 		Timeout:           2 * time.Second,
 		SafetyLevel:       registry.SafetyLow,
