@@ -140,6 +140,10 @@ static inline jg_v jg_step(jg_v d, jg_v z, jg_v m, jg_v v) {
 }
 // jg_any_ge: some lane of d is >= t (false for NaN lanes).
 static inline int jg_any_ge(jg_v d, jg_v t) { return _mm_movemask_ps(_mm_cmpge_ps(d, t)) != 0; }
+// jg_takes: a bit for each lane whose pre >= t and not fin < t.
+static inline int jg_takes(jg_v pre, jg_v fin, jg_v t) {
+	return _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(pre, t), _mm_cmpnlt_ps(fin, t)));
+}
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 #define JG_HAVE_VEC 1
@@ -155,6 +159,11 @@ static inline jg_v jg_step(jg_v d, jg_v z, jg_v m, jg_v v) {
 	return vfmsq_f32(d, vmulq_f32(diff, diff), v);
 }
 static inline int jg_any_ge(jg_v d, jg_v t) { return vmaxvq_u32(vcgeq_f32(d, t)) != 0; }
+static inline int jg_takes(jg_v pre, jg_v fin, jg_v t) {
+	static const uint32_t bits[4] = {1, 2, 4, 8};
+	uint32x4_t m = vbicq_u32(vcgeq_f32(pre, t), vcltq_f32(fin, t));
+	return (int)vaddvq_u32(vandq_u32(m, vld1q_u32(bits)));
+}
 #elif defined(__arm__) && defined(__ARM_PCS_VFP)
 // Debian's armhf baseline has no NEON: these are compiled for it and
 // run only where the kernel reports it (jg_cpu_ok). NEON flushes
@@ -181,6 +190,10 @@ static inline JG_TARGET int jg_any_ge(jg_v d, jg_v t) {
 	uint32x2_t o = vorr_u32(vget_low_u32(c), vget_high_u32(c));
 	return (vget_lane_u32(o, 0) | vget_lane_u32(o, 1)) != 0;
 }
+static inline JG_TARGET int jg_takes(jg_v pre, jg_v fin, jg_v t) {
+	uint32x4_t m = vbicq_u32(vcgeq_f32(pre, t), vcltq_f32(fin, t));
+	return (vgetq_lane_u32(m, 0) & 1) | (vgetq_lane_u32(m, 1) & 2) | (vgetq_lane_u32(m, 2) & 4) | (vgetq_lane_u32(m, 3) & 8);
+}
 #pragma GCC pop_options
 #endif
 
@@ -197,6 +210,9 @@ static int jg_cpu_ok(void) { return 1; }
 #endif
 
 // --- the hook --------------------------------------------------------------
+
+// JG_MAX_LEN: the longest stream the vector code takes.
+#define JG_MAX_LEN 64
 
 // JG_CHECK_EVERY: one new frame in this many is scored both ways.
 #define JG_CHECK_EVERY 256
@@ -317,7 +333,7 @@ static inline int32 jg_int(float d) {
 
 // jg_eval_topn: the previous frame's top densities of one codebook and
 // stream, scored afresh and sorted as the library's insertion does.
-static JG_TARGET void jg_eval_topn(jg_ptm *s, int cb, int f, float const *z) {
+static JG_TARGET __attribute__((noinline)) void jg_eval_topn(jg_ptm *s, int cb, int f, float const *z) {
 	jg_topn *topn = s->f->topn[cb][f];
 	int len = s->g->featlen[f], n = s->max_topn;
 	float const *mean = s->g->mean[cb][f][0], *var = s->g->var[cb][f][0];
@@ -368,50 +384,64 @@ static JG_TARGET void jg_eval_topn(jg_ptm *s, int cb, int f, float const *z) {
 // tested below with each density's own threshold (the worst score as it
 // comes to it). The vector loop stops early only when all four are below
 // the threshold at the block's start, which can only rise.
-static JG_TARGET void jg_eval_cb(jg_hook *h, int cb, int f, float const *z) {
+static JG_TARGET void jg_insert(jg_topn *best, jg_topn *worst, int ntop, int cw, float pre, float fin) {
+	float t = (float)worst->score;
+	if (!(pre >= t) || fin < t)
+		return;
+	for (int i = 0; i < ntop; i++)
+		if (best[i].cw == cw)
+			return;
+	int32 sc = jg_int(fin);
+	jg_topn *cur;
+	for (cur = worst - 1; cur >= best && sc >= cur->score; --cur)
+		cur[1] = cur[0];
+	++cur;
+	cur->cw = cw;
+	cur->score = sc;
+}
+
+static JG_TARGET __attribute__((noinline)) void jg_eval_cb(jg_hook *h, int cb, int f, float const *z) {
 	jg_ptm *s = h->s;
 	jg_topn *best = s->f->topn[cb][f], *worst = best + (s->max_topn - 1);
 	int len = s->g->featlen[f], n = s->g->n_density, ntop = s->max_topn;
 	int rem = len % 4, last = len >= 4 ? len - 4 : len - 1;
 	float const *det = s->g->det[cb][f];
 	float const *tm = h->tmean[cb * s->g->n_feat + f], *tv = h->tvar[cb * s->g->n_feat + f];
+	jg_v zv[JG_MAX_LEN];
+	for (int j = 0; j < len; j++)
+		zv[j] = JG_DUP(z[j]);
 	float pre[4], fin[4];
 	for (int base = 0; base < n; base += 4, tm += 4 * len, tv += 4 * len) {
 		jg_v thresh = JG_DUP((float)worst->score);
-		jg_v d = JG_LOADU(det + base);
-		jg_v dpre = d;
-		int j = 0, dead = 0;
-		for (; j < len; j++) {
-			if ((j < rem || (j - rem) % 4 == 0) && !jg_any_ge(d, thresh)) {
-				dead = 1;
-				break;
-			}
+		jg_v d = JG_LOADU(det + base), dpre = d;
+		int j;
+		for (j = 0; j < rem; j++) {
+			if (!jg_any_ge(d, thresh))
+				goto next;
 			if (j == last)
 				dpre = d;
-			d = jg_step(d, JG_DUP(z[j]), JG_LOAD(tm + 4 * j), JG_LOAD(tv + 4 * j));
+			d = jg_step(d, zv[j], JG_LOAD(tm + 4 * j), JG_LOAD(tv + 4 * j));
 		}
-		if (dead)
+		for (; j < len; j += 4) {
+			if (!jg_any_ge(d, thresh))
+				goto next;
+			dpre = d;
+			d = jg_step(d, zv[j], JG_LOAD(tm + 4 * j), JG_LOAD(tv + 4 * j));
+			d = jg_step(d, zv[j + 1], JG_LOAD(tm + 4 * j + 4), JG_LOAD(tv + 4 * j + 4));
+			d = jg_step(d, zv[j + 2], JG_LOAD(tm + 4 * j + 8), JG_LOAD(tv + 4 * j + 8));
+			d = jg_step(d, zv[j + 3], JG_LOAD(tm + 4 * j + 12), JG_LOAD(tv + 4 * j + 12));
+		}
+		// Lanes that fail against the threshold the four started with
+		// fail against any later one (it only rises).
+		int takes = jg_takes(dpre, d, thresh);
+		if (takes == 0)
 			continue;
 		JG_STORE(pre, dpre);
 		JG_STORE(fin, d);
-		for (int l = 0; l < 4; l++) {
-			float t = (float)worst->score;
-			if (!(pre[l] >= t) || fin[l] < t)
-				continue;
-			int cw = base + l, i;
-			for (i = 0; i < ntop; i++)
-				if (best[i].cw == cw)
-					break;
-			if (i < ntop)
-				continue;
-			int32 sc = jg_int(fin[l]);
-			jg_topn *cur;
-			for (cur = worst - 1; cur >= best && sc >= cur->score; --cur)
-				cur[1] = cur[0];
-			++cur;
-			cur->cw = cw;
-			cur->score = sc;
-		}
+		for (int l = 0; l < 4; l++)
+			if (takes & (1 << l))
+				jg_insert(best, worst, ntop, base + l, pre[l], fin[l]);
+	next:;
 	}
 }
 
@@ -428,7 +458,7 @@ static void jg_calc_active(jg_ptm *s, uint8 *active, int32 n_active, int compall
 	}
 }
 
-static void jg_norm(jg_ptm *s) {
+static __attribute__((noinline)) void jg_norm(jg_ptm *s) {
 	for (int f = 0; f < s->g->n_feat; f++) {
 		int32 norm = JG_WORST_SCORE;
 		for (int cb = 0; cb < s->g->n_mgau; cb++) {
@@ -450,12 +480,29 @@ static void jg_norm(jg_ptm *s) {
 	}
 }
 
+// jg_sub16: senscr[i] -= best for every senone, as int16 arithmetic
+// wraps it.
+static void jg_sub16(int16 *senscr, int n, int best) {
+	int i = 0;
+#if defined(__x86_64__)
+	__m128i b = _mm_set1_epi16((int16)best);
+	for (; i + 8 <= n; i += 8)
+		_mm_storeu_si128((__m128i *)(senscr + i), _mm_sub_epi16(_mm_loadu_si128((__m128i const *)(senscr + i)), b));
+#elif defined(__aarch64__)
+	int16x8_t b = vdupq_n_s16((int16)best);
+	for (; i + 8 <= n; i += 8)
+		vst1q_s16(senscr + i, vsubq_s16(vld1q_s16(senscr + i), b));
+#endif
+	for (; i < n; i++)
+		senscr[i] -= best;
+}
+
 static inline int jg_logadd(logmath_t *lm, int x, int y) {
 	uint8 const *t = (uint8 const *)LOGMATH_TABLE(lm)->table;
 	return x > y ? y - t[x - y] : x - t[y - x];
 }
 
-static void jg_senones(jg_ptm *s, int16 *senscr, uint8 *active, int32 n_active, int compall) {
+static __attribute__((noinline)) void jg_senones(jg_ptm *s, int16 *senscr, uint8 *active, int32 n_active, int compall) {
 	memset(senscr, 0, s->n_sen * sizeof(*senscr));
 	if (compall)
 		n_active = s->n_sen;
@@ -488,8 +535,7 @@ static void jg_senones(jg_ptm *s, int16 *senscr, uint8 *active, int32 n_active, 
 			bestscore = ascore;
 		senscr[sen] = ascore;
 	}
-	for (int i = 0; i < s->n_sen; i++)
-		senscr[i] -= bestscore;
+	jg_sub16(senscr, s->n_sen, bestscore);
 }
 
 // jg_eval is ptm_mgau_frame_eval with the densities in vectors.
@@ -611,11 +657,11 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 	for (int f = 0; f < s->g->n_feat; f++)
 		if (s->g->featlen[f] != feat_dimension2(ac->fcb, f))
 			return JIBOD_GAUSS_LAYOUT;
-	if (s->g->n_mgau < 1 || s->g->n_mgau > 256 || s->g->n_density < 4 || s->g->n_density % 4 != 0 ||
+	if (s->g->n_mgau < 1 || s->g->n_mgau > 256 || s->g->n_density < 8 || s->g->n_density % 8 != 0 ||
 		s->max_topn < 1 || s->max_topn > s->g->n_density || s->ds_ratio < 1)
 		return JIBOD_GAUSS_MODEL;
 	for (int f = 0; f < s->g->n_feat; f++)
-		if (s->g->featlen[f] < 1)
+		if (s->g->featlen[f] < 1 || s->g->featlen[f] > JG_MAX_LEN)
 			return JIBOD_GAUSS_MODEL;
 	if (!jg_model_ok(s))
 		return JIBOD_GAUSS_MODEL;
