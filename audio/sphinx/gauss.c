@@ -226,6 +226,9 @@ typedef struct {
 	jg_funcs *lib;
 	jg_ptm *s;
 	float **tmean, **tvar;
+	// scalar[cb*n_feat+f][cw/4] (armv7): a density of these four starts
+	// at det > -1, and the four are scored by scalar code.
+	uint8_t **scalar;
 	int16 *scratch;
 	jg_topn *snap_topn, *ours_topn;
 	bitvec_t *snap_active, *ours_active;
@@ -255,25 +258,32 @@ static void jg_free_tables(jg_hook *h) {
 			free(h->tvar[i]);
 		}
 	}
+	if (h->scalar != NULL)
+		for (int i = 0; i < h->s->g->n_mgau * h->s->g->n_feat; i++)
+			free(h->scalar[i]);
 	free(h->tmean);
 	free(h->tvar);
+	free(h->scalar);
 	h->tmean = h->tvar = NULL;
+	h->scalar = NULL;
 }
 
 // jg_model_ok: the vector code's assumptions about the model's numbers.
 // Every variance is >= 0 (not NaN), so that a density's distance only
 // falls as the dimensions go by, which is what lets it end a density's
 // evaluation where the library ends it, and decide alike. On armv7, also
-// what makes NEON's flush of subnormals harmless: every variance 0 or
-// normal and below 2^60, every det <= -1 (so |d| >= 1 throughout, and a
-// term below 2^-24 of it cannot change it).
+// every variance 0 or normal and below 2^60: with that, NEON's flush of
+// subnormal numbers to zero can only drop a term below 2^-66 from a
+// distance, or a difference whose square is zero either way, which
+// cannot change a distance of magnitude >= 1, as every distance starting
+// at det <= -1 stays (it only falls). Densities with det > -1 (a few in
+// the en-us model) are scored by scalar code there (jg_build_tables).
 static int jg_model_ok(jg_ptm *s) {
 	jg_gauden *g = s->g;
 	for (int cb = 0; cb < g->n_mgau; cb++) {
 		for (int f = 0; f < g->n_feat; f++) {
 			int len = g->featlen[f];
 			float const *v = g->var[cb][f][0];
-			float const *det = g->det[cb][f];
 			for (int i = 0; i < g->n_density * len; i++) {
 				if (!(v[i] >= 0))
 					return 0;
@@ -282,13 +292,6 @@ static int jg_model_ok(jg_ptm *s) {
 					return 0;
 #endif
 			}
-#ifdef JG_ARMV7
-			for (int i = 0; i < g->n_density; i++)
-				if (!(det[i] <= -1.0f))
-					return 0;
-#else
-			(void)det;
-#endif
 		}
 	}
 	return 1;
@@ -299,7 +302,8 @@ static int jg_build_tables(jg_hook *h) {
 	int n = g->n_mgau * g->n_feat;
 	h->tmean = calloc(n, sizeof(float *));
 	h->tvar = calloc(n, sizeof(float *));
-	if (h->tmean == NULL || h->tvar == NULL)
+	h->scalar = calloc(n, sizeof(uint8_t *));
+	if (h->tmean == NULL || h->tvar == NULL || h->scalar == NULL)
 		return -1;
 	for (int cb = 0; cb < g->n_mgau; cb++) {
 		for (int f = 0; f < g->n_feat; f++) {
@@ -310,6 +314,15 @@ static int jg_build_tables(jg_hook *h) {
 			h->tvar[k] = tv;
 			if (tm == NULL || tv == NULL)
 				return -1;
+			uint8_t *sc = calloc(g->n_density / 4, 1);
+			h->scalar[k] = sc;
+			if (sc == NULL)
+				return -1;
+#ifdef JG_ARMV7
+			for (int cw = 0; cw < g->n_density; cw++)
+				if (!(g->det[cb][f][cw] <= -1.0f))
+					sc[cw / 4] = 1;
+#endif
 			float const *m = g->mean[cb][f][0], *v = g->var[cb][f][0];
 			for (int cw = 0; cw < g->n_density; cw++) {
 				for (int j = 0; j < len; j++) {
@@ -329,6 +342,20 @@ static inline int32 jg_int(float d) {
 	if (d < (float)INT_MIN)
 		return INT_MIN;
 	return (int32)d;
+}
+
+// jg_scalar_dist is one density's distance as the library computes it
+// (armv7's VFP code, which keeps subnormal numbers), and in *pre the
+// distance before dimension last.
+static float jg_scalar_dist(float d, float const *z, float const *m, float const *v, int len, int last, float *pre) {
+	for (int j = 0; j < len; j++) {
+		if (j == last)
+			*pre = d;
+		float diff = z[j] - m[j];
+		float sq = diff * diff;
+		d = d - sq * v[j];
+	}
+	return d;
 }
 
 // jg_eval_topn: the previous frame's top densities of one codebook and
@@ -352,13 +379,22 @@ static JG_TARGET __attribute__((noinline)) void jg_eval_topn(jg_ptm *s, int cb, 
 			vp[l] = var + cw * len;
 			d0[l] = det[cw];
 		}
-		jg_v d = JG_LOADU(d0);
-		for (int j = 0; j < len; j++) {
-			float mz[4] = {mp[0][j], mp[1][j], mp[2][j], mp[3][j]};
-			float vz[4] = {vp[0][j], vp[1][j], vp[2][j], vp[3][j]};
-			d = jg_step(d, JG_DUP(z[j]), JG_LOADU(mz), JG_LOADU(vz));
+#ifdef JG_ARMV7
+		if (!(d0[0] <= -1.0f && d0[1] <= -1.0f && d0[2] <= -1.0f && d0[3] <= -1.0f)) {
+			float pre;
+			for (int l = 0; l < 4; l++)
+				dist[l] = jg_scalar_dist(d0[l], z, mp[l], vp[l], len, -1, &pre);
+		} else
+#endif
+		{
+			jg_v d = JG_LOADU(d0);
+			for (int j = 0; j < len; j++) {
+				float mz[4] = {mp[0][j], mp[1][j], mp[2][j], mp[3][j]};
+				float vz[4] = {vp[0][j], vp[1][j], vp[2][j], vp[3][j]};
+				d = jg_step(d, JG_DUP(z[j]), JG_LOADU(mz), JG_LOADU(vz));
+			}
+			JG_STORE(dist, d);
 		}
-		JG_STORE(dist, d);
 		for (int l = 0; l < k; l++) {
 			int i = i0 + l;
 			int32 sc = jg_int(dist[l]);
@@ -411,7 +447,17 @@ static JG_TARGET __attribute__((noinline)) void jg_eval_cb(jg_hook *h, int cb, i
 	for (int j = 0; j < len; j++)
 		zv[j] = JG_DUP(z[j]);
 	float pre[4], fin[4];
+	uint8_t const *scalar = h->scalar[cb * s->g->n_feat + f];
 	for (int base = 0; base < n; base += 4, tm += 4 * len, tv += 4 * len) {
+		if (scalar[base / 4]) {
+			float const *m = s->g->mean[cb][f][0], *v = s->g->var[cb][f][0];
+			for (int l = 0; l < 4; l++) {
+				int cw = base + l;
+				fin[l] = jg_scalar_dist(det[cw], z, m + cw * len, v + cw * len, len, last, &pre[l]);
+				jg_insert(best, worst, ntop, cw, pre[l], fin[l]);
+			}
+			continue;
+		}
 		jg_v thresh = JG_DUP((float)worst->score);
 		jg_v d = JG_LOADU(det + base), dpre = d;
 		int j;

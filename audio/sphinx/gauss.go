@@ -18,6 +18,10 @@ import (
 // decoder's acoustic model came to, the last decoder over.
 var gaussState atomic.Int32
 
+// gaussNoSIMD is gauss.h's code for a CPU without the vector
+// unit (for tests, which cannot use cgo).
+const gaussNoSIMD = C.JIBOD_GAUSS_NO_SIMD
+
 // gaussWarned: why the library's own scoring runs is logged once, the
 // process over.
 var gaussWarned atomic.Bool
