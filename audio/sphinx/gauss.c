@@ -252,15 +252,14 @@ static float *jg_alloc_floats(size_t n) {
 }
 
 static void jg_free_tables(jg_hook *h) {
-	if (h->tmean != NULL) {
-		for (int i = 0; i < h->s->g->n_mgau * h->s->g->n_feat; i++) {
+	for (int i = 0; i < h->s->g->n_mgau * h->s->g->n_feat; i++) {
+		if (h->tmean != NULL)
 			free(h->tmean[i]);
+		if (h->tvar != NULL)
 			free(h->tvar[i]);
-		}
-	}
-	if (h->scalar != NULL)
-		for (int i = 0; i < h->s->g->n_mgau * h->s->g->n_feat; i++)
+		if (h->scalar != NULL)
 			free(h->scalar[i]);
+	}
 	free(h->tmean);
 	free(h->tvar);
 	free(h->scalar);
