@@ -150,3 +150,43 @@ func recognizeAll(b *testing.B, r *Recognizer, utts [][]int16, seconds float64) 
 	b.StopTimer()
 	b.ReportMetric((threadCPU(b)-cpu0).Seconds()/float64(b.N)/seconds, "cpu-rtf")
 }
+
+// BenchmarkGaussScoring measures the vector scoring of the Gaussian
+// densities (gauss.c) against pocketsphinx's own, the recogniser with the
+// built-in skills' grammar on the same commands, the two in turn,
+// utterance by utterance, in one process: so that both see the same load.
+// lib-cpu-rtf and vec-cpu-rtf are the thread's CPU time over the audio's
+// length with pocketsphinx's scoring and with ours; vec/lib their ratio.
+func BenchmarkGaussScoring(b *testing.B) {
+	utts := benchUtterances(b)
+	var seconds float64
+	for _, u := range utts {
+		seconds += float64(len(u)) / audio.SampleRate
+	}
+	lex, err := NewLexicon(DefaultDict, LexiconOptions{Guesser: EspeakGuesser{}})
+	require.NoError(b, err)
+	r, err := New(context.Background(), Config{Grammar: builtinGrammar(b, grammar.Options{}), Lexicon: lex})
+	require.NoError(b, err)
+	defer r.Close()
+	defer setGaussOff(false)
+	ctx := context.Background()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var cpu [2]time.Duration // pocketsphinx's, ours
+	for b.Loop() {
+		for _, u := range utts {
+			for i, off := range []bool{true, false} {
+				setGaussOff(off)
+				c0 := threadCPU(b)
+				_, err := r.Recognize(ctx, u)
+				cpu[i] += threadCPU(b) - c0
+				require.NoError(b, err)
+			}
+		}
+	}
+	lib := cpu[0].Seconds() / float64(b.N) / seconds
+	vec := cpu[1].Seconds() / float64(b.N) / seconds
+	b.ReportMetric(lib, "lib-cpu-rtf")
+	b.ReportMetric(vec, "vec-cpu-rtf")
+	b.ReportMetric(vec/lib, "vec/lib")
+}

@@ -262,6 +262,7 @@ func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
 		d.freeArgs()
 		return nil, fmt.Errorf("starting pocketsphinx with model %s and dictionary %s failed (missing or unreadable files?)", hmm, dict)
 	}
+	installGauss(d)
 	return d, nil
 }
 

@@ -842,6 +842,7 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 		return nil, err
 	}
 	defer warnHistoryMismatch(r.log)
+	defer warnGaussOff(r.log)
 	r.mu.Lock()
 	g := r.grammar
 	r.mu.Unlock()
