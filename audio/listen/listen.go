@@ -474,8 +474,10 @@ func (l *Listener) utteranceEnded(ctx context.Context, jobs chan<- job, j job, c
 	}
 	if !j.spotted {
 		j.seg = j.seg.SpeakerPart(l.det.Config().PreRoll)
-	} else {
-		j.seg = j.seg.SpeakerHead()
+	} else if h := j.seg.SpeakerHead(); h.End > j.wakeEnd {
+		// A head ending at or before the wake phrase's end would leave
+		// the command out: keep the whole utterance instead.
+		j.seg = h
 	}
 	l.publish(ctx, TopicSpeechEnd, speechEnd(j.seg))
 	l.count(func(s *Stats) { s.Utterances++ })

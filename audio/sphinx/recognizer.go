@@ -971,13 +971,22 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		// the same sentence.
 		again, err := d.searchFeatures(ctx, searchName+untailedSuffix, f)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// The tailed search's verdict stands: under the floor.
+			r.log.Warn("speech: measuring a sentence again without filler words failed; refused", "text", best.text, "err", err)
+			v.Confidence, v.Coverage, v.Dropped = conf, cover, "confidence"
+			return refused()
 		}
 		if again.text != best.text {
 			r.log.Debug("rejected: without filler words after it another sentence fits", "text", best.text, "untailed", again.text, "confidence", conf)
 			v.Confidence, v.Coverage, v.Dropped = conf, cover, "confidence"
 			return refused()
 		}
+		// The n-best and the rivals read this search's lattice: its
+		// score goes with it.
+		best = again
 		segs = d.align()
 		perFrame, conf = confidence(segs)
 		cover = coverage(segs, pcm)

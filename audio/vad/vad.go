@@ -704,7 +704,9 @@ func (d *Detector) rejudge(seg *Segment) {
 	}
 	first, last := speakerRise(levels, int(speakerBefore/FrameDuration), len(d.recent))
 	if first < 0 {
-		d.talkerEnd(seg)
+		if !d.onsetKnown {
+			d.talkerEnd(seg)
+		}
 		return
 	}
 	seg.SpeakerStart = max(seg.Start, seg.From+int64(first*FrameSamples))

@@ -689,3 +689,31 @@ func TestSegmentSpeakerPart(t *testing.T) {
 		})
 	}
 }
+// TestCommandSofterThanTheWakeInATelevisionRoom: a television has
+// talked for seconds (the room is known and speech-like); the person
+// calls "hey jibo" loudly and gives the command 9 dB softer, still 14 dB
+// over the television, and stops; the utterance ends on silence where
+// they stopped. The recogniser must get the whole command, wake-spotted
+// (SpeakerHead) or not (SpeakerPart).
+func TestCommandSofterThanTheWakeInATelevisionRoom(t *testing.T) {
+	s := newSig().babble(8*time.Second, -45)
+	for range 5 { // 0.8 s of the wake phrase
+		s.tone(100*time.Millisecond, -22, -70).babble(60*time.Millisecond, -45)
+	}
+	for range 13 { // 2.1 s of the command
+		s.tone(100*time.Millisecond, -31, -70).babble(60*time.Millisecond, -45)
+	}
+	said := at(time.Duration(len(s.pcm)) * time.Second / SampleRate)
+	s.babble(6*time.Second, -45)
+	segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+	var seg *Segment
+	for i := range segs {
+		if !segs[i].BackgroundOnly {
+			seg = &segs[i]
+		}
+	}
+	require.NotNil(t, seg)
+	head, part := seg.SpeakerHead(), seg.SpeakerPart(Defaults.PreRoll)
+	require.GreaterOrEqual(t, head.From+int64(len(head.PCM)), said-at(300*time.Millisecond), "the command kept (wake spotted)")
+	require.GreaterOrEqual(t, part.From+int64(len(part.PCM)), said-at(300*time.Millisecond), "the command kept")
+}
