@@ -689,6 +689,7 @@ func TestSegmentSpeakerPart(t *testing.T) {
 		})
 	}
 }
+
 // TestCommandSofterThanTheWakeInATelevisionRoom: a television has
 // talked for seconds (the room is known and speech-like); the person
 // calls "hey jibo" loudly and gives the command 9 dB softer, still 14 dB
