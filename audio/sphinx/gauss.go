@@ -64,6 +64,10 @@ func warnGaussOff(log *slog.Logger) {
 	}
 }
 
+// gaussTripped reports whether a check has turned the vector scoring
+// off for the process.
+func gaussTripped() bool { return C.jibod_gauss_off() != 0 }
+
 // gaussOn reports whether the last decoder started scores its frames
 // with gauss.c and no check has turned it off.
 func gaussOn() bool { return gaussState.Load() == C.JIBOD_GAUSS_ON && C.jibod_gauss_off() == 0 }

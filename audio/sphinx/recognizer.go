@@ -862,7 +862,15 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 		}
 		name, s = answersName, *g.answers
 	}
+	tripped := gaussTripped()
 	hyps, err := r.decode(ctx, d, name, s, pcm, v)
+	if err == nil && !tripped && gaussTripped() {
+		// A check found the vector scoring wrong during this utterance:
+		// frames before it were scored by that code, so the utterance is
+		// heard again on pocketsphinx's own scoring, now the only one.
+		*v = audio.Verdict{}
+		hyps, err = r.decode(ctx, d, name, s, pcm, v)
+	}
 	r.give(d)
 	return hyps, err
 }
