@@ -104,7 +104,14 @@ func TestGaussCheckTurnsItselfOff(t *testing.T) {
 	for i, pcm := range utts {
 		h, err := r.Recognize(context.Background(), pcm)
 		require.NoError(t, err)
-		assert.Equal(t, want[i], h)
+		// The utterance the check trips in is heard again, on a decoder
+		// that has already heard it once (its noise estimate moved), so
+		// its confidence may differ in the last digits.
+		require.Len(t, h, len(want[i]))
+		for k := range h {
+			assert.Equal(t, want[i][k].Text, h[k].Text)
+			assert.InDelta(t, want[i][k].Confidence, h[k].Confidence, 0.01)
+		}
 	}
 	assert.False(t, gaussOn(), "turned off by the first check")
 }
