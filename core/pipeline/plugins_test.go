@@ -461,7 +461,6 @@ func TestStopSays(t *testing.T) {
 	}{
 		{"stop", "en-US", true}, {"Never mind!", "en-us", true}, {"stop everything", "en", true},
 		{"stop the timer", "en-US", false}, {"stop", "pt-PT", false}, {"", "en-US", false},
-		{"cancel please", "en-US", true}, {"Please cancel.", "en-US", true}, {"cancel the timer please", "en-US", false},
 	} {
 		assert.Equal(t, tt.want, s.Says(tt.text, tt.lang), "%q in %s", tt.text, tt.lang)
 	}

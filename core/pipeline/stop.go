@@ -41,11 +41,9 @@ type StopConfig struct {
 
 // DefaultStopVocab returns the built-in English stop and global-stop
 // phrases, in the normalised form utterances are compared in (lowercase
-// words, apostrophes dropped). "Cancel" is said with "please" as "stop"
-// is: "cancel please" stops what "cancel" stops.
+// words, apostrophes dropped).
 func DefaultStopVocab() (vocab, global map[string][]string) {
 	vocab = map[string][]string{"en": {"stop", "stop it", "stop that", "please stop", "stop please", "cancel", "cancel that",
-		"please cancel", "cancel please",
 		"nevermind", "never mind", "be quiet", "quiet", "shut up", "silence", "halt", "enough", "thats enough"}}
 	global = map[string][]string{"en": {"stop everything", "stop all", "stop all of that", "cancel everything", "stop all activity"}}
 	return vocab, global
