@@ -124,4 +124,12 @@ func TestTailedSentenceMeasuredWithoutTheTail(t *testing.T) {
 			}
 		})
 	}
+	t.Run("under the floor with the tail, over it without: heard", func(t *testing.T) {
+		_, tailed := recognize(true, 0)
+		_, untailed := recognize(false, 0)
+		require.Less(t, tailed.Confidence, untailed.Confidence)
+		h, v := recognize(true, (tailed.Confidence+untailed.Confidence)/2)
+		assert.Equal(t, said, best(h), "%+v", v)
+		assert.Equal(t, []string{searchName, searchName + untailedSuffix}, v.Searches)
+	})
 }
