@@ -224,6 +224,9 @@ type decoder struct {
 	// searched names the searches run since the recogniser last cleared
 	// it, in order (audio.Verdict.Searches).
 	searched []string
+	// gauss is what installing the vector scoring into the decoder came
+	// to (gauss.h's JIBOD_GAUSS_*).
+	gauss int32
 }
 
 // newDecoder starts a decoder with the acoustic model in hmm, the

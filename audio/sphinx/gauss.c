@@ -700,7 +700,7 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 		s->lmath_8b == NULL || logmath_get_width(s->lmath_8b) != 1 || logmath_get_shift(s->lmath_8b) != JG_SENSCR_SHIFT)
 		return JIBOD_GAUSS_LAYOUT;
 	for (int f = 0; f < s->g->n_feat; f++)
-		if (s->g->featlen[f] != feat_dimension2(ac->fcb, f))
+		if ((int64_t)s->g->featlen[f] != (int64_t)feat_dimension2(ac->fcb, f))
 			return JIBOD_GAUSS_LAYOUT;
 	if (s->g->n_mgau < 1 || s->g->n_mgau > 256 || s->g->n_density < 8 || s->g->n_density % 8 != 0 ||
 		s->max_topn < 1 || s->max_topn > s->g->n_density || s->ds_ratio < 1)

@@ -14,63 +14,61 @@ import (
 	"sync/atomic"
 )
 
-// gaussState is what installing the vector scoring (gauss.c) into a
-// decoder's acoustic model came to, the last decoder over.
-var gaussState atomic.Int32
-
 // gaussNoSIMD is gauss.h's code for a CPU without the vector
 // unit (for tests, which cannot use cgo).
 const gaussNoSIMD = C.JIBOD_GAUSS_NO_SIMD
 
-// gaussWarned: why the library's own scoring runs is logged once, the
-// process over.
-var gaussWarned atomic.Bool
+// gaussTripWarned: that a check turned the vector scoring off is
+// logged once, the process over, as the check is the process's.
+var gaussTripWarned atomic.Bool
 
 // installGauss puts the vector scoring of the Gaussian densities into
 // the decoder's acoustic model where it can (pocketsphinx 5prealpha's
 // phonetically-tied model on amd64, arm64, or armv7 with NEON); else the
-// library's own scoring stays. The scores are the same either way.
+// library's own scoring stays. The scores are the same either way. The
+// outcome stays on the decoder (logGaussInstall).
 func installGauss(d *decoder) {
-	gaussState.Store(int32(C.jibod_gauss_install(d.ps)))
+	d.gauss = int32(C.jibod_gauss_install(d.ps))
 }
 
-// warnGaussOff logs, once, why the acoustic scoring is the library's:
-// a check found our scores different from the library's, or the model
-// was not laid out as gauss.c reads it (warnings), or it does not apply
-// to this model or CPU.
-func warnGaussOff(log *slog.Logger) {
-	st := gaussState.Load()
-	off := C.jibod_gauss_off() != 0
-	if st == C.JIBOD_GAUSS_ON && !off {
-		return
-	}
-	if !gaussWarned.CompareAndSwap(false, true) {
-		return
-	}
+// logGaussInstall logs, for a decoder just made, why pocketsphinx's own
+// scoring runs in it: the model was not laid out as gauss.c reads it or
+// there was no memory (warnings), or the vector scoring does not apply
+// to this model or CPU. It logs nothing when the vector scoring runs.
+func logGaussInstall(log *slog.Logger, d *decoder) {
 	const want = "pocketsphinx 5prealpha (Debian 12)"
-	switch {
-	case off:
-		log.Warn("speech recognizer: the vector acoustic scoring differed from pocketsphinx's on a checked frame; pocketsphinx scores from now on", "want", want)
-	case st == C.JIBOD_GAUSS_LAYOUT:
+	switch d.gauss {
+	case C.JIBOD_GAUSS_ON:
+	case C.JIBOD_GAUSS_LAYOUT:
 		log.Warn("speech recognizer: pocketsphinx's acoustic model is not laid out as expected (another version?); its own scoring runs", "want", want)
-	case st == C.JIBOD_GAUSS_MEMORY:
+	case C.JIBOD_GAUSS_MEMORY:
 		log.Warn("speech recognizer: no memory for the vector acoustic scoring; pocketsphinx's own runs")
-	case st == C.JIBOD_GAUSS_MODEL:
+	case C.JIBOD_GAUSS_MODEL:
 		log.Info("speech recognizer: the acoustic model's numbers are outside what the vector scoring handles; pocketsphinx's own scoring runs")
-	case st == C.JIBOD_GAUSS_NO_SIMD:
+	case C.JIBOD_GAUSS_NO_SIMD:
 		log.Info("speech recognizer: no vector unit for the acoustic scoring on this CPU; pocketsphinx's own scoring runs")
 	default:
 		log.Info("speech recognizer: the acoustic model is not a phonetically-tied one; pocketsphinx's own scoring runs")
 	}
 }
 
+// warnGaussTripped logs, once for the process, that a check found the
+// vector scoring's scores different from the library's and turned it
+// off.
+func warnGaussTripped(log *slog.Logger) {
+	if C.jibod_gauss_off() == 0 || !gaussTripWarned.CompareAndSwap(false, true) {
+		return
+	}
+	log.Warn("speech recognizer: the vector acoustic scoring differed from pocketsphinx's on a checked frame; pocketsphinx scores from now on")
+}
+
 // gaussTripped reports whether a check has turned the vector scoring
 // off for the process.
 func gaussTripped() bool { return C.jibod_gauss_off() != 0 }
 
-// gaussOn reports whether the last decoder started scores its frames
-// with gauss.c and no check has turned it off.
-func gaussOn() bool { return gaussState.Load() == C.JIBOD_GAUSS_ON && C.jibod_gauss_off() == 0 }
+// gaussOn reports whether the decoder scores its frames with gauss.c:
+// installed in it, and no check has turned it off.
+func (d *decoder) gaussOn() bool { return d.gauss == C.JIBOD_GAUSS_ON && C.jibod_gauss_off() == 0 }
 
 // setGaussOff has pocketsphinx's own scoring score every frame (or not)
 // for the process, as after a failed check but without its warning: a

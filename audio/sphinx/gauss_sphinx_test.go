@@ -4,6 +4,9 @@ package sphinx
 
 import (
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/openjibo/jibod/audio"
@@ -14,11 +17,50 @@ import (
 
 // skipWithoutVectors skips a test on a CPU without a vector unit the
 // scoring uses (armv7 without NEON), where pocketsphinx's own scores
-// every frame; a decoder must have started.
-func skipWithoutVectors(t *testing.T) {
-	if gaussState.Load() == gaussNoSIMD {
+// every frame.
+func skipWithoutVectors(t *testing.T, r *Recognizer) {
+	if testDecoder(r).gauss == gaussNoSIMD {
 		t.Skip("no NEON on this CPU: pocketsphinx's own scoring runs")
 	}
+}
+
+// testDecoder is one of r's decoders, left in its pool: they were all
+// made alike.
+func testDecoder(r *Recognizer) *decoder {
+	d := <-r.pool
+	r.pool <- d
+	return d
+}
+
+// recordedLogs keeps the records a logger was given.
+type recordedLogs struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (l *recordedLogs) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *recordedLogs) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, r.Clone())
+	return nil
+}
+
+func (l *recordedLogs) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *recordedLogs) WithGroup(string) slog.Handler      { return l }
+
+// count is how many records at level say something containing msg.
+func (l *recordedLogs) count(level slog.Level, msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, r := range l.records {
+		if r.Level == level && strings.Contains(r.Message, msg) {
+			n++
+		}
+	}
+	return n
 }
 
 // gaussUtterances are speech and noise for the scoring tests: quiet
@@ -40,8 +82,9 @@ func TestGaussScoresFramesAsPocketsphinx(t *testing.T) {
 	setGaussCheckAll(true)
 	defer setGaussCheckAll(false)
 	r := newTestRecognizer(t, Config{Grammar: fallbackLM(t), Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8})
-	skipWithoutVectors(t)
-	require.True(t, gaussOn(), "the vector scoring is installed (amd64, arm64 or armv7 with NEON, the en-us model)")
+	skipWithoutVectors(t, r)
+	d := testDecoder(r)
+	require.True(t, d.gaussOn(), "the vector scoring is installed (amd64, arm64 or armv7 with NEON, the en-us model)")
 	checked, vec := gaussChecked(), gaussVecFrames()
 	for _, pcm := range gaussUtterances(t) {
 		_, _, err := r.RecognizeVerdict(context.Background(), pcm)
@@ -49,7 +92,7 @@ func TestGaussScoresFramesAsPocketsphinx(t *testing.T) {
 	}
 	assert.Greater(t, gaussChecked()-checked, int64(500), "frames scored both ways")
 	assert.Greater(t, gaussVecFrames()-vec, int64(500), "frames scored by the vector code")
-	assert.True(t, gaussOn(), "no frame scored otherwise than pocketsphinx scores it")
+	assert.True(t, d.gaussOn(), "no frame scored otherwise than pocketsphinx scores it")
 }
 
 // TestGaussDecidesAsPocketsphinx: the recogniser hears the same sentences
@@ -57,8 +100,7 @@ func TestGaussScoresFramesAsPocketsphinx(t *testing.T) {
 // pocketsphinx's own scores the frames.
 func TestGaussDecidesAsPocketsphinx(t *testing.T) {
 	utts := gaussUtterances(t)
-	newTestRecognizer(t, Config{})
-	skipWithoutVectors(t)
+	skipWithoutVectors(t, newTestRecognizer(t, Config{}))
 	run := func(off bool) ([][]audio.Hypothesis, []audio.Verdict) {
 		setGaussOff(off)
 		defer setGaussOff(false)
@@ -86,21 +128,23 @@ func TestGaussDecidesAsPocketsphinx(t *testing.T) {
 // once.
 func TestGaussCheckTurnsItselfOff(t *testing.T) {
 	utts := gaussUtterances(t)[:2]
-	newTestRecognizer(t, Config{})
-	skipWithoutVectors(t)
 	want := make([][]audio.Hypothesis, len(utts))
 	setGaussOff(true)
 	r := newTestRecognizer(t, Config{})
+	skipWithoutVectors(t, r)
 	for i, pcm := range utts {
 		var err error
 		want[i], err = r.Recognize(context.Background(), pcm)
 		require.NoError(t, err)
 	}
 	setGaussOff(false)
-	require.True(t, gaussOn())
+	gaussTripWarned.Store(false)
+	logs := &recordedLogs{}
+	r = newTestRecognizer(t, Config{Log: slog.New(logs)})
+	d := testDecoder(r)
+	require.True(t, d.gaussOn())
 	setGaussCorrupt(true)
 	defer setGaussCorrupt(false)
-	r = newTestRecognizer(t, Config{})
 	for i, pcm := range utts {
 		h, err := r.Recognize(context.Background(), pcm)
 		require.NoError(t, err)
@@ -113,5 +157,6 @@ func TestGaussCheckTurnsItselfOff(t *testing.T) {
 			assert.InDelta(t, want[i][k].Confidence, h[k].Confidence, 0.01)
 		}
 	}
-	assert.False(t, gaussOn(), "turned off by the first check")
+	assert.False(t, d.gaussOn(), "turned off by the first check")
+	assert.Equal(t, 1, logs.count(slog.LevelWarn, "differed from pocketsphinx's on a checked frame"), "the recogniser says so once")
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -61,7 +62,7 @@ type openPass struct {
 	d   *decoder
 }
 
-func newOpenPass(modelDir string, cfg OpenConfig, extra []string) (*openPass, error) {
+func newOpenPass(log *slog.Logger, modelDir string, cfg OpenConfig, extra []string) (*openPass, error) {
 	if cfg.LanguageModel == "" {
 		cfg.LanguageModel = DefaultLanguageModel
 	}
@@ -112,6 +113,7 @@ func newOpenPass(modelDir string, cfg OpenConfig, extra []string) (*openPass, er
 	if err != nil {
 		return nil, fmt.Errorf("open-vocabulary pass: %w", err)
 	}
+	logGaussInstall(log, d)
 	return &openPass{cfg: cfg, d: d}, nil
 }
 

@@ -479,7 +479,7 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	}
 	r.grammar = g
 	if cfg.Open != nil {
-		if r.open, err = newOpenPass(cfg.ModelDir, *cfg.Open, cfg.Args); err != nil {
+		if r.open, err = newOpenPass(r.log, cfg.ModelDir, *cfg.Open, cfg.Args); err != nil {
 			return nil, fmt.Errorf("speech recognizer: %w", err)
 		}
 	}
@@ -580,6 +580,7 @@ func (r *Recognizer) build(g grammarState) (*decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("speech recognizer: %w", err)
 	}
+	logGaussInstall(r.log, d)
 	for w, p := range prons {
 		d.prons[w] = slices.Clone(p)
 	}
@@ -842,7 +843,7 @@ func (r *Recognizer) recognizeVerdict(ctx context.Context, pcm []int16, answer b
 		return nil, err
 	}
 	defer warnHistoryMismatch(r.log)
-	defer warnGaussOff(r.log)
+	defer warnGaussTripped(r.log)
 	r.mu.Lock()
 	g := r.grammar
 	r.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -29,6 +30,8 @@ type SpotterConfig struct {
 	Threshold float64
 	// Args are extra pocketsphinx flag/value pairs.
 	Args []string
+	// Log receives the spotter's own logs; nil means slog.Default().
+	Log *slog.Logger
 }
 
 // Spotter tells whether an utterance holds a keyphrase, with
@@ -37,6 +40,7 @@ type SpotterConfig struct {
 // safe for concurrent use; one utterance is spotted at a time.
 type Spotter struct {
 	pool chan *decoder
+	log  *slog.Logger
 }
 
 // NewSpotter starts a keyphrase spotter.
@@ -49,6 +53,9 @@ func NewSpotter(ctx context.Context, cfg SpotterConfig) (*Spotter, error) {
 	}
 	if cfg.Threshold == 0 {
 		cfg.Threshold = DefaultKeyphraseThreshold
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
 	if cfg.Threshold < 0 || cfg.Threshold >= 1 {
 		return nil, fmt.Errorf("keyphrase spotter: threshold %g not in (0, 1)", cfg.Threshold)
@@ -81,11 +88,12 @@ func NewSpotter(ctx context.Context, cfg SpotterConfig) (*Spotter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keyphrase spotter: %w", err)
 	}
+	logGaussInstall(cfg.Log, d)
 	if err := d.setKeyphrase("wake", strings.Join(words, " ")); err != nil {
 		d.close()
 		return nil, fmt.Errorf("keyphrase spotter: %w", err)
 	}
-	s := &Spotter{pool: make(chan *decoder, 1)}
+	s := &Spotter{pool: make(chan *decoder, 1), log: cfg.Log}
 	s.pool <- d
 	return s, nil
 }
@@ -106,6 +114,7 @@ func (s *Spotter) Spot(ctx context.Context, pcm []int16) (bool, error) {
 		return false, ctx.Err()
 	}
 	defer func() { s.pool <- d }()
+	defer warnGaussTripped(s.log)
 	if err := d.start(); err != nil {
 		return false, err
 	}
