@@ -38,6 +38,16 @@ func TestAbilities(t *testing.T) {
 		{"Sports", "Scores from last night's games.", ""},
 		{"Sports", "Finds last night's scores, and lists the fixtures.", "find last night's scores, and list the fixtures"},
 		{"Radio", "Plays stations from around the world, and snoozes them.", "play stations from around the world, and snooze them"},
+		// First words descriptions mostly use as nouns are not said as verbs.
+		{"Music", "Tracks from your library.", ""},
+		{"News", "Updates from the BBC.", ""},
+		{"Library", "Books by your favourite authors.", ""},
+		{"History", "Records of what you asked.", ""},
+		{"Events", "Shows near you.", ""},
+		{"Messages", "Texts from your family.", ""},
+		{"Weekend", "Plans for the weekend.", ""},
+		{"Memo", "Notes about your day.", ""},
+		{"Music", "Plays tracks from your library, and updates the playlist.", "play tracks from your library, and updates the playlist"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, Abilities(&registry.Manifest{Name: tt.name, Description: tt.desc}), tt.desc)
