@@ -1,11 +1,13 @@
 package skill
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/skill/registry"
 )
@@ -87,5 +89,18 @@ func TestPlainVerb(t *testing.T) {
 		got, ok := PlainVerb(tt.in)
 		assert.Equal(t, tt.ok, ok, tt.in)
 		assert.Equal(t, tt.want, got, tt.in)
+	}
+}
+
+// Every entry of verbs.txt is one plain lower-case word, listed once.
+func TestVerbList(t *testing.T) {
+	word := regexp.MustCompile(`^[a-z]+$`)
+	seen := map[string]bool{}
+	words := verbList()
+	require.NotEmpty(t, words)
+	for _, w := range words {
+		assert.Regexp(t, word, w)
+		assert.False(t, seen[w], "%q is listed twice", w)
+		seen[w] = true
 	}
 }
