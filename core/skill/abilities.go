@@ -3,6 +3,7 @@ package skill
 import (
 	_ "embed"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -106,18 +107,25 @@ func cutWords(s string, max int) string {
 //go:embed verbs.txt
 var verbsText string
 
-// verbs are the plain forms of verbs.txt.
-var verbs = func() map[string]bool {
+// verbs returns the plain forms of verbs.txt, built on first use.
+var verbs = sync.OnceValue(func() map[string]bool {
 	out := map[string]bool{}
+	for _, w := range verbList() {
+		out[w] = true
+	}
+	return out
+})
+
+// verbList returns the words of verbs.txt in order, comments left out.
+func verbList() []string {
+	var out []string
 	for _, line := range strings.Split(verbsText, "\n") {
 		if !strings.HasPrefix(line, "#") {
-			for _, w := range strings.Fields(line) {
-				out[w] = true
-			}
+			out = append(out, strings.Fields(line)...)
 		}
 	}
 	return out
-}()
+}
 
 // PlainVerb turns a third-person verb into the form after "I can"
 // ("tells" → "tell", "carries" → "carry", "watches" → "watch"); false for
@@ -149,7 +157,7 @@ func PlainVerb(w string) (string, bool) {
 		forms = []string{l[:len(l)-1]}
 	}
 	for _, f := range forms {
-		if verbs[f] {
+		if verbs()[f] {
 			return f, true
 		}
 	}

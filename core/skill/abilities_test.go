@@ -1,11 +1,13 @@
 package skill
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/openjibo/jibod/core/skill/registry"
 )
@@ -38,6 +40,16 @@ func TestAbilities(t *testing.T) {
 		{"Sports", "Scores from last night's games.", ""},
 		{"Sports", "Finds last night's scores, and lists the fixtures.", "find last night's scores, and list the fixtures"},
 		{"Radio", "Plays stations from around the world, and snoozes them.", "play stations from around the world, and snooze them"},
+		// First words descriptions mostly use as nouns are not said as verbs.
+		{"Music", "Tracks from your library.", ""},
+		{"News", "Updates from the BBC.", ""},
+		{"Library", "Books by your favourite authors.", ""},
+		{"History", "Records of what you asked.", ""},
+		{"Events", "Shows near you.", ""},
+		{"Messages", "Texts from your family.", ""},
+		{"Weekend", "Plans for the weekend.", ""},
+		{"Memo", "Notes about your day.", ""},
+		{"Music", "Plays tracks from your library, and updates the playlist.", "play tracks from your library, and updates the playlist"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, Abilities(&registry.Manifest{Name: tt.name, Description: tt.desc}), tt.desc)
@@ -77,5 +89,18 @@ func TestPlainVerb(t *testing.T) {
 		got, ok := PlainVerb(tt.in)
 		assert.Equal(t, tt.ok, ok, tt.in)
 		assert.Equal(t, tt.want, got, tt.in)
+	}
+}
+
+// Every entry of verbs.txt is one plain lower-case word, listed once.
+func TestVerbList(t *testing.T) {
+	word := regexp.MustCompile(`^[a-z]+$`)
+	seen := map[string]bool{}
+	words := verbList()
+	require.NotEmpty(t, words)
+	for _, w := range words {
+		assert.Regexp(t, word, w)
+		assert.False(t, seen[w], "%q is listed twice", w)
+		seen[w] = true
 	}
 }

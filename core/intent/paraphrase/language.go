@@ -126,6 +126,10 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		if l.readings[ws[0]] == nil {
 			l.readings[ws[0]] = map[string]string{}
 		}
+		if _, dup := l.readings[ws[0]][ws[1]]; dup {
+			// Which one would win depends on map order: refuse both.
+			return nil, fmt.Errorf("language data: reading %q is listed twice once normalised", ws[0]+" "+ws[1])
+		}
 		l.readings[ws[0]][ws[1]] = as[0]
 		l.readAs[as[0]] = true
 	}
@@ -289,14 +293,11 @@ func EnglishData() (LanguageData, error) {
 	for _, line := range read("negations.txt") {
 		d.Negations = append(d.Negations, strings.Fields(line)...)
 	}
-	d.Readings = map[string]string{}
-	for _, line := range read("readings.txt") {
-		from, to, ok := strings.Cut(line, "=")
-		if !ok {
-			return d, fmt.Errorf("built-in English data: readings.txt: %q is not \"two words = one\"", line)
-		}
-		d.Readings[strings.TrimSpace(from)] = strings.TrimSpace(to)
+	readings, err := parseReadings(read("readings.txt"))
+	if err != nil {
+		return d, fmt.Errorf("built-in English data: readings.txt: %w", err)
 	}
+	d.Readings = readings
 	for _, line := range read("opposites.txt") {
 		ws := strings.Fields(line)
 		if len(ws) != 2 {
@@ -407,4 +408,23 @@ func (l *Language) unwrap(words []string) []string {
 		j--
 	}
 	return words[i:j]
+}
+
+// parseReadings parses lines of "two words = one". A phrase listed twice,
+// once normalised, is an error: a later line would silently replace an
+// earlier one.
+func parseReadings(lines []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, line := range lines {
+		from, to, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q is not \"two words = one\"", line)
+		}
+		key := intent.Normalize(from)
+		if _, dup := out[key]; dup {
+			return nil, fmt.Errorf("%q is listed twice", key)
+		}
+		out[key] = strings.TrimSpace(to)
+	}
+	return out, nil
 }
