@@ -306,14 +306,7 @@ func TestSpokenCommandOverBabbleEnds(t *testing.T) {
 		assert.NotEqual(t, "jibo.audio.error", m.Type, "no utterance cut off: %v", m.Data)
 	}
 	assert.Positive(t, ends, "speech heard")
-	var types []string
-	var heard []any
-	for _, m := range trace {
-		types = append(types, m.Type)
-		if m.Type == "jibo.audio.recognized" {
-			heard = append(heard, m.Data["hypotheses"])
-		}
-	}
+	types, heard := typesAndHeard(trace)
 	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice over the babble")
 	assert.Equal(t, []string{"jibo.clock:time_now"}, intents(types), "the clock answers (heard %v)", heard)
 }
@@ -339,16 +332,21 @@ func TestSpokenCommandAsTalkersStartEndToEnd(t *testing.T) {
 		mix[i] = int16(max(-32768, min(32767, v)))
 	}
 	trace := traceData(t, bin, writeWAV(t, mix))
-	var types []string
-	var heard []any
+	types, heard := typesAndHeard(trace)
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice over the talkers")
+	assert.Equal(t, []string{"jibo.clock:time_now"}, intents(types), "the clock answers (heard %v)", heard)
+}
+
+// typesAndHeard lists a trace's message types, and the hypotheses of
+// each recognised utterance (for failure messages).
+func typesAndHeard(trace []traced) (types []string, heard []any) {
 	for _, m := range trace {
 		types = append(types, m.Type)
 		if m.Type == "jibo.audio.recognized" {
 			heard = append(heard, m.Data["hypotheses"])
 		}
 	}
-	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice over the talkers")
-	assert.Equal(t, []string{"jibo.clock:time_now"}, intents(types), "the clock answers (heard %v)", heard)
+	return types, heard
 }
 
 type traced struct {
