@@ -39,17 +39,19 @@ const (
 
 // Intent names of the launch intents, as the locale names them.
 // IntentChange ("make it five") matches only right after a timer was set
-// (context ContextSet) and replaces that timer.
+// (context ContextSet) and replaces that timer; IntentCancelIt ("cancel
+// it", "forget it") matches only then too, and cancels that timer.
 const (
 	IntentSet      = "set_timer"
 	IntentCancel   = "cancel_timer"
 	IntentTimeLeft = "time_left"
 	IntentChange   = "change_timer"
+	IntentCancelIt = "cancel_it"
 )
 
 // ContextSet is the timer's context key, live for ChangeTurns utterances
-// (and at most ChangeTime) after it set a timer: IntentChange requires it
-// (CONTEXT-1).
+// (and at most ChangeTime) after it set a timer: IntentChange and
+// IntentCancelIt require it (CONTEXT-1).
 const (
 	ContextSet  = "set"
 	ChangeTurns = 2
@@ -171,7 +173,7 @@ func New(opts Options) (*Skill, error) {
 	}
 	var err error
 	kopts := kit.Options{Rand: opts.Rand, Logger: opts.Logger,
-		RequiredContext: map[string][]string{IntentChange: {ContextSet}}}
+		RequiredContext: map[string][]string{IntentChange: {ContextSet}, IntentCancelIt: {ContextSet}}}
 	s.GraphSkill, err = kit.NewGraph(Manifest(), files, kopts, func(log *slog.Logger) (*graph.Graph, error) {
 		ask, err := s.loadAsk()
 		if err != nil {
@@ -281,7 +283,7 @@ func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error
 	switch in := d.NLU().IntentName(); in {
 	case IntentSet, IntentChange:
 		return graph.ExitResult{Transition: toSet, Result: d.Result}, nil
-	case IntentCancel:
+	case IntentCancel, IntentCancelIt:
 		return graph.ExitResult{Transition: toCancel, Result: d.Result}, nil
 	case IntentTimeLeft:
 		return graph.ExitResult{Transition: toTimeLeft, Result: d.Result}, nil
@@ -454,12 +456,27 @@ func (s *Skill) list() []store.Timer {
 	return s.timers.List()
 }
 
-// cancel cancels every timer of the skill.
+// cancel cancels every timer of the skill, or for "cancel it" the timer
+// just set.
 func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
+	if d.NLU().IntentName() == IntentCancelIt {
+		// "It" is the timer just set, never another one: when that one
+		// has rung already, nothing is cancelled.
+		it := s.latest()
+		if it.ID == "" || s.now().Sub(it.Created) > ChangeTime {
+			return s.say(d, "already_done", nil)
+		}
+		return s.cancelTimers(ctx, d, []store.Timer{it})
+	}
 	list := s.list()
 	if len(list) == 0 {
 		return s.say(d, "no_timer", nil)
 	}
+	return s.cancelTimers(ctx, d, list)
+}
+
+// cancelTimers cancels the timers of list and says which.
+func (s *Skill) cancelTimers(ctx context.Context, d *graph.Data, list []store.Timer) (*jcp.Action, error) {
 	var errs []error
 	for _, t := range list {
 		if err := s.timers.Cancel(ctx, t.ID); err != nil {
