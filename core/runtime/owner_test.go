@@ -14,7 +14,10 @@ import (
 // request that names two opposite actions asks for neither; a negation
 // said in full ("do not") is read as its contraction; after the robot
 // asked about a topic and heard yes, a bare value completes the one
-// request of that skill's that is about it.
+// request of that skill's that is about it. An opposite said after a
+// negation or as the state a request changes ("up, not down", "on, it is
+// off") is no second request. "Cancel it" cancels the timer just set,
+// and nothing when none was.
 func TestRobotAsAnOwnerMeansIt(t *testing.T) {
 	type step struct {
 		say  string
@@ -33,6 +36,23 @@ func TestRobotAsAnOwnerMeansIt(t *testing.T) {
 		}},
 		{"mute then unmute in one breath is neither", []step{
 			{"mute then unmute", notUnderstood},
+		}},
+		{"up, not down turns it up", []step{
+			{"turn the volume up, not down", `^(OK, )?[Vv]olume 7\.$`},
+		}},
+		{"on, it is off unmutes", []step{
+			{"turn the sound on, it is off", volume6},
+		}},
+		{"off and on, it is on, is still neither", []step{
+			{"turn it off and on again, it is on", notUnderstood},
+		}},
+		{"cancel it right after a timer cancels that timer", []step{
+			{"set a timer for ten minutes", `ten minutes, starting now\.$`},
+			{"cancel it", `^OK, I cancelled your ten minute timer\.$`},
+			{"how long is left on my timer", `(?i)no timer|don't have a timer`},
+		}},
+		{"cancel it with no timer just set cancels nothing", []step{
+			{"cancel it", notUnderstood},
 		}},
 		{"do not be quiet unmutes", []step{
 			{"do not be quiet", volume6},
