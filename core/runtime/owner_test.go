@@ -14,11 +14,15 @@ import (
 // request that names two opposite actions asks for neither; a negation
 // said in full ("do not") is read as its contraction; after the robot
 // asked about a topic and heard yes, a bare value completes the one
-// request of that skill's that is about it.
+// request of that skill's that is about it. An opposite said after a
+// negation or as the state a request changes ("up, not down", "on, it is
+// off") is no second request. "Cancel it" cancels the timer just set,
+// and nothing when none was; a stop word that finds nothing to stop
+// ("cancel please") while a timer runs says so and cancels nothing.
 func TestRobotAsAnOwnerMeansIt(t *testing.T) {
 	type step struct {
 		say  string
-		want string // a regexp the robot's one line matches
+		want string // a regexp the robot's one line matches; "" for none
 	}
 	const (
 		notUnderstood = `(?i)not sure|didn't|don't know|beyond me|catch|follow|understand`
@@ -33,6 +37,42 @@ func TestRobotAsAnOwnerMeansIt(t *testing.T) {
 		}},
 		{"mute then unmute in one breath is neither", []step{
 			{"mute then unmute", notUnderstood},
+		}},
+		{"up, not down turns it up", []step{
+			{"turn the volume up, not down", `^(OK, )?[Vv]olume 7\.$`},
+		}},
+		{"on, it is off unmutes", []step{
+			{"turn the sound on, it is off", volume6},
+		}},
+		{"off and on, it is on, is still neither", []step{
+			{"turn it off and on again, it is on", notUnderstood},
+		}},
+		{"cancel it right after a timer cancels that timer", []step{
+			{"set a timer for ten minutes", `ten minutes, starting now\.$`},
+			{"cancel it", `^OK, I cancelled your ten minute timer\.$`},
+			{"how long is left on my timer", `(?i)no timer|don't have a timer`},
+		}},
+		{"cancel please with a timer running says it runs and cancels nothing", []step{
+			{"set a timer for ten minutes", `ten minutes, starting now\.$`},
+			{"cancel please", `^Your ten minute timer is still running\. To stop it, say "cancel the timer"\.$`},
+			{"how long is left on my timer", `left on your timer|to go`},
+			{"cancel the timer", `^OK, I cancelled your ten minute timer\.$`},
+		}},
+		{"stop it with two timers running names both", []step{
+			{"set a timer for ten minutes", `ten minutes, starting now\.$`},
+			{"set a timer for two minutes", `two minutes, starting now\.$`},
+			{"stop it", `^Your two timers are still running\. To stop them, say "cancel the timers"\.$`},
+		}},
+		{"cancel with nothing running and no timer says nothing", []step{
+			{"cancel", ""},
+			{"cancel please", ""},
+		}},
+		{"be quiet with a timer running is no cancel", []step{
+			{"set a timer for ten minutes", `ten minutes, starting now\.$`},
+			{"be quiet", ""},
+		}},
+		{"cancel it with no timer just set cancels nothing", []step{
+			{"cancel it", notUnderstood},
 		}},
 		{"do not be quiet unmutes", []step{
 			{"do not be quiet", volume6},
@@ -64,6 +104,10 @@ func TestRobotAsAnOwnerMeansIt(t *testing.T) {
 			u := utter(t, r)
 			for _, s := range tt.steps {
 				got := said(t, u, s.say)
+				if s.want == "" {
+					assert.Empty(t, got, "%q: a stop with nothing to stop says nothing", s.say)
+					continue
+				}
 				require.Len(t, got, 1, "%q: %v", s.say, got)
 				assert.Regexp(t, s.want, got[0], s.say)
 			}

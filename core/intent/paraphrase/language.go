@@ -60,6 +60,10 @@ type LanguageData struct {
 	// "up down"): a request that names both, where no template of the
 	// intent says both, asks for neither ("turn it off and on again").
 	Opposites [][2]string
+	// States are the words that say what something is now ("is", "its"):
+	// one before an opposite word describes the state a request changes
+	// ("turn the sound on, it is off"), not a second request.
+	States []string
 	// Prefixes and Suffixes wrap any request ("can you", "please");
 	// Indirect open an indirect question ("i wonder", "do you know").
 	Prefixes, Suffixes, Indirect []string
@@ -85,6 +89,8 @@ type Language struct {
 	readAs map[string]bool
 	// opposites maps a word to the words opposite it.
 	opposites map[string][]string
+	// states are the States.
+	states map[string]bool
 	// polite are the two-word prefixes that are also questions ("can
 	// you"): they wrap a request rather than ask.
 	polite map[string]bool
@@ -105,7 +111,7 @@ type Language struct {
 
 // NewLanguage checks and normalises d.
 func NewLanguage(d LanguageData) (*Language, error) {
-	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, negations: map[string]bool{}, readings: map[string]map[string]string{}, readAs: map[string]bool{}, opposites: map[string][]string{}, polite: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
+	l := &Language{function: map[string]bool{}, narrative: map[string]bool{}, determiners: map[string]bool{}, questions: map[string]bool{}, particles: map[string]bool{}, negations: map[string]bool{}, readings: map[string]map[string]string{}, readAs: map[string]bool{}, opposites: map[string][]string{}, states: map[string]bool{}, polite: map[string]bool{}, wrapWords: map[string]bool{}, typed: map[string][]string{}, find: map[string]func([]string, int) int{}}
 	switch {
 	case len(d.Background) == 0:
 		return nil, fmt.Errorf("language data: no background sentences")
@@ -115,8 +121,8 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		return nil, fmt.Errorf("language data: %d wrappers, limit %d", len(d.Prefixes)+len(d.Suffixes)+len(d.Indirect), MaxWrappers)
 	case len(d.Function) > MaxListEntries || len(d.OpenValues) > MaxListEntries || len(d.Narrative) > MaxListEntries ||
 		len(d.Determiners) > MaxListEntries || len(d.Questions) > MaxListEntries || len(d.Particles) > MaxListEntries || len(d.Negations) > MaxListEntries ||
-		len(d.Readings) > MaxListEntries || len(d.Opposites) > MaxListEntries:
-		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles, negations, readings, opposites or open values over %d", MaxListEntries)
+		len(d.Readings) > MaxListEntries || len(d.Opposites) > MaxListEntries || len(d.States) > MaxListEntries:
+		return nil, fmt.Errorf("language data: function words, narrative words, determiners, question words, particles, negations, readings, opposites, states or open values over %d", MaxListEntries)
 	}
 	for from, to := range d.Readings {
 		ws, as := strings.Fields(intent.Normalize(from)), strings.Fields(intent.Normalize(to))
@@ -140,6 +146,11 @@ func NewLanguage(d LanguageData) (*Language, error) {
 		}
 		l.opposites[a[0]] = append(l.opposites[a[0]], b[0])
 		l.opposites[b[0]] = append(l.opposites[b[0]], a[0])
+	}
+	for _, w := range d.States {
+		for _, f := range strings.Fields(intent.Normalize(w)) {
+			l.states[f] = true
+		}
 	}
 	for _, s := range d.Background {
 		if ws := l.read(strings.Fields(intent.Normalize(s))); len(ws) > 0 {
@@ -305,6 +316,9 @@ func EnglishData() (LanguageData, error) {
 		}
 		d.Opposites = append(d.Opposites, [2]string{ws[0], ws[1]})
 	}
+	for _, line := range read("states.txt") {
+		d.States = append(d.States, strings.Fields(line)...)
+	}
 	for _, line := range read("particles.txt") {
 		d.Particles = append(d.Particles, strings.Fields(line)...)
 	}
@@ -369,6 +383,68 @@ func (l *Language) read(words []string) []string {
 	}
 	if out == nil {
 		return words
+	}
+	return out
+}
+
+// MaxContrastGap is how many words may stand between a negation and the
+// opposite word it sets aside ("dont turn it down").
+const MaxContrastGap = 2
+
+// uncontrast leaves out of an utterance's words what only sets its
+// request against the opposite: a negated opposite word ("turn it up, not
+// down", "unmute, dont mute", "dont turn it down, turn it up") and a
+// state the request changes ("turn the sound on, it is off"), each only
+// where the utterance also says the word's opposite, neither negated nor
+// a state. What is left is the request; "turn it off and on again"
+// negates nothing and keeps both. words is not changed.
+func (l *Language) uncontrast(words []string) []string {
+	// aside[i] is the span start of an opposite word at i set aside by a
+	// negation or a state word before it, -1 for none.
+	aside := make([]int, len(words))
+	for i := range aside {
+		aside[i] = -1
+	}
+	for i, w := range words {
+		switch {
+		case l.states[w] && i+1 < len(words) && len(l.opposites[words[i+1]]) > 0:
+			aside[i+1] = i
+		case l.negations[w]:
+			for j := i + 1; j < len(words) && j <= i+1+MaxContrastGap; j++ {
+				if len(l.opposites[words[j]]) > 0 {
+					aside[j] = i
+					break
+				}
+				if l.negations[words[j]] || l.states[words[j]] {
+					break
+				}
+			}
+		}
+	}
+	drop := make([]bool, len(words))
+	any := false
+	for j, from := range aside {
+		if from < 0 {
+			continue
+		}
+		for k, o := range words {
+			if aside[k] < 0 && slices.Contains(l.opposites[words[j]], o) {
+				for d := from; d <= j; d++ {
+					drop[d] = true
+				}
+				any = true
+				break
+			}
+		}
+	}
+	if !any {
+		return words
+	}
+	out := make([]string, 0, len(words))
+	for i, w := range words {
+		if !drop[i] {
+			out = append(out, w)
+		}
 	}
 	return out
 }

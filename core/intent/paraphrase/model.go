@@ -169,7 +169,7 @@ func (m *Model) Classify(utterance string) Decision {
 // context is not live (CTX-11) is, and their probability counts for
 // "none".
 func (m *Model) ClassifyAmong(utterance string, allow func(Label) bool) Decision {
-	words := m.lang.read(strings.Fields(intent.Normalize(utterance)))
+	words := m.lang.uncontrast(m.lang.read(strings.Fields(intent.Normalize(utterance))))
 	if len(words) == 0 {
 		return Decision{Reason: "empty utterance"}
 	}

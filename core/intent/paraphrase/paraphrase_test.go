@@ -319,6 +319,34 @@ func TestReadings(t *testing.T) {
 	}
 }
 
+// TestUncontrast: a negated opposite word, or one after a word saying
+// what something is now, is left out when the utterance also says its
+// opposite plainly; two opposites said plainly are both kept, and so is
+// an opposite whose counterpart is negated too.
+func TestUncontrast(t *testing.T) {
+	l, err := English()
+	require.NoError(t, err)
+	tests := []struct{ in, want string }{
+		{"turn the volume up not down", "turn the volume up"},
+		{"turn it down not up", "turn it down"},
+		{"unmute dont mute", "unmute"},
+		{"dont turn it down turn it up", "turn it up"},
+		{"turn the sound on it is off", "turn the sound on it"},
+		{"turn the sound on its off", "turn the sound on"},
+		{"the sound is off turn it on", "the sound turn it on"},
+		{"turn it off and on again", "turn it off and on again"},
+		{"not up not down", "not up not down"},
+		{"the volume is up not down", "the volume is up not down"},
+		{"dont mute", "dont mute"},
+		{"dont set a timer turn it up", "dont set a timer turn it up"},
+		{"turn its volume up", "turn its volume up"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, strings.Join(l.uncontrast(strings.Fields(tt.in)), " "), tt.in)
+	}
+}
+
 // A fragment, or a sentence that only names what a request would be
 // about, is no request, however sure the model is of the intent it
 // sounds like: the tier claims it only when the words ask or tell

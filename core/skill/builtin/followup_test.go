@@ -119,6 +119,7 @@ func TestFollowUpsCONTEXT1(t *testing.T) {
 		timeMore = clock.ID + ":" + clock.IntentTimeFollowUp
 		set      = timer.ID + ":" + timer.IntentSet
 		change   = timer.ID + ":" + timer.IntentChange
+		cancelIt = timer.ID + ":" + timer.IntentCancelIt
 	)
 	tests := []struct {
 		name  string
@@ -157,6 +158,24 @@ func TestFollowUpsCONTEXT1(t *testing.T) {
 		}, []time.Duration{3 * time.Hour}},
 		{"no change without a timer just set", []step{
 			{"make it five", "", nil},
+		}, nil},
+		{"cancel it right after a timer was set", []step{
+			{"set a timer for ten minutes", set, regexp.MustCompile(`^OK, ten minutes, starting now\.$`)},
+			{"set a timer for two minutes", set, regexp.MustCompile(`^OK, two minutes, starting now\.$`)},
+			{"oops cancel it", cancelIt, regexp.MustCompile(`^OK, I cancelled your two minute timer\.$`)},
+		}, []time.Duration{10 * time.Minute}},
+		{"i don't need it anymore", []step{
+			{"set a timer for ten minutes", set, nil},
+			{"i dont need it anymore", cancelIt, regexp.MustCompile(`^OK, I cancelled your ten minute timer\.$`)},
+		}, nil},
+		{"no cancel it long after the timer was set", []step{
+			{"set a timer for ten minutes", set, nil},
+			{"what time is it", timeNow, saysTime},
+			{"what's the date", dateNow, saysDate},
+			{"cancel it", "", nil},
+		}, []time.Duration{10 * time.Minute}},
+		{"no cancel it without a timer", []step{
+			{"cancel it", "", nil},
 		}, nil},
 	}
 	for _, tt := range tests {

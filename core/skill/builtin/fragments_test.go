@@ -251,8 +251,9 @@ func TestNegationsAndQuestionsDoNotAct(t *testing.T) {
 
 // TestOppositesAskForNeither: a request that names two opposite actions
 // ("off and on", "up and down", "mute then unmute") asks for neither, and
-// the robot acts on none of them; one that names one still acts. Written
-// for this test.
+// the robot acts on none of them; one that names one still acts, and so
+// does one that sets its action against the opposite ("up, not down", "on,
+// it is off"). Written for this test.
 func TestOppositesAskForNeither(t *testing.T) {
 	st := newStages(t)
 	tests := []struct{ say, want string }{
@@ -264,6 +265,18 @@ func TestOppositesAskForNeither(t *testing.T) {
 		{say: "turn the sound back on", want: "jibo.volume:unmute"},
 		{say: "turn the volume up", want: "jibo.volume:volume_up"},
 		{say: "turn it back on please", want: "jibo.volume:unmute"},
+		// An opposite word after a negation, or after a word saying what
+		// something is now, sets the request against it: one request.
+		{say: "turn the volume up, not down", want: "jibo.volume:volume_up"},
+		{say: "turn it down not up", want: "jibo.volume:volume_down"},
+		{say: "unmute, do not mute", want: "jibo.volume:unmute"},
+		{say: "turn the sound on, it is off", want: "jibo.volume:unmute"},
+		{say: "turn the sound on, it's off", want: "jibo.volume:unmute"},
+		// Both set aside, or neither: still no request.
+		{say: "not up, not down"},
+		{say: "the volume is up not down"},
+		{say: "dont mute"},
+		{say: "turn it off and on again, it is on"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.say, func(t *testing.T) {

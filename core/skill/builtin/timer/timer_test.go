@@ -236,6 +236,81 @@ func TestCancelAndTimeLeft(t *testing.T) {
 	}
 }
 
+// TestCancelIt: "cancel it" (matched only right after a timer was set)
+// cancels the timer just set and no other; when that one is over already,
+// it cancels nothing and says so.
+func TestCancelIt(t *testing.T) {
+	cancelIt := ID + ":" + IntentCancelIt
+	tests := []struct {
+		name string
+		set  []string
+		wait time.Duration
+		said string
+		left []time.Duration // the pending timers' lengths afterwards
+	}{
+		{"the timer just set", []string{"set a timer for ten minutes"}, 0,
+			"OK, I cancelled your ten minute timer.", nil},
+		{"of two timers, the one just set", []string{"set a timer for ten minutes", "set a timer for two minutes"}, 0,
+			"OK, I cancelled your two minute timer.", []time.Duration{10 * time.Minute}},
+		{"the timer just set is over", []string{"set a timer for ten minutes", "set a timer for five seconds"}, ChangeTime + time.Second,
+			"That timer is already done.", []time.Duration{10 * time.Minute}},
+		{"no timer at all", nil, 0, "That timer is already done.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				for _, u := range tt.set {
+					require.NoError(t, r.Say(u).Err)
+				}
+				time.Sleep(tt.wait)
+				synctest.Wait()
+				turn := r.Dispatch(ID, IntentCancelIt, "cancel it", nil)
+				require.NoError(t, turn.Err)
+				assert.Equal(t, cancelIt, turn.Dispatched)
+				assert.Contains(t, turn.Said, tt.said)
+				var left []time.Duration
+				for _, tm := range r.Sched.List() {
+					left = append(left, tm.Due.Sub(tm.Created))
+				}
+				assert.Equal(t, tt.left, left)
+			})
+		})
+	}
+}
+
+// TestStillRunning: after a stop word that named no timer, the robot
+// says which timers still run and how to cancel them, and cancels none.
+func TestStillRunning(t *testing.T) {
+	tests := []struct {
+		name string
+		set  []string
+		said string
+	}{
+		{"one timer", []string{"set a timer for ten minutes"},
+			`Your ten minute timer is still running. To stop it, say "cancel the timer".`},
+		{"a timer of several units", []string{"set a timer for an hour and a half"},
+			`Your timer for one hour and thirty minutes is still running. To stop it, say "cancel the timer".`},
+		{"two timers", []string{"set a timer for ten minutes", "set a timer for two minutes"},
+			`Your two timers are still running. To stop them, say "cancel the timers".`},
+		{"none", nil, "You don't have a timer running."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				for _, u := range tt.set {
+					require.NoError(t, r.Say(u).Err)
+				}
+				turn := r.Dispatch(ID, IntentStillRunning, "cancel please", nil)
+				require.NoError(t, turn.Err)
+				assert.Equal(t, []string{tt.said}, turn.Said)
+				assert.Len(t, r.Sched.List(), len(tt.set), "no timer cancelled")
+			})
+		})
+	}
+}
+
 // TestCancelWhileRinging: "cancel the timer" while the alarm rings ends
 // it, as "stop" does.
 func TestCancelWhileRinging(t *testing.T) {

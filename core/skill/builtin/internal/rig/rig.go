@@ -209,6 +209,19 @@ func (r *Rig) Say(utterance string) Turn {
 	if d.SkillID == "" {
 		return Turn{}
 	}
+	return r.play(ctx, d)
+}
+
+// Dispatch plays one utterance of the user as the pipeline would dispatch
+// it to skillID's intent: for an intent the rig's claim does not reach,
+// such as one gated on context the rig's session does not keep.
+func (r *Rig) Dispatch(skillID, intentName, utterance string, slots map[string]string) Turn {
+	r.t.Helper()
+	return r.play(context.Background(), r.dispatch(skillID, intentName, utterance, slots))
+}
+
+// play runs a dispatch on the host and notes a question it leaves open.
+func (r *Rig) play(ctx context.Context, d pipeline.Dispatch) Turn {
 	start := r.Voice.count()
 	up, err := r.Host.Invoke(ctx, d)
 	tn := Turn{Dispatched: d.SkillID + ":" + d.IntentName, Slots: d.Slots, Said: r.Voice.since(start), Err: err}
