@@ -903,6 +903,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	v.SNR = quietSNR(pcm)
 	v.Reverb = Reverberation(pcm)
 	v.Far = r.cfg.Far.far(v.Reverb)
+	r.log.Debug("utterance", "snr_db", v.SNR, "reverberation_db", v.Reverb, "far", v.Far)
 	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, v)
 	pcm = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate

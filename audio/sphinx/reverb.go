@@ -20,8 +20,9 @@ type Far struct {
 	MinConfidence float64
 }
 
-// DefaultFar is the recogniser's far floor.
-var DefaultFar = Far{MinReverb: 2, MinConfidence: 0.8}
+// DefaultFar is when the recogniser takes speech for far: it then asks
+// no more of it, but says so (audio.Unheard) when it refuses it.
+var DefaultFar = Far{MinReverb: 2}
 
 // Check validates f.
 func (f Far) Check() error {
@@ -55,17 +56,25 @@ const (
 	reverbQuantile = 0.95
 	// reverbMinSteps is the fewest rising and falling steps measured.
 	reverbMinSteps = 5
+	// reverbMaxStep is the most a step counts for: a room whose sound
+	// falls 20 dB in 50 ms (a reverberation time of about 0.15 s) is as
+	// dry as speech needs.
+	reverbMaxStep = 20.0
 )
 
 // Reverberation measures how much more steeply an utterance's level
-// rises than it falls, in dB over 50 ms (the 95th percentile of rises
+// rises than it falls, in dB over 50 ms: the 95th percentile of rises
 // less that of falls, among steps whose louder end stands 6 dB over the
-// utterance's quiet frames); 0 when too little of it stands over them.
-// A room adds a decaying tail to every sound, so where a word ends the
-// level falls only as fast as the room lets it, while a word's onset
-// still rises as fast as the speaker makes it. Noise, by contrast, caps
-// the rises and the falls alike (both end in it), so near speech in
-// noise measures about 0 and far or reverberant speech measures more.
+// utterance's quiet frames, each percentile counted up to half the
+// utterance's range over those frames and at most 20 dB; 0 when too
+// little of it stands over them. A room adds a decaying tail to every
+// sound, so where a word ends the level falls only as fast as the room
+// lets it, while a word's onset still rises as fast as the speaker
+// makes it. Noise caps the rises and the falls alike (both end in it),
+// and so do the caps: near speech, in noise or not, measures about 0
+// whatever its own onsets and offsets, and speech in a reverberant room
+// measures more. Far speech in loud noise may measure 0: the noise hides
+// its tail.
 func Reverberation(pcm []int16) float64 {
 	db := frameLevels(pcm)
 	if len(db) <= reverbStep {
@@ -74,6 +83,7 @@ func Reverberation(pcm []int16) float64 {
 	sorted := slices.Clone(db)
 	slices.Sort(sorted)
 	floor := sorted[len(sorted)/10]
+	limit := min(reverbMaxStep, (quantile(sorted, reverbQuantile)-floor)/2)
 	var ups, downs []float64
 	for i := 0; i+reverbStep < len(db); i++ {
 		a, b := db[i], db[i+reverbStep]
@@ -89,7 +99,7 @@ func Reverberation(pcm []int16) float64 {
 	if len(ups) < reverbMinSteps || len(downs) < reverbMinSteps {
 		return 0
 	}
-	return quantile(ups, reverbQuantile) - quantile(downs, reverbQuantile)
+	return min(quantile(ups, reverbQuantile), limit) - min(quantile(downs, reverbQuantile), limit)
 }
 
 // quantile is xs's q-quantile (the nearest rank below); xs is sorted in
