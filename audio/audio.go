@@ -92,7 +92,7 @@ type Verdict struct {
 	// it falls (dB over 50 ms): about 0 for speech near the microphone,
 	// in noise or not, more for speech in a reverberant room or far from
 	// the microphone; Far says the recogniser took it for far speech
-	// (and asked more of it).
+	// (and held it to its floor for far speech, where it has one).
 	Reverb float64
 	Far    bool
 	// Fallback says what the fallback made of a refused sentence, ""

@@ -154,8 +154,10 @@ type Config struct {
 	// words is refused, as one under the floors is. Not with the wake
 	// phrase in the grammar (Wake), nor for the answer grammar.
 	Garbage *Garbage
-	// Far, if set, raises the confidence floor for an utterance that
-	// sounds far from the microphone (Reverberation; Verdict.Far).
+	// Far, if set, says when an utterance sounds far from the
+	// microphone (Reverberation; Verdict.Far, and RecognizeUnheard tells
+	// the listener when it refused one) and the confidence floor such an
+	// utterance must reach.
 	Far *Far
 	// FloorBelowDB is how far under its speech (dB) an utterance's noise
 	// floor is raised with a faint noise before decoding, when it is lower

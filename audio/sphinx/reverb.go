@@ -6,11 +6,12 @@ import (
 	"slices"
 )
 
-// Far is what the recogniser asks of speech that sounds far from the
-// microphone: in a reverberant room, or across one, the acoustic model
-// hears a smeared version of the words, fits wrong sentences about as
-// well as right ones, and the confidence that parts them at arm's length
-// parts them less.
+// Far says when the recogniser takes speech for far from the
+// microphone (in a reverberant room, or across one), where the acoustic
+// model hears the words smeared by the room: a far utterance it refuses
+// is told to the listener (audio.Unheard), which asks the speaker to
+// come closer, and MinConfidence, where set, is the confidence floor a
+// far utterance must reach.
 type Far struct {
 	// MinReverb is the reverberation (Reverberation, dB) from which an
 	// utterance counts as far; 0 or less never.

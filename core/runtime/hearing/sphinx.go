@@ -270,10 +270,11 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	if err != nil {
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
-	if accept != nil || s.Floors != nil || model != sphinx.DefaultModelDir {
-		// The far floor was chosen with Debian's model and its floors;
-		// the others decide from their own measures.
-		far = nil
+	if far != nil && (accept != nil || s.Floors != nil || model != sphinx.DefaultModelDir) {
+		// A far floor is measured with Debian's model and its floors;
+		// the others decide from their own measures. Far speech is
+		// still told.
+		far.MinConfidence = 0
 	}
 	if rivalMargin != 0 && meaning == nil {
 		meaning = understand(p.Intents, p.Session, o.Lang, log)
