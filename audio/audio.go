@@ -152,6 +152,10 @@ type Verdict struct {
 	// "fallback", "slots <intent>"…): each goes through the Decoded
 	// audio once, so they are what the utterance cost.
 	Searches []string
+	// QuietTail says the search found the sentence with filler words
+	// after it that covered no one talking (a release, a breath, the
+	// room), and it was measured by the search without them.
+	QuietTail bool
 }
 
 // Unheard says why speech a recogniser heard gave no hypothesis to act

@@ -607,6 +607,9 @@ type FileDecision struct {
 	// that went through it (audio.Verdict).
 	DecodedSeconds float64  `json:"decoded_s,omitempty"`
 	Searches       []string `json:"searches,omitempty"`
+	// The sentence was found with filler words after it over no one
+	// talking, and measured without them (audio.Verdict).
+	QuietTail bool `json:"quiet_tail,omitempty"`
 }
 
 // Files lists every file's outcome.
@@ -637,7 +640,7 @@ func (r *Report) Files() []FileResult {
 				TranscriptRival: d.TranscriptRival, TranscriptRivalMargin: d.TranscriptRivalMargin,
 				Transcripts: d.Transcripts, TranscriptMargins: d.TranscriptMargins, Claim: d.Claim, ClaimScore: d.ClaimScore,
 				SlotSentence: d.SlotSentence, SlotConfidence: d.SlotConfidence,
-				Rival: d.Rival, RivalMargin: d.RivalMargin, Words: d.Words, WordPosteriors: d.WordPosteriors, DecodedSeconds: d.Decoded.Seconds(), Searches: d.Searches})
+				Rival: d.Rival, RivalMargin: d.RivalMargin, Words: d.Words, WordPosteriors: d.WordPosteriors, DecodedSeconds: d.Decoded.Seconds(), Searches: d.Searches, QuietTail: d.QuietTail})
 		}
 		out = append(out, f)
 	}

@@ -31,6 +31,8 @@ const (
 	// decoder's log units): a larger one never lets the branch win, and
 	// its probability would underflow.
 	MaxGarbagePenalty = 5000
+	// MaxQuietTail bounds Garbage.QuietTail (dB).
+	MaxQuietTail = 60
 	// garbagePrefix marks a filler word of the garbage path in the
 	// decoder's dictionary and its hypotheses: checkWord refuses it in
 	// a grammar's or the lexicon's words, so a filler word is never a
@@ -69,6 +71,14 @@ type Garbage struct {
 	// sentence costs, on top of PerWord a word (before one, on top of
 	// Entry too).
 	EndEntry float64
+	// QuietTail, when over 0, keeps a sentence whose filler words after
+	// it (Tail) cover no one talking: none of their 10 ms frames within
+	// QuietTail dB of the median level of the sentence's own frames (a
+	// breath, the room, other talkers well under the talker). Such a
+	// sentence is measured by the search without them, which must find
+	// it too, as one under MinConfidence is. 0 refuses every path with
+	// filler words.
+	QuietTail float64
 }
 
 // Check reports what is wrong with g, nil when nothing is.
@@ -82,6 +92,8 @@ func (g Garbage) Check() error {
 		return fmt.Errorf("garbage path: penalty per word %g not in 0..%d", g.PerWord, MaxGarbagePenalty)
 	case !(g.EndEntry >= 0 && g.EndEntry <= MaxGarbagePenalty):
 		return fmt.Errorf("garbage path: entry penalty at a sentence's ends %g not in 0..%d", g.EndEntry, MaxGarbagePenalty)
+	case !(g.QuietTail >= 0 && g.QuietTail <= MaxQuietTail):
+		return fmt.Errorf("garbage path: quiet tail %g dB not in 0..%d", g.QuietTail, MaxQuietTail)
 	case !(g.MinConfidence >= 0 && g.MinConfidence <= 1):
 		return fmt.Errorf("garbage path: minimum confidence %g not in [0, 1]", g.MinConfidence)
 	}

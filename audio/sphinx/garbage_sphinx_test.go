@@ -4,6 +4,9 @@ package sphinx
 
 import (
 	"context"
+	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/openjibo/jibod/audio"
@@ -132,4 +135,49 @@ func TestTailedSentenceMeasuredWithoutTheTail(t *testing.T) {
 		assert.Equal(t, said, best(h), "%+v", v)
 		assert.Equal(t, []string{searchName, searchName + untailedSuffix}, v.Searches)
 	})
+}
+
+// TestQuietTailKeepsTheSentence: "how are you", then, 150 ms after it,
+// another talker saying "but it was" in the room. Filler words after
+// the sentence take the other talker, and the path is refused; where
+// that talker is 20 dB under the one who spoke (no frame of theirs
+// within 6 dB of the sentence's median level), the sentence is measured
+// by the search without filler words and heard. 14 dB under, the other
+// talker is as loud as much of the sentence: refused.
+func TestQuietTailKeepsTheSentence(t *testing.T) {
+	said, other := speak(t, "how are you"), speak(t, "but it was", "-v", "en-gb", "-s", "190")
+	with := func(under float64) []int16 {
+		pcm := append(slices.Clone(said), make([]int16, audio.SampleRate*15/100)...)
+		g := math.Pow(10, -under/20)
+		for _, v := range other {
+			pcm = append(pcm, int16(math.Round(float64(v)*g)))
+		}
+		return noisy(pcm, 100, 1)
+	}
+	tests := []struct {
+		name         string
+		under, quiet float64
+		heard        string
+		searches     []string
+	}{
+		{"20 dB under: heard", 20, 6, "how are you", []string{searchName, searchName + untailedSuffix}},
+		{"20 dB under, every tail refusing: refused", 20, 0, "", []string{searchName}},
+		{"14 dB under: refused", 14, 6, "", []string{searchName}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gb := testGarbage(t, 250)
+			gb.Tail, gb.EndEntry, gb.MinConfidence, gb.QuietTail = true, 250, 0.7, tt.quiet
+			r := newTestRecognizer(t, Config{Garbage: gb})
+			h, v, err := r.RecognizeVerdict(context.Background(), with(tt.under))
+			require.NoError(t, err)
+			assert.Equal(t, tt.heard, best(h), "%+v", v)
+			assert.Equal(t, tt.searches, v.Searches)
+			assert.Equal(t, tt.heard != "", v.QuietTail)
+			if tt.heard == "" {
+				assert.Equal(t, "garbage", v.Dropped)
+				assert.True(t, strings.HasPrefix(v.Sentence, "how are you ="), "the sentence, then filler words: %q", v.Sentence)
+			}
+		})
+	}
 }

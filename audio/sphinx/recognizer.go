@@ -942,16 +942,40 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		v.Sentence = best.text
 		return r.transcribed(ctx, d, best, pcm)
 	}
-	// garbage refuses a sentence that went through the garbage path.
-	garbage := func() bool {
+	// untailed: best was measured by the search without filler words
+	// after a sentence.
+	untailed := false
+	// garbage refuses a sentence that went through the garbage path,
+	// unless the filler words after it cover no one talking and the
+	// search without them finds it too.
+	garbage := func() (bool, error) {
 		if !g.viaGarbage(best.text) {
-			return false
+			return false, nil
+		}
+		if gb := r.cfg.Garbage; f != nil && g.untailed != nil && gb.QuietTail > 0 &&
+			quietTail(d.align(), pcm, gb.QuietTail) {
+			again, err := d.searchFeatures(ctx, searchName+untailedSuffix, f)
+			if err != nil && ctx.Err() != nil {
+				return false, err
+			}
+			if err == nil && again.text == withoutTail(best.text) {
+				r.log.Debug("filler words after the sentence cover no one talking: measured without them", "text", best.text)
+				best, untailed, v.QuietTail = again, true, true
+				return false, nil
+			}
+			if err != nil {
+				r.log.Warn("speech: searching again without filler words failed; refused", "text", best.text, "err", err)
+			} else {
+				r.log.Debug("rejected: without filler words after it another sentence fits", "text", best.text, "untailed", again.text)
+			}
 		}
 		r.log.Debug("rejected: the garbage path explains the speech better than any sentence", "text", best.text)
 		v.Sentence, v.Dropped = best.text, "garbage"
-		return true
+		return true, nil
 	}
-	if garbage() {
+	if refuse, err := garbage(); err != nil {
+		return nil, err
+	} else if refuse {
 		return refused()
 	}
 	if best.text == "" || !g.accepts(best.text) {
@@ -965,7 +989,9 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		if best, err = d.search(ctx, name+wideSuffix, pcm); err != nil {
 			return nil, err
 		}
-		if garbage() {
+		if refuse, err := garbage(); err != nil {
+			return nil, err
+		} else if refuse {
 			return refused()
 		}
 		if best.text == "" || !g.accepts(best.text) {
@@ -994,7 +1020,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	segs := d.align()
 	perFrame, conf := confidence(segs)
 	cover := coverage(segs, pcm)
-	if conf < minConf && f != nil && g.untailed != nil && r.cfg.Accept == nil {
+	if conf < minConf && f != nil && g.untailed != nil && !untailed && r.cfg.Accept == nil {
 		// The sentence was found without filler words after it, so they
 		// have said their part; but wherever a shorter sentence ended
 		// earlier ("set a timer" of "set a timer for ten minutes") their

@@ -28,6 +28,20 @@ const EnvGarbage = "JIBOD_SPHINX_GARBAGE"
 // (docs/hearing.md).
 const EnvGarbageEnds = "JIBOD_SPHINX_GARBAGE_ENDS"
 
+// EnvGarbageQuietTail sets when a sentence whose filler words after it
+// cover no one talking is kept (sphinx.Garbage.QuietTail): "off" (or 0)
+// refuses it like any path with filler words; DB keeps it where none of
+// their 10 ms frames is within DB dB of the sentence's median level
+// (0..sphinx.MaxQuietTail). A tuning switch; unset, garbageQuietTail
+// (docs/hearing.md).
+const EnvGarbageQuietTail = "JIBOD_SPHINX_GARBAGE_QUIET_TAIL"
+
+// A sentence said whole can be found with filler words after it that
+// took the breath, the room or other talkers after the talker stopped
+// (docs/hearing.md): such a tail keeps the sentence where it stays
+// garbageQuietTail dB under the sentence's median level.
+const garbageQuietTail = 6.0
+
 // Filler words may follow a sentence by default (docs/hearing.md): a
 // word said beyond what the sentence holds is explained by them instead
 // of being stretched onto its last word, so out-of-grammar wordings and
@@ -97,6 +111,10 @@ func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
 	if err != nil {
 		return nil, err
 	}
+	quiet, err := garbageQuietTailFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
 	v := getenv(EnvGarbage)
 	entry, perWord, n := garbageEntry, garbagePerWord, garbageWords
 	switch v {
@@ -131,7 +149,27 @@ func garbageFromEnv(getenv func(string) string) (*sphinx.Garbage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvGarbage, err)
 	}
-	return &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord, Tail: tail, Head: head, EndEntry: endEntry}, nil
+	g := &sphinx.Garbage{Words: words, Entry: entry, PerWord: perWord, Tail: tail, Head: head, EndEntry: endEntry}
+	if tail {
+		g.QuietTail = quiet
+	}
+	return g, nil
+}
+
+// garbageQuietTailFromEnv reads $JIBOD_SPHINX_GARBAGE_QUIET_TAIL.
+func garbageQuietTailFromEnv(getenv func(string) string) (float64, error) {
+	v := getenv(EnvGarbageQuietTail)
+	switch v {
+	case "":
+		return garbageQuietTail, nil
+	case "off":
+		return 0, nil
+	}
+	below, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || !(below >= 0 && below <= sphinx.MaxQuietTail) {
+		return 0, fmt.Errorf("%s=%q: want off or a level in dB, 0..%d", EnvGarbageQuietTail, v, sphinx.MaxQuietTail)
+	}
+	return below, nil
 }
 
 // garbageEndsFromEnv reads $JIBOD_SPHINX_GARBAGE_ENDS: whether the filler

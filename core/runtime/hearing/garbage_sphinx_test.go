@@ -17,7 +17,8 @@ import (
 func TestGarbageFromEnv(t *testing.T) {
 	common, err := sphinx.CommonWords(garbageWords)
 	require.NoError(t, err)
-	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord, EndEntry: garbageEndEntry, Tail: true}
+	on := &sphinx.Garbage{Words: common, Entry: garbageEntry, PerWord: garbagePerWord, EndEntry: garbageEndEntry, Tail: true,
+		QuietTail: garbageQuietTail}
 	tests := []struct {
 		value string
 		want  *sphinx.Garbage
@@ -27,8 +28,10 @@ func TestGarbageFromEnv(t *testing.T) {
 		{value: "", want: on},
 		{value: "off"},
 		{value: "on", want: on},
-		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250, EndEntry: garbageEndEntry, Tail: true}},
-		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300, EndEntry: garbageEndEntry, Tail: true}, words: 25},
+		{value: "100,250", want: &sphinx.Garbage{Words: common, Entry: 100, PerWord: 250, EndEntry: garbageEndEntry, Tail: true,
+			QuietTail: garbageQuietTail}},
+		{value: "0, 300, 25", want: &sphinx.Garbage{Entry: 0, PerWord: 300, EndEntry: garbageEndEntry, Tail: true,
+			QuietTail: garbageQuietTail}, words: 25},
 		{value: "1,2,3,4", err: `JIBOD_SPHINX_GARBAGE="1,2,3,4": want off, on or ENTRY,PERWORD[,WORDS]`},
 		{value: "300", err: "want off, on or ENTRY,PERWORD[,WORDS]"},
 		{value: "-1,200", err: "penalties in 0..5000"},
@@ -123,6 +126,53 @@ func TestGarbageEndsFromEnv(t *testing.T) {
 			assert.Equal(t, tt.tail, g.Tail, "tail")
 			assert.Equal(t, tt.head, g.Head, "head")
 			assert.Equal(t, tt.entry, g.EndEntry, "entry")
+		})
+	}
+}
+
+// TestGarbageQuietTailFromEnv: JIBOD_SPHINX_GARBAGE_QUIET_TAIL keeps a
+// sentence whose filler words after it cover no one talking at the
+// chosen level (also when unset), at another, or never ("off", or 0);
+// without filler words after a sentence it has nothing to judge. A bad
+// value is named with what is wanted.
+func TestGarbageQuietTailFromEnv(t *testing.T) {
+	tests := []struct {
+		value, ends string
+		below       float64
+		err         string
+	}{
+		{value: "", below: garbageQuietTail},
+		{value: "off"},
+		{value: "0"},
+		{value: " 8.5 ", below: 8.5},
+		{value: "", ends: "off"},
+		{value: "8", ends: "head"},
+		{value: "61", err: `JIBOD_SPHINX_GARBAGE_QUIET_TAIL="61": want off or a level in dB, 0..60`},
+		{value: "-1", err: "want off or a level in dB"},
+		{value: "NaN", err: "want off or a level in dB"},
+		{value: "8,100", err: "want off or a level in dB"},
+		{value: "on", err: "want off or a level in dB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value+" "+tt.ends, func(t *testing.T) {
+			g, err := garbageFromEnv(func(k string) string {
+				switch k {
+				case EnvGarbageQuietTail:
+					return tt.value
+				case EnvGarbageEnds:
+					return tt.ends
+				}
+				return ""
+			})
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				assert.Nil(t, g)
+				return
+			}
+			require.NoError(t, err)
+			require.NotNil(t, g)
+			assert.NoError(t, g.Check())
+			assert.Equal(t, tt.below, g.QuietTail)
 		})
 	}
 }
