@@ -144,6 +144,8 @@ static inline int jg_any_ge(jg_v d, jg_v t) { return _mm_movemask_ps(_mm_cmpge_p
 static inline int jg_takes(jg_v pre, jg_v fin, jg_v t) {
 	return _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(pre, t), _mm_cmpnlt_ps(fin, t)));
 }
+// JG_T4: four vectors transposed in place.
+#define JG_T4(a, b, c, d) _MM_TRANSPOSE4_PS(a, b, c, d)
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 #define JG_HAVE_VEC 1
@@ -164,6 +166,15 @@ static inline int jg_takes(jg_v pre, jg_v fin, jg_v t) {
 	uint32x4_t m = vbicq_u32(vcgeq_f32(pre, t), vcltq_f32(fin, t));
 	return (int)vaddvq_u32(vandq_u32(m, vld1q_u32(bits)));
 }
+// JG_T4: four vectors transposed in place.
+#define JG_T4(a, b, c, d)                                                                       \
+	do {                                                                                    \
+		float32x4x2_t jg_p = vtrnq_f32(a, b), jg_q = vtrnq_f32(c, d);                   \
+		a = vcombine_f32(vget_low_f32(jg_p.val[0]), vget_low_f32(jg_q.val[0]));         \
+		b = vcombine_f32(vget_low_f32(jg_p.val[1]), vget_low_f32(jg_q.val[1]));         \
+		c = vcombine_f32(vget_high_f32(jg_p.val[0]), vget_high_f32(jg_q.val[0]));       \
+		d = vcombine_f32(vget_high_f32(jg_p.val[1]), vget_high_f32(jg_q.val[1]));       \
+	} while (0)
 #elif defined(__arm__) && defined(__ARM_PCS_VFP)
 // Debian's armhf baseline has no NEON: these are compiled for it and
 // run only where the kernel reports it (jg_cpu_ok). NEON flushes
@@ -194,6 +205,15 @@ static inline JG_TARGET int jg_takes(jg_v pre, jg_v fin, jg_v t) {
 	uint32x4_t m = vbicq_u32(vcgeq_f32(pre, t), vcltq_f32(fin, t));
 	return (vgetq_lane_u32(m, 0) & 1) | (vgetq_lane_u32(m, 1) & 2) | (vgetq_lane_u32(m, 2) & 4) | (vgetq_lane_u32(m, 3) & 8);
 }
+// JG_T4: four vectors transposed in place.
+#define JG_T4(a, b, c, d)                                                                       \
+	do {                                                                                    \
+		float32x4x2_t jg_p = vtrnq_f32(a, b), jg_q = vtrnq_f32(c, d);                   \
+		a = vcombine_f32(vget_low_f32(jg_p.val[0]), vget_low_f32(jg_q.val[0]));         \
+		b = vcombine_f32(vget_low_f32(jg_p.val[1]), vget_low_f32(jg_q.val[1]));         \
+		c = vcombine_f32(vget_high_f32(jg_p.val[0]), vget_high_f32(jg_q.val[0]));       \
+		d = vcombine_f32(vget_high_f32(jg_p.val[1]), vget_high_f32(jg_q.val[1]));       \
+	} while (0)
 #pragma GCC pop_options
 #endif
 
@@ -387,7 +407,20 @@ static JG_TARGET __attribute__((noinline)) void jg_eval_topn(jg_ptm *s, int cb, 
 #endif
 		{
 			jg_v d = JG_LOADU(d0);
-			for (int j = 0; j < len; j++) {
+			int j = 0;
+			// Four dimensions of the four densities at a time, their
+			// rows turned into one vector for each dimension.
+			for (; j + 4 <= len; j += 4) {
+				jg_v m0 = JG_LOADU(mp[0] + j), m1 = JG_LOADU(mp[1] + j), m2 = JG_LOADU(mp[2] + j), m3 = JG_LOADU(mp[3] + j);
+				jg_v v0 = JG_LOADU(vp[0] + j), v1 = JG_LOADU(vp[1] + j), v2 = JG_LOADU(vp[2] + j), v3 = JG_LOADU(vp[3] + j);
+				JG_T4(m0, m1, m2, m3);
+				JG_T4(v0, v1, v2, v3);
+				d = jg_step(d, JG_DUP(z[j]), m0, v0);
+				d = jg_step(d, JG_DUP(z[j + 1]), m1, v1);
+				d = jg_step(d, JG_DUP(z[j + 2]), m2, v2);
+				d = jg_step(d, JG_DUP(z[j + 3]), m3, v3);
+			}
+			for (; j < len; j++) {
 				float mz[4] = {mp[0][j], mp[1][j], mp[2][j], mp[3][j]};
 				float vz[4] = {vp[0][j], vp[1][j], vp[2][j], vp[3][j]};
 				d = jg_step(d, JG_DUP(z[j]), JG_LOADU(mz), JG_LOADU(vz));
@@ -542,39 +575,69 @@ static void jg_sub16(int16 *senscr, int n, int best) {
 		senscr[i] -= best;
 }
 
-static inline int jg_logadd(logmath_t *lm, int x, int y) {
-	uint8 const *t = (uint8 const *)LOGMATH_TABLE(lm)->table;
-	return x > y ? y - t[x - y] : x - t[y - x];
+// jg_logadd is the library's fast_logmath_add written without a branch
+// around the table's load, which the scores' order makes unpredictable.
+static inline int jg_logadd(uint8 const *t, int x, int y) {
+	int r = x < y ? x : y;
+	int d = x < y ? y - x : x - y;
+	return r - t[d];
 }
 
+// JG_MAX_MIX: the most densities (streams × top-N) a senone's score
+// sums; install refuses models with more.
+#define JG_MAX_MIX 64
+
+// jg_senones is the library's senone scoring. Senones come in runs of the
+// same codebook, so its top-N's weight rows and scores are looked up once
+// for each run, not once for each senone.
 static __attribute__((noinline)) void jg_senones(jg_ptm *s, int16 *senscr, uint8 *active, int32 n_active, int compall) {
 	memset(senscr, 0, s->n_sen * sizeof(*senscr));
 	if (compall)
 		n_active = s->n_sen;
-	int bestscore = 0x7fffffff, sen = 0;
+	int nf = s->g->n_feat, ntop = s->max_topn;
+	uint8 const *lt = (uint8 const *)LOGMATH_TABLE(s->lmath_8b)->table;
+	uint8 const *packed = s->mixw_cb;
+	uint8 const *row[JG_MAX_MIX];
+	int32 score[JG_MAX_MIX];
+	int bestscore = 0x7fffffff, sen = 0, lastcb = -1;
 	for (int i = 0; i < n_active; i++) {
 		sen = compall ? i : sen + active[i];
 		int cb = s->sen2cb[sen];
-		if (bitvec_is_clear(s->f->mgau_active, cb)) {
-			for (int f = 0; f < s->g->n_feat; f++)
-				for (int j = 0; j < s->max_topn; j++)
-					s->f->topn[cb][f][j].score = JG_MAX_NEG_ASCR;
+		if (cb != lastcb) {
+			if (bitvec_is_clear(s->f->mgau_active, cb)) {
+				for (int f = 0; f < nf; f++)
+					for (int j = 0; j < ntop; j++)
+						s->f->topn[cb][f][j].score = JG_MAX_NEG_ASCR;
+			}
+			for (int f = 0; f < nf; f++) {
+				jg_topn const *t = s->f->topn[cb][f];
+				for (int j = 0; j < ntop; j++) {
+					row[f * ntop + j] = s->mixw[f][t[j].cw];
+					score[f * ntop + j] = t[j].score;
+				}
+			}
+			lastcb = cb;
 		}
 		int ascore = 0;
-		for (int f = 0; f < s->g->n_feat; f++) {
-			jg_topn const *t = s->f->topn[cb][f];
-			int fden = 0;
-			for (int j = 0; j < s->max_topn; j++) {
-				int mixw;
-				if (s->mixw_cb) {
-					int dcw = s->mixw[f][t[j].cw][sen / 2];
+		if (packed != NULL) {
+			for (int f = 0, k = 0; f < nf; f++) {
+				int fden = 0;
+				for (int j = 0; j < ntop; j++, k++) {
+					int dcw = row[k][sen / 2];
 					dcw = (dcw & 1) ? dcw >> 4 : dcw & 0x0f;
-					mixw = s->mixw_cb[dcw];
-				} else
-					mixw = s->mixw[f][t[j].cw][sen];
-				fden = j == 0 ? mixw + t[j].score : jg_logadd(s->lmath_8b, fden, mixw + t[j].score);
+					int x = packed[dcw] + score[k];
+					fden = j == 0 ? x : jg_logadd(lt, fden, x);
+				}
+				ascore += fden;
 			}
-			ascore += fden;
+		} else {
+			for (int f = 0, k = 0; f < nf; f++) {
+				int fden = row[k][sen] + score[k];
+				k++;
+				for (int j = 1; j < ntop; j++, k++)
+					fden = jg_logadd(lt, fden, row[k][sen] + score[k]);
+				ascore += fden;
+			}
 		}
 		if (ascore < bestscore)
 			bestscore = ascore;
@@ -703,7 +766,7 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 		if ((int64_t)s->g->featlen[f] != (int64_t)feat_dimension2(ac->fcb, f))
 			return JIBOD_GAUSS_LAYOUT;
 	if (s->g->n_mgau < 1 || s->g->n_mgau > 256 || s->g->n_density < 8 || s->g->n_density % 8 != 0 ||
-		s->max_topn < 1 || s->max_topn > s->g->n_density || s->ds_ratio < 1)
+		s->max_topn < 1 || s->max_topn > s->g->n_density || s->g->n_feat * s->max_topn > JG_MAX_MIX || s->ds_ratio < 1)
 		return JIBOD_GAUSS_MODEL;
 	for (int f = 0; f < s->g->n_feat; f++)
 		if (s->g->featlen[f] < 1 || s->g->featlen[f] > JG_MAX_LEN)
