@@ -146,6 +146,16 @@ static inline int jg_takes(jg_v pre, jg_v fin, jg_v t) {
 }
 // JG_T4: four vectors transposed in place.
 #define JG_T4(a, b, c, d) _MM_TRANSPOSE4_PS(a, b, c, d)
+// AVX: eight densities to a vector (jg_eval_cb8), where the CPU and the
+// OS have it. Without FMA in the target, nothing is fused: each lane is
+// the SSE2 code's, and the library's, float operations.
+#include <immintrin.h>
+#define JG_AVX 1
+#define JG_AVX_TARGET __attribute__((target("avx")))
+static int jg_avx_ok(void) {
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx");
+}
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 #define JG_HAVE_VEC 1
@@ -238,13 +248,15 @@ static int jg_cpu_ok(void) { return 1; }
 #define JG_CHECK_EVERY 256
 
 // jg_hook is one model's function table and what the vector code needs:
-// the means and variances of every codebook and stream rearranged four
-// densities to a vector (tmean[cb*n_feat+f][(cw/4)*len*4 + j*4 + cw%4]),
-// and room to score a frame the library's way beside ours.
+// the means and variances of every codebook and stream rearranged width
+// densities to a vector (tmean[cb*n_feat+f][(cw/w)*len*w + j*w + cw%w]:
+// four, or eight where the CPU has AVX: jg_eval_cb8), and room to score a
+// frame the library's way beside ours.
 typedef struct {
 	jg_funcs vt; // first: the model's vt points here
 	jg_funcs *lib;
 	jg_ptm *s;
+	int width;
 	float **tmean, **tvar;
 	// scalar[cb*n_feat+f][cw/4] (armv7): a density of these four starts
 	// at det > -1, and the four are scored by scalar code.
@@ -266,7 +278,7 @@ static jg_hook *jg_hook_of(jg_mgau *m) { return (jg_hook *)m->vt; }
 
 static float *jg_alloc_floats(size_t n) {
 	void *p = NULL;
-	if (posix_memalign(&p, 16, n * sizeof(float)) != 0)
+	if (posix_memalign(&p, 32, n * sizeof(float)) != 0)
 		return NULL;
 	return p;
 }
@@ -345,7 +357,8 @@ static int jg_build_tables(jg_hook *h) {
 			float const *m = g->mean[cb][f][0], *v = g->var[cb][f][0];
 			for (int cw = 0; cw < g->n_density; cw++) {
 				for (int j = 0; j < len; j++) {
-					size_t t = (size_t)(cw / 4) * len * 4 + (size_t)j * 4 + cw % 4;
+					int w = h->width;
+					size_t t = (size_t)(cw / w) * len * w + (size_t)j * w + cw % w;
 					tm[t] = m[cw * len + j];
 					tv[t] = v[cw * len + j];
 				}
@@ -523,6 +536,61 @@ static JG_TARGET __attribute__((noinline)) void jg_eval_cb(jg_hook *h, int cb, i
 	}
 }
 
+#ifdef JG_AVX
+// jg_eval_cb8 is jg_eval_cb eight densities at a time (tables of width 8).
+static JG_AVX_TARGET __attribute__((noinline)) void jg_eval_cb8(jg_hook *h, int cb, int f, float const *z) {
+	jg_ptm *s = h->s;
+	jg_topn *best = s->f->topn[cb][f], *worst = best + (s->max_topn - 1);
+	int len = s->g->featlen[f], n = s->g->n_density, ntop = s->max_topn;
+	int rem = len % 4, last = len >= 4 ? len - 4 : len - 1;
+	float const *det = s->g->det[cb][f];
+	float const *tm = h->tmean[cb * s->g->n_feat + f], *tv = h->tvar[cb * s->g->n_feat + f];
+	__m256 zv[JG_MAX_LEN];
+	for (int j = 0; j < len; j++)
+		zv[j] = _mm256_set1_ps(z[j]);
+	float pre[8], fin[8];
+#define JG_STEP8(d, j)                                                                          \
+	do {                                                                                    \
+		__m256 diff = _mm256_sub_ps(zv[j], _mm256_load_ps(tm + 8 * (j)));               \
+		d = _mm256_sub_ps(d, _mm256_mul_ps(_mm256_mul_ps(diff, diff), _mm256_load_ps(tv + 8 * (j)))); \
+	} while (0)
+#define JG_ANY_GE8(d, t) (_mm256_movemask_ps(_mm256_cmp_ps(d, t, _CMP_GE_OS)) != 0)
+	for (int base = 0; base < n; base += 8, tm += 8 * len, tv += 8 * len) {
+		__m256 thresh = _mm256_set1_ps((float)worst->score);
+		__m256 d = _mm256_loadu_ps(det + base), dpre = d;
+		int j;
+		for (j = 0; j < rem; j++) {
+			if (!JG_ANY_GE8(d, thresh))
+				goto next;
+			if (j == last)
+				dpre = d;
+			JG_STEP8(d, j);
+		}
+		for (; j < len; j += 4) {
+			if (!JG_ANY_GE8(d, thresh))
+				goto next;
+			dpre = d;
+			JG_STEP8(d, j);
+			JG_STEP8(d, j + 1);
+			JG_STEP8(d, j + 2);
+			JG_STEP8(d, j + 3);
+		}
+		int takes = _mm256_movemask_ps(
+			_mm256_and_ps(_mm256_cmp_ps(dpre, thresh, _CMP_GE_OS), _mm256_cmp_ps(d, thresh, _CMP_NLT_US)));
+		if (takes == 0)
+			continue;
+		_mm256_storeu_ps(pre, dpre);
+		_mm256_storeu_ps(fin, d);
+		for (int l = 0; l < 8; l++)
+			if (takes & (1 << l))
+				jg_insert(best, worst, ntop, base + l, pre[l], fin[l]);
+	next:;
+	}
+#undef JG_STEP8
+#undef JG_ANY_GE8
+}
+#endif
+
 static void jg_calc_active(jg_ptm *s, uint8 *active, int32 n_active, int compall) {
 	if (compall) {
 		bitvec_set_all(s->f->mgau_active, s->g->n_mgau);
@@ -662,8 +730,15 @@ static int jg_eval(jg_hook *h, int16 *senscr, uint8 *active, int32 n_active, mfc
 			for (int cb = 0; cb < s->g->n_mgau; cb++) {
 				if (bitvec_is_clear(s->f->mgau_active, cb))
 					continue;
-				for (int f = 0; f < s->g->n_feat; f++)
+				for (int f = 0; f < s->g->n_feat; f++) {
+#ifdef JG_AVX
+					if (h->width == 8) {
+						jg_eval_cb8(h, cb, f, feat[f]);
+						continue;
+					}
+#endif
 					jg_eval_cb(h, cb, f, feat[f]);
+				}
 			}
 		}
 		jg_norm(s);
@@ -778,6 +853,11 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 		return JIBOD_GAUSS_MEMORY;
 	h->lib = m->vt;
 	h->s = s;
+	h->width = 4;
+#ifdef JG_AVX
+	if (jg_avx_ok())
+		h->width = 8;
+#endif
 	h->vt = *m->vt;
 	h->vt.frame_eval = jg_frame_eval;
 	h->vt.transform = jg_transform;
