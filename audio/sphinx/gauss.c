@@ -271,6 +271,7 @@ static int jg_off;         // a check found a difference: the library scores
 static int jg_forced_off;  // the library scores (tests)
 static int jg_corrupt;     // a check sees our scores one off (tests)
 static int jg_check_all;   // every new frame is checked (tests)
+static int jg_narrow;      // decoders made now score four at a time (tests)
 static long jg_checked;    // frames checked, the process over
 static long jg_vec_frames; // frames scored by the vector code
 
@@ -855,7 +856,7 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 	h->s = s;
 	h->width = 4;
 #ifdef JG_AVX
-	if (jg_avx_ok())
+	if (!__atomic_load_n(&jg_narrow, __ATOMIC_RELAXED) && jg_avx_ok())
 		h->width = 8;
 #endif
 	h->vt = *m->vt;
@@ -883,7 +884,7 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 	(void)ps;
 	return JIBOD_GAUSS_NO_SIMD;
 }
-static int jg_off, jg_forced_off, jg_corrupt, jg_check_all;
+static int jg_off, jg_forced_off, jg_corrupt, jg_check_all, jg_narrow;
 static long jg_checked, jg_vec_frames;
 
 #endif
@@ -896,5 +897,16 @@ void jibod_gauss_set_corrupt(int on) {
 		__atomic_store_n(&jg_off, 0, __ATOMIC_RELAXED);
 }
 void jibod_gauss_set_check_all(int on) { __atomic_store_n(&jg_check_all, on, __ATOMIC_RELAXED); }
+void jibod_gauss_set_narrow(int on) { __atomic_store_n(&jg_narrow, on, __ATOMIC_RELAXED); }
+int jibod_gauss_width(struct ps_decoder_s *ps) {
+#ifdef JG_HAVE_VEC
+	jg_mgau *m = ((jg_acmod *)((jg_decoder *)ps)->acmod)->mgau;
+	if (m->vt->frame_eval == jg_frame_eval)
+		return jg_hook_of(m)->width;
+#else
+	(void)ps;
+#endif
+	return 0;
+}
 long jibod_gauss_checked(void) { return __atomic_load_n(&jg_checked, __ATOMIC_RELAXED); }
 long jibod_gauss_vec_frames(void) { return __atomic_load_n(&jg_vec_frames, __ATOMIC_RELAXED); }
