@@ -2,8 +2,9 @@
 
 // The acoustic scoring of pocketsphinx's phonetically-tied mixture models
 // ("ptm", the en-us model), with the Gaussian densities evaluated four
-// at a time in vector registers: SSE2 on amd64, NEON on arm64, and NEON
-// on armv7 where the CPU has it. The scores are the library's, bit for
+// at a time in vector registers: SSE2 on amd64 (eight at a time with AVX
+// where the CPU has it), NEON on arm64, and NEON on armv7 where the CPU
+// has it. The scores are the library's, bit for
 // bit: each density's distance is the same float operations in the same
 // order (the dimensions one after the other, no reassociation), as the
 // library's build for that architecture does them; Debian's arm64
