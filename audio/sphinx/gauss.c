@@ -2,8 +2,9 @@
 
 // The acoustic scoring of pocketsphinx's phonetically-tied mixture models
 // ("ptm", the en-us model), with the Gaussian densities evaluated four
-// at a time in vector registers: SSE2 on amd64, NEON on arm64, and NEON
-// on armv7 where the CPU has it. The scores are the library's, bit for
+// at a time in vector registers: SSE2 on amd64 (eight at a time with AVX
+// where the CPU has it), NEON on arm64, and NEON on armv7 where the CPU
+// has it. The scores are the library's, bit for
 // bit: each density's distance is the same float operations in the same
 // order (the dimensions one after the other, no reassociation), as the
 // library's build for that architecture does them; Debian's arm64
@@ -144,6 +145,18 @@ static inline int jg_any_ge(jg_v d, jg_v t) { return _mm_movemask_ps(_mm_cmpge_p
 static inline int jg_takes(jg_v pre, jg_v fin, jg_v t) {
 	return _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(pre, t), _mm_cmpnlt_ps(fin, t)));
 }
+// JG_T4: four vectors transposed in place.
+#define JG_T4(a, b, c, d) _MM_TRANSPOSE4_PS(a, b, c, d)
+// AVX: eight densities to a vector (jg_eval_cb8), where the CPU and the
+// OS have it. Without FMA in the target, nothing is fused: each lane is
+// the SSE2 code's, and the library's, float operations.
+#include <immintrin.h>
+#define JG_AVX 1
+#define JG_AVX_TARGET __attribute__((target("avx")))
+static int jg_avx_ok(void) {
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx");
+}
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 #define JG_HAVE_VEC 1
@@ -164,6 +177,15 @@ static inline int jg_takes(jg_v pre, jg_v fin, jg_v t) {
 	uint32x4_t m = vbicq_u32(vcgeq_f32(pre, t), vcltq_f32(fin, t));
 	return (int)vaddvq_u32(vandq_u32(m, vld1q_u32(bits)));
 }
+// JG_T4: four vectors transposed in place.
+#define JG_T4(a, b, c, d)                                                                       \
+	do {                                                                                    \
+		float32x4x2_t jg_p = vtrnq_f32(a, b), jg_q = vtrnq_f32(c, d);                   \
+		a = vcombine_f32(vget_low_f32(jg_p.val[0]), vget_low_f32(jg_q.val[0]));         \
+		b = vcombine_f32(vget_low_f32(jg_p.val[1]), vget_low_f32(jg_q.val[1]));         \
+		c = vcombine_f32(vget_high_f32(jg_p.val[0]), vget_high_f32(jg_q.val[0]));       \
+		d = vcombine_f32(vget_high_f32(jg_p.val[1]), vget_high_f32(jg_q.val[1]));       \
+	} while (0)
 #elif defined(__arm__) && defined(__ARM_PCS_VFP)
 // Debian's armhf baseline has no NEON: these are compiled for it and
 // run only where the kernel reports it (jg_cpu_ok). NEON flushes
@@ -194,6 +216,15 @@ static inline JG_TARGET int jg_takes(jg_v pre, jg_v fin, jg_v t) {
 	uint32x4_t m = vbicq_u32(vcgeq_f32(pre, t), vcltq_f32(fin, t));
 	return (vgetq_lane_u32(m, 0) & 1) | (vgetq_lane_u32(m, 1) & 2) | (vgetq_lane_u32(m, 2) & 4) | (vgetq_lane_u32(m, 3) & 8);
 }
+// JG_T4: four vectors transposed in place.
+#define JG_T4(a, b, c, d)                                                                       \
+	do {                                                                                    \
+		float32x4x2_t jg_p = vtrnq_f32(a, b), jg_q = vtrnq_f32(c, d);                   \
+		a = vcombine_f32(vget_low_f32(jg_p.val[0]), vget_low_f32(jg_q.val[0]));         \
+		b = vcombine_f32(vget_low_f32(jg_p.val[1]), vget_low_f32(jg_q.val[1]));         \
+		c = vcombine_f32(vget_high_f32(jg_p.val[0]), vget_high_f32(jg_q.val[0]));       \
+		d = vcombine_f32(vget_high_f32(jg_p.val[1]), vget_high_f32(jg_q.val[1]));       \
+	} while (0)
 #pragma GCC pop_options
 #endif
 
@@ -218,13 +249,15 @@ static int jg_cpu_ok(void) { return 1; }
 #define JG_CHECK_EVERY 256
 
 // jg_hook is one model's function table and what the vector code needs:
-// the means and variances of every codebook and stream rearranged four
-// densities to a vector (tmean[cb*n_feat+f][(cw/4)*len*4 + j*4 + cw%4]),
-// and room to score a frame the library's way beside ours.
+// the means and variances of every codebook and stream rearranged width
+// densities to a vector (tmean[cb*n_feat+f][(cw/w)*len*w + j*w + cw%w]:
+// four, or eight where the CPU has AVX: jg_eval_cb8), and room to score a
+// frame the library's way beside ours.
 typedef struct {
 	jg_funcs vt; // first: the model's vt points here
 	jg_funcs *lib;
 	jg_ptm *s;
+	int width;
 	float **tmean, **tvar;
 	// scalar[cb*n_feat+f][cw/4] (armv7): a density of these four starts
 	// at det > -1, and the four are scored by scalar code.
@@ -239,6 +272,7 @@ static int jg_off;         // a check found a difference: the library scores
 static int jg_forced_off;  // the library scores (tests)
 static int jg_corrupt;     // a check sees our scores one off (tests)
 static int jg_check_all;   // every new frame is checked (tests)
+static int jg_narrow;      // decoders made now score four at a time (tests)
 static long jg_checked;    // frames checked, the process over
 static long jg_vec_frames; // frames scored by the vector code
 
@@ -246,7 +280,7 @@ static jg_hook *jg_hook_of(jg_mgau *m) { return (jg_hook *)m->vt; }
 
 static float *jg_alloc_floats(size_t n) {
 	void *p = NULL;
-	if (posix_memalign(&p, 16, n * sizeof(float)) != 0)
+	if (posix_memalign(&p, 32, n * sizeof(float)) != 0)
 		return NULL;
 	return p;
 }
@@ -325,7 +359,8 @@ static int jg_build_tables(jg_hook *h) {
 			float const *m = g->mean[cb][f][0], *v = g->var[cb][f][0];
 			for (int cw = 0; cw < g->n_density; cw++) {
 				for (int j = 0; j < len; j++) {
-					size_t t = (size_t)(cw / 4) * len * 4 + (size_t)j * 4 + cw % 4;
+					int w = h->width;
+					size_t t = (size_t)(cw / w) * len * w + (size_t)j * w + cw % w;
 					tm[t] = m[cw * len + j];
 					tv[t] = v[cw * len + j];
 				}
@@ -387,7 +422,20 @@ static JG_TARGET __attribute__((noinline)) void jg_eval_topn(jg_ptm *s, int cb, 
 #endif
 		{
 			jg_v d = JG_LOADU(d0);
-			for (int j = 0; j < len; j++) {
+			int j = 0;
+			// Four dimensions of the four densities at a time, their
+			// rows turned into one vector for each dimension.
+			for (; j + 4 <= len; j += 4) {
+				jg_v m0 = JG_LOADU(mp[0] + j), m1 = JG_LOADU(mp[1] + j), m2 = JG_LOADU(mp[2] + j), m3 = JG_LOADU(mp[3] + j);
+				jg_v v0 = JG_LOADU(vp[0] + j), v1 = JG_LOADU(vp[1] + j), v2 = JG_LOADU(vp[2] + j), v3 = JG_LOADU(vp[3] + j);
+				JG_T4(m0, m1, m2, m3);
+				JG_T4(v0, v1, v2, v3);
+				d = jg_step(d, JG_DUP(z[j]), m0, v0);
+				d = jg_step(d, JG_DUP(z[j + 1]), m1, v1);
+				d = jg_step(d, JG_DUP(z[j + 2]), m2, v2);
+				d = jg_step(d, JG_DUP(z[j + 3]), m3, v3);
+			}
+			for (; j < len; j++) {
 				float mz[4] = {mp[0][j], mp[1][j], mp[2][j], mp[3][j]};
 				float vz[4] = {vp[0][j], vp[1][j], vp[2][j], vp[3][j]};
 				d = jg_step(d, JG_DUP(z[j]), JG_LOADU(mz), JG_LOADU(vz));
@@ -490,6 +538,61 @@ static JG_TARGET __attribute__((noinline)) void jg_eval_cb(jg_hook *h, int cb, i
 	}
 }
 
+#ifdef JG_AVX
+// jg_eval_cb8 is jg_eval_cb eight densities at a time (tables of width 8).
+static JG_AVX_TARGET __attribute__((noinline)) void jg_eval_cb8(jg_hook *h, int cb, int f, float const *z) {
+	jg_ptm *s = h->s;
+	jg_topn *best = s->f->topn[cb][f], *worst = best + (s->max_topn - 1);
+	int len = s->g->featlen[f], n = s->g->n_density, ntop = s->max_topn;
+	int rem = len % 4, last = len >= 4 ? len - 4 : len - 1;
+	float const *det = s->g->det[cb][f];
+	float const *tm = h->tmean[cb * s->g->n_feat + f], *tv = h->tvar[cb * s->g->n_feat + f];
+	__m256 zv[JG_MAX_LEN];
+	for (int j = 0; j < len; j++)
+		zv[j] = _mm256_set1_ps(z[j]);
+	float pre[8], fin[8];
+#define JG_STEP8(d, j)                                                                          \
+	do {                                                                                    \
+		__m256 diff = _mm256_sub_ps(zv[j], _mm256_load_ps(tm + 8 * (j)));               \
+		d = _mm256_sub_ps(d, _mm256_mul_ps(_mm256_mul_ps(diff, diff), _mm256_load_ps(tv + 8 * (j)))); \
+	} while (0)
+#define JG_ANY_GE8(d, t) (_mm256_movemask_ps(_mm256_cmp_ps(d, t, _CMP_GE_OS)) != 0)
+	for (int base = 0; base < n; base += 8, tm += 8 * len, tv += 8 * len) {
+		__m256 thresh = _mm256_set1_ps((float)worst->score);
+		__m256 d = _mm256_loadu_ps(det + base), dpre = d;
+		int j;
+		for (j = 0; j < rem; j++) {
+			if (!JG_ANY_GE8(d, thresh))
+				goto next;
+			if (j == last)
+				dpre = d;
+			JG_STEP8(d, j);
+		}
+		for (; j < len; j += 4) {
+			if (!JG_ANY_GE8(d, thresh))
+				goto next;
+			dpre = d;
+			JG_STEP8(d, j);
+			JG_STEP8(d, j + 1);
+			JG_STEP8(d, j + 2);
+			JG_STEP8(d, j + 3);
+		}
+		int takes = _mm256_movemask_ps(
+			_mm256_and_ps(_mm256_cmp_ps(dpre, thresh, _CMP_GE_OS), _mm256_cmp_ps(d, thresh, _CMP_NLT_US)));
+		if (takes == 0)
+			continue;
+		_mm256_storeu_ps(pre, dpre);
+		_mm256_storeu_ps(fin, d);
+		for (int l = 0; l < 8; l++)
+			if (takes & (1 << l))
+				jg_insert(best, worst, ntop, base + l, pre[l], fin[l]);
+	next:;
+	}
+#undef JG_STEP8
+#undef JG_ANY_GE8
+}
+#endif
+
 static void jg_calc_active(jg_ptm *s, uint8 *active, int32 n_active, int compall) {
 	if (compall) {
 		bitvec_set_all(s->f->mgau_active, s->g->n_mgau);
@@ -542,39 +645,69 @@ static void jg_sub16(int16 *senscr, int n, int best) {
 		senscr[i] -= best;
 }
 
-static inline int jg_logadd(logmath_t *lm, int x, int y) {
-	uint8 const *t = (uint8 const *)LOGMATH_TABLE(lm)->table;
-	return x > y ? y - t[x - y] : x - t[y - x];
+// jg_logadd is the library's fast_logmath_add written without a branch
+// around the table's load, which the scores' order makes unpredictable.
+static inline int jg_logadd(uint8 const *t, int x, int y) {
+	int r = x < y ? x : y;
+	int d = x < y ? y - x : x - y;
+	return r - t[d];
 }
 
+// JG_MAX_MIX: the most densities (streams × top-N) a senone's score
+// sums; install refuses models with more.
+#define JG_MAX_MIX 64
+
+// jg_senones is the library's senone scoring. Senones come in runs of the
+// same codebook, so its top-N's weight rows and scores are looked up once
+// for each run, not once for each senone.
 static __attribute__((noinline)) void jg_senones(jg_ptm *s, int16 *senscr, uint8 *active, int32 n_active, int compall) {
 	memset(senscr, 0, s->n_sen * sizeof(*senscr));
 	if (compall)
 		n_active = s->n_sen;
-	int bestscore = 0x7fffffff, sen = 0;
+	int nf = s->g->n_feat, ntop = s->max_topn;
+	uint8 const *lt = (uint8 const *)LOGMATH_TABLE(s->lmath_8b)->table;
+	uint8 const *packed = s->mixw_cb;
+	uint8 const *row[JG_MAX_MIX];
+	int32 score[JG_MAX_MIX];
+	int bestscore = 0x7fffffff, sen = 0, lastcb = -1;
 	for (int i = 0; i < n_active; i++) {
 		sen = compall ? i : sen + active[i];
 		int cb = s->sen2cb[sen];
-		if (bitvec_is_clear(s->f->mgau_active, cb)) {
-			for (int f = 0; f < s->g->n_feat; f++)
-				for (int j = 0; j < s->max_topn; j++)
-					s->f->topn[cb][f][j].score = JG_MAX_NEG_ASCR;
+		if (cb != lastcb) {
+			if (bitvec_is_clear(s->f->mgau_active, cb)) {
+				for (int f = 0; f < nf; f++)
+					for (int j = 0; j < ntop; j++)
+						s->f->topn[cb][f][j].score = JG_MAX_NEG_ASCR;
+			}
+			for (int f = 0; f < nf; f++) {
+				jg_topn const *t = s->f->topn[cb][f];
+				for (int j = 0; j < ntop; j++) {
+					row[f * ntop + j] = s->mixw[f][t[j].cw];
+					score[f * ntop + j] = t[j].score;
+				}
+			}
+			lastcb = cb;
 		}
 		int ascore = 0;
-		for (int f = 0; f < s->g->n_feat; f++) {
-			jg_topn const *t = s->f->topn[cb][f];
-			int fden = 0;
-			for (int j = 0; j < s->max_topn; j++) {
-				int mixw;
-				if (s->mixw_cb) {
-					int dcw = s->mixw[f][t[j].cw][sen / 2];
+		if (packed != NULL) {
+			for (int f = 0, k = 0; f < nf; f++) {
+				int fden = 0;
+				for (int j = 0; j < ntop; j++, k++) {
+					int dcw = row[k][sen / 2];
 					dcw = (dcw & 1) ? dcw >> 4 : dcw & 0x0f;
-					mixw = s->mixw_cb[dcw];
-				} else
-					mixw = s->mixw[f][t[j].cw][sen];
-				fden = j == 0 ? mixw + t[j].score : jg_logadd(s->lmath_8b, fden, mixw + t[j].score);
+					int x = packed[dcw] + score[k];
+					fden = j == 0 ? x : jg_logadd(lt, fden, x);
+				}
+				ascore += fden;
 			}
-			ascore += fden;
+		} else {
+			for (int f = 0, k = 0; f < nf; f++) {
+				int fden = row[k][sen] + score[k];
+				k++;
+				for (int j = 1; j < ntop; j++, k++)
+					fden = jg_logadd(lt, fden, row[k][sen] + score[k]);
+				ascore += fden;
+			}
 		}
 		if (ascore < bestscore)
 			bestscore = ascore;
@@ -599,8 +732,15 @@ static int jg_eval(jg_hook *h, int16 *senscr, uint8 *active, int32 n_active, mfc
 			for (int cb = 0; cb < s->g->n_mgau; cb++) {
 				if (bitvec_is_clear(s->f->mgau_active, cb))
 					continue;
-				for (int f = 0; f < s->g->n_feat; f++)
+				for (int f = 0; f < s->g->n_feat; f++) {
+#ifdef JG_AVX
+					if (h->width == 8) {
+						jg_eval_cb8(h, cb, f, feat[f]);
+						continue;
+					}
+#endif
 					jg_eval_cb(h, cb, f, feat[f]);
+				}
 			}
 		}
 		jg_norm(s);
@@ -703,7 +843,7 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 		if ((int64_t)s->g->featlen[f] != (int64_t)feat_dimension2(ac->fcb, f))
 			return JIBOD_GAUSS_LAYOUT;
 	if (s->g->n_mgau < 1 || s->g->n_mgau > 256 || s->g->n_density < 8 || s->g->n_density % 8 != 0 ||
-		s->max_topn < 1 || s->max_topn > s->g->n_density || s->ds_ratio < 1)
+		s->max_topn < 1 || s->max_topn > s->g->n_density || s->g->n_feat * s->max_topn > JG_MAX_MIX || s->ds_ratio < 1)
 		return JIBOD_GAUSS_MODEL;
 	for (int f = 0; f < s->g->n_feat; f++)
 		if (s->g->featlen[f] < 1 || s->g->featlen[f] > JG_MAX_LEN)
@@ -715,6 +855,11 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 		return JIBOD_GAUSS_MEMORY;
 	h->lib = m->vt;
 	h->s = s;
+	h->width = 4;
+#ifdef JG_AVX
+	if (!__atomic_load_n(&jg_narrow, __ATOMIC_RELAXED) && jg_avx_ok())
+		h->width = 8;
+#endif
 	h->vt = *m->vt;
 	h->vt.frame_eval = jg_frame_eval;
 	h->vt.transform = jg_transform;
@@ -740,7 +885,7 @@ int jibod_gauss_install(ps_decoder_t *ps) {
 	(void)ps;
 	return JIBOD_GAUSS_NO_SIMD;
 }
-static int jg_off, jg_forced_off, jg_corrupt, jg_check_all;
+static int jg_off, jg_forced_off, jg_corrupt, jg_check_all, jg_narrow;
 static long jg_checked, jg_vec_frames;
 
 #endif
@@ -753,5 +898,16 @@ void jibod_gauss_set_corrupt(int on) {
 		__atomic_store_n(&jg_off, 0, __ATOMIC_RELAXED);
 }
 void jibod_gauss_set_check_all(int on) { __atomic_store_n(&jg_check_all, on, __ATOMIC_RELAXED); }
+void jibod_gauss_set_narrow(int on) { __atomic_store_n(&jg_narrow, on, __ATOMIC_RELAXED); }
+int jibod_gauss_width(struct ps_decoder_s *ps) {
+#ifdef JG_HAVE_VEC
+	jg_mgau *m = ((jg_acmod *)((jg_decoder *)ps)->acmod)->mgau;
+	if (m->vt->frame_eval == jg_frame_eval)
+		return jg_hook_of(m)->width;
+#else
+	(void)ps;
+#endif
+	return 0;
+}
 long jibod_gauss_checked(void) { return __atomic_load_n(&jg_checked, __ATOMIC_RELAXED); }
 long jibod_gauss_vec_frames(void) { return __atomic_load_n(&jg_vec_frames, __ATOMIC_RELAXED); }

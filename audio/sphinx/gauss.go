@@ -79,6 +79,15 @@ func setGaussOff(on bool) { C.jibod_gauss_set_off(cbool(on)) }
 // compared (a test), not one in 256.
 func setGaussCheckAll(on bool) { C.jibod_gauss_set_check_all(cbool(on)) }
 
+// setGaussNarrow makes the decoders made from now on score four
+// densities at a time even where the CPU has AVX (a test of the SSE2
+// code on such a CPU).
+func setGaussNarrow(on bool) { C.jibod_gauss_set_narrow(cbool(on)) }
+
+// gaussWidth is how many densities the decoder's vector scoring scores
+// at a time: 4 (SSE2, NEON) or 8 (AVX); 0 where it is not installed.
+func (d *decoder) gaussWidth() int { return int(C.jibod_gauss_width(d.ps)) }
+
 // setGaussCorrupt makes every check see our scores differ from the
 // library's (a test of the check); turned back off, it clears what the
 // check found.

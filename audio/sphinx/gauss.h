@@ -11,6 +11,8 @@ int jibod_gauss_install(struct ps_decoder_s *ps);
 int jibod_gauss_off(void);
 void jibod_gauss_set_off(int on);
 void jibod_gauss_set_check_all(int on);
+void jibod_gauss_set_narrow(int on);
+int jibod_gauss_width(struct ps_decoder_s *ps);
 void jibod_gauss_set_corrupt(int on);
 long jibod_gauss_checked(void);
 long jibod_gauss_vec_frames(void);

@@ -5,6 +5,7 @@ package sphinx
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/cpu"
 )
 
 // skipWithoutVectors skips a test on a CPU without a vector unit the
@@ -77,22 +79,38 @@ func gaussUtterances(t *testing.T) [][]int16 {
 // TestGaussScoresFramesAsPocketsphinx: with every frame scored both ways
 // (the vector scoring of gauss.c, then pocketsphinx's own from the same
 // state), every frame of the grammar search, its retry and the fallback
-// gets the same senone scores and the same top-N densities.
+// gets the same senone scores and the same top-N densities: four
+// densities at a time, and eight where the CPU has AVX.
 func TestGaussScoresFramesAsPocketsphinx(t *testing.T) {
-	setGaussCheckAll(true)
-	defer setGaussCheckAll(false)
-	r := newTestRecognizer(t, Config{Grammar: fallbackLM(t), Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8})
-	skipWithoutVectors(t, r)
-	d := testDecoder(r)
-	require.True(t, d.gaussOn(), "the vector scoring is installed (amd64, arm64 or armv7 with NEON, the en-us model)")
-	checked, vec := gaussChecked(), gaussVecFrames()
-	for _, pcm := range gaussUtterances(t) {
-		_, _, err := r.RecognizeVerdict(context.Background(), pcm)
-		require.NoError(t, err)
+	for _, narrow := range []bool{false, true} {
+		name := "widest"
+		if narrow {
+			name = "four"
+		}
+		t.Run(name, func(t *testing.T) {
+			setGaussCheckAll(true)
+			defer setGaussCheckAll(false)
+			setGaussNarrow(narrow)
+			defer setGaussNarrow(false)
+			r := newTestRecognizer(t, Config{Grammar: fallbackLM(t), Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8})
+			skipWithoutVectors(t, r)
+			d := testDecoder(r)
+			require.True(t, d.gaussOn(), "the vector scoring is installed (amd64, arm64 or armv7 with NEON, the en-us model)")
+			want := 4
+			if !narrow && runtime.GOARCH == "amd64" && cpu.X86.HasAVX {
+				want = 8
+			}
+			require.Equal(t, want, d.gaussWidth(), "densities scored at a time")
+			checked, vec := gaussChecked(), gaussVecFrames()
+			for _, pcm := range gaussUtterances(t) {
+				_, _, err := r.RecognizeVerdict(context.Background(), pcm)
+				require.NoError(t, err)
+			}
+			assert.Greater(t, gaussChecked()-checked, int64(500), "frames scored both ways")
+			assert.Greater(t, gaussVecFrames()-vec, int64(500), "frames scored by the vector code")
+			assert.True(t, d.gaussOn(), "no frame scored otherwise than pocketsphinx scores it")
+		})
 	}
-	assert.Greater(t, gaussChecked()-checked, int64(500), "frames scored both ways")
-	assert.Greater(t, gaussVecFrames()-vec, int64(500), "frames scored by the vector code")
-	assert.True(t, d.gaussOn(), "no frame scored otherwise than pocketsphinx scores it")
 }
 
 // TestGaussDecidesAsPocketsphinx: the recogniser hears the same sentences
