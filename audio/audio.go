@@ -88,13 +88,6 @@ type Verdict struct {
 	// whether the recogniser's speech enhancement ran on the utterance.
 	Background float64
 	Enhanced   bool
-	// Reverb is how much more steeply the utterance's level rises than
-	// it falls (dB over 50 ms): about 0 for speech near the microphone,
-	// in noise or not, more for speech in a reverberant room or far from
-	// the microphone; Far says the recogniser took it for far speech
-	// (and held it to its floor for far speech, where it has one).
-	Reverb float64
-	Far    bool
 	// Fallback says what the fallback made of a refused sentence, ""
 	// when it did not run: "too long", "no transcript", "floors" (the transcript's
 	// own), "no claim", "guess" (claimed, but not parsed surely), "slots"
@@ -156,23 +149,6 @@ type Verdict struct {
 	// after it that covered no one talking (a release, a breath, the
 	// room), and it was measured by the search without them.
 	QuietTail bool
-}
-
-// Unheard says why speech a recogniser heard gave no hypothesis to act
-// on, where it knows something the robot can tell the speaker.
-type Unheard struct {
-	// Far marks speech that sounded far from the microphone (or in a
-	// reverberant room): coming closer may help it be understood.
-	Far bool
-}
-
-// UnheardRecognizer is a Recognizer that also says why it heard nothing
-// to act on (Unheard): the listener asks the speaker accordingly.
-type UnheardRecognizer interface {
-	Recognizer
-	// RecognizeUnheard is Recognize, with why no hypothesis came out
-	// (the zero Unheard when some did or nothing is known).
-	RecognizeUnheard(ctx context.Context, pcm []int16) ([]Hypothesis, Unheard, error)
 }
 
 // VerdictRecognizer is a Recognizer that also says why (Verdict).

@@ -363,9 +363,6 @@ func why(res Result) string {
 		if d.Enhanced {
 			b.WriteString(", enhanced")
 		}
-		if d.Far {
-			fmt.Fprintf(&b, ", far: reverberation %.1f dB", d.Reverb)
-		}
 		b.WriteString("): ")
 		if d.Sentence == "" {
 			b.WriteString("no sentence")
@@ -575,8 +572,6 @@ type FileDecision struct {
 	SNR          float64   `json:"snr"`
 	Background   float64   `json:"background,omitempty"`
 	Enhanced     bool      `json:"enhanced,omitempty"`
-	Reverb       float64   `json:"reverb"`
-	Far          bool      `json:"far,omitempty"`
 	Dropped      string    `json:"dropped,omitempty"`
 	Features     []float64 `json:"features,omitempty"`
 	// What the fallback made of a refused sentence (audio.Verdict).
@@ -634,7 +629,7 @@ func (r *Report) Files() []FileResult {
 		}
 		for _, d := range res.Heard.Decisions {
 			f.Decisions = append(f.Decisions, FileDecision{AudioSeconds: d.Audio.Seconds(), Sentence: d.Sentence,
-				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Background: d.Background, Enhanced: d.Enhanced, Reverb: d.Reverb, Far: d.Far, Dropped: d.Dropped, Features: d.Features,
+				Confidence: d.Confidence, Coverage: d.Coverage, Accept: d.Accept, SNR: d.SNR, Background: d.Background, Enhanced: d.Enhanced, Dropped: d.Dropped, Features: d.Features,
 				Fallback: d.Fallback, Transcript: d.Transcript, TranscriptConfidence: d.TranscriptConfidence,
 				TranscriptCoverage: d.TranscriptCoverage, TranscriptWords: d.TranscriptWords,
 				TranscriptRival: d.TranscriptRival, TranscriptRivalMargin: d.TranscriptRivalMargin,

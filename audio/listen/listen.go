@@ -113,12 +113,6 @@ type Voice interface {
 // understood: it asks rather than guess.
 const AskAgain = "Sorry, what was that?"
 
-// AskCloser is what the robot says instead of AskAgain when the command
-// it did not understand sounded far from its microphone
-// (audio.UnheardRecognizer): saying it again from there would likely
-// fail again.
-const AskCloser = "Sorry, I couldn't hear that well. Could you come a bit closer?"
-
 // Events is where the listener tells what it hears and does; the wiring
 // puts it on the robot's bus. The listener calls it from its own
 // goroutines, one call at a time, in the order things happened; an error
@@ -576,7 +570,7 @@ func (l *Listener) handle(ctx context.Context, j job) {
 		l.handleSpotted(ctx, j, inWindow, w)
 		return
 	}
-	hyps, _, ok := l.recognizeAndPublish(ctx, j, w.question && inWindow, inWindow && !j.speaking)
+	hyps, ok := l.recognizeAndPublish(ctx, j, w.question && inWindow, inWindow && !j.speaking)
 	if !ok {
 		return
 	}
@@ -620,31 +614,26 @@ func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow bool, w wi
 		l.log.Debug("speech without the wake phrase: ignored", "speech", j.seg.Speech())
 		return
 	}
-	hyps, unheard, ok := l.recognizeAndPublish(ctx, j, question, true)
+	hyps, ok := l.recognizeAndPublish(ctx, j, question, true)
 	if !ok {
 		if hyps != nil && !question && !w.asked {
 			// Said to the robot, and not understood: asking is better
 			// than guessing (a wrong action is the worst outcome).
-			l.askAgain(ctx, unheard)
+			l.askAgain(ctx)
 		}
 		return
 	}
 	l.command(ctx, j, hyps)
 }
 
-// askAgain says AskAgain (AskCloser for speech that sounded far) and
-// opens the window again, marked asked, for the command to be said
-// again.
-func (l *Listener) askAgain(ctx context.Context, why audio.Unheard) {
+// askAgain says AskAgain and opens the window again, marked asked, for
+// the command to be said again.
+func (l *Listener) askAgain(ctx context.Context) {
 	if l.cfg.Voice == nil {
 		return
 	}
 	l.count(func(s *Stats) { s.Asked++ })
-	line := AskAgain
-	if why.Far {
-		line = AskCloser
-	}
-	err := l.cfg.Voice.Say(ctx, line, func(words string) {
+	err := l.cfg.Voice.Say(ctx, AskAgain, func(words string) {
 		if err := l.cfg.Events.Speak(ctx, words, l.cfg.Lang); err != nil && ctx.Err() == nil {
 			l.log.Warn("telling what the robot says", "err", err)
 		}
@@ -664,16 +653,16 @@ func (l *Listener) askAgain(ctx context.Context, why audio.Unheard) {
 // recognizeAndPublish recognises an utterance and publishes what was
 // recognised; ok is false when nothing was, and then hyps is nil after
 // an error and empty (not nil) when the speech was heard and not
-// understood, with why when the recogniser says. With open, a command the
+// understood. With open, a command the
 // grammar refused goes to the open-vocabulary pass: it is transcribed in
 // any words, and the intent engines decide what it means.
-func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open bool) ([]audio.Hypothesis, audio.Unheard, bool) {
-	hyps, why, err := l.recognize(ctx, j, answer)
+func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open bool) ([]audio.Hypothesis, bool) {
+	hyps, err := l.recognize(ctx, j, answer)
 	if err != nil {
 		if ctx.Err() == nil {
 			l.report(ctx, fmt.Errorf("recognising speech: %w", err))
 		}
-		return nil, audio.Unheard{}, false
+		return nil, false
 	}
 	hyps = l.clean(hyps)
 	if len(hyps) == 0 && open {
@@ -681,7 +670,7 @@ func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open 
 			if ctx.Err() == nil {
 				l.report(ctx, fmt.Errorf("transcribing speech: %w", err))
 			}
-			return nil, audio.Unheard{}, false
+			return nil, false
 		}
 	}
 	list := make([]any, len(hyps))
@@ -694,11 +683,11 @@ func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open 
 	}
 	l.publish(ctx, TopicRecognized, map[string]any{"hypotheses": list, "latency_ms": time.Since(j.ended).Milliseconds()})
 	if len(hyps) == 0 {
-		l.log.Info("no speech recognised (silence or out of grammar)", "speech", j.seg.Speech(), "far", why.Far)
-		return []audio.Hypothesis{}, why, false
+		l.log.Info("no speech recognised (silence or out of grammar)", "speech", j.seg.Speech())
+		return []audio.Hypothesis{}, false
 	}
 	l.count(func(s *Stats) { s.Recognized++ })
-	return hyps, audio.Unheard{}, true
+	return hyps, true
 }
 
 // afterWake is the audio of seg after the wake phrase (which ended at
@@ -793,19 +782,15 @@ func (l *Listener) echo(j job) bool {
 // recognize recognises an utterance. While a question waits (answer) and
 // the recogniser knows answers, the answer grammar is tried first; speech
 // that is no answer (a new command instead) then goes to the main grammar.
-func (l *Listener) recognize(ctx context.Context, j job, answer bool) ([]audio.Hypothesis, audio.Unheard, error) {
+func (l *Listener) recognize(ctx context.Context, j job, answer bool) ([]audio.Hypothesis, error) {
 	if ar, ok := l.cfg.Recognizer.(audio.AnswerRecognizer); ok && answer && !j.speaking {
 		hyps, err := ar.RecognizeAnswer(ctx, j.seg.PCM)
 		if err != nil || len(l.clean(hyps)) > 0 {
 			l.log.Debug("heard as an answer", "hypotheses", len(hyps))
-			return hyps, audio.Unheard{}, err
+			return hyps, err
 		}
 	}
-	if ur, ok := l.cfg.Recognizer.(audio.UnheardRecognizer); ok {
-		return ur.RecognizeUnheard(ctx, j.seg.PCM)
-	}
-	hyps, err := l.cfg.Recognizer.Recognize(ctx, j.seg.PCM)
-	return hyps, audio.Unheard{}, err
+	return l.cfg.Recognizer.Recognize(ctx, j.seg.PCM)
 }
 
 // transcribe is the open-vocabulary pass over an utterance, when the

@@ -101,8 +101,7 @@ func (v *fakeVoice) Say(_ context.Context, text string, speaking func(string)) e
 // was that?", spoken and on the bus as ovos.utterance.speak) and listen
 // again without the wake phrase; it asks once, so a room that keeps
 // talking does not keep it asking; no command is sent for what it did
-// not understand. Speech the recogniser says sounded far gets asked to
-// come closer instead.
+// not understand.
 func TestAskAgainWhenNotUnderstood(t *testing.T) {
 	second := func(files ...string) []int16 {
 		var pcm []int16
@@ -116,7 +115,6 @@ func TestAskAgainWhenNotUnderstood(t *testing.T) {
 		name     string
 		pcm      []int16
 		asr      [][]audio.Hypothesis
-		far      bool
 		asked    []string
 		commands [][]any
 	}{
@@ -129,12 +127,6 @@ func TestAskAgainWhenNotUnderstood(t *testing.T) {
 		{name: "not understood twice: asked once",
 			pcm: second("hey_jibo_unknown.wav", "set_a_timer.wav"), asr: [][]audio.Hypothesis{nil, nil},
 			asked: []string{AskAgain}},
-		{name: "not understood, far: asked to come closer",
-			pcm: second("hey_jibo_unknown.wav"), asr: [][]audio.Hypothesis{nil}, far: true,
-			asked: []string{AskCloser}},
-		{name: "far, then said again and understood",
-			pcm: second("hey_jibo_unknown.wav", "set_a_timer.wav"), asr: [][]audio.Hypothesis{nil, hyp("set a timer")}, far: true,
-			asked: []string{AskCloser}, commands: [][]any{{"set a timer"}}},
 		{name: "a decoy: nothing said",
 			pcm: second("hey_jimbo_decoy.wav")},
 	}
@@ -145,16 +137,13 @@ func TestAskAgainWhenNotUnderstood(t *testing.T) {
 				det, err := wake.New(wake.Config{})
 				require.NoError(t, err)
 				voice := &fakeVoice{}
-				var asr audio.Recognizer = &heardASR{fakeASR: fakeASR{script: tc.asr}}
-				if tc.far {
-					asr = &farASR{heardASR: heardASR{fakeASR: fakeASR{script: tc.asr}}}
-				}
+				asr := &heardASR{fakeASR: fakeASR{script: tc.asr}}
 				l, err := runListener(t, w, audio.NewClipSource(tc.pcm, false), asr, func(c *Config) { c.Wake = det; c.Voice = voice })
 				require.NoError(t, err)
 				assert.Equal(t, tc.asked, voice.said, "what the robot said")
 				var spoken []string
 				for _, m := range w.topics(evSpeak) {
-					if u := m.DataString("utterance"); u == AskAgain || u == AskCloser {
+					if u := m.DataString("utterance"); u == AskAgain {
 						spoken = append(spoken, u)
 					}
 				}
@@ -187,13 +176,4 @@ func TestButtonAndShellWakeWithTheDetector(t *testing.T) {
 			})
 		})
 	}
-}
-
-// farASR is heardASR saying that whatever it heard nothing in sounded far
-// (audio.UnheardRecognizer).
-type farASR struct{ heardASR }
-
-func (f *farASR) RecognizeUnheard(ctx context.Context, pcm []int16) ([]audio.Hypothesis, audio.Unheard, error) {
-	h, err := f.Recognize(ctx, pcm)
-	return h, audio.Unheard{Far: err == nil && len(h) == 0}, err
 }

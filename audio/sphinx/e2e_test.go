@@ -191,34 +191,6 @@ func TestOutOfGrammarRequestEndToEnd(t *testing.T) {
 	}
 }
 
-// TestFarSpeakerAskedCloserEndToEnd: "hey jibo" and a request no skill
-// knows, said in a reverberant room (sox's reverb with a room none of the
-// speech sets uses), wakes the robot, runs nothing, and the robot asks
-// the speaker to come closer rather than only asking again; said near
-// the microphone, it only asks again.
-func TestFarSpeakerAskedCloserEndToEnd(t *testing.T) {
-	bin := buildJibod(t)
-	const req = "hey jibo, what is the capital of france"
-	dry := writeWAV(t, speak(t, req))
-	room := filepath.Join(t.TempDir(), "room.wav")
-	out, err := exec.Command("sox", "-V1", "-D", dry, room, "pad", "1", "1.5", "reverb", "55", "45", "75", "100", "9").CombinedOutput()
-	require.NoError(t, err, string(out))
-	for _, tc := range []struct {
-		name, wav, said string
-	}{
-		{"in a reverberant room", room, "jibo: Sorry, I couldn't hear that well. Could you come a bit closer?"},
-		{"near the microphone", dry, "jibo: Sorry, what was that?"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out, types := hear(t, bin, tc.wav)
-			assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
-			assert.Empty(t, intents(types), "no command run: %s", out)
-			assert.Contains(t, out, tc.said)
-			assert.Equal(t, 1, count(types, "ovos.utterance.speak"), "said aloud")
-		})
-	}
-}
-
 // TestSpokenAnswerEndToEnd: "set a timer" said aloud gets the timer's
 // question, and the answer said aloud without the wake phrase ("five
 // minutes", only in the answer grammar) sets the timer.

@@ -154,11 +154,6 @@ type Config struct {
 	// words is refused, as one under the floors is. Not with the wake
 	// phrase in the grammar (Wake), nor for the answer grammar.
 	Garbage *Garbage
-	// Far, if set, says when an utterance sounds far from the
-	// microphone (Reverberation; Verdict.Far, and RecognizeUnheard tells
-	// the listener when it refused one) and the confidence floor such an
-	// utterance must reach.
-	Far *Far
 	// FloorBelowDB is how far under its speech (dB) an utterance's noise
 	// floor is raised with a faint noise before decoding, when it is lower
 	// (see withNoiseFloor); 0 means DefaultFloorBelow.
@@ -362,7 +357,6 @@ var (
 	_ audio.AnswerRecognizer  = (*Recognizer)(nil)
 	_ audio.Transcriber       = (*Recognizer)(nil)
 	_ audio.VerdictRecognizer = (*Recognizer)(nil)
-	_ audio.UnheardRecognizer = (*Recognizer)(nil)
 )
 
 // New starts a recognizer: it checks the grammar's words against the
@@ -440,8 +434,6 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech recognizer: %w", cfg.Fallback.Check())
 	case cfg.Garbage != nil && cfg.Garbage.Check() != nil:
 		return nil, fmt.Errorf("speech recognizer: %w", cfg.Garbage.Check())
-	case cfg.Far != nil && cfg.Far.Check() != nil:
-		return nil, fmt.Errorf("speech recognizer: %w", cfg.Far.Check())
 	case len(cfg.Args)%2 != 0:
 		return nil, fmt.Errorf("speech recognizer: arguments %q are not flag/value pairs", cfg.Args)
 	}
@@ -827,17 +819,6 @@ func (r *Recognizer) RecognizeAnswer(ctx context.Context, pcm []int16) ([]audio.
 	return r.recognize(ctx, pcm, true)
 }
 
-// RecognizeUnheard is Recognize, saying when speech it refused sounded
-// far (audio.UnheardRecognizer).
-func (r *Recognizer) RecognizeUnheard(ctx context.Context, pcm []int16) ([]audio.Hypothesis, audio.Unheard, error) {
-	var v audio.Verdict
-	h, err := r.recognizeVerdict(ctx, pcm, false, &v)
-	if err != nil || len(h) > 0 {
-		return h, audio.Unheard{}, err
-	}
-	return h, audio.Unheard{Far: v.Far}, nil
-}
-
 // RecognizeVerdict is Recognize, with what the search found and which
 // check dropped it (audio.VerdictRecognizer).
 func (r *Recognizer) RecognizeVerdict(ctx context.Context, pcm []int16) ([]audio.Hypothesis, audio.Verdict, error) {
@@ -903,9 +884,6 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	// The verdict's SNR is the utterance's as heard; the suppression is
 	// gated on the enhanced audio's.
 	v.SNR = quietSNR(pcm)
-	v.Reverb = Reverberation(pcm)
-	v.Far = r.cfg.Far.far(v.Reverb)
-	r.log.Debug("utterance", "snr_db", v.SNR, "reverberation_db", v.Reverb, "far", v.Far)
 	pcm, snr := enhanceAt(r.cfg.Enhance, pcm, v.SNR, r.cfg.EnhanceBelowSNR, r.cfg.EnhanceAboveBackground, v)
 	pcm = prepareAudioAt(pcm, snr, r.cfg.DenoiseBelowSNR, r.cfg.FloorBelowDB, r.cfg.TrimMargin)
 	v.Decoded = time.Duration(len(pcm)) * time.Second / audio.SampleRate
@@ -1007,11 +985,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 		v.Dropped = "decoy"
 		return nil, nil
 	}
-	floorConf := r.minConfidence(g)
-	if v.Far {
-		floorConf = max(floorConf, r.cfg.Far.MinConfidence)
-	}
-	minConf := floorConf
+	minConf := r.minConfidence(g)
 	if heard != nil && heard.text == cleanTranscript(best.text) {
 		// Both searches heard the same words: their agreement vouches
 		// for the sentence as much as a higher score would.
@@ -1108,7 +1082,7 @@ func (r *Recognizer) decode(ctx context.Context, d *decoder, name string, g sear
 	} else if cover < r.cfg.MinCoverage || conf < minConf {
 		r.log.Debug("rejected: the sentence does not explain the speech", "text", best.text, "confidence", conf, "coverage", cover)
 		switch {
-		case cover < r.cfg.MinCoverage && conf < floorConf:
+		case cover < r.cfg.MinCoverage && conf < r.minConfidence(g):
 			v.Dropped = "coverage and confidence"
 		case cover < r.cfg.MinCoverage:
 			v.Dropped = "coverage"

@@ -266,16 +266,6 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		accept, acceptAt = nil, 0
 	}
 	garbage = garbageFor(garbage, model, s.Floors != nil, accept != nil, log)
-	far, err := farFromEnv(os.Getenv)
-	if err != nil {
-		return nil, nil, fmt.Errorf("speech recognition: %w", err)
-	}
-	if far != nil && (accept != nil || s.Floors != nil || model != sphinx.DefaultModelDir) {
-		// A far floor is measured with Debian's model and its floors;
-		// the others decide from their own measures. Far speech is
-		// still told.
-		far.MinConfidence = 0
-	}
 	if rivalMargin != 0 && meaning == nil {
 		meaning = understand(p.Intents, p.Session, o.Lang, log)
 	}
@@ -293,7 +283,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 	rec, err := sphinx.New(ctx, sphinx.Config{ModelDir: model, Lexicon: lex,
 		DenoiseBelowSNR: denoise, Enhance: enh, EnhanceBelowSNR: enhGate.belowSNR, EnhanceAboveBackground: enhGate.aboveBackground, ResetNoise: resetNoise, Open: open, Understand: meaning, Fallback: fallback, PhoneLoop: phones, PhoneLoopMargin: phoneMargin,
 		Grammar: g, Answers: answers, NBest: nbest, FloorBelowDB: s.NoiseFloorDB, TrimMargin: TrimMargin(s.TrimMS), Args: strings.Fields(s.Args), Log: log,
-		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt, RivalMargin: rivalMargin, WordPosterior: wordPosterior, Garbage: garbage, Far: far,
+		MinConfidence: fl.MinConfidence, MinCoverage: fl.MinCoverage, Accept: accept, AcceptThreshold: acceptAt, RivalMargin: rivalMargin, WordPosterior: wordPosterior, Garbage: garbage,
 		Wake: wake, WakeMinConfidence: fl.WakeMinConfidence, WakeMinCoverage: fl.WakeMinCoverage})
 	if err != nil {
 		return nil, nil, err
