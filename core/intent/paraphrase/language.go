@@ -422,7 +422,7 @@ func (l *Language) uncontrast(words []string) []string {
 		}
 	}
 	drop := make([]bool, len(words))
-	any := false
+	dropped := false
 	for j, from := range aside {
 		if from < 0 {
 			continue
@@ -432,12 +432,12 @@ func (l *Language) uncontrast(words []string) []string {
 				for d := from; d <= j; d++ {
 					drop[d] = true
 				}
-				any = true
+				dropped = true
 				break
 			}
 		}
 	}
-	if !any {
+	if !dropped {
 		return words
 	}
 	out := make([]string, 0, len(words))

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/core/skill"
@@ -157,6 +158,10 @@ type Skill struct {
 	timers  Timers
 	now     func() time.Time
 	repeats int
+	mu      sync.Mutex
+	// justSet is the id of the timer set last, the one "cancel it" and
+	// "make it five" name (never another timer once it has rung).
+	justSet string
 }
 
 var (
@@ -353,19 +358,23 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	change := d.NLU().IntentName() == IntentChange
-	if prev := s.latest(); change && prev.ID != "" {
+	if prev := s.setLast(); change && prev.ID != "" {
 		// The follow-up replaces the timer just set.
 		if err := s.timers.Cancel(ctx, prev.ID); err != nil {
 			d.Log.Warn("replacing a timer: cancelling the old one failed", "id", prev.ID, "err", err)
 		}
 	}
-	if _, err := s.timers.Set(ctx, dur, "", raw); err != nil {
+	tm, err := s.timers.Set(ctx, dur, "", raw)
+	if err != nil {
 		if errors.Is(err, skill.ErrNoScheduler) {
 			return s.say(d, "no_timers_here", nil)
 		}
 		d.Log.Warn("setting a timer failed", "length", dur, "err", err)
 		return s.say(d, "set_failed", nil)
 	}
+	s.mu.Lock()
+	s.justSet = tm.ID
+	s.mu.Unlock()
 	// "Make it five" now means this timer.
 	if err := skill.SetContext(ctx, skill.ContextWrite{Key: ContextSet, Turns: ChangeTurns, TTL: ChangeTime}); err != nil &&
 		!errors.Is(err, skill.ErrNoTurn) {
@@ -380,6 +389,20 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		return nil, err
 	}
 	return jcp.NewAction(jcp.Say("<anim name='" + StartedNod + "' nonBlocking='true'/>" + text)), nil
+}
+
+// setLast is the timer set last while it is pending, the zero Timer
+// once it rang or was cancelled.
+func (s *Skill) setLast() store.Timer {
+	s.mu.Lock()
+	id := s.justSet
+	s.mu.Unlock()
+	for _, t := range s.list() {
+		if t.ID == id {
+			return t
+		}
+	}
+	return store.Timer{}
 }
 
 // latest is the timer set last, the zero Timer when none is pending.
@@ -474,7 +497,7 @@ func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) 
 	if d.NLU().IntentName() == IntentCancelIt {
 		// "It" is the timer just set, never another one: when that one
 		// has rung already, nothing is cancelled.
-		it := s.latest()
+		it := s.setLast()
 		if it.ID == "" || s.now().Sub(it.Created) > ChangeTime {
 			return s.say(d, "already_done", nil)
 		}

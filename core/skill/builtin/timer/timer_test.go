@@ -254,6 +254,8 @@ func TestCancelIt(t *testing.T) {
 			"OK, I cancelled your two minute timer.", []time.Duration{10 * time.Minute}},
 		{"the timer just set is over", []string{"set a timer for ten minutes", "set a timer for five seconds"}, ChangeTime + time.Second,
 			"That timer is already done.", []time.Duration{10 * time.Minute}},
+		{"the timer just set rang, an older one runs", []string{"set a timer for ten minutes", "set a timer for five seconds"}, 90 * time.Second,
+			"That timer is already done.", []time.Duration{10 * time.Minute}},
 		{"no timer at all", nil, 0, "That timer is already done.", nil},
 	}
 	for _, tt := range tests {
