@@ -36,18 +36,7 @@ type StopConfig struct {
 	// that mean "stop"; Global to those that mean "stop everything" and go
 	// straight to global_stop (STOP-02). Nil Vocab means DefaultStopVocab.
 	Vocab, Global map[string][]string
-	// Cancel maps a language to the stop phrases that may also mean
-	// cancelling what runs in the background, such as a timer counting
-	// down ("cancel", "stop it"); nil means DefaultCancelPhrases with the
-	// default Vocab, none with another. Each must be a Vocab phrase too.
-	Cancel map[string][]string
-	// Unstopped, if set, is asked about a Cancel phrase that finds
-	// nothing to stop: no skill holds a question, and none is active or
-	// none of the active ones answers the ping. A Match it returns is
-	// dispatched instead of the stop ("your timer is still running"), nil
-	// stops as before. It must not block.
-	Unstopped func(ctx context.Context, r Round) *Match
-	Logger    *slog.Logger
+	Logger        *slog.Logger
 }
 
 // DefaultStopVocab returns the built-in English stop and global-stop
@@ -55,17 +44,9 @@ type StopConfig struct {
 // words, apostrophes dropped).
 func DefaultStopVocab() (vocab, global map[string][]string) {
 	vocab = map[string][]string{"en": {"stop", "stop it", "stop that", "please stop", "stop please", "cancel", "cancel that",
-		"cancel please", "please cancel", "nevermind", "never mind", "be quiet", "quiet", "shut up", "silence", "halt", "enough", "thats enough"}}
+		"nevermind", "never mind", "be quiet", "quiet", "shut up", "silence", "halt", "enough", "thats enough"}}
 	global = map[string][]string{"en": {"stop everything", "stop all", "stop all of that", "cancel everything", "stop all activity"}}
 	return vocab, global
-}
-
-// DefaultCancelPhrases returns the built-in English stop phrases that may
-// also mean cancelling something running in the background: the stop and
-// cancel words, not the ones asking for quiet.
-func DefaultCancelPhrases() map[string][]string {
-	return map[string][]string{"en": {"stop", "stop it", "stop that", "please stop", "stop please", "cancel",
-		"cancel that", "cancel please", "please cancel", "nevermind", "never mind"}}
 }
 
 // Stop is the STOP-1 pipeline plugin: on a stop phrase it stops the most
@@ -76,7 +57,6 @@ type Stop struct {
 	log    *slog.Logger
 	vocab  map[string]map[string]bool // lowercased tag → phrases
 	global map[string]map[string]bool
-	cancel map[string]map[string]bool
 }
 
 var (
@@ -101,9 +81,6 @@ func NewStop(cfg StopConfig) (*Stop, error) {
 	}
 	if cfg.Vocab == nil {
 		cfg.Vocab, cfg.Global = DefaultStopVocab()
-		if cfg.Cancel == nil {
-			cfg.Cancel = DefaultCancelPhrases()
-		}
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -116,16 +93,6 @@ func NewStop(cfg StopConfig) (*Stop, error) {
 	}
 	if s.global, err = stopPhrases(cfg.Global); err != nil {
 		return nil, fmt.Errorf("stop plugin: global vocabulary: %w", err)
-	}
-	if s.cancel, err = stopPhrases(cfg.Cancel); err != nil {
-		return nil, fmt.Errorf("stop plugin: cancel phrases: %w", err)
-	}
-	for tag, set := range s.cancel {
-		for p := range set {
-			if !s.vocab[tag][p] {
-				return nil, fmt.Errorf("stop plugin: cancel phrase %q (%s) is no stop phrase", p, tag)
-			}
-		}
 	}
 	return s, nil
 }
@@ -216,50 +183,27 @@ func (s *Stop) MatchRound(ctx context.Context, r Round) (*Match, error) {
 		return nil, nil // STOP-02: no vocabulary for this language
 	}
 	global := phrasesFor(s.global, r.Lang)
-	said, cancel := "", false
+	said := ""
 	for _, u := range r.Utterances {
 		n := normalizeStop(u)
 		if global[n] {
 			return s.globalStop(r, u), nil
 		}
 		if said == "" && stop[n] {
-			said, cancel = u, phrasesFor(s.cancel, r.Lang)[n]
+			said = u
 		}
 	}
 	if said == "" {
 		return nil, nil
 	}
-	// unstopped is the Match for a cancel phrase that stops nothing, nil
-	// for none.
-	unstopped := func() *Match {
-		if !cancel || s.cfg.Unstopped == nil {
-			return nil
-		}
-		if _, asking := r.Session.ResponseMode(); asking {
-			return nil // the stop ends the question
-		}
-		m := s.cfg.Unstopped(ctx, r)
-		if m != nil && m.Utterance == "" {
-			m.Utterance = said
-		}
-		return m
-	}
 	own := s.cfg.ID
 	active := session.RemoveHandler(r.Session.Handlers(session.FieldActiveHandlers), own)
 	if len(active) == 0 {
-		if m := unstopped(); m != nil {
-			return m, nil
-		}
 		return s.globalStop(r, said), nil // STOP-03.1
 	}
 	answers, err := s.ping(ctx, r, active)
 	if err != nil {
 		return nil, err
-	}
-	if len(answers) == 0 {
-		if m := unstopped(); m != nil {
-			return m, nil
-		}
 	}
 	eligible := func(e session.HandlerEntry) bool {
 		return !r.Session.SkillBlocked(e.SkillID) && !r.Session.IntentBlocked(e.SkillID, "stop") // STOP-03.4, STOP-09

@@ -11,7 +11,6 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/intent"
-	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/builtin/basics"
 	"github.com/openjibo/jibod/core/skill/builtin/capabilities"
@@ -152,23 +151,4 @@ func (s skillSyncer) SyncSkills(ctx context.Context, ids []string) (diag.SkillSy
 		out.Changes = append(out.Changes, diag.SkillChange(c))
 	}
 	return out, err
-}
-
-// unstopped is the robot's answer to a stop word that could mean
-// cancelling ("cancel", "stop it") and finds nothing to stop: while no
-// skill acts (a ringing timer would be stopped) and a timer counts down,
-// the timer says it still runs and how to cancel it, rather than the
-// robot staying silent as if it were cancelled. A word that did not name
-// the timer never cancels it.
-func (r *Robot) unstopped(_ context.Context, rd pipeline.Round) *pipeline.Match {
-	if r.host == nil || r.sched == nil || r.host.Busy() {
-		return nil
-	}
-	for _, t := range r.sched.List() {
-		if t.SkillID == timer.ID {
-			return &pipeline.Match{SkillID: timer.ID, IntentName: timer.IntentStillRunning, Lang: rd.Lang,
-				Slots: map[string]string{}}
-		}
-	}
-	return nil
 }

@@ -95,11 +95,3 @@ func (h *Host) onStop(ctx context.Context, m bus.Message) {
 		}
 	}
 }
-
-// Busy reports whether any skill has an action running, in any session:
-// what a stop would end, a ringing timer among them.
-func (h *Host) Busy() bool {
-	h.runMu.Lock()
-	defer h.runMu.Unlock()
-	return len(h.running) > 0
-}
