@@ -19,7 +19,7 @@ import (
 // cancelled; by default no timer is: the robot asks, or tells the time.
 func TestFallbackRefusesForcedTranscriptEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
-	wav := writeWAV(t, speak(t, "hey jibo, tell me the time", "-v", "en-us+m3", "-s", "160"))
+	wav := writeWAV(t, speak(t, "hey jibo, tell me the time", "-v", "en-us+m3", "-s", "170"))
 	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_FALLBACK_GARBAGE=0"})
 	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
 	assert.Equal(t, []string{"jibo.timer:cancel_timer"}, intents(types), "without the floor, the fallback's transcript is acted on: %s", out)
