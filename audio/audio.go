@@ -93,7 +93,9 @@ type Verdict struct {
 	// own), "no claim", "guess" (claimed, but not parsed surely), "slots"
 	// (the claim binds slots, and the intent's own search did not vouch
 	// for them), "weak claim", "rival" (a transcript of another meaning
-	// scored nearly as well), "acted".
+	// scored nearly as well), "acted", "agreed" (the garbage path's
+	// sentence before a few filler words heard: the transcript means
+	// the same).
 	Fallback string
 	// SlotSentence is the sentence the search of the claimed intent's
 	// own sentences found, where the fallback's claim binds slots, and

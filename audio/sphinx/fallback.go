@@ -58,6 +58,13 @@ type Fallback struct {
 	// needs surer acoustic support than one of a sentence the floors
 	// refused.
 	GarbageConfidence float64
+	// AgreedTail, above 0, is the most filler words after a sentence of
+	// the grammar with which the garbage path's refusal is overturned by
+	// agreement: the transcript, over the floors that apply after the
+	// garbage path and claimed (parsed or guessed) as the intent, with
+	// the slot values, the sentence is parsed surely as; the sentence is
+	// then heard. 0 never overturns it so.
+	AgreedTail int
 	// RivalMargin, above 0, acts on a transcript only when the best
 	// transcript of another meaning in the search's n-best list (Rivals
 	// deep) scores at least RivalMargin per frame under it
@@ -72,10 +79,13 @@ type Fallback struct {
 	MaxAudio time.Duration
 }
 
+// MaxAgreedTail bounds Fallback.AgreedTail.
+const MaxAgreedTail = 20
+
 // DefaultFallback is the fallback's choice, made on the espeak-ng tuning
 // sets (docs/hearing.md).
 var DefaultFallback = Fallback{Claim: 0.5, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-40, WordBeam: 1e-25, MaxHMMs: 10000,
-	SlotConfidence: 0.5, GarbageConfidence: 0.85, Rivals: DefaultRivals, MaxAudio: 3 * time.Second}
+	SlotConfidence: 0.5, GarbageConfidence: 0.85, AgreedTail: 2, Rivals: DefaultRivals, MaxAudio: 3 * time.Second}
 
 // Check says what is wrong with f, if anything.
 func (f Fallback) Check() error {
@@ -94,6 +104,8 @@ func (f Fallback) Check() error {
 		return fmt.Errorf("fallback: %d rivals not in 2..%d", f.Rivals, MaxRivals)
 	case !(f.LanguageWeight >= 0 && f.LanguageWeight <= 100) || !(f.InsertionPenalty >= 0 && f.InsertionPenalty <= 1):
 		return fmt.Errorf("fallback: language weight %g not in [0, 100] or insertion penalty %g not in [0, 1]", f.LanguageWeight, f.InsertionPenalty)
+	case f.AgreedTail < 0 || f.AgreedTail > MaxAgreedTail:
+		return fmt.Errorf("fallback: %d filler words after an agreed sentence not in 0..%d", f.AgreedTail, MaxAgreedTail)
 	case f.NBest < 0 || f.NBest > MaxNBest:
 		return fmt.Errorf("fallback: n-best %d not in 0..%d", f.NBest, MaxNBest)
 	case f.MaxAudio <= 0 || f.MaxAudio > time.Duration(DefaultMaxSeconds)*time.Second:
@@ -163,10 +175,18 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	score := m.Confidence * conf
 	v.Claim, v.ClaimScore = m.Intent, score
 	r.log.Debug("fallback", "text", text, "confidence", conf, "coverage", cover, "intent", m.Intent, "parsed", m.Parsed, "score", score)
-	switch {
-	case m.Intent == "":
+	if m.Intent == "" {
 		v.Fallback = "no claim"
 		return nil, nil
+	}
+	if sentence, err := r.agreed(ctx, g, v, m, conf); err != nil || sentence != "" {
+		if err != nil {
+			return nil, err
+		}
+		v.Fallback = "agreed"
+		return []audio.Hypothesis{{Text: sentence, Confidence: conf}}, nil
+	}
+	switch {
 	case !m.Parsed && !(fb.SlotGuesses && len(m.Slots) > 0):
 		// The generalising tier reads intents into the junk words of a
 		// transcript as readily as into a paraphrase (docs/hearing.md).
@@ -197,6 +217,42 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 	}
 	v.Fallback = "acted"
 	return []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}, nil
+}
+
+// agreed is the grammar's sentence where the garbage path refused it
+// for at most fb.AgreedTail filler words after it ("whats the date =they"
+// for "what's the date today") and the transcript, claimed as claim at
+// acoustic confidence conf, means what the sentence means: the intent
+// engines parse the sentence surely as claim's intent with claim's slot
+// values, and both claims reach the fallback's claim floor. "" where
+// they do not agree. The transcript is the same features decoded with
+// another search, and alone it is often only a guess ("what the date
+// day"); a sentence heard with a few words the grammar lacks after it
+// is the case the two searches agree on. Agreement is no proof (both
+// searches share the acoustic model, and can force the same wrong
+// meaning), so the transcript must still pass the floors that apply
+// after the garbage path, and a longer tail, speech going on beyond a
+// sentence, is left refused.
+func (r *Recognizer) agreed(ctx context.Context, g search, v *audio.Verdict, claim Meaning, conf float64) (string, error) {
+	fb := r.cfg.Fallback
+	if fb.AgreedTail <= 0 || v.Dropped != "garbage" || claim.Confidence*conf < fb.Claim {
+		return "", nil
+	}
+	sentence, n := tailedSentence(v.Sentence)
+	sentence = cleanTranscript(sentence)
+	if n == 0 || n > fb.AgreedTail || sentence == "" || !g.accepts(sentence) {
+		return "", nil
+	}
+	m, err := r.cfg.Understand(ctx, sentence)
+	if err != nil {
+		return "", fmt.Errorf("understanding the sentence %q: %w", sentence, err)
+	}
+	if !m.Parsed || m.Confidence*conf < fb.Claim ||
+		meaningKey(m.Intent, m.Slots, g.knows) != meaningKey(claim.Intent, claim.Slots, g.knows) {
+		return "", nil
+	}
+	r.log.Debug("fallback: the transcript agrees with the sentence before the filler words", "sentence", sentence, "transcript", v.Transcript, "intent", m.Intent)
+	return sentence, nil
 }
 
 // slotted is what is heard where the fallback's transcript was claimed

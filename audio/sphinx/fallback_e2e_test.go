@@ -30,3 +30,21 @@ func TestFallbackRefusesForcedTranscriptEndToEnd(t *testing.T) {
 	told := slices.Equal(intents(types), []string{"jibo.clock:time_now"})
 	assert.True(t, asked || told, "the robot asks or tells the time: %v: %s", intents(types), out)
 }
+
+// TestFallbackAgreementEndToEnd: "hey jibo, what date is it today", said
+// by an espeak-ng voice the grammar hears as "what date is it" with
+// filler words over "today", is refused by the garbage path; the
+// fallback's transcript alone is only the generalising tier's guess of
+// the date. The two agree, so the robot tells the date; without the
+// agreement it asks.
+func TestFallbackAgreementEndToEnd(t *testing.T) {
+	bin := buildJibod(t)
+	wav := writeWAV(t, speak(t, "hey jibo, what date is it today", "-v", "en-us", "-s", "175", "-p", "60"))
+	out, types := hearWith(t, bin, wav, []string{"JIBOD_SPHINX_FALLBACK_AGREE=off"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Empty(t, intents(types), "without the agreement nothing is acted on: %s", out)
+	assert.Contains(t, out, "jibo: Sorry, what was that?", "the robot asks")
+	out, types = hearWith(t, bin, wav, nil)
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Equal(t, []string{"jibo.clock:date_today"}, intents(types), "the date told: %s", out)
+}

@@ -5,6 +5,7 @@ package sphinx
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -340,6 +341,10 @@ func TestFallbackCheck(t *testing.T) {
 		{"too many rivals read", with(func(f *Fallback) { f.RivalMargin, f.Rivals = 1, MaxRivals+1 }), "rivals"},
 		{"language weight and penalty", with(func(f *Fallback) { f.LanguageWeight, f.InsertionPenalty = 10, 0.2 }), ""},
 		{"n-best", with(func(f *Fallback) { f.NBest = MaxNBest }), ""},
+		{"no agreement", with(func(f *Fallback) { f.AgreedTail = 0 }), ""},
+		{"agreement over a long tail", with(func(f *Fallback) { f.AgreedTail = MaxAgreedTail }), ""},
+		{"agreement over too long a tail", with(func(f *Fallback) { f.AgreedTail = MaxAgreedTail + 1 }), "filler words"},
+		{"agreement over a negative tail", with(func(f *Fallback) { f.AgreedTail = -1 }), "filler words"},
 		{"claim over 1", with(func(f *Fallback) { f.Claim = 1.5 }), "not all in [0, 1]"},
 		{"beam 0", with(func(f *Fallback) { f.Beam = 0 }), "beams"},
 		{"few HMMs", with(func(f *Fallback) { f.MaxHMMs = 10 }), "HMMs"},
@@ -357,6 +362,68 @@ func TestFallbackCheck(t *testing.T) {
 				return
 			}
 			assert.ErrorContains(t, err, tt.err)
+		})
+	}
+}
+
+// TestFallbackAgreement is the agreement rule's table (Recognizer.agreed):
+// where the garbage path refused a sentence of the grammar only for a
+// few filler words after it, and the fallback's transcript, over its
+// floors, means what that sentence means, the sentence is heard;
+// anything less leaves the refusal standing.
+func TestFallbackAgreement(t *testing.T) {
+	grammar := map[string]bool{"whats the date": true, "delete it": true, "set the volume to three": true, "delete that timer": true}
+	meanings := map[string]Meaning{
+		"whats the date":               {Intent: "clock:date", Confidence: 1, Parsed: true},
+		"what the date day":            {Intent: "clock:date", Confidence: 0.7},
+		"whats the date today":         {Intent: "clock:date", Confidence: 1, Parsed: true},
+		"delete it":                    {Intent: "timer:cancel", Confidence: 1, Parsed: true},
+		"delete the time":              {Intent: "timer:cancel", Confidence: 0.55},
+		"delete that timer":            {Intent: "timer:cancel", Confidence: 1, Parsed: true},
+		"tell me the time":             {Intent: "clock:time", Confidence: 1, Parsed: true},
+		"set the volume to three":      {Intent: "volume:set", Confidence: 1, Parsed: true, Slots: map[string]string{"level": "three"}},
+		"set the volume that to three": {Intent: "volume:set", Confidence: 0.8, Slots: map[string]string{"level": "three"}},
+		"set the volume that to one":   {Intent: "volume:set", Confidence: 0.8, Slots: map[string]string{"level": "one"}},
+		"what day":                     {Intent: "clock:date", Confidence: 0.7},
+		"whats the":                    {Intent: "clock:date", Confidence: 0.6},
+	}
+	understand := func(_ context.Context, text string) (Meaning, error) { return meanings[text], nil }
+	g := search{accepts: func(s string) bool { return grammar[s] }, prons: map[string][]string{}}
+	tests := []struct {
+		name       string
+		sentence   string // the grammar's search's, as the verdict has it
+		dropped    string
+		transcript string
+		conf       float64
+		tail       int // Fallback.AgreedTail
+		want       string
+	}{
+		{"a filler word after the sentence, the transcript a guess of its intent", "whats the date =they", "garbage", "what the date day", 0.98, 2, "whats the date"},
+		{"two filler words", "whats the date =they =if", "garbage", "what the date day", 0.9, 2, "whats the date"},
+		{"the transcript a parse of its intent", "whats the date =they", "garbage", "whats the date today", 0.9, 2, "whats the date"},
+		{"three filler words: speech went on", "whats the date =it's =the =they", "garbage", "what the date day", 0.98, 2, ""},
+		{"three filler words, three allowed", "whats the date =it's =the =they", "garbage", "what the date day", 0.98, 3, "whats the date"},
+		{"the rule off", "whats the date =they", "garbage", "what the date day", 0.98, 0, ""},
+		{"the transcript means another intent", "delete it =i'm", "garbage", "tell me the time", 0.95, 2, ""},
+		{"the same slot values", "set the volume to three =would", "garbage", "set the volume that to three", 0.9, 2, "set the volume to three"},
+		{"other slot values", "set the volume to three =would", "garbage", "set the volume that to one", 0.9, 2, ""},
+		{"the words before the fillers no sentence of the grammar", "whats the =date", "garbage", "what the date day", 0.98, 2, ""},
+		{"the words before the fillers a guess", "what day =is =it", "garbage", "what the date day", 0.98, 2, ""},
+		{"filler words alone", "=do =we", "garbage", "what the date day", 0.98, 2, ""},
+		{"filler words before the sentence", "=the whats the date", "garbage", "what the date day", 0.98, 2, ""},
+		{"no filler words: refused by the floors, not the garbage path", "whats the date", "floors", "what the date day", 0.98, 2, ""},
+		{"a claim under the claim floor", "delete it =i'm", "garbage", "delete the time", 0.86, 2, ""},
+		{"a claim at the claim floor", "delete it =i'm", "garbage", "delete the time", 0.92, 2, "delete it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fb := DefaultFallback
+			fb.AgreedTail = tt.tail
+			r := &Recognizer{cfg: Config{Fallback: &fb, Understand: understand}, log: slog.New(slog.DiscardHandler)}
+			v := audio.Verdict{Sentence: tt.sentence, Dropped: tt.dropped, Transcript: tt.transcript}
+			got, err := r.agreed(context.Background(), g, &v, meanings[tt.transcript], tt.conf)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }

@@ -67,3 +67,21 @@ func withoutTail(hyp string) string {
 	words := strings.Fields(hyp)
 	return strings.Join(slices.DeleteFunc(words, func(w string) bool { return strings.HasPrefix(w, garbagePrefix) }), " ")
 }
+
+// tailedSentence splits hypothesis hyp into a sentence's words and the
+// number of the garbage path's filler words after them: n is 0 where hyp
+// has no filler words, no sentence's words, or filler words before or
+// among them.
+func tailedSentence(hyp string) (sentence string, n int) {
+	words := strings.Fields(hyp)
+	at := slices.IndexFunc(words, func(w string) bool { return strings.HasPrefix(w, garbagePrefix) })
+	if at <= 0 {
+		return "", 0
+	}
+	for _, w := range words[at:] {
+		if !strings.HasPrefix(w, garbagePrefix) {
+			return "", 0
+		}
+	}
+	return strings.Join(words[:at], " "), len(words) - at
+}

@@ -87,3 +87,24 @@ func TestWithoutTail(t *testing.T) {
 	assert.Equal(t, "stop my timer", withoutTail("stop my timer"))
 	assert.Equal(t, "", withoutTail("=it"))
 }
+
+// TestTailedSentence: a sentence's words and the filler words after
+// them, and nothing where the hypothesis is not shaped so.
+func TestTailedSentence(t *testing.T) {
+	for _, tt := range []struct {
+		hyp, sentence string
+		n             int
+	}{
+		{"whats the date =they", "whats the date", 1},
+		{"whats the date =it's =the =they", "whats the date", 3},
+		{"whats the date", "", 0},
+		{"=do =we =but", "", 0},
+		{"=the whats the date", "", 0},
+		{"whats =the date =they", "", 0},
+		{"", "", 0},
+	} {
+		s, n := tailedSentence(tt.hyp)
+		assert.Equal(t, tt.sentence, s, tt.hyp)
+		assert.Equal(t, tt.n, n, tt.hyp)
+	}
+}

@@ -100,6 +100,28 @@ func fallbackGarbageFromEnv(getenv func(string) string, f *sphinx.Fallback) erro
 	return nil
 }
 
+// EnvFallbackAgree sets how many filler words after a sentence of the
+// grammar the fallback's agreement overturns (sphinx.Fallback.AgreedTail):
+// "off" none, a number of words in 1..sphinx.MaxAgreedTail; unset, the
+// recogniser's default. A tuning switch outside the typed config.
+const EnvFallbackAgree = "JIBOD_SPHINX_FALLBACK_AGREE"
+
+// fallbackAgreeFromEnv reads $JIBOD_SPHINX_FALLBACK_AGREE into f.
+func fallbackAgreeFromEnv(getenv func(string) string, f *sphinx.Fallback) error {
+	switch v := getenv(EnvFallbackAgree); v {
+	case "":
+	case "off":
+		f.AgreedTail = 0
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > sphinx.MaxAgreedTail {
+			return fmt.Errorf("%s=%q: want off or a number of filler words in 1..%d", EnvFallbackAgree, v, sphinx.MaxAgreedTail)
+		}
+		f.AgreedTail = n
+	}
+	return nil
+}
+
 // EnvFallbackRival sets the fallback's rival check
 // (sphinx.Fallback.RivalMargin): "off", "measure" (the rival and margin
 // recorded, nothing refused) or a margin per frame in (0, 1000]; unset,

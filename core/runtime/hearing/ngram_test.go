@@ -62,7 +62,7 @@ func TestFallbackTuningSwitch(t *testing.T) {
 	f, err = fallbackFromEnv(env("0.6,0.5,0.8,1e-30,1e-20,3000,2.5"))
 	require.NoError(t, err)
 	assert.Equal(t, &sphinx.Fallback{Claim: 0.6, MinConfidence: 0.5, MinCoverage: 0.8, Beam: 1e-30, WordBeam: 1e-20,
-		MaxHMMs: 3000, SlotConfidence: sphinx.DefaultFallback.SlotConfidence, GarbageConfidence: sphinx.DefaultFallback.GarbageConfidence,
+		MaxHMMs: 3000, SlotConfidence: sphinx.DefaultFallback.SlotConfidence, GarbageConfidence: sphinx.DefaultFallback.GarbageConfidence, AgreedTail: sphinx.DefaultFallback.AgreedTail,
 		RivalMargin: sphinx.DefaultFallback.RivalMargin, Rivals: sphinx.DefaultFallback.Rivals, MaxAudio: 2500 * time.Millisecond}, f)
 	for _, bad := range []string{"0.5", "0.5,0.5", "1.5,0.5,0.5", "-1,0.5,0.5", "NaN,0.5,0.5", "a,b,c", "0.5,0.5,0.5,2,1e-20,3000", "0.5,0.5,0.5,1e-30",
 		"0.5,0.5,0.5,0,1e-20,3000", "0.5,0.5,0.5,1e-30,1e-20,0", "0.5,0.5,0.5,1e-30,1e-20,3000,0"} {
@@ -135,6 +135,41 @@ func TestFallbackGarbageTuningSwitch(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, f.GarbageConfidence)
+		})
+	}
+}
+
+func TestFallbackAgreeTuningSwitch(t *testing.T) {
+	tests := []struct {
+		value string
+		want  int
+		err   bool
+	}{
+		{"", 5, false}, // unset: what was there
+		{"off", 0, false},
+		{"1", 1, false},
+		{"3", 3, false},
+		{"0", 0, true}, // "off" says it
+		{"21", 0, true},
+		{"-1", 0, true},
+		{"1.5", 0, true},
+		{"on", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			f := sphinx.Fallback{AgreedTail: 5}
+			err := fallbackAgreeFromEnv(func(name string) string {
+				if name == EnvFallbackAgree {
+					return tt.value
+				}
+				return ""
+			}, &f)
+			if tt.err {
+				assert.ErrorContains(t, err, EnvFallbackAgree)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f.AgreedTail)
 		})
 	}
 }

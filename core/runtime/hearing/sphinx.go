@@ -123,7 +123,7 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 		return nil, nil, fmt.Errorf("speech recognition: %w", err)
 	}
 	if fallback == nil && (os.Getenv(EnvFallbackSlots) != "" || os.Getenv(EnvFallbackRival) != "" || os.Getenv(EnvFallbackGarbage) != "" ||
-		os.Getenv(EnvFallbackLM) != "" || os.Getenv(EnvFallbackNBest) != "") {
+		os.Getenv(EnvFallbackAgree) != "" || os.Getenv(EnvFallbackLM) != "" || os.Getenv(EnvFallbackNBest) != "") {
 		fb := sphinx.DefaultFallback
 		fallback = &fb
 	}
@@ -135,6 +135,9 @@ func NewRecognizer(ctx context.Context, p Parts, o Options) (audio.Recognizer, f
 			return nil, nil, fmt.Errorf("speech recognition: %w", err)
 		}
 		if err := fallbackGarbageFromEnv(os.Getenv, fallback); err != nil {
+			return nil, nil, fmt.Errorf("speech recognition: %w", err)
+		}
+		if err := fallbackAgreeFromEnv(os.Getenv, fallback); err != nil {
 			return nil, nil, fmt.Errorf("speech recognition: %w", err)
 		}
 		if err := fallbackSearchFromEnv(os.Getenv, fallback); err != nil {
