@@ -277,6 +277,8 @@ type grammarState struct {
 	main search
 	// answers is the answer grammar, nil for none.
 	answers *search
+	// wake is the wake phrase's alignment (AlignWake), nil for none.
+	wake *search
 }
 
 // search is one grammar of a decoder: its text, its sentence check and
@@ -333,21 +335,26 @@ type decoyGrammar interface {
 // decoder's dictionary serves both: a word the two pronounce differently
 // (one prepared before a name's pronunciation changed) has both's.
 func (g grammarState) words() map[string][]string {
-	if g.answers == nil {
+	if g.answers == nil && g.wake == nil {
 		return g.main.prons
 	}
-	all := make(map[string][]string, len(g.main.prons)+len(g.answers.prons))
+	all := make(map[string][]string, len(g.main.prons))
 	for w, p := range g.main.prons {
 		all[w] = p
 	}
-	for w, p := range g.answers.prons {
-		list := all[w]
-		for _, v := range p {
-			if !slices.Contains(list, v) {
-				list = append(slices.Clip(list), v)
-			}
+	for _, s := range []*search{g.answers, g.wake} {
+		if s == nil {
+			continue
 		}
-		all[w] = list
+		for w, p := range s.prons {
+			list := all[w]
+			for _, v := range p {
+				if !slices.Contains(list, v) {
+					list = append(slices.Clip(list), v)
+				}
+			}
+			all[w] = list
+		}
 	}
 	return all
 }
@@ -470,6 +477,9 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	}
 	r.addGarbage(&main)
 	g := grammarState{gen: 1, main: main}
+	if g.wake, err = r.prepareWakeAlignment(ctx); err != nil {
+		return nil, err
+	}
 	if cfg.Answers != nil {
 		ans, err := r.prepare(ctx, cfg.Answers)
 		if err != nil {
@@ -658,6 +668,11 @@ func (d *decoder) setSearches(g grammarState) error {
 		}
 		if err := d.addWideGrammar(answersName+wideSuffix, g.answers.text()); err != nil {
 			return fmt.Errorf("answer grammar: %w", err)
+		}
+	}
+	if g.wake != nil {
+		if err := d.addGrammar(wakeAlignName, g.wake.text(), 0); err != nil {
+			return fmt.Errorf("the wake phrase's alignment: %w", err)
 		}
 	}
 	if d.phoneLoop != "" {
