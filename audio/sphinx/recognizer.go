@@ -264,6 +264,9 @@ type Recognizer struct {
 	// garbage are the garbage path's filler words (Config.Garbage) as
 	// the decoder names them, with their pronunciation; nil for none.
 	garbage map[string][]string
+	// aligner holds the wake phrase's alignment decoder (AlignWake); nil
+	// for none.
+	aligner chan *decoder
 
 	mu      sync.Mutex
 	grammar grammarState
@@ -277,8 +280,6 @@ type grammarState struct {
 	main search
 	// answers is the answer grammar, nil for none.
 	answers *search
-	// wake is the wake phrase's alignment (AlignWake), nil for none.
-	wake *search
 }
 
 // search is one grammar of a decoder: its text, its sentence check and
@@ -335,26 +336,21 @@ type decoyGrammar interface {
 // decoder's dictionary serves both: a word the two pronounce differently
 // (one prepared before a name's pronunciation changed) has both's.
 func (g grammarState) words() map[string][]string {
-	if g.answers == nil && g.wake == nil {
+	if g.answers == nil {
 		return g.main.prons
 	}
-	all := make(map[string][]string, len(g.main.prons))
+	all := make(map[string][]string, len(g.main.prons)+len(g.answers.prons))
 	for w, p := range g.main.prons {
 		all[w] = p
 	}
-	for _, s := range []*search{g.answers, g.wake} {
-		if s == nil {
-			continue
-		}
-		for w, p := range s.prons {
-			list := all[w]
-			for _, v := range p {
-				if !slices.Contains(list, v) {
-					list = append(slices.Clip(list), v)
-				}
+	for w, p := range g.answers.prons {
+		list := all[w]
+		for _, v := range p {
+			if !slices.Contains(list, v) {
+				list = append(slices.Clip(list), v)
 			}
-			all[w] = list
 		}
+		all[w] = list
 	}
 	return all
 }
@@ -477,9 +473,6 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 	}
 	r.addGarbage(&main)
 	g := grammarState{gen: 1, main: main}
-	if g.wake, err = r.prepareWakeAlignment(ctx); err != nil {
-		return nil, err
-	}
 	if cfg.Answers != nil {
 		ans, err := r.prepare(ctx, cfg.Answers)
 		if err != nil {
@@ -493,12 +486,19 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 			return nil, fmt.Errorf("speech recognizer: %w", err)
 		}
 	}
+	if err := r.startWakeAligner(ctx); err != nil {
+		if r.open != nil {
+			r.open.close()
+		}
+		return nil, err
+	}
 	for i := 0; i < cfg.Decoders; i++ {
 		d, err := r.build(g)
 		if err != nil {
 			if r.open != nil {
 				r.open.close()
 			}
+			r.closeWakeAligner()
 			close(r.pool)
 			for d := range r.pool {
 				d.close()
@@ -668,11 +668,6 @@ func (d *decoder) setSearches(g grammarState) error {
 		}
 		if err := d.addWideGrammar(answersName+wideSuffix, g.answers.text()); err != nil {
 			return fmt.Errorf("answer grammar: %w", err)
-		}
-	}
-	if g.wake != nil {
-		if err := d.addGrammar(wakeAlignName, g.wake.text(), 0); err != nil {
-			return fmt.Errorf("the wake phrase's alignment: %w", err)
 		}
 	}
 	if d.phoneLoop != "" {
@@ -1324,5 +1319,6 @@ func (r *Recognizer) Close() error {
 	if r.open != nil {
 		r.open.close()
 	}
+	r.closeWakeAligner()
 	return nil
 }

@@ -48,4 +48,7 @@ func TestAlignWake(t *testing.T) {
 	}
 	_, _, err = r.AlignWake(ctx, make([]int16, (DefaultMaxSeconds+1)*audio.SampleRate))
 	assert.Error(t, err, "longer than the longest utterance")
+	require.NoError(t, r.Close())
+	_, _, err = r.AlignWake(ctx, pcm)
+	assert.Error(t, err, "closed")
 }
