@@ -97,6 +97,16 @@ const (
 	// quiet for a pause after the wake phrase: the closure of a stop
 	// consonant ("what time") is quiet for less.
 	pauseFrames = 10
+	// pauseLate is how far after the detector's estimate a pause may
+	// start and still be the one after the phrase: one that starts later
+	// follows speech run on from the phrase, and is the closure of a
+	// stop in the command's first word ("what time").
+	pauseLate = 30 * time.Millisecond
+	// pauseHeardDB is how far the room (the pre-roll's median 10 ms
+	// level) must lie under the phrase's loudest 10 ms for a pause after
+	// the phrase to be heard as one (pauseHeard): settleDrop, and a few
+	// dB more for the room's own rise and fall over a pause's 100 ms.
+	pauseHeardDB = settleDrop + 3
 	// alignBefore and alignAfter bound the audio the wake phrase is
 	// aligned in (PhraseAligner), around the detector's estimate of its
 	// end: the phrase is shorter than alignBefore, and the estimate is
@@ -718,20 +728,25 @@ func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open 
 //
 // A command said after a pause is cut in the pause (settle). One that
 // runs on from the phrase ("hey jibo what time is it" in one breath)
-// has no pause to cut in, where one would have been heard (pauseHeard),
-// and the estimate falls late by a good part of a syllable when the
-// command starts with a vowel or glide: a cut there clips the command's
-// first sound, an earlier one leaves the phrase's tail in front of it.
-// There the cut is where the recogniser aligns the phrase's end
-// (alignPhrase), when it can.
+// has no pause there, where one would have been heard (pauseHeard): no
+// quiet as long as a pause, or quiet that starts only pauseLate after
+// the estimate, after speech (a stop's closure in the command's first
+// word, where settle would cut that word off). The estimate falls off
+// by a good part of a syllable there: a cut at it clips the command's
+// first sound or leaves the phrase's tail in front of it. There the
+// cut is where the recogniser aligns the phrase's end (alignPhrase),
+// when it can. In a loud room a pause is not heard as quiet, and
+// settle's cut stands.
 func (l *Listener) afterWake(ctx context.Context, seg vad.Segment, end int64) ([]int16, bool) {
 	if seg.End-end < samples(minAfterWake) {
 		return nil, false
 	}
 	clamp := func(at int64) int { return int(min(max(at-seg.From, 0), int64(len(seg.PCM)))) }
-	cut, paused := settle(seg.PCM, clamp(end))
-	if !paused && pauseHeard(seg.PCM[:clamp(seg.Start)], seg.PCM[:clamp(end)]) {
-		if at, ok := l.alignPhrase(ctx, seg.PCM, clamp(end)); ok {
+	est := clamp(end)
+	cut, paused := settle(seg.PCM, est)
+	ranOn := !paused || cut-est >= int(samples(pauseLate))
+	if ranOn && pauseHeard(seg.PCM[:clamp(seg.Start)], seg.PCM[:est]) {
+		if at, ok := l.alignPhrase(ctx, seg.PCM, est); ok {
 			cut = at
 		}
 	}
@@ -833,9 +848,9 @@ func settle(pcm []int16, cut int) (at int, paused bool) {
 
 // pauseHeard reports whether a pause after the phrase would have been
 // heard (settle): the room, the median 10 ms level of the pre-roll, is
-// settleDrop quieter than the loudest 10 ms of the phrase's last
-// settleBack. Over loud babble or music a pause is not that much
-// quieter, and the cut stays where settle put it.
+// pauseHeardDB quieter than the loudest 10 ms of the phrase's last
+// settleBack. Far off in a room, or over loud babble or music, a pause
+// is not heard as quiet, and the cut stays where settle put it.
 func pauseHeard(preRoll, phrase []int16) bool {
 	const frame = audio.SampleRate / 100
 	var room []float64
@@ -850,7 +865,7 @@ func pauseHeard(preRoll, phrase []int16) bool {
 		return false
 	}
 	slices.Sort(room)
-	return room[len(room)/2] <= peak-settleDrop
+	return room[len(room)/2] <= peak-pauseHeardDB
 }
 
 // echo reports whether an utterance heard while the robot spoke is no

@@ -2,6 +2,7 @@ package listen
 
 import (
 	"context"
+	"math"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -192,6 +193,12 @@ func TestAfterWake(t *testing.T) {
 		{name: "a pause after the phrase: cut there, the pre-roll in front, no alignment",
 			seg: utterance(1000, 1500, 3000, 2000), end: 2000, align: alignAs{ok: true, end: ms(900)},
 			ok: true, want: ms(500) + ms(1200), cut: ms(1000)},
+		{name: "a pause starting just after the estimate: cut there, no alignment",
+			seg: utterance(1000, 1500, 3000, 2020), end: 2000, align: alignAs{ok: true, end: ms(940)},
+			ok: true, want: ms(500) + ms(2200) - ms(1020), cut: ms(1020)},
+		{name: "quiet only after speech run on from the phrase (a stop's closure): cut where the phrase is aligned",
+			seg: utterance(1000, 1500, 3000, 2050), end: 2000, align: alignAs{ok: true, end: ms(940)},
+			ok: true, want: ms(500) + ms(2200) - ms(940), cut: ms(940), searched: ms(1500)},
 		{name: "too little after the phrase: its own tail",
 			seg: utterance(1000, 1500, 3000, 2800), end: 2800, ok: false},
 		{name: "run on from the phrase: cut where the phrase is aligned",
@@ -238,6 +245,34 @@ func TestAfterWake(t *testing.T) {
 			assert.Zero(t, got[pre], "the fade-in starts from silence")
 			k := pre + int(at(spliceFade)) + 10
 			assert.Equal(t, tc.seg.PCM[tc.cut+k-pre], got[k], "the command from the cut on")
+		})
+	}
+}
+
+func TestPauseHeard(t *testing.T) {
+	// A phrase at a steady level over a room at another: a pause would be
+	// heard only where the room lies pauseHeardDB under the phrase.
+	level := func(amp float64, n int) []int16 {
+		pcm := make([]int16, n)
+		for i := range pcm {
+			pcm[i] = int16(amp * math.Sin(float64(i)*0.3))
+		}
+		return pcm
+	}
+	phrase := level(10000, int(at(time.Second)))
+	tests := []struct {
+		name string
+		room []int16
+		want bool
+	}{
+		{"a quiet room", make([]int16, int(at(500*time.Millisecond))), true},
+		{"a room 20 dB under the phrase", level(1000, int(at(500*time.Millisecond))), true},
+		{"a room 12 dB under the phrase (10 dB noise, far off)", level(2512, int(at(500*time.Millisecond))), false},
+		{"no pre-roll", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, pauseHeard(tc.room, phrase))
 		})
 	}
 }
