@@ -97,11 +97,11 @@ const (
 	// quiet for a pause after the wake phrase: the closure of a stop
 	// consonant ("what time") is quiet for less.
 	pauseFrames = 10
-	// pauseLate is how far after the detector's estimate a pause may
-	// start and still be the one after the phrase: one that starts later
-	// follows speech run on from the phrase, and is the closure of a
-	// stop in the command's first word ("what time").
-	pauseLate = 30 * time.Millisecond
+	// pauseLate is how far after the detector's estimate a pause starts
+	// when it is not the one after the phrase: a quiet that starts that
+	// late follows speech run on from the phrase, the closure of a stop
+	// in the command's first word ("what time").
+	pauseLate = 40 * time.Millisecond
 	// pauseHeardDB is how far the room (the pre-roll's median 10 ms
 	// level) must lie under the phrase's loudest 10 ms for a pause after
 	// the phrase to be heard as one (pauseHeard): settleDrop, and a few
@@ -729,8 +729,8 @@ func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open 
 // A command said after a pause is cut in the pause (settle). One that
 // runs on from the phrase ("hey jibo what time is it" in one breath)
 // has no pause there, where one would have been heard (pauseHeard): no
-// quiet as long as a pause, or quiet that starts only pauseLate after
-// the estimate, after speech (a stop's closure in the command's first
+// quiet as long as a pause, or quiet that starts pauseLate or more
+// after the estimate, after speech (a stop's closure in the command's first
 // word, where settle would cut that word off). The estimate falls off
 // by a good part of a syllable there: a cut at it clips the command's
 // first sound or leaves the phrase's tail in front of it. There the
