@@ -2,9 +2,9 @@ package listen
 
 import (
 	"context"
-	"math"
 	"errors"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
