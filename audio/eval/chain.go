@@ -98,6 +98,30 @@ func (t *timedRecognizer) recognizeVerdict(ctx context.Context, pcm []int16) ([]
 	return h, err
 }
 
+// AlignWake is the inner recogniser's (listen.PhraseAligner), where it
+// has one: its search is part of hearing a command, so its wall and CPU
+// time count with the recognitions' (the audio it searches is not
+// counted again as audio heard).
+func (t *timedRecognizer) AlignWake(ctx context.Context, pcm []int16) (int, bool, error) {
+	a, ok := t.inner.(listen.PhraseAligner)
+	if !ok {
+		return 0, false, nil
+	}
+	runtime.LockOSThread()
+	cpu0, ok0 := threadCPU()
+	start := time.Now()
+	end, found, err := a.AlignWake(ctx, pcm)
+	took := time.Since(start)
+	cpu1, ok1 := threadCPU()
+	runtime.UnlockOSThread()
+	t.mu.Lock()
+	t.took += took
+	t.cpu += cpu1 - cpu0
+	t.cpuOK = t.cpuOK && ok0 && ok1
+	t.mu.Unlock()
+	return end, found, err
+}
+
 // NoRecognizer hears no words: with it the chain measures the wake word
 // alone (wake hits, false wakes), in a build without speech recognition.
 type NoRecognizer struct{}

@@ -93,7 +93,37 @@ const (
 	settleMax  = 120 * time.Millisecond
 	settleBack = 300 * time.Millisecond
 	settleDrop = 12.0 // dB
+	// pauseFrames is how many 10 ms frames in a row settle must find
+	// quiet for a pause after the wake phrase: the closure of a stop
+	// consonant ("what time") is quiet for less.
+	pauseFrames = 10
+	// pauseLate is how far after the detector's estimate a pause starts
+	// when it is not the one after the phrase: a quiet that starts that
+	// late follows speech run on from the phrase, the closure of a stop
+	// in the command's first word ("what time").
+	pauseLate = 40 * time.Millisecond
+	// pauseHeardDB is how far the room (the pre-roll's median 10 ms
+	// level) must lie under the phrase's loudest 10 ms for a pause after
+	// the phrase to be heard as one (pauseHeard): settleDrop, and a few
+	// dB more for the room's own rise and fall over a pause's 100 ms.
+	pauseHeardDB = settleDrop + 3
+	// alignBefore and alignAfter bound the audio the wake phrase is
+	// aligned in (PhraseAligner), around the detector's estimate of its
+	// end: the phrase is shorter than alignBefore, and the estimate is
+	// off by far less than alignAfter.
+	alignBefore = 1500 * time.Millisecond
+	alignAfter  = 500 * time.Millisecond
+	// alignMaxShift is the furthest an aligned end may lie from the
+	// estimate: further, the alignment found something else.
+	alignMaxShift = 80 * time.Millisecond
 )
+
+// PhraseAligner finds where the wake phrase ends in audio that starts
+// with it (sphinx.Recognizer): the sample after its last word. ok is
+// false when it finds no phrase there.
+type PhraseAligner interface {
+	AlignWake(ctx context.Context, pcm []int16) (end int, ok bool, err error)
+}
 
 // WakeDetector spots the wake phrase in the stream (wake.Detector): fed
 // every sample the voice activity detector sees, it returns where the
@@ -600,7 +630,7 @@ func (l *Listener) handleSpotted(ctx context.Context, j job, inWindow bool, w wi
 	question := w.question
 	switch {
 	case j.spotted:
-		rest, ok := afterWake(j.seg, j.wakeEnd)
+		rest, ok := l.afterWake(ctx, j.seg, j.wakeEnd)
 		if !ok {
 			l.log.Debug("the wake phrase alone: listening for the command")
 			return
@@ -691,31 +721,87 @@ func (l *Listener) recognizeAndPublish(ctx context.Context, j job, answer, open 
 }
 
 // afterWake is the audio of seg after the wake phrase (which ended at
-// stream position end), with the utterance's pre-roll in front: the
-// recogniser learns the noise from the audio before the words. ok is
-// false when too little speech follows the phrase to be a command.
-func afterWake(seg vad.Segment, end int64) ([]int16, bool) {
+// stream position end, as the detector estimated), with the
+// utterance's pre-roll in front: the recogniser learns the noise from
+// the audio before the words. ok is false when too little speech
+// follows the phrase to be a command.
+//
+// A command said after a pause is cut in the pause (settle). One that
+// runs on from the phrase ("hey jibo what time is it" in one breath)
+// has no pause there, where one would have been heard (pauseHeard): no
+// quiet as long as a pause, or quiet that starts pauseLate or more
+// after the estimate, after speech (a stop's closure in the command's first
+// word, where settle would cut that word off). The estimate falls off
+// by a good part of a syllable there: a cut at it clips the command's
+// first sound or leaves the phrase's tail in front of it. There the
+// cut is where the recogniser aligns the phrase's end (alignPhrase),
+// when it can. In a loud room a pause is not heard as quiet, and
+// settle's cut stands.
+func (l *Listener) afterWake(ctx context.Context, seg vad.Segment, end int64) ([]int16, bool) {
 	if seg.End-end < samples(minAfterWake) {
 		return nil, false
 	}
-	cut := settle(seg.PCM, int(min(max(end-seg.From, 0), int64(len(seg.PCM)))))
-	pre := int(min(max(seg.Start-seg.From, 0), int64(cut)))
-	out := make([]int16, 0, pre+len(seg.PCM)-cut)
-	out = append(out, seg.PCM[:pre]...)
+	clamp := func(at int64) int { return int(min(max(at-seg.From, 0), int64(len(seg.PCM)))) }
+	est := clamp(end)
+	cut, paused := settle(seg.PCM, est)
+	ranOn := !paused || cut-est >= int(samples(pauseLate))
+	if ranOn && pauseHeard(seg.PCM[:clamp(seg.Start)], seg.PCM[:est]) {
+		if at, ok := l.alignPhrase(ctx, seg.PCM, est); ok {
+			cut = at
+		}
+	}
+	return splice(seg.PCM, min(clamp(seg.Start), cut), cut), true
+}
+
+// alignPhrase returns where the recogniser (a PhraseAligner) aligns the
+// end of the wake phrase in pcm, searching from alignBefore before est,
+// the detector's estimate, to alignAfter after it; ok is false when it
+// cannot, or its end lies further than alignMaxShift from est.
+func (l *Listener) alignPhrase(ctx context.Context, pcm []int16, est int) (int, bool) {
+	a, ok := l.cfg.Recognizer.(PhraseAligner)
+	if !ok {
+		return 0, false
+	}
+	from := max(est-int(samples(alignBefore)), 0)
+	to := min(est+int(samples(alignAfter)), len(pcm))
+	end, ok, err := a.AlignWake(ctx, pcm[from:to])
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			l.log.Warn("aligning the wake phrase; cut at the estimate", "err", err)
+		}
+		return 0, false
+	case !ok:
+		l.log.Debug("the wake phrase not aligned; cut at the estimate")
+		return 0, false
+	}
+	at := from + end
+	if shift := at - est; shift > int(samples(alignMaxShift)) || -shift > int(samples(alignMaxShift)) {
+		l.log.Debug("the wake phrase aligned far from the estimate; cut at the estimate", "shift_ms", shift*1000/audio.SampleRate)
+		return 0, false
+	}
+	return at, true
+}
+
+// splice is pcm[cut:] with pcm[:pre], the pre-roll, in front, faded out
+// and in where they join.
+func splice(pcm []int16, pre, cut int) []int16 {
+	out := make([]int16, 0, pre+len(pcm)-cut)
+	out = append(out, pcm[:pre]...)
 	fade := min(int(samples(spliceFade)), pre)
 	for i := range fade {
 		k := len(out) - fade + i
 		out[k] = int16(float64(out[k]) * float64(fade-i) / float64(fade))
 	}
 	joined := len(out)
-	out = append(out, seg.PCM[cut:]...)
+	out = append(out, pcm[cut:]...)
 	if pre > 0 {
 		fade = min(int(samples(spliceFade)), len(out)-joined)
 		for i := range fade {
 			out[joined+i] = int16(float64(out[joined+i]) * float64(i) / float64(fade))
 		}
 	}
-	return out, true
+	return out
 }
 
 // settle moves a cut made where the wake phrase most likely ended past
@@ -725,28 +811,61 @@ func afterWake(seg vad.Segment, end int64) ([]int16, bool) {
 // rejects the command). The cut moves to the first of two 10 ms frames
 // in a row, within settleMax after it, that are settleDrop quieter than
 // the loudest 10 ms of the settleBack before it: the pause after the
-// phrase, or the gap before the next word. Speech that runs on without
-// one keeps the cut.
-func settle(pcm []int16, cut int) int {
+// phrase, or the gap before the next word. paused says the quiet lasts
+// pauseFrames: a pause, where the speech does not run on.
+func settle(pcm []int16, cut int) (at int, paused bool) {
 	const frame = audio.SampleRate / 100
 	peak := math.Inf(-1)
 	for k := max(cut-int(samples(settleBack)), 0); k+frame <= cut; k += frame {
 		peak = max(peak, vad.Level(pcm[k:k+frame]))
 	}
 	if math.IsInf(peak, -1) {
-		return cut
+		return cut, false
 	}
 	quiet := 0
-	for k := cut; k+frame <= len(pcm) && k < cut+int(samples(settleMax)); k += frame {
+	at = -1
+	for k := cut; k+frame <= len(pcm) && (k < cut+int(samples(settleMax)) || quiet > 0); k += frame {
 		if vad.Level(pcm[k:k+frame]) > peak-settleDrop {
+			if at >= 0 {
+				return at, false
+			}
 			quiet = 0
 			continue
 		}
-		if quiet++; quiet == 2 {
-			return k - frame
+		quiet++
+		if quiet == 2 && at < 0 {
+			at = k - frame
+		}
+		if quiet >= pauseFrames {
+			return at, true
 		}
 	}
-	return cut
+	if at >= 0 {
+		return at, false
+	}
+	return cut, false
+}
+
+// pauseHeard reports whether a pause after the phrase would have been
+// heard (settle): the room, the median 10 ms level of the pre-roll, is
+// pauseHeardDB quieter than the loudest 10 ms of the phrase's last
+// settleBack. Far off in a room, or over loud babble or music, a pause
+// is not heard as quiet, and the cut stays where settle put it.
+func pauseHeard(preRoll, phrase []int16) bool {
+	const frame = audio.SampleRate / 100
+	var room []float64
+	for k := 0; k+frame <= len(preRoll); k += frame {
+		room = append(room, vad.Level(preRoll[k:k+frame]))
+	}
+	peak := math.Inf(-1)
+	for k := max(len(phrase)-int(samples(settleBack)), 0); k+frame <= len(phrase); k += frame {
+		peak = max(peak, vad.Level(phrase[k:k+frame]))
+	}
+	if len(room) == 0 || math.IsInf(peak, -1) {
+		return false
+	}
+	slices.Sort(room)
+	return room[len(room)/2] <= peak-pauseHeardDB
 }
 
 // echo reports whether an utterance heard while the robot spoke is no

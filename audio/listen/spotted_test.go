@@ -2,6 +2,9 @@ package listen
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -129,36 +132,147 @@ func TestListenerWithWakeDetector(t *testing.T) {
 	}
 }
 
-func TestAfterWake(t *testing.T) {
-	ms := func(d int) int64 { return at(time.Duration(d) * time.Millisecond) }
-	// An utterance whose audio starts at 1 s, speech from 1.5 s to 3 s.
-	pcm := make([]int16, ms(2200))
-	for i := range pcm {
-		pcm[i] = 1000
+// aligningASR is a recogniser that aligns the wake phrase (PhraseAligner)
+// as told: the phrase's end at end of the audio it is handed (ok and
+// err are AlignWake's); it counts its calls and keeps the length of the
+// audio it searched last.
+type aligningASR struct {
+	fakeASR
+	end   int
+	ok    bool
+	err   error
+	calls int
+	n     int
+}
+
+func (a *aligningASR) AlignWake(_ context.Context, pcm []int16) (int, bool, error) {
+	a.calls++
+	a.n = len(pcm)
+	return a.end, a.ok && a.err == nil, a.err
+}
+
+// positionTone fills pcm from from on with loud samples that tell their
+// position (modulo 30000).
+func positionTone(pcm []int16, from int) {
+	for i := from; i < len(pcm); i++ {
+		pcm[i] = int16(2000 + i%30000)
 	}
-	seg := vad.Segment{PCM: pcm, From: ms(1000), Start: ms(1500), End: ms(3000)}
+}
+
+func TestAfterWake(t *testing.T) {
+	// alignAs is what the aligner answers.
+	type alignAs struct {
+		end int
+		ok  bool
+		err error
+	}
+	ms := func(d int) int { return int(at(time.Duration(d) * time.Millisecond)) }
+	// An utterance whose audio starts at from ms in a quiet room, speech
+	// from start to end, audio to end + 200 ms; with pause, 150 ms of
+	// silence there. The speech tells its samples' positions (the
+	// aligner's fake reads them) and is loud throughout.
+	utterance := func(from, start, end, pause int) vad.Segment {
+		pcm := make([]int16, ms(end+200-from))
+		positionTone(pcm, ms(start-from))
+		if pause > 0 {
+			clear(pcm[ms(pause-from):ms(pause-from+150)])
+		}
+		return vad.Segment{PCM: pcm, From: int64(ms(from)), Start: int64(ms(start)), End: int64(ms(end))}
+	}
+	errAlign := errors.New("decoder gone")
 	tests := []struct {
-		name   string
-		end    int64
-		ok     bool
-		want   int64 // samples returned
-		splice int64 // where the two pieces meet
+		name     string
+		seg      vad.Segment
+		end      int // the detector's estimate, ms
+		align    alignAs
+		ok       bool
+		want     int // samples returned
+		cut      int // where the command starts in the utterance's audio; -1 when no speech is cut off
+		searched int // samples the aligner searched; 0 when not asked
 	}{
-		{"the command after the phrase, the pre-roll in front", ms(2000), true, ms(500) + ms(1200), ms(500)},
-		{"too little after the phrase: its own tail", ms(2800), false, 0, 0},
-		{"just enough", ms(3000) - at(minAfterWake), true, ms(500) + ms(3200) - ms(3000) + at(minAfterWake), ms(500)},
-		{"a phrase that ended in the pre-roll keeps all the speech", ms(1200), true, ms(2200), ms(200)},
+		{name: "a pause after the phrase: cut there, the pre-roll in front, no alignment",
+			seg: utterance(1000, 1500, 3000, 2000), end: 2000, align: alignAs{ok: true, end: ms(900)},
+			ok: true, want: ms(500) + ms(1200), cut: ms(1000)},
+		{name: "a pause starting just after the estimate: cut there, no alignment",
+			seg: utterance(1000, 1500, 3000, 2020), end: 2000, align: alignAs{ok: true, end: ms(940)},
+			ok: true, want: ms(500) + ms(2200) - ms(1020), cut: ms(1020)},
+		{name: "quiet only after speech run on from the phrase (a stop's closure): cut where the phrase is aligned",
+			seg: utterance(1000, 1500, 3000, 2050), end: 2000, align: alignAs{ok: true, end: ms(940)},
+			ok: true, want: ms(500) + ms(2200) - ms(940), cut: ms(940), searched: ms(1500)},
+		{name: "too little after the phrase: its own tail",
+			seg: utterance(1000, 1500, 3000, 2800), end: 2800, ok: false},
+		{name: "run on from the phrase: cut where the phrase is aligned",
+			seg: utterance(1000, 1500, 3000, 0), end: 2000, align: alignAs{ok: true, end: ms(940)},
+			ok: true, want: ms(500) + ms(2200) - ms(940), cut: ms(940), searched: ms(1500)},
+		{name: "run on after earlier speech: the alignment searches from 1.5 s before the estimate",
+			seg: utterance(0, 200, 4000, 0), end: 3000, align: alignAs{ok: true, end: ms(1550)},
+			ok: true, want: ms(200) + ms(4200) - ms(3050), cut: ms(3050), searched: ms(2000)},
+		{name: "run on, the phrase not found: cut at the estimate",
+			seg: utterance(1000, 1500, 3000, 0), end: 2000, align: alignAs{},
+			ok: true, want: ms(500) + ms(1200), cut: ms(1000), searched: ms(1500)},
+		{name: "run on, the alignment failed: cut at the estimate",
+			seg: utterance(1000, 1500, 3000, 0), end: 2000, align: alignAs{err: errAlign},
+			ok: true, want: ms(500) + ms(1200), cut: ms(1000), searched: ms(1500)},
+		{name: "run on, aligned far from the estimate: cut at the estimate",
+			seg: utterance(1000, 1500, 3000, 0), end: 2000, align: alignAs{ok: true, end: ms(1100)},
+			ok: true, want: ms(500) + ms(1200), cut: ms(1000), searched: ms(1500)},
+		{name: "no pause heard over a loud room: cut at the estimate, no alignment",
+			seg: utterance(1000, 1000, 3000, 0), end: 2000, align: alignAs{ok: true, end: ms(900)},
+			ok: true, want: ms(1200), cut: -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := afterWake(seg, tc.end)
+			a := &aligningASR{end: tc.align.end, ok: tc.align.ok, err: tc.align.err}
+			l := &Listener{cfg: Config{Recognizer: a}, log: slog.New(slog.DiscardHandler)}
+			got, ok := l.afterWake(t.Context(), tc.seg, int64(ms(tc.end)))
 			require.Equal(t, tc.ok, ok)
-			assert.Len(t, got, int(tc.want))
-			if ok {
-				// Joined with short fades: the middle is untouched.
-				assert.Equal(t, int16(1000), got[len(got)/2])
-				assert.Zero(t, got[tc.splice], "the fade-in starts from silence")
+			if tc.searched > 0 {
+				assert.Equal(t, 1, a.calls, "aligned once")
+				assert.Equal(t, tc.searched, a.n, "audio searched")
+			} else {
+				assert.Zero(t, a.calls, "not aligned")
 			}
+			if !ok {
+				return
+			}
+			require.Equal(t, tc.want, len(got), "samples handed over")
+			if tc.cut < 0 {
+				return
+			}
+			// The pre-roll (silence), then the command from the cut on,
+			// faded in over spliceFade.
+			pre := int(tc.seg.Start - tc.seg.From)
+			assert.Zero(t, got[pre], "the fade-in starts from silence")
+			k := pre + int(at(spliceFade)) + 10
+			assert.Equal(t, tc.seg.PCM[tc.cut+k-pre], got[k], "the command from the cut on")
+		})
+	}
+}
+
+func TestPauseHeard(t *testing.T) {
+	// A phrase at a steady level over a room at another: a pause would be
+	// heard only where the room lies pauseHeardDB under the phrase.
+	level := func(amp float64, n int) []int16 {
+		pcm := make([]int16, n)
+		for i := range pcm {
+			pcm[i] = int16(amp * math.Sin(float64(i)*0.3))
+		}
+		return pcm
+	}
+	phrase := level(10000, int(at(time.Second)))
+	tests := []struct {
+		name string
+		room []int16
+		want bool
+	}{
+		{"a quiet room", make([]int16, int(at(500*time.Millisecond))), true},
+		{"a room 20 dB under the phrase", level(1000, int(at(500*time.Millisecond))), true},
+		{"a room 12 dB under the phrase (10 dB noise, far off)", level(2512, int(at(500*time.Millisecond))), false},
+		{"no pre-roll", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, pauseHeard(tc.room, phrase))
 		})
 	}
 }
@@ -176,15 +290,19 @@ func TestSettle(t *testing.T) {
 		name     string
 		pcm      []int16
 		cut, got int
+		paused   bool
 	}{
-		{"a vowel's tail left: moved into the pause", build(500, 300, 500), ms(460), ms(500)},
-		{"already in the pause: stays", build(500, 300, 500), ms(560), ms(560)},
-		{"no pause: stays", build(500, 0, 500), ms(460), ms(460)},
-		{"the pause too far off: stays", build(700, 300, 500), ms(460), ms(460)},
+		{"a vowel's tail left: moved into the pause", build(500, 300, 500), ms(460), ms(500), true},
+		{"already in the pause: stays", build(500, 300, 500), ms(560), ms(560), true},
+		{"no pause: stays", build(500, 0, 500), ms(460), ms(460), false},
+		{"a stop's closure is too short for a pause", build(500, 60, 500), ms(460), ms(500), false},
+		{"the pause too far off: stays", build(700, 300, 500), ms(460), ms(460), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.got, settle(tc.pcm, tc.cut))
+			got, paused := settle(tc.pcm, tc.cut)
+			assert.Equal(t, tc.got, got)
+			assert.Equal(t, tc.paused, paused)
 		})
 	}
 }

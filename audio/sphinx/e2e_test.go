@@ -129,6 +129,16 @@ func TestSpokenCommandEndToEnd(t *testing.T) {
 		assert.Regexp(t, regexp.MustCompile(`jibo: .*five minutes`), out, "the timer runs for five minutes")
 	})
 
+	t.Run("in one breath, the clock answers", func(t *testing.T) {
+		// "jibo what" runs on without a pause, and the closure of "what
+		// time"'s stop is the first quiet after the phrase: cut there,
+		// the command would lose its first word.
+		out, types := hear(t, bin, writeWAV(t, speak(t, "hey jibo what time is it")))
+		assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+		assert.Equal(t, []string{"jibo.clock:time_now"}, intents(types), out)
+		assert.Regexp(t, regexp.MustCompile(`jibo: (It's|The time is|Right now it's) (\d{1,2}:\d\d [AP]M|noon|midnight)\.`), out)
+	})
+
 	t.Run("out of grammar: no command", func(t *testing.T) {
 		// A command, then everyday speech after the wake phrase: the
 		// robot answers the first and takes nothing from the second.

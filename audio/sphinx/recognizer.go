@@ -264,6 +264,9 @@ type Recognizer struct {
 	// garbage are the garbage path's filler words (Config.Garbage) as
 	// the decoder names them, with their pronunciation; nil for none.
 	garbage map[string][]string
+	// aligner holds the wake phrase's alignment decoder (AlignWake); nil
+	// for none.
+	aligner chan *decoder
 
 	mu      sync.Mutex
 	grammar grammarState
@@ -483,12 +486,19 @@ func New(ctx context.Context, cfg Config) (*Recognizer, error) {
 			return nil, fmt.Errorf("speech recognizer: %w", err)
 		}
 	}
+	if err := r.startWakeAligner(ctx); err != nil {
+		if r.open != nil {
+			r.open.close()
+		}
+		return nil, err
+	}
 	for i := 0; i < cfg.Decoders; i++ {
 		d, err := r.build(g)
 		if err != nil {
 			if r.open != nil {
 				r.open.close()
 			}
+			r.closeWakeAligner()
 			close(r.pool)
 			for d := range r.pool {
 				d.close()
@@ -1309,5 +1319,6 @@ func (r *Recognizer) Close() error {
 	if r.open != nil {
 		r.open.close()
 	}
+	r.closeWakeAligner()
 	return nil
 }
