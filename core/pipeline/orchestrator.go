@@ -48,6 +48,8 @@ type Dispatch struct {
 	// Continues is the match's: the skill's conversation goes on, so the
 	// skill must not be launched afresh.
 	Continues bool
+	// after is the match's After.
+	after func(ctx context.Context, d Dispatch) error
 }
 
 // Invoker runs skill handlers for dispatched matches. It returns the session
@@ -1060,7 +1062,7 @@ func (l *lc) dispatch(ctx context.Context, m *Match, pipelineID string, end func
 
 	final, herr := l.invoke(ctx, Dispatch{Message: hd, SkillID: m.SkillID, IntentName: m.IntentName,
 		PipelineID: pipelineID, Lang: m.Lang, Utterance: m.Utterance, Slots: cloneSlots(slots), Session: l.sess,
-		Continues: m.Continues})
+		Continues: m.Continues, after: m.After})
 	switch {
 	case final.IsZero():
 	case final.ID() == l.sess.ID():
@@ -1106,6 +1108,11 @@ func (l *lc) invoke(ctx context.Context, d Dispatch) (session.Session, error) {
 			}
 		}()
 		s, err := run(hctx, d)
+		if err == nil && d.after != nil {
+			if aerr := d.after(hctx, d); aerr != nil {
+				log.Warn("after the handler", "skill_id", d.SkillID, "intent_name", d.IntentName, "err", aerr)
+			}
+		}
 		ch <- answer{s, err}
 	}()
 	select {

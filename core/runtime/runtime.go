@@ -456,7 +456,7 @@ func (r *Robot) startSkills(ctx context.Context, cfg Config, timers schedule.Sto
 func (r *Robot) startPipeline(ctx context.Context, lang string) error {
 	log := r.log
 	var err error
-	if r.stop, err = pipeline.NewStop(pipeline.StopConfig{Bus: r.bus, Logger: log}); err != nil {
+	if r.stop, err = pipeline.NewStop(pipeline.StopConfig{Bus: r.bus, Logger: log, Unstopped: r.unstopped}); err != nil {
 		return err
 	}
 	// Jibo skills take a follow-up answer through a listening SLIM, never a

@@ -58,7 +58,7 @@ func (h *Host) invoke(ctx context.Context, t turn, d pipeline.Dispatch) (session
 	h.list(t.skillID)
 	switch d.IntentName {
 	case IntentStop: // STOP-07: stop that skill's activity in this session only
-		h.stopRunning(t.busSession, t.skillID)
+		h.stopRunning(t.busSession, t.skillID, "")
 		h.forgetAll(t.busSession, t.skillID)
 		return session.Session{}, nil
 	case IntentResponse:
@@ -209,7 +209,8 @@ func (h *Host) act(ctx context.Context, t turn, action *jcp.Checked) ([]string, 
 		return nil, nil
 	}
 	listens := questionPlays(action.Behavior)
-	ctx, done := h.track(ctx, t.busSession, t.skillID)
+	utterance, _ := t.origin.Context[bus.KeyUtteranceID].(string)
+	ctx, done := h.track(ctx, t.busSession, t.skillID, utterance)
 	defer done()
 	res, err := h.cfg.Body.RunChecked(ctx, action, func(ev jcp.Event) {
 		if ev.Kind != jcp.EventSpeaking {

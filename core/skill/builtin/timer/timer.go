@@ -50,6 +50,12 @@ const (
 	IntentCancelIt = "cancel_it"
 )
 
+// IntentStillRunning has no sentences: the robot dispatches it after a
+// stop word ("cancel", "stop it") that found nothing to stop while a
+// timer counts down. The timer says which timers still run and how to
+// cancel them; a word that did not name a timer cancels none.
+const IntentStillRunning = "still_running"
+
 // ContextSet is the timer's context key, live for ChangeTurns utterances
 // (and at most ChangeTime) after it set a timer: IntentChange and
 // IntentCancelIt require it (CONTEXT-1).
@@ -218,6 +224,7 @@ const (
 	toCancel     = "Cancel"
 	toTimeLeft   = "TimeLeft"
 	toAlarm      = "Alarm"
+	toStill      = "StillRunning"
 	toValid      = "Valid"
 	toMissing    = "Missing"
 	toOutOfRange = "OutOfRange"
@@ -232,9 +239,10 @@ const (
 //	                             --Missing----> QN MIM: AskDuration --Success--> Length
 //	                             --OutOfRange-> OutOfRange          --NoMatch/NoInput--> GiveUp
 //	                             --NeverMind--> NeverMind
-//	IntentSplit --Cancel--> Cancel, --TimeLeft--> TimeLeft, --Alarm--> Alarm
+//	IntentSplit --Cancel--> Cancel, --TimeLeft--> TimeLeft, --Alarm--> Alarm,
+//	            --StillRunning--> StillRunning
 func (s *Skill) build(ask *mim.MIM, promptRand mim.Rand, log *slog.Logger) (*graph.Graph, error) {
-	split := graph.Func("IntentSplit", []string{toSet, toCancel, toTimeLeft, toAlarm}, nil, s.split)
+	split := graph.Func("IntentSplit", []string{toSet, toCancel, toTimeLeft, toAlarm, toStill}, nil, s.split)
 	length := graph.Func("Length", []string{toValid, toMissing, toOutOfRange, toNeverMind}, nil, s.length)
 	qn, err := factory.QN("AskDuration", factory.Options{MIMs: factory.MIMs(ask), Now: s.now,
 		Slimmer: &mim.Slimmer{Rand: promptRand, Logger: log}})
@@ -248,14 +256,16 @@ func (s *Skill) build(ask *mim.MIM, promptRand mim.Rand, log *slog.Logger) (*gra
 	cancel := graph.JCP("Cancel", s.cancel, nil, exitDone).Final()
 	left := graph.JCP("TimeLeft", s.timeLeft, nil, exitDone).Final()
 	alarm := graph.JCP("Alarm", s.alarm, nil, exitDone).Final()
+	still := graph.JCP("StillRunning", s.stillRunning, nil, exitDone).Final()
 
 	g := graph.New("timer", exitDone)
 	// Errors are collected and reported by Finalize.
-	_ = g.AddNode(split, graph.To(toSet, length), graph.To(toCancel, cancel), graph.To(toTimeLeft, left), graph.To(toAlarm, alarm))
+	_ = g.AddNode(split, graph.To(toSet, length), graph.To(toCancel, cancel), graph.To(toTimeLeft, left), graph.To(toAlarm, alarm),
+		graph.To(toStill, still))
 	_ = g.AddNode(length, graph.To(toValid, start), graph.To(toMissing, qn.Initial()),
 		graph.To(toOutOfRange, outOfRange), graph.To(toNeverMind, neverMind))
 	_ = g.AddSubGraph(qn, graph.To(factory.Success, length), graph.To(factory.NoMatch, giveUp), graph.To(factory.NoInput, giveUp))
-	for _, n := range []graph.Node{start, outOfRange, neverMind, giveUp, cancel, left, alarm} {
+	for _, n := range []graph.Node{start, outOfRange, neverMind, giveUp, cancel, left, alarm, still} {
 		_ = g.AddNode(n, graph.ToExit(exitDone, exitDone))
 	}
 	if err := g.Finalize(); err != nil {
@@ -292,6 +302,8 @@ func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error
 		return graph.ExitResult{Transition: toCancel, Result: d.Result}, nil
 	case IntentTimeLeft:
 		return graph.ExitResult{Transition: toTimeLeft, Result: d.Result}, nil
+	case IntentStillRunning:
+		return graph.ExitResult{Transition: toStill, Result: d.Result}, nil
 	default:
 		return graph.ExitResult{}, fmt.Errorf("no intent %q", in)
 	}
@@ -517,6 +529,23 @@ func (s *Skill) cancelTimers(ctx context.Context, d *graph.Data, list []store.Ti
 		return nil, err
 	}
 	return jcp.NewAction(jcp.Say(text)), nil
+}
+
+// stillRunning says which timers still run after a stop word that named
+// none, and how to cancel them; it cancels nothing.
+func (s *Skill) stillRunning(_ context.Context, d *graph.Data) (*jcp.Action, error) {
+	list := s.list()
+	switch len(list) {
+	case 0:
+		return s.say(d, "no_timer", nil)
+	case 1:
+		text, err := s.named(d, "still_running", lengthOf(list[0]))
+		if err != nil {
+			return nil, err
+		}
+		return jcp.NewAction(jcp.Say(text)), nil
+	}
+	return s.say(d, "still_running_many", map[string]string{"count": NumberWords(len(list))})
 }
 
 // timeLeft says how long until the next timer rings.
