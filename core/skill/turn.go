@@ -59,6 +59,9 @@ func (h *Host) invoke(ctx context.Context, t turn, d pipeline.Dispatch) (session
 	switch d.IntentName {
 	case IntentStop: // STOP-07: stop that skill's activity in this session only
 		h.stopRunning(t.busSession, t.skillID, "")
+		if h.declines(ctx, t, d) {
+			return session.Session{}, nil
+		}
 		h.forgetAll(t.busSession, t.skillID)
 		return session.Session{}, nil
 	case IntentResponse:
