@@ -105,7 +105,7 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 		if err != nil {
 			return session.Session{}, fmt.Errorf("skill %s: %w", t.skillID, err)
 		}
-		reply, err := h.cfg.Invoker.CallChecked(withTurn(ctx, t), lease.Manifest(), Handler(s), req)
+		reply, err := h.cfg.Invoker.CallChecked(withTurn(ctx, t, h.now), lease.Manifest(), Handler(s), req)
 		if err != nil {
 			lease.Release()
 			h.refused(ctx, t, intentName, err)

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/core/skill"
@@ -58,7 +57,9 @@ const IntentStillRunning = "still_running"
 
 // ContextSet is the timer's context key, live for ChangeTurns utterances
 // (and at most ChangeTime) after it set a timer: IntentChange and
-// IntentCancelIt require it (CONTEXT-1).
+// IntentCancelIt require it (CONTEXT-1). Its value is the id of the timer
+// just set, the one they act on: kept with the session it was set in, so
+// it is that session's alone and lives exactly as long as the context.
 const (
 	ContextSet  = "set"
 	ChangeTurns = 2
@@ -158,10 +159,6 @@ type Skill struct {
 	timers  Timers
 	now     func() time.Time
 	repeats int
-	mu      sync.Mutex
-	// justSet is the id of the timer set last, the one "cancel it" and
-	// "make it five" name (never another timer once it has rung).
-	justSet string
 }
 
 var (
@@ -358,7 +355,7 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	change := d.NLU().IntentName() == IntentChange
-	if prev := s.setLast(); change && prev.ID != "" {
+	if prev := s.setLast(ctx); change && prev.ID != "" {
 		// The follow-up replaces the timer just set.
 		if err := s.timers.Cancel(ctx, prev.ID); err != nil {
 			d.Log.Warn("replacing a timer: cancelling the old one failed", "id", prev.ID, "err", err)
@@ -372,11 +369,9 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		d.Log.Warn("setting a timer failed", "length", dur, "err", err)
 		return s.say(d, "set_failed", nil)
 	}
-	s.mu.Lock()
-	s.justSet = tm.ID
-	s.mu.Unlock()
-	// "Make it five" now means this timer.
-	if err := skill.SetContext(ctx, skill.ContextWrite{Key: ContextSet, Turns: ChangeTurns, TTL: ChangeTime}); err != nil &&
+	// "Make it five" and "cancel it" now mean this timer.
+	id := tm.ID
+	if err := skill.SetContext(ctx, skill.ContextWrite{Key: ContextSet, Value: &id, Turns: ChangeTurns, TTL: ChangeTime}); err != nil &&
 		!errors.Is(err, skill.ErrNoTurn) {
 		return nil, err
 	}
@@ -391,12 +386,14 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 	return jcp.NewAction(jcp.Say("<anim name='" + StartedNod + "' nonBlocking='true'/>" + text)), nil
 }
 
-// setLast is the timer set last while it is pending, the zero Timer
-// once it rang or was cancelled.
-func (s *Skill) setLast() store.Timer {
-	s.mu.Lock()
-	id := s.justSet
-	s.mu.Unlock()
+// setLast is the timer just set in the turn's session (the ContextSet
+// entry's) while it is pending; the zero Timer once it rang or was
+// cancelled, or when the context names none.
+func (s *Skill) setLast(ctx context.Context) store.Timer {
+	id, ok := skill.ContextValue(ctx, ContextSet)
+	if !ok {
+		return store.Timer{}
+	}
 	for _, t := range s.list() {
 		if t.ID == id {
 			return t
@@ -497,7 +494,7 @@ func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) 
 	if d.NLU().IntentName() == IntentCancelIt {
 		// "It" is the timer just set, never another one: when that one
 		// has rung already, nothing is cancelled.
-		it := s.setLast()
+		it := s.setLast(ctx)
 		if it.ID == "" || s.now().Sub(it.Created) > ChangeTime {
 			return s.say(d, "already_done", nil)
 		}
