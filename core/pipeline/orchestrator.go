@@ -103,6 +103,9 @@ type Config struct {
 	// means DefaultQueueLen. An entry lost to a full queue still ends with
 	// one ovos.utterance.handled saying so.
 	QueueLen int
+	// Keeper, if set, keeps the default session's intent context across
+	// restarts; nil keeps it in memory.
+	Keeper ContextKeeper
 }
 
 // DefaultQueueLen is the length of the orchestrator's subscription queue.
@@ -141,6 +144,11 @@ type Orchestrator struct {
 
 	lifecycles sync.WaitGroup // lifecycle goroutines
 	calls      sync.WaitGroup // match and handler calls, which a timeout may abandon
+
+	// keepMu serialises saving the intent context; kept is what was saved
+	// last.
+	keepMu sync.Mutex
+	kept   map[string]any
 }
 
 // New validates the configuration and builds an orchestrator. Plugins with a
@@ -209,6 +217,9 @@ func New(cfg Config) (*Orchestrator, error) {
 				return nil, fmt.Errorf("pipeline: listener %d: %w", i, err)
 			}
 		}
+	}
+	if cfg.Keeper != nil {
+		o.restoreContext()
 	}
 	return o, nil
 }
@@ -552,9 +563,10 @@ func (l *lc) commit() {
 		return
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.o.store.Commit(l.base, l.sess)
 	l.base = l.sess
+	l.mu.Unlock()
+	l.o.keepContext()
 }
 
 func (o *Orchestrator) track(l *lc) {
@@ -1161,6 +1173,7 @@ func (o *Orchestrator) sync(m bus.Message) {
 	// then writes the synced fields itself, rather than find them in its
 	// base and leave the store without them until this merge (SES2-05).
 	o.store.Merge(s)
+	o.keepContext()
 	if fromHandler {
 		l.mu.Lock()
 		if l.fromStore {

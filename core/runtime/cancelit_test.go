@@ -102,3 +102,27 @@ func TestCancelItIsPerSession(t *testing.T) {
 	assert.Equal(t, []string{"OK, I cancelled your two minute timer."}, hall.say(t, "cancel it"))
 	assert.Empty(t, r.sched.List())
 }
+
+// TestCancelItAfterARestart: the set context, and with it the timer just
+// set, is kept in the state folder as the timers are: restarted within
+// its window, "cancel it" still cancels that timer, not an older one.
+func TestCancelItAfterARestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	state := t.TempDir()
+	first, err := newTestRobot(ctx, Config{StateDir: state})
+	require.NoError(t, err)
+	require.NoError(t, first.Intents().Learn(ctx))
+	u := utter(t, first)
+	said(t, u, "set a timer for ten minutes")
+	said(t, u, "set a timer for five minutes")
+	u.Close()
+	require.NoError(t, first.Close(ctx))
+
+	second := startRobot(t, Config{StateDir: state})
+	require.NoError(t, second.Intents().Learn(ctx))
+	assert.Equal(t, []string{"OK, I cancelled your five minute timer."}, said(t, utter(t, second), "cancel it"))
+	left := second.sched.List()
+	require.Len(t, left, 1)
+	assert.Equal(t, 10*time.Minute, left[0].Due.Sub(left[0].Created), "the older timer runs on")
+}
