@@ -120,3 +120,51 @@ func TestHostStopsTheBody(t *testing.T) {
 		})
 	}
 }
+
+// TestGlobalStopSparesItsOwnAnswer: ovos.stop (STOP-06) ends every action
+// in its session except those of the utterance that asked for it, so
+// what the robot says after a global stop (the stop plugin's
+// Match.After) is not cut by the stop's own message. Host.Running tells
+// what a stop would end.
+func TestGlobalStopSparesItsOwnAnswer(t *testing.T) {
+	b := bus.New(bus.Options{})
+	defer b.Close(context.Background())
+	voice := endlessVoice{speaking: make(chan struct{}, 1)}
+	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voice})
+	require.NoError(t, err)
+	h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex})
+	require.NoError(t, err)
+	require.NoError(t, h.Add(talker{id: "test.talker"}))
+	stopSubs, err := h.StartStop()
+	require.NoError(t, err)
+	defer stopSubs()
+	pongs := make(chan bus.Message, 4)
+	sub, err := b.Subscribe(pipeline.TopicStopPong, func(_ context.Context, m bus.Message) { pongs <- m })
+	require.NoError(t, err)
+	defer sub.Close()
+
+	assert.False(t, h.Running(session.DefaultID))
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Invoke(context.Background(), dispatchFor(session.Empty(), "test.talker", "story"))
+		done <- err
+	}()
+	<-voice.speaking
+	assert.True(t, h.Running(session.DefaultID))
+	assert.False(t, h.Running("kitchen"))
+
+	stop := func(utterance string) {
+		m := bus.NewMessage(pipeline.TopicStop, nil)
+		m.Context[bus.KeySession] = session.Empty().Map()
+		m.Context[bus.KeyUtteranceID] = utterance
+		require.NoError(t, b.Publish(context.Background(), m))
+	}
+	stop("u-story") // the story's own utterance
+	ping := bus.NewMessage(pipeline.TopicStopPing, nil)
+	ping.Context[bus.KeySession] = session.Empty().Map()
+	require.NoError(t, b.Publish(context.Background(), ping))
+	assert.Equal(t, "test.talker", (<-pongs).DataString("skill_id"), "still running after its own utterance's stop")
+	stop("u-other")
+	assert.NoError(t, <-done, "another utterance's stop ends it")
+	assert.False(t, h.Running(session.DefaultID))
+}

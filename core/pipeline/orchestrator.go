@@ -48,6 +48,8 @@ type Dispatch struct {
 	// Continues is the match's: the skill's conversation goes on, so the
 	// skill must not be launched afresh.
 	Continues bool
+	// after is the match's After.
+	after func(ctx context.Context, d Dispatch) error
 }
 
 // Invoker runs skill handlers for dispatched matches. It returns the session
@@ -101,6 +103,9 @@ type Config struct {
 	// means DefaultQueueLen. An entry lost to a full queue still ends with
 	// one ovos.utterance.handled saying so.
 	QueueLen int
+	// Keeper, if set, keeps the default session's intent context across
+	// restarts; nil keeps it in memory.
+	Keeper ContextKeeper
 }
 
 // DefaultQueueLen is the length of the orchestrator's subscription queue.
@@ -139,6 +144,11 @@ type Orchestrator struct {
 
 	lifecycles sync.WaitGroup // lifecycle goroutines
 	calls      sync.WaitGroup // match and handler calls, which a timeout may abandon
+
+	// keepMu serialises saving the intent context; kept is what was saved
+	// last.
+	keepMu sync.Mutex
+	kept   map[string]any
 }
 
 // New validates the configuration and builds an orchestrator. Plugins with a
@@ -207,6 +217,9 @@ func New(cfg Config) (*Orchestrator, error) {
 				return nil, fmt.Errorf("pipeline: listener %d: %w", i, err)
 			}
 		}
+	}
+	if cfg.Keeper != nil {
+		o.restoreContext()
 	}
 	return o, nil
 }
@@ -550,9 +563,10 @@ func (l *lc) commit() {
 		return
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.o.store.Commit(l.base, l.sess)
 	l.base = l.sess
+	l.mu.Unlock()
+	l.o.keepContext()
 }
 
 func (o *Orchestrator) track(l *lc) {
@@ -1060,7 +1074,7 @@ func (l *lc) dispatch(ctx context.Context, m *Match, pipelineID string, end func
 
 	final, herr := l.invoke(ctx, Dispatch{Message: hd, SkillID: m.SkillID, IntentName: m.IntentName,
 		PipelineID: pipelineID, Lang: m.Lang, Utterance: m.Utterance, Slots: cloneSlots(slots), Session: l.sess,
-		Continues: m.Continues})
+		Continues: m.Continues, after: m.After})
 	switch {
 	case final.IsZero():
 	case final.ID() == l.sess.ID():
@@ -1106,6 +1120,11 @@ func (l *lc) invoke(ctx context.Context, d Dispatch) (session.Session, error) {
 			}
 		}()
 		s, err := run(hctx, d)
+		if err == nil && d.after != nil {
+			if aerr := d.after(hctx, d); aerr != nil {
+				log.Warn("after the handler", "skill_id", d.SkillID, "intent_name", d.IntentName, "err", aerr)
+			}
+		}
 		ch <- answer{s, err}
 	}()
 	select {
@@ -1154,6 +1173,7 @@ func (o *Orchestrator) sync(m bus.Message) {
 	// then writes the synced fields itself, rather than find them in its
 	// base and leave the store without them until this merge (SES2-05).
 	o.store.Merge(s)
+	o.keepContext()
 	if fromHandler {
 		l.mu.Lock()
 		if l.fromStore {

@@ -246,6 +246,54 @@ func TestDispatchCarriesContinues(t *testing.T) {
 	}
 }
 
+// A match's After runs once its handler has returned without error,
+// inside the trio (between handler.start and handler.complete, PIPE-23),
+// with the handler's dispatch; speech it derives from the dispatch is
+// part of the lifecycle. A failing handler runs no After, and a failing
+// After leaves the handler's outcome as it was.
+func TestMatchAfterRunsInsideTheTrio(t *testing.T) {
+	tests := []struct {
+		name       string
+		handlerErr error
+		afterErr   error
+		want       []string
+	}{
+		{"after the handler", nil, nil, []string{TopicHandle, TopicMatched, "s:stop", TopicHandlerStart, TopicSpeak, TopicHandlerDone, TopicHandled}},
+		{"its error is the handler's outcome no more", nil, errors.New("no voice"),
+			[]string{TopicHandle, TopicMatched, "s:stop", TopicHandlerStart, TopicHandlerDone, TopicHandled}},
+		{"not after a failed handler", errors.New("broken"), nil,
+			[]string{TopicHandle, TopicMatched, "s:stop", TopicHandlerStart, TopicHandlerError, TopicHandled}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b *bus.Bus
+			got := make(chan Dispatch, 1)
+			r := newRig(t, Config{
+				Plugins: []Plugin{&scripted{id: "a", match: &Match{SkillID: "s", IntentName: "stop", Slots: map[string]string{},
+					After: func(ctx context.Context, d Dispatch) error {
+						got <- d
+						if tt.afterErr != nil {
+							return tt.afterErr
+						}
+						return b.Publish(ctx, d.Message.Forward(TopicSpeak, map[string]any{"utterance": "still running"}))
+					}}}},
+				Invoker: handlerFunc(func(context.Context, Dispatch) (session.Session, error) { return session.Session{}, tt.handlerErr }),
+			})
+			b = r.bus
+			r.utter(t, hello(), nil)
+			msgs := r.rec.waitHandled(t, 1)
+			assert.Equal(t, tt.want, topics(msgs))
+			if tt.handlerErr == nil {
+				d := <-got
+				assert.Equal(t, "s", d.SkillID)
+				assert.Equal(t, "hello", d.Utterance)
+			} else {
+				assert.Empty(t, got, "no After after a failed handler")
+			}
+		})
+	}
+}
+
 func TestUnmatched_SequenceD(t *testing.T) {
 	tests := []struct {
 		name     string

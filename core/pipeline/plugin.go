@@ -127,6 +127,13 @@ type Match struct {
 	// not a new launch of it: the hub routing the utterance to the running
 	// cloud skill (jibo.md §1.5). The invoker hands it on as Dispatch's.
 	Continues bool
+	// After, when set, runs once the dispatched handler has returned
+	// without error, inside its trio and timeout and with its Dispatch:
+	// what the matching plugin has the robot do once the handler's work
+	// is done (the stop plugin's word about a timer a stop left running).
+	// It never goes on the bus; an error it returns is logged, the
+	// handler's outcome stands.
+	After func(ctx context.Context, d Dispatch) error
 }
 
 // Plugin is one pipeline stage (PIPE-05). Match must honour ctx: the

@@ -154,6 +154,61 @@ func TestStop_STOP02_STOP03_STOP04_STOP05_STOP09(t *testing.T) {
 	}
 }
 
+// TestStopUnstopped: a cancel phrase that finds nothing to stop (nothing
+// active, or no active skill answering the ping, and no question open)
+// is stopped exactly as STOP-03 says, and carries Unstopped's word to run
+// after the stop (Match.After); every other stop carries none.
+func TestStopUnstopped_STOP03(t *testing.T) {
+	active := handlersList("a", 9.0)
+	asking := map[string]any{"active_handlers": active, "response_mode": map[string]any{"skill_id": "a", "expires_at": 1e12}}
+	tests := []struct {
+		name      string
+		utterance string
+		sess      map[string]any
+		pongs     []map[string]any
+		offer     bool // Unstopped returns a word
+		want      string
+		after     bool
+	}{
+		{"nothing active: global stop, then the word (STOP-03.1)", "cancel please", nil, nil, true, "stop:global_stop", true},
+		{"an active skill with nothing running: its stop, then the word (STOP-03.6)", "stop it", map[string]any{"active_handlers": active},
+			nil, true, "a:stop", true},
+		{"an active skill that can stop: its stop alone (STOP-03.5)", "cancel", map[string]any{"active_handlers": active},
+			[]map[string]any{{"skill_id": "a", "can_handle": true}}, true, "a:stop", false},
+		{"a question open: the stop ends it, no word", "cancel", asking, nil, true, "a:stop", false},
+		{"never mind is no cancel", "never mind", nil, nil, true, "stop:global_stop", false},
+		{"a stop phrase asking for quiet", "be quiet", nil, nil, true, "stop:global_stop", false},
+		{"stop everything (STOP-02)", "stop everything", nil, nil, true, "stop:global_stop", false},
+		{"nothing to say", "cancel", nil, nil, false, "stop:global_stop", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inBubble(t, func(t *testing.T, b *bus.Bus) {
+				answer(t, b, TopicStopPing, TopicStopPong, pongs(tt.pongs...))
+				asked := 0
+				p, err := NewStop(StopConfig{Bus: b, Unstopped: func(_ context.Context, r Round) func(context.Context, Dispatch) error {
+					asked++
+					if !tt.offer {
+						return nil
+					}
+					return func(context.Context, Dispatch) error { return nil }
+				}})
+				require.NoError(t, err)
+				m, err := p.MatchRound(context.Background(), round(t, tt.utterance, tt.sess))
+				require.NoError(t, err)
+				require.NotNil(t, m)
+				assert.NoError(t, m.validate())
+				assert.Equal(t, tt.want, m.SkillID+":"+m.IntentName)
+				assert.Equal(t, tt.after, m.After != nil, "a word after the stop")
+				assert.LessOrEqual(t, asked, 1)
+			})
+		})
+	}
+	_, err := NewStop(StopConfig{Bus: bus.New(bus.Options{}), Vocab: map[string][]string{"en": {"stop"}},
+		Cancel: map[string][]string{"en": {"cancel"}}})
+	assert.ErrorContains(t, err, "no stop phrase")
+}
+
 func TestStopUpdatedSession_STOP03_STOP05(t *testing.T) {
 	inBubble(t, func(t *testing.T, b *bus.Bus) {
 		p, err := NewStop(StopConfig{Bus: b})
@@ -461,6 +516,7 @@ func TestStopSays(t *testing.T) {
 	}{
 		{"stop", "en-US", true}, {"Never mind!", "en-us", true}, {"stop everything", "en", true},
 		{"stop the timer", "en-US", false}, {"stop", "pt-PT", false}, {"", "en-US", false},
+		{"cancel please", "en-US", true}, {"Please cancel.", "en-US", true}, {"cancel the timer please", "en-US", false},
 	} {
 		assert.Equal(t, tt.want, s.Says(tt.text, tt.lang), "%q in %s", tt.text, tt.lang)
 	}

@@ -36,7 +36,21 @@ type StopConfig struct {
 	// that mean "stop"; Global to those that mean "stop everything" and go
 	// straight to global_stop (STOP-02). Nil Vocab means DefaultStopVocab.
 	Vocab, Global map[string][]string
-	Logger        *slog.Logger
+	// Cancel maps a language to the stop phrases that may also mean
+	// cancelling something running in the background, such as a timer
+	// counting down ("cancel", "stop it"); nil means DefaultCancelPhrases
+	// with the default Vocab, none with another. Each must be a Vocab
+	// phrase too.
+	Cancel map[string][]string
+	// Unstopped, if set, is asked about a Cancel phrase that finds nothing
+	// to stop: no question is open, and no skill is active or none of the
+	// active ones answers the ping. The stop goes ahead exactly as without
+	// it (global_stop, STOP-03.1, or the most recent active skill's stop,
+	// STOP-03.6); a function it returns runs after that stop, inside its
+	// handler (Match.After), to say what a stop word leaves running. It
+	// must not block; nil adds nothing.
+	Unstopped func(ctx context.Context, r Round) func(context.Context, Dispatch) error
+	Logger    *slog.Logger
 }
 
 // DefaultStopVocab returns the built-in English stop and global-stop
@@ -44,9 +58,18 @@ type StopConfig struct {
 // words, apostrophes dropped).
 func DefaultStopVocab() (vocab, global map[string][]string) {
 	vocab = map[string][]string{"en": {"stop", "stop it", "stop that", "please stop", "stop please", "cancel", "cancel that",
-		"nevermind", "never mind", "be quiet", "quiet", "shut up", "silence", "halt", "enough", "thats enough"}}
+		"cancel please", "please cancel", "nevermind", "never mind", "be quiet", "quiet", "shut up", "silence", "halt", "enough", "thats enough"}}
 	global = map[string][]string{"en": {"stop everything", "stop all", "stop all of that", "cancel everything", "stop all activity"}}
 	return vocab, global
+}
+
+// DefaultCancelPhrases returns the built-in English stop phrases that may
+// also mean cancelling something running in the background: the stop and
+// cancel words. "Never mind" takes a request back and the quiet words ask
+// for silence; neither is about what runs.
+func DefaultCancelPhrases() map[string][]string {
+	return map[string][]string{"en": {"stop", "stop it", "stop that", "please stop", "stop please", "cancel",
+		"cancel that", "cancel please", "please cancel"}}
 }
 
 // Stop is the STOP-1 pipeline plugin: on a stop phrase it stops the most
@@ -57,6 +80,7 @@ type Stop struct {
 	log    *slog.Logger
 	vocab  map[string]map[string]bool // lowercased tag → phrases
 	global map[string]map[string]bool
+	cancel map[string]map[string]bool
 }
 
 var (
@@ -81,6 +105,9 @@ func NewStop(cfg StopConfig) (*Stop, error) {
 	}
 	if cfg.Vocab == nil {
 		cfg.Vocab, cfg.Global = DefaultStopVocab()
+		if cfg.Cancel == nil {
+			cfg.Cancel = DefaultCancelPhrases()
+		}
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -93,6 +120,16 @@ func NewStop(cfg StopConfig) (*Stop, error) {
 	}
 	if s.global, err = stopPhrases(cfg.Global); err != nil {
 		return nil, fmt.Errorf("stop plugin: global vocabulary: %w", err)
+	}
+	if s.cancel, err = stopPhrases(cfg.Cancel); err != nil {
+		return nil, fmt.Errorf("stop plugin: cancel phrases: %w", err)
+	}
+	for tag, set := range s.cancel {
+		for p := range set {
+			if !s.vocab[tag][p] {
+				return nil, fmt.Errorf("stop plugin: cancel phrase %q (%s) is no stop phrase", p, tag)
+			}
+		}
 	}
 	return s, nil
 }
@@ -176,30 +213,42 @@ func (s *Stop) Match(ctx context.Context, utterances []string, lang string, sess
 	return s.MatchRound(ctx, roundFor(utterances, lang, sess))
 }
 
-// MatchRound implements STOP-02 and STOP-03.
+// MatchRound implements STOP-02 and STOP-03. A Cancel phrase that finds
+// nothing to stop gets Unstopped's word after the stop (Match.After).
 func (s *Stop) MatchRound(ctx context.Context, r Round) (*Match, error) {
 	stop := phrasesFor(s.vocab, r.Lang)
 	if stop == nil {
 		return nil, nil // STOP-02: no vocabulary for this language
 	}
 	global := phrasesFor(s.global, r.Lang)
-	said := ""
+	said, cancel := "", false
 	for _, u := range r.Utterances {
 		n := normalizeStop(u)
 		if global[n] {
 			return s.globalStop(r, u), nil
 		}
 		if said == "" && stop[n] {
-			said = u
+			said, cancel = u, phrasesFor(s.cancel, r.Lang)[n]
 		}
 	}
 	if said == "" {
 		return nil, nil
 	}
+	// then adds Unstopped's word to a stop that finds nothing to stop.
+	then := func(m *Match) *Match {
+		if m == nil || !cancel || s.cfg.Unstopped == nil {
+			return m
+		}
+		if _, asking := r.Session.ResponseMode(); asking {
+			return m // the stop ends the question
+		}
+		m.After = s.cfg.Unstopped(ctx, r)
+		return m
+	}
 	own := s.cfg.ID
 	active := session.RemoveHandler(r.Session.Handlers(session.FieldActiveHandlers), own)
 	if len(active) == 0 {
-		return s.globalStop(r, said), nil // STOP-03.1
+		return then(s.globalStop(r, said)), nil // STOP-03.1
 	}
 	answers, err := s.ping(ctx, r, active)
 	if err != nil {
@@ -209,10 +258,12 @@ func (s *Stop) MatchRound(ctx context.Context, r Round) (*Match, error) {
 		return !r.Session.SkillBlocked(e.SkillID) && !r.Session.IntentBlocked(e.SkillID, "stop") // STOP-03.4, STOP-09
 	}
 	target := -1
+	stopsSomething := true
 	if i := session.MostRecent(active, func(e session.HandlerEntry) bool { return eligible(e) && answers[e.SkillID] }); i >= 0 {
 		target = i // STOP-03.5: only positive responders
 	} else {
 		target = session.MostRecent(active, eligible) // STOP-03.6: never escalate
+		stopsSomething = false
 	}
 	if target < 0 {
 		return nil, nil // STOP-03.7
@@ -222,8 +273,12 @@ func (s *Stop) MatchRound(ctx context.Context, r Round) (*Match, error) {
 	if rm, ok := up.ResponseMode(); ok && rm.SkillID == id {
 		up = up.Without(session.FieldResponseMode)
 	}
-	return &Match{SkillID: id, IntentName: "stop", Lang: r.Lang, Slots: map[string]string{}, Utterance: said,
-		UpdatedSession: up.Map()}, nil
+	m := &Match{SkillID: id, IntentName: "stop", Lang: r.Lang, Slots: map[string]string{}, Utterance: said,
+		UpdatedSession: up.Map()}
+	if stopsSomething {
+		return m, nil
+	}
+	return then(m), nil
 }
 
 // globalStop is STOP-05's Match; nil when the session blocks it (STOP-09).

@@ -456,7 +456,7 @@ func (r *Robot) startSkills(ctx context.Context, cfg Config, timers schedule.Sto
 func (r *Robot) startPipeline(ctx context.Context, lang string) error {
 	log := r.log
 	var err error
-	if r.stop, err = pipeline.NewStop(pipeline.StopConfig{Bus: r.bus, Logger: log}); err != nil {
+	if r.stop, err = pipeline.NewStop(pipeline.StopConfig{Bus: r.bus, Logger: log, Unstopped: r.unstopped}); err != nil {
 		return err
 	}
 	// Jibo skills take a follow-up answer through a listening SLIM, never a
@@ -479,8 +479,14 @@ func (r *Robot) startPipeline(ctx context.Context, lang string) error {
 	}
 	plugins, ids := Order(r.stop, converse, r.intents, fallbacks, remote)
 	r.pipeline = ids
+	var keeper pipeline.ContextKeeper
+	if r.stateDir != "" {
+		// "Cancel it" right after a timer was set still means that timer
+		// after a restart, as the timer itself is still there.
+		keeper = contextFile{path: filepath.Join(r.stateDir, ContextFileName)}
+	}
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
-		Listeners: []pipeline.Listener{fallbacks}, Rules: r.intents.Rules(),
+		Listeners: []pipeline.Listener{fallbacks}, Rules: r.intents.Rules(), Keeper: keeper,
 		Defaults: session.Defaults{Lang: lang, Pipeline: r.pipeline}})
 	if err != nil {
 		return err

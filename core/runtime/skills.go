@@ -11,6 +11,7 @@ import (
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/diag"
 	"github.com/openjibo/jibod/core/intent"
+	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/skill"
 	"github.com/openjibo/jibod/core/skill/builtin/basics"
 	"github.com/openjibo/jibod/core/skill/builtin/capabilities"
@@ -151,4 +152,40 @@ func (s skillSyncer) SyncSkills(ctx context.Context, ids []string) (diag.SkillSy
 		out.Changes = append(out.Changes, diag.SkillChange(c))
 	}
 	return out, err
+}
+
+// unstopped is the robot's answer to a stop word that could mean
+// cancelling ("cancel", "stop it") and found nothing to stop: when no
+// skill acts in the session (a ringing alarm is stopped, and that says
+// enough) and a timer counts down, the stop is done as always, then the
+// timer says it still runs and how to cancel it, rather than the robot
+// staying silent as if it were cancelled. A word that did not name the
+// timer never cancels it.
+func (r *Robot) unstopped(_ context.Context, rd pipeline.Round) func(context.Context, pipeline.Dispatch) error {
+	if r.host == nil || r.sched == nil || r.host.Running(rd.Session.ID()) || !r.timerPending() {
+		return nil
+	}
+	return func(ctx context.Context, d pipeline.Dispatch) error {
+		if !r.timerPending() {
+			return nil
+		}
+		m := bus.Message{Type: d.Message.Type, Data: bus.CopyMap(d.Message.Data), Context: bus.CopyMap(d.Message.Context)}
+		m.Context[bus.KeySkillID] = timer.ID
+		_, err := r.host.Invoke(ctx, pipeline.Dispatch{Message: m, SkillID: timer.ID, IntentName: timer.IntentStillRunning,
+			PipelineID: d.PipelineID, Lang: d.Lang, Utterance: d.Utterance, Slots: map[string]string{}, Session: d.Session})
+		if err != nil {
+			return fmt.Errorf("saying a timer still runs: %w", err)
+		}
+		return nil
+	}
+}
+
+// timerPending reports whether a timer of the timer skill counts down.
+func (r *Robot) timerPending() bool {
+	for _, t := range r.sched.List() {
+		if t.SkillID == timer.ID {
+			return true
+		}
+	}
+	return false
 }

@@ -14,11 +14,14 @@ import (
 
 // State on disk: the robot keeps skill conversations and timers in a bbolt
 // file, the run records of its skills in a JSON-lines file, the owner's
-// settings and the installed skills, all in one state folder.
+// settings, the intent context of its conversations and the installed
+// skills, all in one state folder.
 const (
 	StateFileName    = "state.db"
 	RunsFileName     = "runs.jsonl"
 	SettingsFileName = "settings.json"
+	// ContextFileName keeps the default session's intent context.
+	ContextFileName = "context.json"
 	// SkillsDirName, CacheDirName and SkillDataFileName are where the
 	// installed WebAssembly skills live in the state folder.
 	SkillsDirName     = installed.SkillsDirName

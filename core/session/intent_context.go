@@ -95,6 +95,23 @@ func (s Session) ContextLookup(key string, now float64) (ContextEntry, bool) {
 	return e, true
 }
 
+// ContextOfRound returns the entry under key as the handler of a matched
+// round reads it in its dispatch's session: well formed and not expired at
+// now. Its turns may have run out with this round's own decrement (CTX-06
+// runs it before dispatch), yet it was live when the round matched: dead
+// entries are pruned before every round.
+func (s Session) ContextOfRound(key string, now float64) (ContextEntry, bool) {
+	v, ok := s.contextMap()[key]
+	if !ok {
+		return ContextEntry{}, false
+	}
+	e, err := parseEntry(v)
+	if err != nil || e.ExpiresAt != nil && *e.ExpiresAt <= now {
+		return ContextEntry{}, false
+	}
+	return e, true
+}
+
 // PruneContext removes dead and malformed entries (CTX-04, CTX-06 "before
 // the match round") and, over maxEntries (<= 0: DefaultMaxContextEntries),
 // evicts the live entries closest to expiry (CTX-05). It returns the pruned

@@ -64,6 +64,25 @@ func SetContext(ctx context.Context, w ContextWrite) error {
 	return info.writes.add(w)
 }
 
+// ContextValue returns the value of the skill's own context entry key
+// ("<skill_id>:<key>", as SetContext wrote it in an earlier turn) in the
+// session of the turn it is handling: what a follow-up gated on the key
+// ("cancel it") refers to. It reports false outside a turn with a
+// session, and for an entry that is absent, expired or a flag. The
+// session keeps it per bus session, so another session's turn never
+// reads it.
+func ContextValue(ctx context.Context, key string) (string, bool) {
+	info, _ := ctx.Value(turnKey{}).(turnInfo)
+	if info.sess.IsZero() || info.now == nil {
+		return "", false
+	}
+	e, ok := info.sess.ContextOfRound(info.skillID+":"+key, float64(info.now().UnixMilli())/1000)
+	if !ok || e.Value == nil {
+		return "", false
+	}
+	return *e.Value, true
+}
+
 // contextWrites collects one turn's context writes.
 type contextWrites struct {
 	mu   sync.Mutex

@@ -100,7 +100,7 @@ func TestSetContextFailedTurnWritesNothing(t *testing.T) {
 }
 
 func TestSetContextValidates(t *testing.T) {
-	ctx := withTurn(context.Background(), turn{writes: &contextWrites{}})
+	ctx := withTurn(context.Background(), turn{writes: &contextWrites{}}, time.Now)
 	tests := []struct {
 		name string
 		w    ContextWrite
@@ -123,6 +123,37 @@ func TestSetContextValidates(t *testing.T) {
 		require.NoError(t, SetContext(ctx, ContextWrite{Key: "k" + string(rune('a'+i)), Turns: 1}))
 	}
 	assert.ErrorContains(t, SetContext(ctx, ContextWrite{Key: "one_more", Turns: 1}), "more than")
+}
+
+// TestContextValue: a skill reads the value of its own entry in the
+// session of the turn it handles: not another skill's, not a flag, not
+// an expired one, and nothing outside a turn; an entry whose turns ran
+// out with this very round still reads (it was live when the round
+// matched, CTX-06).
+func TestContextValue(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	sess, _, err := session.Parse(map[string]any{"session_id": "default", "intent_context": map[string]any{
+		"t.s:set":        map[string]any{"value": "t-1", "turns_remaining": float64(1)},
+		"t.s:last_round": map[string]any{"value": "t-1", "turns_remaining": float64(0), "expires_at": float64(now.Unix() + 60)},
+		"t.s:flag":       map[string]any{"value": nil, "turns_remaining": float64(1)},
+		"t.s:old":        map[string]any{"value": "t-1", "expires_at": float64(now.Unix() - 1)},
+		"other:set":      map[string]any{"value": "t-2"},
+	}})
+	require.NoError(t, err)
+	ctx := withTurn(context.Background(), turn{skillID: "t.s", sess: sess, writes: &contextWrites{}}, func() time.Time { return now })
+	for _, tt := range []struct {
+		key  string
+		want string
+		ok   bool
+	}{{"set", "t-1", true}, {"last_round", "t-1", true}, {"flag", "", false}, {"old", "", false}, {"missing", "", false}} {
+		got, ok := ContextValue(ctx, tt.key)
+		assert.Equal(t, tt.ok, ok, tt.key)
+		assert.Equal(t, tt.want, got, tt.key)
+	}
+	_, ok := ContextValue(context.Background(), "set")
+	assert.False(t, ok, "outside a turn")
+	_, ok = ContextValue(withTurn(context.Background(), turn{skillID: "other"}, time.Now), "set")
+	assert.False(t, ok, "a turn without a session")
 }
 
 // gatedSkill has a locale and gates one intent on its context.

@@ -64,6 +64,42 @@ func (h *Host) answer(ctx context.Context, t turn, d pipeline.Dispatch) (session
 	return h.exchange(ctx, t, s, req, IntentResponse)
 }
 
+// IntentCancelAnswer is the answer rules' intent for taking a request
+// back ("cancel", "never mind", "forget it" in answer to "For how
+// long?").
+const IntentCancelAnswer = "cancel"
+
+// declines handles a stop said to a skill's open question when the
+// question's own rules read the words as taking the request back
+// (IntentCancelAnswer): the skill gets them as its answer and
+// acknowledges in its words ("OK, no timer then.") rather than going
+// silent. Either way the conversation ends, as a stop's must (STOP-07):
+// a question the answer asks is not kept. It reports false, doing
+// nothing, for a stop that is no such answer.
+func (h *Host) declines(ctx context.Context, t turn, d pipeline.Dispatch) bool {
+	conv, ok, err := h.cfg.Conversations.Conversation(t.busSession, t.skillID)
+	if err != nil || !ok || conv.Listen == nil {
+		return false
+	}
+	nlu := h.rules.understand(d.Utterance, t.lang, conv.Listen)
+	if nlu.IntentName() != IntentCancelAnswer {
+		return false
+	}
+	s, ok := h.skill(t.skillID)
+	if !ok {
+		return false
+	}
+	h.stopWaiting(t.busSession, t.skillID)
+	req := protocol.NewListenUpdate(h.requestContext(t.lang, conv.Skill), nlu, protocol.ASRResult{Text: d.Utterance, Confidence: 1})
+	h.log.Info("stop taken as the answer to a question", "skill_id", t.skillID, "rules", conv.Listen)
+	if _, err := h.exchange(ctx, t, s, req, IntentResponse); err != nil {
+		h.log.Warn("a stopped question's answer", "skill_id", t.skillID, "err", err)
+	}
+	h.stopWaiting(t.busSession, t.skillID)
+	h.forgetAll(t.busSession, t.skillID)
+	return true
+}
+
 // carryOn handles a dispatch that continues the skill's conversation
 // without having been asked as its answer (pipeline.Match.Continues: the
 // hub routed the turn to the running cloud skill, jibo.md §1.5). It goes

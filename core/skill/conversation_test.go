@@ -140,6 +140,43 @@ func TestStopEndsConversation(t *testing.T) {
 	assert.False(t, ok, "STOP-07: a stopped skill's question is withdrawn")
 }
 
+// TestStopTakingTheRequestBack: a stop said to a question whose own rules
+// read it as "cancel" goes to the skill as that answer, which it
+// acknowledges; any other stop only stops. Either way the conversation
+// ends (STOP-07).
+func TestStopTakingTheRequestBack(t *testing.T) {
+	tests := []struct {
+		name, rule, say string
+		answered        bool
+	}{
+		{"the rules read it as cancel", "optin/who", "never mind", true},
+		{"the rules do not read it", "optin/who", "stop", false},
+		{"rules without a cancel", "globals/yes_no", "never mind", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAskingSkill(t, tt.rule)
+			r := newHostRig(t, a)
+			sess := defaultSession(t)
+			_, err := r.host.Invoke(context.Background(), withSession(dispatch("test.asker", "set"), sess, "set"))
+			require.NoError(t, err)
+			up, err := r.host.Invoke(context.Background(), withSession(dispatch("test.asker", IntentStop), sess, tt.say))
+			require.NoError(t, err)
+			_, asking := up.ResponseMode()
+			assert.False(t, asking)
+			if tt.answered {
+				require.Len(t, a.reqs, 2)
+				assert.Equal(t, protocol.TypeListenUpdate, a.reqs[1].Type)
+				assert.Equal(t, IntentCancelAnswer, a.reqs[1].Data.Result.NLU.IntentName())
+			} else {
+				assert.Len(t, a.reqs, 1, "no answer sent")
+			}
+			_, ok, _ := r.host.cfg.Conversations.Conversation(session.DefaultID, "test.asker")
+			assert.False(t, ok, "STOP-07: the question is withdrawn")
+		})
+	}
+}
+
 // TestRestorePutsPendingQuestionBack: after a restart the kept question
 // goes back into response mode through ovos.session.sync; an expired one
 // is dropped.

@@ -120,7 +120,7 @@ type Host struct {
 	// running holds a cancel per JCP action in flight, by session and
 	// dispatched skill, so a stop can end what the body is doing (STOP-06/07).
 	runMu   sync.Mutex
-	running map[runKey]map[int]context.CancelCauseFunc
+	running map[runKey]map[int]run
 	nextRun int
 
 	// waiting holds the no-input timer of each question waiting for its
@@ -193,7 +193,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{cfg: cfg, log: log, rules: rules, skills: map[string]Skill{},
-		running: map[runKey]map[int]context.CancelCauseFunc{}, waiting: map[runKey]*time.Timer{},
+		running: map[runKey]map[int]run{}, waiting: map[runKey]*time.Timer{},
 		lastSkill: map[string]string{}, listed: map[string]bool{}}
 	h.baseCtx, h.cancelBase = context.WithCancel(context.Background())
 	h.listenWindow.Store(int64(cfg.ListenWindow))

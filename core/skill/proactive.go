@@ -110,10 +110,17 @@ type turnInfo struct {
 	busSession, lang string
 	// writes collects the intent context the skill sets (SetContext).
 	writes *contextWrites
+	// skillID and sess are whose turn it is and the dispatch's session
+	// (zero outside a lifecycle), for ContextValue; now is the host's
+	// clock.
+	skillID string
+	sess    session.Session
+	now     func() time.Time
 }
 
-func withTurn(ctx context.Context, t turn) context.Context {
-	return context.WithValue(ctx, turnKey{}, turnInfo{t.busSession, t.lang, t.writes})
+func withTurn(ctx context.Context, t turn, now func() time.Time) context.Context {
+	return context.WithValue(ctx, turnKey{}, turnInfo{busSession: t.busSession, lang: t.lang, writes: t.writes,
+		skillID: t.skillID, sess: t.sess, now: now})
 }
 
 // Timers lets one local skill schedule proactive launches of itself. Use

@@ -18,17 +18,25 @@ type runKey struct{ session, skill string }
 // done, not failed.
 var errStopped = errors.New("stopped on request")
 
-// track registers a running action so a stop can cancel it.
-func (h *Host) track(ctx context.Context, sessionID, skillID string) (context.Context, func()) {
+// run is one action in flight: how to cancel it, and the utterance whose
+// lifecycle started it ("" outside one).
+type run struct {
+	cancel    context.CancelCauseFunc
+	utterance string
+}
+
+// track registers a running action so a stop can cancel it; utterance is
+// the id of the lifecycle it answers, "" for none.
+func (h *Host) track(ctx context.Context, sessionID, skillID, utterance string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	k := runKey{sessionID, skillID}
 	h.runMu.Lock()
 	h.nextRun++
 	n := h.nextRun
 	if h.running[k] == nil {
-		h.running[k] = map[int]context.CancelCauseFunc{}
+		h.running[k] = map[int]run{}
 	}
-	h.running[k][n] = cancel
+	h.running[k][n] = run{cancel: cancel, utterance: utterance}
 	h.runMu.Unlock()
 	return ctx, func() {
 		h.runMu.Lock()
@@ -43,16 +51,33 @@ func (h *Host) track(ctx context.Context, sessionID, skillID string) (context.Co
 
 // stopRunning cancels the actions of one skill in a session, or of every
 // skill when skillID is empty; the executor then stops speech and motion.
-func (h *Host) stopRunning(sessionID, skillID string) {
+// The actions of lifecycle except ("" for none) go on: a stop never cuts
+// the answer to the utterance that asked for it.
+func (h *Host) stopRunning(sessionID, skillID, except string) {
 	h.runMu.Lock()
 	defer h.runMu.Unlock()
 	for k, runs := range h.running {
 		if k.session == sessionID && (skillID == "" || k.skill == skillID) {
-			for _, cancel := range runs {
-				cancel(errStopped)
+			for _, r := range runs {
+				if except == "" || r.utterance != except {
+					r.cancel(errStopped)
+				}
 			}
 		}
 	}
+}
+
+// Running reports whether any skill has an action running in bus session
+// sessionID: something a stop would end, a ringing timer among them.
+func (h *Host) Running(sessionID string) bool {
+	h.runMu.Lock()
+	defer h.runMu.Unlock()
+	for k := range h.running {
+		if k.session == sessionID {
+			return true
+		}
+	}
+	return false
 }
 
 // StartStop subscribes the host to ovos.stop (stop everything the body does
@@ -74,7 +99,10 @@ func (h *Host) onStop(ctx context.Context, m bus.Message) {
 		return // malformed carrier: dropped (SES-08)
 	}
 	if m.Type == pipeline.TopicStop {
-		h.stopRunning(s.ID(), "")
+		// The global stop's own word after it (the stop plugin's
+		// Match.After) belongs to the utterance that asked for the stop.
+		utterance, _ := m.Context[bus.KeyUtteranceID].(string)
+		h.stopRunning(s.ID(), "", utterance)
 		h.forgetAll(s.ID(), "")
 		return
 	}

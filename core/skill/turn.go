@@ -58,7 +58,10 @@ func (h *Host) invoke(ctx context.Context, t turn, d pipeline.Dispatch) (session
 	h.list(t.skillID)
 	switch d.IntentName {
 	case IntentStop: // STOP-07: stop that skill's activity in this session only
-		h.stopRunning(t.busSession, t.skillID)
+		h.stopRunning(t.busSession, t.skillID, "")
+		if h.declines(ctx, t, d) {
+			return session.Session{}, nil
+		}
 		h.forgetAll(t.busSession, t.skillID)
 		return session.Session{}, nil
 	case IntentResponse:
@@ -102,7 +105,7 @@ func (h *Host) exchange(ctx context.Context, t turn, s Skill, req *protocol.Requ
 		if err != nil {
 			return session.Session{}, fmt.Errorf("skill %s: %w", t.skillID, err)
 		}
-		reply, err := h.cfg.Invoker.CallChecked(withTurn(ctx, t), lease.Manifest(), Handler(s), req)
+		reply, err := h.cfg.Invoker.CallChecked(withTurn(ctx, t, h.now), lease.Manifest(), Handler(s), req)
 		if err != nil {
 			lease.Release()
 			h.refused(ctx, t, intentName, err)
@@ -209,7 +212,8 @@ func (h *Host) act(ctx context.Context, t turn, action *jcp.Checked) ([]string, 
 		return nil, nil
 	}
 	listens := questionPlays(action.Behavior)
-	ctx, done := h.track(ctx, t.busSession, t.skillID)
+	utterance, _ := t.origin.Context[bus.KeyUtteranceID].(string)
+	ctx, done := h.track(ctx, t.busSession, t.skillID, utterance)
 	defer done()
 	res, err := h.cfg.Body.RunChecked(ctx, action, func(ev jcp.Event) {
 		if ev.Kind != jcp.EventSpeaking {

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/core/skill"
@@ -50,9 +49,17 @@ const (
 	IntentCancelIt = "cancel_it"
 )
 
+// IntentStillRunning has no sentences: the robot dispatches it after a
+// stop word ("cancel", "stop it") that found nothing to stop while a
+// timer counts down. The timer says which timers still run and how to
+// cancel them; a word that did not name a timer cancels none.
+const IntentStillRunning = "still_running"
+
 // ContextSet is the timer's context key, live for ChangeTurns utterances
 // (and at most ChangeTime) after it set a timer: IntentChange and
-// IntentCancelIt require it (CONTEXT-1).
+// IntentCancelIt require it (CONTEXT-1). Its value is the id of the timer
+// just set, the one they act on: kept with the session it was set in, so
+// it is that session's alone and lives exactly as long as the context.
 const (
 	ContextSet  = "set"
 	ChangeTurns = 2
@@ -152,10 +159,6 @@ type Skill struct {
 	timers  Timers
 	now     func() time.Time
 	repeats int
-	mu      sync.Mutex
-	// justSet is the id of the timer set last, the one "cancel it" and
-	// "make it five" name (never another timer once it has rung).
-	justSet string
 }
 
 var (
@@ -218,6 +221,7 @@ const (
 	toCancel     = "Cancel"
 	toTimeLeft   = "TimeLeft"
 	toAlarm      = "Alarm"
+	toStill      = "StillRunning"
 	toValid      = "Valid"
 	toMissing    = "Missing"
 	toOutOfRange = "OutOfRange"
@@ -232,9 +236,10 @@ const (
 //	                             --Missing----> QN MIM: AskDuration --Success--> Length
 //	                             --OutOfRange-> OutOfRange          --NoMatch/NoInput--> GiveUp
 //	                             --NeverMind--> NeverMind
-//	IntentSplit --Cancel--> Cancel, --TimeLeft--> TimeLeft, --Alarm--> Alarm
+//	IntentSplit --Cancel--> Cancel, --TimeLeft--> TimeLeft, --Alarm--> Alarm,
+//	            --StillRunning--> StillRunning
 func (s *Skill) build(ask *mim.MIM, promptRand mim.Rand, log *slog.Logger) (*graph.Graph, error) {
-	split := graph.Func("IntentSplit", []string{toSet, toCancel, toTimeLeft, toAlarm}, nil, s.split)
+	split := graph.Func("IntentSplit", []string{toSet, toCancel, toTimeLeft, toAlarm, toStill}, nil, s.split)
 	length := graph.Func("Length", []string{toValid, toMissing, toOutOfRange, toNeverMind}, nil, s.length)
 	qn, err := factory.QN("AskDuration", factory.Options{MIMs: factory.MIMs(ask), Now: s.now,
 		Slimmer: &mim.Slimmer{Rand: promptRand, Logger: log}})
@@ -248,14 +253,16 @@ func (s *Skill) build(ask *mim.MIM, promptRand mim.Rand, log *slog.Logger) (*gra
 	cancel := graph.JCP("Cancel", s.cancel, nil, exitDone).Final()
 	left := graph.JCP("TimeLeft", s.timeLeft, nil, exitDone).Final()
 	alarm := graph.JCP("Alarm", s.alarm, nil, exitDone).Final()
+	still := graph.JCP("StillRunning", s.stillRunning, nil, exitDone).Final()
 
 	g := graph.New("timer", exitDone)
 	// Errors are collected and reported by Finalize.
-	_ = g.AddNode(split, graph.To(toSet, length), graph.To(toCancel, cancel), graph.To(toTimeLeft, left), graph.To(toAlarm, alarm))
+	_ = g.AddNode(split, graph.To(toSet, length), graph.To(toCancel, cancel), graph.To(toTimeLeft, left), graph.To(toAlarm, alarm),
+		graph.To(toStill, still))
 	_ = g.AddNode(length, graph.To(toValid, start), graph.To(toMissing, qn.Initial()),
 		graph.To(toOutOfRange, outOfRange), graph.To(toNeverMind, neverMind))
 	_ = g.AddSubGraph(qn, graph.To(factory.Success, length), graph.To(factory.NoMatch, giveUp), graph.To(factory.NoInput, giveUp))
-	for _, n := range []graph.Node{start, outOfRange, neverMind, giveUp, cancel, left, alarm} {
+	for _, n := range []graph.Node{start, outOfRange, neverMind, giveUp, cancel, left, alarm, still} {
 		_ = g.AddNode(n, graph.ToExit(exitDone, exitDone))
 	}
 	if err := g.Finalize(); err != nil {
@@ -292,6 +299,8 @@ func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error
 		return graph.ExitResult{Transition: toCancel, Result: d.Result}, nil
 	case IntentTimeLeft:
 		return graph.ExitResult{Transition: toTimeLeft, Result: d.Result}, nil
+	case IntentStillRunning:
+		return graph.ExitResult{Transition: toStill, Result: d.Result}, nil
 	default:
 		return graph.ExitResult{}, fmt.Errorf("no intent %q", in)
 	}
@@ -346,7 +355,7 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	change := d.NLU().IntentName() == IntentChange
-	if prev := s.setLast(); change && prev.ID != "" {
+	if prev := s.setLast(ctx); change && prev.ID != "" {
 		// The follow-up replaces the timer just set.
 		if err := s.timers.Cancel(ctx, prev.ID); err != nil {
 			d.Log.Warn("replacing a timer: cancelling the old one failed", "id", prev.ID, "err", err)
@@ -360,11 +369,9 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		d.Log.Warn("setting a timer failed", "length", dur, "err", err)
 		return s.say(d, "set_failed", nil)
 	}
-	s.mu.Lock()
-	s.justSet = tm.ID
-	s.mu.Unlock()
-	// "Make it five" now means this timer.
-	if err := skill.SetContext(ctx, skill.ContextWrite{Key: ContextSet, Turns: ChangeTurns, TTL: ChangeTime}); err != nil &&
+	// "Make it five" and "cancel it" now mean this timer.
+	id := tm.ID
+	if err := skill.SetContext(ctx, skill.ContextWrite{Key: ContextSet, Value: &id, Turns: ChangeTurns, TTL: ChangeTime}); err != nil &&
 		!errors.Is(err, skill.ErrNoTurn) {
 		return nil, err
 	}
@@ -379,12 +386,14 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 	return jcp.NewAction(jcp.Say("<anim name='" + StartedNod + "' nonBlocking='true'/>" + text)), nil
 }
 
-// setLast is the timer set last while it is pending, the zero Timer
-// once it rang or was cancelled.
-func (s *Skill) setLast() store.Timer {
-	s.mu.Lock()
-	id := s.justSet
-	s.mu.Unlock()
+// setLast is the timer just set in the turn's session (the ContextSet
+// entry's) while it is pending; the zero Timer once it rang or was
+// cancelled, or when the context names none.
+func (s *Skill) setLast(ctx context.Context) store.Timer {
+	id, ok := skill.ContextValue(ctx, ContextSet)
+	if !ok {
+		return store.Timer{}
+	}
 	for _, t := range s.list() {
 		if t.ID == id {
 			return t
@@ -485,7 +494,7 @@ func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) 
 	if d.NLU().IntentName() == IntentCancelIt {
 		// "It" is the timer just set, never another one: when that one
 		// has rung already, nothing is cancelled.
-		it := s.setLast()
+		it := s.setLast(ctx)
 		if it.ID == "" || s.now().Sub(it.Created) > ChangeTime {
 			return s.say(d, "already_done", nil)
 		}
@@ -517,6 +526,23 @@ func (s *Skill) cancelTimers(ctx context.Context, d *graph.Data, list []store.Ti
 		return nil, err
 	}
 	return jcp.NewAction(jcp.Say(text)), nil
+}
+
+// stillRunning says which timers still run after a stop word that named
+// none, and how to cancel them; it cancels nothing.
+func (s *Skill) stillRunning(_ context.Context, d *graph.Data) (*jcp.Action, error) {
+	list := s.list()
+	switch len(list) {
+	case 0:
+		return s.say(d, "no_timer", nil)
+	case 1:
+		text, err := s.named(d, "still_running", lengthOf(list[0]))
+		if err != nil {
+			return nil, err
+		}
+		return jcp.NewAction(jcp.Say(text)), nil
+	}
+	return s.say(d, "still_running_many", map[string]string{"count": NumberWords(len(list))})
 }
 
 // timeLeft says how long until the next timer rings.

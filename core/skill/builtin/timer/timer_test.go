@@ -281,6 +281,38 @@ func TestCancelIt(t *testing.T) {
 	}
 }
 
+// TestStillRunning: after a stop word that named no timer, the robot
+// says which timers still run and how to cancel them, and cancels none.
+func TestStillRunning(t *testing.T) {
+	tests := []struct {
+		name string
+		set  []string
+		said string
+	}{
+		{"one timer", []string{"set a timer for ten minutes"},
+			"Your ten minute timer is still running. Say 'cancel the timer' to stop it."},
+		{"a timer of several units", []string{"set a timer for an hour and a half"},
+			"Your timer for one hour and thirty minutes is still running. Say 'cancel the timer' to stop it."},
+		{"two timers", []string{"set a timer for ten minutes", "set a timer for two minutes"},
+			"Your two timers are still running. Say 'cancel the timers' to stop them."},
+		{"none", nil, "You don't have a timer running."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				for _, u := range tt.set {
+					require.NoError(t, r.Say(u).Err)
+				}
+				turn := r.Dispatch(ID, IntentStillRunning, "cancel please", nil)
+				require.NoError(t, turn.Err)
+				assert.Equal(t, []string{tt.said}, turn.Said)
+				assert.Len(t, r.Sched.List(), len(tt.set), "no timer cancelled")
+			})
+		})
+	}
+}
+
 // TestCancelWhileRinging: "cancel the timer" while the alarm rings ends
 // it, as "stop" does.
 func TestCancelWhileRinging(t *testing.T) {

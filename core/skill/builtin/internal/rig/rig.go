@@ -213,8 +213,7 @@ func (r *Rig) Say(utterance string) Turn {
 }
 
 // Dispatch plays one utterance of the user as the pipeline would dispatch
-// it to skillID's intent: for an intent the rig's claim does not reach,
-// such as one gated on context the rig's session does not keep.
+// it to skillID's intent: for an intent the rig's claim does not reach.
 func (r *Rig) Dispatch(skillID, intentName, utterance string, slots map[string]string) Turn {
 	r.t.Helper()
 	return r.play(context.Background(), r.dispatch(skillID, intentName, utterance, slots))
@@ -225,6 +224,12 @@ func (r *Rig) play(ctx context.Context, d pipeline.Dispatch) Turn {
 	start := r.Voice.count()
 	up, err := r.Host.Invoke(ctx, d)
 	tn := Turn{Dispatched: d.SkillID + ":" + d.IntentName, Slots: d.Slots, Said: r.Voice.since(start), Err: err}
+	if !up.IsZero() {
+		// The session keeps the intent context the turn wrote ("cancel
+		// it" reads the timer just set from it); the rig keeps response
+		// mode its own way. It does not count context turns down.
+		r.sess = up.Without(session.FieldResponseMode)
+	}
 	if rm, ok := up.ResponseMode(); ok {
 		r.mu.Lock()
 		r.responder = rm.SkillID
