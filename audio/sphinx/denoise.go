@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"slices"
+	"sync"
 
 	"github.com/openjibo/jibod/audio/internal/fft"
 )
@@ -64,11 +65,18 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 	win := plans.SqrtHann(denoiseN)
 	frames := (len(pcm)-denoiseN)/denoiseHop + 1
 	bins := denoiseN/2 + 1
-	spec := make([][]complex128, frames)
-	power := make([]float64, frames)
+	s, _ := denoisePool.Get().(*denoiseScratch)
+	if s == nil {
+		s = new(denoiseScratch)
+	}
+	defer denoisePool.Put(s)
+	spec := grow(&s.spec, frames)
+	power := grow(&s.power, frames)
+	clear(power)
 	// Every frame's spectrum is kept (the noise is learnt from all of
-	// them): one allocation for all.
-	all := make([]complex128, frames*denoiseN)
+	// them): one buffer for all, each frame's written whole before it is
+	// read.
+	all := grow(&s.all, frames*denoiseN)
 	plan := plans.MustPlan(denoiseN)
 	for f := range frames {
 		buf := all[f*denoiseN : (f+1)*denoiseN : (f+1)*denoiseN]
@@ -82,7 +90,7 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 		}
 	}
 	// The noise's spectrum: the mean over the quietest fifth of frames.
-	order := make([]int, frames)
+	order := grow(&s.order, frames)
 	for i := range order {
 		order[i] = i
 	}
@@ -97,7 +105,8 @@ func denoiseAt(pcm []int16, snr, maxSNR float64) []int16 {
 	for k := range noise {
 		noise[k] = noise[k]/float64(len(quiet)) + 1e-9
 	}
-	out := make([]float64, len(pcm))
+	out := grow(&s.out, len(pcm))
+	clear(out)
 	prev := make([]float64, bins) // previous frame's clean power / noise
 	for f := range frames {
 		buf := spec[f]
@@ -139,6 +148,28 @@ func quietSNR(pcm []int16) float64 {
 	}
 	slices.Sort(db)
 	return db[n*9/10] - db[n/10]
+}
+
+// denoiseScratch is denoiseAt's working memory, kept between utterances
+// (an utterance's spectra are about 8 KB a frame).
+type denoiseScratch struct {
+	all   []complex128
+	spec  [][]complex128
+	power []float64
+	order []int
+	out   []float64
+}
+
+var denoisePool sync.Pool
+
+// grow sets *s to length n, reusing its memory when it is enough, and
+// returns it; what it held is left as it was.
+func grow[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	*s = (*s)[:n]
+	return *s
 }
 
 func sqAbs(c complex128) float64 { return real(c)*real(c) + imag(c)*imag(c) }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/openjibo/jibod/audio"
@@ -146,4 +147,21 @@ func TestDenoiseOverOtherTalkers(t *testing.T) {
 // denoise is denoiseAt of pcm with its own quietSNR.
 func denoise(pcm []int16, maxSNR float64) []int16 {
 	return denoiseAt(pcm, quietSNR(pcm), maxSNR)
+}
+
+// TestDenoiseKeepsNothingBetweenUtterances: the suppression's working
+// memory, kept from one utterance to the next, carries nothing over: an
+// utterance comes out the same after a longer and a shorter one as on
+// its own, and another utterance of its length after it as on its own.
+func TestDenoiseKeepsNothingBetweenUtterances(t *testing.T) {
+	a, _ := noisyTone(5)
+	b, _ := noisyTone(0)
+	long := append(append([]int16{}, b...), b...)
+	short := b[:len(b)/3]
+	first := denoiseAt(a, 5, 30)
+	otherFirst := slices.Clone(denoiseAt(b, 0, 30))
+	denoiseAt(long, 0, 30)
+	denoiseAt(short, 0, 30)
+	assert.Equal(t, first, denoiseAt(a, 5, 30))
+	assert.Equal(t, otherFirst, denoiseAt(b, 0, 30))
 }
