@@ -55,7 +55,11 @@
 // was known when the utterance began (or, when it began before the
 // background window had filled, as learnt by its end), and for where a
 // talker rose over what went before it, the person nearer the robot over
-// the room.
+// the room. Music whose notes and drums fall silent between beats has
+// its lowest quarter at that silence, which every beat stands far over:
+// so the detector also keeps the level the background reaches in every
+// second (its beat level), and where that stands far over the typical
+// level, a frame is loud only over the beats.
 package vad
 
 import (
@@ -346,7 +350,7 @@ type Detector struct {
 	// beatRing holds, for each frame over the background window, the
 	// loudest frame of the beatSpan up to it; beat is their 25th
 	// percentile: the level a background with a beat reaches in every
-	// beat (see roomOver).
+	// beat (see room).
 	beatRing []float64
 	beat     float64
 	// pendBg, pendBeat, pendFloor and pendKnown are the background, its
@@ -636,13 +640,6 @@ const beatSpan = time.Second
 // room after them).
 const beatMarginDB = 2 * riseDB
 
-// beatGateDB is how far a background's beat level must stand over its
-// typical level for the background to be judged by its beats: music
-// that falls silent between its beats stands so far over the silence
-// (the typical level's margin and the beat's margin both), the loud
-// moments of talk less far over its lulls.
-const beatGateDB = 15 + beatMarginDB
-
 // roomKind is what a background is judged as (see room).
 type roomKind int
 
@@ -659,10 +656,11 @@ const (
 // room is how far over the floor a frame must stand to be loud over a
 // background of typical level bg and beat level beat (see background),
 // and what the background is judged as. One whose beats stand
-// beatGateDB over its typical level is music with a beat whose notes and
-// drums fall silent between beats: its typical level is that silence,
-// which every beat would stand far over, so its level is that of its
-// beats. One whose typical level stands unsteadyDB over its floor (talk,
+// BackgroundMarginDB+beatMarginDB over its typical level is music with a
+// beat whose notes and drums fall silent between beats: its typical
+// level is that silence, which every beat would stand far over, so its
+// level is that of its beats (the loud moments of talk stand less far
+// over its lulls). One whose typical level stands unsteadyDB over its floor (talk,
 // sustained music) is judged by its typical level. Else the background
 // is steady and the floor alone serves.
 func (d *Detector) room(bg, beat, floor float64) (float64, roomKind) {
@@ -670,7 +668,7 @@ func (d *Detector) room(bg, beat, floor float64) (float64, roomKind) {
 	switch {
 	case m <= 0:
 		return 0, roomSteady
-	case beat-floor >= unsteadyDB && beat-bg >= beatGateDB:
+	case beat-floor >= unsteadyDB && beat-bg >= m+beatMarginDB:
 		return beat + beatMarginDB - floor, roomBeat
 	case bg-floor >= unsteadyDB:
 		return bg + m - floor, roomTalk
@@ -723,18 +721,19 @@ func (d *Detector) background(level float64) {
 	slices.Sort(d.bgSort)
 	d.bg = d.bgSort[len(d.bgSort)/4]
 	// The beat: the loudest frame of the last beatSpan, its 25th
-	// percentile over the window (the part not heard yet silence, as
-	// above).
+	// percentile over the window, once the window has been heard whole:
+	// a beat goes on through all of it, where a talker or babble heard
+	// from the stream's start may fill what was heard so far.
 	span := min(int(beatSpan/FrameDuration), d.bgN)
 	loudest := silenceDB
 	for k := 1; k <= span; k++ {
 		loudest = max(loudest, d.bgRing[(d.bgPos-k+len(d.bgRing))%len(d.bgRing)])
 	}
 	d.beatRing[(d.bgPos-1+len(d.bgRing))%len(d.bgRing)] = loudest
-	d.bgSort = append(d.bgSort[:0], d.beatRing[:d.bgN]...)
-	for len(d.bgSort) < len(d.beatRing) {
-		d.bgSort = append(d.bgSort, silenceDB)
+	if d.bgN < len(d.bgRing) {
+		return
 	}
+	d.bgSort = append(d.bgSort[:0], d.beatRing...)
 	slices.Sort(d.bgSort)
 	d.beat = d.bgSort[len(d.bgSort)/4]
 }
@@ -796,12 +795,6 @@ func (d *Detector) rejudge(seg *Segment) {
 	n := min(len(d.levels), int((seg.End-seg.From)/FrameSamples))
 	levels := d.levels[:n]
 	first, last := denseRun(levels, floor+max(d.cfg.ThresholdDB, room), len(d.recent))
-	if first < 0 && kind == roomBeat && !d.onsetKnown {
-		// A beat learnt only by the utterance's end may be the person's
-		// own syllables, a talk that filled the window from the stream's
-		// start: nothing stands over it, and the segment is left whole.
-		return
-	}
 	if first < 0 {
 		seg.BackgroundOnly = true
 		return
