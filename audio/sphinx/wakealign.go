@@ -11,9 +11,6 @@ import "errors"
 // filler words) lets the acoustic model place the end of the phrase's
 // last word; the command grammar is not touched.
 
-// wakeAlignName is the alignment's search.
-const wakeAlignName = "wake-align"
-
 // wakeAlignment returns the alignment's automaton: optional filler words
 // (speech cut into before the phrase), each at lead; the phrase's words;
 // then any number of filler words, each at perWord, or none.

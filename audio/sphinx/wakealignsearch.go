@@ -14,6 +14,9 @@ import (
 	"github.com/openjibo/jibod/audio"
 )
 
+// wakeAlignName is the alignment's search.
+const wakeAlignName = "wake-align"
+
 // startWakeAligner starts the wake phrase's alignment (AlignWake) where
 // there is a garbage path whose filler words can stand for the command
 // after the phrase; without one, or where the grammar holds the phrase
