@@ -12,18 +12,6 @@ package sphinx
 #include <sphinxbase/fe.h>
 #include <sphinxbase/ckd_alloc.h>
 #include <string.h>
-#include <malloc.h>
-
-// keepHeapTop makes the C heap keep up to 8 MB free at its top, rather
-// than give it back to the system whenever that much is free (glibc's
-// default: 128 KB, rising only with large blocks), and grow 1 MB beyond
-// what it needs: every search frees its word exits at once as the next
-// starts, and the next takes the memory again, page by page, from the
-// system.
-static void keepHeapTop(void) {
-	mallopt(M_TRIM_THRESHOLD, 8 << 20);
-	mallopt(M_TOP_PAD, 1 << 20);
-}
 
 // newConfig parses argv against pocketsphinx's argument definitions
 // (cmd_ln_init is variadic, which cgo cannot call).
@@ -211,8 +199,7 @@ import (
 )
 
 // quiet turns sphinxbase's logging (a process-wide setting in the C
-// library) off once: pocketsphinx prints hundreds of lines per decoder;
-// and sets the C heap's trimming (keepHeapTop), process-wide too.
+// library) off once: pocketsphinx prints hundreds of lines per decoder.
 var quiet sync.Once
 
 // decoder is one pocketsphinx decoder. It is not safe for concurrent use;
@@ -245,10 +232,7 @@ type decoder struct {
 // newDecoder starts a decoder with the acoustic model in hmm, the
 // dictionary file dict and extra "-flag value" arguments.
 func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
-	quiet.Do(func() {
-		C.err_set_logfp(nil)
-		C.keepHeapTop()
-	})
+	quiet.Do(func() { C.err_set_logfp(nil) })
 	if err := historyReady(); err != nil {
 		return nil, fmt.Errorf("starting pocketsphinx: %w", err)
 	}
