@@ -276,7 +276,8 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	// The window opens once the loop is seen to tick: a loop in a
 	// process of its own, on a loaded machine, may not yet have run when
 	// it said it was ready, and a window it never ran in would report no
-	// ticks as if the loop were broken.
+	// ticks as if the loop were broken. The window itself counts from
+	// its opening.
 	ctrl.ResetStats()
 	if err == nil {
 		err = awaitTick(ctx, func() uint64 { return ctrl.Stats().Ticks }, ctrl.Period(), LoopStartWithin)
@@ -301,6 +302,7 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 	sctx, stopSteal := context.WithCancel(mctx)
 	swg.Go(func() { stealErr = steal.Run(sctx) })
 	start := time.Now()
+	ctrl.ResetStats()
 	if err == nil {
 		<-mctx.Done()
 	}
