@@ -273,6 +273,15 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 			rep.Moving = a.Name
 		}
 	}
+	// The window opens once the loop is seen to tick: a loop in a
+	// process of its own, on a loaded machine, may not yet have run when
+	// it said it was ready, and a window it never ran in would report no
+	// ticks as if the loop were broken. The window itself counts from
+	// its opening.
+	ctrl.ResetStats()
+	if err == nil {
+		err = awaitTick(ctx, func() uint64 { return ctrl.Stats().Ticks }, ctrl.Period(), LoopStartWithin)
+	}
 	var wg sync.WaitGroup
 	var lres loadgen.Result
 	var lerr error
@@ -344,6 +353,33 @@ func MeasureLoop(ctx context.Context, c LoopConfig) (*LoopReport, error) {
 		rep.RestSeconds, rep.RSSLoadMB, rep.RSSRestMB = c.Rest.Seconds(), float64(rssLoad)/1e6, float64(rssRest)/1e6
 	}
 	return rep, cerr
+}
+
+// LoopStartWithin bounds MeasureLoop's wait for the loop's first tick.
+const LoopStartWithin = 10 * time.Second
+
+// awaitTick waits, looking every period, until ticks reports a tick, and
+// says so when none came within the bound.
+func awaitTick(ctx context.Context, ticks func() uint64, period, within time.Duration) error {
+	if ticks() > 0 {
+		return nil
+	}
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	look := time.NewTicker(period)
+	defer look.Stop()
+	for {
+		select {
+		case <-look.C:
+			if ticks() > 0 {
+				return nil
+			}
+		case <-deadline.C:
+			return fmt.Errorf("the control loop did not tick within %v of starting: it never ran", within)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // explainMisses fills in the steal time and the missed ticks taken
