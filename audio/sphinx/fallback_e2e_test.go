@@ -37,7 +37,9 @@ func TestFallbackRefusesForcedTranscriptEndToEnd(t *testing.T) {
 // filler words over "today", is refused by the garbage path; the
 // fallback's transcript alone is only the generalising tier's guess of
 // the date. The two agree, so the robot tells the date; without the
-// agreement it asks.
+// agreement it asks, and so it does where the rival check, set with a
+// margin no rival reaches, refuses the transcript: the check comes
+// before the agreement.
 func TestFallbackAgreementEndToEnd(t *testing.T) {
 	bin := buildJibod(t)
 	wav := writeWAV(t, speak(t, "hey jibo, what date is it today", "-v", "en-us", "-s", "175", "-p", "60"))
@@ -48,6 +50,10 @@ func TestFallbackAgreementEndToEnd(t *testing.T) {
 	out, types = hearWith(t, bin, wav, nil)
 	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
 	assert.Equal(t, []string{"jibo.clock:date_today"}, intents(types), "the date told: %s", out)
+	out, types = hearWith(t, bin, wav, []string{"JIBOD_SPHINX_FALLBACK_RIVAL=1000"})
+	assert.Equal(t, 1, count(types, "jibo.audio.wake"), "woken by voice")
+	assert.Empty(t, intents(types), "the rival check refuses: %s", out)
+	assert.Contains(t, out, "jibo: Sorry, what was that?", "the robot asks")
 }
 
 // TestFallbackAgreementKeepsTheTimerEndToEnd: with a ten minute timer
