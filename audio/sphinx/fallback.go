@@ -130,9 +130,8 @@ func (f Fallback) beams() lmBeams {
 
 // fallback is what is heard where the grammar's sentence was refused:
 // the fallback language model's transcript of the same features, when
-// its alignment passes the floors and the intent engines parse it
-// surely; else
-// nothing, and the robot asks as it would have. The features are not
+// its alignment passes the floors and the intent engines claim it as
+// Fallback says; else nothing, and the robot asks as it would have. The features are not
 // computed again, so the front end's noise estimate, which goes on to
 // the next utterance, is as if the fallback had not run; pcm is the audio
 // they were computed from (for the coverage).
