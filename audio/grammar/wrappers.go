@@ -167,6 +167,29 @@ func (g *Grammar) SlotIntents() []string {
 	return out
 }
 
+// IntentWords returns the distinct words of one intent's sentences
+// ("skill:intent"), sorted, without its slots' values or the wrappers:
+// the words only that intent's requests are said with. ok is false when
+// the grammar has no such intent.
+func (g *Grammar) IntentWords(intent string) (_ []string, ok bool) {
+	i := slices.IndexFunc(g.command, func(r *rule) bool { return r.comment == intent })
+	if i < 0 {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		for l, c := range n.next {
+			if l.word != "" {
+				seen[l.word] = true
+			}
+			walk(c)
+		}
+	}
+	walk(g.command[i].root)
+	return slices.Sorted(maps.Keys(seen)), true
+}
+
 // IntentJSGF returns a grammar of one intent's sentences ("skill:intent"),
 // wrapped as the commands are, without the wake phrase: a search of it
 // hears what that intent's slots hold in speech already taken for the

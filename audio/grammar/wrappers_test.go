@@ -169,3 +169,24 @@ func TestIntentJSGF(t *testing.T) {
 		})
 	}
 }
+
+// TestIntentWords: an intent's words are those of its own sentences,
+// without its slots' values, the wrappers or another intent's words.
+func TestIntentWords(t *testing.T) {
+	intents := []Intent{
+		{Skill: "s", Name: "timer", Lang: "en-US", Templates: []string{"set a timer for {minutes} minutes", "start a timer"},
+			Entities: map[string][]string{"minutes": {"five", "ten"}}},
+		{Skill: "s", Name: "time", Lang: "en-US", Templates: []string{"what time is it"}},
+	}
+	g, err := Build(intents, Options{TemplateLanguage: tl, Lang: "en-US", Wake: "hey jibo",
+		Wrappers: Wrappers{Before: []string{"please"}, After: []string{"thanks"}}})
+	require.NoError(t, err)
+	words, ok := g.IntentWords("s:timer")
+	require.True(t, ok)
+	assert.Equal(t, []string{"a", "for", "minutes", "set", "start", "timer"}, words)
+	words, ok = g.IntentWords("s:time")
+	require.True(t, ok)
+	assert.Equal(t, []string{"is", "it", "time", "what"}, words)
+	_, ok = g.IntentWords("s:nothing")
+	assert.False(t, ok)
+}

@@ -18,10 +18,16 @@ import (
 // refused, with a ModelFallback language model (docs/hearing.md): the
 // model transcribes the utterance's features, and the transcript is acted
 // on only when its own alignment passes these floors and the intent
-// engines parse it surely (Meaning.Parsed: a guess of the generalising
-// tier is not enough) as an intent without slots, scoring at least
-// Claim. Every field is taken as it is: a floor of 0 is no floor.
-// DefaultFallback is the choice made on the tuning sets (docs/hearing.md).
+// engines claim it, scoring at least Claim: as a sure parse
+// (Meaning.Parsed) of an intent without slots; as a claim that binds
+// slots, when the intent's own sentences, searched again, hear the same
+// values (SlotConfidence, KeepSlots; a guess of the generalising tier
+// only with SlotGuesses); or, where the garbage path refused a sentence
+// of the grammar for a few filler words after it, as that sentence's
+// intent, a guess too when its words beyond the sentence's are the
+// intent's own (AgreedTail). Every field is taken as it is: a floor of 0
+// is no floor. DefaultFallback is the choice made on the tuning sets
+// (docs/hearing.md).
 type Fallback struct {
 	// Claim is the least score of the parse that claims the transcript:
 	// its confidence times the transcript's acoustic confidence, as the
@@ -61,9 +67,11 @@ type Fallback struct {
 	// AgreedTail, above 0, is the most filler words after a sentence of
 	// the grammar with which the garbage path's refusal is overturned by
 	// agreement: the transcript, over the floors that apply after the
-	// garbage path and claimed (parsed or guessed) as the intent, with
-	// the slot values, the sentence is parsed surely as; the sentence is
-	// then heard. 0 never overturns it so.
+	// garbage path, claimed without slots as the intent the sentence is
+	// parsed surely as (a guess only when every word it has beyond the
+	// sentence's is one of the intent's own sentences' words); the
+	// sentence is then heard, after the rival check where there is one.
+	// 0 never overturns it so.
 	AgreedTail int
 	// RivalMargin, above 0, acts on a transcript only when the best
 	// transcript of another meaning in the search's n-best list (Rivals
@@ -122,9 +130,8 @@ func (f Fallback) beams() lmBeams {
 
 // fallback is what is heard where the grammar's sentence was refused:
 // the fallback language model's transcript of the same features, when
-// its alignment passes the floors and the intent engines parse it
-// surely; else
-// nothing, and the robot asks as it would have. The features are not
+// its alignment passes the floors and the intent engines claim it as
+// Fallback says; else nothing, and the robot asks as it would have. The features are not
 // computed again, so the front end's noise estimate, which goes on to
 // the next utterance, is as if the fallback had not run; pcm is the audio
 // they were computed from (for the coverage).
@@ -179,14 +186,12 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 		v.Fallback = "no claim"
 		return nil, nil
 	}
-	if sentence, err := r.agreed(ctx, g, v, m, conf); err != nil || sentence != "" {
-		if err != nil {
-			return nil, err
-		}
-		v.Fallback = "agreed"
-		return []audio.Hypothesis{{Text: sentence, Confidence: conf}}, nil
+	sentence, err := r.agreed(ctx, g, v, m, conf)
+	if err != nil {
+		return nil, err
 	}
 	switch {
+	case sentence != "":
 	case !m.Parsed && !(fb.SlotGuesses && len(m.Slots) > 0):
 		// The generalising tier reads intents into the junk words of a
 		// transcript as readily as into a paraphrase (docs/hearing.md).
@@ -215,6 +220,10 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 			return nil, nil
 		}
 	}
+	if sentence != "" {
+		v.Fallback = "agreed"
+		return []audio.Hypothesis{{Text: sentence, Confidence: conf}}, nil
+	}
 	v.Fallback = "acted"
 	return []audio.Hypothesis{{Text: text, Confidence: conf, Open: true}}, nil
 }
@@ -223,19 +232,28 @@ func (r *Recognizer) fallback(ctx context.Context, d *decoder, g search, f *feat
 // for at most fb.AgreedTail filler words after it ("whats the date =they"
 // for "what's the date today") and the transcript, claimed as claim at
 // acoustic confidence conf, means what the sentence means: the intent
-// engines parse the sentence surely as claim's intent with claim's slot
-// values, and both claims reach the fallback's claim floor. "" where
-// they do not agree. The transcript is the same features decoded with
-// another search, and alone it is often only a guess ("what the date
-// day"); a sentence heard with a few words the grammar lacks after it
-// is the case the two searches agree on. Agreement is no proof (both
-// searches share the acoustic model, and can force the same wrong
-// meaning), so the transcript must still pass the floors that apply
-// after the garbage path, and a longer tail, speech going on beyond a
-// sentence, is left refused.
+// engines parse the sentence surely as claim's intent, and both claims
+// reach the fallback's claim floor. "" where they do not agree. The
+// transcript is the same features decoded with another search, and
+// alone it is often only a guess ("what the date day"); a sentence heard
+// with a few words the grammar lacks after it is the case the two
+// searches agree on. Agreement is no proof (both searches share the
+// acoustic model, and can force the same wrong meaning), so the
+// transcript must still pass the floors that apply after the garbage
+// path, and a longer tail, speech going on beyond a sentence, is left
+// refused.
+//
+// A guess agrees only when every word it has beyond the sentence's is
+// one of the claimed intent's own sentences' words: the generalising
+// tier passes over words it does not know, and a word said after a
+// sentence can undo or change it ("cancel that timer, no" transcribed
+// "cancel that timer know", "what time is it in london" as "what time is
+// it eleven"). A claim that binds slots never agrees: the fallback's own
+// check of slots (Recognizer.slotted, Fallback.KeepSlots and
+// SlotGuesses) decides it.
 func (r *Recognizer) agreed(ctx context.Context, g search, v *audio.Verdict, claim Meaning, conf float64) (string, error) {
 	fb := r.cfg.Fallback
-	if fb.AgreedTail <= 0 || v.Dropped != "garbage" || claim.Confidence*conf < fb.Claim {
+	if fb.AgreedTail <= 0 || v.Dropped != "garbage" || claim.Confidence*conf < fb.Claim || len(claim.Slots) > 0 {
 		return "", nil
 	}
 	sentence, n := tailedSentence(v.Sentence)
@@ -243,16 +261,44 @@ func (r *Recognizer) agreed(ctx context.Context, g search, v *audio.Verdict, cla
 	if n == 0 || n > fb.AgreedTail || sentence == "" || !g.accepts(sentence) {
 		return "", nil
 	}
+	if !claim.Parsed && !onlyIntentWords(g, claim.Intent, sentence, v.Transcript) {
+		return "", nil
+	}
 	m, err := r.cfg.Understand(ctx, sentence)
 	if err != nil {
 		return "", fmt.Errorf("understanding the sentence %q: %w", sentence, err)
 	}
-	if !m.Parsed || m.Confidence*conf < fb.Claim ||
-		meaningKey(m.Intent, m.Slots, g.knows) != meaningKey(claim.Intent, claim.Slots, g.knows) {
+	if !m.Parsed || len(m.Slots) > 0 || m.Intent != claim.Intent || m.Confidence*conf < fb.Claim {
 		return "", nil
 	}
 	r.log.Debug("fallback: the transcript agrees with the sentence before the filler words", "sentence", sentence, "transcript", v.Transcript, "intent", m.Intent)
 	return sentence, nil
+}
+
+// onlyIntentWords reports whether every word of transcript that sentence
+// lacks is a word of intent's own sentences; false where g cannot say
+// what those are.
+func onlyIntentWords(g search, intent, sentence, transcript string) bool {
+	if g.intentWords == nil {
+		return false
+	}
+	own, ok := g.intentWords(intent)
+	if !ok {
+		return false
+	}
+	said := strings.Fields(sentence)
+	for _, w := range strings.Fields(cleanTranscript(transcript)) {
+		if !slices.Contains(said, w) && !slices.Contains(own, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// intentVocabulary is a grammar that gives the words of each intent's
+// own sentences (grammar.Grammar).
+type intentVocabulary interface {
+	IntentWords(intent string) ([]string, bool)
 }
 
 // slotted is what is heard where the fallback's transcript was claimed

@@ -372,23 +372,38 @@ func TestFallbackCheck(t *testing.T) {
 // floors, means what that sentence means, the sentence is heard;
 // anything less leaves the refusal standing.
 func TestFallbackAgreement(t *testing.T) {
-	grammar := map[string]bool{"whats the date": true, "delete it": true, "set the volume to three": true, "delete that timer": true}
+	grammar := map[string]bool{"whats the date": true, "delete it": true, "set the volume to three": true, "delete that timer": true,
+		"cancel that timer": true, "what time is it": true}
+	vocab := map[string][]string{
+		"clock:date":   {"what", "whats", "day", "date", "is", "it", "the", "today"},
+		"clock:time":   {"what", "whats", "time", "is", "it", "the"},
+		"timer:cancel": {"cancel", "delete", "it", "that", "the", "timer"},
+	}
 	meanings := map[string]Meaning{
-		"whats the date":               {Intent: "clock:date", Confidence: 1, Parsed: true},
-		"what the date day":            {Intent: "clock:date", Confidence: 0.7},
-		"whats the date today":         {Intent: "clock:date", Confidence: 1, Parsed: true},
-		"delete it":                    {Intent: "timer:cancel", Confidence: 1, Parsed: true},
-		"delete the time":              {Intent: "timer:cancel", Confidence: 0.55},
-		"delete that timer":            {Intent: "timer:cancel", Confidence: 1, Parsed: true},
-		"tell me the time":             {Intent: "clock:time", Confidence: 1, Parsed: true},
-		"set the volume to three":      {Intent: "volume:set", Confidence: 1, Parsed: true, Slots: map[string]string{"level": "three"}},
-		"set the volume that to three": {Intent: "volume:set", Confidence: 0.8, Slots: map[string]string{"level": "three"}},
-		"set the volume that to one":   {Intent: "volume:set", Confidence: 0.8, Slots: map[string]string{"level": "one"}},
-		"what day":                     {Intent: "clock:date", Confidence: 0.7},
-		"whats the":                    {Intent: "clock:date", Confidence: 0.6},
+		"whats the date":                  {Intent: "clock:date", Confidence: 1, Parsed: true},
+		"what the date day":               {Intent: "clock:date", Confidence: 0.7},
+		"whats the date today":            {Intent: "clock:date", Confidence: 1, Parsed: true},
+		"delete it":                       {Intent: "timer:cancel", Confidence: 1, Parsed: true},
+		"delete the timer":                {Intent: "timer:cancel", Confidence: 0.55},
+		"delete that timer":               {Intent: "timer:cancel", Confidence: 1, Parsed: true},
+		"tell me the time":                {Intent: "clock:time", Confidence: 1, Parsed: true},
+		"set the volume to three":         {Intent: "volume:set", Confidence: 1, Parsed: true, Slots: map[string]string{"level": "three"}},
+		"set the volume that to three":    {Intent: "volume:set", Confidence: 0.8, Slots: map[string]string{"level": "three"}},
+		"set the volume that to one":      {Intent: "volume:set", Confidence: 0.8, Slots: map[string]string{"level": "one"}},
+		"what day":                        {Intent: "clock:date", Confidence: 0.7},
+		"whats the":                       {Intent: "clock:date", Confidence: 0.6},
+		"cancel that timer":               {Intent: "timer:cancel", Confidence: 1, Parsed: true},
+		"cancel that timer know":          {Intent: "timer:cancel", Confidence: 0.8},
+		"cancel the timer that":           {Intent: "timer:cancel", Confidence: 0.8},
+		"cancel that timer now":           {Intent: "timer:cancel", Confidence: 0.95, Parsed: true},
+		"what time is it":                 {Intent: "clock:time", Confidence: 1, Parsed: true},
+		"what time is it eleven":          {Intent: "clock:time", Confidence: 0.8},
+		"set the volume to three or four": {Intent: "volume:set", Confidence: 0.8, Slots: map[string]string{"level": "three"}},
+		"set the volume to three please":  {Intent: "volume:set", Confidence: 1, Parsed: true, Slots: map[string]string{"level": "three"}},
 	}
 	understand := func(_ context.Context, text string) (Meaning, error) { return meanings[text], nil }
-	g := search{accepts: func(s string) bool { return grammar[s] }, prons: map[string][]string{}}
+	intentWords := func(intent string) ([]string, bool) { w, ok := vocab[intent]; return w, ok }
+	g := search{accepts: func(s string) bool { return grammar[s] }, prons: map[string][]string{}, intentWords: intentWords}
 	tests := []struct {
 		name       string
 		sentence   string // the grammar's search's, as the verdict has it
@@ -405,15 +420,25 @@ func TestFallbackAgreement(t *testing.T) {
 		{"three filler words, three allowed", "whats the date =it's =the =they", "garbage", "what the date day", 0.98, 3, "whats the date"},
 		{"the rule off", "whats the date =they", "garbage", "what the date day", 0.98, 0, ""},
 		{"the transcript means another intent", "delete it =i'm", "garbage", "tell me the time", 0.95, 2, ""},
-		{"the same slot values", "set the volume to three =would", "garbage", "set the volume that to three", 0.9, 2, "set the volume to three"},
-		{"other slot values", "set the volume to three =would", "garbage", "set the volume that to one", 0.9, 2, ""},
+		// A claim that binds slots is left to the slots' own search
+		// (Recognizer.slotted), which honours KeepSlots, SlotGuesses and
+		// the slots' words' floor.
+		{"a guess that binds slots, the same values", "set the volume to three =would", "garbage", "set the volume that to three", 0.9, 2, ""},
+		{"a guess that binds slots, other values", "set the volume to three =would", "garbage", "set the volume that to one", 0.9, 2, ""},
+		{"a parse that binds slots", "set the volume to three =please", "garbage", "set the volume to three please", 0.9, 2, ""},
+		{"set the volume to three or four: a guess of three", "set the volume to three =or =four", "garbage", "set the volume to three or four", 0.9, 2, ""},
+		// A guess's words beyond the sentence's must be its intent's own.
+		{"cancel that timer, no: a guess with a word not the intent's", "cancel that timer =it =know", "garbage", "cancel that timer know", 0.95, 2, ""},
+		{"what time is it in london: a guess with a word not the intent's", "what time is it =in =done", "garbage", "what time is it eleven", 0.95, 2, ""},
+		{"a guess whose other words are the intent's", "cancel that timer =it", "garbage", "cancel the timer that", 0.95, 2, "cancel that timer"},
+		{"a parse with a word not the intent's agrees", "cancel that timer =now", "garbage", "cancel that timer now", 0.95, 2, "cancel that timer"},
 		{"the words before the fillers no sentence of the grammar", "whats the =date", "garbage", "what the date day", 0.98, 2, ""},
 		{"the words before the fillers a guess", "what day =is =it", "garbage", "what the date day", 0.98, 2, ""},
 		{"filler words alone", "=do =we", "garbage", "what the date day", 0.98, 2, ""},
 		{"filler words before the sentence", "=the whats the date", "garbage", "what the date day", 0.98, 2, ""},
 		{"no filler words: refused by the floors, not the garbage path", "whats the date", "floors", "what the date day", 0.98, 2, ""},
-		{"a claim under the claim floor", "delete it =i'm", "garbage", "delete the time", 0.86, 2, ""},
-		{"a claim at the claim floor", "delete it =i'm", "garbage", "delete the time", 0.92, 2, "delete it"},
+		{"a claim under the claim floor", "delete it =i'm", "garbage", "delete the timer", 0.86, 2, ""},
+		{"a claim at the claim floor", "delete it =i'm", "garbage", "delete the timer", 0.92, 2, "delete it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -426,4 +451,17 @@ func TestFallbackAgreement(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+	t.Run("a grammar that cannot say an intent's words: a guess never agrees", func(t *testing.T) {
+		fb := DefaultFallback
+		r := &Recognizer{cfg: Config{Fallback: &fb, Understand: understand}, log: slog.New(slog.DiscardHandler)}
+		bare := search{accepts: g.accepts, prons: g.prons}
+		v := audio.Verdict{Sentence: "whats the date =they", Dropped: "garbage", Transcript: "what the date day"}
+		got, err := r.agreed(context.Background(), bare, &v, meanings[v.Transcript], 0.98)
+		require.NoError(t, err)
+		assert.Empty(t, got)
+		v.Transcript = "whats the date today"
+		got, err = r.agreed(context.Background(), bare, &v, meanings[v.Transcript], 0.98)
+		require.NoError(t, err)
+		assert.Equal(t, "whats the date", got, "a parse still agrees")
+	})
 }

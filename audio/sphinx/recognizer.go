@@ -302,7 +302,11 @@ type search struct {
 	// check the slots of a fallback's claim (Recognizer.fallback); nil
 	// for none.
 	slotted map[string]searchGrammar
-	accepts func(string) bool
+	// intentWords gives the words of an intent's own sentences
+	// (intentVocabulary) for the fallback's agreement; nil for a grammar
+	// that cannot give them.
+	intentWords func(intent string) ([]string, bool)
+	accepts     func(string) bool
 	// decoyed reports a sentence that starts with a wake decoy; nil for
 	// a grammar without decoys.
 	decoyed func(string) bool
@@ -566,6 +570,9 @@ func (r *Recognizer) prepare(ctx context.Context, gr Grammar) (search, error) {
 		if lm.Use() == ModelFallback {
 			s.fallback = lm.ARPA()
 			s.slotted = slotGrammars(gr)
+			if iv, ok := gr.(intentVocabulary); ok {
+				s.intentWords = iv.IntentWords
+			}
 		} else {
 			s.verify = lm.ARPA()
 		}
