@@ -809,11 +809,7 @@ func (d *Detector) rejudge(seg *Segment) {
 	levels := d.levels[:n]
 	first, last := denseRun(levels, floor+max(d.cfg.ThresholdDB, room), len(d.recent))
 	if first < 0 {
-		// A beat learnt mostly inside this utterance may be the person's
-		// own syllables (talk begun before the window filled): it does
-		// not throw them away.
-		learntInside := !d.onsetKnown && seg.End-seg.Start > int64(len(d.bgRing)*FrameSamples/2)
-		seg.BackgroundOnly = !(kind == roomBeat && learntInside)
+		seg.BackgroundOnly = true
 		return
 	}
 	if kind == roomBeat {

@@ -490,21 +490,6 @@ func (s *sig) talk(d time.Duration, db, gapDB float64) *sig {
 // voice; their utterance is still theirs, not the background's, and goes
 // on to MaxSpeech, because it is judged against the room as it was
 // before they began.
-// TestDetectorTalkBeforeTheRoomIsKnown: a train of syllables over
-// digital silence from the stream's first second is a beat as much as a
-// talker; once the background window is heard whole it is taken for the
-// room's beat and the utterance ends, but the talk heard so far is kept,
-// not thrown away as the background.
-func TestDetectorTalkBeforeTheRoomIsKnown(t *testing.T) {
-	s := newSig().silence(time.Second).syllables(12*time.Second, -20).silence(time.Second)
-	segs, _, _, err := run(t, Config{}, s.pcm, 1000)
-	require.NoError(t, err)
-	require.NotEmpty(t, segs)
-	near(t, time.Second, segs[0].Start, 40*time.Millisecond+Defaults.Onset, "start")
-	assert.False(t, segs[0].BackgroundOnly, "the talk kept")
-	assert.GreaterOrEqual(t, segs[0].SpeakerEnd-segs[0].SpeakerStart, at(4*time.Second), "the talk kept whole")
-}
-
 // TestDetectorNoBeatFromTheRoomsOwnSounds: in a quiet room, a person's
 // own talk, knocking, clapping or a child's shouting is no beat: the
 // person who speaks after it, or over it, is heard.
