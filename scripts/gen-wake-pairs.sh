@@ -22,7 +22,8 @@
 #            detector to learn it, 2.5 s after)
 #   room     a reverberant room, no noise
 #   far      a larger, more reverberant room, the highs cut, pink noise
-#            10 dB under the speech
+#            set 10 dB under the dry speech before the far room's 6 dB
+#            loss, so about 4-5 dB under the speech as heard
 # (the manifest's noise field is BACKGROUND-WAY, e.g. far-breath). The
 # rooms are drawn with scripts/draw.awk from a seed of neither the
 # development set's rooms nor gen-hearing-devset.sh --tune-rooms'; the

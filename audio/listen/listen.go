@@ -768,16 +768,16 @@ func (l *Listener) alignPhrase(ctx context.Context, pcm []int16, est int) (int, 
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
-			l.log.Warn("aligning the wake phrase; cut at the estimate", "err", err)
+			l.log.Warn("aligning the wake phrase; the pause-found cut stands", "err", err)
 		}
 		return 0, false
 	case !ok:
-		l.log.Debug("the wake phrase not aligned; cut at the estimate")
+		l.log.Debug("the wake phrase not aligned; the pause-found cut stands", "estimate_ms", est*1000/audio.SampleRate)
 		return 0, false
 	}
 	at := from + end
 	if shift := at - est; shift > int(samples(alignMaxShift)) || -shift > int(samples(alignMaxShift)) {
-		l.log.Debug("the wake phrase aligned far from the estimate; cut at the estimate", "shift_ms", shift*1000/audio.SampleRate)
+		l.log.Debug("the wake phrase aligned far from the estimate; the pause-found cut stands", "shift_ms", shift*1000/audio.SampleRate)
 		return 0, false
 	}
 	return at, true

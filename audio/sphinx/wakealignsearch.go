@@ -101,6 +101,9 @@ func (r *Recognizer) AlignWake(ctx context.Context, pcm []int16) (end int, ok bo
 	if d == nil {
 		return 0, false, errors.New("speech recognizer: closed")
 	}
+	// The aligner's searches are not reported with an utterance's
+	// decisions: forget them, or the list grows with every alignment.
+	d.searched = d.searched[:0]
 	defer warnHistoryMismatch(r.log)
 	defer warnGaussTripped(r.log)
 	// Noise suppressed and a floor put under it as for recognition, but
