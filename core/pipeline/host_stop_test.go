@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,7 +96,7 @@ func TestHostStopsTheBody(t *testing.T) {
 				_, err := h.Invoke(context.Background(), dispatchFor(session.Empty(), "test.talker", "story"))
 				done <- err
 			}()
-			<-voice.speaking
+			within(t, voice.speaking, "the story spoken")
 
 			ping := func(s session.Session) {
 				m := bus.NewMessage(pipeline.TopicStopPing, nil)
@@ -105,7 +106,7 @@ func TestHostStopsTheBody(t *testing.T) {
 			}
 			ping(kitchen) // nothing runs there: no answer
 			ping(session.Empty())
-			pong := <-pongs
+			pong := within(t, pongs, "the pong")
 			assert.Equal(t, map[string]any{"skill_id": "test.talker", "can_handle": true}, pong.Data)
 			assert.Equal(t, "test.talker", pong.ContextString(bus.KeySkillID), "REG-03")
 			assert.Equal(t, "ping-default", pong.ContextString(bus.KeyUtteranceID), "the answer is to the default session's ping")
@@ -114,11 +115,35 @@ func TestHostStopsTheBody(t *testing.T) {
 			// takes ovos.stop and pings in order, so it still answers.
 			tt.stop(t, b, h, kitchen)
 			ping(session.Empty())
-			assert.Equal(t, "test.talker", (<-pongs).DataString("skill_id"), "still running after another session's stop")
+			assert.Equal(t, "test.talker", within(t, pongs, "the pong").DataString("skill_id"), "still running after another session's stop")
 			tt.stop(t, b, h, session.Empty())
-			assert.NoError(t, <-done, "a stopped action is done, not failed")
+			assert.NoError(t, within(t, done, "the story ended"), "a stopped action is done, not failed")
 		})
 	}
+}
+
+// within returns what ch gives, failing the test rather than hanging
+// when nothing comes.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second): // a hang guard, no timing assertion
+		t.Fatalf("waiting for %s: nothing came", what)
+		var zero T
+		return zero
+	}
+}
+
+// reportingVoice speaks until its context ends and hands each sentence's
+// context over, so a test sees whether the speech was cancelled.
+type reportingVoice struct{ speaking chan context.Context }
+
+func (v reportingVoice) Say(ctx context.Context, _ string) error {
+	v.speaking <- ctx
+	<-ctx.Done()
+	return fmt.Errorf("speech stopped: %w", ctx.Err())
 }
 
 // TestGlobalStopSparesItsOwnAnswer: ovos.stop (STOP-06) ends every action
@@ -129,7 +154,7 @@ func TestHostStopsTheBody(t *testing.T) {
 func TestGlobalStopSparesItsOwnAnswer(t *testing.T) {
 	b := bus.New(bus.Options{})
 	defer b.Close(context.Background())
-	voice := endlessVoice{speaking: make(chan struct{}, 1)}
+	voice := reportingVoice{speaking: make(chan context.Context, 2)}
 	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voice})
 	require.NoError(t, err)
 	h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex})
@@ -149,7 +174,7 @@ func TestGlobalStopSparesItsOwnAnswer(t *testing.T) {
 		_, err := h.Invoke(context.Background(), dispatchFor(session.Empty(), "test.talker", "story"))
 		done <- err
 	}()
-	<-voice.speaking
+	story := within(t, voice.speaking, "the story spoken")
 	assert.True(t, h.Running(session.DefaultID))
 	assert.False(t, h.Running("kitchen"))
 
@@ -160,11 +185,16 @@ func TestGlobalStopSparesItsOwnAnswer(t *testing.T) {
 		require.NoError(t, b.Publish(context.Background(), m))
 	}
 	stop("u-story") // the story's own utterance
+	// The host takes stops and pings in order: the pong says the stop
+	// has been processed (a cancelled action may still answer one).
 	ping := bus.NewMessage(pipeline.TopicStopPing, nil)
 	ping.Context[bus.KeySession] = session.Empty().Map()
 	require.NoError(t, b.Publish(context.Background(), ping))
-	assert.Equal(t, "test.talker", (<-pongs).DataString("skill_id"), "still running after its own utterance's stop")
+	assert.Equal(t, "test.talker", within(t, pongs, "the pong").DataString("skill_id"))
+	assert.NoError(t, story.Err(), "still speaking after its own utterance's stop")
+
 	stop("u-other")
-	assert.NoError(t, <-done, "another utterance's stop ends it")
+	assert.NoError(t, within(t, done, "the story ended"), "another utterance's stop ends it")
+	assert.Error(t, story.Err())
 	assert.False(t, h.Running(session.DefaultID))
 }

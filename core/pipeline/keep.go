@@ -2,8 +2,18 @@ package pipeline
 
 import (
 	"reflect"
+	"time"
 
 	"github.com/openjibo/jibod/core/session"
+)
+
+// Limits of an intent context entry a skill writes (CONTEXT-1), which a
+// kept entry is held to again when it is read back.
+const (
+	// MaxContextTurns caps how many utterances an entry may live for.
+	MaxContextTurns = 100
+	// MaxContextTTL caps how long an entry may live.
+	MaxContextTTL = 24 * time.Hour
 )
 
 // ContextKeeper keeps the default session's intent context (CONTEXT-1)
@@ -26,6 +36,7 @@ func (o *Orchestrator) restoreContext() {
 		o.log.Warn("kept intent context unreadable; starting without it", "err", err)
 		return
 	}
+	ic = boundKept(ic, o.cfg.Now())
 	if len(ic) == 0 {
 		return
 	}
@@ -42,6 +53,46 @@ func (o *Orchestrator) restoreContext() {
 	o.keepMu.Lock()
 	o.kept = o.storedContext()
 	o.keepMu.Unlock()
+}
+
+// boundKept is the kept intent context ic as it may come back at now:
+// an entry that would never count down (no turns_remaining) is dropped,
+// as the file may be stale or edited; turns and expiry are capped at what
+// a skill could have set now (MaxContextTurns, now + MaxContextTTL).
+// Entries of the wrong shape are left for session.Parse to refuse.
+func boundKept(ic map[string]any, now time.Time) map[string]any {
+	out := make(map[string]any, len(ic))
+	latest := float64(now.Add(MaxContextTTL).Unix())
+	for k, v := range ic {
+		e, ok := v.(map[string]any)
+		if !ok {
+			out[k] = v
+			continue
+		}
+		turns, ok := e["turns_remaining"]
+		if !ok || turns == nil {
+			continue
+		}
+		b := make(map[string]any, len(e))
+		for f, x := range e {
+			b[f] = x
+		}
+		switch n := turns.(type) {
+		case float64:
+			if n > MaxContextTurns {
+				b["turns_remaining"] = float64(MaxContextTurns)
+			}
+		case int64:
+			if n > MaxContextTurns {
+				b["turns_remaining"] = int64(MaxContextTurns)
+			}
+		}
+		if at, ok := e["expires_at"].(float64); ok && at > latest {
+			b["expires_at"] = latest
+		}
+		out[k] = b
+	}
+	return out
 }
 
 // storedContext is the default store's intent context, nil for none.

@@ -76,3 +76,37 @@ func TestKeeperKeepsTheIntentContext(t *testing.T) {
 	v, _ := r.o.DefaultSession().Get(session.FieldIntentContext)
 	assert.Empty(t, v)
 }
+
+// TestKeptContextIsBounded: a kept entry comes back no longer-lived than
+// a skill could set it now; one that would never count down is dropped.
+func TestKeptContextIsBounded(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	in := float64(now.Unix() + 60)
+	latest := float64(now.Add(MaxContextTTL).Unix())
+	tests := []struct {
+		name  string
+		entry map[string]any
+		want  map[string]any // nil: dropped
+	}{
+		{"within the limits", map[string]any{"value": "t-1", "turns_remaining": float64(2), "expires_at": in},
+			map[string]any{"value": "t-1", "turns_remaining": float64(2), "expires_at": in}},
+		{"no turns_remaining", map[string]any{"value": "t-1", "expires_at": in}, nil},
+		{"turns_remaining null", map[string]any{"value": "t-1", "turns_remaining": nil}, nil},
+		{"too many turns", map[string]any{"value": "t-1", "turns_remaining": float64(5000)},
+			map[string]any{"value": "t-1", "turns_remaining": float64(MaxContextTurns)}},
+		{"too far off", map[string]any{"value": "t-1", "turns_remaining": float64(2), "expires_at": float64(now.Unix() + 10*86400)},
+			map[string]any{"value": "t-1", "turns_remaining": float64(2), "expires_at": latest}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := &memKeeper{ic: map[string]any{"timer:set": tt.entry}}
+			r := newRig(t, Config{Keeper: k, Now: func() time.Time { return now }})
+			v, _ := r.o.DefaultSession().Get(session.FieldIntentContext)
+			if tt.want == nil {
+				assert.Empty(t, v)
+				return
+			}
+			assert.Equal(t, map[string]any{"timer:set": tt.want}, v)
+		})
+	}
+}

@@ -171,7 +171,9 @@ func (r *Robot) unstopped(_ context.Context, rd pipeline.Round) func(context.Con
 		}
 		m := bus.Message{Type: d.Message.Type, Data: bus.CopyMap(d.Message.Data), Context: bus.CopyMap(d.Message.Context)}
 		m.Context[bus.KeySkillID] = timer.ID
-		_, err := r.host.Invoke(ctx, pipeline.Dispatch{Message: m, SkillID: timer.ID, IntentName: timer.IntentStillRunning,
+		// Quietly: the stop has been done and said; a failure here is
+		// logged by the pipeline, never apologised for after it.
+		_, err := r.host.InvokeQuietly(ctx, pipeline.Dispatch{Message: m, SkillID: timer.ID, IntentName: timer.IntentStillRunning,
 			PipelineID: d.PipelineID, Lang: d.Lang, Utterance: d.Utterance, Slots: map[string]string{}, Session: d.Session})
 		if err != nil {
 			return fmt.Errorf("saying a timer still runs: %w", err)

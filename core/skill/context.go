@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openjibo/jibod/core/pipeline"
 	"github.com/openjibo/jibod/core/session"
 )
 
@@ -16,9 +17,9 @@ const (
 	// MaxContextWrites caps the context entries one turn may write.
 	MaxContextWrites = 16
 	// MaxContextTurns caps how many utterances an entry may live for.
-	MaxContextTurns = 100
+	MaxContextTurns = pipeline.MaxContextTurns
 	// MaxContextTTL caps how long an entry may live.
-	MaxContextTTL = 24 * time.Hour
+	MaxContextTTL = pipeline.MaxContextTTL
 )
 
 // ContextWrite is an intent context entry (CONTEXT-1) a local skill sets

@@ -75,10 +75,11 @@ const IntentCancelAnswer = "cancel"
 // acknowledges in its words ("OK, no timer then.") rather than going
 // silent. Either way the conversation ends, as a stop's must (STOP-07):
 // a question the answer asks is not kept. It reports false, doing
-// nothing, for a stop that is no such answer.
+// nothing, for a stop that is no such answer, or said after the question
+// expired (nobody waits for its answer any more).
 func (h *Host) declines(ctx context.Context, t turn, d pipeline.Dispatch) bool {
 	conv, ok, err := h.cfg.Conversations.Conversation(t.busSession, t.skillID)
-	if err != nil || !ok || conv.Listen == nil {
+	if err != nil || !ok || conv.Listen == nil || !conv.ExpiresAt.After(h.now()) {
 		return false
 	}
 	nlu := h.rules.understand(d.Utterance, t.lang, conv.Listen)

@@ -147,11 +147,13 @@ func TestStopEndsConversation(t *testing.T) {
 func TestStopTakingTheRequestBack(t *testing.T) {
 	tests := []struct {
 		name, rule, say string
+		expired         bool
 		answered        bool
 	}{
-		{"the rules read it as cancel", "optin/who", "never mind", true},
-		{"the rules do not read it", "optin/who", "stop", false},
-		{"rules without a cancel", "globals/yes_no", "never mind", false},
+		{"the rules read it as cancel", "optin/who", "never mind", false, true},
+		{"the rules do not read it", "optin/who", "stop", false, false},
+		{"rules without a cancel", "globals/yes_no", "never mind", false, false},
+		{"the question expired", "optin/who", "never mind", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,6 +162,13 @@ func TestStopTakingTheRequestBack(t *testing.T) {
 			sess := defaultSession(t)
 			_, err := r.host.Invoke(context.Background(), withSession(dispatch("test.asker", "set"), sess, "set"))
 			require.NoError(t, err)
+			if tt.expired {
+				conv, ok, err := r.host.cfg.Conversations.Conversation(session.DefaultID, "test.asker")
+				require.NoError(t, err)
+				require.True(t, ok)
+				conv.ExpiresAt = time.Now().Add(-time.Second)
+				require.NoError(t, r.host.cfg.Conversations.PutConversation(conv))
+			}
 			up, err := r.host.Invoke(context.Background(), withSession(dispatch("test.asker", IntentStop), sess, tt.say))
 			require.NoError(t, err)
 			_, asking := up.ResponseMode()

@@ -57,3 +57,15 @@ func TestFailureIsSaidAloud(t *testing.T) {
 	require.Error(t, err)
 	assert.Empty(t, r.voice.said)
 }
+
+// A turn the robot adds after another answer (a stop word's "your timer
+// still runs") fails without an apology following that answer.
+func TestInvokeQuietlyDoesNotApologise(t *testing.T) {
+	failing := &fakeSkill{id: "t.s", handle: func(context.Context, *protocol.Request) (*protocol.Response, error) {
+		return nil, errors.New("db down")
+	}}
+	r := newHostRig(t, failing)
+	_, err := r.host.InvokeQuietly(context.Background(), dispatch("t.s", "x"))
+	require.ErrorContains(t, err, "db down")
+	assert.Empty(t, r.voice.said)
+}

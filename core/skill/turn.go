@@ -53,6 +53,14 @@ func (h *Host) Invoke(ctx context.Context, d pipeline.Dispatch) (session.Session
 	return s, err
 }
 
+// InvokeQuietly is Invoke without the apology for a failure: for a turn
+// the robot adds after another answer (a stop word's "your timer still
+// runs"), whose failure is the caller's to log, as a failure said aloud
+// would follow that answer.
+func (h *Host) InvokeQuietly(ctx context.Context, d pipeline.Dispatch) (session.Session, error) {
+	return h.invoke(ctx, dispatchTurn(d), d)
+}
+
 // invoke is Invoke without the apology for a failure.
 func (h *Host) invoke(ctx context.Context, t turn, d pipeline.Dispatch) (session.Session, error) {
 	h.list(t.skillID)

@@ -387,8 +387,9 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 }
 
 // setLast is the timer just set in the turn's session (the ContextSet
-// entry's) while it is pending; the zero Timer once it rang or was
-// cancelled, or when the context names none.
+// entry's) while it is pending and at most ChangeTime old; the zero Timer
+// once it rang or was cancelled, when it was set longer ago (a context
+// kept stale), or when the context names none.
 func (s *Skill) setLast(ctx context.Context) store.Timer {
 	id, ok := skill.ContextValue(ctx, ContextSet)
 	if !ok {
@@ -396,6 +397,9 @@ func (s *Skill) setLast(ctx context.Context) store.Timer {
 	}
 	for _, t := range s.list() {
 		if t.ID == id {
+			if s.now().Sub(t.Created) > ChangeTime {
+				return store.Timer{}
+			}
 			return t
 		}
 	}
@@ -495,7 +499,7 @@ func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) 
 		// "It" is the timer just set, never another one: when that one
 		// has rung already, nothing is cancelled.
 		it := s.setLast(ctx)
-		if it.ID == "" || s.now().Sub(it.Created) > ChangeTime {
+		if it.ID == "" {
 			return s.say(d, "already_done", nil)
 		}
 		return s.cancelTimers(ctx, d, []store.Timer{it})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sort"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -514,4 +515,48 @@ func TestHowPeopleSayIt(t *testing.T) {
 			})
 		})
 	})
+}
+
+// TestJustSetIsRecent: "make it five" and "cancel it" act on the timer
+// just set only while it is at most ChangeTime old, even when the
+// context naming it is still live (kept stale across a restart): then
+// "make it five" sets a new timer and leaves the old one, and "cancel it"
+// cancels nothing.
+func TestJustSetIsRecent(t *testing.T) {
+	tests := []struct {
+		name   string
+		intent string
+		say    string
+		slots  map[string]string
+		wait   time.Duration
+		left   []time.Duration
+	}{
+		{"make it five, just set", IntentChange, "make it five minutes", map[string]string{SlotDuration: "five minutes"},
+			0, []time.Duration{5 * time.Minute}},
+		{"make it five, set long ago", IntentChange, "make it five minutes", map[string]string{SlotDuration: "five minutes"},
+			ChangeTime + time.Second, []time.Duration{10 * time.Minute, 5 * time.Minute}},
+		{"cancel it, just set", IntentCancelIt, "cancel it", nil, 0, nil},
+		{"cancel it, set long ago", IntentCancelIt, "cancel it", nil, ChangeTime + time.Second, []time.Duration{10 * time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				require.NoError(t, r.Say("set a timer for ten minutes").Err)
+				list := r.Sched.List()
+				require.Len(t, list, 1)
+				time.Sleep(tt.wait)
+				synctest.Wait()
+				r.KeepContext(ID+":"+ContextSet, list[0].ID, ChangeTurns)
+				turn := r.Dispatch(ID, tt.intent, tt.say, tt.slots)
+				require.NoError(t, turn.Err)
+				var left []time.Duration
+				for _, tm := range r.Sched.List() {
+					left = append(left, tm.Due.Sub(tm.Created))
+				}
+				sort.Slice(left, func(i, j int) bool { return left[i] > left[j] })
+				assert.Equal(t, tt.left, left)
+			})
+		})
+	}
 }

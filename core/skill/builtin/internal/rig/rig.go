@@ -212,6 +212,16 @@ func (r *Rig) Say(utterance string) Turn {
 	return r.play(ctx, d)
 }
 
+// KeepContext puts the intent context entry key (value, live for turns
+// utterances, no expiry) into the rig's session, as a context kept
+// across a restart may hold it.
+func (r *Rig) KeepContext(key, value string, turns int64) {
+	r.t.Helper()
+	s, err := r.sess.WithContext(key, &value, turns, 0)
+	require.NoError(r.t, err)
+	r.sess = s
+}
+
 // Dispatch plays one utterance of the user as the pipeline would dispatch
 // it to skillID's intent: for an intent the rig's claim does not reach.
 func (r *Rig) Dispatch(skillID, intentName, utterance string, slots map[string]string) Turn {
