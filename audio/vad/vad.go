@@ -630,8 +630,7 @@ const unsteadyDB = 6
 
 // beatSpan is the longest beat a background with a beat is learnt over:
 // music at 60 beats a minute or faster reaches its level in every span
-// this long. So does a person's talk: it is kept out of the beat while
-// their utterance goes on in a room known to be steady.
+// this long, a person's talk leaves spans of silence between phrases.
 const beatSpan = time.Second
 
 // beatMarginDB is how far over the level a background with a beat
@@ -728,22 +727,10 @@ func (d *Detector) background(level float64) {
 	span := min(int(beatSpan/FrameDuration), d.bgN)
 	loudest := silenceDB
 	for k := 1; k <= span; k++ {
-		// Only a sound lasting onsetN frames counts: a knock or a clap
-		// too short to start an utterance sets no beat.
-		run := d.bgRing[(d.bgPos-k+len(d.bgRing))%len(d.bgRing)]
-		for j := 1; j < d.onsetN && k+j <= d.bgN; j++ {
-			run = min(run, d.bgRing[(d.bgPos-k-j+2*len(d.bgRing))%len(d.bgRing)])
-		}
-		loudest = max(loudest, run)
-	}
-	if d.inSpeech && d.onsetSteady {
-		// The person's own syllables never teach the room a beat.
-		loudest = d.onsetBeat
+		loudest = max(loudest, d.bgRing[(d.bgPos-k+len(d.bgRing))%len(d.bgRing)])
 	}
 	d.beatRing[(d.bgPos-1+len(d.bgRing))%len(d.bgRing)] = loudest
-	if d.bgN < len(d.bgRing) || len(d.bgRing) < 2*span {
-		// A window shorter than two spans cannot tell a beat that goes
-		// on from one loud moment.
+	if d.bgN < len(d.bgRing) {
 		return
 	}
 	d.bgSort = append(d.bgSort[:0], d.beatRing...)
