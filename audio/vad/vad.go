@@ -55,11 +55,7 @@
 // was known when the utterance began (or, when it began before the
 // background window had filled, as learnt by its end), and for where a
 // talker rose over what went before it, the person nearer the robot over
-// the room. Music whose notes and drums fall silent between beats has
-// its lowest quarter at that silence, which every beat stands far over:
-// so the detector also keeps the level the background reaches in every
-// second (its beat level), and where that stands far over the typical
-// level, a frame is loud only over the beats.
+// the room.
 package vad
 
 import (
@@ -347,25 +343,15 @@ type Detector struct {
 	bgN    int
 	bg     float64
 	bgSort []float64
-	// beatRing holds, for each frame over the background window, the
-	// loudest frame of the beatSpan up to it; beat is their 25th
-	// percentile: the level a background with a beat reaches in every
-	// beat (see room).
-	beatRing []float64
-	beat     float64
-	// pendBg, pendBeat, pendFloor and pendKnown are the background, its
-	// beat, the floor and whether the background window was full just
-	// before the first loud frame of a pending onset; onsetBg, onsetBeat,
-	// onsetFloor and onsetKnown the same for the utterance going on (see
-	// rejudge).
-	pendBg, pendBeat, pendFloor, onsetBg, onsetBeat, onsetFloor float64
-	pendKnown, onsetKnown                                       bool
+	// pendBg, pendFloor and pendKnown are the background, the floor and
+	// whether the background window was full just before the first loud
+	// frame of a pending onset; onsetBg, onsetFloor and onsetKnown the
+	// same for the utterance going on (see rejudge).
+	pendBg, pendFloor, onsetBg, onsetFloor float64
+	pendKnown, onsetKnown                  bool
 	// onsetClear is whether the utterance going on rose clear out of a
 	// room that was not speech-like (see clearOfRoom).
 	onsetClear bool
-	// onsetSteady is whether the room was known and steady when the
-	// utterance going on began.
-	onsetSteady bool
 	// recent are the loud frames of the last 200 ms of speech, recentN
 	// how many (see dense).
 	recent  []bool
@@ -412,8 +398,6 @@ func New(cfg Config) (*Detector, error) {
 	d.bg = silenceDB
 	d.bgRing = make([]float64, frames(cfg.BackgroundWindow))
 	d.bgSort = make([]float64, 0, len(d.bgRing))
-	d.beat = silenceDB
-	d.beatRing = make([]float64, len(d.bgRing))
 	d.recent = make([]bool, 10)
 	d.pre = make([]int16, (d.preN+d.onsetN)*FrameSamples)
 	d.preEdge = make([]bool, d.preN+d.onsetN)
@@ -536,20 +520,13 @@ func (d *Detector) frame(f []int16) {
 	// before MaxSpeech. A television that starts talking there runs to
 	// MaxSpeech instead, and is the room from then on, as the window went
 	// on learning. Elsewhere the background goes on being learnt.
-	beat := d.beat
-	if d.inSpeech && d.onsetSteady {
-		// A talker's syllables come and go like beats: in a room known
-		// to be steady when the utterance began, what comes and goes in
-		// it is the talker.
-		beat = silenceDB
-	}
-	if room, speechLike := d.roomOver(d.bg, beat, d.floor); speechLike && !(d.inSpeech && d.onsetClear) {
-		over = max(over, room)
+	if m := d.cfg.BackgroundMarginDB; m > 0 && !(d.inSpeech && d.onsetClear) && d.bg-d.floor >= unsteadyDB {
+		over = max(over, d.bg+m-d.floor)
 	}
 	loud := audible && level >= d.floor+over
 	edge := audible && level >= d.floor+over-(d.cfg.ThresholdDB-d.cfg.EdgeThresholdDB)
 	if !d.inSpeech && loud && d.loudRun == 0 {
-		d.pendBg, d.pendBeat, d.pendFloor, d.pendKnown = d.bg, d.beat, d.floor, d.bgN == len(d.bgRing)
+		d.pendBg, d.pendFloor, d.pendKnown = d.bg, d.floor, d.bgN == len(d.bgRing)
 	}
 	d.background(level)
 	heard := level
@@ -581,10 +558,8 @@ func (d *Detector) frame(f []int16) {
 		d.preLen, d.preAt = 0, 0
 		d.frames = d.onsetN
 		d.lastLoud = d.pos
-		d.onsetBg, d.onsetBeat, d.onsetFloor, d.onsetKnown = d.pendBg, d.pendBeat, d.pendFloor, d.pendKnown
+		d.onsetBg, d.onsetFloor, d.onsetKnown = d.pendBg, d.pendFloor, d.pendKnown
 		d.onsetClear = d.clearOfRoom()
-		_, kind := d.room(d.onsetBg, d.onsetBeat, d.onsetFloor)
-		d.onsetSteady = d.onsetKnown && kind == roomSteady
 		d.events = append(d.events, Event{Kind: SpeechStart, Pos: d.segStart})
 		clear(d.recent)
 		d.recentN = 0
@@ -628,61 +603,6 @@ func (d *Detector) frame(f []int16) {
 // speech said in 5 dB of such noise); talk and music come and go.
 const unsteadyDB = 6
 
-// beatSpan is the longest beat a background with a beat is learnt over:
-// music at 60 beats a minute or faster reaches its level in every span
-// this long, a person's talk leaves spans of silence between phrases.
-const beatSpan = time.Second
-
-// beatMarginDB is how far over the level a background with a beat
-// reaches in every beat a frame must be to be loud there: that level is
-// its peaks, not its typical level, so a smaller margin than
-// BackgroundMarginDB (twice riseDB, the least step from a person to the
-// room after them).
-const beatMarginDB = 2 * riseDB
-
-// roomKind is what a background is judged as (see room).
-type roomKind int
-
-const (
-	// roomSteady: a quiet or steady room (a fan, a hum), the floor's
-	// threshold alone.
-	roomSteady roomKind = iota
-	// roomTalk: talk or sustained music, judged by its typical level.
-	roomTalk
-	// roomBeat: music with a beat, judged by its beats.
-	roomBeat
-)
-
-// room is how far over the floor a frame must stand to be loud over a
-// background of typical level bg and beat level beat (see background),
-// and what the background is judged as. One whose beats stand
-// BackgroundMarginDB+beatMarginDB over its typical level is music with a
-// beat whose notes and drums fall silent between beats: its typical
-// level is that silence, which every beat would stand far over, so its
-// level is that of its beats (the loud moments of talk stand less far
-// over its lulls). One whose typical level stands unsteadyDB over its floor (talk,
-// sustained music) is judged by its typical level. Else the background
-// is steady and the floor alone serves.
-func (d *Detector) room(bg, beat, floor float64) (float64, roomKind) {
-	m := d.cfg.BackgroundMarginDB
-	switch {
-	case m <= 0:
-		return 0, roomSteady
-	case beat-floor >= unsteadyDB && beat-bg >= m+beatMarginDB:
-		return beat + beatMarginDB - floor, roomBeat
-	case bg-floor >= unsteadyDB:
-		return bg + m - floor, roomTalk
-	}
-	return 0, roomSteady
-}
-
-// roomOver is room's threshold and whether the background is
-// speech-like (not steady).
-func (d *Detector) roomOver(bg, beat, floor float64) (over float64, speechLike bool) {
-	over, kind := d.room(bg, beat, floor)
-	return over, kind != roomSteady
-}
-
 // denseLoud is how many of the last len(Detector.recent) frames (200 ms)
 // must be loud for speech to go on over a speech-like background: a
 // syllable is 100–300 ms of loud frames, a peak of the background's
@@ -720,22 +640,6 @@ func (d *Detector) background(level float64) {
 	}
 	slices.Sort(d.bgSort)
 	d.bg = d.bgSort[len(d.bgSort)/4]
-	// The beat: the loudest frame of the last beatSpan, its 25th
-	// percentile over the window, once the window has been heard whole:
-	// a beat goes on through all of it, where a talker or babble heard
-	// from the stream's start may fill what was heard so far.
-	span := min(int(beatSpan/FrameDuration), d.bgN)
-	loudest := silenceDB
-	for k := 1; k <= span; k++ {
-		loudest = max(loudest, d.bgRing[(d.bgPos-k+len(d.bgRing))%len(d.bgRing)])
-	}
-	d.beatRing[(d.bgPos-1+len(d.bgRing))%len(d.bgRing)] = loudest
-	if d.bgN < len(d.bgRing) {
-		return
-	}
-	d.bgSort = append(d.bgSort[:0], d.beatRing...)
-	slices.Sort(d.bgSort)
-	d.beat = d.bgSort[len(d.bgSort)/4]
 }
 
 // end closes the utterance and reports it, or drops it when too short.
@@ -784,29 +688,21 @@ func (d *Detector) rejudge(seg *Segment) {
 		d.talkerEnd(seg)
 		return
 	}
-	bg, beat, floor := d.onsetBg, d.onsetBeat, d.onsetFloor
+	m := d.cfg.BackgroundMarginDB
+	bg, floor := d.onsetBg, d.onsetFloor
 	if !d.onsetKnown {
-		bg, beat, floor = d.bg, d.beat, d.floor
+		bg, floor = d.bg, d.floor
 	}
-	room, kind := d.room(bg, beat, floor)
-	if kind == roomSteady {
+	if m <= 0 || bg-floor < unsteadyDB {
 		return
 	}
 	n := min(len(d.levels), int((seg.End-seg.From)/FrameSamples))
 	levels := d.levels[:n]
-	first, last := denseRun(levels, floor+max(d.cfg.ThresholdDB, room), len(d.recent))
-	if first < 0 {
+	if first, _ := denseRun(levels, floor+max(d.cfg.ThresholdDB, bg+m-floor), len(d.recent)); first < 0 {
 		seg.BackgroundOnly = true
 		return
 	}
-	if kind == roomBeat {
-		// The room's beats do not make syllables beatMarginDB over their
-		// level: the first and last that do are the person's.
-		seg.SpeakerStart = max(seg.Start, seg.From+int64(first*FrameSamples))
-		seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
-		return
-	}
-	first, last = speakerRise(levels, int(speakerBefore/FrameDuration), len(d.recent))
+	first, last := speakerRise(levels, int(speakerBefore/FrameDuration), len(d.recent))
 	if first < 0 {
 		if !d.onsetKnown {
 			d.talkerEnd(seg)
@@ -983,7 +879,7 @@ func startsSyllable(levels []float64, threshold float64, window int) bool {
 // as loud does not.
 func (d *Detector) clearOfRoom() bool {
 	m := d.cfg.BackgroundMarginDB
-	if _, speechLike := d.roomOver(d.onsetBg, d.onsetBeat, d.onsetFloor); m <= 0 || !d.onsetKnown || speechLike || len(d.levels) < d.onsetN {
+	if m <= 0 || !d.onsetKnown || d.onsetBg-d.onsetFloor >= unsteadyDB || len(d.levels) < d.onsetN {
 		return false
 	}
 	for _, l := range d.levels[len(d.levels)-d.onsetN:] {
