@@ -46,6 +46,28 @@ func (v endlessVoice) Say(ctx context.Context, _ string) error {
 	return fmt.Errorf("speech stopped: %w", ctx.Err())
 }
 
+// stopHost is a skill host with the talker, on a body that speaks with
+// voice, taking stops and stop pings from its bus; pongs are its answers
+// to the pings. The test's end closes them.
+func stopHost(t *testing.T, voice jcp.Voice) (*bus.Bus, *skill.Host, <-chan bus.Message) {
+	t.Helper()
+	b := bus.New(bus.Options{})
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voice})
+	require.NoError(t, err)
+	h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex})
+	require.NoError(t, err)
+	require.NoError(t, h.Add(talker{id: "test.talker"}))
+	stopSubs, err := h.StartStop()
+	require.NoError(t, err)
+	t.Cleanup(stopSubs)
+	pongs := make(chan bus.Message, 4)
+	sub, err := b.Subscribe(pipeline.TopicStopPong, func(_ context.Context, m bus.Message) { pongs <- m })
+	require.NoError(t, err)
+	t.Cleanup(sub.Close)
+	return b, h, pongs
+}
+
 func dispatchFor(sess session.Session, skillID, intent string) pipeline.Dispatch {
 	m := bus.NewMessage(skillID+":"+intent, nil)
 	m.Context[bus.KeySession] = sess.Map()
@@ -74,21 +96,8 @@ func TestHostStopsTheBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := bus.New(bus.Options{})
-			defer b.Close(context.Background())
 			voice := endlessVoice{speaking: make(chan struct{}, 1)}
-			ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voice})
-			require.NoError(t, err)
-			h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex})
-			require.NoError(t, err)
-			require.NoError(t, h.Add(talker{id: "test.talker"}))
-			stopSubs, err := h.StartStop()
-			require.NoError(t, err)
-			defer stopSubs()
-			pongs := make(chan bus.Message, 4)
-			sub, err := b.Subscribe(pipeline.TopicStopPong, func(_ context.Context, m bus.Message) { pongs <- m })
-			require.NoError(t, err)
-			defer sub.Close()
+			b, h, pongs := stopHost(t, voice)
 
 			kitchen, _ := session.Empty().With(session.FieldSessionID, "kitchen")
 			done := make(chan error, 1)
@@ -152,21 +161,8 @@ func (v reportingVoice) Say(ctx context.Context, _ string) error {
 // Match.After) is not cut by the stop's own message. Host.Running tells
 // what a stop would end.
 func TestGlobalStopSparesItsOwnAnswer(t *testing.T) {
-	b := bus.New(bus.Options{})
-	defer b.Close(context.Background())
 	voice := reportingVoice{speaking: make(chan context.Context, 2)}
-	ex, err := jcp.NewExecutor(jcp.ExecutorConfig{Voice: voice})
-	require.NoError(t, err)
-	h, err := skill.NewHost(skill.HostConfig{Bus: b, Body: ex})
-	require.NoError(t, err)
-	require.NoError(t, h.Add(talker{id: "test.talker"}))
-	stopSubs, err := h.StartStop()
-	require.NoError(t, err)
-	defer stopSubs()
-	pongs := make(chan bus.Message, 4)
-	sub, err := b.Subscribe(pipeline.TopicStopPong, func(_ context.Context, m bus.Message) { pongs <- m })
-	require.NoError(t, err)
-	defer sub.Close()
+	b, h, pongs := stopHost(t, voice)
 
 	assert.False(t, h.Running(session.DefaultID))
 	done := make(chan error, 1)

@@ -145,10 +145,8 @@ type Orchestrator struct {
 	lifecycles sync.WaitGroup // lifecycle goroutines
 	calls      sync.WaitGroup // match and handler calls, which a timeout may abandon
 
-	// keepMu serialises saving the intent context; kept is what was saved
-	// last.
-	keepMu sync.Mutex
-	kept   map[string]any
+	// keep saves the intent context when a Keeper is set.
+	keep *keepWriter
 }
 
 // New validates the configuration and builds an orchestrator. Plugins with a
@@ -219,6 +217,7 @@ func New(cfg Config) (*Orchestrator, error) {
 		}
 	}
 	if cfg.Keeper != nil {
+		o.keep = newKeepWriter(cfg.Keeper, o.log, nil)
 		o.restoreContext()
 	}
 	return o, nil
@@ -254,6 +253,9 @@ func (o *Orchestrator) Start() error {
 	}
 	o.sub, o.started = sub, true
 	go o.refuseOverflow(o.overflow, o.overflowStop, o.overflowDone)
+	if o.keep != nil {
+		o.keep.start()
+	}
 	return nil
 }
 
@@ -319,6 +321,13 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	}
 	o.cancel()
 	o.lifecycles.Wait() // every blocking point of a lifecycle honours o.ctx
+	if o.keep != nil {
+		// No lifecycle is left to change the context: the last of it is
+		// saved before jibod stops.
+		if err := o.keep.flush(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if !waitCtx(ctx, &o.calls) {
 		errs = append(errs, fmt.Errorf("pipeline: a plugin or handler ignores its cancelled context: %w", ctx.Err()))
 	}

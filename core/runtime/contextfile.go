@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // MaxContextFileBytes bounds the kept intent context file.
@@ -63,36 +65,68 @@ func normalizeNumbers(m map[string]any) map[string]any {
 	return m
 }
 
-// SaveContext replaces the kept context: written to a new file, synced and
-// renamed over the old one, so a crash leaves the old or the new, never
-// half of one.
-func (f contextFile) SaveContext(ic map[string]any) error {
+// SaveContext replaces the kept context: written to a new file, synced,
+// renamed over the old one and the folder synced, so a crash leaves the
+// old or the new, never half of one, and the rename itself survives a
+// power cut. The pipeline calls it on a writer of its own; once ctx has
+// ended the old file is left as it is.
+func (f contextFile) SaveContext(ctx context.Context, ic map[string]any) error {
+	if err := f.save(ctx, ic); err != nil {
+		return fmt.Errorf("keeping the intent context in %s: %w", f.path, err)
+	}
+	return nil
+}
+
+func (f contextFile) save(ctx context.Context, ic map[string]any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	b, err := json.Marshal(map[string]any{"intent_context": ic})
 	if err != nil {
-		return fmt.Errorf("keeping the intent context: %w", err)
+		return err
 	}
 	if len(b) > MaxContextFileBytes {
-		return fmt.Errorf("keeping the intent context: %d bytes, over %d", len(b), MaxContextFileBytes)
+		return fmt.Errorf("%d bytes, over %d", len(b), MaxContextFileBytes)
 	}
 	dir := filepath.Dir(f.path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("keeping the intent context: %w", err)
+		return err
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
-		return fmt.Errorf("keeping the intent context: %w", err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return fmt.Errorf("keeping the intent context: %w", err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("keeping the intent context: %w", err)
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp.Name(), f.path); err != nil {
-		return fmt.Errorf("keeping the intent context: %w", err)
+		return err
 	}
-	return nil
+	return syncDir(dir)
+}
+
+// syncDir makes a rename in dir durable, where the file system can sync
+// a folder at all.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
+		err = nil
+	}
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,10 +21,20 @@ func TestContextFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, ic, "no file yet")
 	want := map[string]any{"jibo.timer:set": map[string]any{"value": "t-1", "turns_remaining": float64(2), "expires_at": 1.7e9}}
-	require.NoError(t, f.SaveContext(want))
+	require.NoError(t, f.SaveContext(context.Background(), want))
 	ic, err = f.LoadContext()
 	require.NoError(t, err)
 	assert.Equal(t, want, ic)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, f.SaveContext(ctx, map[string]any{}), context.Canceled)
+	ic, err = f.LoadContext()
+	require.NoError(t, err)
+	assert.Equal(t, want, ic, "a save told to give up leaves the file as it was")
+	left, err := filepath.Glob(filepath.Join(dir, "*.tmp"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary file is left behind")
 
 	for name, body := range map[string]string{
 		"not json":  "{",

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +21,10 @@ import (
 // global_stop, one ovos.stop, conversations ended), and then the robot
 // says the timer still runs and how to cancel it, cancelling nothing.
 // "Never mind" and the quiet words add nothing; with no timer nothing is
-// said.
+// said. What the robot says is heard to its end: the speaker finishes the
+// line, even when the stop's own ovos.stop reaches the skill host only
+// while the line is being spoken (the host's queue was slow), since a
+// global stop spares its own utterance's answer.
 func TestStopWordsWithATimerRunning(t *testing.T) {
 	type step struct {
 		say      string
@@ -73,10 +78,15 @@ func TestStopWordsWithATimerRunning(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			r := startRobot(t, Config{})
+			heard := &speakerLog{handled: make(chan struct{}, 16)}
+			// Each word takes 60 ms: a line is still being spoken when its
+			// stop comes again.
+			r := startRobot(t, Config{SpeakWPM: 1000, Tap: heard.tap})
+			heard.bus = r.Bus()
 			require.NoError(t, r.Intents().Learn(ctx))
 			u := utter(t, r)
 			for _, s := range tt.steps {
+				heard.start()
 				_, msgs, err := u.Say(ctx, s.say)
 				require.NoError(t, err, s.say)
 				var matched string
@@ -90,7 +100,9 @@ func TestStopWordsWithATimerRunning(t *testing.T) {
 					case pipeline.TopicSpeak:
 						said = append(said, m.DataString("utterance"))
 					case pipeline.TopicStop:
-						stops++
+						if m.Context[again] == nil {
+							stops++
+						}
 					case pipeline.TopicHandlerError, pipeline.TopicUnmatched:
 						t.Fatalf("%q: %s %v", s.say, m.Type, m.Data)
 					case pipeline.TopicHandled:
@@ -99,13 +111,17 @@ func TestStopWordsWithATimerRunning(t *testing.T) {
 				}
 				assert.Equal(t, s.dispatch, matched, s.say)
 				assert.Equal(t, s.stops, stops, "%q: ovos.stop", s.say)
+				lines, cut := heard.end(t)
 				if s.said == "" {
 					assert.Empty(t, said, s.say)
+					assert.Empty(t, lines, s.say)
 				} else {
 					if assert.Len(t, said, 1, s.say) {
 						assert.Regexp(t, s.said, said[0], s.say)
 					}
+					assert.Regexp(t, s.said, strings.Join(lines, " "), "%q: heard to its end", s.say)
 				}
+				assert.Zero(t, cut, "%q: nothing the robot said was cut", s.say)
 				if matched == global {
 					sess, _, err := session.FromMessage(handled)
 					require.NoError(t, err)
@@ -123,4 +139,73 @@ func TestStopWordsWithATimerRunning(t *testing.T) {
 			assert.Equal(t, tt.timers, n, "no timer cancelled by a word that did not name it")
 		})
 	}
+}
+
+// speakerLog is what the robot's speaker said to its end during one
+// utterance. When a line begins after a global stop, it hands the stop's
+// own ovos.stop to the bus again (marked again), as the skill host would
+// see it if its queue were slow.
+type speakerLog struct {
+	bus     *bus.Bus
+	handled chan struct{}
+
+	mu    sync.Mutex
+	stop  *bus.Message // the utterance's ovos.stop, until it is handed back
+	lines []string
+	cut   int
+}
+
+// again marks the stop handed back.
+const again = "test_again"
+
+func (l *speakerLog) tap(ctx context.Context, m bus.Message) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch m.Type {
+	case pipeline.TopicStop:
+		if m.Context[again] == nil {
+			l.stop = &m
+		}
+	case "jibo.body.speaker.say":
+		if l.stop != nil {
+			m := l.stop.Forward(pipeline.TopicStop, map[string]any{})
+			m.Context[again] = true
+			l.stop = nil
+			l.mu.Unlock()
+			defer l.mu.Lock()
+			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := l.bus.Publish(pctx, m); err != nil {
+				panic(err) // the tap runs outside the test's goroutine
+			}
+		}
+	case "jibo.body.speaker.done":
+		l.lines = append(l.lines, m.DataString("text"))
+	case "jibo.body.speaker.interrupted":
+		l.cut++
+	case pipeline.TopicHandled:
+		l.handled <- struct{}{}
+	}
+}
+
+// start begins an utterance.
+func (l *speakerLog) start() {
+	l.mu.Lock()
+	l.stop, l.lines, l.cut = nil, nil, 0
+	l.mu.Unlock()
+}
+
+// end waits until the tap saw the utterance handled (the speaker's events
+// come before it) and returns the lines heard to their end and how many
+// were cut.
+func (l *speakerLog) end(t *testing.T) ([]string, int) {
+	t.Helper()
+	select {
+	case <-l.handled:
+	case <-time.After(30 * time.Second): // a hang guard, no timing assertion
+		t.Fatal("the tap never saw the utterance handled")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lines, l.cut
 }

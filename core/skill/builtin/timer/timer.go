@@ -39,8 +39,9 @@ const (
 
 // Intent names of the launch intents, as the locale names them.
 // IntentChange ("make it five") matches only right after a timer was set
-// (context ContextSet) and replaces that timer; IntentCancelIt ("cancel
-// it", "forget it") matches only then too, and cancels that timer.
+// (context ContextSet, CTX-11) and replaces that timer, or starts one of
+// that length when that timer is gone; IntentCancelIt ("cancel it",
+// "forget it") matches only then too, and cancels that timer.
 const (
 	IntentSet      = "set_timer"
 	IntentCancel   = "cancel_timer"
@@ -309,7 +310,7 @@ func (s *Skill) split(_ context.Context, d *graph.Data) (graph.ExitResult, error
 // length finds the timer's length: in the launch's duration slot, or in
 // the words of the answer to "For how long?". Its result is the
 // time.Duration.
-func (s *Skill) length(_ context.Context, d *graph.Data) (graph.ExitResult, error) {
+func (s *Skill) length(ctx context.Context, d *graph.Data) (graph.ExitResult, error) {
 	var text string
 	if d.Request.Type == protocol.TypeListenUpdate {
 		if d.NLU().IntentName() == graph.IntentCancel {
@@ -328,8 +329,9 @@ func (s *Skill) length(_ context.Context, d *graph.Data) (graph.ExitResult, erro
 	}
 	dur, err := ParseDuration(text)
 	if errors.Is(err, errBareNumber) && d.NLU().IntentName() == IntentChange {
-		// "make it five" after a ten minute timer: five minutes.
-		dur, err = ParseDuration(text + " " + unitOf(lengthOf(s.latest())))
+		// "make it five" after a ten minute timer: five minutes; minutes
+		// when the timer just set is gone.
+		dur, err = ParseDuration(text + " " + unitOf(lengthOf(s.setLast(ctx))))
 	}
 	switch {
 	case errors.Is(err, ErrOutOfRange):
@@ -354,12 +356,16 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
-	change := d.NLU().IntentName() == IntentChange
-	if prev := s.setLast(ctx); change && prev.ID != "" {
-		// The follow-up replaces the timer just set.
-		if err := s.timers.Cancel(ctx, prev.ID); err != nil {
+	// "Make it five" replaces the timer just set. When that one is gone
+	// (it rang or was cancelled) the person still asked for a timer of
+	// that length: it is started, and said to be started, not changed.
+	changed := false
+	if prev := s.setLast(ctx); d.NLU().IntentName() == IntentChange && prev.ID != "" {
+		err := s.timers.Cancel(ctx, prev.ID)
+		if err != nil {
 			d.Log.Warn("replacing a timer: cancelling the old one failed", "id", prev.ID, "err", err)
 		}
+		changed = err == nil
 	}
 	tm, err := s.timers.Set(ctx, dur, "", raw)
 	if err != nil {
@@ -376,7 +382,7 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 		return nil, err
 	}
 	dialog := "started"
-	if change {
+	if changed {
 		dialog = "changed"
 	}
 	text, err := s.Render(d.General.Lang, dialog, map[string]string{"duration": SpokenDuration(dur)})
@@ -404,17 +410,6 @@ func (s *Skill) setLast(ctx context.Context) store.Timer {
 		}
 	}
 	return store.Timer{}
-}
-
-// latest is the timer set last, the zero Timer when none is pending.
-func (s *Skill) latest() store.Timer {
-	var out store.Timer
-	for _, t := range s.list() {
-		if out.ID == "" || t.Created.After(out.Created) {
-			out = t
-		}
-	}
-	return out
 }
 
 // unitOf is the unit a length was said in, for a bare number that follows

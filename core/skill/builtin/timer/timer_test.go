@@ -560,3 +560,69 @@ func TestJustSetIsRecent(t *testing.T) {
 		})
 	}
 }
+
+// TestChangeIt: "make it five" right after a timer was set replaces that
+// timer and says it changed; when that timer is gone already (it rang or
+// was cancelled) the person still asked for a timer of that length, so
+// one is started and said to be started, never "changed". A bare number
+// takes the unit of the timer just set, minutes when it is gone.
+func TestChangeIt(t *testing.T) {
+	change := ID + ":" + IntentChange
+	tests := []struct {
+		name   string
+		before []string // said first, in the session
+		wait   time.Duration
+		slots  map[string]string
+		said   string
+		left   []time.Duration // the pending timers' lengths afterwards, longest first
+	}{
+		{"the timer just set runs", []string{"set a timer for ten minutes"}, 0,
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes instead, starting now.", []time.Duration{5 * time.Minute}},
+		{"a bare number, in the unit of the timer just set", []string{"set a timer for ten seconds"}, 0,
+			map[string]string{SlotAmount: "twenty"}, "OK, twenty seconds instead, starting now.", []time.Duration{20 * time.Second}},
+		{"the timer just set rang", []string{"set a timer for five seconds"}, 90 * time.Second,
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}},
+		{"the timer just set rang, an older one runs", []string{"set a timer for ten minutes", "set a timer for five seconds"}, 90 * time.Second,
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{10 * time.Minute, 5 * time.Minute}},
+		{"a bare number after it rang: minutes", []string{"set a timer for ten seconds"}, 90 * time.Second,
+			map[string]string{SlotAmount: "five"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}},
+		{"the timer just set was cancelled", []string{"set a timer for ten minutes", "cancel the timer"}, 0,
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rig.Options{})
+				var justSet string
+				for _, u := range tt.before {
+					had := map[string]bool{}
+					for _, tm := range r.Sched.List() {
+						had[tm.ID] = true
+					}
+					require.NoError(t, r.Say(u).Err)
+					for _, tm := range r.Sched.List() {
+						if !had[tm.ID] {
+							justSet = tm.ID
+						}
+					}
+				}
+				require.NotEmpty(t, justSet)
+				time.Sleep(tt.wait)
+				synctest.Wait()
+				// The context still names the timer just set, as it does
+				// within its two utterances.
+				r.KeepContext(ID+":"+ContextSet, justSet, ChangeTurns)
+				turn := r.Dispatch(ID, IntentChange, "make it five", tt.slots)
+				require.NoError(t, turn.Err)
+				assert.Equal(t, change, turn.Dispatched)
+				assert.Equal(t, []string{tt.said}, turn.Said)
+				var left []time.Duration
+				for _, tm := range r.Sched.List() {
+					left = append(left, tm.Due.Sub(tm.Created))
+				}
+				sort.Slice(left, func(i, j int) bool { return left[i] > left[j] })
+				assert.Equal(t, tt.left, left)
+			})
+		})
+	}
+}
