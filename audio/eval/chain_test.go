@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,4 +158,56 @@ func TestListenerChainOpensTheWindowWhereAsked(t *testing.T) {
 			assert.Len(t, h.Commands, tt.commands)
 		})
 	}
+}
+
+// aligningRecognizer says the same thing for every utterance and keeps
+// how much audio each had; it aligns the wake phrase
+// (listen.PhraseAligner) shift samples after where the listener's
+// estimate lies in the audio it is handed (alignAfter, 500 ms, before
+// its end), or finds none.
+type aligningRecognizer struct {
+	fixedRecognizer
+	shift   int
+	found   bool
+	mu      sync.Mutex
+	aligned int
+	lengths []int
+}
+
+func (a *aligningRecognizer) Recognize(ctx context.Context, pcm []int16) ([]audio.Hypothesis, error) {
+	a.mu.Lock()
+	a.lengths = append(a.lengths, len(pcm))
+	a.mu.Unlock()
+	return a.fixedRecognizer.Recognize(ctx, pcm)
+}
+
+func (a *aligningRecognizer) AlignWake(_ context.Context, pcm []int16) (int, bool, error) {
+	a.mu.Lock()
+	a.aligned++
+	a.mu.Unlock()
+	return len(pcm) - audio.SampleRate/2 + a.shift, a.found, nil
+}
+
+// An eval of "hey jibo" run on into the command (no pause after the
+// phrase, in a quiet room) asks the recogniser where the phrase ends, as
+// the robot's listener does, and the command is cut there: the aligned
+// end 50 ms after the detector's estimate hands the recogniser 50 ms
+// less of the command than an alignment that finds no phrase.
+func TestListenerChainAlignsTheWakePhrase(t *testing.T) {
+	hear := func(found bool) *aligningRecognizer {
+		a := &aligningRecognizer{fixedRecognizer: fixedRecognizer{"what time is it"}, shift: audio.SampleRate / 20, found: found}
+		lc := &ListenerChain{Recognizer: a, Lang: "en-US",
+			Wake: func() (listen.WakeDetector, error) {
+				return &spotAt{at: audio.SampleRate + audio.SampleRate/4}, nil
+			}}
+		h, err := lc.Hear(context.Background(), burst(), false, 0)
+		require.NoError(t, err)
+		assert.Equal(t, 1, h.Wakes)
+		assert.Equal(t, [][]string{{"what time is it"}}, h.Commands)
+		assert.Equal(t, 1, a.aligned, "the phrase's end asked for once")
+		require.Len(t, a.lengths, 1, "one command recognised")
+		return a
+	}
+	aligned, notFound := hear(true), hear(false)
+	assert.Equal(t, audio.SampleRate/20, notFound.lengths[0]-aligned.lengths[0], "the command cut where the phrase was aligned")
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -179,6 +180,23 @@ func TestAfterWake(t *testing.T) {
 		}
 		return vad.Segment{PCM: pcm, From: int64(ms(from)), Start: int64(ms(start)), End: int64(ms(end))}
 	}
+	// inRoom is seg with its pre-roll a steady hum underDB under the
+	// loudest 10 ms of the phrase's last 300 ms before the estimate (end,
+	// ms): the room the pre-roll hears.
+	inRoom := func(seg vad.Segment, end int, underDB float64) vad.Segment {
+		const frame = rate / 100
+		est := ms(end) - int(seg.From)
+		peak := math.Inf(-1)
+		for k := est - ms(300); k+frame <= est; k += frame {
+			peak = max(peak, vad.Level(seg.PCM[k:k+frame]))
+		}
+		amp := 32768 * math.Sqrt2 * math.Pow(10, (peak-underDB)/20)
+		seg.PCM = slices.Clone(seg.PCM)
+		for i := range int(seg.Start - seg.From) {
+			seg.PCM[i] = int16(amp * math.Sin(float64(i)*0.3))
+		}
+		return seg
+	}
 	errAlign := errors.New("decoder gone")
 	tests := []struct {
 		name     string
@@ -216,9 +234,15 @@ func TestAfterWake(t *testing.T) {
 		{name: "run on, aligned far from the estimate: cut at the estimate",
 			seg: utterance(1000, 1500, 3000, 0), end: 2000, align: alignAs{ok: true, end: ms(1100)},
 			ok: true, want: ms(500) + ms(1200), cut: ms(1000), searched: ms(1500)},
-		{name: "no pause heard over a loud room: cut at the estimate, no alignment",
+		{name: "no pre-roll, no room to hear a pause against: cut at the estimate, no alignment",
 			seg: utterance(1000, 1000, 3000, 0), end: 2000, align: alignAs{ok: true, end: ms(900)},
 			ok: true, want: ms(1200), cut: -1},
+		{name: "run on in a loud room, the phrase 14 dB over it: no pause would be heard, cut at the estimate, no alignment",
+			seg: inRoom(utterance(1000, 1500, 3000, 0), 2000, 14), end: 2000, align: alignAs{ok: true, end: ms(940)},
+			ok: true, want: ms(500) + ms(1200), cut: ms(1000)},
+		{name: "run on in a room the phrase stands 16 dB over: cut where the phrase is aligned",
+			seg: inRoom(utterance(1000, 1500, 3000, 0), 2000, 16), end: 2000, align: alignAs{ok: true, end: ms(940)},
+			ok: true, want: ms(500) + ms(2200) - ms(940), cut: ms(940), searched: ms(1500)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -184,6 +184,7 @@ type Config struct {
 	// noise subtraction afresh (ps_start_stream) rather than from the
 	// estimate the decoder's utterance before left, which may have been
 	// another person's or another room's: for tuning (docs/hearing.md).
+	// The wake phrase's alignment (AlignWake) always starts afresh.
 	ResetNoise bool
 	// Open, if set, starts the open-vocabulary pass (Transcribe): a
 	// decoder with a language model, for what the grammar refuses.

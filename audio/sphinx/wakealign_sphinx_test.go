@@ -52,3 +52,37 @@ func TestAlignWake(t *testing.T) {
 	_, _, err = r.AlignWake(ctx, pcm)
 	assert.Error(t, err, "closed")
 }
+
+// TestAlignWakeForgetsTheRoomBefore: an alignment depends on its own
+// audio alone. "hey jibo what time is it" said in a quiet room is
+// aligned as a fresh recogniser aligns it, word for word and with the
+// same acoustic scores, also right after an alignment over loud babble,
+// whose noise estimate the decoder's front end would otherwise carry
+// into it.
+func TestAlignWakeForgetsTheRoomBefore(t *testing.T) {
+	ctx := context.Background()
+	quiet := append(make([]int16, audio.SampleRate/2), speak(t, "hey jibo what time is it")...)
+	loud := babble(t, 2)
+	for i := range loud {
+		loud[i] = int16(max(min(int32(loud[i])*4, 32767), -32768))
+	}
+	// aligned aligns pcm and returns the end and the alignment's words
+	// with their acoustic scores.
+	aligned := func(r *Recognizer, pcm []int16) (int, []segment) {
+		end, ok, err := r.AlignWake(ctx, pcm)
+		require.NoError(t, err)
+		require.True(t, ok, "the phrase aligned")
+		d := <-r.aligner
+		defer func() { r.aligner <- d }()
+		return end, d.align()
+	}
+
+	wantEnd, want := aligned(newTestRecognizer(t, Config{Garbage: testGarbage(t, 250)}), quiet)
+
+	r := newTestRecognizer(t, Config{Garbage: testGarbage(t, 250)})
+	_, _, err := r.AlignWake(ctx, loud)
+	require.NoError(t, err)
+	end, got := aligned(r, quiet)
+	assert.Equal(t, wantEnd, end, "the phrase's end, in samples")
+	assert.Equal(t, want, got, "the alignment's words and scores")
+}

@@ -25,7 +25,11 @@ const wakeAlignName = "wake-align"
 // would leave that decoder's front end (its noise estimate, which
 // carries from one utterance to the next) where the alignment's audio
 // ended, not where the utterance before ended, and change what the
-// command's own search hears.
+// command's own search hears. Its own noise estimate starts afresh on
+// every alignment, whatever Config.ResetNoise says: the alignment before
+// may have been hours earlier, in another room, and each alignment
+// depends only on its own audio, which starts with the room before the
+// phrase.
 func (r *Recognizer) startWakeAligner(ctx context.Context) error {
 	if r.garbage == nil || r.cfg.Wake != "" {
 		return nil
@@ -55,7 +59,7 @@ func (r *Recognizer) startWakeAligner(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("speech recognizer: the wake phrase's alignment: %w", err)
 	}
-	d.resetNoise = r.cfg.ResetNoise
+	d.resetNoise = true
 	if err := d.addGrammar(wakeAlignName, searchGrammar{fsg: a}, 0); err != nil {
 		d.close()
 		return fmt.Errorf("speech recognizer: the wake phrase's alignment: %w", err)
@@ -85,8 +89,8 @@ func (r *Recognizer) closeWakeAligner() {
 // false when it finds no phrase, or the recogniser has no alignment
 // (no garbage path, or the phrase in the grammar).
 func (r *Recognizer) AlignWake(ctx context.Context, pcm []int16) (end int, ok bool, err error) {
-	if max := r.cfg.MaxSeconds * audio.SampleRate; len(pcm) > max {
-		return 0, false, fmt.Errorf("aligning the wake phrase in %.1f s of audio: longer than %d s", float64(len(pcm))/audio.SampleRate, r.cfg.MaxSeconds)
+	if limit := r.cfg.MaxSeconds * audio.SampleRate; len(pcm) > limit {
+		return 0, false, fmt.Errorf("speech recognizer: aligning the wake phrase in %.1f s of audio: longer than %d s", float64(len(pcm))/audio.SampleRate, r.cfg.MaxSeconds)
 	}
 	if r.aligner == nil || len(pcm) == 0 {
 		return 0, false, nil
