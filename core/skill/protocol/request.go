@@ -119,15 +119,7 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 func (r Request) MarshalJSON() ([]byte, error) { return r.appendJSON(nil) }
 
 func (r Request) appendJSON(b []byte) ([]byte, error) {
-	w := openObject(b, r.Extra)
-	r.write(&w, func() {
-		if r.Data == nil {
-			w.raw("data", nil)
-		} else {
-			w.obj("data", r.Data)
-		}
-	})
-	return w.close()
+	return writeMessage(b, r.Header, orNil(r.Data))
 }
 
 func parseRequestDataPtr(raw json.RawMessage) (*RequestData, error) {

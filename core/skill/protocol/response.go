@@ -163,34 +163,18 @@ func (r Response) MarshalJSON() ([]byte, error) {
 }
 
 func (r Response) appendJSON(b []byte) ([]byte, error) {
-	// A typed nil pointer in an interface would reach a value-receiver
-	// method and panic, so missing data stays an untyped nil (null).
 	var data appender
 	switch r.Type {
 	case TypeSkillAction:
-		if r.Action != nil {
-			data = r.Action
-		}
+		data = orNil(r.Action)
 	case TypeSkillRedirect:
-		if r.Redirect != nil {
-			data = r.Redirect
-		}
+		data = orNil(r.Redirect)
 	case TypeError:
-		if r.Error != nil {
-			data = r.Error
-		}
+		data = orNil(r.Error)
 	default:
 		return nil, fmt.Errorf("encode response: unknown type %q", truncate(r.Type))
 	}
-	w := openObject(b, r.Extra)
-	r.write(&w, func() {
-		if data == nil {
-			w.raw("data", nil)
-		} else {
-			w.obj("data", data)
-		}
-	})
-	return w.close()
+	return writeMessage(b, r.Header, data)
 }
 
 func parseSkillActionDataPtr(raw json.RawMessage) (*SkillActionData, error) {
