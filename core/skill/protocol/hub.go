@@ -239,7 +239,7 @@ func parseHubResponse(raw json.RawMessage) (HubResponse, error) {
 		case TypeListen:
 			field(o, "data", &r.Listen, nullOr(parseListenResultData))
 		case TypeSkillAction:
-			field(o, "data", &r.Action, parseSkillActionDataPtr)
+			field(o, "data", &r.Action, nullOr(parseSkillActionData))
 		case TypeSkillRedirect:
 			field(o, "data", &r.Redirect, nullOr(parseHubRedirectData))
 		case TypeProactive:
