@@ -19,9 +19,10 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/openjibo/jibod/internal/chainorder"
 )
 
 // Type is the chain's type name (TRF-01), as used in the session keys
@@ -119,30 +120,13 @@ func New(cfg Config) (*Chain, error) {
 		c.impl[id], c.prio[id] = t, t.Priority()
 	}
 	if cfg.Order != nil {
-		seen := map[string]bool{}
-		for _, id := range cfg.Order {
-			if _, ok := c.impl[id]; !ok {
-				return nil, fmt.Errorf("audio chain: deployer order names %q, which is not loaded", id)
-			}
-			if seen[id] {
-				return nil, fmt.Errorf("audio chain: deployer order names %q twice", id)
-			}
-			seen[id] = true
-			c.order = append(c.order, id)
+		var err error
+		if c.order, err = chainorder.Deployer(cfg.Order, c.prio); err != nil {
+			return nil, fmt.Errorf("audio chain: %w", err)
 		}
 		return c, nil
 	}
-	for id := range c.impl {
-		c.order = append(c.order, id)
-	}
-	// Ascending priority (TRF-08); ties by id, so runs are reproducible.
-	sort.Slice(c.order, func(i, j int) bool {
-		a, b := c.order[i], c.order[j]
-		if c.prio[a] != c.prio[b] {
-			return c.prio[a] < c.prio[b]
-		}
-		return a < b
-	})
+	c.order = chainorder.ByPriority(c.prio)
 	return c, nil
 }
 

@@ -147,14 +147,7 @@ func newTestClientWith(t *testing.T, h *fakeHub, mode LinkMode, enc wire.Encodin
 	cfg := Config{URL: h.url(), Token: func() (string, error) { return "tok", nil }, Encoding: enc, Link: mode,
 		ConnectTimeout: testConnectTimeout, ReplyTimeout: testReplyTimeout, TransactionTimeout: testTransactionTimeout,
 		BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond, Logger: quiet,
-		OnState: func(st LinkState) {
-			if states != nil {
-				select {
-				case states <- st:
-				default:
-				}
-			}
-		}}
+		OnState: sendState(states)}
 	if change != nil {
 		change(&cfg)
 	}
@@ -163,6 +156,20 @@ func newTestClientWith(t *testing.T, h *fakeHub, mode LinkMode, enc wire.Encodin
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { assert.NoError(t, c.Close(context.Background())) })
 	return c
+}
+
+// sendState returns an OnState that passes each state to states without
+// waiting (a full channel drops it); nil states takes none.
+func sendState(states chan LinkState) func(LinkState) {
+	return func(st LinkState) {
+		if states == nil {
+			return
+		}
+		select {
+		case states <- st:
+		default:
+		}
+	}
 }
 
 // waitState waits for the link to reach status.

@@ -42,12 +42,7 @@ func TestRobotRefusesDeclaredOversizedFrame(t *testing.T) {
 	states := make(chan LinkState, 64)
 	c, err := NewClient(Config{URL: h.url(), Logger: quiet, Heartbeat: time.Hour,
 		BackoffMin: time.Hour, BackoffMax: time.Hour,
-		OnState: func(st LinkState) {
-			select {
-			case states <- st:
-			default:
-			}
-		}})
+		OnState: sendState(states)})
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { assert.NoError(t, c.Close(context.Background())) })
@@ -106,12 +101,7 @@ func TestRobotClosesALinkFloodedWithBadFrames(t *testing.T) {
 	frozen := time.Unix(1_700_000_000, 0)
 	c, err := NewClient(Config{URL: h.url(), Logger: slog.New(logs), Heartbeat: time.Hour,
 		BackoffMin: time.Hour, BackoffMax: time.Hour, Now: func() time.Time { return frozen },
-		OnState: func(st LinkState) {
-			select {
-			case states <- st:
-			default:
-			}
-		}})
+		OnState: sendState(states)})
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { assert.NoError(t, c.Close(context.Background())) })

@@ -145,12 +145,7 @@ func TestHeartbeatFailureReconnects(t *testing.T) {
 	// that the answering hub's pongs are never missed on a loaded machine.
 	c, err := NewClient(Config{URL: h.url(), Logger: quiet, Heartbeat: 20 * time.Millisecond,
 		ConnectTimeout: 500 * time.Millisecond, BackoffMin: time.Millisecond, BackoffMax: 5 * time.Millisecond,
-		OnState: func(st LinkState) {
-			select {
-			case states <- st:
-			default:
-			}
-		}})
+		OnState: sendState(states)})
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	defer c.Close(context.Background())

@@ -322,6 +322,31 @@ func sessionOrDefault(s string) string {
 	return s
 }
 
+// normalizeKey checks a definition's key (session, skill, intent, lang)
+// as every engine does, and returns the session (the default one for "")
+// and the normalised language. rule names the registration rule that
+// reserves intent names for the definition's kind.
+func normalizeKey(sessionID, skillID, intentName, lang, rule string) (string, string, error) {
+	sessionID = sessionOrDefault(sessionID)
+	if err := validID("session_id", sessionID, true); err != nil {
+		return "", "", err
+	}
+	if err := validID("skill_id", skillID, false); err != nil {
+		return "", "", err
+	}
+	if err := validID("intent_name", intentName, false); err != nil {
+		return "", "", err
+	}
+	if pipeline.IsReservedIntent(intentName) {
+		return "", "", fmt.Errorf("intent_name %q is reserved (%s)", intentName, rule)
+	}
+	lang, err := NormalizeLang(lang)
+	if err != nil {
+		return "", "", err
+	}
+	return sessionID, lang, nil
+}
+
 // validID checks a session, skill or intent identifier.
 func validID(what, s string, colonOK bool) error {
 	switch {
@@ -368,24 +393,10 @@ func NormalizeLang(tag string) (string, error) {
 // lock.
 func (e *TemplateEngine) compile(def TemplateIntent) (*compiledIntent, []Warning, error) {
 	def = cloneDef(def)
-	def.SessionID = sessionOrDefault(def.SessionID)
-	if err := validID("session_id", def.SessionID, true); err != nil {
+	var err error
+	if def.SessionID, def.Lang, err = normalizeKey(def.SessionID, def.SkillID, def.IntentName, def.Lang, "REG-06"); err != nil {
 		return nil, nil, err
 	}
-	if err := validID("skill_id", def.SkillID, false); err != nil {
-		return nil, nil, err
-	}
-	if err := validID("intent_name", def.IntentName, false); err != nil {
-		return nil, nil, err
-	}
-	if pipeline.IsReservedIntent(def.IntentName) {
-		return nil, nil, fmt.Errorf("intent_name %q is reserved (REG-06)", def.IntentName)
-	}
-	lang, err := NormalizeLang(def.Lang)
-	if err != nil {
-		return nil, nil, err
-	}
-	def.Lang = lang
 	if len(def.Samples) == 0 {
 		return nil, nil, errors.New("samples is missing or empty (REG-06)")
 	}

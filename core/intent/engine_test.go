@@ -338,3 +338,34 @@ func TestConcurrentMatchAndRegister(t *testing.T) {
 	close(stop)
 	registrars.Wait()
 }
+
+// TestNormalizeKey: both engines check a definition's key alike; the
+// reserved-name error names the rule of the engine that asked.
+func TestNormalizeKey(t *testing.T) {
+	tests := []struct {
+		name                            string
+		session, skill, intentName, lng string
+		rule                            string
+		wantSession, wantLang, wantErr  string
+	}{
+		{"empty session is the default", "", "lights", "on", "EN-us", "REG-06", DefaultSession, "en-us", ""},
+		{"a session may hold a colon", "user:1", "lights", "on", "en-us", "REG-06", "user:1", "en-us", ""},
+		{"skill with colon", "", "a:b", "on", "en-us", "REG-06", "", "", `skill_id "a:b" contains ':'`},
+		{"intent empty", "", "lights", "", "en-us", "REG-06", "", "", "intent_name is empty"},
+		{"reserved, template rule", "", "lights", "stop", "en-us", "REG-06", "", "", `intent_name "stop" is reserved (REG-06)`},
+		{"reserved, keyword rule", "", "lights", "Stop", "en-us", "REG-05", "", "", `intent_name "Stop" is reserved (REG-05)`},
+		{"bad language", "", "lights", "on", "english", "REG-05", "", "", `language tag "english" is not a BCP-47 tag`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			session, lang, err := normalizeKey(tt.session, tt.skill, tt.intentName, tt.lng, tt.rule)
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantSession, session)
+			assert.Equal(t, tt.wantLang, lang)
+		})
+	}
+}

@@ -125,32 +125,49 @@ func (e *expander) expandVocab(name string, templates []string) ([]string, error
 	}
 	var all []string
 	for i, src := range templates {
-		where, line, col := fmt.Sprintf("<%s>[%d]", name, i+1), 1, 1
-		if e.where != nil {
-			where, line, col = e.where(name, i)
-		}
-		t, err := parse(src, line, col)
+		t, at, err := parseVocabTemplate(e.where, name, i, src)
 		if err != nil {
-			return nil, atFile(err, where)
-		}
-		if len(t.slots) > 0 {
-			s := t.slots[0]
-			return nil, &SyntaxError{File: where, Line: s.Line, Col: s.Col, Token: "{" + s.Name + "}", Kind: ErrSlotInVocab,
-				Msg: fmt.Sprintf("vocabulary <%s> template %q has slot {%s}; vocabularies are slot-free (GRM-06)", name, src, s.Name)}
+			return nil, err
 		}
 		samples, err := e.expand(t)
 		if err != nil {
-			return nil, atFile(err, where)
+			return nil, atFile(err, at.file)
 		}
-		e.warnings = append(e.warnings, withFile(t.Warnings(), where)...)
+		e.warnings = append(e.warnings, withFile(t.Warnings(), at.file)...)
 		all = append(all, samples...)
 		if len(all) > e.limit {
-			return nil, &SyntaxError{File: where, Line: line, Col: col, Kind: ErrTooLarge,
+			return nil, &SyntaxError{File: at.file, Line: at.line, Col: at.col, Kind: ErrTooLarge,
 				Msg: fmt.Sprintf("vocabulary <%s> has more than %d samples (GRM-12)", name, e.limit)}
 		}
 	}
 	slices.Sort(all)
 	return slices.Compact(all), nil
+}
+
+// templatePlace is where a vocabulary template starts in its file.
+type templatePlace struct {
+	file      string
+	line, col int
+}
+
+// parseVocabTemplate parses template i of vocabulary name, placed in its
+// file by where (nil names it "<name>[i+1]"), and refuses a slot in it
+// (GRM-06). It also returns the place, for errors found further on.
+func parseVocabTemplate(where func(name string, i int) (file string, line, col int), name string, i int, src string) (*Template, templatePlace, error) {
+	at := templatePlace{fmt.Sprintf("<%s>[%d]", name, i+1), 1, 1}
+	if where != nil {
+		at.file, at.line, at.col = where(name, i)
+	}
+	t, err := parse(src, at.line, at.col)
+	if err != nil {
+		return nil, at, atFile(err, at.file)
+	}
+	if len(t.slots) > 0 {
+		s := t.slots[0]
+		return nil, at, &SyntaxError{File: at.file, Line: s.Line, Col: s.Col, Token: "{" + s.Name + "}", Kind: ErrSlotInVocab,
+			Msg: fmt.Sprintf("vocabulary <%s> template %q has slot {%s}; vocabularies are slot-free (GRM-06)", name, src, s.Name)}
+	}
+	return t, at, nil
 }
 
 // atFile sets File on a *SyntaxError that has none, so errors inside a

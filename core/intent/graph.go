@@ -256,19 +256,11 @@ func (b *builder) compileVocab(name string, templates []string) (*gnode, error) 
 	defer func() { b.created, b.normWarned = saved, savedWarned }()
 	var branches []*gnode
 	for i, src := range templates {
-		where, line, col := fmt.Sprintf("<%s>[%d]", name, i+1), 1, 1
-		if b.where != nil {
-			where, line, col = b.where(name, i)
-		}
-		t, err := parse(src, line, col)
+		t, at, err := parseVocabTemplate(b.where, name, i, src)
 		if err != nil {
-			return nil, atFile(err, where)
+			return nil, err
 		}
-		if len(t.slots) > 0 {
-			s := t.slots[0]
-			return nil, &SyntaxError{File: where, Line: s.Line, Col: s.Col, Token: "{" + s.Name + "}", Kind: ErrSlotInVocab,
-				Msg: fmt.Sprintf("vocabulary <%s> template %q has slot {%s}; vocabularies are slot-free (GRM-06)", name, src, s.Name)}
-		}
+		where := at.file
 		for _, ref := range t.refs {
 			if _, err := b.vocabNode(ref.name); err != nil {
 				return nil, atFile(refError(ref, err), where)

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/openjibo/jibod/core/pipeline"
 )
 
 // Keyword engine limits used when KeywordOptions leaves a field zero, and
@@ -313,24 +311,10 @@ func validVocabName(s string) bool {
 // lock.
 func (e *KeywordEngine) compile(def KeywordIntent) (*kwIntent, []Warning, error) {
 	def = cloneKeywordDef(def)
-	def.SessionID = sessionOrDefault(def.SessionID)
-	if err := validID("session_id", def.SessionID, true); err != nil {
+	var err error
+	if def.SessionID, def.Lang, err = normalizeKey(def.SessionID, def.SkillID, def.IntentName, def.Lang, "REG-05"); err != nil {
 		return nil, nil, err
 	}
-	if err := validID("skill_id", def.SkillID, false); err != nil {
-		return nil, nil, err
-	}
-	if err := validID("intent_name", def.IntentName, false); err != nil {
-		return nil, nil, err
-	}
-	if pipeline.IsReservedIntent(def.IntentName) {
-		return nil, nil, fmt.Errorf("intent_name %q is reserved (REG-05)", def.IntentName)
-	}
-	lang, err := NormalizeLang(def.Lang)
-	if err != nil {
-		return nil, nil, err
-	}
-	def.Lang = lang
 	if len(def.Required) == 0 && len(def.OneOf) == 0 {
 		return nil, nil, errors.New("no required and no one_of vocabulary: nothing could ever match (DEF-05)")
 	}

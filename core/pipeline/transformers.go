@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"reflect"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/core/bus"
 	"github.com/openjibo/jibod/core/session"
+	"github.com/openjibo/jibod/internal/chainorder"
 )
 
 // ChainType names a transformer chain (TRF-01). The audio chain belongs to
@@ -180,29 +180,12 @@ func NewTransformers(cfg TransformersConfig) (*Transformers, error) {
 			c.prio[id] = tr.Priority()
 		}
 		if order, ok := cfg.Order[typ]; ok {
-			seen := map[string]bool{}
-			for _, id := range order {
-				if _, ok := c.impl[id]; !ok {
-					return fmt.Errorf("%s chain: deployer order names %q, which is not loaded", typ, id)
-				}
-				if seen[id] {
-					return fmt.Errorf("%s chain: deployer order names %q twice", typ, id)
-				}
-				seen[id] = true
-				c.order = append(c.order, id)
+			var err error
+			if c.order, err = chainorder.Deployer(order, c.prio); err != nil {
+				return fmt.Errorf("%s chain: %w", typ, err)
 			}
 		} else {
-			for id := range c.impl {
-				c.order = append(c.order, id)
-			}
-			// Ascending priority; ties by id, so runs are reproducible.
-			sort.Slice(c.order, func(i, j int) bool {
-				a, b := c.order[i], c.order[j]
-				if c.prio[a] != c.prio[b] {
-					return c.prio[a] < c.prio[b]
-				}
-				return a < b
-			})
+			c.order = chainorder.ByPriority(c.prio)
 		}
 		t.chains[typ] = c
 		return nil

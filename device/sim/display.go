@@ -105,15 +105,7 @@ func (d *Display) Layers() []*device.View {
 
 // Check reports whether the display answers: nil unless it is closed.
 func (d *Display) Check(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sim display: check: %w", err)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return fmt.Errorf("sim display: check: %w", device.ErrClosed)
-	}
-	return nil
+	return check(ctx, "sim display", &d.mu, &d.closed)
 }
 
 // Close makes further calls fail with device.ErrClosed.

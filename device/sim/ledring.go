@@ -135,15 +135,7 @@ func (r *LEDRing) Pixels() []device.RGB {
 
 // Check reports whether the ring answers: nil unless it is closed.
 func (r *LEDRing) Check(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sim led ring: check: %w", err)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return fmt.Errorf("sim led ring: check: %w", device.ErrClosed)
-	}
-	return nil
+	return check(ctx, "sim led ring", &r.mu, &r.closed)
 }
 
 // Close makes further calls fail with device.ErrClosed. Closing twice is

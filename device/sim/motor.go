@@ -167,15 +167,7 @@ func (m *Motor) Enabled() bool {
 
 // Check reports whether the motor answers: nil unless it is closed.
 func (m *Motor) Check(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sim motor %s: check: %w", m.name, err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return fmt.Errorf("sim motor %s: check: %w", m.name, device.ErrClosed)
-	}
-	return nil
+	return check(ctx, "sim motor "+m.name, &m.mu, &m.closed)
 }
 
 // Close stops the axis where it is and makes further calls fail with

@@ -136,15 +136,7 @@ func (s *PCMSink) Played() time.Duration {
 
 // Check reports whether the sink answers: nil unless it is closed.
 func (s *PCMSink) Check(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sim pcm sink: check: %w", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("sim pcm sink: check: %w", device.ErrClosed)
-	}
-	return nil
+	return check(ctx, "sim pcm sink", &s.mu, &s.closed)
 }
 
 // Close interrupts a Write in progress and makes further calls fail with

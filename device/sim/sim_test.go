@@ -378,3 +378,41 @@ func TestMotorOptionsAndClose(t *testing.T) {
 	assert.ErrorIs(t, m.Check(context.Background()), device.ErrClosed)
 	assert.True(t, errors.Is(m.Check(ctx), context.Canceled))
 }
+
+// TestCheck: every device's Check fails on a done context, naming the
+// device, answers while open, and fails with device.ErrClosed once closed.
+func TestCheck(t *testing.T) {
+	type checker interface {
+		Check(context.Context) error
+		Close() error
+	}
+	must := func(c checker, err error) checker {
+		require.NoError(t, err)
+		return c
+	}
+	devices := []struct {
+		name string
+		dev  checker
+	}{
+		{"sim display", sim.NewDisplay(sim.DisplayOptions{})},
+		{"sim led ring", must(sim.NewLEDRing(sim.LEDRingOptions{}))},
+		{"sim motor " + device.TopSection, must(sim.NewMotor(sim.MotorOptions{Axis: device.TopSection}))},
+		{"sim pcm sink", must(sim.NewPCMSink(sim.PCMSinkOptions{}))},
+		{"sim speaker", must(sim.NewSpeaker(sim.SpeakerOptions{}))},
+		{"sim switch motor-power", sim.NewSwitch(sim.SwitchOptions{Name: "motor-power"})},
+	}
+	for _, d := range devices {
+		t.Run(d.name, func(t *testing.T) {
+			done, cancel := context.WithCancel(context.Background())
+			cancel()
+			err := d.dev.Check(done)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.ErrorContains(t, err, d.name+": check: ")
+			require.NoError(t, d.dev.Check(context.Background()))
+			require.NoError(t, d.dev.Close())
+			err = d.dev.Check(context.Background())
+			require.ErrorIs(t, err, device.ErrClosed)
+			assert.ErrorContains(t, err, d.name+": check: ")
+		})
+	}
+}

@@ -158,15 +158,7 @@ func (s *Speaker) Said() []string {
 
 // Check reports whether the speaker answers: nil unless it is closed.
 func (s *Speaker) Check(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sim speaker: check: %w", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("sim speaker: check: %w", device.ErrClosed)
-	}
-	return nil
+	return check(ctx, "sim speaker", &s.mu, &s.closed)
 }
 
 // Close interrupts any utterance in progress and makes further calls fail

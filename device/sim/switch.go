@@ -60,15 +60,7 @@ func (s *Switch) On() bool {
 
 // Check reports whether the switch answers: nil unless it is closed.
 func (s *Switch) Check(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("sim switch %s: check: %w", s.name, device.ErrClosed)
-	}
-	return nil
+	return check(ctx, "sim switch "+s.name, &s.mu, &s.closed)
 }
 
 // Close makes further calls fail with device.ErrClosed.

@@ -347,6 +347,28 @@ func TestUncontrast(t *testing.T) {
 	}
 }
 
+// evidenceCase is an utterance said for intent c against its rival r, and
+// why the rules find no evidence in it ("" for evidence enough).
+type evidenceCase struct {
+	c, r   int
+	say    string
+	reason string
+}
+
+// checkEvidence checks the rules' verdict on each case.
+func checkEvidence(t *testing.T, m *Model, cases []evidenceCase) {
+	t.Helper()
+	for _, tt := range cases {
+		ok, why := m.evidence(tt.c, tt.r, strings.Fields(tt.say))
+		if tt.reason == "" {
+			assert.True(t, ok, "%s: %s", tt.say, why)
+			continue
+		}
+		assert.False(t, ok, tt.say)
+		assert.Contains(t, why, tt.reason, tt.say)
+	}
+}
+
 // A fragment, or a sentence that only names what a request would be
 // about, is no request, however sure the model is of the intent it
 // sounds like: the tier claims it only when the words ask or tell
@@ -383,11 +405,7 @@ func TestTopicAloneIsNoRequest(t *testing.T) {
 	// The rules themselves, whatever the model makes of the words.
 	on, off := slices.Index(m.labels, Label{"lights", "on"}), slices.Index(m.labels, Label{"lights", "off"})
 	weather := slices.Index(m.labels, Label{"weather", "today"})
-	rules := []struct {
-		c, r   int
-		say    string
-		reason string // "" for evidence enough
-	}{
+	rules := []evidenceCase{
 		{on, off, "turn the lamp on", ""},
 		{on, off, "the lamp", "no request"},
 		{on, off, "my lights please", "no request"},
@@ -400,15 +418,7 @@ func TestTopicAloneIsNoRequest(t *testing.T) {
 		{on, off, "jibo who turned the lamp on", "a question"},
 		{on, off, "can you turn the lamp on", ""}, // politeness, no question
 	}
-	for _, tt := range rules {
-		ok, why := m.evidence(tt.c, tt.r, strings.Fields(tt.say))
-		if tt.reason == "" {
-			assert.True(t, ok, "%s: %s", tt.say, why)
-			continue
-		}
-		assert.False(t, ok, tt.say)
-		assert.Contains(t, why, tt.reason, tt.say)
-	}
+	checkEvidence(t, m, rules)
 }
 
 // Fragments that only complete a request, and requests said as the
@@ -431,11 +441,7 @@ func TestLoneWordsAndOwnWords(t *testing.T) {
 	require.NoError(t, err)
 	idx := func(skill, name string) int { return slices.Index(m.labels, Label{skill, name}) }
 	mute, unmute, up, thanks := idx("volume", "mute"), idx("volume", "unmute"), idx("volume", "up"), idx("chat", "thanks")
-	tests := []struct {
-		c, r   int
-		say    string
-		reason string // "" for evidence enough
-	}{
+	tests := []evidenceCase{
 		{unmute, mute, "back please", `"back" alone is no request`},
 		{unmute, mute, "back", `"back" alone is no request`},
 		{unmute, mute, "again please", `"again" alone is no request`},
@@ -453,15 +459,7 @@ func TestLoneWordsAndOwnWords(t *testing.T) {
 		{thanks, mute, "thanks", ""},
 		{thanks, mute, "thanks for nothing", "no word of it"},
 	}
-	for _, tt := range tests {
-		ok, why := m.evidence(tt.c, tt.r, strings.Fields(tt.say))
-		if tt.reason == "" {
-			assert.True(t, ok, "%s: %s", tt.say, why)
-			continue
-		}
-		assert.False(t, ok, tt.say)
-		assert.Contains(t, why, tt.reason, tt.say)
-	}
+	checkEvidence(t, m, tests)
 }
 
 func TestIndirect(t *testing.T) {

@@ -62,6 +62,30 @@ func TestSettingsFromTheEnvironment(t *testing.T) {
 	}
 }
 
+// envCase is a value of an environment variable and what it reads as:
+// want, or an error containing err.
+type envCase[T any] struct {
+	value string
+	want  T
+	err   string
+}
+
+// testFromEnv checks what read makes of each case's value.
+func testFromEnv[T any](t *testing.T, read func(getenv func(string) string) (T, error), tests []envCase[T]) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			got, err := read(func(string) string { return tt.value })
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 // TestPhoneLoopFromEnv: no phone loop by default; Debian's with the tuned
 // margin ("on") or another margin from the environment, and a bad value
 // named.
@@ -98,27 +122,13 @@ func TestPhoneLoopFromEnv(t *testing.T) {
 // TestResetNoiseFromEnv: the noise subtraction carries over by default;
 // "on" resets it, and a bad value is named.
 func TestResetNoiseFromEnv(t *testing.T) {
-	tests := []struct {
-		value string
-		want  bool
-		err   string
-	}{
+	tests := []envCase[bool]{
 		{"", false, ""},
 		{"off", false, ""},
 		{"on", true, ""},
 		{"yes", false, `JIBOD_SPHINX_RESET_NOISE="yes": want on or off`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			got, err := resetNoiseFromEnv(func(string) string { return tt.value })
-			if tt.err != "" {
-				assert.EqualError(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
+	testFromEnv(t, resetNoiseFromEnv, tests)
 }
 
 // TestAcceptFromEnv: the confidence and coverage floors decide by
@@ -172,11 +182,7 @@ func TestAcceptFromEnv(t *testing.T) {
 // TestSentencesFromEnv: the grammar's default size unless the
 // environment asks for another, or for every expansion.
 func TestSentencesFromEnv(t *testing.T) {
-	tests := []struct {
-		value string
-		want  int
-		err   string
-	}{
+	tests := []envCase[int]{
 		{"", 0, ""},
 		{"all", -1, ""},
 		{"120", 120, ""},
@@ -184,25 +190,11 @@ func TestSentencesFromEnv(t *testing.T) {
 		{"10001", 0, "want all or a number"},
 		{"many", 0, "want all or a number"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			n, err := sentencesFromEnv(func(string) string { return tt.value })
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, n)
-		})
-	}
+	testFromEnv(t, sentencesFromEnv, tests)
 }
 
 func TestWordPosteriorFromEnv(t *testing.T) {
-	tests := []struct {
-		value string
-		want  float64
-		err   string
-	}{
+	tests := []envCase[float64]{
 		{"", 0, ""},
 		{"off", 0, ""},
 		{"measure", -1, ""},
@@ -214,25 +206,11 @@ func TestWordPosteriorFromEnv(t *testing.T) {
 		{"NaN", 0, "want off, measure or a floor"},
 		{"on", 0, "want off, measure or a floor"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			p, err := wordPosteriorFromEnv(func(string) string { return tt.value })
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, p)
-		})
-	}
+	testFromEnv(t, wordPosteriorFromEnv, tests)
 }
 
 func TestRivalMarginFromEnv(t *testing.T) {
-	tests := []struct {
-		value string
-		want  float64
-		err   string
-	}{
+	tests := []envCase[float64]{
 		{"", 0, ""},
 		{"off", 0, ""},
 		{"on", rivalMarginOn, ""},
@@ -244,17 +222,7 @@ func TestRivalMarginFromEnv(t *testing.T) {
 		{"NaN", 0, "want off, on, measure or a margin"},
 		{"wide", 0, "want off, on, measure or a margin"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			m, err := rivalMarginFromEnv(func(string) string { return tt.value })
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, m)
-		})
-	}
+	testFromEnv(t, rivalMarginFromEnv, tests)
 }
 
 // TestModelDenoise: an adapted model's noise suppression threshold, from

@@ -436,28 +436,15 @@ func asExprError(err error) *exprError {
 func (m *MIM) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.open()
-	written := map[string]bool{}
-	put := func(name string, present bool, v any) {
-		if present {
-			w.value(name, v)
-			written[name] = true
-		}
-	}
-	putRaw := func(name string, raw json.RawMessage) {
-		if len(raw) > 0 {
-			w.rawValue(name, compact(raw))
-			written[name] = true
-		}
-	}
 	s := m.seen
-	put("mim_id", s["mim_id"] || m.ID != "", m.ID)
-	put("mim_type", true, m.Type)
-	put("skill_id", s["skill_id"] || m.SkillID != "", m.SkillID)
-	put("rule_name", true, m.RuleName)
-	put("timeout", s["timeout"] || m.Timeout != 0, m.Timeout)
-	put("barge_in", s["barge_in"] || m.BargeIn, m.BargeIn)
-	put("es_auto_tagging", m.ESAutoTagging != nil, m.ESAutoTagging)
-	put("notes", true, m.Notes)
+	w.put("mim_id", s["mim_id"] || m.ID != "", m.ID)
+	w.put("mim_type", true, m.Type)
+	w.put("skill_id", s["skill_id"] || m.SkillID != "", m.SkillID)
+	w.put("rule_name", true, m.RuleName)
+	w.put("timeout", s["timeout"] || m.Timeout != 0, m.Timeout)
+	w.put("barge_in", s["barge_in"] || m.BargeIn, m.BargeIn)
+	w.put("es_auto_tagging", m.ESAutoTagging != nil, m.ESAutoTagging)
+	w.put("notes", true, m.Notes)
 	prompts := make([]json.RawMessage, len(m.Prompts))
 	for i := range m.Prompts {
 		b, err := m.Prompts[i].marshal()
@@ -466,25 +453,25 @@ func (m *MIM) MarshalJSON() ([]byte, error) {
 		}
 		prompts[i] = b
 	}
-	put("prompts", true, prompts)
-	putRaw("gui", m.GUI)
-	put("no_matches_for_gui", m.NoMatchesForGUI != nil, m.NoMatchesForGUI)
-	put("no_inputs_for_gui", m.NoInputsForGUI != nil, m.NoInputsForGUI)
-	put("num_tries_for_gui", m.NumTriesForGUI != nil, m.NumTriesForGUI)
-	put("max_tries", m.MaxTries != nil, m.MaxTries)
-	put("parse_all_asr", m.ParseAllASR != nil, m.ParseAllASR)
-	put("parse_launch", m.ParseLaunch != nil, m.ParseLaunch)
-	put("parse_yes_no", m.ParseYesNo != nil, m.ParseYesNo)
-	put("ignore_no_match", m.IgnoreNoMatch != nil, m.IgnoreNoMatch)
-	put("thanks_handling", s["thanks_handling"] || m.ThanksHandling != "", m.ThanksHandling)
-	putRaw("hint_phrases", m.HintPhrases)
-	putRaw("fast_eos_array", m.FastEOSArray)
-	putRaw("sample_utterances", m.SampleUtterances)
-	putRaw("rule_slots", m.RuleSlots)
-	putRaw("screen_slots_available", m.ScreenSlotsAvailable)
-	putRaw("force_confirmation", m.ForceConfirmation)
-	putRaw("photo_quality_light", m.PhotoQualityLight)
-	w.extra(m.Extra, written)
+	w.put("prompts", true, prompts)
+	w.putRaw("gui", m.GUI)
+	w.put("no_matches_for_gui", m.NoMatchesForGUI != nil, m.NoMatchesForGUI)
+	w.put("no_inputs_for_gui", m.NoInputsForGUI != nil, m.NoInputsForGUI)
+	w.put("num_tries_for_gui", m.NumTriesForGUI != nil, m.NumTriesForGUI)
+	w.put("max_tries", m.MaxTries != nil, m.MaxTries)
+	w.put("parse_all_asr", m.ParseAllASR != nil, m.ParseAllASR)
+	w.put("parse_launch", m.ParseLaunch != nil, m.ParseLaunch)
+	w.put("parse_yes_no", m.ParseYesNo != nil, m.ParseYesNo)
+	w.put("ignore_no_match", m.IgnoreNoMatch != nil, m.IgnoreNoMatch)
+	w.put("thanks_handling", s["thanks_handling"] || m.ThanksHandling != "", m.ThanksHandling)
+	w.putRaw("hint_phrases", m.HintPhrases)
+	w.putRaw("fast_eos_array", m.FastEOSArray)
+	w.putRaw("sample_utterances", m.SampleUtterances)
+	w.putRaw("rule_slots", m.RuleSlots)
+	w.putRaw("screen_slots_available", m.ScreenSlotsAvailable)
+	w.putRaw("force_confirmation", m.ForceConfirmation)
+	w.putRaw("photo_quality_light", m.PhotoQualityLight)
+	w.extra(m.Extra)
 	return w.close()
 }
 
@@ -494,31 +481,18 @@ func (p *Prompt) MarshalJSON() ([]byte, error) { return p.marshal() }
 func (p *Prompt) marshal() ([]byte, error) {
 	var w objWriter
 	w.open()
-	written := map[string]bool{}
-	put := func(name string, present bool, v any) {
-		if present {
-			w.value(name, v)
-			written[name] = true
-		}
-	}
 	s := p.seen
-	put("prompt_category", true, p.Category)
-	put("prompt_sub_category", true, p.SubCategory)
-	put("index", s["index"] || p.Index != 0, p.Index)
-	put("condition", s["condition"] || p.Condition != "", p.Condition)
-	put("prompt", true, p.Text)
-	put("media", s["media"] || p.Media != "", p.Media)
-	put("prompt_id", s["prompt_id"] || p.ID != "", p.ID)
-	put("weight", s["weight"] || p.Weight != 0, p.Weight)
-	if len(p.AutoRuleOverride) > 0 {
-		w.rawValue("auto_rule_override", compact(p.AutoRuleOverride))
-		written["auto_rule_override"] = true
-	}
-	if len(p.ExtraData) > 0 {
-		w.rawValue("extra", compact(p.ExtraData))
-		written["extra"] = true
-	}
-	put("mim_id", s["mim_id"] || p.MimID != "", p.MimID)
-	w.extra(p.Extra, written)
+	w.put("prompt_category", true, p.Category)
+	w.put("prompt_sub_category", true, p.SubCategory)
+	w.put("index", s["index"] || p.Index != 0, p.Index)
+	w.put("condition", s["condition"] || p.Condition != "", p.Condition)
+	w.put("prompt", true, p.Text)
+	w.put("media", s["media"] || p.Media != "", p.Media)
+	w.put("prompt_id", s["prompt_id"] || p.ID != "", p.ID)
+	w.put("weight", s["weight"] || p.Weight != 0, p.Weight)
+	w.putRaw("auto_rule_override", p.AutoRuleOverride)
+	w.putRaw("extra", p.ExtraData)
+	w.put("mim_id", s["mim_id"] || p.MimID != "", p.MimID)
+	w.extra(p.Extra)
 	return w.close()
 }

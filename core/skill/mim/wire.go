@@ -219,11 +219,13 @@ func (m members) rest() map[string]json.RawMessage {
 	return out
 }
 
-// objWriter writes a JSON object member by member in the order given.
+// objWriter writes a JSON object member by member in the order given,
+// remembering the names written so extra leaves them out.
 type objWriter struct {
-	buf bytes.Buffer
-	n   int
-	err error
+	buf     bytes.Buffer
+	n       int
+	err     error
+	written map[string]bool
 }
 
 func (w *objWriter) open() { w.buf.WriteByte('{') }
@@ -243,7 +245,25 @@ func (w *objWriter) value(name string, v any) {
 	w.rawValue(name, bytes.TrimRight(b.Bytes(), "\n"))
 }
 
+// put writes member name with v when present.
+func (w *objWriter) put(name string, present bool, v any) {
+	if present {
+		w.value(name, v)
+	}
+}
+
+// putRaw writes member name with raw, compacted, unless raw is empty.
+func (w *objWriter) putRaw(name string, raw json.RawMessage) {
+	if len(raw) > 0 {
+		w.rawValue(name, compact(raw))
+	}
+}
+
 func (w *objWriter) rawValue(name string, raw []byte) {
+	if w.written == nil {
+		w.written = map[string]bool{}
+	}
+	w.written[name] = true
 	if w.n > 0 {
 		w.buf.WriteByte(',')
 	}
@@ -256,9 +276,9 @@ func (w *objWriter) rawValue(name string, raw []byte) {
 
 // extra writes the members of extra that were not written already, in
 // sorted order.
-func (w *objWriter) extra(extra map[string]json.RawMessage, written map[string]bool) {
+func (w *objWriter) extra(extra map[string]json.RawMessage) {
 	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		if !written[k] {
+		if !w.written[k] {
 			w.rawValue(k, compact(extra[k]))
 		}
 	}

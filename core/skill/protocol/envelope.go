@@ -58,6 +58,62 @@ func (h *Header) write(w *objWriter, data func()) {
 	}
 }
 
+// writeMessage writes a message whose data is one of this package's
+// values; nil data is written as null.
+func writeMessage(b []byte, h Header, data appender) ([]byte, error) {
+	w := openObject(b, h.Extra)
+	h.write(&w, func() {
+		if data == nil {
+			w.raw("data", nil)
+		} else {
+			w.obj("data", data)
+		}
+	})
+	return w.close()
+}
+
+// orNil turns a nil pointer into an untyped nil appender.
+func orNil[T any, P interface {
+	*T
+	appender
+}](p P) appender {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+// requireData validates a message's data member, which must be present.
+func requireData[T any](d *T, validate func(*T) error) error {
+	if d == nil {
+		return fieldErr("data", "required")
+	}
+	return under("data", validate(d))
+}
+
+// oneData finishes a message's Validate: the data's own error first, then
+// whether more than one kind of data is set.
+func oneData(typ string, set int, dataErr error) error {
+	if dataErr != nil {
+		return dataErr
+	}
+	if set > 1 {
+		return fieldErr("data", "more than one kind of data set; %s takes one", typ)
+	}
+	return nil
+}
+
+// countSet counts the kinds of data a message has set.
+func countSet(present ...bool) int {
+	n := 0
+	for _, p := range present {
+		if p {
+			n++
+		}
+	}
+	return n
+}
+
 // Envelope is any hub or skill message with its data left as raw JSON,
 // for reading a message's type before decoding it fully and for passing
 // on messages without looking inside.

@@ -239,7 +239,7 @@ func parseHubResponse(raw json.RawMessage) (HubResponse, error) {
 		case TypeListen:
 			field(o, "data", &r.Listen, nullOr(parseListenResultData))
 		case TypeSkillAction:
-			field(o, "data", &r.Action, parseSkillActionDataPtr)
+			field(o, "data", &r.Action, nullOr(parseSkillActionData))
 		case TypeSkillRedirect:
 			field(o, "data", &r.Redirect, nullOr(parseHubRedirectData))
 		case TypeProactive:
@@ -296,31 +296,6 @@ func (r HubResponse) appendJSON(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("encode hub-to-robot message: unknown type %q", truncate(r.Type))
 	}
 	return writeMessage(b, r.Header, data)
-}
-
-// writeMessage writes a message whose data is one of this package's
-// values; nil data is written as null.
-func writeMessage(b []byte, h Header, data appender) ([]byte, error) {
-	w := openObject(b, h.Extra)
-	h.write(&w, func() {
-		if data == nil {
-			w.raw("data", nil)
-		} else {
-			w.obj("data", data)
-		}
-	})
-	return w.close()
-}
-
-// orNil turns a nil pointer into an untyped nil appender.
-func orNil[T any, P interface {
-	*T
-	appender
-}](p P) appender {
-	if p == nil {
-		return nil
-	}
-	return p
 }
 
 // nullOr adapts a value parser to a pointer member where null means nil.
@@ -397,13 +372,7 @@ func (r *HubRequest) Validate() error {
 	default:
 		return fieldErr("type", "unknown robot-to-hub message type %q", truncate(r.Type))
 	}
-	if err != nil {
-		return err
-	}
-	if set > 1 {
-		return fieldErr("data", "more than one kind of data set; %s takes one", r.Type)
-	}
-	return nil
+	return oneData(r.Type, set, err)
 }
 
 // Validate checks what the robot relies on: a hub-to-robot type with its
@@ -438,29 +407,5 @@ func (r *HubResponse) Validate() error {
 	default:
 		return fieldErr("type", "unknown hub-to-robot message type %q", truncate(r.Type))
 	}
-	if err != nil {
-		return err
-	}
-	if set > 1 {
-		return fieldErr("data", "more than one kind of data set; %s takes one", r.Type)
-	}
-	return nil
-}
-
-// requireData validates a message's data member, which must be present.
-func requireData[T any](d *T, validate func(*T) error) error {
-	if d == nil {
-		return fieldErr("data", "required")
-	}
-	return under("data", validate(d))
-}
-
-func countSet(present ...bool) int {
-	n := 0
-	for _, p := range present {
-		if p {
-			n++
-		}
-	}
-	return n
+	return oneData(r.Type, set, err)
 }

@@ -104,7 +104,7 @@ func parseRequest(raw json.RawMessage) (Request, error) {
 		return r, err
 	}
 	r.Header = parseHeader(o)
-	field(o, "data", &r.Data, parseRequestDataPtr)
+	field(o, "data", &r.Data, nullOr(parseRequestData))
 	r.Extra, err = o.done()
 	return r, err
 }
@@ -119,37 +119,26 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 func (r Request) MarshalJSON() ([]byte, error) { return r.appendJSON(nil) }
 
 func (r Request) appendJSON(b []byte) ([]byte, error) {
-	w := openObject(b, r.Extra)
-	r.write(&w, func() {
-		if r.Data == nil {
-			w.raw("data", nil)
-		} else {
-			w.obj("data", r.Data)
-		}
-	})
-	return w.close()
+	return writeMessage(b, r.Header, orNil(r.Data))
 }
 
-func parseRequestDataPtr(raw json.RawMessage) (*RequestData, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
+func parseRequestData(raw json.RawMessage) (RequestData, error) {
 	var d RequestData
 	o, err := readObject(raw)
 	if err != nil {
-		return nil, err
+		return d, err
 	}
 	field(o, "general", &d.General, parseGeneralData)
 	field(o, "runtime", &d.Runtime, parseRuntimeContext)
 	field(o, "skill", &d.Skill, parseSkillData)
 	field(o, "result", &d.Result, parseResult)
 	d.Extra, err = o.done()
-	return &d, err
+	return d, err
 }
 
 // UnmarshalJSON decodes request data, keeping unknown members in Extra.
 func (d *RequestData) UnmarshalJSON(data []byte) error {
-	return unmarshalPtr(data, d, parseRequestDataPtr)
+	return unmarshalWith(data, d, parseRequestData)
 }
 
 // MarshalJSON encodes request data, re-emitting Extra.

@@ -136,11 +136,11 @@ func parseResponse(raw json.RawMessage) (Response, error) {
 	if o.err == nil {
 		switch r.Type {
 		case TypeSkillAction:
-			field(o, "data", &r.Action, parseSkillActionDataPtr)
+			field(o, "data", &r.Action, nullOr(parseSkillActionData))
 		case TypeSkillRedirect:
-			field(o, "data", &r.Redirect, parseSkillRedirectDataPtr)
+			field(o, "data", &r.Redirect, nullOr(parseSkillRedirectData))
 		case TypeError:
-			field(o, "data", &r.Error, parseErrorDataPtr)
+			field(o, "data", &r.Error, nullOr(parseErrorData))
 		default:
 			return r, fieldErr("type", "unknown response type %q", truncate(r.Type))
 		}
@@ -163,44 +163,25 @@ func (r Response) MarshalJSON() ([]byte, error) {
 }
 
 func (r Response) appendJSON(b []byte) ([]byte, error) {
-	// A typed nil pointer in an interface would reach a value-receiver
-	// method and panic, so missing data stays an untyped nil (null).
 	var data appender
 	switch r.Type {
 	case TypeSkillAction:
-		if r.Action != nil {
-			data = r.Action
-		}
+		data = orNil(r.Action)
 	case TypeSkillRedirect:
-		if r.Redirect != nil {
-			data = r.Redirect
-		}
+		data = orNil(r.Redirect)
 	case TypeError:
-		if r.Error != nil {
-			data = r.Error
-		}
+		data = orNil(r.Error)
 	default:
 		return nil, fmt.Errorf("encode response: unknown type %q", truncate(r.Type))
 	}
-	w := openObject(b, r.Extra)
-	r.write(&w, func() {
-		if data == nil {
-			w.raw("data", nil)
-		} else {
-			w.obj("data", data)
-		}
-	})
-	return w.close()
+	return writeMessage(b, r.Header, data)
 }
 
-func parseSkillActionDataPtr(raw json.RawMessage) (*SkillActionData, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
+func parseSkillActionData(raw json.RawMessage) (SkillActionData, error) {
 	var d SkillActionData
 	o, err := readObject(raw)
 	if err != nil {
-		return nil, err
+		return d, err
 	}
 	field(o, "skill", &d.Skill, parseSkillData)
 	field(o, "action", &d.Action, parseRaw)
@@ -208,12 +189,12 @@ func parseSkillActionDataPtr(raw json.RawMessage) (*SkillActionData, error) {
 	optField(o, "final", &d.Final, parseBoolPtr)
 	optField(o, "fireAndForget", &d.FireAndForget, parseBoolPtr)
 	d.Extra, err = o.done()
-	return &d, err
+	return d, err
 }
 
 // UnmarshalJSON decodes SKILL_ACTION data, keeping unknown members in Extra.
 func (d *SkillActionData) UnmarshalJSON(data []byte) error {
-	return unmarshalPtr(data, d, parseSkillActionDataPtr)
+	return unmarshalWith(data, d, parseSkillActionData)
 }
 
 // MarshalJSON encodes SKILL_ACTION data, re-emitting Extra.
@@ -235,14 +216,11 @@ func (d SkillActionData) appendJSON(b []byte) ([]byte, error) {
 	return w.close()
 }
 
-func parseSkillRedirectDataPtr(raw json.RawMessage) (*SkillRedirectData, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
+func parseSkillRedirectData(raw json.RawMessage) (SkillRedirectData, error) {
 	var d SkillRedirectData
 	o, err := readObject(raw)
 	if err != nil {
-		return nil, err
+		return d, err
 	}
 	field(o, "skillID", &d.SkillID, parseString)
 	optField(o, "memo", &d.Memo, parseRaw)
@@ -250,13 +228,13 @@ func parseSkillRedirectDataPtr(raw json.RawMessage) (*SkillRedirectData, error) 
 	optField(o, "nlu", &d.NLU, parseNLUResultPtr)
 	field(o, "skill", &d.Skill, parseSkillData)
 	d.Extra, err = o.done()
-	return &d, err
+	return d, err
 }
 
 // UnmarshalJSON decodes SKILL_REDIRECT data, keeping unknown members in
 // Extra.
 func (d *SkillRedirectData) UnmarshalJSON(data []byte) error {
-	return unmarshalPtr(data, d, parseSkillRedirectDataPtr)
+	return unmarshalWith(data, d, parseSkillRedirectData)
 }
 
 // MarshalJSON encodes SKILL_REDIRECT data, re-emitting Extra.
@@ -276,24 +254,21 @@ func (d SkillRedirectData) appendJSON(b []byte) ([]byte, error) {
 	return w.close()
 }
 
-func parseErrorDataPtr(raw json.RawMessage) (*ErrorData, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
+func parseErrorData(raw json.RawMessage) (ErrorData, error) {
 	var d ErrorData
 	o, err := readObject(raw)
 	if err != nil {
-		return nil, err
+		return d, err
 	}
 	field(o, "message", &d.Message, parseString)
 	field(o, "skill", &d.Skill, parseSkillData)
 	d.Extra, err = o.done()
-	return &d, err
+	return d, err
 }
 
 // UnmarshalJSON decodes ERROR data, keeping unknown members in Extra.
 func (d *ErrorData) UnmarshalJSON(data []byte) error {
-	return unmarshalPtr(data, d, parseErrorDataPtr)
+	return unmarshalWith(data, d, parseErrorData)
 }
 
 // MarshalJSON encodes ERROR data, re-emitting Extra.

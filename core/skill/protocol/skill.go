@@ -70,22 +70,27 @@ type Session struct {
 }
 
 func parseSessionPtr(raw json.RawMessage) (*Session, error) {
+	s, err := parseSession(raw)
+	return &s, err
+}
+
+func parseSession(raw json.RawMessage) (Session, error) {
 	var s Session
 	o, err := readObject(raw)
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	field(o, "id", &s.ID, parseString)
 	field(o, "nodeID", &s.NodeID, parseInt)
 	field(o, "data", &s.Data, parseRaw)
 	field(o, "trace", &s.Trace, arrayOf(parseTraceEntry))
 	s.Extra, err = o.done()
-	return &s, err
+	return s, err
 }
 
 // UnmarshalJSON decodes a session, keeping unknown members in Extra.
 func (s *Session) UnmarshalJSON(data []byte) error {
-	return unmarshalPtr(data, s, parseSessionPtr)
+	return unmarshalWith(data, s, parseSession)
 }
 
 // MarshalJSON encodes a session, re-emitting Extra; nil Trace encodes as [].

@@ -43,39 +43,19 @@ func (r *Response) Validate() error {
 	if err := r.Header.validate(); err != nil {
 		return err
 	}
-	set := 0
-	for _, present := range [...]bool{r.Action != nil, r.Redirect != nil, r.Error != nil} {
-		if present {
-			set++
-		}
-	}
 	var err error
+	set := countSet(r.Action != nil, r.Redirect != nil, r.Error != nil)
 	switch r.Type {
 	case TypeSkillAction:
-		if r.Action == nil {
-			return fieldErr("data", "required")
-		}
-		err = r.Action.validate()
+		err = requireData(r.Action, (*SkillActionData).validate)
 	case TypeSkillRedirect:
-		if r.Redirect == nil {
-			return fieldErr("data", "required")
-		}
-		err = r.Redirect.validate()
+		err = requireData(r.Redirect, (*SkillRedirectData).validate)
 	case TypeError:
-		if r.Error == nil {
-			return fieldErr("data", "required")
-		}
-		err = r.Error.validate()
+		err = requireData(r.Error, (*ErrorData).validate)
 	default:
 		return fieldErr("type", "unknown response type %q", truncate(r.Type))
 	}
-	if err != nil {
-		return at("data", err)
-	}
-	if set > 1 {
-		return fieldErr("data", "more than one kind of data set; %s takes one", r.Type)
-	}
-	return nil
+	return oneData(r.Type, set, err)
 }
 
 // Validate checks what every message needs: a type and a message id.

@@ -357,20 +357,6 @@ func unmarshalWith[T any](data []byte, dst *T, parse parser[T]) error {
 	return nil
 }
 
-// unmarshalPtr adapts a parser returning *T to json.Unmarshaler.
-func unmarshalPtr[T any](data []byte, dst *T, parse parser[*T]) error {
-	data, err := entry(data)
-	if err != nil || isNull(data) {
-		return err
-	}
-	v, err := parse(data)
-	if err != nil || v == nil {
-		return err
-	}
-	*dst = *v
-	return nil
-}
-
 func parseString(raw json.RawMessage) (string, error) {
 	if kindOf(raw) != '"' {
 		return "", fieldErr("", "want string")

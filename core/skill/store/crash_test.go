@@ -1,19 +1,16 @@
 package store
 
 import (
-	"bufio"
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openjibo/jibod/core/skill/internal/killtest"
 )
 
 // crashChildEnv makes the test binary act as a jibod writing conversations
@@ -25,18 +22,16 @@ const crashChildEnv = "JIBOD_STORE_CRASH_CHILD"
 func writeUntilKilled(path string) {
 	s, err := Open(path, Options{})
 	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(2)
+		killtest.Fail(err)
 	}
 	for i := 0; ; i++ {
 		c := timerConversation("s"+strconv.Itoa(i%MaxConversations), "timer")
 		c.Skill.Session.NodeID = i
 		c.Skill.Session.Data = []byte(`{"turn":` + strconv.Itoa(i) + `,"pad":"` + strings.Repeat("x", 4096) + `"}`)
 		if err := s.PutConversation(c); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(2)
+			killtest.Fail(err)
 		}
-		fmt.Println("committed", i)
+		killtest.Committed(i)
 	}
 }
 
@@ -52,32 +47,7 @@ func TestKilledWriterLeavesConsistentFile(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	path := filepath.Join(t.TempDir(), "skills.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWriterLeavesConsistentFile$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-		t.Skip("cannot re-execute the test binary here (an emulated one): ", err)
-	} else {
-		require.NoError(t, err)
-	}
-
-	last := -1
-	lines := bufio.NewScanner(out)
-	killed := false
-	for lines.Scan() {
-		line := lines.Text()
-		require.False(t, strings.HasPrefix(line, "error:"), line)
-		if n, ok := strings.CutPrefix(line, "committed "); ok {
-			last, err = strconv.Atoi(n)
-			require.NoError(t, err)
-		}
-		if last >= 300 && !killed {
-			require.NoError(t, cmd.Process.Kill())
-			killed = true // read on: the child may have reported more before it died
-		}
-	}
-	_ = cmd.Wait()
+	last := killtest.Run(t, crashChildEnv, path, 300)
 
 	var logs logBuffer
 	s, err := Open(path, Options{Logger: logs.logger()})

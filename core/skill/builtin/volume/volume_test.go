@@ -56,12 +56,34 @@ type step struct {
 	level  int // the level after the turn
 }
 
+// conversation is a run of turns from a starting volume.
+type conversation struct {
+	name  string
+	start float64
+	steps []step
+}
+
+// runConversations has each conversation with a fresh skill and checks
+// every turn's intent, answer and the level after it.
+func runConversations(t *testing.T, tests []conversation) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := &knob{v: tt.start}
+			r := newRig(t, k)
+			for _, st := range tt.steps {
+				turn := r.Say(st.say)
+				require.NoError(t, turn.Err, st.say)
+				assert.Equal(t, ID+":"+st.intent, turn.Dispatched, st.say)
+				assert.Equal(t, st.said, turn.Said, st.say)
+				assert.Equal(t, st.level, LevelOf(k.Volume()), st.say)
+			}
+		})
+	}
+}
+
 func TestVolume(t *testing.T) {
-	tests := []struct {
-		name  string
-		start float64
-		steps []step
-	}{
+	tests := []conversation{
 		{"up and down", 0.5, []step{
 			{"turn it up", IntentUp, []string{"Volume 6."}, 6},
 			{"louder", IntentUp, []string{"Volume 7."}, 7},
@@ -94,19 +116,7 @@ func TestVolume(t *testing.T) {
 			{"unmute", IntentUnmute, []string{"Volume 5."}, 5},
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			k := &knob{v: tt.start}
-			r := newRig(t, k)
-			for _, st := range tt.steps {
-				turn := r.Say(st.say)
-				require.NoError(t, turn.Err, st.say)
-				assert.Equal(t, ID+":"+st.intent, turn.Dispatched, st.say)
-				assert.Equal(t, st.said, turn.Said, st.say)
-				assert.Equal(t, st.level, LevelOf(k.Volume()), st.say)
-			}
-		})
-	}
+	runConversations(t, tests)
 }
 
 // TestConfirmedAtNewVolume: a new level is confirmed with a beep, played
@@ -171,11 +181,7 @@ func TestManifest(t *testing.T) {
 // the words around it, and "off"/"back on" understood as muting, never as
 // a level (issue 23).
 func TestHowPeopleSayIt(t *testing.T) {
-	tests := []struct {
-		name  string
-		start float64
-		steps []step
-	}{
+	tests := []conversation{
 		{"louder", 0.5, []step{
 			{"make it louder", IntentUp, []string{"Volume 6."}, 6},
 			{"boost the volume", IntentUp, []string{"Volume 7."}, 7},
@@ -230,17 +236,5 @@ func TestHowPeopleSayIt(t *testing.T) {
 			{"what volume are you on", IntentGet, []string{"My volume is 7."}, 7},
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			k := &knob{v: tt.start}
-			r := newRig(t, k)
-			for _, st := range tt.steps {
-				turn := r.Say(st.say)
-				require.NoError(t, turn.Err, st.say)
-				assert.Equal(t, ID+":"+st.intent, turn.Dispatched, st.say)
-				assert.Equal(t, st.said, turn.Said, st.say)
-				assert.Equal(t, st.level, LevelOf(k.Volume()), st.say)
-			}
-		})
-	}
+	runConversations(t, tests)
 }

@@ -1,23 +1,21 @@
 package kv
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/openjibo/jibod/core/skill/internal/killtest"
 )
 
 // storage is what both implementations offer.
@@ -259,16 +257,14 @@ const crashChildEnv = "JIBOD_KV_CRASH_CHILD"
 func writeUntilKilled(path string) {
 	s, err := Open(path, Options{})
 	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(2)
+		killtest.Fail(err)
 	}
 	for i := 0; ; i++ {
 		key := "k" + strconv.Itoa(i%200)
 		if err := s.Set("acme/crash", key, []byte(strconv.Itoa(i)+strings.Repeat("x", 2000))); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(2)
+			killtest.Fail(err)
 		}
-		fmt.Println("committed", i)
+		killtest.Committed(i)
 	}
 }
 
@@ -283,30 +279,7 @@ func TestKilledWriterLeavesConsistentFile(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	path := filepath.Join(t.TempDir(), "kv.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWriterLeavesConsistentFile$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-		t.Skip("cannot re-execute the test binary here: ", err)
-	} else {
-		require.NoError(t, err)
-	}
-	last, killed := -1, false
-	lines := bufio.NewScanner(out)
-	for lines.Scan() {
-		line := lines.Text()
-		require.False(t, strings.HasPrefix(line, "error:"), line)
-		if n, ok := strings.CutPrefix(line, "committed "); ok {
-			last, err = strconv.Atoi(n)
-			require.NoError(t, err)
-		}
-		if last >= 300 && !killed {
-			require.NoError(t, cmd.Process.Kill())
-			killed = true
-		}
-	}
-	_ = cmd.Wait()
+	last := killtest.Run(t, crashChildEnv, path, 300)
 
 	s, err := Open(path, Options{})
 	require.NoError(t, err, "the lock is gone and the file is consistent")
