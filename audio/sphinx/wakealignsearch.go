@@ -28,8 +28,7 @@ const wakeAlignName = "wake-align"
 // command's own search hears. Its own noise estimate starts afresh on
 // every alignment, whatever Config.ResetNoise says: the alignment before
 // may have been hours earlier, in another room, and each alignment
-// depends only on its own audio, which starts with the room before the
-// phrase.
+// depends only on its own audio (usually the room before the phrase).
 func (r *Recognizer) startWakeAligner(ctx context.Context) error {
 	if r.garbage == nil || r.cfg.Wake != "" {
 		return nil
@@ -99,7 +98,7 @@ func (r *Recognizer) AlignWake(ctx context.Context, pcm []int16) (end int, ok bo
 	select {
 	case d = <-r.aligner:
 	case <-ctx.Done():
-		return 0, false, ctx.Err()
+		return 0, false, fmt.Errorf("speech recognizer: aligning the wake phrase: %w", ctx.Err())
 	}
 	defer func() { r.aligner <- d }()
 	if d == nil {
