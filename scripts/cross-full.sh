@@ -69,7 +69,7 @@ for a in "${arches[@]}"; do
 		# interposition does on the host. Only with -static: linked
 		# dynamically, __real_fsg_history_entry_add would be our own
 		# definition (history.go refuses it and looks the library's up).
-		ldflags="-s -w -X main.version=$version -linkmode external -extldflags '-static -Wl,--wrap=fsg_history_end_frame -Wl,--wrap=fsg_history_entry_add -Wl,--wrap=glist_add_ptr -Wl,--wrap=glist_insert_ptr -Wl,--wrap=glist_free'"
+		ldflags="-s -w -X main.version=$version -linkmode external -extldflags '-static -Wl,--wrap=fsg_history_end_frame -Wl,--wrap=fsg_history_entry_add -Wl,--wrap=glist_add_ptr -Wl,--wrap=glist_insert_ptr -Wl,--wrap=glist_free -Wl,--wrap=gnode_free'"
 		start=$(date +%s)
 		if [ ${#test_pkgs[@]} -gt 0 ]; then
 			mkdir -p bin/armtest-full

@@ -1,18 +1,20 @@
-// Spare list nodes per decoder (spares.c, spares.go).
+// List nodes per decoder (spares.c, spares.go).
 
 #include <stddef.h>
 #include <pocketsphinx.h>
 
-// JIBOD_SPARES_MAX bounds the spare nodes a decoder keeps.
+// JIBOD_SPARES_MAX bounds the nodes a decoder's pool holds.
 #define JIBOD_SPARES_MAX 8192
 
 typedef struct jibod_pool jibod_pool;
 
 jibod_pool *jibod_pool_new(void);
 void jibod_pool_free(jibod_pool *p);
-void jibod_pool_set_bound(jibod_pool *p, int bound);
+void jibod_pool_set_bound_new(int bound);
 int jibod_pool_spares(const jibod_pool *p);
-long jibod_pool_nodes_freed(void);
+int jibod_pool_bound(const jibod_pool *p);
+long jibod_pool_freed(void);
+long jibod_pool_stranded(void);
 int jibod_pool_reused(void);
 void jibod_pool_set_off(int on);
 

@@ -4,6 +4,7 @@ package sphinx
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -13,44 +14,40 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSpareNodesStayWithTheirDecoder: the grammar search's list nodes go
-// to the pool of the decoder that searched, which never holds more than
-// its bound however many utterances go through it, and which the
-// decoder frees as it closes.
+// TestSpareNodesStayWithTheirDecoder: the grammar search's list nodes
+// come from the pool of the decoder that searched, which holds no more
+// than its bound however many utterances go through it, all of them
+// home after each, and which the decoder frees as it closes.
 func TestSpareNodesStayWithTheirDecoder(t *testing.T) {
 	utterances := [][]int16{
 		overBabble(t, speak(t, "tell me the time"), 5, 1),
 		overBabble(t, speak(t, "set a timer for five minutes"), 10, 1),
 		noisy(speak(t, "she told me a story about her grandmother"), 900, 3),
 	}
-	r, err := New(context.Background(), Config{Grammar: fallbackLM(t), Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8,
-		Garbage: testGarbage(t, 250), ResetNoise: true})
-	require.NoError(t, err)
-	recognize := func(times int) {
-		for range times {
-			for _, pcm := range utterances {
-				_, _, err := r.RecognizeVerdict(context.Background(), pcm)
-				require.NoError(t, err)
+	for _, bound := range []int{maxSpareNodes, 64} {
+		t.Run(fmt.Sprint(bound), func(t *testing.T) {
+			setSpareBound(bound)
+			defer setSpareBound(maxSpareNodes)
+			r, err := New(context.Background(), Config{Grammar: fallbackLM(t), Understand: timeToo, MinConfidence: 0.8, MinCoverage: 0.8,
+				Garbage: testGarbage(t, 250), ResetNoise: true})
+			require.NoError(t, err)
+			for range 3 {
+				for _, pcm := range utterances {
+					_, _, err := r.RecognizeVerdict(context.Background(), pcm)
+					require.NoError(t, err)
+				}
+				d := <-r.pool
+				assert.Equal(t, bound, d.spareBound())
+				assert.Equal(t, bound, d.spareNodes(), "every node home")
+				r.pool <- d
 			}
-		}
+			assert.True(t, spareNodesReused(), "the lists' nodes went back to the decoder's pool")
+			freed, stranded := sparePoolsFreed(), spareNodesStranded()
+			require.NoError(t, r.Close())
+			assert.Positive(t, sparePoolsFreed()-freed, "the pool freed with the decoder")
+			assert.Equal(t, stranded, spareNodesStranded(), "no node out as it was freed")
+		})
 	}
-	recognize(2)
-	d := <-r.pool
-	assert.True(t, spareNodesReused(), "the lists' nodes went to the decoder's pool")
-	t.Logf("%d spare nodes", d.spareNodes())
-	assert.Positive(t, d.spareNodes())
-	assert.LessOrEqual(t, d.spareNodes(), maxSpareNodes)
-	const bound = 64
-	d.setSpareBound(bound)
-	r.pool <- d
-	recognize(4)
-	d = <-r.pool
-	assert.Equal(t, bound, d.spareNodes(), "at its bound after many utterances")
-	r.pool <- d
-	freed := spareNodesFreed()
-	require.NoError(t, r.Close())
-	assert.Equal(t, int64(bound), spareNodesFreed()-freed, "the spares freed with the decoder")
-	assert.Zero(t, d.spareNodes())
 }
 
 // TestSpareNodesDecideAsMalloc: every utterance decodes to the same
