@@ -64,11 +64,12 @@ for a in "${arches[@]}"; do
 		# costs only the cgo packages' rebuild, not `go build -a`'s.
 		export CGO_CFLAGS="-O2 -g -DJIBOD_SYSROOT_STAMP=$JIBOD_SYSROOT_STAMP"
 		# --wrap: the grammar search's history bookkeeping goes to
-		# audio/sphinx's (history.go), as the shared library's
+		# audio/sphinx's (history.go), and sphinxbase's list nodes to the
+		# decoders' spares (spares.c), as the shared libraries'
 		# interposition does on the host. Only with -static: linked
 		# dynamically, __real_fsg_history_entry_add would be our own
 		# definition (history.go refuses it and looks the library's up).
-		ldflags="-s -w -X main.version=$version -linkmode external -extldflags '-static -Wl,--wrap=fsg_history_end_frame -Wl,--wrap=fsg_history_entry_add'"
+		ldflags="-s -w -X main.version=$version -linkmode external -extldflags '-static -Wl,--wrap=fsg_history_end_frame -Wl,--wrap=fsg_history_entry_add -Wl,--wrap=glist_add_ptr -Wl,--wrap=glist_insert_ptr -Wl,--wrap=glist_free -Wl,--wrap=gnode_free'"
 		start=$(date +%s)
 		if [ ${#test_pkgs[@]} -gt 0 ]; then
 			mkdir -p bin/armtest-full

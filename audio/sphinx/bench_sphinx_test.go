@@ -190,3 +190,68 @@ func BenchmarkGaussScoring(b *testing.B) {
 	b.ReportMetric(vec, "vec-cpu-rtf")
 	b.ReportMetric(vec/lib, "vec/lib")
 }
+
+// babbleUtterances are benchUtterances' commands 10 and 5 dB over two
+// other talkers (a television), who talk for a second before each, cut
+// where the listener ends them: as the talker stops.
+func babbleUtterances(b *testing.B) [][]int16 {
+	var out [][]int16
+	for _, u := range benchUtterances(b) {
+		for _, snr := range []float64{10, 5} {
+			mix := overBabble(b, u, snr, 1)
+			out = append(out, mix[:len(mix)-3*audio.SampleRate])
+		}
+	}
+	return out
+}
+
+// BenchmarkSpareListNodes measures the grammar search with its list
+// nodes from the decoder's spares (spares.c) against sphinxbase's malloc
+// and free: the built-in skills' grammar with the garbage path on
+// commands in faint noise and over babble, the two ways in turn,
+// utterance by utterance, in one process. malloc-cpu-rtf and
+// spare-cpu-rtf are the thread's CPU time over the audio's length;
+// spare/malloc their ratio.
+func BenchmarkSpareListNodes(b *testing.B) {
+	lex, err := NewLexicon(DefaultDict, LexiconOptions{Guesser: EspeakGuesser{}})
+	require.NoError(b, err)
+	r, err := New(context.Background(), Config{Grammar: builtinGrammar(b, grammar.Options{}), Lexicon: lex, Garbage: testGarbage(b, 0)})
+	require.NoError(b, err)
+	defer r.Close()
+	defer setSpareNodesOff(false)
+	for _, bb := range []struct {
+		name string
+		utts func(*testing.B) [][]int16
+	}{
+		{"faint noise", benchUtterances},
+		{"babble", babbleUtterances},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			utts := bb.utts(b)
+			var seconds float64
+			for _, u := range utts {
+				seconds += float64(len(u)) / audio.SampleRate
+			}
+			ctx := context.Background()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var cpu [2]time.Duration // malloc's, the spares'
+			for b.Loop() {
+				for _, u := range utts {
+					for i, off := range []bool{true, false} {
+						setSpareNodesOff(off)
+						c0 := threadCPU(b)
+						_, err := r.Recognize(ctx, u)
+						cpu[i] += threadCPU(b) - c0
+						require.NoError(b, err)
+					}
+				}
+			}
+			lib := cpu[0].Seconds() / float64(b.N) / seconds
+			spare := cpu[1].Seconds() / float64(b.N) / seconds
+			b.ReportMetric(lib, "malloc-cpu-rtf")
+			b.ReportMetric(spare, "spare-cpu-rtf")
+			b.ReportMetric(spare/lib, "spare/malloc")
+		})
+	}
+}

@@ -12,6 +12,7 @@ package sphinx
 #include <sphinxbase/fe.h>
 #include <sphinxbase/ckd_alloc.h>
 #include <string.h>
+#include "spares.h"
 
 // newConfig parses argv against pocketsphinx's argument definitions
 // (cmd_ln_init is variadic, which cgo cannot call).
@@ -165,13 +166,13 @@ static mfcc_t **features(ps_decoder_t *ps, const int16 *pcm, size_t n, int32 *nf
 
 // processFeatures searches a full utterance of cepstra, from a copy:
 // the batch cepstral mean normalisation works in place.
-static int processFeatures(ps_decoder_t *ps, mfcc_t **cep, int32 nfr) {
+static int processFeatures(jibod_pool *spares, ps_decoder_t *ps, mfcc_t **cep, int32 nfr) {
 	if (nfr <= 0)
 		return 0;
 	int ncep = fe_get_output_size(ps_get_fe(ps));
 	mfcc_t **copy = (mfcc_t **)ckd_calloc_2d(nfr, ncep, sizeof(mfcc_t));
 	memcpy(copy[0], cep[0], sizeof(mfcc_t) * nfr * ncep);
-	int rv = ps_process_cep(ps, copy, nfr, 0, 1);
+	int rv = jibod_process_cep(spares, ps, copy, nfr, 0, 1);
 	ckd_free_2d(copy);
 	return rv;
 }
@@ -227,6 +228,8 @@ type decoder struct {
 	// gauss is what installing the vector scoring into the decoder came
 	// to (gauss.h's JIBOD_GAUSS_*).
 	gauss int32
+	// spares are the list nodes its searches keep (spares.c).
+	spares *C.jibod_pool
 }
 
 // newDecoder starts a decoder with the acoustic model in hmm, the
@@ -251,18 +254,23 @@ func newDecoder(hmm, dict string, extra []string) (*decoder, error) {
 	}
 	args := append([]string{"pocketsphinx", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-remove_silence", "no"}, extra...)
 	d := &decoder{prons: map[string][]string{}}
+	if err := d.newSpares(); err != nil {
+		return nil, fmt.Errorf("starting pocketsphinx: %w", err)
+	}
 	for _, a := range args {
 		d.argv = append(d.argv, C.CString(a))
 	}
 	cfg := C.newConfig(C.int(len(d.argv)), &d.argv[0])
 	if cfg == nil {
 		d.freeArgs()
+		d.freeSpares()
 		return nil, fmt.Errorf("starting pocketsphinx: arguments refused: %s", strings.Join(extra, " "))
 	}
 	d.ps = C.ps_init(cfg)
 	C.cmd_ln_free_r(cfg) // ps_init keeps its own reference
 	if d.ps == nil {
 		d.freeArgs()
+		d.freeSpares()
 		return nil, fmt.Errorf("starting pocketsphinx with model %s and dictionary %s failed (missing or unreadable files?)", hmm, dict)
 	}
 	installGauss(d)
@@ -282,6 +290,7 @@ func (d *decoder) close() {
 		d.ps = nil
 	}
 	d.freeArgs()
+	d.freeSpares()
 }
 
 // addWord adds the pronunciations of word the decoder lacks, after those
@@ -523,7 +532,7 @@ func (d *decoder) searchKeeping(ctx context.Context, name string, pcm []int16) (
 			return result{}, nil, errors.New("pocketsphinx: computing features failed")
 		}
 	}
-	if C.processFeatures(d.ps, f.cep, f.n) < 0 {
+	if C.processFeatures(d.spares, d.ps, f.cep, f.n) < 0 {
 		_ = d.end()
 		f.free()
 		return result{}, nil, errors.New("pocketsphinx: processing features failed")
@@ -549,7 +558,7 @@ func (d *decoder) searchFeatures(ctx context.Context, name string, f *features) 
 	if err := d.start(); err != nil {
 		return result{}, err
 	}
-	if C.processFeatures(d.ps, f.cep, f.n) < 0 {
+	if C.processFeatures(d.spares, d.ps, f.cep, f.n) < 0 {
 		_ = d.end()
 		return result{}, errors.New("pocketsphinx: processing features failed")
 	}
@@ -583,7 +592,7 @@ func (d *decoder) startStream() error {
 }
 
 func (d *decoder) start() error {
-	if C.ps_start_utt(d.ps) < 0 {
+	if C.jibod_start_utt(d.spares, d.ps) < 0 {
 		return errors.New("pocketsphinx: starting the utterance failed")
 	}
 	return nil
@@ -601,14 +610,14 @@ func (d *decoder) process(pcm []int16) error {
 	if len(pcm) == 0 {
 		return nil
 	}
-	if C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&pcm[0])), C.size_t(len(pcm)), 0, 1) < 0 {
+	if C.jibod_process_raw(d.spares, d.ps, (*C.int16)(unsafe.Pointer(&pcm[0])), C.size_t(len(pcm)), 0, 1) < 0 {
 		return errors.New("pocketsphinx: processing audio failed")
 	}
 	return nil
 }
 
 func (d *decoder) end() error {
-	if C.ps_end_utt(d.ps) < 0 {
+	if C.jibod_end_utt(d.spares, d.ps) < 0 {
 		return errors.New("pocketsphinx: ending the utterance failed")
 	}
 	return nil

@@ -258,7 +258,7 @@ func TestAudioEvalOnGeneratedSet(t *testing.T) {
 
 // babble is two espeak-ng talkers reading at once, as a television: d
 // seconds of it at RMS level rms (linear, of full scale).
-func babble(t *testing.T, d int) []int16 {
+func babble(t testing.TB, d int) []int16 {
 	t.Helper()
 	text := "And then she said that the whole thing had been arranged weeks ago, which nobody had told me about. " +
 		"In the second half the visitors pressed forward, but the keeper made two remarkable saves in a row. " +

@@ -12,7 +12,7 @@ import (
 
 // overBabble mixes cmd snr dB over two other talkers (babble), who talk
 // for lead seconds before it and 3 s after it.
-func overBabble(t *testing.T, cmd []int16, snr float64, lead int) []int16 {
+func overBabble(t testing.TB, cmd []int16, snr float64, lead int) []int16 {
 	t.Helper()
 	bed := babble(t, lead+len(cmd)/audio.SampleRate+4)
 	scale := rms(cmd) / math.Pow(10, snr/20) / rms(bed)

@@ -17,7 +17,7 @@ import (
 
 // testGarbage is a garbage path of the 50 most common words costing
 // perWord a word.
-func testGarbage(t *testing.T, perWord float64) *Garbage {
+func testGarbage(t testing.TB, perWord float64) *Garbage {
 	t.Helper()
 	words, err := CommonWords(50)
 	require.NoError(t, err)
