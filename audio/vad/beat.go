@@ -43,9 +43,9 @@ const (
 )
 
 // beatHold is how many measurements in a row must find the beat before
-// it is taken for one (a few seconds: a child's shouts or a run of knocks
-// are over before then); beatRelease how many in a row must miss it
-// before it is let go.
+// it is taken for one (with the window, some 5.5 s of steady repetition:
+// a few knocks or shouts in a row are no beat); beatRelease how many in a
+// row must miss it before it is let go.
 const (
 	beatHold    = 15
 	beatRelease = 10
