@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"sync"
 	"time"
 
 	"github.com/openjibo/jibod/core/session"
@@ -26,8 +25,9 @@ const (
 // set) still matches within its window after a restart. Load is asked
 // once, when the orchestrator is built. Save is given the whole context
 // after commits that changed it, on the orchestrator's own writer, never
-// on an utterance's path: it may be slow (a disk write), and it should
-// give up when ctx ends.
+// on an utterance's path: it may be slow (a disk write). It must return
+// promptly once ctx ends (within one step such as an fsync): Close waits
+// for it.
 type ContextKeeper interface {
 	LoadContext() (map[string]any, error)
 	SaveContext(ctx context.Context, intentContext map[string]any) error
@@ -56,7 +56,7 @@ func (o *Orchestrator) restoreContext() {
 	}
 	s, _ = s.PruneContext(nowSeconds(o.cfg.Now()), o.cfg.MaxContextEntries)
 	o.store.Merge(s)
-	o.keep.last = o.storedContext()
+	o.keep.saved = o.storedContext()
 }
 
 // boundKept is the kept intent context ic as it may come back at now:
@@ -106,56 +106,52 @@ func (o *Orchestrator) storedContext() map[string]any {
 	return ic
 }
 
-// keepContext hands the default store's intent context to the writer
-// when it changed since it was last handed over; it never waits for a
-// save.
+// keepContext tells the writer the intent context may have changed; it
+// never waits for a save.
 func (o *Orchestrator) keepContext() {
 	if o.keep != nil {
-		o.keep.submit(o.storedContext())
+		o.keep.submit()
 	}
 }
+
+// finalSaveBound is the least time the last save at close is given, even
+// when Close's ctx is spent already: the last context is still tried once.
+const finalSaveBound = time.Second
 
 // keepWriter saves the intent context off the utterances' path: a turn
-// hands it a snapshot and goes on, and one goroutine saves the latest.
-// A snapshot handed over while another is being saved replaces any still
-// waiting, so a slow disk holds back no turn and nothing queues up.
+// only wakes it, and its one goroutine reads the store itself and saves
+// what it finds when that differs from what it saved last. So the newest
+// context is what ends up saved, whatever order turns committed in; a
+// slow disk holds back no turn, and nothing queues up.
 type keepWriter struct {
 	keeper ContextKeeper
+	read   func() map[string]any
 	log    *slog.Logger
 
-	mu sync.Mutex
-	// last is the snapshot handed over last, sequence seq; known says
-	// whether last is saved or on its way (false until the first one and
-	// after a failed save, so the same context is handed over again).
-	last  map[string]any
+	// saved is the context saved last; known says it is what is kept
+	// (false after a failed save, so the next wake tries again). Only the
+	// writer's goroutine uses them once it runs.
+	saved map[string]any
 	known bool
-	seq   uint64
-	// pending waits to be saved when due.
-	pending map[string]any
-	due     bool
-	wake    chan struct{} // one slot: the writer has something to save
 
-	cancel context.CancelFunc // the writer's context: its saves give up
+	wake chan struct{} // one slot: the context may have changed
+
+	cancel context.CancelFunc // the writer's context: the save under way gives up
+	final  context.Context    // flush's ctx, set before stop is closed
 	stop   chan struct{}
 	done   chan struct{}
+	err    error // the last save's at close, set before done is closed
 }
 
-func newKeepWriter(k ContextKeeper, log *slog.Logger, last map[string]any) *keepWriter {
-	return &keepWriter{keeper: k, log: log, last: last, known: true, wake: make(chan struct{}, 1)}
+func newKeepWriter(k ContextKeeper, log *slog.Logger, read func() map[string]any) *keepWriter {
+	return &keepWriter{keeper: k, log: log, read: read, known: true, wake: make(chan struct{}, 1)}
 }
 
-// submit hands ic over to be saved unless it is what was handed over last.
-func (w *keepWriter) submit(ic map[string]any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.known && sameIntentContext(ic, w.last) {
-		return
-	}
-	w.last, w.known, w.seq = ic, true, w.seq+1
-	w.pending, w.due = ic, true
+// submit wakes the writer.
+func (w *keepWriter) submit() {
 	select {
 	case w.wake <- struct{}{}:
-	default: // already woken: it will find the newest pending
+	default: // already woken: it reads the newest context anyway
 	}
 }
 
@@ -169,69 +165,75 @@ func sameIntentContext(a, b map[string]any) bool {
 func (w *keepWriter) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.stop, w.done = cancel, make(chan struct{}), make(chan struct{})
-	go w.run(ctx, w.stop, w.done)
+	go w.run(ctx)
 }
 
-func (w *keepWriter) run(ctx context.Context, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
+func (w *keepWriter) run(ctx context.Context) {
+	defer close(w.done)
 	for {
 		select {
-		case <-stop: // first: a flush saves the newest anyway
-			w.saveDue(ctx)
+		case <-w.stop: // first: a flush saves the newest anyway
+			w.err = w.saveLast()
 			return
 		default:
 		}
 		select {
 		case <-w.wake:
-			w.saveDue(ctx)
-		case <-stop:
-			w.saveDue(ctx)
+			if err := w.save(ctx); err != nil {
+				w.log.Warn("intent context not saved", "err", err)
+			}
+		case <-w.stop:
+			w.err = w.saveLast()
 			return
 		}
 	}
 }
 
-// saveDue saves the pending snapshot, if one is due. A failed save is
-// logged; the next snapshot handed over is saved as usual.
-func (w *keepWriter) saveDue(ctx context.Context) {
-	w.mu.Lock()
-	ic, due, seq := w.pending, w.due, w.seq
-	w.pending, w.due = nil, false
-	w.mu.Unlock()
-	if !due || ctx.Err() != nil { // after a flush gave up: nothing more is tried
-		return
+// saveLast saves the context once more at close, within flush's ctx or
+// finalSaveBound from now, whichever ends later.
+func (w *keepWriter) saveLast() error {
+	end := time.Now().Add(finalSaveBound)
+	if d, ok := w.final.Deadline(); ok && d.After(end) && w.final.Err() == nil {
+		end = d
 	}
-	err := w.keeper.SaveContext(ctx, ic)
-	if err == nil {
-		return
-	}
-	w.log.Warn("keeping the intent context", "err", err)
-	w.mu.Lock()
-	if w.seq == seq {
-		w.known = false // nothing newer: the same context is tried again
-	}
-	w.mu.Unlock()
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(w.final), end)
+	defer cancel()
+	return w.save(ctx)
 }
 
-// flush stops the writer once it saved what is pending, waiting until ctx
-// ends; then its save is told to give up, and flush says so.
+// save saves the store's context unless it is what was saved last. After
+// a failure the same context is tried again on the next wake.
+func (w *keepWriter) save(ctx context.Context) error {
+	ic := w.read()
+	if w.known && sameIntentContext(ic, w.saved) {
+		return nil
+	}
+	if err := w.keeper.SaveContext(ctx, ic); err != nil {
+		w.known = false
+		return err
+	}
+	w.saved, w.known = ic, true
+	return nil
+}
+
+// flush stops the writer once it saved the last context and says whether
+// that save failed. When ctx ends first, the save under way is told to
+// give up and the last one is still tried once (saveLast); flush always
+// waits for the writer, which keepers make short by returning promptly
+// once their ctx ends.
 func (w *keepWriter) flush(ctx context.Context) error {
 	if w.stop == nil {
 		return nil
 	}
+	w.final = ctx
 	close(w.stop)
-	defer func() { w.stop, w.done = nil, nil }()
-	select {
-	case <-w.done:
-		w.cancel()
-		return nil
-	case <-ctx.Done():
-		w.cancel()
-		select {
-		case <-w.done:
-			return nil
-		default:
-			return fmt.Errorf("pipeline: the intent context was not saved before close: %w", ctx.Err())
-		}
+	giveUp := context.AfterFunc(ctx, w.cancel)
+	<-w.done
+	giveUp()
+	w.cancel()
+	w.stop, w.done = nil, nil
+	if w.err != nil {
+		return fmt.Errorf("pipeline: the last intent context was not saved at close: %w", w.err)
 	}
+	return nil
 }

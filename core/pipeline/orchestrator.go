@@ -217,7 +217,7 @@ func New(cfg Config) (*Orchestrator, error) {
 		}
 	}
 	if cfg.Keeper != nil {
-		o.keep = newKeepWriter(cfg.Keeper, o.log, nil)
+		o.keep = newKeepWriter(cfg.Keeper, o.log, o.storedContext)
 		o.restoreContext()
 	}
 	return o, nil

@@ -8,18 +8,66 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
 // MaxContextFileBytes bounds the kept intent context file.
 const MaxContextFileBytes = 1 << 20
 
+// maxStaleTemps bounds how many leftover temporary files one start
+// removes.
+const maxStaleTemps = 64
+
 // contextFile keeps the default session's intent context in the state
 // folder as one JSON object, {"intent_context": {...}}, replaced whole on
 // each save. The pipeline checks what it reads as it checks any session.
 type contextFile struct{ path string }
+
+// newContextFile is the context file at path, with the temporary files
+// of saves a crash or power cut stopped short removed: nothing else
+// removes them.
+func newContextFile(path string, log *slog.Logger) contextFile {
+	f := contextFile{path: path}
+	if err := f.removeStale(); err != nil {
+		log.Warn("removing leftover intent context files", "err", err)
+	}
+	return f
+}
+
+// tempPrefix and tempSuffix frame the name of a save's temporary file.
+func (f contextFile) tempPrefix() string { return "." + filepath.Base(f.path) + "." }
+
+const tempSuffix = ".tmp"
+
+// removeStale removes up to maxStaleTemps temporary files of the context
+// file's saves from its folder.
+func (f contextFile) removeStale() error {
+	dir := filepath.Dir(f.path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", dir, err)
+	}
+	var errs []error
+	removed := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, f.tempPrefix()) || !strings.HasSuffix(name, tempSuffix) {
+			continue
+		}
+		if removed == maxStaleTemps {
+			break
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		removed++
+	}
+	return errors.Join(errs...)
+}
 
 // LoadContext reads the kept context; none when there is no file.
 func (f contextFile) LoadContext() (map[string]any, error) {
@@ -68,8 +116,9 @@ func normalizeNumbers(m map[string]any) map[string]any {
 // SaveContext replaces the kept context: written to a new file, synced,
 // renamed over the old one and the folder synced, so a crash leaves the
 // old or the new, never half of one, and the rename itself survives a
-// power cut. The pipeline calls it on a writer of its own; once ctx has
-// ended the old file is left as it is.
+// power cut. The pipeline calls it on a writer of its own; ctx is
+// checked between the steps, and once it has ended before the rename the
+// old file is left as it is and the new one removed.
 func (f contextFile) SaveContext(ctx context.Context, ic map[string]any) error {
 	if err := f.save(ctx, ic); err != nil {
 		return fmt.Errorf("keeping the intent context in %s: %w", f.path, err)
@@ -89,28 +138,32 @@ func (f contextFile) save(ctx context.Context, ic map[string]any) error {
 		return fmt.Errorf("%d bytes, over %d", len(b), MaxContextFileBytes)
 	}
 	dir := filepath.Dir(f.path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.path)+".*.tmp")
+	tmp, err := os.CreateTemp(dir, f.tempPrefix()+"*"+tempSuffix)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
+	renamed := false
+	defer func() {
+		if !renamed {
+			_ = tmp.Close() // closed already on most paths
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	steps := []func() error{
+		func() error { _, err := tmp.Write(b); return err },
+		tmp.Sync,
+		tmp.Close,
+		func() error { return os.Rename(tmp.Name(), f.path) },
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	for _, step := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := step(); err != nil {
+			return err
+		}
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), f.path); err != nil {
-		return err
-	}
+	renamed = true
 	return syncDir(dir)
 }
 

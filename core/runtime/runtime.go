@@ -483,7 +483,7 @@ func (r *Robot) startPipeline(ctx context.Context, lang string) error {
 	if r.stateDir != "" {
 		// "Cancel it" right after a timer was set still means that timer
 		// after a restart, as the timer itself is still there.
-		keeper = contextFile{path: filepath.Join(r.stateDir, ContextFileName)}
+		keeper = newContextFile(filepath.Join(r.stateDir, ContextFileName), log)
 	}
 	r.orch, err = pipeline.New(pipeline.Config{Bus: r.bus, Invoker: r.host, Logger: log, Plugins: plugins,
 		Listeners: []pipeline.Listener{fallbacks}, Rules: r.intents.Rules(), Keeper: keeper,

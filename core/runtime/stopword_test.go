@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +154,7 @@ type speakerLog struct {
 	stop  *bus.Message // the utterance's ovos.stop, until it is handed back
 	lines []string
 	cut   int
+	errs  []error // what the tap failed at, reported by end
 }
 
 // again marks the stop handed back.
@@ -172,11 +174,12 @@ func (l *speakerLog) tap(ctx context.Context, m bus.Message) {
 			m.Context[again] = true
 			l.stop = nil
 			l.mu.Unlock()
-			defer l.mu.Lock()
 			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			if err := l.bus.Publish(pctx, m); err != nil {
-				panic(err) // the tap runs outside the test's goroutine
+			err := l.bus.Publish(pctx, m)
+			cancel()
+			l.mu.Lock()
+			if err != nil { // the tap runs outside the test's goroutine
+				l.errs = append(l.errs, fmt.Errorf("handing the stop back: %w", err))
 			}
 		}
 	case "jibo.body.speaker.done":
@@ -191,7 +194,7 @@ func (l *speakerLog) tap(ctx context.Context, m bus.Message) {
 // start begins an utterance.
 func (l *speakerLog) start() {
 	l.mu.Lock()
-	l.stop, l.lines, l.cut = nil, nil, 0
+	l.stop, l.lines, l.cut, l.errs = nil, nil, 0, nil
 	l.mu.Unlock()
 }
 
@@ -207,5 +210,8 @@ func (l *speakerLog) end(t *testing.T) ([]string, int) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for _, err := range l.errs {
+		t.Errorf("the speaker's tap: %v", err)
+	}
 	return l.lines, l.cut
 }

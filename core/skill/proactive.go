@@ -143,6 +143,10 @@ func NewTimers(sched Scheduler, skillID string, now func() time.Time) *Timers {
 // ErrNoScheduler is returned by a Timers without a scheduler.
 var ErrNoScheduler = errors.New("this robot keeps no timers")
 
+// ErrNoSuchTimer is returned by Cancel of a timer that is gone: it rang,
+// was cancelled, or was never the skill's.
+var ErrNoSuchTimer = errors.New("no such timer")
+
 // Set schedules a PROACTIVE_LAUNCH of the skill, carrying memo, after d.
 func (t *Timers) Set(ctx context.Context, d time.Duration, label string, memo json.RawMessage) (store.Timer, error) {
 	if t == nil || t.sched == nil {
@@ -165,12 +169,25 @@ func (t *Timers) Cancel(ctx context.Context, id string) error {
 	if t == nil || t.sched == nil {
 		return ErrNoScheduler
 	}
+	if !t.pending(id) {
+		return fmt.Errorf("cancelling timer %s of %s: %w", id, t.skillID, ErrNoSuchTimer)
+	}
+	err := t.sched.Cancel(ctx, id)
+	if err != nil && ctx.Err() == nil && !t.pending(id) {
+		// It rang or was cancelled in between.
+		return fmt.Errorf("cancelling timer %s of %s: %w", id, t.skillID, ErrNoSuchTimer)
+	}
+	return err
+}
+
+// pending reports whether the skill's timer id is scheduled.
+func (t *Timers) pending(id string) bool {
 	for _, tm := range t.sched.List() {
 		if tm.ID == id && tm.SkillID == t.skillID {
-			return t.sched.Cancel(ctx, id)
+			return true
 		}
 	}
-	return fmt.Errorf("cancelling timer %s: no such timer of %s", id, t.skillID)
+	return false
 }
 
 // List returns the skill's pending timers, soonest first.

@@ -113,7 +113,8 @@ func Manifest() *registry.Manifest {
 }
 
 // Timers is what the skill needs of the robot's scheduler; *skill.Timers
-// is one.
+// is one. Cancel of a timer that is gone returns an error wrapping
+// skill.ErrNoSuchTimer.
 type Timers interface {
 	Set(ctx context.Context, d time.Duration, label string, memo json.RawMessage) (store.Timer, error)
 	Cancel(ctx context.Context, id string) error
@@ -362,10 +363,16 @@ func (s *Skill) start(ctx context.Context, d *graph.Data) (*jcp.Action, error) {
 	changed := false
 	if prev := s.setLast(ctx); d.NLU().IntentName() == IntentChange && prev.ID != "" {
 		err := s.timers.Cancel(ctx, prev.ID)
-		if err != nil {
+		switch {
+		case err == nil:
+			changed = true
+		case errors.Is(err, skill.ErrNoSuchTimer):
+		default:
+			// Starting another would leave two running where the person
+			// asked for one.
 			d.Log.Warn("replacing a timer: cancelling the old one failed", "id", prev.ID, "err", err)
+			return s.say(d, "set_failed", nil)
 		}
-		changed = err == nil
 	}
 	tm, err := s.timers.Set(ctx, dur, "", raw)
 	if err != nil {

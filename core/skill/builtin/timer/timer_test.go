@@ -3,6 +3,7 @@ package timer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -28,9 +29,17 @@ func (first) Float64() float64 { return 0 }
 
 // newRig hosts the timer skill with the rig's scheduler. Inside a synctest
 // bubble its clock is the fake one.
-func newRig(t *testing.T, o rig.Options) *rig.Rig {
+func newRig(t *testing.T, o rig.Options) *rig.Rig { return newRigWith(t, o, nil) }
+
+// newRigWith is newRig with the skill's timers passed through wrap, if
+// set.
+func newRigWith(t *testing.T, o rig.Options, wrap func(Timers) Timers) *rig.Rig {
 	r := rig.New(t, o)
-	s, err := New(Options{Timers: skill.NewTimers(r.Sched, ID, r.Now), Now: r.Now,
+	var timers Timers = skill.NewTimers(r.Sched, ID, r.Now)
+	if wrap != nil {
+		timers = wrap(timers)
+	}
+	s, err := New(Options{Timers: timers, Now: r.Now,
 		Rand: func(int) int { return 0 }, PromptRand: first{}})
 	require.NoError(t, err)
 	r.Add(s)
@@ -575,24 +584,33 @@ func TestChangeIt(t *testing.T) {
 		slots  map[string]string
 		said   string
 		left   []time.Duration // the pending timers' lengths afterwards, longest first
+		// cancelFails: cancelling the old timer fails (the disk), not
+		// because it is gone.
+		cancelFails bool
 	}{
 		{"the timer just set runs", []string{"set a timer for ten minutes"}, 0,
-			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes instead, starting now.", []time.Duration{5 * time.Minute}},
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes instead, starting now.", []time.Duration{5 * time.Minute}, false},
 		{"a bare number, in the unit of the timer just set", []string{"set a timer for ten seconds"}, 0,
-			map[string]string{SlotAmount: "twenty"}, "OK, twenty seconds instead, starting now.", []time.Duration{20 * time.Second}},
+			map[string]string{SlotAmount: "twenty"}, "OK, twenty seconds instead, starting now.", []time.Duration{20 * time.Second}, false},
 		{"the timer just set rang", []string{"set a timer for five seconds"}, 90 * time.Second,
-			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}},
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}, false},
 		{"the timer just set rang, an older one runs", []string{"set a timer for ten minutes", "set a timer for five seconds"}, 90 * time.Second,
-			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{10 * time.Minute, 5 * time.Minute}},
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{10 * time.Minute, 5 * time.Minute}, false},
 		{"a bare number after it rang: minutes", []string{"set a timer for ten seconds"}, 90 * time.Second,
-			map[string]string{SlotAmount: "five"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}},
+			map[string]string{SlotAmount: "five"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}, false},
 		{"the timer just set was cancelled", []string{"set a timer for ten minutes", "cancel the timer"}, 0,
-			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}},
+			map[string]string{SlotDuration: "five minutes"}, "OK, five minutes, starting now.", []time.Duration{5 * time.Minute}, false},
+		{"the old timer cannot be cancelled: nothing more is started", []string{"set a timer for ten minutes"}, 0,
+			map[string]string{SlotDuration: "five minutes"}, "Sorry, I couldn't set that timer.", []time.Duration{10 * time.Minute}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r := newRig(t, rig.Options{})
+				var wrap func(Timers) Timers
+				if tt.cancelFails {
+					wrap = func(tm Timers) Timers { return cancelFails{tm} }
+				}
+				r := newRigWith(t, rig.Options{}, wrap)
 				var justSet string
 				for _, u := range tt.before {
 					had := map[string]bool{}
@@ -625,4 +643,11 @@ func TestChangeIt(t *testing.T) {
 			})
 		})
 	}
+}
+
+// cancelFails is timers whose Cancel fails though the timer is there.
+type cancelFails struct{ Timers }
+
+func (cancelFails) Cancel(context.Context, string) error {
+	return errors.New("the state folder is read-only")
 }
