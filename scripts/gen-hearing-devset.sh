@@ -4,7 +4,7 @@
 # goes on after the speaker stops, so an utterance must end on the
 # speaker, not on silence.
 #
-#   scripts/gen-hearing-devset.sh [--quick|--tune|--tune-rooms|--train] [DIR]
+#   scripts/gen-hearing-devset.sh [--quick|--tune|--tune-rooms|--tune-music|--train] [DIR]
 #
 # DIR defaults to bin/hearing-devset. --tune makes its tuning twin (DIR
 # defaults to bin/hearing-tuneset): the tuning set's sentences and voices
@@ -26,6 +26,18 @@
 # 80 60 100, lowpass 3000, all even). The far rooms' pink noise is sox's
 # fixed-seed generator past the 60 s the development set takes from it.
 # Each file's room is written to DIR/rooms.tsv (file, sox effects).
+# --tune-music makes the tuning side's music with a beat (DIR defaults to
+# bin/hearing-tuneset-music): the tuning twin's sentences and voices over
+# music with drums (a swept kick on beats one and three, a noise snare
+# on two and four, a hi-hat on the off-beats) under plucked chords and a
+# bass note at 150 beats a minute, its chords drawn from their own seed
+# (beat_seed), so neither the wake set's music (a 60 Hz thump every half
+# second) nor the twin's (no beat, a slow tremolo), in four backgrounds:
+#   beat10-short, beat5-short  the music at 10 and 5 dB, starting only
+#                 0.4-1 s before the speech (drawn from lead_seed per
+#                 file), as when someone speaks as a song starts
+#   beat10-long, beat5-long    the same with 8 s of music before
+# and 8 s of the music after the speech in each.
 # --train makes the acceptance model's training set for these backgrounds
 # (DIR defaults to bin/hearing-trainset; scripts/train-accept.py): the
 # commands and everyday sentences of gen-audio-testset.sh --train, in its
@@ -61,6 +73,7 @@ set -euo pipefail
 quick=0
 tune=0
 rooms=0
+beat=0
 train=0
 case "${1:-}" in
 --quick)
@@ -76,6 +89,11 @@ case "${1:-}" in
 	rooms=1
 	shift
 	;;
+--tune-music)
+	tune=1
+	beat=1
+	shift
+	;;
 --train)
 	train=1
 	shift
@@ -84,6 +102,7 @@ esac
 out=${1:-bin/hearing-devset}
 [ "$tune" = 1 ] && out=${1:-bin/hearing-tuneset}
 [ "$rooms" = 1 ] && out=${1:-bin/hearing-tuneset-rooms}
+[ "$beat" = 1 ] && out=${1:-bin/hearing-tuneset-music}
 [ "$train" = 1 ] && out=${1:-bin/hearing-trainset}
 for p in espeak-ng sox soxi awk; do
 	command -v "$p" >/dev/null 2>&1 || { echo "gen-hearing-devset: $p is missing (scripts/deps.sh installs it)" >&2; exit 1; }
@@ -198,9 +217,12 @@ if [ "$tune" = 1 ]; then
 	music_seed=71
 	noises=(babble2-10 babble2-5 babble4-10 music-10)
 	[ "$rooms" = 1 ] && noises=(room far)
+	[ "$beat" = 1 ] && noises=(beat10-short beat5-short beat10-long beat5-long)
 fi
 rooms_seed=311
 far_seed=733
+beat_seed=457
+lead_seed=829
 if [ "$train" = 1 ]; then
 	# Other wordings than both other sets' (in and out of the grammar),
 	# voices, babble talkers, their text and the music's seed of neither.
@@ -298,6 +320,29 @@ music() { # music OUT
 	hiss "$tmp/notes.wav" "$1"
 }
 
+# Music with a beat: one bar of drums (kick, snare, hi-hat) a bar, under
+# a plucked chord on every beat and a bass note, the chord changing every
+# two bars; 150 beats a minute (0.4 s a beat). Roots drawn from beat_seed.
+beat_music() { # beat_music OUT
+	local b=0.4
+	sox -R -q -n -r $sr -c 1 -b 16 "$tmp/kick.wav" synth 0.16 sine 130:45 fade 0 0.16 0.12 pad 0 0.24
+	sox -R -q -n -r $sr -c 1 -b 16 "$tmp/snare.wav" synth 0.14 pinknoise fade 0 0.14 0.12 highpass 500 pad 0 0.26
+	sox -R -q -n -r $sr -c 1 -b 16 "$tmp/hat.wav" synth 0.04 whitenoise fade 0 0.04 0.035 highpass 5000 vol 0.4 pad 0.2 0.16
+	sox -R -q -m "$tmp/kick.wav" "$tmp/hat.wav" "$tmp/beat1.wav"
+	sox -R -q -m "$tmp/snare.wav" -v 0.6 "$tmp/kick.wav" -v 1 "$tmp/hat.wav" "$tmp/beat2.wav"
+	sox -R -q "$tmp/beat1.wav" "$tmp/beat2.wav" "$tmp/beat1.wav" "$tmp/beat2.wav" "$tmp/drums.wav"
+	local scale=(0 2 3 5 7 8 10) bars=() i r
+	for ((i = 1; i <= 40; i++)); do
+		r=${scale[$((($(draw $beat_seed $i 1 13) - 1) / 2))]}
+		sox -R -q -n -r $sr -c 1 -b 16 "$tmp/chord.wav" synth $b pluck "%$((r - 3))" pluck "%$((r + 1))" pluck "%$((r + 4))" sine "%$((r - 15))" remix - fade 0 $b 0.15
+		sox -R -q "$tmp/chord.wav" "$tmp/chord.wav" "$tmp/chord.wav" "$tmp/chord.wav" "$tmp/chords.wav" norm -20
+		sox -R -q -m -v 1 "$tmp/chords.wav" -v 1.2 "$tmp/drums.wav" "$tmp/bar$i.wav"
+		bars+=("$tmp/bar$i.wav" "$tmp/bar$i.wav")
+	done
+	sox -R -q "${bars[@]}" "$tmp/notes.wav" norm -20
+	hiss "$tmp/notes.wav" "$1"
+}
+
 # draw SEED N LO HI [LO HI]...: odd integers, one in each [LO, HI], the
 # Nth file's draws (N from 1) from one fixed-seed stream (scripts/draw.awk).
 draw() {
@@ -310,6 +355,8 @@ echo "gen-hearing-devset: noise beds" >&2
 if [ "$rooms" = 1 ]; then
 	sox -R -q -n -r $sr -c 1 -b 16 "$tmp/pink-all.wav" synth 180 pinknoise
 	sox -R -q "$tmp/pink-all.wav" "$tmp/pink-rooms.wav" trim 60
+elif [ "$beat" = 1 ]; then
+	beat_music "$tmp/beat.wav"
 else
 	babble 2 "$tmp/babble2.wav"
 	babble 4 "$tmp/babble4.wav"
@@ -318,17 +365,18 @@ fi
 
 rms() { sox "$1" -n stat 2>&1 | awk '/RMS[ ]+amplitude/ {print $3}'; }
 
-# place SPEECH BED SNR OUT OFFSET: the speech 8 s into a stretch of the
-# bed (from OFFSET seconds, wrapping) that goes on 2.5 s after it, the bed
-# scaled to SNR dB under the speech's RMS.
+# place SPEECH BED SNR OUT OFFSET [LEAD TAIL]: the speech LEAD seconds
+# (8) into a stretch of the bed (from OFFSET seconds, wrapping) that goes
+# on TAIL seconds (2.5) after it, the bed scaled to SNR dB under the
+# speech's RMS.
 place() {
-	local speech=$1 bed=$2 snr=$3 dst=$4 off=$5
+	local speech=$1 bed=$2 snr=$3 dst=$4 off=$5 lead=${6:-8} tail=${7:-2.5}
 	local dur beddur total
 	dur=$(soxi -D "$speech")
 	beddur=$(soxi -D "$bed")
-	total=$(awk -v d="$dur" 'BEGIN { printf "%.3f", d + 10.5 }')
+	total=$(awk -v d="$dur" -v l="$lead" -v t="$tail" 'BEGIN { printf "%.3f", d + l + t }')
 	off=$(awk -v o="$off" -v b="$beddur" -v t="$total" 'BEGIN { x = o - int(o / (b - t)) * (b - t); printf "%.3f", x }')
-	sox -R -q "$speech" "$tmp/pad.wav" pad 8 2.5
+	sox -R -q "$speech" "$tmp/pad.wav" pad "$lead" "$tail"
 	local vs vb vol
 	vs=$(rms "$speech")
 	sox -R -q "$bed" "$tmp/seg.wav" trim "$off" "$total"
@@ -369,6 +417,11 @@ add() { # add KIND TEXT
 		babble2-*) place "$tmp/speech.wav" "$tmp/babble2.wav" "${level#babble2-}" "$out/$f" $((n * 7)) ;;
 		babble4-*) place "$tmp/speech.wav" "$tmp/babble4.wav" "${level#babble4-}" "$out/$f" $((n * 7)) ;;
 		music-*) place "$tmp/speech.wav" "$tmp/music.wav" "${level#music-}" "$out/$f" $((n * 3)) ;;
+		beat*-short)
+			at=$(draw $lead_seed $n 401 999 | awk '{ printf "%.3f", $1 / 1000 }')
+			place "$tmp/speech.wav" "$tmp/beat.wav" "${level//[a-z-]/}" "$out/$f" $((n * 3)) "$at" 8
+			;;
+		beat*-long) place "$tmp/speech.wav" "$tmp/beat.wav" "${level//[a-z-]/}" "$out/$f" $((n * 3)) 8 8 ;;
 		reverb)
 			sox -R -q "$tmp/speech.wav" "$out/$f" pad 1 1 reverb 50 50 80
 			at=1

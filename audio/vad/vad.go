@@ -55,7 +55,11 @@
 // was known when the utterance began (or, when it began before the
 // background window had filled, as learnt by its end), and for where a
 // talker rose over what went before it, the person nearer the robot over
-// the room.
+// the room. Music whose notes and drums fall silent between beats looks
+// like a steady room with endless speech in it: where its onsets repeat
+// at a steady period (a beat; see beat.go), a frame is loud only where
+// it also stands over what the music was at the same point of the
+// periods before it.
 package vad
 
 import (
@@ -243,7 +247,9 @@ type Segment struct {
 	// where it began before the background window had filled): it was the
 	// room (a television, other talkers, music) taken for speech while the
 	// background was still being learnt. Only over a speech-like
-	// background.
+	// background, or over music with a beat learnt while the utterance
+	// went on, where none of its frames stands over the beat (see
+	// beat.go).
 	BackgroundOnly bool
 	// SpeakerStart and SpeakerEnd bound the syllables that stand out of
 	// the background (as BackgroundOnly judges it): where the person
@@ -352,6 +358,16 @@ type Detector struct {
 	// onsetClear is whether the utterance going on rose clear out of a
 	// room that was not speech-like (see clearOfRoom).
 	onsetClear bool
+	// beat tracks music with a beat (see beat.go). pendQuiet and
+	// onsetQuiet are whether the room was known, steady and without a
+	// beat before a pending onset and when the utterance going on began:
+	// its frames are then the person's, and teach the beat nothing.
+	// onsetBeat is whether a beat held when it began.
+	beat                             *beatTracker
+	pendQuiet, onsetQuiet, onsetBeat bool
+	pendBeat                         bool
+	// capEnd is where the last utterance that ran to MaxSpeech ended.
+	capEnd int64
 	// recent are the loud frames of the last 200 ms of speech, recentN
 	// how many (see dense).
 	recent  []bool
@@ -365,6 +381,8 @@ type Detector struct {
 	// levels are the segment's frame levels, as preLevel, one per frame
 	// of seg.
 	levels []float64
+	// margins is scratch for rejudge over a beat.
+	margins []float64
 
 	inSpeech  bool
 	loudRun   int // consecutive loud frames (before onset)
@@ -399,10 +417,12 @@ func New(cfg Config) (*Detector, error) {
 	d.bgRing = make([]float64, frames(cfg.BackgroundWindow))
 	d.bgSort = make([]float64, 0, len(d.bgRing))
 	d.recent = make([]bool, 10)
+	d.beat = newBeatTracker(cfg.MinLevelDB)
 	d.pre = make([]int16, (d.preN+d.onsetN)*FrameSamples)
 	d.preEdge = make([]bool, d.preN+d.onsetN)
 	d.preLevel = make([]float64, d.preN+d.onsetN)
 	d.levels = make([]float64, 0, d.maxN+d.preN+d.onsetN)
+	d.margins = make([]float64, 0, d.maxN+d.preN+d.onsetN)
 	d.seg = make([]int16, 0, (d.maxN+d.preN+d.onsetN)*FrameSamples)
 	return d, nil
 }
@@ -525,13 +545,43 @@ func (d *Detector) frame(f []int16) {
 	}
 	loud := audible && level >= d.floor+over
 	edge := audible && level >= d.floor+over-(d.cfg.ThresholdDB-d.cfg.EdgeThresholdDB)
+	predicted, beat := d.beat.predict()
+	bg, floor := d.bg, d.floor
+	if d.inSpeech {
+		bg, floor = d.onsetBg, d.onsetFloor
+	}
+	// Only where the room is otherwise steady, or the beats stand
+	// BackgroundMarginDB over its typical level: elsewhere the room is
+	// judged by its typical level already.
+	beat = beat && (!d.speechLike(bg, floor) || d.beat.peak >= bg+d.cfg.BackgroundMarginDB)
+	if beat {
+		// Over a beat a frame is loud only over what the music was at
+		// the same point of the periods before.
+		loud = loud && level >= predicted+beatMarginDB
+		edge = edge && level >= predicted+beatMarginDB-(d.cfg.ThresholdDB-d.cfg.EdgeThresholdDB)
+	}
 	if !d.inSpeech && loud && d.loudRun == 0 {
 		d.pendBg, d.pendFloor, d.pendKnown = d.bg, d.floor, d.bgN == len(d.bgRing)
+		d.pendBeat = beat
+		d.pendQuiet = d.pendKnown && !beat && (d.cfg.BackgroundMarginDB <= 0 || d.bg-d.floor < unsteadyDB)
 	}
 	d.background(level)
 	heard := level
 	if !audible {
 		heard = silenceDB
+	}
+	switch {
+	case d.inSpeech && d.onsetQuiet:
+		// The person speaking in a quiet room is no beat: their
+		// utterance teaches the beat the room as it was.
+		d.beat.push(d.onsetFloor)
+	case d.inSpeech && d.onsetBeat && beat:
+		// An utterance begun over the beat teaches it nothing: the
+		// music goes on as it predicted (until the utterance runs to
+		// the cap).
+		d.beat.push(predicted)
+	default:
+		d.beat.push(heard)
 	}
 
 	if !d.inSpeech {
@@ -560,6 +610,11 @@ func (d *Detector) frame(f []int16) {
 		d.lastLoud = d.pos
 		d.onsetBg, d.onsetFloor, d.onsetKnown = d.pendBg, d.pendFloor, d.pendKnown
 		d.onsetClear = d.clearOfRoom()
+		// A sound that goes on past MaxSpeech without a pause (music
+		// begun in the quiet room) is not the person: it teaches the
+		// beat from then on.
+		afterCap := d.capEnd > 0 && d.segStart-d.capEnd < int64(time.Second/FrameDuration)*FrameSamples
+		d.onsetQuiet, d.onsetBeat = d.pendQuiet && !afterCap, d.pendBeat
 		d.events = append(d.events, Event{Kind: SpeechStart, Pos: d.segStart})
 		clear(d.recent)
 		d.recentN = 0
@@ -569,10 +624,10 @@ func (d *Detector) frame(f []int16) {
 	d.seg = append(d.seg, f...)
 	d.levels = append(d.levels, heard)
 	d.frames++
-	if over > d.cfg.ThresholdDB {
-		// Over a speech-like background a loud frame alone is one of its
-		// peaks: speech goes on only where loud frames come close together
-		// (denseLoud of the last len(recent)).
+	if over > d.cfg.ThresholdDB || beat {
+		// Over a speech-like background or a beat a loud frame alone is
+		// one of its peaks: speech goes on only where loud frames come
+		// close together (denseLoud of the last len(recent)).
 		loud = d.dense(loud)
 	}
 	switch {
@@ -592,8 +647,21 @@ func (d *Detector) frame(f []int16) {
 	case d.quietRun >= d.hangN+d.silenceN:
 		d.end(EndSilence)
 	case d.frames >= d.maxN:
+		if beat {
+			// Over a beat an utterance that runs to the cap is music the
+			// beat no longer predicts (louder, another song): it is
+			// learnt again.
+			d.beat.forget()
+		}
+		d.capEnd = d.pos
 		d.end(EndMaxSpeech)
 	}
+}
+
+// speechLike reports whether a room of typical level bg and floor floor
+// is judged by its typical level.
+func (d *Detector) speechLike(bg, floor float64) bool {
+	return d.cfg.BackgroundMarginDB > 0 && bg-floor >= unsteadyDB
 }
 
 // unsteadyDB is how far the background's typical level must stand over
@@ -684,6 +752,26 @@ func (d *Detector) finish(why EndReason) *Segment {
 // stopped where the level stepped down to it (talkerEnd). It sets
 // BackgroundOnly and the speaker's bounds.
 func (d *Detector) rejudge(seg *Segment) {
+	if d.beat.held && !d.onsetBeat && !d.onsetQuiet && (!d.speechLike(d.bg, d.floor) || d.beat.peak >= d.bg+d.cfg.BackgroundMarginDB) {
+		// The beat was learnt while the utterance went on (music heard
+		// from the stream's start): its frames are judged against it
+		// now, for where the person spoke over the music, if at all.
+		n := min(len(d.levels), int((seg.End-seg.From)/FrameSamples))
+		d.margins = d.beat.judge(d.levels[:n], d.floor+d.cfg.ThresholdDB, d.margins)
+		first, last := denseRun(d.margins, 0, len(d.recent))
+		if first < 0 {
+			seg.BackgroundOnly = true
+			return
+		}
+		seg.SpeakerStart = max(seg.Start, seg.From+int64(first*FrameSamples))
+		seg.SpeakerEnd = min(seg.End, seg.From+int64((last+1)*FrameSamples))
+		return
+	}
+	if d.onsetBeat {
+		// Begun over a beat, it was judged against the beat throughout:
+		// its loud frames were the person's.
+		return
+	}
 	if d.onsetClear && seg.Reason == EndMaxSpeech {
 		d.talkerEnd(seg)
 		return

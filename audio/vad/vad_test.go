@@ -488,6 +488,65 @@ func (s *sig) talk(d time.Duration, db, gapDB float64) *sig {
 // voice; their utterance is still theirs, not the background's, and goes
 // on to MaxSpeech, because it is judged against the room as it was
 // before they began.
+// TestDetectorNoBeatFromTheRoomsOwnSounds: in a quiet room, a person's
+// own talk, knocking, clapping or a child's shouting is no beat: the
+// person who speaks after it, or over it, is heard.
+func TestDetectorNoBeatFromTheRoomsOwnSounds(t *testing.T) {
+	quiet := func() *sig { return newSig().noise(8*time.Second, -70) }
+	knocks := func(s *sig, n int) *sig {
+		for range n {
+			s.tone(30*time.Millisecond, -20, math.Inf(-1)).noise(670*time.Millisecond, -70)
+		}
+		return s
+	}
+	claps := quiet()
+	for range 14 {
+		claps.noise(20*time.Millisecond, -15).noise(480*time.Millisecond, -70)
+	}
+	shouts := quiet()
+	for range 7 {
+		shouts.talk(300*time.Millisecond, -15, -70).noise(600*time.Millisecond, -70)
+	}
+	knockedOver := knocks(quiet(), 20).noise(3*time.Second, -70)
+	knockedOver.over(samples(16*time.Second), newSig().talk(3*time.Second, -30, math.Inf(-1)).pcm)
+	tests := []struct {
+		name     string
+		signal   *sig
+		from, to time.Duration // the person to be heard
+	}{
+		{name: "a person talks 6 s, pauses 0.8 s, goes on",
+			signal: quiet().talk(6*time.Second, -30, -70).noise(800*time.Millisecond, -70).talk(2*time.Second, -30, -70).noise(3*time.Second, -70),
+			from:   14800 * time.Millisecond, to: 16800 * time.Millisecond},
+		{name: "a person talks 6 s, pauses 1.5 s, goes on",
+			signal: quiet().talk(6*time.Second, -30, -70).noise(1500*time.Millisecond, -70).talk(2*time.Second, -30, -70).noise(3*time.Second, -70),
+			from:   15500 * time.Millisecond, to: 17500 * time.Millisecond},
+		{name: "knocking for 7 s, then a person",
+			signal: knocks(quiet(), 10).talk(2*time.Second, -30, -70).noise(3*time.Second, -70),
+			from:   15 * time.Second, to: 17 * time.Second},
+		{name: "a person over knocking",
+			signal: knockedOver, from: 16 * time.Second, to: 19 * time.Second},
+		{name: "clapping that stops as the person starts",
+			signal: claps.noise(500*time.Millisecond, -70).talk(2*time.Second, -30, -70).noise(3*time.Second, -70),
+			from:   15500 * time.Millisecond, to: 17500 * time.Millisecond},
+		{name: "a child shouting for 6 s, then the parent",
+			signal: shouts.noise(300*time.Millisecond, -70).talk(2*time.Second, -30, -70).noise(3*time.Second, -70),
+			from:   14600 * time.Millisecond, to: 16600 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			segs, _, _, err := run(t, Config{}, tc.signal.pcm, 1000)
+			require.NoError(t, err)
+			heard := false
+			for _, s := range segs {
+				if !s.BackgroundOnly && s.SpeakerStart <= at(tc.from+100*time.Millisecond) && s.SpeakerEnd >= at(tc.to-200*time.Millisecond) {
+					heard = true
+				}
+			}
+			assert.True(t, heard, "the person heard (%d utterances)", len(segs))
+		})
+	}
+}
+
 func TestDetectorLongTalkInAQuietRoom(t *testing.T) {
 	for _, talk := range []time.Duration{5 * time.Second, 7 * time.Second, 9 * time.Second, 12 * time.Second} {
 		t.Run(talk.String(), func(t *testing.T) {
@@ -717,4 +776,211 @@ func TestCommandSofterThanTheWakeInATelevisionRoom(t *testing.T) {
 	head, part := seg.SpeakerHead(), seg.SpeakerPart(Defaults.PreRoll)
 	require.GreaterOrEqual(t, head.From+int64(len(head.PCM)), said-at(300*time.Millisecond), "the command kept (wake spotted)")
 	require.GreaterOrEqual(t, part.From+int64(len(part.PCM)), said-at(300*time.Millisecond), "the command kept")
+}
+
+// beat appends music with a beat that falls silent between beats: every
+// period a 100 ms burst of noise of level db, decaying, then faint hiss
+// 50 dB under it until the next beat.
+func (s *sig) beat(d, period time.Duration, db float64) *sig {
+	end := len(s.pcm) + samples(d)
+	for len(s.pcm) < end {
+		s.noise(40*time.Millisecond, db).noise(30*time.Millisecond, db-6).noise(30*time.Millisecond, db-12).
+			noise(period-100*time.Millisecond, db-50)
+	}
+	s.pcm = s.pcm[:end]
+	return s
+}
+
+// over adds b's samples to s's from sample at on.
+func (s *sig) over(at int, b []int16) *sig {
+	for i, v := range b {
+		if at+i >= len(s.pcm) {
+			break
+		}
+		s.pcm[at+i] = int16(max(-32768, min(32767, int32(s.pcm[at+i])+int32(v))))
+	}
+	return s
+}
+
+// TestDetectorEndsOverABeat is issue 24 item 2 for music with a beat:
+// its notes and drums fall silent between beats, so its typical level is
+// that silence, which every beat stands far over. The utterance of a
+// person speaking over it ends when they stop (where the music began
+// with them, once its beat is learnt), not at MaxSpeech, and the part
+// recognised ends near their last word; the music alone is no endless
+// utterance.
+func TestDetectorEndsOverABeat(t *testing.T) {
+	tests := []struct {
+		name   string
+		lead   time.Duration // music before the person
+		period time.Duration
+		snrDB  float64 // the person's syllables over the beats
+		// endTol is how far after the person's end the utterance may end:
+		// where the music began with them, it is learnt once the
+		// background window has heard it whole.
+		endTol time.Duration
+	}{
+		{name: "music known, 150 bpm, 10 dB", lead: 8 * time.Second, period: 400 * time.Millisecond, snrDB: 10, endTol: time.Second},
+		{name: "music known, 120 bpm, 10 dB", lead: 8 * time.Second, period: 500 * time.Millisecond, snrDB: 10, endTol: time.Second},
+		{name: "music known, 80 bpm, 10 dB", lead: 8 * time.Second, period: 750 * time.Millisecond, snrDB: 10, endTol: time.Second},
+		{name: "music known, 120 bpm, 8 dB", lead: 8 * time.Second, period: 500 * time.Millisecond, snrDB: 8, endTol: time.Second},
+		{name: "music began with the person, 120 bpm", lead: 400 * time.Millisecond, period: 500 * time.Millisecond, snrDB: 10, endTol: 5 * time.Second},
+		{name: "music began with the person, 150 bpm", lead: 900 * time.Millisecond, period: 400 * time.Millisecond, snrDB: 10, endTol: 5 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSig().beat(tc.lead+2*time.Second+10*time.Second, tc.period, -35)
+			person := newSig()
+			for range 12 { // 1.9 s of syllables
+				person.tone(100*time.Millisecond, -35+tc.snrDB, math.Inf(-1)).silence(60 * time.Millisecond)
+			}
+			from, to := tc.lead, tc.lead+time.Duration(len(person.pcm))*time.Second/SampleRate
+			s.over(samples(from), person.pcm)
+
+			segs, _, _, err := run(t, Config{}, s.pcm, 320)
+			require.NoError(t, err)
+			var speech *Segment
+			for i := range segs {
+				assert.Equal(t, EndSilence, segs[i].Reason, "no utterance runs to the cap (%v)", time.Duration(segs[i].End)*time.Second/SampleRate)
+				if segs[i].End > at(from) && segs[i].Start < at(to) {
+					require.Nil(t, speech, "the person is one utterance")
+					speech = &segs[i]
+				}
+			}
+			require.NotNil(t, speech, "the person is heard")
+			assert.False(t, speech.BackgroundOnly)
+			assert.Less(t, speech.End, at(to+tc.endTol), "the utterance ends when the person stops")
+			part := speech.SpeakerPart(Defaults.PreRoll)
+			assert.LessOrEqual(t, part.From, at(from), "the part recognised holds the person's first syllable")
+			near(t, to, part.From+int64(len(part.PCM)), 500*time.Millisecond, "the part recognised ends with the person")
+		})
+	}
+	t.Run("the beat alone", func(t *testing.T) {
+		s := newSig().beat(20*time.Second, 500*time.Millisecond, -35)
+		segs, _, _, _ := run(t, Config{}, s.pcm, 320)
+		for _, seg := range segs {
+			assert.Equal(t, EndSilence, seg.Reason, "no utterance runs to the cap")
+			assert.Less(t, seg.Start, at(6*time.Second), "once the window is full the beat is the room")
+		}
+	})
+}
+
+// TestDetectorNoBeatFromTalkOrIrregularKnocks: a person's talk, however
+// long, and knocks or claps that come at no steady period are no beat:
+// the sentence said after them is heard whole.
+func TestDetectorNoBeatFromTalkOrIrregularKnocks(t *testing.T) {
+	sentence := loadWAV(t, "hey_jibo_what_time.wav")
+	var long []int16
+	for len(long) < samples(11*time.Second) {
+		long = append(long, sentence...)
+	}
+	said := func(s *sig) time.Duration { return time.Duration(len(s.pcm)) * time.Second / SampleRate }
+	// A recorded sentence said over and over for 11 s from the stream's
+	// start, a pause, and the sentence once more.
+	enroll := newSig()
+	enroll.pcm = append(enroll.pcm, long...)
+	enroll.noise(time.Second, -70)
+	enrollFrom := said(enroll)
+	enroll.pcm = append(enroll.pcm, sentence...)
+	enrollTo := said(enroll) - 300*time.Millisecond // the recording ends in silence
+	enroll.noise(3*time.Second, -70)
+	// Synthetic talk for 11 s from the stream's start, a pause, more talk.
+	talk := newSig().talk(11*time.Second, -30, -70).noise(time.Second, -70).talk(2*time.Second, -30, -70).noise(3*time.Second, -70)
+	irregular := func(s *sig, d time.Duration, knock func(*sig)) *sig {
+		end := len(s.pcm) + samples(d)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for len(s.pcm) < end {
+			knock(s)
+			s.noise(time.Duration(150+rng.IntN(900))*time.Millisecond, -70)
+		}
+		return s
+	}
+	knock := func(s *sig) { s.tone(60*time.Millisecond, -20, math.Inf(-1)) }
+	clap := func(s *sig) { s.noise(40*time.Millisecond, -15).noise(40*time.Millisecond, -25) }
+	knocked := irregular(newSig().noise(8*time.Second, -70), 10*time.Second, knock).talk(2*time.Second, -30, -70).noise(3*time.Second, -70)
+	clapped := irregular(newSig().noise(8*time.Second, -70), 10*time.Second, clap)
+	clapFrom := said(clapped)
+	clapped.talk(2*time.Second, -30, -70).noise(3*time.Second, -70)
+	knockedOver := irregular(newSig().noise(8*time.Second, -70), 14*time.Second, knock).noise(3*time.Second, -70)
+	knockedOver.over(samples(16*time.Second), newSig().talk(3*time.Second, -30, math.Inf(-1)).pcm)
+	tests := []struct {
+		name     string
+		signal   *sig
+		from, to time.Duration // the person to be heard
+		// whole: the utterance holds the sentence (after talk from the
+		// stream's start the room is that talk, and the speaker's bounds
+		// are judged against it).
+		whole bool
+	}{
+		{name: "a sentence said over and over for 11 s from the start, a pause, the sentence",
+			signal: enroll, from: enrollFrom, to: enrollTo, whole: true},
+		{name: "talk for 11 s from the start, a pause, talk",
+			signal: talk, from: 12 * time.Second, to: 14 * time.Second},
+		{name: "irregular knocking for 10 s, then a person",
+			signal: knocked, from: 18 * time.Second, to: 20 * time.Second},
+		{name: "irregular clapping for 10 s, then a person",
+			signal: clapped, from: clapFrom, to: clapFrom + 2*time.Second},
+		{name: "a person over irregular knocking",
+			signal: knockedOver, from: 16 * time.Second, to: 19 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			segs, _, _, err := run(t, Config{}, tc.signal.pcm, 1000)
+			require.NoError(t, err)
+			heard := false
+			for _, s := range segs {
+				from, to := s.SpeakerStart, s.SpeakerEnd
+				if tc.whole {
+					from, to = s.Start, s.End
+				}
+				if !s.BackgroundOnly && from <= at(tc.from+100*time.Millisecond) && to >= at(tc.to-200*time.Millisecond) {
+					heard = true
+				}
+			}
+			assert.True(t, heard, "the person heard (%d utterances)", len(segs))
+		})
+	}
+}
+
+// tick appends a metronome's tick: a 1 kHz click decaying over 80 ms.
+func (s *sig) tick(db float64) *sig {
+	for i := range samples(80 * time.Millisecond) {
+		v := amp(db) * math.Sqrt2 * math.Exp(-float64(i)/float64(samples(25*time.Millisecond))) * math.Sin(2*math.Pi*1000*float64(i)/SampleRate)
+		s.pcm = append(s.pcm, int16(v))
+	}
+	return s
+}
+
+// TestDetectorMetronomeIsABeat: a metronome's ticks are a beat, though
+// each is short and the room between them quiet: once it has gone on,
+// it makes no utterance that runs to the cap, and a person speaking over
+// it is heard, their utterance ending when they stop.
+func TestDetectorMetronomeIsABeat(t *testing.T) {
+	for _, period := range []time.Duration{500 * time.Millisecond, 700 * time.Millisecond} {
+		t.Run(period.String(), func(t *testing.T) {
+			s := newSig().noise(8*time.Second, -70)
+			for len(s.pcm) < samples(40*time.Second) {
+				s.tick(-25).noise(period-80*time.Millisecond, -70)
+			}
+			from := 30 * time.Second
+			person := newSig().talk(2*time.Second, -30, math.Inf(-1))
+			s.over(samples(from), person.pcm)
+			to := from + 2*time.Second
+			segs, _, _, err := run(t, Config{}, s.pcm, 320)
+			require.NoError(t, err)
+			var speech *Segment
+			for i := range segs {
+				if segs[i].Start > at(20*time.Second) {
+					assert.Equal(t, EndSilence, segs[i].Reason, "no utterance runs to the cap once the ticks are known (%v)", time.Duration(segs[i].Start)*time.Second/SampleRate)
+				}
+				if !segs[i].BackgroundOnly && segs[i].End > at(from) && segs[i].Start < at(to) {
+					speech = &segs[i]
+				}
+			}
+			require.NotNil(t, speech, "the person is heard")
+			assert.LessOrEqual(t, speech.SpeakerStart, at(from+100*time.Millisecond))
+			assert.GreaterOrEqual(t, speech.SpeakerEnd, at(to-200*time.Millisecond))
+			assert.Less(t, speech.End, at(to+time.Second), "the utterance ends when the person stops")
+		})
+	}
 }
