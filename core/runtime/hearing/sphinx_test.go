@@ -4,6 +4,7 @@ package hearing
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,21 +64,22 @@ func TestSettingsFromTheEnvironment(t *testing.T) {
 }
 
 // envCase is a value of an environment variable and what it reads as:
-// want, or an error containing err.
+// want, or an error saying err after the variable and its value.
 type envCase[T any] struct {
 	value string
 	want  T
 	err   string
 }
 
-// testFromEnv checks what read makes of each case's value.
-func testFromEnv[T any](t *testing.T, read func(getenv func(string) string) (T, error), tests []envCase[T]) {
+// testFromEnv checks what read makes of each case's value of the
+// variable name.
+func testFromEnv[T any](t *testing.T, name string, read func(getenv func(string) string) (T, error), tests []envCase[T]) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
 			got, err := read(func(string) string { return tt.value })
 			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
+				assert.EqualError(t, err, fmt.Sprintf("%s=%q: %s", name, tt.value, tt.err))
 				return
 			}
 			require.NoError(t, err)
@@ -100,7 +102,7 @@ func TestPhoneLoopFromEnv(t *testing.T) {
 		{"off", "", 0, ""},
 		{"on", sphinx.DefaultPhoneLoop, phoneLoopMargin, ""},
 		{"25.5", sphinx.DefaultPhoneLoop, 25.5, ""},
-		{"0", "", 0, `JIBOD_SPHINX_PHONE_MARGIN="0": want off, on or a margin in (0, 1000]`},
+		{"0", "", 0, "want off, on or a margin in (0, 1000]"},
 		{"1001", "", 0, "want off, on or a margin"},
 		{"wide", "", 0, "want off, on or a margin"},
 		{"NaN", "", 0, "want off, on or a margin"},
@@ -126,9 +128,9 @@ func TestResetNoiseFromEnv(t *testing.T) {
 		{"", false, ""},
 		{"off", false, ""},
 		{"on", true, ""},
-		{"yes", false, `JIBOD_SPHINX_RESET_NOISE="yes": want on or off`},
+		{"yes", false, "want on or off"},
 	}
-	testFromEnv(t, resetNoiseFromEnv, tests)
+	testFromEnv(t, "JIBOD_SPHINX_RESET_NOISE", resetNoiseFromEnv, tests)
 }
 
 // TestAcceptFromEnv: the confidence and coverage floors decide by
@@ -156,7 +158,7 @@ func TestAcceptFromEnv(t *testing.T) {
 		{"floors", false, 0, ""},
 		{"0.35", true, 0.35, ""},
 		{file, true, 0, ""},
-		{"0", false, 0, `JIBOD_SPHINX_ACCEPT="0": want floors, on, a threshold in (0, 1) or a model file`},
+		{"0", false, 0, "want floors, on, a threshold in (0, 1) or a model file"},
 		{"1", false, 0, "want floors, on"},
 		{"NaN", false, 0, "want floors, on"},
 		{filepath.Join(dir, "none.json"), false, 0, "no such file"},
@@ -186,11 +188,11 @@ func TestSentencesFromEnv(t *testing.T) {
 		{"", 0, ""},
 		{"all", -1, ""},
 		{"120", 120, ""},
-		{"0", 0, `JIBOD_SPHINX_SENTENCES="0": want all or a number of sentences per intent in 1..10000`},
-		{"10001", 0, "want all or a number"},
-		{"many", 0, "want all or a number"},
+		{"0", 0, "want all or a number of sentences per intent in 1..10000"},
+		{"10001", 0, "want all or a number of sentences per intent in 1..10000"},
+		{"many", 0, "want all or a number of sentences per intent in 1..10000"},
 	}
-	testFromEnv(t, sentencesFromEnv, tests)
+	testFromEnv(t, "JIBOD_SPHINX_SENTENCES", sentencesFromEnv, tests)
 }
 
 func TestWordPosteriorFromEnv(t *testing.T) {
@@ -200,13 +202,13 @@ func TestWordPosteriorFromEnv(t *testing.T) {
 		{"measure", -1, ""},
 		{"0.5", 0.5, ""},
 		{"1", 1, ""},
-		{"0", 0, `JIBOD_SPHINX_WORD_POSTERIOR="0": want off, measure or a floor in (0, 1]`},
-		{"-0.5", 0, "want off, measure or a floor"},
-		{"1.5", 0, "want off, measure or a floor"},
-		{"NaN", 0, "want off, measure or a floor"},
-		{"on", 0, "want off, measure or a floor"},
+		{"0", 0, "want off, measure or a floor in (0, 1]"},
+		{"-0.5", 0, "want off, measure or a floor in (0, 1]"},
+		{"1.5", 0, "want off, measure or a floor in (0, 1]"},
+		{"NaN", 0, "want off, measure or a floor in (0, 1]"},
+		{"on", 0, "want off, measure or a floor in (0, 1]"},
 	}
-	testFromEnv(t, wordPosteriorFromEnv, tests)
+	testFromEnv(t, "JIBOD_SPHINX_WORD_POSTERIOR", wordPosteriorFromEnv, tests)
 }
 
 func TestRivalMarginFromEnv(t *testing.T) {
@@ -216,13 +218,13 @@ func TestRivalMarginFromEnv(t *testing.T) {
 		{"on", rivalMarginOn, ""},
 		{"measure", -1, ""},
 		{"2.5", 2.5, ""},
-		{"0", 0, `JIBOD_SPHINX_RIVAL_MARGIN="0": want off, on, measure or a margin in (0, 1000]`},
-		{"-1", 0, "want off, on, measure or a margin"},
-		{"1001", 0, "want off, on, measure or a margin"},
-		{"NaN", 0, "want off, on, measure or a margin"},
-		{"wide", 0, "want off, on, measure or a margin"},
+		{"0", 0, "want off, on, measure or a margin in (0, 1000]"},
+		{"-1", 0, "want off, on, measure or a margin in (0, 1000]"},
+		{"1001", 0, "want off, on, measure or a margin in (0, 1000]"},
+		{"NaN", 0, "want off, on, measure or a margin in (0, 1000]"},
+		{"wide", 0, "want off, on, measure or a margin in (0, 1000]"},
 	}
-	testFromEnv(t, rivalMarginFromEnv, tests)
+	testFromEnv(t, "JIBOD_SPHINX_RIVAL_MARGIN", rivalMarginFromEnv, tests)
 }
 
 // TestModelDenoise: an adapted model's noise suppression threshold, from

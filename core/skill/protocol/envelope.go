@@ -72,7 +72,9 @@ func writeMessage(b []byte, h Header, data appender) ([]byte, error) {
 	return w.close()
 }
 
-// orNil turns a nil pointer into an untyped nil appender.
+// orNil turns a nil pointer into an untyped nil appender: a typed nil in
+// the interface would not compare equal to nil, and its value-receiver
+// methods would panic.
 func orNil[T any, P interface {
 	*T
 	appender

@@ -43,6 +43,8 @@ func Run(t *testing.T, env, path string, after int) int {
 	} else {
 		require.NoError(t, err)
 	}
+	// A failed check below must not leave the writer running.
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	last, killed := -1, false
 	lines := bufio.NewScanner(out)
 	for lines.Scan() {
