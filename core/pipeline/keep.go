@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -118,6 +119,13 @@ func (o *Orchestrator) keepContext() {
 // when Close's ctx is spent already: the last context is still tried once.
 const finalSaveBound = time.Second
 
+// stuckWriterBound is how long after Close's ctx ends flush still waits
+// for the writer: the save under way giving up, then the last save within
+// finalSaveBound. A disk stuck beyond it (a write the kernel cannot
+// interrupt) must not hold back the rest of shutdown, such as putting the
+// motors at rest, so the writer is then left to finish on its own.
+const stuckWriterBound = 5 * time.Second
+
 // keepWriter saves the intent context off the utterances' path: a turn
 // only wakes it, and its one goroutine reads the store itself and saves
 // what it finds when that differs from what it saved last. So the newest
@@ -141,6 +149,7 @@ type keepWriter struct {
 	stop   chan struct{}
 	done   chan struct{}
 	err    error // the last save's at close, set before done is closed
+	stuck  bool  // a flush gave up waiting: the writer is left to itself
 }
 
 func newKeepWriter(k ContextKeeper, log *slog.Logger, read func() map[string]any) *keepWriter {
@@ -189,8 +198,9 @@ func (w *keepWriter) run(ctx context.Context) {
 	}
 }
 
-// saveLast saves the context once more at close, within flush's ctx or
-// finalSaveBound from now, whichever ends later.
+// saveLast saves the context once more at close, within flush's deadline
+// or finalSaveBound from now, whichever ends later (finalSaveBound when
+// flush's ctx has no deadline or has ended).
 func (w *keepWriter) saveLast() error {
 	end := time.Now().Add(finalSaveBound)
 	if d, ok := w.final.Deadline(); ok && d.After(end) && w.final.Err() == nil {
@@ -218,17 +228,32 @@ func (w *keepWriter) save(ctx context.Context) error {
 
 // flush stops the writer once it saved the last context and says whether
 // that save failed. When ctx ends first, the save under way is told to
-// give up and the last one is still tried once (saveLast); flush always
-// waits for the writer, which keepers make short by returning promptly
-// once their ctx ends.
+// give up and the last one is still tried once (saveLast); flush waits
+// for the writer until stuckWriterBound after ctx ends (keepers return
+// promptly once their ctx ends), then says the writer did not stop and
+// leaves it to finish on its own.
 func (w *keepWriter) flush(ctx context.Context) error {
+	if w.stuck {
+		return errors.New("pipeline: the intent context writer did not stop at an earlier close")
+	}
 	if w.stop == nil {
 		return nil
 	}
 	w.final = ctx
 	close(w.stop)
 	giveUp := context.AfterFunc(ctx, w.cancel)
-	<-w.done
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		t := time.NewTimer(stuckWriterBound)
+		select {
+		case <-w.done:
+			t.Stop()
+		case <-t.C:
+			w.stuck = true
+			return fmt.Errorf("pipeline: the intent context writer did not stop within %v of close's end: %w", stuckWriterBound, ctx.Err())
+		}
+	}
 	giveUp()
 	w.cancel()
 	w.stop, w.done = nil, nil

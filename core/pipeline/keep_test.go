@@ -435,3 +435,26 @@ func TestKeptContextCloseWaitsForTheWriter(t *testing.T) {
 		})
 	}
 }
+
+// TestKeptContextCloseGivesUpOnAStuckDisk: a save the kernel cannot
+// interrupt (a dying SD card) holds Close only until stuckWriterBound
+// after Close's ctx ends, so the rest of shutdown still runs; a second
+// Close says the writer never stopped.
+func TestKeptContextCloseGivesUpOnAStuckDisk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := &stuckKeeper{ignoring: true, took: time.Hour, started: make(chan struct{}, 2)}
+		ic := map[string]any{"timer:set": map[string]any{"value": "t-1", "turns_remaining": int64(2)}}
+		w := newKeepWriter(k, slog.New(slog.DiscardHandler), func() map[string]any { return ic })
+		w.start()
+		w.submit()
+		<-k.started
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := w.flush(ctx)
+		require.ErrorContains(t, err, "did not stop")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, int32(1), k.active.Load(), "the stuck save is left to finish on its own")
+		assert.ErrorContains(t, w.flush(context.Background()), "did not stop at an earlier close")
+		<-w.done // the hour passes in the bubble's time
+	})
+}

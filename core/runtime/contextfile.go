@@ -117,8 +117,10 @@ func normalizeNumbers(m map[string]any) map[string]any {
 // renamed over the old one and the folder synced, so a crash leaves the
 // old or the new, never half of one, and the rename itself survives a
 // power cut. The pipeline calls it on a writer of its own; ctx is
-// checked between the steps, and once it has ended before the rename the
-// old file is left as it is and the new one removed.
+// checked before the write and before the sync: once it has ended there
+// the old file is left as it is and the new one removed. A file synced is
+// always renamed into place, which is quick and atomic, so a save that
+// paid for the sync is not thrown away.
 func (f contextFile) SaveContext(ctx context.Context, ic map[string]any) error {
 	if err := f.save(ctx, ic); err != nil {
 		return fmt.Errorf("keeping the intent context in %s: %w", f.path, err)
@@ -149,19 +151,19 @@ func (f contextFile) save(ctx context.Context, ic map[string]any) error {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	steps := []func() error{
-		func() error { _, err := tmp.Write(b); return err },
-		tmp.Sync,
-		tmp.Close,
-		func() error { return os.Rename(tmp.Name(), f.path) },
-	}
-	for _, step := range steps {
+	for _, step := range []func() error{func() error { _, err := tmp.Write(b); return err }, tmp.Sync} {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err := step(); err != nil {
 			return err
 		}
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), f.path); err != nil {
+		return err
 	}
 	renamed = true
 	return syncDir(dir)

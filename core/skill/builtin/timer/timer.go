@@ -517,7 +517,8 @@ func (s *Skill) cancel(ctx context.Context, d *graph.Data) (*jcp.Action, error) 
 func (s *Skill) cancelTimers(ctx context.Context, d *graph.Data, list []store.Timer) (*jcp.Action, error) {
 	var errs []error
 	for _, t := range list {
-		if err := s.timers.Cancel(ctx, t.ID); err != nil {
+		// One that rang meanwhile is as good as cancelled.
+		if err := s.timers.Cancel(ctx, t.ID); err != nil && !errors.Is(err, skill.ErrNoSuchTimer) {
 			errs = append(errs, err)
 		}
 	}
