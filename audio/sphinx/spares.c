@@ -16,8 +16,8 @@
 // mapping, not malloc's: nodes kept in malloc's memory would be spread
 // over the arenas of every thread that searched and keep each from giving
 // its memory back. It is unmapped with the decoder; a pool that still
-// has nodes out then is left mapped (and counted) rather than freed under
-// them.
+// has nodes out then stays registered, closing, so that those nodes
+// still find their home, and is unmapped as the last of them comes back.
 
 #include <pthread.h>
 #include <stdint.h>
@@ -36,6 +36,8 @@ struct jibod_pool {
 	// least once (the rest are untouched pages); n: the free ones on
 	// the stack.
 	int bound, next, n;
+	// closing: the decoder is freed; the last node home unmaps the pool.
+	int closing;
 	gnode_t *free_nodes[JIBOD_SPARES_MAX];
 	gnode_t block[JIBOD_SPARES_MAX];
 };
@@ -66,18 +68,19 @@ static int jibod_reused;
 static int jibod_bound_new = JIBOD_SPARES_MAX;
 
 // jibod_freed counts the pools unmapped, jibod_stranded the nodes out of
-// pools freed (left mapped), the process over (for a test).
+// pools as their decoders were freed, the process over (for a test).
 static long jibod_freed, jibod_stranded;
 
 static int jibod_holds(const jibod_pool *p, const gnode_t *gn) {
 	return (uintptr_t)gn - (uintptr_t)p->block < sizeof p->block;
 }
 
-jibod_pool *jibod_pool_new(void) {
+jibod_pool *jibod_pool_new(int *unregistered) {
 	jibod_pool *p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	p->bound = 0; // no block to give until registered
+	*unregistered = 1;
 	pthread_mutex_lock(&jibod_pools_mu);
 	for (int i = 0; i < JIBOD_POOLS; i++) {
 		if (__atomic_load_n(&jibod_pools[i], __ATOMIC_RELAXED) == NULL) {
@@ -85,6 +88,7 @@ jibod_pool *jibod_pool_new(void) {
 			__atomic_store_n(&jibod_pools[i], p, __ATOMIC_RELEASE);
 			if (i >= jibod_pools_hi)
 				__atomic_store_n(&jibod_pools_hi, i + 1, __ATOMIC_RELEASE);
+			*unregistered = 0;
 			break;
 		}
 	}
@@ -92,23 +96,30 @@ jibod_pool *jibod_pool_new(void) {
 	return p;
 }
 
-void jibod_pool_free(jibod_pool *p) {
-	if (p == NULL)
-		return;
+// jibod_unmap unregisters p and unmaps it.
+static void jibod_unmap(jibod_pool *p) {
 	pthread_mutex_lock(&jibod_pools_mu);
 	for (int i = 0; i < JIBOD_POOLS; i++) {
 		if (__atomic_load_n(&jibod_pools[i], __ATOMIC_RELAXED) == p)
 			__atomic_store_n(&jibod_pools[i], NULL, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&jibod_pools_mu);
-	int out = p->next - p->n;
-	if (out > 0) {
-		// A list of the decoder's outlived it: its nodes stay valid.
-		__atomic_add_fetch(&jibod_stranded, out, __ATOMIC_RELAXED);
-		return;
-	}
 	munmap(p, sizeof *p);
 	__atomic_add_fetch(&jibod_freed, 1, __ATOMIC_RELAXED);
+}
+
+void jibod_pool_free(jibod_pool *p) {
+	if (p == NULL)
+		return;
+	int out = p->next - p->n;
+	if (out > 0) {
+		// A list of the decoder's outlived it: its nodes stay valid and
+		// their pool registered until they are back (jibod_release).
+		__atomic_add_fetch(&jibod_stranded, out, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->closing, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	jibod_unmap(p);
 }
 
 void jibod_pool_set_bound_new(int bound) {
@@ -183,7 +194,13 @@ static void jibod_release(gnode_t *gn) {
 	}
 	if (!__atomic_load_n(&jibod_reused, __ATOMIC_RELAXED))
 		__atomic_store_n(&jibod_reused, 1, __ATOMIC_RELAXED);
+	// More home than were given out: a node freed twice. Overrunning
+	// the stack instead would hand it out twice later.
+	if (p->n >= p->next)
+		abort();
 	p->free_nodes[p->n++] = gn;
+	if (__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE) && p->n == p->next)
+		jibod_unmap(p);
 }
 
 // jibod_gnode returns a zeroed node, as sphinxbase's calloc'd ones:
@@ -235,6 +252,17 @@ static gnode_t *jibod_gnode_free(gnode_t *gn, gnode_t *pred) {
 	jibod_release(gn);
 	return next;
 }
+
+// Test hooks: a node taken from p as a search does, and a list freed
+// outside any decoder's call.
+gnode_t *jibod_pool_test_take(jibod_pool *p) {
+	jibod_enter(p);
+	gnode_t *gn = jibod_glist_add_ptr(NULL, NULL);
+	jibod_leave();
+	return gn;
+}
+
+void jibod_pool_test_give(gnode_t *gn) { jibod_glist_free(gn); }
 
 // Linked against the shared libraries, these definitions take the place
 // of sphinxbase's for every call through the procedure linkage table, as
