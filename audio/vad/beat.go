@@ -279,3 +279,11 @@ func (b *beatTracker) judge(levels []float64, threshold float64, out []float64) 
 	}
 	return out
 }
+
+// unlearn replaces the last back frames learnt with level: what they
+// held was not the room.
+func (b *beatTracker) unlearn(back int, level float64) {
+	for i := 1; i <= min(back, b.n); i++ {
+		b.ring[(b.pos-i+len(b.ring))%len(b.ring)] = level
+	}
+}

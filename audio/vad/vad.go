@@ -717,6 +717,12 @@ func (d *Detector) end(why EndReason) {
 		d.events = append(d.events, Event{Kind: SpeechDropped, Pos: d.pos})
 		return
 	}
+	if d.onsetQuiet {
+		// The frames before the onset was confirmed taught the beat the
+		// person's own voice; a kept word is theirs, not the room's, so
+		// it teaches the room as it was (else counting teaches a beat).
+		d.beat.unlearn(int((d.pos-d.segStart)/FrameSamples), d.onsetFloor)
+	}
 	d.rejudge(seg)
 	d.events = append(d.events, Event{Kind: SpeechEnd, Pos: d.pos, Segment: seg})
 }

@@ -1,6 +1,7 @@
 package vad
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -483,11 +484,6 @@ func (s *sig) talk(d time.Duration, db, gapDB float64) *sig {
 	return s
 }
 
-// TestDetectorLongTalkInAQuietRoom: a person talking on for longer than
-// the background window in a quiet room fills the window with their own
-// voice; their utterance is still theirs, not the background's, and goes
-// on to MaxSpeech, because it is judged against the room as it was
-// before they began.
 // TestDetectorNoBeatFromTheRoomsOwnSounds: in a quiet room, a person's
 // own talk, knocking, clapping or a child's shouting is no beat: the
 // person who speaks after it, or over it, is heard.
@@ -547,6 +543,89 @@ func TestDetectorNoBeatFromTheRoomsOwnSounds(t *testing.T) {
 	}
 }
 
+// TestDetectorCountingInAQuietRoom: a person counting, or saying the same
+// word again and again, in a quiet room starts each word at the same
+// period; their words are no beat: every word, the sentence after them,
+// and counting on inside one utterance, are heard whole.
+func TestDetectorCountingInAQuietRoom(t *testing.T) {
+	type span struct{ from, to time.Duration }
+	now := func(s *sig) time.Duration { return time.Duration(len(s.pcm)) * time.Second / SampleRate }
+	// count appends n words of length w every period p and returns their
+	// spans.
+	count := func(s *sig, n int, w, p time.Duration, db float64) []span {
+		var words []span
+		for range n {
+			from := now(s)
+			s.talk(w, db, -70)
+			words = append(words, span{from, now(s)})
+			s.noise(p-w, -70)
+		}
+		return words
+	}
+	// sentence appends a sentence of 3 s and returns its span.
+	sentence := func(s *sig, db float64) span {
+		from := now(s)
+		s.talk(3*time.Second, db, -70)
+		return span{from, now(s)}
+	}
+	type tc struct {
+		name   string
+		signal *sig
+		heard  []span // each to be heard whole in one utterance
+	}
+	var tests []tc
+	{
+		s := newSig().noise(8*time.Second, -70)
+		words := count(s, 15, 300*time.Millisecond, 1150*time.Millisecond, -30)
+		s.noise(3*time.Second, -70)
+		tests = append(tests, tc{"15 words every 1.15 s", s, words})
+	}
+	for _, c := range []struct {
+		p, w        time.Duration
+		wordDB, sDB float64
+	}{
+		{time.Second, 250 * time.Millisecond, -30, -30},
+		{time.Second, 250 * time.Millisecond, -25, -35},
+		{1200 * time.Millisecond, 400 * time.Millisecond, -30, -30},
+		{1200 * time.Millisecond, 400 * time.Millisecond, -25, -35},
+	} {
+		s := newSig().noise(8*time.Second, -70)
+		words := count(s, 12, c.w, c.p, c.wordDB)
+		said := sentence(s, c.sDB)
+		s.noise(3*time.Second, -70)
+		tests = append(tests, tc{fmt.Sprintf("counting at %v dB every %v, then a sentence at %v dB", c.wordDB, c.p, c.sDB),
+			s, append(words, said)})
+	}
+	{
+		s := newSig().noise(8*time.Second, -70)
+		words := count(s, 12, 300*time.Millisecond, time.Second, -30)
+		on := count(s, 6, 500*time.Millisecond, time.Second, -30)
+		s.noise(3*time.Second, -70)
+		tests = append(tests, tc{"counting, then counting on inside one utterance", s,
+			append(words, span{on[0].from, on[len(on)-1].to})})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			segs, _, _, err := run(t, Config{}, tc.signal.pcm, 320)
+			require.NoError(t, err)
+			for _, want := range tc.heard {
+				heard := false
+				for _, s := range segs {
+					if !s.BackgroundOnly && s.SpeakerStart <= at(want.from+100*time.Millisecond) && s.SpeakerEnd >= at(want.to-100*time.Millisecond) {
+						heard = true
+					}
+				}
+				assert.True(t, heard, "%v–%v heard whole (%d utterances)", want.from, want.to, len(segs))
+			}
+		})
+	}
+}
+
+// TestDetectorLongTalkInAQuietRoom: a person talking on for longer than
+// the background window in a quiet room fills the window with their own
+// voice; their utterance is still theirs, not the background's, and goes
+// on to MaxSpeech, because it is judged against the room as it was
+// before they began.
 func TestDetectorLongTalkInAQuietRoom(t *testing.T) {
 	for _, talk := range []time.Duration{5 * time.Second, 7 * time.Second, 9 * time.Second, 12 * time.Second} {
 		t.Run(talk.String(), func(t *testing.T) {
