@@ -62,29 +62,7 @@ func TestHistorySweepOfTheWrittenCellsDecidesAsTheFullOne(t *testing.T) {
 				setHistoryMismatch(mismatch)
 				defer setFullSweeps(false)
 				defer setHistoryMismatch(false)
-				r := newTestRecognizer(t, tt.cfg)
-				hs := make([][]audio.Hypothesis, len(utterances))
-				vs := make([]audio.Verdict, len(utterances))
-				errs := make([]error, len(utterances))
-				// In order with one decoder (each utterance starts from
-				// the noise estimate the one before left); side by side
-				// with two, the noise estimate reset, so that the order
-				// does not matter: each search's frames on whichever
-				// thread runs it.
-				var wg sync.WaitGroup
-				for i, pcm := range utterances {
-					recognize := func() { hs[i], vs[i], errs[i] = r.RecognizeVerdict(context.Background(), pcm) }
-					if tt.cfg.Decoders > 1 {
-						wg.Go(recognize)
-					} else {
-						recognize()
-					}
-				}
-				wg.Wait()
-				for _, err := range errs {
-					require.NoError(t, err)
-				}
-				return hs, vs
+				return hearEach(t, newTestRecognizer(t, tt.cfg), tt.cfg.Decoders, utterances)
 			}
 			fullH, fullV := run(true, false)
 			h, v := run(false, false)
@@ -97,4 +75,29 @@ func TestHistorySweepOfTheWrittenCellsDecidesAsTheFullOne(t *testing.T) {
 			assert.Equal(t, fullV, mV)
 		})
 	}
+}
+
+// hearEach hears each utterance: in order with one decoder (each
+// utterance starts from the noise estimate the one before left); side by
+// side with more, where the noise estimate is reset so that the order does
+// not matter, each search's frames on whichever thread runs it.
+func hearEach(t *testing.T, r *Recognizer, decoders int, utterances [][]int16) ([][]audio.Hypothesis, []audio.Verdict) {
+	t.Helper()
+	hs := make([][]audio.Hypothesis, len(utterances))
+	vs := make([]audio.Verdict, len(utterances))
+	errs := make([]error, len(utterances))
+	var wg sync.WaitGroup
+	for i, pcm := range utterances {
+		recognize := func() { hs[i], vs[i], errs[i] = r.RecognizeVerdict(context.Background(), pcm) }
+		if decoders > 1 {
+			wg.Go(recognize)
+		} else {
+			recognize()
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	return hs, vs
 }

@@ -79,24 +79,7 @@ func TestSpareNodesDecideAsMalloc(t *testing.T) {
 			run := func(off bool) ([][]audio.Hypothesis, []audio.Verdict) {
 				setSpareNodesOff(off)
 				defer setSpareNodesOff(false)
-				r := newTestRecognizer(t, tt.cfg)
-				hs := make([][]audio.Hypothesis, len(utterances))
-				vs := make([]audio.Verdict, len(utterances))
-				errs := make([]error, len(utterances))
-				var wg sync.WaitGroup
-				for i, pcm := range utterances {
-					recognize := func() { hs[i], vs[i], errs[i] = r.RecognizeVerdict(context.Background(), pcm) }
-					if tt.cfg.Decoders > 1 {
-						wg.Go(recognize)
-					} else {
-						recognize()
-					}
-				}
-				wg.Wait()
-				for _, err := range errs {
-					require.NoError(t, err)
-				}
-				return hs, vs
+				return hearEach(t, newTestRecognizer(t, tt.cfg), tt.cfg.Decoders, utterances)
 			}
 			mallocH, mallocV := run(true)
 			h, v := run(false)
